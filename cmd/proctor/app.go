@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// app is what the commands that touch the database share.
+type app struct {
+	cfg     *config.Config
+	tenants *tenant.Registry
+	store   *gormstore.Store
+	log     *slog.Logger
+}
+
+// loadTenants reads and validates the configuration and indexes its tenants.
+func loadTenants(g *globalFlags) (*config.Config, *tenant.Registry, error) {
+	cfg, err := config.Load(g.configFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, err := buildRegistry(cfg.Tenants)
+	return cfg, reg, err
+}
+
+func buildRegistry(tenants []config.Tenant) (*tenant.Registry, error) {
+	list := make([]*tenant.Tenant, 0, len(tenants))
+	for _, c := range tenants {
+		t, err := tenant.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.File, err)
+		}
+		list = append(list, t)
+	}
+	return tenant.NewRegistry(list)
+}
+
+// openApp loads the configuration, opens the database and checks that its schema is current
+// (only migrate and serve --migrate change it).
+func openApp(ctx context.Context, g *globalFlags, logOut io.Writer) (*app, error) {
+	cfg, reg, err := loadTenants(g)
+	if err != nil {
+		return nil, err
+	}
+	return openStore(ctx, cfg, reg, newLogger(cfg.Server.Log, logOut))
+}
+
+func openStore(ctx context.Context, cfg *config.Config, reg *tenant.Registry, log *slog.Logger) (*app, error) {
+	st, err := gormstore.Open(ctx, gormstore.Config{
+		Driver:       cfg.Server.Database.Driver,
+		DSN:          cfg.Server.Database.DSN,
+		MaxOpenConns: cfg.Server.Database.MaxOpenConns,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return &app{cfg: cfg, tenants: reg, store: st, log: log}, nil
+}
+
+func (a *app) close() { a.store.Close() }
+
+// requireCurrentSchema refuses to work on a database with pending migrations.
+func (a *app) requireCurrentSchema(ctx context.Context) error {
+	pending, err := a.store.PendingMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("the database has %d pending migrations (%s): run `proctor migrate` first",
+			len(pending), strings.Join(pending, ", "))
+	}
+	return nil
+}
+
+// syncSchools makes sure every configured school has its row (ids and names come from the
+// tenant files).
+func (a *app) syncSchools(ctx context.Context) error {
+	for _, t := range a.tenants.All() {
+		if err := a.store.SyncSchool(ctx, t.SchoolID, t.Subdomain, t.Name); err != nil {
+			return fmt.Errorf("school %d: %w", t.SchoolID, err)
+		}
+	}
+	return nil
+}
+
+// tenantContext returns ctx carrying the school with the given id.
+func (a *app) tenantContext(ctx context.Context, schoolID int64) (context.Context, *tenant.Tenant, error) {
+	t, ok := a.tenants.BySchoolID(schoolID)
+	if !ok {
+		return nil, nil, fmt.Errorf("no tenant with school_id %d (see `proctor tenants list`)", schoolID)
+	}
+	return tenant.NewContext(ctx, t), t, nil
+}
+
+// newLogger builds the process logger from the log settings.
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/seed"
+	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+func newDemoCommand() *cobra.Command {
+	var addr, internalAddr, dataDir string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run a demo with two schools and sample data on loopback (no configuration)",
+		Long: `Run Proctor with an embedded SQLite database under the data directory, two demo schools
+on loopback (one at 127.0.0.1, one at localhost, same port), sample courses, progress, payments
+and notifications, and demo accounts whose passwords are printed at start-up. Restarting keeps
+the data; delete the data directory to start afresh.
+
+The demo only listens on loopback addresses: its passwords are public.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemo(cmd.Context(), addr, internalAddr, dataDir, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "public listener (loopback only)")
+	cmd.Flags().StringVar(&internalAddr, "internal-addr", "127.0.0.1:8081", "internal listener (loopback only)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "var", "where the demo database and secret live")
+	return cmd
+}
+
+func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOut io.Writer) error {
+	for _, a := range []string{addr, internalAddr} {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil || !config.IsLoopbackHost(host) {
+			return fmt.Errorf("the demo listens on loopback addresses only, got %q", a)
+		}
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
+	secret, err := loadOrCreateSecret(filepath.Join(dataDir, "demo-secret"))
+	if err != nil {
+		return err
+	}
+	srv := config.DefaultServer()
+	srv.Public.Addr, srv.Internal.Addr = addr, internalAddr
+	srv.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(dataDir, "proctor.db")}
+	srv.TenantsDir = "(built-in demo schools)"
+	srv.Secret = secret
+	srv.Log = config.Log{Level: "info", Format: "text"}
+
+	schools := demo.Schools(addr)
+	cfg := &config.Config{Server: srv}
+	for i, s := range schools {
+		t := config.DefaultTenant()
+		t.File = "demo:" + s.Subdomain
+		t.SchoolID, t.Subdomain, t.Name, t.BaseURL = s.SchoolID, s.Subdomain, s.Name, s.BaseURL
+		// The first school shows ID tokens switched on, the second shows a school without them.
+		t.Features = config.Features{MCPConnections: true, IDTokens: i == 0}
+		cfg.Tenants = append(cfg.Tenants, t)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	reg, err := buildRegistry(cfg.Tenants)
+	if err != nil {
+		return err
+	}
+	a, err := openStore(ctx, cfg, reg, newLogger(srv.Log, logOut))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if _, err := a.store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := a.syncSchools(ctx); err != nil {
+		return err
+	}
+	for _, s := range schools {
+		t, _ := reg.BySchoolID(s.SchoolID)
+		if err := seedDemoSchool(ctx, a, t, s); err != nil {
+			return fmt.Errorf("seed %s: %w", s.Subdomain, err)
+		}
+	}
+	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
+	return a.serve(ctx, false)
+}
+
+// seedDemoSchool loads the school's fixture the first time only, so that what a visitor
+// changes during the demo survives a restart.
+func seedDemoSchool(ctx context.Context, a *app, t *tenant.Tenant, s demo.School) error {
+	sctx := tenant.NewContext(ctx, t)
+	members, _, err := a.store.ListSchoolMembers(sctx, storage.Page{First: 1})
+	if err != nil || len(members) > 0 {
+		return err
+	}
+	fx, err := seed.Load(s.FileName, bytes.NewReader(s.Fixture))
+	if err != nil {
+		return err
+	}
+	if problems := fx.Validate(); len(problems) > 0 {
+		return problems
+	}
+	_, err = fx.Apply(sctx, a.store, seed.Options{})
+	return err
+}
+
+// loadOrCreateSecret keeps the demo's system secret in a file of its own, so that a restart
+// can still read what was encrypted or keyed with it.
+func loadOrCreateSecret(path string) (config.Secret, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		raw := make([]byte, 32)
+		if _, err := rand.Read(raw); err != nil {
+			return nil, err
+		}
+		enc := base64.StdEncoding.EncodeToString(raw)
+		if err := os.WriteFile(path, []byte(enc+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		return config.Secret(raw), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return config.DecodeSecret(string(b))
+}
+
+func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath string) {
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Proctor demo is running. Press Ctrl-C to stop.")
+	fmt.Fprintln(w, "")
+	for _, t := range reg.All() {
+		fmt.Fprintf(w, "  %s (school_id %d, subdomain %s)\n", t.Name, t.SchoolID, t.Subdomain)
+		fmt.Fprintf(w, "    issuer:     %s\n", t.Origin)
+		fmt.Fprintf(w, "    discovery:  %s\n", t.URL("/.well-known/oauth-authorization-server"))
+		fmt.Fprintf(w, "    resource:   %s\n", t.URL("/.well-known/oauth-protected-resource"))
+		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
+	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "  Demo accounts (demo only; these passwords are public):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, acc := range demo.Accounts() {
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", acc.SchoolSubdomain, acc.Role, acc.Email, acc.Password)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "")
+	fmt.Fprintf(w, "  internal:   http://%s/healthz  /readyz  /metrics\n", internalAddr)
+	fmt.Fprintf(w, "  database:   %s (delete the data directory to start afresh)\n", dbPath)
+	fmt.Fprintln(w, "")
+}

@@ -1,0 +1,14 @@
+// Command proctor is the Proctor authorization server and its administration commands.
+//
+//	proctor serve                         run the public and internal listeners
+//	proctor migrate                       apply pending database migrations
+//	proctor demo                          zero-configuration demo on loopback (make run)
+//	proctor seed --tenant ID FILE         load a fixture into a school
+//	proctor tenants list|validate         show or check the tenant files
+//	proctor members create|list|set-role  manage members and their roles
+//	proctor version                       print the version
+//
+// Every command but demo and version reads the server file named by --config (or
+// PROCTOR_CONFIG) and the PROCTOR_* environment. Invalid configuration exits with status 2
+// after listing every problem; other failures exit with status 1.
+package main

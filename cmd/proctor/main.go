@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/config"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit statuses.
+const (
+	exitFailure       = 1
+	exitInvalidConfig = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit status. It is main without the
+// process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var problems config.Errors
+	if errors.As(err, &problems) {
+		fmt.Fprintln(stderr, problems.Error())
+		return exitInvalidConfig
+	}
+	fmt.Fprintln(stderr, "proctor:", err)
+	return exitFailure
+}
+
+// globalFlags are the root command's persistent flags.
+type globalFlags struct {
+	configFile string
+}
+
+func newRootCommand() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "proctor",
+		Short: "Proctor: a multi-tenant OAuth 2.0 / OpenID Connect server for course sites",
+		Long: `Proctor is a multi-tenant OAuth 2.0 / OpenID Connect authorization server for online
+course sites, with the GraphQL Member API, an MCP endpoint and the operator REST API beside it.
+
+Configuration: a server file (--config or PROCTOR_CONFIG) and one YAML file per school in its
+tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/configuration.md).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.configFile, "config", os.Getenv("PROCTOR_CONFIG"),
+		"server configuration file (default: built-in defaults and PROCTOR_* environment only)")
+	root.AddCommand(
+		newServeCommand(g),
+		newMigrateCommand(g),
+		newDemoCommand(),
+		newSeedCommand(g),
+		newTenantsCommand(g),
+		newMembersCommand(g),
+		newVersionCommand(),
+	)
+	return root
+}

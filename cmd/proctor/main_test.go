@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+)
+
+// runCmd runs one command line the way main does and returns its exit status and output.
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// deployment writes a server file and tenant files for an SQLite database in a temp dir and
+// points PROCTOR_CONFIG at it.
+func deployment(t *testing.T, tenants map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "tenants"), 0o755)
+	for name, body := range tenants {
+		os.WriteFile(filepath.Join(root, "tenants", name), []byte(body), 0o600)
+	}
+	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
+	server := filepath.Join(root, "proctor.yaml")
+	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: sqlite, dsn: %s}\ntenants_dir: %s\nsecret: %s\nlog: {level: error}\n",
+		filepath.Join(root, "p.db"), filepath.Join(root, "tenants"), secret)), 0o600)
+	t.Setenv("PROCTOR_CONFIG", server)
+	return root
+}
+
+const schoolOne = "school_id: 1\nsubdomain: one\nname: One\nbase_url: http://127.0.0.1:18080\n"
+
+func TestInvalidConfigurationExitsTwoListingEveryProblem(t *testing.T) {
+	deployment(t, map[string]string{
+		"a.yaml": "school_id: -1\nsubdomain: A\nname: A\nbase_url: http://a.example\n",
+		"b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: https://b.example\nunknown_key: 1\n",
+	})
+	for _, args := range [][]string{{"tenants", "validate"}, {"serve"}, {"migrate"}} {
+		code, _, stderr := runCmd(t, "", args...)
+		if code != exitInvalidConfig {
+			t.Fatalf("%v: exit %d, want 2; stderr:\n%s", args, code, stderr)
+		}
+		for _, want := range []string{"a.yaml: school_id", "a.yaml: subdomain", "a.yaml: base_url", "b.yaml", "unknown_key"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr does not mention %q:\n%s", args, want, stderr)
+			}
+		}
+	}
+	// Nothing was written: the database file was never created.
+	if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(os.Getenv("PROCTOR_CONFIG")), "p.db*")); len(matches) > 0 {
+		t.Errorf("invalid configuration wrote %v", matches)
+	}
+}
+
+func TestTenantsListAndValidate(t *testing.T) {
+	deployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n"})
+	code, out, stderr := runCmd(t, "", "tenants", "validate")
+	if code != 0 || !strings.Contains(out, "1 tenants") {
+		t.Fatalf("validate: %d %s %s", code, out, stderr)
+	}
+	code, out, _ = runCmd(t, "", "tenants", "list")
+	if code != 0 || !strings.Contains(out, "http://127.0.0.1:18080") || !strings.Contains(out, "true") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+}
+
+func TestMembersCommands(t *testing.T) {
+	deployment(t, map[string]string{"one.yaml": schoolOne})
+	// The schema must be current first.
+	if code, _, stderr := runCmd(t, "", "members", "list", "--tenant", "1"); code != exitFailure || !strings.Contains(stderr, "proctor migrate") {
+		t.Fatalf("members list before migrate: %d %s", code, stderr)
+	}
+	if code, out, stderr := runCmd(t, "", "migrate"); code != 0 || !strings.Contains(out, "applied") {
+		t.Fatalf("migrate: %d %s %s", code, out, stderr)
+	}
+	if code, out, _ := runCmd(t, "", "migrate"); code != 0 || !strings.Contains(out, "0 migrations applied") {
+		t.Fatalf("second migrate: %d %s", code, out)
+	}
+	code, out, stderr := runCmd(t, "a long enough password\n", "members", "create", "--tenant", "1",
+		"--email", "Ada@Example.com", "--name", "Ada", "--role", "admin", "--password-stdin")
+	if code != 0 || !strings.Contains(out, "<ada@example.com>") || strings.Contains(out, "password:") {
+		t.Fatalf("create: %d %q %q", code, out, stderr)
+	}
+	code, out, _ = runCmd(t, "", "members", "create", "--tenant", "1", "--email", "bo@example.com", "--name", "Bo")
+	if code != 0 || !strings.Contains(out, "password: ") {
+		t.Fatalf("create with generated password: %d %q", code, out)
+	}
+	if code, _, stderr := runCmd(t, "", "members", "create", "--tenant", "1", "--email", "ada@example.com", "--name", "Again"); code != exitFailure || !strings.Contains(stderr, "already exists") {
+		t.Fatalf("duplicate create: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "", "members", "set-role", "--tenant", "1", "--email", "bo@example.com", "--role", "lecturer,student"); code != 0 {
+		t.Fatalf("set-role: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "", "members", "set-role", "--tenant", "1", "--email", "bo@example.com", "--role", "wizard"); code != exitFailure || !strings.Contains(stderr, "unknown role") {
+		t.Fatalf("set-role with a bad role: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "", "members", "list", "--tenant", "9"); code != exitFailure || !strings.Contains(stderr, "no tenant with school_id 9") {
+		t.Fatalf("unknown tenant: %d %s", code, stderr)
+	}
+	code, out, _ = runCmd(t, "", "members", "list", "--tenant", "1")
+	if code != 0 || !strings.Contains(out, "ada@example.com") || !strings.Contains(out, "admin") ||
+		!strings.Contains(out, "lecturer,student") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+}
+
+func TestSeedCommand(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	good := filepath.Join(root, "good.yaml")
+	os.WriteFile(good, []byte(`members:
+  - email: kim@example.com
+    name: Kim
+    password: kim-secret-pass
+    roles: [student]
+courses:
+  - slug: go-basics
+    title: Go Basics
+    price_amount: 1999
+    currency: USD
+    published: true
+    sections:
+      - title: Start
+        lectures:
+          - {title: Hello, duration_seconds: 60}
+enrollments:
+  - {member: kim@example.com, course: go-basics, enrolled_at: 2025-01-02T03:04:05Z, lifetime_access: true}
+`), 0o600)
+	for i := 0; i < 2; i++ { // idempotent
+		code, out, stderr := runCmd(t, "", "seed", "--tenant", "1", good)
+		if code != 0 || !strings.Contains(out, "records") {
+			t.Fatalf("seed run %d: %d %s %s", i, code, out, stderr)
+		}
+	}
+	bad := filepath.Join(root, "bad.yaml")
+	os.WriteFile(bad, []byte("members:\n  - email: not-an-email\n    name: X\n    password: whatever-pass\n    roles: [wizard]\n"), 0o600)
+	code, _, stderr := runCmd(t, "", "seed", "--tenant", "1", bad)
+	if code != exitFailure || !strings.Contains(stderr, "bad.yaml:2") || !strings.Contains(stderr, "bad.yaml:5") {
+		t.Fatalf("bad fixture: %d\n%s", code, stderr)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	if code, out, _ := runCmd(t, "", "version"); code != 0 || !strings.HasPrefix(out, "proctor ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	for _, cmd := range []string{"serve", "migrate", "demo", "seed", "tenants", "members", "version"} {
+		if code, out, _ := runCmd(t, "", cmd, "--help"); code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%s --help: %d", cmd, code)
+		}
+	}
+}
+
+// freePort finds a loopback port for the demo (its schools' URLs carry the port, so it cannot
+// listen on port 0).
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestDemoServesAndKeepsItsData starts the demo, reads both schools' discovery, stops it,
+// starts it again on the same data directory and finds the same data.
+func TestDemoServesAndKeepsItsData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo twice")
+	}
+	dataDir := t.TempDir()
+	if code, _, stderr := runCmd(t, "", "demo", "--addr", "0.0.0.0:8080", "--data-dir", dataDir); code != exitFailure || !strings.Contains(stderr, "loopback") {
+		t.Fatalf("demo on a public address: %d %s", code, stderr)
+	}
+	var firstSecret []byte
+	for round := 0; round < 2; round++ {
+		addr, internal := freePort(t), freePort(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, logs bytes.Buffer
+		done := make(chan error, 1)
+		go func() { done <- runDemo(ctx, addr, internal, dataDir, &out, &logs) }()
+		port := addr[strings.LastIndex(addr, ":")+1:]
+		for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port} {
+			body := waitFor(t, "http://"+addr+"/.well-known/openid-configuration", host)
+			if !strings.Contains(body, `"issuer":"http://`+host+`"`) {
+				t.Errorf("round %d: %s issuer: %s", round, host, body)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("round %d: demo: %v\n%s", round, err, logs.String())
+		}
+		if !strings.Contains(out.String(), "student-demo-pass") {
+			t.Errorf("banner without accounts:\n%s", out.String())
+		}
+		secret, _ := os.ReadFile(filepath.Join(dataDir, "demo-secret"))
+		if round == 0 {
+			firstSecret = secret
+			// A visitor's change between the two runs must survive the restart.
+			renameDemoStudent(t, dataDir, "Renamed During The Demo")
+		} else if !bytes.Equal(secret, firstSecret) {
+			t.Error("the demo secret changed across restarts")
+		}
+	}
+	if got := renameDemoStudent(t, dataDir, ""); got != "Renamed During The Demo" {
+		t.Errorf("after a restart the demo student is named %q: the demo re-seeded over its data", got)
+	}
+}
+
+// renameDemoStudent opens the demo database, renames the first school's student when name is
+// not empty, and returns the student's name.
+func renameDemoStudent(t *testing.T, dataDir, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(dataDir, "proctor.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var email string
+	for _, acc := range demo.Accounts() {
+		if acc.Role == "student" {
+			email = acc.Email
+			break
+		}
+	}
+	m, err := st.GetMemberByEmail(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "" {
+		m, err = st.UpdateMember(ctx, m.ID, func(m storage.Member) (storage.Member, error) {
+			m.Name = name
+			return m, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Name
+}
+
+// waitFor polls url with the given Host until it answers 200, and returns the body.
+func waitFor(t *testing.T, url, host string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Host = host
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return b.String()
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s (Host %s) never answered", url, host)
+	return ""
+}

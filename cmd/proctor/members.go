@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+)
+
+func newMembersCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "members",
+		Short: "Manage members and their roles at a school",
+	}
+	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g))
+	return cmd
+}
+
+// withSchool opens the app, checks the schema, syncs the schools and runs fn with a context
+// carrying the school --tenant names.
+func withSchool(cmd *cobra.Command, g *globalFlags, schoolID int64, fn func(ctx context.Context, a *app) error) error {
+	ctx := cmd.Context()
+	a, err := openApp(ctx, g, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if err := a.requireCurrentSchema(ctx); err != nil {
+		return err
+	}
+	if err := a.syncSchools(ctx); err != nil {
+		return err
+	}
+	sctx, _, err := a.tenantContext(ctx, schoolID)
+	if err != nil {
+		return err
+	}
+	return fn(sctx, a)
+}
+
+// parseRoles reads a comma-separated role list; "none" means no role.
+func parseRoles(s string) ([]storage.Role, error) {
+	if s == "none" {
+		return nil, nil
+	}
+	var roles []storage.Role
+	for _, r := range strings.Split(s, ",") {
+		role := storage.Role(strings.TrimSpace(r))
+		if !role.Valid() {
+			return nil, fmt.Errorf("unknown role %q (owner, admin, lecturer, student, or none)", r)
+		}
+		roles = append(roles, role)
+	}
+	return roles, nil
+}
+
+func newMembersCreateCommand(g *globalFlags) *cobra.Command {
+	var (
+		schoolID      int64
+		email, name   string
+		roles         string
+		passwordStdin bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create --tenant ID --email E --name N [--role R[,R]] [--password-stdin]",
+		Short: "Create a member and give them roles at a school",
+		Long: `Create a member (e-mail addresses are unique across the deployment) and give them roles at
+the school. The password is read from standard input with --password-stdin; otherwise a random
+one is generated and printed once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rs, err := parseRoles(roles)
+			if err != nil {
+				return err
+			}
+			pw, generated, err := readOrGeneratePassword(cmd.InOrStdin(), passwordStdin)
+			if err != nil {
+				return err
+			}
+			hash, err := password.Hash(pw, password.Default)
+			if err != nil {
+				return err
+			}
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				m, err := a.store.CreateMember(ctx, storage.Member{Email: email, Name: name, PasswordHash: hash})
+				if errors.Is(err, storage.ErrAlreadyExists) {
+					return fmt.Errorf("a member with e-mail %s already exists (use set-role to give them roles here)", email)
+				}
+				if err != nil {
+					return err
+				}
+				if err := a.store.SetRoles(ctx, m.ID, rs); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "created member %d <%s>\n", m.ID, m.Email)
+				if generated {
+					fmt.Fprintf(cmd.OutOrStdout(), "password: %s\n", pw)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	cmd.Flags().StringVar(&email, "email", "", "e-mail address (sign-in name)")
+	cmd.Flags().StringVar(&name, "name", "", "display name")
+	cmd.Flags().StringVar(&roles, "role", "student", "roles at the school, comma-separated")
+	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
+	for _, f := range []string{"tenant", "email", "name"} {
+		_ = cmd.MarkFlagRequired(f)
+	}
+	return cmd
+}
+
+// readOrGeneratePassword reads one line from in, or makes a random 128-bit password.
+func readOrGeneratePassword(in io.Reader, fromStdin bool) (pw string, generated bool, err error) {
+	if !fromStdin {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", false, err
+		}
+		return base64.RawURLEncoding.EncodeToString(b[:]), true, nil
+	}
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", false, err
+	}
+	pw = strings.TrimRight(line, "\r\n")
+	if len(pw) < 8 {
+		return "", false, errors.New("the password must be at least 8 characters")
+	}
+	return pw, false, nil
+}
+
+func newMembersListCommand(g *globalFlags) *cobra.Command {
+	var schoolID int64
+	cmd := &cobra.Command{
+		Use:   "list --tenant ID",
+		Short: "List the members holding a role at a school",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "ID\tEMAIL\tNAME\tROLES")
+				page := storage.Page{First: 100}
+				for {
+					members, next, err := a.store.ListSchoolMembers(ctx, page)
+					if err != nil {
+						return err
+					}
+					for _, m := range members {
+						roles := make([]string, len(m.Roles))
+						for i, r := range m.Roles {
+							roles[i] = string(r)
+						}
+						fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roles, ","))
+					}
+					if next == "" {
+						return w.Flush()
+					}
+					page.After = next
+				}
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
+	var (
+		schoolID int64
+		email    string
+		roles    string
+	)
+	cmd := &cobra.Command{
+		Use:   "set-role --tenant ID --email E --role R[,R]|none",
+		Short: "Replace a member's roles at a school",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rs, err := parseRoles(roles)
+			if err != nil {
+				return err
+			}
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				m, err := a.store.GetMemberByEmail(ctx, email)
+				if errors.Is(err, storage.ErrNotFound) {
+					return fmt.Errorf("no member with e-mail %s", email)
+				}
+				if err != nil {
+					return err
+				}
+				if err := a.store.SetRoles(ctx, m.ID, rs); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> now has roles: %s\n", m.ID, m.Email, roles)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
+	cmd.Flags().StringVar(&roles, "role", "", "roles, comma-separated (owner, admin, lecturer, student), or none")
+	for _, f := range []string{"tenant", "email", "role"} {
+		_ = cmd.MarkFlagRequired(f)
+	}
+	return cmd
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func newTenantsCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tenants",
+		Short: "Show or check the tenant files",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the configured schools",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, reg, err := loadTenants(g)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SCHOOL_ID\tSUBDOMAIN\tNAME\tBASE_URL\tMCP_CONNECTIONS\tID_TOKENS")
+			for _, t := range reg.All() {
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%t\t%t\n", t.SchoolID, t.Subdomain, t.Name, t.Origin,
+					t.Features.MCPConnections, t.Features.IDTokens)
+			}
+			return w.Flush()
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "validate",
+		Short: "Check the server file and every tenant file; exit 2 listing every problem",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, _, err := loadTenants(g)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d tenants\n", len(cfg.Tenants))
+			return nil
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,258 @@
+package config
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testSecret = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
+
+// writeFiles lays out a config tree under a temp dir and returns its root.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestLoadValid(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"secret": testSecret + "\n",
+		"tenants/a.yaml": `school_id: 1
+subdomain: north
+name: North Academy
+base_url: https://north.example/
+features: {mcp_connections: true, id_tokens: true}
+lifetimes: {refresh_token: 720h}
+`,
+		"tenants/b.yml": `school_id: 2
+subdomain: lumen
+name: Lumen
+base_url: http://127.0.0.1:8080
+`,
+		"tenants/README.txt": "ignored",
+	})
+	server := filepath.Join(root, "proctor.yaml")
+	if err := os.WriteFile(server, []byte(fmt.Sprintf(`public: {addr: "0.0.0.0:9000"}
+database: {driver: postgres, dsn: "postgres://db/proctor"}
+tenants_dir: %s
+secret_file: secret
+trusted_proxies: [10.0.0.0/8, 192.0.2.7]
+http: {write_timeout: 45s}
+`, filepath.Join(root, "tenants"))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(server)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	s := cfg.Server
+	if s.Public.Addr != "0.0.0.0:9000" || s.Internal.Addr != "127.0.0.1:8081" {
+		t.Errorf("listeners = %+v %+v", s.Public, s.Internal)
+	}
+	if s.Database.Driver != "postgres" || s.HTTP.WriteTimeout != 45*time.Second || s.HTTP.ReadTimeout != 15*time.Second {
+		t.Errorf("database/http = %+v %+v", s.Database, s.HTTP)
+	}
+	if len(s.Secret) != 32 {
+		t.Errorf("secret length = %d", len(s.Secret))
+	}
+	if prefixes, bad := ParseTrustedProxies(s.TrustedProxies); len(prefixes) != 2 || len(bad) != 0 ||
+		!prefixes[1].Contains(netip.MustParseAddr("192.0.2.7")) || prefixes[1].Contains(netip.MustParseAddr("192.0.2.8")) {
+		t.Errorf("trusted proxies = %v (bad %v)", prefixes, bad)
+	}
+	if len(cfg.Tenants) != 2 {
+		t.Fatalf("tenants = %d", len(cfg.Tenants))
+	}
+	a := cfg.Tenants[0]
+	if a.SchoolID != 1 || !a.Features.IDTokens || a.Lifetimes.RefreshToken != 720*time.Hour ||
+		a.Lifetimes.AccessToken != 2*time.Hour || a.Lifetimes.AuthorizationCode != DefaultAuthorizationCodeLifetime {
+		t.Errorf("tenant a = %+v", a)
+	}
+}
+
+func TestEnvironmentOverrides(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+	})
+	t.Setenv("PROCTOR_TENANTS_DIR", filepath.Join(root, "tenants"))
+	t.Setenv("PROCTOR_SECRET", testSecret)
+	t.Setenv("PROCTOR_DATABASE_DSN", "elsewhere.db")
+	t.Setenv("PROCTOR_PUBLIC_ADDR", "127.0.0.1:9999")
+	t.Setenv("PROCTOR_TRUSTED_PROXIES", "10.0.0.0/8,172.16.0.0/12")
+	t.Setenv("PROCTOR_HTTP_SHUTDOWN_GRACE", "3s")
+	cfg, err := Load("")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	s := cfg.Server
+	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second {
+		t.Errorf("overrides not applied: %+v", s)
+	}
+	if prefixes, _ := ParseTrustedProxies(s.TrustedProxies); len(prefixes) != 2 || !prefixes[1].Contains(netip.MustParseAddr("172.20.0.1")) {
+		t.Errorf("trusted proxies = %v", s.TrustedProxies)
+	}
+}
+
+// TestEveryProblemListed: one pass reports the problems of the server file and of every
+// tenant file, each with its file and field.
+func TestEveryProblemListed(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"tenants/a.yaml": `school_id: 0
+subdomain: "Bad_Sub"
+name: ""
+base_url: http://school.example
+lifetimes: {access_token: 10s, authorization_code: 1h}
+`,
+		"tenants/b.yaml": "school_id: 5\nsubdomain: dup\nname: B\nbase_url: https://dup.example\n",
+		"tenants/c.yaml": "school_id: 5\nsubdomain: dup\nname: C\nbase_url: https://DUP.example:443/\n",
+		"tenants/d.yaml": "school_id: 9\nsubdomain: d\nname: D\nbase_url: https://d.example\ncolour: blue\n",
+		"tenants/e.yaml": "school_id: [\n",
+	})
+	server := filepath.Join(root, "proctor.yaml")
+	os.WriteFile(server, []byte(fmt.Sprintf(`database: {driver: mysql, dsn: ""}
+log: {level: loud}
+tenants_dir: %s
+secret: short
+trusted_proxies: [not-a-range]
+`, filepath.Join(root, "tenants"))), 0o600)
+
+	_, err := Load(server)
+	var problems Errors
+	if !errors.As(err, &problems) {
+		t.Fatalf("Load error = %v, want Errors", err)
+	}
+	want := []struct{ file, field string }{
+		{"proctor.yaml", "database.driver"},
+		{"proctor.yaml", "database.dsn"},
+		{"proctor.yaml", "log.level"},
+		{"proctor.yaml", "trusted_proxies[0]"},
+		{"proctor.yaml", "secret"},
+		{"a.yaml", "school_id"},
+		{"a.yaml", "subdomain"},
+		{"a.yaml", "name"},
+		{"a.yaml", "base_url"},
+		{"a.yaml", "lifetimes.access_token"},
+		{"a.yaml", "lifetimes.authorization_code"},
+		{"c.yaml", "school_id"},
+		{"c.yaml", "subdomain"},
+		{"c.yaml", "base_url"},
+		{"d.yaml", ""}, // unknown key
+		{"e.yaml", ""}, // YAML syntax
+	}
+	for _, w := range want {
+		found := false
+		for _, p := range problems {
+			if filepath.Base(p.File) == w.file && p.Field == w.field {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no problem reported for %s %s; got:\n%v", w.file, w.field, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "colour") {
+		t.Errorf("unknown key not named: %v", err)
+	}
+}
+
+func TestSecretNeverPrints(t *testing.T) {
+	s, err := DecodeSecret(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := Server{Secret: s}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "secret", s, "server", srv)
+	for _, out := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s", srv, srv, s, s), buf.String()} {
+		if strings.Contains(out, testSecret) || strings.Contains(out, "7 7 7") || strings.Contains(out, "BwcH") {
+			t.Errorf("secret leaked: %s", out)
+		}
+	}
+}
+
+func TestDecodeSecret(t *testing.T) {
+	raw := bytes.Repeat([]byte{0xab}, 32)
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{base64.StdEncoding.EncodeToString(raw), true},
+		{base64.RawURLEncoding.EncodeToString(raw), true},
+		{fmt.Sprintf("%x", raw), true},
+		{"  " + base64.StdEncoding.EncodeToString(raw) + "\n", true},
+		{base64.StdEncoding.EncodeToString(raw[:31]), false},
+		{"not a secret at all, just words!!", false},
+		{"", false},
+	} {
+		_, err := DecodeSecret(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("DecodeSecret(%q) err = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestParseBaseURL(t *testing.T) {
+	for _, tc := range []struct {
+		in, origin string // origin "" means rejected
+	}{
+		{"https://school.example", "https://school.example"},
+		{"https://School.Example/", "https://school.example"},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"http://localhost:8080/", "http://localhost:8080"},
+		{"http://[::1]:8080", "http://[::1]:8080"},
+		{"http://school.example", ""},
+		{"https://school.example/path", ""},
+		{"https://school.example?x=1", ""},
+		{"https://school.example#f", ""},
+		{"https://user@school.example", ""},
+		{"ftp://school.example", ""},
+		{"https://school.example:99999", ""},
+		{"https://", ""},
+		{"school.example", ""},
+	} {
+		u, err := ParseBaseURL(tc.in)
+		switch {
+		case tc.origin == "" && err == nil:
+			t.Errorf("ParseBaseURL(%q) accepted", tc.in)
+		case tc.origin != "" && err != nil:
+			t.Errorf("ParseBaseURL(%q) = %v", tc.in, err)
+		case tc.origin != "" && u.Scheme+"://"+u.Host != tc.origin:
+			t.Errorf("ParseBaseURL(%q) = %s, want %s", tc.in, u.Scheme+"://"+u.Host, tc.origin)
+		}
+	}
+}
+
+func FuzzParseBaseURL(f *testing.F) {
+	for _, s := range []string{"https://a.example", "http://127.0.0.1:8080/", "http://[::1]", "https://a.example:0", "%zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseBaseURL(s)
+		if err != nil {
+			return
+		}
+		// Whatever is accepted must be an origin that parses back to itself.
+		origin := u.Scheme + "://" + u.Host
+		again, err := ParseBaseURL(origin)
+		if err != nil || again.Host != u.Host {
+			t.Fatalf("accepted %q but its origin %q does not round-trip: %v", s, origin, err)
+		}
+	})
+}

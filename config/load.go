@@ -1,0 +1,225 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+)
+
+// Config is the whole validated configuration.
+type Config struct {
+	Server  Server
+	Tenants []Tenant
+}
+
+// EnvPrefix prefixes every environment override.
+const EnvPrefix = "PROCTOR"
+
+// Load reads the server file (serverFile may be "": defaults and environment only), the tenant
+// files it points to and the secret, and validates all of it. On any problem it returns Errors
+// listing every problem found; the returned Config is then nil.
+func Load(serverFile string) (*Config, error) {
+	srv, problems := loadServer(serverFile)
+	var tenants []Tenant
+	if srv != nil {
+		var tp Errors
+		tenants, tp = loadTenants(srv.TenantsDir)
+		problems = append(problems, tp...)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return &Config{Server: *srv, Tenants: tenants}, nil
+}
+
+// loadServer reads and validates the server file and the system secret. It returns the server
+// whenever the file could be decoded, even with problems, so that the tenant files it names are
+// checked in the same pass.
+func loadServer(file string) (*Server, Errors) {
+	var problems Errors
+	c := collector{file: file, problems: &problems}
+	v := viper.New()
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	setDefaults(v, "", DefaultServer())
+	// secret and secret_file have no default but must be known keys for env overrides.
+	v.SetDefault("secret", "")
+	v.SetDefault("secret_file", "")
+	if file != "" {
+		v.SetConfigFile(file)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			c.add("", "cannot read: %v", err)
+			return nil, problems
+		}
+	}
+	var s Server
+	if err := v.UnmarshalExact(&s, viper.DecodeHook(decodeHook())); err != nil {
+		c.add("", "%s", decodeMessage(err))
+		return nil, problems
+	}
+	s.File = file
+	s.validate(c)
+	s.Secret = loadSecret(c, file, s.Secret, s.SecretFile)
+	return &s, problems
+}
+
+// loadSecret decodes the inline secret or reads the secret file; exactly one must be given.
+func loadSecret(c collector, serverFile string, inline Secret, file string) Secret {
+	switch {
+	case len(inline) > 0 && file != "":
+		c.add("secret", "set either secret (PROCTOR_SECRET) or secret_file, not both")
+		return nil
+	case len(inline) > 0:
+		s, err := DecodeSecret(string(inline))
+		if err != nil {
+			c.add("secret", "%v", err)
+		}
+		return s
+	case file != "":
+		if !filepath.IsAbs(file) && serverFile != "" {
+			file = filepath.Join(filepath.Dir(serverFile), file)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			c.add("secret_file", "cannot read: %v", err)
+			return nil
+		}
+		s, err := DecodeSecret(string(b))
+		if err != nil {
+			c.add("secret_file", "%v", err)
+		}
+		return s
+	default:
+		c.add("secret", "is required: set PROCTOR_SECRET or secret_file (base64 of at least 32 random bytes)")
+		return nil
+	}
+}
+
+// loadTenants reads every *.yaml and *.yml file of dir, in name order, and validates each file
+// and the set: school ids, subdomains and hosts must be unique.
+func loadTenants(dir string) ([]Tenant, Errors) {
+	var problems Errors
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, Errors{{Field: "tenants_dir", Msg: fmt.Sprintf("cannot read %s: %v", dir, err)}}
+	}
+	var tenants []Tenant
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		if e.IsDir() || strings.HasPrefix(name, ".") || (ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		t, ok := loadTenant(filepath.Join(dir, name), &problems)
+		if ok {
+			tenants = append(tenants, t)
+		}
+	}
+	if len(tenants) == 0 && len(problems) == 0 {
+		problems = append(problems, Problem{Field: "tenants_dir", Msg: fmt.Sprintf("%s holds no tenant file (*.yaml)", dir)})
+	}
+	problems = append(problems, CheckTenantSet(tenants)...)
+	return tenants, problems
+}
+
+func loadTenant(path string, problems *Errors) (Tenant, bool) {
+	c := collector{file: path, problems: problems}
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		c.add("", "cannot read: %v", err)
+		return Tenant{}, false
+	}
+	t := DefaultTenant()
+	if err := v.UnmarshalExact(&t, viper.DecodeHook(decodeHook())); err != nil {
+		c.add("", "%s", decodeMessage(err))
+		return Tenant{}, false
+	}
+	t.File = path
+	before := len(*problems)
+	t.validate(c)
+	return t, len(*problems) == before
+}
+
+// setDefaults registers every field of v's struct under prefix as a viper default, so that
+// AutomaticEnv can override keys the file does not mention.
+func setDefaults(v *viper.Viper, prefix string, s any) {
+	rv := reflect.ValueOf(s)
+	rt := rv.Type()
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		key := f.Tag.Get("mapstructure")
+		if key == "" || key == "-" || !f.IsExported() {
+			continue
+		}
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		fv := rv.Field(i)
+		if f.Type.Kind() == reflect.Struct {
+			setDefaults(v, key, fv.Interface())
+			continue
+		}
+		v.SetDefault(key, fv.Interface())
+	}
+}
+
+// decodeHook turns strings into durations, comma-separated lists and secrets (the secret is
+// decoded and checked later, so that its problem is reported like any other).
+func decodeHook() mapstructure.DecodeHookFunc {
+	secretType := reflect.TypeOf(Secret(nil))
+	return mapstructure.ComposeDecodeHookFunc(
+		func(from, to reflect.Type, data any) (any, error) {
+			if to == secretType && from.Kind() == reflect.String {
+				return Secret(data.(string)), nil
+			}
+			return data, nil
+		},
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+	)
+}
+
+// decodeMessage shortens mapstructure's multi-line report to one line per problem.
+func decodeMessage(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):")
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
+}
+
+func fieldIndex(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+
+// Validate checks a configuration built in code (the demo) the way Load checks files.
+func (cfg *Config) Validate() error {
+	var problems Errors
+	c := collector{file: cfg.Server.File, problems: &problems}
+	cfg.Server.validate(c)
+	if len(cfg.Server.Secret) < MinSecretBytes {
+		c.add("secret", "must be at least %d bytes", MinSecretBytes)
+	}
+	for i := range cfg.Tenants {
+		cfg.Tenants[i].validate(collector{file: cfg.Tenants[i].File, problems: &problems})
+	}
+	problems = append(problems, CheckTenantSet(cfg.Tenants)...)
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}

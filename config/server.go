@@ -1,0 +1,206 @@
+package config
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Server is the server file.
+type Server struct {
+	// File is the path the server file was read from ("" when only defaults and environment
+	// were used).
+	File string `mapstructure:"-"`
+
+	Public   Listener `mapstructure:"public"`
+	Internal Listener `mapstructure:"internal"`
+	Database Database `mapstructure:"database"`
+	// TenantsDir holds one YAML file per school; relative paths are relative to the working
+	// directory.
+	TenantsDir string `mapstructure:"tenants_dir"`
+	// Secret is the system secret (keyed hashes of tokens and client secrets, encryption of
+	// signing keys). Given inline (normally through PROCTOR_SECRET) or by SecretFile; base64 or
+	// hex of at least 32 random bytes.
+	Secret     Secret `mapstructure:"secret"`
+	SecretFile string `mapstructure:"secret_file"`
+	Log        Log    `mapstructure:"log"`
+	// TrustedProxies are the CIDR ranges whose X-Forwarded-For, -Host and -Proto headers are
+	// believed. Empty: those headers are ignored.
+	TrustedProxies []string `mapstructure:"trusted_proxies"`
+	HTTP           HTTP     `mapstructure:"http"`
+}
+
+// Listener is one HTTP listener.
+type Listener struct {
+	Addr string `mapstructure:"addr"`
+}
+
+// Database selects the backend. Driver "sqlite" takes a file path as DSN; "postgres" a URL or
+// key=value connection string.
+type Database struct {
+	Driver       string `mapstructure:"driver"`
+	DSN          string `mapstructure:"dsn"`
+	MaxOpenConns int    `mapstructure:"max_open_conns"`
+}
+
+// Log configures log/slog.
+type Log struct {
+	Level  string `mapstructure:"level"`  // debug, info, warn, error
+	Format string `mapstructure:"format"` // json or text
+}
+
+// HTTP bounds what one request may cost the server.
+type HTTP struct {
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
+	ReadTimeout       time.Duration `mapstructure:"read_timeout"`
+	WriteTimeout      time.Duration `mapstructure:"write_timeout"`
+	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
+	ShutdownGrace     time.Duration `mapstructure:"shutdown_grace"`
+	MaxBodyBytes      int64         `mapstructure:"max_body_bytes"`
+}
+
+// DefaultServer returns the server settings used when a key is not set anywhere.
+func DefaultServer() Server {
+	return Server{
+		Public:     Listener{Addr: "127.0.0.1:8080"},
+		Internal:   Listener{Addr: "127.0.0.1:8081"},
+		Database:   Database{Driver: "sqlite", DSN: "var/proctor.db"},
+		TenantsDir: "tenants",
+		Log:        Log{Level: "info", Format: "json"},
+		HTTP: HTTP{
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       15 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			ShutdownGrace:     20 * time.Second,
+			MaxBodyBytes:      1 << 20,
+		},
+	}
+}
+
+// Secret holds the system secret's bytes. It never prints: String, GoString, LogValue and
+// MarshalText all redact it, so a stray log line or error cannot leak it.
+type Secret []byte
+
+const redacted = "[redacted]"
+
+func (Secret) String() string               { return redacted }
+func (Secret) GoString() string             { return redacted }
+func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+
+// MinSecretBytes is the least entropy the system secret may carry.
+const MinSecretBytes = 32
+
+// DecodeSecret reads a secret written as base64 (standard or URL alphabet, padded or not) or
+// hex, after trimming white space.
+func DecodeSecret(s string) (Secret, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("is empty")
+	}
+	var b []byte
+	if h, err := hex.DecodeString(s); err == nil {
+		b = h
+	} else {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if d, err := enc.DecodeString(s); err == nil {
+				b = d
+				break
+			}
+		}
+	}
+	if b == nil {
+		return nil, errors.New("must be base64 or hex")
+	}
+	if len(b) < MinSecretBytes {
+		return nil, errors.New("must decode to at least 32 bytes (generate one with: head -c 32 /dev/urandom | base64)")
+	}
+	return Secret(b), nil
+}
+
+// ParseTrustedProxies reads CIDR ranges and single addresses. It returns the ranges it could
+// parse and the index of each entry it could not.
+func ParseTrustedProxies(entries []string) ([]netip.Prefix, []int) {
+	var prefixes []netip.Prefix
+	var bad []int
+	for i, r := range entries {
+		r = strings.TrimSpace(r)
+		p, err := netip.ParsePrefix(r)
+		if err != nil {
+			a, aerr := netip.ParseAddr(r)
+			if aerr != nil {
+				bad = append(bad, i)
+				continue
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		prefixes = append(prefixes, p.Masked())
+	}
+	return prefixes, bad
+}
+
+// validate checks the server file.
+func (s *Server) validate(c collector) {
+	for _, l := range []struct {
+		field string
+		addr  string
+	}{{"public.addr", s.Public.Addr}, {"internal.addr", s.Internal.Addr}} {
+		if _, _, err := net.SplitHostPort(l.addr); err != nil {
+			c.add(l.field, "must be host:port, got %q", l.addr)
+		}
+	}
+	if s.Public.Addr == s.Internal.Addr && s.Public.Addr != "" {
+		c.add("internal.addr", "must differ from public.addr (the internal listener is never public)")
+	}
+	switch s.Database.Driver {
+	case "sqlite", "postgres":
+	default:
+		c.add("database.driver", "must be sqlite or postgres, got %q", s.Database.Driver)
+	}
+	if s.Database.DSN == "" {
+		c.add("database.dsn", "is required")
+	}
+	if s.Database.MaxOpenConns < 0 {
+		c.add("database.max_open_conns", "must not be negative")
+	}
+	if s.TenantsDir == "" {
+		c.add("tenants_dir", "is required")
+	}
+	switch s.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		c.add("log.level", "must be debug, info, warn or error, got %q", s.Log.Level)
+	}
+	switch s.Log.Format {
+	case "json", "text":
+	default:
+		c.add("log.format", "must be json or text, got %q", s.Log.Format)
+	}
+	_, bad := ParseTrustedProxies(s.TrustedProxies)
+	for _, i := range bad {
+		c.add(fieldIndex("trusted_proxies", i), "must be a CIDR range or an address, got %q", s.TrustedProxies[i])
+	}
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{
+		{"http.read_header_timeout", s.HTTP.ReadHeaderTimeout},
+		{"http.read_timeout", s.HTTP.ReadTimeout},
+		{"http.write_timeout", s.HTTP.WriteTimeout},
+		{"http.idle_timeout", s.HTTP.IdleTimeout},
+		{"http.shutdown_grace", s.HTTP.ShutdownGrace},
+	} {
+		if d.v <= 0 {
+			c.add(d.field, "must be a positive duration such as 15s")
+		}
+	}
+	if s.HTTP.MaxBodyBytes < 1024 {
+		c.add("http.max_body_bytes", "must be at least 1024")
+	}
+}

@@ -1,0 +1,59 @@
+package discovery
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+const protectedResourcePath = "/.well-known/oauth-protected-resource"
+
+// resourcePaths are the protected resources with path-specific metadata (RFC 9728 section
+// 3.1): MCP clients derive the metadata URL from the endpoint they were given.
+var resourcePaths = []string{"/mcp", "/member/graphql"}
+
+// Handler serves the discovery documents.
+type Handler struct{}
+
+// New returns the discovery handler.
+func New() *Handler { return &Handler{} }
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	docs := map[string]func(*tenant.Tenant) any{
+		"/.well-known/oauth-authorization-server": func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
+		"/.well-known/openid-configuration":       func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
+		protectedResourcePath:                     func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") },
+	}
+	for _, p := range resourcePaths {
+		p := p
+		docs[protectedResourcePath+p] = func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) }
+	}
+	for path, build := range docs {
+		r.Handle(path, serveDocument(build)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	}
+}
+
+// serveDocument answers GET with the tenant's document and a CORS preflight with 204.
+func serveDocument(build func(*tenant.Tenant) any) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		t, err := tenant.FromContext(r.Context())
+		if err != nil {
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			return
+		}
+		h.Set("Cache-Control", "public, max-age=300")
+		edge.WriteJSON(w, http.StatusOK, build(t))
+	})
+}

@@ -1,0 +1,77 @@
+package discovery
+
+import (
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// ServerMetadata is the RFC 8414 / OpenID Connect discovery document. Fields are omitted until
+// the school supports what they describe.
+type ServerMetadata struct {
+	Issuer                                     string   `json:"issuer"`
+	AuthorizationEndpoint                      string   `json:"authorization_endpoint,omitempty"`
+	TokenEndpoint                              string   `json:"token_endpoint,omitempty"`
+	UserinfoEndpoint                           string   `json:"userinfo_endpoint,omitempty"`
+	RevocationEndpoint                         string   `json:"revocation_endpoint,omitempty"`
+	RegistrationEndpoint                       string   `json:"registration_endpoint,omitempty"`
+	JWKSURI                                    string   `json:"jwks_uri,omitempty"`
+	ScopesSupported                            []string `json:"scopes_supported"`
+	ResponseTypesSupported                     []string `json:"response_types_supported"`
+	ResponseModesSupported                     []string `json:"response_modes_supported"`
+	GrantTypesSupported                        []string `json:"grant_types_supported"`
+	CodeChallengeMethodsSupported              []string `json:"code_challenge_methods_supported"`
+	TokenEndpointAuthMethodsSupported          []string `json:"token_endpoint_auth_methods_supported"`
+	RevocationEndpointAuthMethodsSupported     []string `json:"revocation_endpoint_auth_methods_supported"`
+	SubjectTypesSupported                      []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported           []string `json:"id_token_signing_alg_values_supported,omitempty"`
+	ClaimsSupported                            []string `json:"claims_supported,omitempty"`
+	AuthorizationResponseIssParameterSupported bool     `json:"authorization_response_iss_parameter_supported"`
+	ClientIDMetadataDocumentSupported          bool     `json:"client_id_metadata_document_supported"`
+	ServiceDocumentation                       string   `json:"service_documentation,omitempty"`
+}
+
+// ServerMetadataFor builds the school's authorization-server metadata.
+func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
+	return ServerMetadata{
+		Issuer:                                     t.Origin,
+		ScopesSupported:                            scope.Names(),
+		ResponseTypesSupported:                     []string{"code"},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		CodeChallengeMethodsSupported:              []string{"S256"},
+		TokenEndpointAuthMethodsSupported:          []string{"none", "client_secret_post"},
+		RevocationEndpointAuthMethodsSupported:     []string{"none", "client_secret_post"},
+		SubjectTypesSupported:                      []string{"public"},
+		AuthorizationResponseIssParameterSupported: true,
+		ServiceDocumentation:                       t.URL("/auth.md"),
+	}
+}
+
+// ResourceMetadata is the RFC 9728 protected-resource metadata.
+type ResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	ResourceName           string   `json:"resource_name,omitempty"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
+}
+
+// ResourceMetadataFor builds the metadata of the resource at path on the school's origin ("" is
+// the origin itself, which every member token is bound to).
+func ResourceMetadataFor(t *tenant.Tenant, path string) ResourceMetadata {
+	return ResourceMetadata{
+		Resource:               t.Origin + path,
+		ResourceName:           t.Name,
+		AuthorizationServers:   []string{t.Origin},
+		ScopesSupported:        scope.Names(),
+		BearerMethodsSupported: []string{"header"},
+		ResourceDocumentation:  t.URL("/auth.md"),
+	}
+}
+
+// ResourceMetadataURL is where the metadata of the origin's resource is served; Bearer
+// challenges name it in resource_metadata.
+func ResourceMetadataURL(t *tenant.Tenant) string {
+	return t.URL(protectedResourcePath)
+}

@@ -1,0 +1,127 @@
+package password
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// Params are argon2id cost parameters.
+type Params struct {
+	MemoryKiB uint32
+	Time      uint32
+	Threads   uint8
+}
+
+// Default follows RFC 9106's second recommended option (64 MiB, 3 passes), kept at one lane
+// per hash so that concurrent logins on a small machine do not starve each other of cores.
+var Default = Params{MemoryKiB: 64 * 1024, Time: 3, Threads: 1}
+
+const (
+	saltLen = 16
+	keyLen  = 32
+	// MaxLength bounds what is hashed: argon2 accepts any length, but a megabyte "password"
+	// is a denial-of-service attempt, not a password.
+	MaxLength = 1024
+)
+
+var (
+	// ErrMismatch: the password does not match the hash.
+	ErrMismatch = errors.New("password: mismatch")
+	// ErrMalformedHash: the stored hash is not an argon2id PHC string this package can read.
+	ErrMalformedHash = errors.New("password: malformed hash")
+	// ErrTooLong: the password is longer than MaxLength bytes.
+	ErrTooLong = errors.New("password: too long")
+)
+
+var b64 = base64.RawStdEncoding
+
+// Hash returns the PHC string of an argon2id hash of pw with a fresh random salt.
+func Hash(pw string, p Params) (string, error) {
+	if len(pw) > MaxLength {
+		return "", ErrTooLong
+	}
+	salt := make([]byte, saltLen)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("password: salt: %w", err)
+	}
+	key := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, keyLen)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
+		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+}
+
+// Verify reports nil if pw matches hash, ErrMismatch if not. The comparison is constant-time.
+func Verify(pw, hash string) error {
+	if len(pw) > MaxLength {
+		return ErrMismatch
+	}
+	p, salt, key, err := parse(hash)
+	if err != nil {
+		return err
+	}
+	got := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, uint32(len(key)))
+	if subtle.ConstantTimeCompare(got, key) != 1 {
+		return ErrMismatch
+	}
+	return nil
+}
+
+// IsHash reports whether s is a well-formed argon2id PHC string (seed fixtures may carry
+// password_hash instead of a plain password).
+func IsHash(s string) bool {
+	_, _, _, err := parse(s)
+	return err == nil
+}
+
+// parse reads "$argon2id$v=19$m=M,t=T,p=P$salt$key", refusing parameters far outside what this
+// package writes so that a tampered row cannot make verification allocate gigabytes.
+func parse(hash string) (Params, []byte, []byte, error) {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	var version int
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	var p Params
+	if n, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &p.MemoryKiB, &p.Time, &p.Threads); err != nil || n != 3 {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	if p.MemoryKiB < 8 || p.MemoryKiB > 1<<20 || p.Time < 1 || p.Time > 16 || p.Threads < 1 || p.Threads > 16 {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	salt, err := b64.DecodeString(parts[4])
+	if err != nil || len(salt) < 8 {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	key, err := b64.DecodeString(parts[5])
+	if err != nil || len(key) < 16 || len(key) > 64 {
+		return Params{}, nil, nil, ErrMalformedHash
+	}
+	return p, salt, key, nil
+}
+
+// dummyHashOnce is verified against when an account does not exist, so that a failed login costs
+// the same whether or not the e-mail is known (no account enumeration by timing).
+var dummyHashOnce = sync.OnceValue(func() string {
+	h, err := Hash("proctor-dummy-password", Default)
+	if err != nil {
+		// crypto/rand failing leaves nothing safe to do.
+		panic(err)
+	}
+	return h
+})
+
+// VerifyDummy does the work of Verify against a hash nobody can match. Call it when the account
+// is missing; it always returns ErrMismatch.
+func VerifyDummy(pw string) error {
+	_ = Verify(pw, dummyHashOnce())
+	return ErrMismatch
+}

@@ -1,0 +1,8 @@
+// Package scope is the catalogue of OAuth scopes from the spec's Scopes table: each scope's
+// name, its plain-language description for the consent screen, and its audience.
+//
+// Audiences (spec, Authentication rule 11): identity scopes (openid, profile, email) go to any
+// client; member scopes (account:read, account:write) only to member clients, which act for one
+// member at one school; every other scope is an operator scope, held only by operator clients
+// and granted only by a member with an operator role at the school.
+package scope

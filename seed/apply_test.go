@@ -1,0 +1,185 @@
+package seed_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/seed"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// cheap keeps the tests fast; the hashes are real argon2id all the same.
+var cheap = seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads: 1}}
+
+// newStore returns a migrated SQLite store of its own and a context carrying school 1.
+func newStore(t *testing.T) (context.Context, *gormstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncSchool(ctx, 1, "seedtest", "Seed Test"); err != nil {
+		t.Fatal(err)
+	}
+	return tenant.NewContext(ctx, &tenant.Tenant{SchoolID: 1, Subdomain: "seedtest", Name: "Seed Test"}), st
+}
+
+func TestApplyTwice(t *testing.T) {
+	ctx, st := newStore(t)
+	f := loadFile(t, "testdata/full.yaml")
+
+	var calls [][2]int
+	opts := cheap
+	opts.Progress = func(done, total int) { calls = append(calls, [2]int{done, total}) }
+	first, err := f.Apply(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first["members"] != 2 || first["courses"] != 1 || first["payments"] != 1 {
+		t.Errorf("stats = %v", first)
+	}
+
+	// One plain password to hash, then every record.
+	total := 1 + f.Data.Records()
+	if len(calls) == 0 || calls[len(calls)-1] != [2]int{total, total} {
+		t.Fatalf("progress calls %v, want them to end at %d/%d", calls, total, total)
+	}
+	for i, c := range calls {
+		if c[1] != total || (i > 0 && c[0] <= calls[i-1][0]) {
+			t.Fatalf("progress calls %v: not increasing to %d", calls, total)
+		}
+	}
+
+	owner, err := st.GetMemberByEmail(ctx, "owner@seed-test.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := password.Verify("owner-pass", owner.PasswordHash); err != nil {
+		t.Errorf("owner's password: %v", err)
+	}
+	if roles, err := st.GetRoles(ctx, owner.ID); err != nil || len(roles) != 1 || roles[0] != storage.RoleOwner {
+		t.Errorf("owner's roles = %v, %v", roles, err)
+	}
+	student, err := st.GetMemberByEmail(ctx, "student@seed-test.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := password.Verify("student-pass", student.PasswordHash); err != nil {
+		t.Errorf("password_hash not stored as given: %v", err)
+	}
+	if f.Data.Members[0].Password != "owner-pass" || f.Data.Members[0].PasswordHash != "" {
+		t.Error("Apply changed the Fixture's members")
+	}
+
+	second, err := f.Apply(ctx, st, cheap)
+	if err != nil {
+		t.Fatalf("second Apply: %v", err)
+	}
+	if !maps.Equal(first, second) {
+		t.Errorf("second Apply stats = %v, first %v", second, first)
+	}
+	again, err := st.GetMemberByEmail(ctx, "owner@seed-test.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.PasswordHash != owner.PasswordHash {
+		t.Error("re-applying the same password re-hashed it")
+	}
+	courses, _, err := st.ListCourses(ctx, false, storage.Page{First: 10})
+	if err != nil || len(courses) != 1 {
+		t.Fatalf("courses after two applies = %v, %v", courses, err)
+	}
+	sections, lectures, err := st.GetCurriculum(ctx, courses[0].ID)
+	if err != nil || len(sections) != 1 || len(lectures) != 2 {
+		t.Errorf("curriculum after two applies: %d sections, %d lectures, %v", len(sections), len(lectures), err)
+	}
+}
+
+// A reference the file cannot resolve goes to the store; its refusal names the record's line,
+// and the transaction leaves nothing behind.
+func TestApplyUnknownReference(t *testing.T) {
+	ctx, st := newStore(t)
+	f, err := seed.Load("f.yaml", strings.NewReader(`courses:
+  - slug: go
+    title: Go
+    price_amount: 100
+    currency: USD
+    published: true
+enrollments:
+  - member: ghost@x.example
+    course: go
+    enrolled_at: 2026-01-01
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := f.Validate(); len(errs) > 0 {
+		t.Fatalf("Validate: %v", errs)
+	}
+	_, err = f.Apply(ctx, st, cheap)
+	var errs seed.Errors
+	if !errors.As(err, &errs) || len(errs) != 1 {
+		t.Fatalf("Apply = %v, want one located problem", err)
+	}
+	if e := errs[0]; e.Line != 8 || e.Field != "enrollments[0]" || !strings.HasPrefix(e.Error(), "f.yaml:8: enrollments[0]: ") {
+		t.Errorf("problem = %q, want it at f.yaml:8 enrollments[0]", e.Error())
+	}
+	var ie *storage.ImportError
+	if !errors.As(err, &ie) || ie.Kind != "enrollments" || ie.Index != 0 {
+		t.Errorf("the store's ImportError is not reachable: %v", err)
+	}
+	if courses, _, err := st.ListCourses(ctx, false, storage.Page{First: 10}); err != nil || len(courses) != 0 {
+		t.Errorf("a failed import left courses behind: %v, %v", courses, err)
+	}
+}
+
+// Apply validates on its own: an invalid fixture writes nothing, whoever forgot to call
+// Validate.
+func TestApplyRefusesInvalidFixture(t *testing.T) {
+	ctx, st := newStore(t)
+	f := loadFile(t, "testdata/full.yaml")
+	f.Data.Payments[0].PaidAt = nil
+	_, err := f.Apply(ctx, st, cheap)
+	var errs seed.Errors
+	if !errors.As(err, &errs) || errs[0].Field != "payments[0].paid_at" {
+		t.Fatalf("Apply = %v, want the validation problem", err)
+	}
+	if _, err := st.GetMemberByEmail(ctx, "owner@seed-test.example"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("member after a refused Apply: %v, want ErrNotFound", err)
+	}
+}
+
+func TestApplyFile(t *testing.T) {
+	ctx, st := newStore(t)
+	stats, err := seed.ApplyFile(ctx, st, "testdata/full.yaml", cheap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats["pages"] != 1 {
+		t.Errorf("stats = %v", stats)
+	}
+	if _, err := seed.ApplyFile(ctx, st, "testdata/missing.yaml", cheap); err == nil {
+		t.Error("ApplyFile of a missing file succeeded")
+	}
+}
+
+// Without a school in the context the store refuses, and Apply says so.
+func TestApplyNeedsTenant(t *testing.T) {
+	_, st := newStore(t)
+	f := loadFile(t, "testdata/full.yaml")
+	if _, err := f.Apply(context.Background(), st, cheap); !errors.Is(err, tenant.ErrNoTenant) {
+		t.Errorf("Apply without a tenant = %v, want ErrNoTenant", err)
+	}
+}

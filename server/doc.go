@@ -1,0 +1,19 @@
+// Package server composes Proctor's two HTTP listeners and is the one place where every
+// handler is mounted.
+//
+// Public listener (default 127.0.0.1:8080), for every school, resolved by Host:
+//
+//	GET  /.well-known/oauth-authorization-server      discovery
+//	GET  /.well-known/openid-configuration            discovery
+//	GET  /.well-known/oauth-protected-resource[/...]  discovery
+//
+// Internal listener (default 127.0.0.1:8081; a private network in production, never advertised):
+//
+//	GET /healthz   the process is up
+//	GET /readyz    the database answers and the server is not shutting down
+//	GET /metrics   Prometheus: request counts and latencies by listener, route and status
+//
+// Every public request passes, outermost first: panic recovery, request info (id, client
+// address, scheme; X-Forwarded-* believed only from trusted proxies), security headers, access
+// log and metrics, body size limit, tenant resolution (unknown host: 404 JSON), then the router.
+package server

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/felixge/httpsnoop"
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// recoverPanics turns a handler panic into a bare 500 and logs the stack; the client never sees
+// it. http.ErrAbortHandler is re-raised, as net/http expects.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", "request_id", edge.FromContext(r.Context()).ID, "panic", v, "stack", string(debug.Stack()))
+				edge.WriteError(w, http.StatusInternalServerError, "server_error", "The server could not handle the request.")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// requestInfo records the request's id, client address and scheme. A trusted proxy may pass
+// its own X-Request-ID and X-Forwarded-For/-Proto/-Host; anyone else's are ignored, so a client
+// cannot spoof its address past the login rate limiter or pick another school's host.
+func (s *Server) requestInfo(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := &edge.Info{Secure: r.TLS != nil}
+		peer := peerAddr(r.RemoteAddr)
+		info.ClientAddr = peer
+		if s.isTrustedProxy(peer) {
+			info.ClientAddr = s.forwardedFor(r.Header.Values("X-Forwarded-For"), peer)
+			if proto := r.Header.Get("X-Forwarded-Proto"); proto != "" {
+				info.Secure = strings.EqualFold(strings.TrimSpace(strings.Split(proto, ",")[0]), "https")
+			}
+			if fh := r.Header.Get("X-Forwarded-Host"); fh != "" {
+				r.Host = strings.TrimSpace(strings.Split(fh, ",")[0])
+			}
+			if id := r.Header.Get("X-Request-ID"); requestIDPattern.MatchString(id) {
+				info.ID = id
+			}
+		}
+		if info.ID == "" {
+			info.ID = newRequestID()
+		}
+		w.Header().Set("X-Request-ID", info.ID)
+		next.ServeHTTP(w, r.WithContext(edge.NewContext(r.Context(), info)))
+	})
+}
+
+// isTrustedProxy reports whether a connection from addr may set X-Forwarded-* headers.
+func (s *Server) isTrustedProxy(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+func peerAddr(remote string) netip.Addr {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	a, _ := netip.ParseAddr(host)
+	return a.Unmap()
+}
+
+// forwardedFor walks X-Forwarded-For from the right (the hops nearest us) and returns the first
+// address that is not a trusted proxy: everything left of it was written by the client and
+// proves nothing.
+func (s *Server) forwardedFor(values []string, peer netip.Addr) netip.Addr {
+	var hops []string
+	for _, v := range values {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			return peer
+		}
+		a = a.Unmap()
+		if !s.isTrustedProxy(a) {
+			return a
+		}
+		peer = a
+	}
+	return peer
+}
+
+// securityHeaders sets defaults every public response carries. HTML pages replace the
+// Content-Security-Policy with their own; none may be framed (clickjacking).
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if edge.FromContext(r.Context()).Secure {
+			h.Set("Strict-Transport-Security", "max-age=63072000")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recordRoute runs inside the router, after matching, and stores the route template for the
+// access log and metrics (a template, never the raw path, so metrics labels stay bounded).
+func recordRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route := mux.CurrentRoute(r); route != nil {
+			if tpl, err := route.GetPathTemplate(); err == nil {
+				edge.FromContext(r.Context()).Route = tpl
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// observe logs one line per request and records its metrics. The query string is never logged:
+// it can carry codes and state.
+func (s *Server) observe(listener string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := httpsnoop.CaptureMetrics(next, w, r)
+		info := edge.FromContext(r.Context())
+		route := info.Route
+		if route == "" {
+			route = "unmatched"
+		}
+		s.metrics.observe(listener, route, r.Method, m.Code, m.Duration)
+		attrs := []any{
+			"listener", listener, "method", r.Method, "route", route, "path", r.URL.Path,
+			"status", m.Code, "duration_ms", float64(m.Duration.Microseconds()) / 1000, "bytes", m.Written,
+			"request_id", info.ID, "client", info.ClientAddr.String(),
+		}
+		if t, err := tenant.FromContext(r.Context()); err == nil {
+			attrs = append(attrs, "school_id", t.SchoolID)
+		}
+		s.log.Info("request", attrs...)
+	})
+}
+
+// limitBody caps every request body; handlers see an error when reading past it.
+func limitBody(next http.Handler, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			edge.WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// resolveTenant finds the school served at the request's host and puts it in the context. A
+// host that is no school's gets 404: nothing past this point runs without a tenant.
+func (s *Server) resolveTenant(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, ok := s.deps.Tenants.Resolve(r.Host)
+		if !ok {
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(tenant.NewContext(r.Context(), t)))
+	})
+}
+
+func writeNotFound(w http.ResponseWriter) {
+	edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+}
+
+func writeMethodNotAllowed(w http.ResponseWriter) {
+	edge.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", "Method not allowed.")
+}

@@ -1,0 +1,355 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+type fixture struct {
+	srv      *Server
+	store    *gormstore.Store
+	a, b     *tenant.Tenant
+	public   *httptest.Server
+	internal *httptest.Server
+}
+
+func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:8080"},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example"},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	if mutate != nil {
+		mutate(&sc)
+	}
+	s := New(Deps{Config: sc, Tenants: reg, Store: st})
+	f := &fixture{srv: s, store: st, a: tenants[0], b: tenants[1]}
+	f.public = httptest.NewServer(s.PublicHandler())
+	f.internal = httptest.NewServer(s.InternalHandler())
+	t.Cleanup(f.public.Close)
+	t.Cleanup(f.internal.Close)
+	return f
+}
+
+// get sends a request to the public test server addressed to host.
+func (f *fixture) get(t *testing.T, host, path string, header http.Header) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, f.public.URL+path, nil)
+	req.Host = host
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func decode[T any](t *testing.T, resp *http.Response) T {
+	t.Helper()
+	var v T
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestUnknownHostIs404(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, host := range []string{"evil.example", "127.0.0.1:9999", "lumen.example.evil.example"} {
+		resp := f.get(t, host, "/.well-known/oauth-authorization-server", nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s: status %d", host, resp.StatusCode)
+		}
+		body := decode[map[string]string](t, resp)
+		if body["error"] != "not_found" || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: body %v", host, body)
+		}
+	}
+}
+
+func TestDiscoveryPerTenant(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tn := range []*tenant.Tenant{f.a, f.b} {
+		host := strings.TrimPrefix(strings.TrimPrefix(tn.Origin, "https://"), "http://")
+		for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+			resp := f.get(t, host, path, nil)
+			if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+				t.Fatalf("%s%s: status %d, CORS %q", host, path, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+			}
+			md := decode[discovery.ServerMetadata](t, resp)
+			if md.Issuer != tn.Origin {
+				t.Errorf("%s%s: issuer %q, want %q", host, path, md.Issuer, tn.Origin)
+			}
+		}
+		prm := decode[discovery.ResourceMetadata](t, f.get(t, host, "/.well-known/oauth-protected-resource", nil))
+		if prm.Resource != tn.Origin || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != tn.Origin {
+			t.Errorf("%s: protected resource metadata %+v", host, prm)
+		}
+		mcp := decode[discovery.ResourceMetadata](t, f.get(t, host, "/.well-known/oauth-protected-resource/mcp", nil))
+		if mcp.Resource != tn.Origin+"/mcp" {
+			t.Errorf("%s: /mcp resource = %q", host, mcp.Resource)
+		}
+	}
+}
+
+func TestCORSPreflight(t *testing.T) {
+	f := newFixture(t, nil)
+	req, _ := http.NewRequest(http.MethodOptions, f.public.URL+"/.well-known/openid-configuration", nil)
+	req.Host = "lumen.example"
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "GET") {
+		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
+func TestSecurityHeadersAndRequestID(t *testing.T) {
+	f := newFixture(t, nil)
+	resp := f.get(t, "lumen.example", "/nope", nil)
+	if resp.StatusCode != 404 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for k, want := range map[string]string{
+		"X-Content-Type-Options":  "nosniff",
+		"X-Frame-Options":         "DENY",
+		"Referrer-Policy":         "no-referrer",
+		"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+	} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if resp.Header.Get("Strict-Transport-Security") != "" {
+		t.Error("HSTS on a plain-http request")
+	}
+	if id := resp.Header.Get("X-Request-ID"); !requestIDPattern.MatchString(id) {
+		t.Errorf("X-Request-ID = %q", id)
+	}
+	// An untrusted client cannot choose its request id.
+	resp = f.get(t, "lumen.example", "/nope", http.Header{"X-Request-Id": {"chosen-by-client"}})
+	if resp.Header.Get("X-Request-ID") == "chosen-by-client" {
+		t.Error("request id taken from an untrusted client")
+	}
+}
+
+// TestForwardedHeadersOnlyFromTrustedProxies: a client cannot reach another school, fake its
+// scheme or its address by sending X-Forwarded-* itself.
+func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
+	untrusted := newFixture(t, nil)
+	resp := untrusted.get(t, "evil.example", "/.well-known/openid-configuration",
+		http.Header{"X-Forwarded-Host": {"lumen.example"}, "X-Forwarded-Proto": {"https"}})
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("X-Forwarded-Host believed from an untrusted peer: %d", resp.StatusCode)
+	}
+
+	trusted := newFixture(t, func(s *config.Server) { s.TrustedProxies = []string{"127.0.0.0/8"} })
+	resp = trusted.get(t, "internal-name:8080", "/.well-known/openid-configuration",
+		http.Header{"X-Forwarded-Host": {"lumen.example"}, "X-Forwarded-Proto": {"https"}})
+	if resp.StatusCode != 200 {
+		t.Fatalf("X-Forwarded-Host from a trusted proxy ignored: %d", resp.StatusCode)
+	}
+	if decode[discovery.ServerMetadata](t, resp).Issuer != "https://lumen.example" {
+		t.Error("wrong school")
+	}
+	if resp.Header.Get("Strict-Transport-Security") == "" {
+		t.Error("X-Forwarded-Proto: https from a trusted proxy not believed")
+	}
+}
+
+func TestForwardedForWalksFromTheRight(t *testing.T) {
+	sc := config.DefaultServer()
+	sc.TrustedProxies = []string{"10.0.0.0/8"}
+	s := New(Deps{Config: sc})
+	peer := netip.MustParseAddr("10.0.0.1")
+	for _, tc := range []struct {
+		xff  []string
+		want string
+	}{
+		{[]string{"203.0.113.9"}, "203.0.113.9"},
+		{[]string{"198.51.100.1, 203.0.113.9, 10.0.0.2"}, "203.0.113.9"}, // client-written left part ignored
+		{[]string{"198.51.100.1", "203.0.113.9"}, "203.0.113.9"},
+		{[]string{"10.0.0.3, 10.0.0.2"}, "10.0.0.3"},
+		{[]string{"garbage"}, "10.0.0.1"},
+	} {
+		if got := s.forwardedFor(tc.xff, peer); got.String() != tc.want {
+			t.Errorf("forwardedFor(%q) = %s, want %s", tc.xff, got, tc.want)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	f := newFixture(t, func(s *config.Server) { s.HTTP.MaxBodyBytes = 1024 })
+	req, _ := http.NewRequest(http.MethodPost, f.public.URL+"/.well-known/openid-configuration", strings.NewReader(strings.Repeat("x", 4096)))
+	req.Host = "lumen.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413", resp.StatusCode)
+	}
+}
+
+func TestInternalEndpoints(t *testing.T) {
+	f := newFixture(t, nil)
+	f.get(t, "lumen.example", "/.well-known/openid-configuration", nil)
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/nope": 404} {
+		resp, err := http.Get(f.internal.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+		if path == "/metrics" && !strings.Contains(string(body),
+			`proctor_http_requests_total{listener="public",method="GET",route="/.well-known/openid-configuration",status="200"} 1`) {
+			t.Errorf("metrics do not count the discovery request:\n%s", body)
+		}
+	}
+	// The public listener does not serve internal routes.
+	if resp := f.get(t, "lumen.example", "/metrics", nil); resp.StatusCode != 404 {
+		t.Errorf("/metrics on the public listener: %d", resp.StatusCode)
+	}
+	// With the database gone, the server is not ready.
+	f.store.Close()
+	resp, err := http.Get(f.internal.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with the database closed: %d", resp.StatusCode)
+	}
+}
+
+// TestTenantIsolationThroughTheEdge: a request addressed to school A, served by the real tenant
+// middleware and the real store, reads only school A's rows, however it names school B's.
+func TestTenantIsolationThroughTheEdge(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tn := range []*tenant.Tenant{f.a, f.b} {
+		ctx := tenant.NewContext(context.Background(), tn)
+		data := &storage.SchoolData{Courses: []storage.CourseSeed{
+			{Slug: "shared-slug", Title: "Course of " + tn.Subdomain, Currency: "USD", Published: true},
+			{Slug: "only-" + tn.Subdomain, Title: "Only " + tn.Subdomain, Currency: "USD", Published: true},
+		}}
+		if _, err := f.store.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A handler that lists what the store returns for the request's school, behind the same
+	// tenant resolution every public route has.
+	list := f.srv.resolveTenant(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		courses, _, err := f.store.ListCourses(r.Context(), false, storage.Page{First: 100})
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		_, errB := f.store.GetCourseBySlug(r.Context(), r.URL.Query().Get("slug"))
+		var titles []string
+		for _, c := range courses {
+			titles = append(titles, c.Title)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"titles": titles, "other_found": errB == nil})
+	}))
+	for _, tc := range []struct {
+		host, otherSlug string
+		want            []string
+	}{
+		{"127.0.0.1:8080", "only-lumen", []string{"Course of north", "Only north"}},
+		{"lumen.example", "only-north", []string{"Course of lumen", "Only lumen"}},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/?slug="+tc.otherSlug, nil)
+		req.Host = tc.host
+		list.ServeHTTP(rec, req)
+		var got struct {
+			Titles     []string `json:"titles"`
+			OtherFound bool     `json:"other_found"`
+		}
+		json.NewDecoder(rec.Body).Decode(&got)
+		if strings.Join(got.Titles, "|") != strings.Join(tc.want, "|") || got.OtherFound {
+			t.Errorf("%s sees %v (other school's course found: %v)", tc.host, got.Titles, got.OtherFound)
+		}
+	}
+}
+
+func TestServeShutsDownOnCancel(t *testing.T) {
+	f := newFixture(t, func(s *config.Server) { s.HTTP.ShutdownGrace = 2 * time.Second })
+	pub, _ := net.Listen("tcp", "127.0.0.1:0")
+	in, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Serve(ctx, pub, in) }()
+
+	req, _ := http.NewRequest(http.MethodGet, "http://"+pub.Addr().String()+"/.well-known/openid-configuration", nil)
+	req.Host = "lumen.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	if _, err := net.DialTimeout("tcp", pub.Addr().String(), time.Second); err == nil {
+		t.Error("public listener still accepts connections after shutdown")
+	}
+}

@@ -1,0 +1,178 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// RunTests runs the suite. newStore must return a migrated store with no rows, isolated from every
+// other store it returns (subtests run in parallel), and release it when t ends.
+func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s storage.Store)
+	}{
+		{"Schools", testSchools},
+		{"CreateAndGetMember", testCreateAndGetMember},
+		{"UpdateMember", testUpdateMember},
+		{"Roles", testRoles},
+		{"ListSchoolMembers", testListSchoolMembers},
+		{"ListMemberSchools", testListMemberSchools},
+		{"Courses", testCourses},
+		{"CoursePaging", testCoursePaging},
+		{"Curriculum", testCurriculum},
+		{"Enrollments", testEnrollments},
+		{"LectureProgress", testLectureProgress},
+		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"NoTenant", testNoTenant},
+		{"TenantIsolation", testTenantIsolation},
+		{"ImportRoundTrip", testImportRoundTrip},
+		{"ImportIdempotent", testImportIdempotent},
+		{"ImportUpdates", testImportUpdates},
+		{"ImportReferencesExistingRows", testImportReferencesExistingRows},
+		{"ImportAllOrNothing", testImportAllOrNothing},
+		{"ImportRejects", testImportRejects},
+		{"ImportProgress", testImportProgress},
+		{"ImportLarge", testImportLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, newStore(t))
+		})
+	}
+}
+
+// Schools every test can use: call syncSchools first.
+var (
+	schoolA = &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "https://a.example.test", Host: "a.example.test"}
+	schoolB = &tenant.Tenant{SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "https://b.example.test", Host: "b.example.test"}
+)
+
+// inSchool returns a context carrying the tenant, ended with the test.
+func inSchool(t *testing.T, tn *tenant.Tenant) context.Context {
+	return tenant.NewContext(t.Context(), tn)
+}
+
+// syncSchools creates the rows of schools A and B.
+func syncSchools(t *testing.T, s storage.Store) (ctxA, ctxB context.Context) {
+	t.Helper()
+	for _, tn := range []*tenant.Tenant{schoolA, schoolB} {
+		if err := s.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatalf("SyncSchool(%d): %v", tn.SchoolID, err)
+		}
+	}
+	return inSchool(t, schoolA), inSchool(t, schoolB)
+}
+
+// mustImport imports data and fails the test on error.
+func mustImport(t *testing.T, s storage.Store, ctx context.Context, data *storage.SchoolData) storage.ImportStats {
+	t.Helper()
+	stats, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{})
+	if err != nil {
+		t.Fatalf("ImportSchoolData: %v", err)
+	}
+	return stats
+}
+
+// wantErr fails unless errors.Is(err, target).
+func wantErr(t *testing.T, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s: error %v, want %v", what, err, target)
+	}
+}
+
+// must fails the test now on err.
+func must(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// at returns a fixed UTC time with microseconds, the precision every backend keeps.
+func at(day, hour int) time.Time {
+	return time.Date(2024, time.March, day, hour, 30, 15, 123456000, time.UTC)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// wantEqual fails if got and want differ, comparing times as instants at microsecond precision.
+func wantEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if d := diff("", reflect.ValueOf(got), reflect.ValueOf(want)); d != "" {
+		t.Errorf("%s: %s", what, d)
+	}
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+// diff describes the first difference between a and b, or returns "".
+func diff(path string, a, b reflect.Value) string {
+	if !a.IsValid() || !b.IsValid() {
+		if a.IsValid() != b.IsValid() {
+			return fmt.Sprintf("%s: got %v, want %v", path, a, b)
+		}
+		return ""
+	}
+	if a.Type() != b.Type() {
+		return fmt.Sprintf("%s: got type %s, want %s", path, a.Type(), b.Type())
+	}
+	if a.Type() == timeType {
+		ta := a.Interface().(time.Time).Truncate(time.Microsecond)
+		tb := b.Interface().(time.Time).Truncate(time.Microsecond)
+		if !ta.Equal(tb) {
+			return fmt.Sprintf("%s: got %s, want %s", path, ta, tb)
+		}
+		return ""
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			if a.IsNil() != b.IsNil() {
+				return fmt.Sprintf("%s: got %v, want %v", path, a, b)
+			}
+			return ""
+		}
+		return diff(path, a.Elem(), b.Elem())
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if d := diff(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: got %d elements, want %d", path, a.Len(), b.Len())
+		}
+		for i := range a.Len() {
+			if d := diff(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return fmt.Sprintf("%s: got %d entries, want %d", path, a.Len(), b.Len())
+		}
+		for _, k := range a.MapKeys() {
+			if d := diff(fmt.Sprintf("%s[%v]", path, k), a.MapIndex(k), b.MapIndex(k)); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+		return fmt.Sprintf("%s: got %#v, want %#v", path, a.Interface(), b.Interface())
+	}
+	return ""
+}

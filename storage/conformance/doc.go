@@ -1,0 +1,10 @@
+// Package conformance is the test suite every storage.Store backend must pass: RunTests, called
+// from a backend's own tests with a function that returns a fresh, migrated, empty store.
+//
+// It owns the behaviour the storage package documents but cannot enforce by types: ErrNotFound
+// and ErrAlreadyExists where they apply, tenant.ErrNoTenant for school-scoped calls without a
+// tenant, isolation between schools, paging, read-modify-write under concurrency, and
+// ImportSchoolData's round trip, idempotency and all-or-nothing behaviour. It reads only through
+// the Store interface, so what a backend keeps that the interface cannot read (payments, events
+// ...) is checked by the backend's own tests.
+package conformance

@@ -1,0 +1,16 @@
+// Package storage defines Proctor's domain storage: the Store interface, the value types it
+// reads and writes, and the sentinel errors every backend returns.
+//
+// Scoping. School data (courses, enrollments, payments, clients, tokens ...) is always read
+// and written for the school carried by the context (tenant.FromContext); a call whose context
+// carries no tenant fails with tenant.ErrNoTenant rather than touching every school's rows.
+// Member identities (e-mail, name, password hash) are deployment-wide, because one person may
+// hold roles at several schools; what a member may do at a school is decided by their roles
+// there, which are school data.
+//
+// Backends live in sub-packages (storage/gormstore for SQLite and PostgreSQL) and must pass
+// storage/conformance. gorm and SQL never leak out of a backend: callers see only these types.
+//
+// Times are stored and returned in UTC. Money amounts are integers in the currency's minor unit
+// (1999 USD is $19.99; 1990 JPY is ¥1990).
+package storage

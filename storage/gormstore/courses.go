@@ -1,0 +1,147 @@
+package gormstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+func (r courseRow) course() storage.Course {
+	return storage.Course{
+		ID:          r.ID,
+		Slug:        r.Slug,
+		Title:       r.Title,
+		Description: r.Description,
+		PriceAmount: r.PriceAmount,
+		Currency:    r.Currency,
+		Published:   r.Published,
+		CreatedAt:   utc(r.CreatedAt),
+		UpdatedAt:   utc(r.UpdatedAt),
+	}
+}
+
+// ListCourses lists the context school's courses by id, one page at a time.
+func (s *Store) ListCourses(ctx context.Context, publishedOnly bool, page storage.Page) ([]storage.Course, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := decodeCursor(page.After)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := pageSize(page)
+	q := sc.in(s.db.WithContext(ctx)).Where("id > ?", after)
+	if publishedOnly {
+		q = q.Where("published = ?", true)
+	}
+	var rows []courseRow
+	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, "", wrap("list courses", err)
+	}
+	rows, next := nextCursor(rows, limit, func(r courseRow) int64 { return r.ID })
+	out := make([]storage.Course, len(rows))
+	for i, r := range rows {
+		out[i] = r.course()
+	}
+	return out, next, nil
+}
+
+// GetCourseBySlug returns one course of the context's school.
+func (s *Store) GetCourseBySlug(ctx context.Context, slug string) (storage.Course, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Course{}, err
+	}
+	var row courseRow
+	if err := sc.in(s.db.WithContext(ctx)).Where("slug = ?", slug).Take(&row).Error; err != nil {
+		return storage.Course{}, wrap(fmt.Sprintf("get course %q", slug), err)
+	}
+	return row.course(), nil
+}
+
+// GetCurriculum returns a course's sections and lectures, each in position order (lectures by
+// section position, then their own), in three queries whatever the course's size.
+func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Section, []storage.Lecture, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	op := fmt.Sprintf("get curriculum of course %d", courseID)
+	db := s.db.WithContext(ctx)
+
+	// The course lookup is what turns another school's course id into ErrNotFound (a course
+	// without sections is an empty curriculum, not a missing one).
+	var n int64
+	if err := sc.in(db.Model(&courseRow{})).Where("id = ?", courseID).Count(&n).Error; err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	if n == 0 {
+		return nil, nil, fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+
+	var sections []sectionRow
+	if err := sc.in(db).Where("course_id = ?", courseID).Order("position").Find(&sections).Error; err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	pos := make(map[int64]int, len(sections))
+	outSections := make([]storage.Section, len(sections))
+	for i, r := range sections {
+		pos[r.ID] = r.Position
+		outSections[i] = storage.Section{ID: r.ID, CourseID: r.CourseID, Position: r.Position, Title: r.Title}
+	}
+
+	var lectures []lectureRow
+	err = sc.in(db).Where("course_id = ?", courseID).Order("section_id, position").Find(&lectures).Error
+	if err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	outLectures := make([]storage.Lecture, len(lectures))
+	for i, r := range lectures {
+		outLectures[i] = storage.Lecture{
+			ID:              r.ID,
+			CourseID:        r.CourseID,
+			SectionID:       r.SectionID,
+			Position:        r.Position,
+			Title:           r.Title,
+			DurationSeconds: r.DurationSeconds,
+			IsLocked:        r.IsLocked,
+			UnlockAt:        utcPtr(r.UnlockAt),
+		}
+	}
+	// Section ids need not follow section positions; order lectures by the latter.
+	slices.SortStableFunc(outLectures, func(a, b storage.Lecture) int {
+		if d := cmp.Compare(pos[a.SectionID], pos[b.SectionID]); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.Position, b.Position)
+	})
+	return outSections, outLectures, nil
+}
+
+// ListEnrollments returns a member's enrollments at the context's school, by id.
+func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.Enrollment, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []enrollmentRow
+	if err := sc.in(s.db.WithContext(ctx)).Where("member_id = ?", memberID).Order("id").Find(&rows).Error; err != nil {
+		return nil, wrap(fmt.Sprintf("list enrollments of member %d", memberID), err)
+	}
+	out := make([]storage.Enrollment, len(rows))
+	for i, r := range rows {
+		out[i] = storage.Enrollment{
+			ID:             r.ID,
+			MemberID:       r.MemberID,
+			CourseID:       r.CourseID,
+			ExpireDate:     utcPtr(r.ExpireDate),
+			LifetimeAccess: r.LifetimeAccess,
+			EnrolledAt:     utc(r.EnrolledAt),
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,1122 @@
+package gormstore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// One method per SchoolData list, in the order the lists may refer to each other.
+
+func (im *importer) school(row schoolRow, seed *storage.SchoolSeed) error {
+	if seed == nil {
+		return nil
+	}
+	next := row
+	if seed.Settings != nil {
+		s, err := jsonText(seed.Settings)
+		if err != nil {
+			return importErr("school", 0, err)
+		}
+		next.Settings = s
+	}
+	if seed.Appearance != nil {
+		s, err := jsonText(seed.Appearance)
+		if err != nil {
+			return importErr("school", 0, err)
+		}
+		next.Appearance = s
+	}
+	if next.Settings != row.Settings || next.Appearance != row.Appearance {
+		next.stamp(im.now, false)
+		if err := im.update(&next); err != nil {
+			return importErr("school", 0, err)
+		}
+	}
+	im.counted("school", 1)
+	im.tick(1)
+	return nil
+}
+
+func (im *importer) members(seeds []storage.MemberSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	const kind = "members"
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = normalEmail(s.Email)
+		if emails[i] == "" {
+			return importErr(kind, i, fmt.Errorf("e-mail is empty"))
+		}
+		if s.Password != "" && s.PasswordHash == "" {
+			// Hashing is the caller's: storage keeps only argon2id PHC strings.
+			return importErr(kind, i, fmt.Errorf("member %q has a plain password: hash it into password_hash before the import", emails[i]))
+		}
+		for _, r := range s.Roles {
+			if !r.Valid() {
+				return importErr(kind, i, fmt.Errorf("unknown role %q", r))
+			}
+		}
+	}
+	var current []memberRow
+	for _, chunk := range chunks(dedupe(emails), inChunk) {
+		var rows []memberRow
+		if err := im.tx.Where("email IN ?", chunk).Find(&rows).Error; err != nil {
+			return wrap("import members", err)
+		}
+		current = append(current, rows...)
+	}
+	byEmail, err := apply(im, rowSet[storage.MemberSeed, memberRow]{
+		kind: kind,
+		key:  func(r *memberRow) string { return r.Email },
+		build: func(s *storage.MemberSeed, r *memberRow) error {
+			r.Email = normalEmail(s.Email)
+			r.Name = s.Name
+			r.AvatarURL = s.AvatarURL
+			// An empty hash leaves the member's password alone: the member may be shared with
+			// a school whose data set one.
+			if s.PasswordHash != "" {
+				r.PasswordHash = s.PasswordHash
+			}
+			return nil
+		},
+	}, seeds, current)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(seeds))
+	for i, e := range emails {
+		ids[i] = byEmail[e].ID
+		im.memberIDs[e] = ids[i]
+	}
+
+	// Roles: replace each member's roles at this school with the listed ones.
+	have, err := load[memberRoleRow](im, "member_id", ids)
+	if err != nil {
+		return err
+	}
+	byMember := map[int64]map[string]bool{}
+	for _, r := range have {
+		if byMember[r.MemberID] == nil {
+			byMember[r.MemberID] = map[string]bool{}
+		}
+		byMember[r.MemberID][r.Role] = true
+	}
+	var add []memberRoleRow
+	for i, s := range seeds {
+		want := map[string]bool{}
+		for _, r := range s.Roles {
+			want[string(r)] = true
+		}
+		var drop []string
+		for r := range byMember[ids[i]] {
+			if !want[r] {
+				drop = append(drop, r)
+			}
+		}
+		if len(drop) > 0 {
+			err := im.sc.in(im.tx).Where("member_id = ? AND role IN ?", ids[i], drop).Delete(&memberRoleRow{}).Error
+			if err != nil {
+				return importErr(kind, i, wrap("remove roles", err))
+			}
+		}
+		for _, r := range storage.Roles {
+			if want[string(r)] && !byMember[ids[i]][string(r)] {
+				add = append(add, memberRoleRow{SchoolID: im.sc.schoolID, MemberID: ids[i], Role: string(r), CreatedAt: im.now})
+			}
+		}
+	}
+	if len(add) > 0 {
+		if err := im.tx.CreateInBatches(add, insertBatch).Error; err != nil {
+			return importErr(kind, 0, wrap("add roles", err))
+		}
+	}
+	im.counted(kind, len(seeds))
+	im.tick(len(seeds))
+	return nil
+}
+
+func (im *importer) courses(seeds []storage.CourseSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	const kind = "courses"
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[courseRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	bySlug, err := apply(im, rowSet[storage.CourseSeed, courseRow]{
+		kind: kind,
+		key:  func(r *courseRow) string { return r.Slug },
+		build: func(s *storage.CourseSeed, r *courseRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Description = s.Description
+			r.PriceAmount = s.PriceAmount
+			r.Currency = s.Currency
+			r.Published = s.Published
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	if err != nil {
+		return err
+	}
+	im.imported("courses")
+	courseIDs := make([]int64, len(seeds))
+	for i, s := range seeds {
+		courseIDs[i] = bySlug[s.Slug].ID
+	}
+
+	// Sections, keyed by course and position.
+	type sectionItem struct {
+		course   int // index in seeds
+		courseID int64
+		position int
+		seed     *storage.SectionSeed
+	}
+	var sections []sectionItem
+	for i := range seeds {
+		for j := range seeds[i].Sections {
+			sections = append(sections, sectionItem{i, courseIDs[i], j + 1, &seeds[i].Sections[j]})
+		}
+	}
+	currentSections, err := load[sectionRow](im, "course_id", courseIDs)
+	if err != nil {
+		return err
+	}
+	sectionByKey, err := apply(im, rowSet[sectionItem, sectionRow]{
+		kind:  kind,
+		index: func(i int) int { return sections[i].course },
+		key:   func(r *sectionRow) string { return key2(r.CourseID, int64(r.Position)) },
+		build: func(it *sectionItem, r *sectionRow) error {
+			r.CourseID = it.courseID
+			r.Position = it.position
+			r.Title = it.seed.Title
+			return nil
+		},
+	}, sections, currentSections)
+	if err != nil {
+		return err
+	}
+
+	// Lectures, keyed by section and position.
+	type lectureItem struct {
+		course            int
+		courseID, section int64
+		position          int
+		seed              *storage.LectureSeed
+	}
+	var lectures []lectureItem
+	for _, sec := range sections {
+		sectionID := sectionByKey[key2(sec.courseID, int64(sec.position))].ID
+		for j := range sec.seed.Lectures {
+			lectures = append(lectures, lectureItem{sec.course, sec.courseID, sectionID, j + 1, &sec.seed.Lectures[j]})
+		}
+	}
+	currentLectures, err := load[lectureRow](im, "course_id", courseIDs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[lectureItem, lectureRow]{
+		kind:  kind,
+		index: func(i int) int { return lectures[i].course },
+		key:   func(r *lectureRow) string { return key2(r.SectionID, int64(r.Position)) },
+		build: func(it *lectureItem, r *lectureRow) error {
+			r.CourseID = it.courseID
+			r.SectionID = it.section
+			r.Position = it.position
+			r.Title = it.seed.Title
+			r.DurationSeconds = it.seed.DurationSeconds
+			r.IsLocked = it.seed.IsLocked
+			r.UnlockAt = dbTimePtr(it.seed.UnlockAt)
+			return nil
+		},
+	}, lectures, currentLectures)
+	if err != nil {
+		return err
+	}
+	for _, id := range courseIDs {
+		delete(im.lectures, id)
+	}
+	im.counted(kind, len(seeds))
+	im.tick(len(seeds))
+	return nil
+}
+
+func (im *importer) enrollments(seeds []storage.EnrollmentSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[enrollmentRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.EnrollmentSeed, enrollmentRow]{
+		kind:  "enrollments",
+		ticks: true,
+		key:   func(r *enrollmentRow) string { return key2(r.MemberID, r.CourseID) },
+		build: func(s *storage.EnrollmentSeed, r *enrollmentRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if r.CourseID, err = im.idOf("courses", "slug", "course", s.Course); err != nil {
+				return err
+			}
+			r.ExpireDate = dbTimePtr(s.ExpireDate)
+			r.LifetimeAccess = s.LifetimeAccess
+			r.EnrolledAt = dbTime(s.EnrolledAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("enrollments", len(seeds))
+	return err
+}
+
+func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[progressRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.ProgressSeed, progressRow]{
+		kind:  "progress",
+		ticks: true,
+		key:   func(r *progressRow) string { return key2(r.MemberID, r.LectureID) },
+		build: func(s *storage.ProgressSeed, r *progressRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			l, err := im.lecture(s.Lecture)
+			if err != nil {
+				return err
+			}
+			r.LectureID, r.CourseID = l.id, l.courseID
+			r.State = string(s.State)
+			r.PositionSeconds = s.PositionSeconds
+			r.UpdatedAt = dbTime(s.UpdatedAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("progress", len(seeds))
+	return err
+}
+
+func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[digitalProductRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.DigitalProductSeed, digitalProductRow]{
+		kind:  "digital_products",
+		ticks: true,
+		key:   func(r *digitalProductRow) string { return r.Slug },
+		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Description = s.Description
+			r.PriceAmount = s.PriceAmount
+			r.Currency = s.Currency
+			r.Published = s.Published
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	im.imported("digital_products")
+	im.counted("digital_products", len(seeds))
+	return err
+}
+
+func (im *importer) productHoldings(seeds []storage.ProductHoldingSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[productHoldingRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.ProductHoldingSeed, productHoldingRow]{
+		kind:  "product_holdings",
+		ticks: true,
+		key:   func(r *productHoldingRow) string { return key2(r.MemberID, r.ProductID) },
+		build: func(s *storage.ProductHoldingSeed, r *productHoldingRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if r.ProductID, err = im.idOf("digital_products", "slug", "digital product", s.Product); err != nil {
+				return err
+			}
+			r.GrantedAt = dbTime(s.GrantedAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("product_holdings", len(seeds))
+	return err
+}
+
+func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	const kind = "consulting_services"
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[consultingServiceRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	bySlug, err := apply(im, rowSet[storage.ConsultingServiceSeed, consultingServiceRow]{
+		kind: kind,
+		key:  func(r *consultingServiceRow) string { return r.Slug },
+		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Description = s.Description
+			r.PriceAmount = s.PriceAmount
+			r.Currency = s.Currency
+			r.DurationMinutes = s.DurationMinutes
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	if err != nil {
+		return err
+	}
+	im.imported("consulting_services")
+	serviceIDs := make([]int64, len(seeds))
+	for i, s := range seeds {
+		serviceIDs[i] = bySlug[s.Slug].ID
+	}
+
+	// The courses a service is offered against.
+	type courseItem struct {
+		service   int
+		serviceID int64
+		slug      string
+	}
+	var courses []courseItem
+	for i, s := range seeds {
+		for _, c := range s.Courses {
+			courses = append(courses, courseItem{i, serviceIDs[i], c})
+		}
+	}
+	currentCourses, err := load[consultingServiceCourseRow](im, "service_id", serviceIDs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[courseItem, consultingServiceCourseRow]{
+		kind:  kind,
+		index: func(i int) int { return courses[i].service },
+		key:   func(r *consultingServiceCourseRow) string { return key2(r.ServiceID, r.CourseID) },
+		build: func(it *courseItem, r *consultingServiceCourseRow) (err error) {
+			r.ServiceID = it.serviceID
+			r.CourseID, err = im.idOf("courses", "slug", "course", it.slug)
+			return err
+		},
+	}, courses, currentCourses)
+	if err != nil {
+		return err
+	}
+
+	// Weekly slots, keyed by weekday and start time.
+	type slotItem struct {
+		service   int
+		serviceID int64
+		seed      *storage.SlotSeed
+	}
+	var slots []slotItem
+	for i := range seeds {
+		for j := range seeds[i].Slots {
+			slots = append(slots, slotItem{i, serviceIDs[i], &seeds[i].Slots[j]})
+		}
+	}
+	currentSlots, err := load[consultingSlotRow](im, "service_id", serviceIDs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[slotItem, consultingSlotRow]{
+		kind:  kind,
+		index: func(i int) int { return slots[i].service },
+		key: func(r *consultingSlotRow) string {
+			return fmt.Sprintf("%d/%d/%s", r.ServiceID, r.Weekday, r.StartTime)
+		},
+		build: func(it *slotItem, r *consultingSlotRow) error {
+			r.ServiceID = it.serviceID
+			r.Weekday = it.seed.Weekday
+			r.StartTime = it.seed.StartTime
+			r.DurationMinutes = it.seed.DurationMinutes
+			r.TimeZone = it.seed.TimeZone
+			return required("slot start_time", it.seed.StartTime)
+		},
+	}, slots, currentSlots)
+	if err != nil {
+		return err
+	}
+
+	// Meetings, keyed by start time.
+	type meetingItem struct {
+		service   int
+		serviceID int64
+		seed      *storage.MeetingSeed
+	}
+	var meetings []meetingItem
+	for i := range seeds {
+		for j := range seeds[i].Meetings {
+			meetings = append(meetings, meetingItem{i, serviceIDs[i], &seeds[i].Meetings[j]})
+		}
+	}
+	currentMeetings, err := load[consultingMeetingRow](im, "service_id", serviceIDs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[meetingItem, consultingMeetingRow]{
+		kind:  kind,
+		index: func(i int) int { return meetings[i].service },
+		key: func(r *consultingMeetingRow) string {
+			return key2(r.ServiceID, r.StartsAt.UnixMicro())
+		},
+		build: func(it *meetingItem, r *consultingMeetingRow) (err error) {
+			r.ServiceID = it.serviceID
+			if r.MemberID, err = im.memberID(it.seed.Member); err != nil {
+				return err
+			}
+			r.StartsAt = dbTime(it.seed.StartsAt)
+			r.EndsAt = dbTime(it.seed.EndsAt)
+			return nil
+		},
+	}, meetings, currentMeetings)
+	if err != nil {
+		return err
+	}
+	im.counted(kind, len(seeds))
+	im.tick(len(seeds))
+	return nil
+}
+
+func (im *importer) events(seeds []storage.EventSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[eventRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.EventSeed, eventRow]{
+		kind:  "events",
+		ticks: true,
+		key:   func(r *eventRow) string { return r.Slug },
+		build: func(s *storage.EventSeed, r *eventRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Description = s.Description
+			r.StartsAt = dbTime(s.StartsAt)
+			r.EndsAt = dbTime(s.EndsAt)
+			r.Location = s.Location
+			r.PriceAmount = s.PriceAmount
+			r.Currency = s.Currency
+			r.Capacity = s.Capacity
+			r.Published = s.Published
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	im.imported("events")
+	im.counted("events", len(seeds))
+	return err
+}
+
+func (im *importer) eventRegistrations(seeds []storage.EventRegistrationSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[eventRegistrationRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.EventRegistrationSeed, eventRegistrationRow]{
+		kind:  "event_registrations",
+		ticks: true,
+		key:   func(r *eventRegistrationRow) string { return key2(r.EventID, r.MemberID) },
+		build: func(s *storage.EventRegistrationSeed, r *eventRegistrationRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if r.EventID, err = im.idOf("events", "slug", "event", s.Event); err != nil {
+				return err
+			}
+			r.Status = s.Status
+			r.RegisteredAt = dbTime(s.RegisteredAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("event_registrations", len(seeds))
+	return err
+}
+
+func (im *importer) payments(seeds []storage.PaymentSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	tradeNos := make([]string, len(seeds))
+	for i, s := range seeds {
+		tradeNos[i] = s.TradeNo
+	}
+	current, err := load[paymentRow](im, "trade_no", tradeNos)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.PaymentSeed, paymentRow]{
+		kind:  "payments",
+		ticks: true,
+		key:   func(r *paymentRow) string { return r.TradeNo },
+		build: func(s *storage.PaymentSeed, r *paymentRow) (err error) {
+			if err := required("trade_no", s.TradeNo); err != nil {
+				return err
+			}
+			r.TradeNo = s.TradeNo
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			r.Amount = s.Amount
+			r.Currency = s.Currency
+			r.PaymentType = nil
+			if s.PaymentType != "" {
+				t := s.PaymentType
+				r.PaymentType = &t
+			}
+			r.PaymentState = s.PaymentState
+			r.CreatedAt = dbTime(s.CreatedAt)
+			r.PaidAt = dbTimePtr(s.PaidAt)
+			r.ExpiredAt = dbTimePtr(s.ExpiredAt)
+			r.RefundingState = s.RefundingState
+			if r.RefundingState == "" {
+				r.RefundingState = storage.RefundNone
+			}
+			r.RefundedAmount = s.RefundedAmount
+			r.RefundedAt = dbTimePtr(s.RefundedAt)
+			r.RefundRequestedAt = dbTimePtr(s.RefundRequestedAt)
+			r.BankCode = s.BankCode
+			r.BankName = s.BankName
+			r.CodeNo = s.CodeNo
+			lineItems := s.LineItems
+			if lineItems == nil {
+				lineItems = []storage.PaymentLineItem{}
+			}
+			if r.LineItems, err = jsonText(lineItems); err != nil {
+				return err
+			}
+			adjustments := s.Adjustments
+			if adjustments == nil {
+				adjustments = []storage.PaymentAdjustment{}
+			}
+			if r.Adjustments, err = jsonText(adjustments); err != nil {
+				return err
+			}
+			invoice := s.Invoice
+			if invoice != nil {
+				inv := *invoice
+				inv.IssuedAt = dbTimePtr(inv.IssuedAt)
+				invoice = &inv
+			}
+			if r.Invoice, err = optionalJSON(invoice); err != nil {
+				return err
+			}
+			r.Installment, err = optionalJSON(s.Installment)
+			return err
+		},
+	}, seeds, current)
+	im.counted("payments", len(seeds))
+	return err
+}
+
+func (im *importer) notifications(seeds []storage.NotificationSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	keys := make([]string, len(seeds))
+	for i, s := range seeds {
+		keys[i] = s.Key
+	}
+	current, err := load[notificationRow](im, "key", keys)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.NotificationSeed, notificationRow]{
+		kind:  "notifications",
+		ticks: true,
+		key:   func(r *notificationRow) string { return r.Key },
+		build: func(s *storage.NotificationSeed, r *notificationRow) (err error) {
+			if err := required("key", s.Key); err != nil {
+				return err
+			}
+			r.Key = s.Key
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			r.Kind = s.Kind
+			r.Title = s.Title
+			r.Body = s.Body
+			r.URL = s.URL
+			r.CreatedAt = dbTime(s.CreatedAt)
+			r.ReadAt = dbTimePtr(s.ReadAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("notifications", len(seeds))
+	return err
+}
+
+func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscriptionSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[notificationSubscriptionRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.NotificationSubscriptionSeed, notificationSubscriptionRow]{
+		kind:  "notification_subscriptions",
+		ticks: true,
+		key: func(r *notificationSubscriptionRow) string {
+			// Topics and channels are plain words; a newline cannot occur in either.
+			return fmt.Sprintf("%d\n%s\n%s", r.MemberID, r.Topic, r.Channel)
+		},
+		build: func(s *storage.NotificationSubscriptionSeed, r *notificationSubscriptionRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if err := required("topic", s.Topic); err != nil {
+				return err
+			}
+			if err := required("channel", s.Channel); err != nil {
+				return err
+			}
+			if strings.ContainsRune(s.Topic+s.Channel, '\n') {
+				return fmt.Errorf("topic and channel must be single words")
+			}
+			r.Topic = s.Topic
+			r.Channel = s.Channel
+			r.Enabled = s.Enabled
+			return nil
+		},
+	}, seeds, current)
+	im.counted("notification_subscriptions", len(seeds))
+	return err
+}
+
+func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[membershipPlanRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.MembershipPlanSeed, membershipPlanRow]{
+		kind:  "membership_plans",
+		ticks: true,
+		key:   func(r *membershipPlanRow) string { return r.Slug },
+		build: func(s *storage.MembershipPlanSeed, r *membershipPlanRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Description = s.Description
+			r.PriceAmount = s.PriceAmount
+			r.Currency = s.Currency
+			r.BillingInterval = s.Interval
+			r.Published = s.Published
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	im.imported("membership_plans")
+	im.counted("membership_plans", len(seeds))
+	return err
+}
+
+func (im *importer) subscriptions(seeds []storage.SubscriptionSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	emails := make([]string, len(seeds))
+	for i, s := range seeds {
+		emails[i] = s.Member
+	}
+	members, err := im.knownMemberIDs(emails)
+	if err != nil {
+		return err
+	}
+	current, err := load[subscriptionRow](im, "member_id", members)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.SubscriptionSeed, subscriptionRow]{
+		kind:  "subscriptions",
+		ticks: true,
+		key:   func(r *subscriptionRow) string { return key2(r.MemberID, r.PlanID) },
+		build: func(s *storage.SubscriptionSeed, r *subscriptionRow) (err error) {
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if r.PlanID, err = im.idOf("membership_plans", "slug", "membership plan", s.Plan); err != nil {
+				return err
+			}
+			r.State = s.State
+			r.StartedAt = dbTime(s.StartedAt)
+			r.CurrentPeriodEnd = dbTime(s.CurrentPeriodEnd)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("subscriptions", len(seeds))
+	return err
+}
+
+func (im *importer) coupons(seeds []storage.CouponSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	codes := make([]string, len(seeds))
+	for i, s := range seeds {
+		codes[i] = s.Code
+	}
+	current, err := load[couponRow](im, "code", codes)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.CouponSeed, couponRow]{
+		kind:  "coupons",
+		ticks: true,
+		key:   func(r *couponRow) string { return r.Code },
+		build: func(s *storage.CouponSeed, r *couponRow) error {
+			r.Code = s.Code
+			r.Title = s.Title
+			r.PercentOff = s.PercentOff
+			r.AmountOff = s.AmountOff
+			r.Currency = s.Currency
+			r.ExpiresAt = dbTimePtr(s.ExpiresAt)
+			r.MaxRedemptions = s.MaxRedemptions
+			return required("code", s.Code)
+		},
+	}, seeds, current)
+	im.counted("coupons", len(seeds))
+	return err
+}
+
+func (im *importer) posts(seeds []storage.PostSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	keys := make([]string, len(seeds))
+	for i, s := range seeds {
+		keys[i] = s.Key
+	}
+	current, err := load[postRow](im, "key", keys)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.PostSeed, postRow]{
+		kind:  "posts",
+		ticks: true,
+		key:   func(r *postRow) string { return r.Key },
+		build: func(s *storage.PostSeed, r *postRow) (err error) {
+			if err := required("key", s.Key); err != nil {
+				return err
+			}
+			r.Key = s.Key
+			r.Title = s.Title
+			r.Body = s.Body
+			if r.CourseID, err = im.optionalIDOf("courses", "slug", "course", s.Course); err != nil {
+				return err
+			}
+			if r.AuthorMemberID, err = im.optionalMemberID(s.Author); err != nil {
+				return err
+			}
+			r.PublishedAt = dbTime(s.PublishedAt)
+			return nil
+		},
+	}, seeds, current)
+	im.imported("posts")
+	im.counted("posts", len(seeds))
+	return err
+}
+
+func (im *importer) comments(seeds []storage.CommentSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	keys := make([]string, len(seeds))
+	for i, s := range seeds {
+		keys[i] = s.Key
+	}
+	current, err := load[commentRow](im, "key", keys)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.CommentSeed, commentRow]{
+		kind:  "comments",
+		ticks: true,
+		key:   func(r *commentRow) string { return r.Key },
+		build: func(s *storage.CommentSeed, r *commentRow) (err error) {
+			if err := required("key", s.Key); err != nil {
+				return err
+			}
+			r.Key = s.Key
+			if r.MemberID, err = im.memberID(s.Member); err != nil {
+				return err
+			}
+			if (s.Post == "") == (s.Lecture == nil) {
+				return fmt.Errorf("a comment is on exactly one of a post and a lecture")
+			}
+			r.PostID, r.LectureID = nil, nil
+			if s.Post != "" {
+				id, err := im.idOf("posts", "key", "post", s.Post)
+				if err != nil {
+					return err
+				}
+				r.PostID = &id
+			} else {
+				l, err := im.lecture(*s.Lecture)
+				if err != nil {
+					return err
+				}
+				r.LectureID = &l.id
+			}
+			r.Body = s.Body
+			r.CreatedAt = dbTime(s.CreatedAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("comments", len(seeds))
+	return err
+}
+
+func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	const kind = "lecturers"
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[lecturerRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	bySlug, err := apply(im, rowSet[storage.LecturerSeed, lecturerRow]{
+		kind: kind,
+		key:  func(r *lecturerRow) string { return r.Slug },
+		build: func(s *storage.LecturerSeed, r *lecturerRow) (err error) {
+			r.Slug = s.Slug
+			r.Name = s.Name
+			r.Bio = s.Bio
+			r.AvatarURL = s.AvatarURL
+			if r.MemberID, err = im.optionalMemberID(s.Member); err != nil {
+				return err
+			}
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	if err != nil {
+		return err
+	}
+	im.imported("lecturers")
+	lecturerIDs := make([]int64, len(seeds))
+	for i, s := range seeds {
+		lecturerIDs[i] = bySlug[s.Slug].ID
+	}
+	type courseItem struct {
+		lecturer   int
+		lecturerID int64
+		slug       string
+	}
+	var courses []courseItem
+	for i, s := range seeds {
+		for _, c := range s.Courses {
+			courses = append(courses, courseItem{i, lecturerIDs[i], c})
+		}
+	}
+	currentCourses, err := load[lecturerCourseRow](im, "lecturer_id", lecturerIDs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[courseItem, lecturerCourseRow]{
+		kind:  kind,
+		index: func(i int) int { return courses[i].lecturer },
+		key:   func(r *lecturerCourseRow) string { return key2(r.LecturerID, r.CourseID) },
+		build: func(it *courseItem, r *lecturerCourseRow) (err error) {
+			r.LecturerID = it.lecturerID
+			r.CourseID, err = im.idOf("courses", "slug", "course", it.slug)
+			return err
+		},
+	}, courses, currentCourses)
+	if err != nil {
+		return err
+	}
+	im.counted(kind, len(seeds))
+	im.tick(len(seeds))
+	return nil
+}
+
+func (im *importer) forms(seeds []storage.FormSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[formRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.FormSeed, formRow]{
+		kind:  "forms",
+		ticks: true,
+		key:   func(r *formRow) string { return r.Slug },
+		build: func(s *storage.FormSeed, r *formRow) (err error) {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			fields := s.Fields
+			if fields == nil {
+				fields = []storage.FormField{}
+			}
+			if r.Fields, err = jsonText(fields); err != nil {
+				return err
+			}
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	im.imported("forms")
+	im.counted("forms", len(seeds))
+	return err
+}
+
+func (im *importer) formSubmissions(seeds []storage.FormSubmissionSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	keys := make([]string, len(seeds))
+	for i, s := range seeds {
+		keys[i] = s.Key
+	}
+	current, err := load[formSubmissionRow](im, "key", keys)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.FormSubmissionSeed, formSubmissionRow]{
+		kind:  "form_submissions",
+		ticks: true,
+		key:   func(r *formSubmissionRow) string { return r.Key },
+		build: func(s *storage.FormSubmissionSeed, r *formSubmissionRow) (err error) {
+			if err := required("key", s.Key); err != nil {
+				return err
+			}
+			r.Key = s.Key
+			if r.FormID, err = im.idOf("forms", "slug", "form", s.Form); err != nil {
+				return err
+			}
+			if r.MemberID, err = im.optionalMemberID(s.Member); err != nil {
+				return err
+			}
+			data := s.Data
+			if data == nil {
+				data = map[string]string{}
+			}
+			if r.Data, err = jsonText(data); err != nil {
+				return err
+			}
+			r.SubmittedAt = dbTime(s.SubmittedAt)
+			return nil
+		},
+	}, seeds, current)
+	im.counted("form_submissions", len(seeds))
+	return err
+}
+
+func (im *importer) pages(seeds []storage.PageSeed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(seeds))
+	for i, s := range seeds {
+		slugs[i] = s.Slug
+	}
+	current, err := load[pageRow](im, "slug", slugs)
+	if err != nil {
+		return err
+	}
+	_, err = apply(im, rowSet[storage.PageSeed, pageRow]{
+		kind:  "pages",
+		ticks: true,
+		key:   func(r *pageRow) string { return r.Slug },
+		build: func(s *storage.PageSeed, r *pageRow) error {
+			r.Slug = s.Slug
+			r.Title = s.Title
+			r.Body = s.Body
+			r.Published = s.Published
+			return required("slug", s.Slug)
+		},
+	}, seeds, current)
+	im.counted("pages", len(seeds))
+	return err
+}

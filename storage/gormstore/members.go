@@ -1,0 +1,277 @@
+package gormstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// normalEmail is the form e-mails are stored and compared in. Only case is folded: anything
+// cleverer (dots, plus tags) would merge addresses that belong to different people.
+func normalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+func (r memberRow) member() storage.Member {
+	return storage.Member{
+		ID:           r.ID,
+		Email:        r.Email,
+		Name:         r.Name,
+		AvatarURL:    r.AvatarURL,
+		PasswordHash: r.PasswordHash,
+		CreatedAt:    utc(r.CreatedAt),
+		UpdatedAt:    utc(r.UpdatedAt),
+	}
+}
+
+// CreateMember stores a new member.
+func (s *Store) CreateMember(ctx context.Context, m storage.Member) (storage.Member, error) {
+	row := memberRow{
+		Email:        normalEmail(m.Email),
+		Name:         m.Name,
+		AvatarURL:    m.AvatarURL,
+		PasswordHash: m.PasswordHash,
+	}
+	if row.Email == "" {
+		return storage.Member{}, errors.New("gormstore: create member: the e-mail is empty")
+	}
+	row.stamp(dbTime(s.now()), true)
+	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+		return storage.Member{}, wrap("create member", err)
+	}
+	return row.member(), nil
+}
+
+// GetMember returns a member by id.
+func (s *Store) GetMember(ctx context.Context, id int64) (storage.Member, error) {
+	var row memberRow
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return storage.Member{}, wrap(fmt.Sprintf("get member %d", id), err)
+	}
+	return row.member(), nil
+}
+
+// GetMemberByEmail returns a member by e-mail, compared case-insensitively.
+func (s *Store) GetMemberByEmail(ctx context.Context, email string) (storage.Member, error) {
+	var row memberRow
+	if err := s.db.WithContext(ctx).Where("email = ?", normalEmail(email)).Take(&row).Error; err != nil {
+		return storage.Member{}, wrap("get member by e-mail", err)
+	}
+	return row.member(), nil
+}
+
+// UpdateMember applies fn to the member while its row is locked.
+func (s *Store) UpdateMember(ctx context.Context, id int64, fn func(storage.Member) (storage.Member, error)) (storage.Member, error) {
+	op := fmt.Sprintf("update member %d", id)
+	var out storage.Member
+	err := s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var row memberRow
+		if err := forUpdate(tx).Where("id = ?", id).Take(&row).Error; err != nil {
+			return wrap(op, err)
+		}
+		m, err := fn(row.member())
+		if err != nil {
+			return err
+		}
+		next := memberRow{
+			ID:           row.ID,
+			Email:        normalEmail(m.Email),
+			Name:         m.Name,
+			AvatarURL:    m.AvatarURL,
+			PasswordHash: m.PasswordHash,
+			CreatedAt:    row.CreatedAt,
+		}
+		if next.Email == "" {
+			return fmt.Errorf("gormstore: %s: the e-mail is empty", op)
+		}
+		next.stamp(dbTime(s.now()), false)
+		if err := tx.Select("*").Omit("id").Where("id = ?", id).Updates(&next).Error; err != nil {
+			return wrap(op, err)
+		}
+		out = next.member()
+		return nil
+	})
+	return out, err
+}
+
+// SetRoles replaces the member's roles at the context's school.
+func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Role) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	op := fmt.Sprintf("set roles of member %d", memberID)
+	for _, r := range roles {
+		if !r.Valid() {
+			return fmt.Errorf("gormstore: %s: unknown role %q", op, r)
+		}
+	}
+	return s.inTx(ctx, op, func(tx *gorm.DB) error {
+		// Checked explicitly so that an empty list for an unknown member is ErrNotFound too.
+		var n int64
+		if err := tx.Model(&memberRow{}).Where("id = ?", memberID).Count(&n).Error; err != nil {
+			return wrap(op, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		}
+		return wrap(op, replaceRoles(tx, sc, memberID, roles, dbTime(s.now())))
+	})
+}
+
+// replaceRoles makes the member's roles at the school exactly roles, touching only the rows that
+// change (so a role's created_at survives a replace that keeps it).
+func replaceRoles(tx *gorm.DB, sc scope, memberID int64, roles []storage.Role, now time.Time) error {
+	var have []memberRoleRow
+	if err := sc.in(tx).Where("member_id = ?", memberID).Find(&have).Error; err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, r := range roles {
+		want[string(r)] = true
+	}
+	var drop []string
+	for _, h := range have {
+		if want[h.Role] {
+			delete(want, h.Role)
+		} else {
+			drop = append(drop, h.Role)
+		}
+	}
+	if len(drop) > 0 {
+		if err := sc.in(tx).Where("member_id = ? AND role IN ?", memberID, drop).Delete(&memberRoleRow{}).Error; err != nil {
+			return err
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	add := make([]memberRoleRow, 0, len(want))
+	for _, r := range storage.Roles {
+		if want[string(r)] {
+			add = append(add, memberRoleRow{SchoolID: sc.schoolID, MemberID: memberID, Role: string(r), CreatedAt: now})
+		}
+	}
+	return tx.Create(&add).Error
+}
+
+// GetRoles returns the member's roles at the context's school, most powerful first.
+func (s *Store) GetRoles(ctx context.Context, memberID int64) ([]storage.Role, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	err = sc.in(s.db.WithContext(ctx).Model(&memberRoleRow{})).
+		Where("member_id = ?", memberID).Pluck("role", &names).Error
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("get roles of member %d", memberID), err)
+	}
+	return sortRoles(names), nil
+}
+
+// sortRoles orders roles most powerful first, as storage.Roles lists them.
+func sortRoles(names []string) []storage.Role {
+	roles := make([]storage.Role, 0, len(names))
+	for _, n := range names {
+		roles = append(roles, storage.Role(n))
+	}
+	rank := func(r storage.Role) int {
+		if i := slices.Index(storage.Roles, r); i >= 0 {
+			return i
+		}
+		return len(storage.Roles)
+	}
+	slices.SortFunc(roles, func(a, b storage.Role) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	return roles
+}
+
+// ListSchoolMembers lists the members holding a role at the context's school, by id.
+func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := decodeCursor(page.After)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := pageSize(page)
+	db := s.db.WithContext(ctx)
+	const op = "list school members"
+
+	var rows []memberRow
+	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
+	err = db.Where("id IN (?) AND id > ?", holders, after).Order("id").Limit(limit + 1).Find(&rows).Error
+	if err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextCursor(rows, limit, func(r memberRow) int64 { return r.ID })
+	if len(rows) == 0 {
+		return []storage.MemberRoles{}, "", nil
+	}
+
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var roleRows []memberRoleRow
+	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+		return nil, "", wrap(op, err)
+	}
+	byMember := map[int64][]string{}
+	for _, r := range roleRows {
+		byMember[r.MemberID] = append(byMember[r.MemberID], r.Role)
+	}
+	out := make([]storage.MemberRoles, len(rows))
+	for i, r := range rows {
+		out[i] = storage.MemberRoles{Member: r.member(), Roles: sortRoles(byMember[r.ID])}
+	}
+	return out, next, nil
+}
+
+// ListMemberSchools returns every school where the member holds a role, by school id.
+func (s *Store) ListMemberSchools(ctx context.Context, memberID int64) ([]storage.SchoolRoles, error) {
+	var rows []struct {
+		SchoolID  int64
+		Subdomain string
+		Name      string
+		Role      string
+	}
+	err := s.db.WithContext(ctx).Table("member_roles AS r").
+		Select("r.school_id, s.subdomain, s.name, r.role").
+		Joins("JOIN schools AS s ON s.id = r.school_id").
+		Where("r.member_id = ?", memberID).
+		Order("r.school_id").
+		Scan(&rows).Error
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("list schools of member %d", memberID), err)
+	}
+	out := []storage.SchoolRoles{}
+	var names []string
+	flush := func() {
+		if len(out) > 0 {
+			out[len(out)-1].Roles = sortRoles(names)
+		}
+		names = nil
+	}
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].SchoolID != r.SchoolID {
+			flush()
+			out = append(out, storage.SchoolRoles{SchoolID: r.SchoolID, Subdomain: r.Subdomain, Name: r.Name})
+		}
+		names = append(names, r.Role)
+	}
+	flush()
+	return out, nil
+}

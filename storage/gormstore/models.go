@@ -1,0 +1,406 @@
+package gormstore
+
+import "time"
+
+// Row structs mirror the tables of migrations/*.sql one to one; TestModelsMatchSchema checks
+// every field against the migrated schema. They never leave the package: methods convert them to
+// storage's types.
+//
+// gorm would stamp any field named CreatedAt or UpdatedAt by itself; the tags turn that off
+// because several of those times are data (a payment's creation, a seeded progress row) and the
+// store sets its own stamps explicitly (stamp methods below).
+
+type schoolRow struct {
+	ID         int64 `gorm:"primaryKey;autoIncrement:false"`
+	Subdomain  string
+	Name       string
+	Settings   string    // JSON of storage.SchoolSettings
+	Appearance string    // JSON of storage.Appearance
+	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt  time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (schoolRow) TableName() string { return "schools" }
+
+type memberRow struct {
+	ID           int64
+	Email        string
+	Name         string
+	AvatarURL    string
+	PasswordHash string
+	CreatedAt    time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt    time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (memberRow) TableName() string { return "members" }
+
+type memberRoleRow struct {
+	SchoolID  int64     `gorm:"primaryKey;autoIncrement:false"`
+	MemberID  int64     `gorm:"primaryKey;autoIncrement:false"`
+	Role      string    `gorm:"primaryKey"`
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+}
+
+func (memberRoleRow) TableName() string { return "member_roles" }
+
+type courseRow struct {
+	ID          int64
+	SchoolID    int64
+	Slug        string
+	Title       string
+	Description string
+	PriceAmount int64
+	Currency    string
+	Published   bool
+	CreatedAt   time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt   time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (courseRow) TableName() string { return "courses" }
+
+type sectionRow struct {
+	ID       int64
+	SchoolID int64
+	CourseID int64
+	Position int
+	Title    string
+}
+
+func (sectionRow) TableName() string { return "course_sections" }
+
+type lectureRow struct {
+	ID              int64
+	SchoolID        int64
+	CourseID        int64
+	SectionID       int64
+	Position        int
+	Title           string
+	DurationSeconds int
+	IsLocked        bool
+	UnlockAt        *time.Time
+}
+
+func (lectureRow) TableName() string { return "lectures" }
+
+type enrollmentRow struct {
+	ID             int64
+	SchoolID       int64
+	MemberID       int64
+	CourseID       int64
+	ExpireDate     *time.Time
+	LifetimeAccess bool
+	EnrolledAt     time.Time
+}
+
+func (enrollmentRow) TableName() string { return "enrollments" }
+
+type progressRow struct {
+	SchoolID        int64
+	MemberID        int64 `gorm:"primaryKey;autoIncrement:false"`
+	LectureID       int64 `gorm:"primaryKey;autoIncrement:false"`
+	CourseID        int64
+	State           string
+	PositionSeconds int
+	UpdatedAt       time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (progressRow) TableName() string { return "lecture_progress" }
+
+type digitalProductRow struct {
+	ID          int64
+	SchoolID    int64
+	Slug        string
+	Title       string
+	Description string
+	PriceAmount int64
+	Currency    string
+	Published   bool
+}
+
+func (digitalProductRow) TableName() string { return "digital_products" }
+
+type productHoldingRow struct {
+	ID        int64
+	SchoolID  int64
+	MemberID  int64
+	ProductID int64
+	GrantedAt time.Time
+}
+
+func (productHoldingRow) TableName() string { return "product_holdings" }
+
+type consultingServiceRow struct {
+	ID              int64
+	SchoolID        int64
+	Slug            string
+	Title           string
+	Description     string
+	PriceAmount     int64
+	Currency        string
+	DurationMinutes int
+}
+
+func (consultingServiceRow) TableName() string { return "consulting_services" }
+
+type consultingServiceCourseRow struct {
+	SchoolID  int64
+	ServiceID int64 `gorm:"primaryKey;autoIncrement:false"`
+	CourseID  int64 `gorm:"primaryKey;autoIncrement:false"`
+}
+
+func (consultingServiceCourseRow) TableName() string { return "consulting_service_courses" }
+
+type consultingSlotRow struct {
+	ID              int64
+	SchoolID        int64
+	ServiceID       int64
+	Weekday         int
+	StartTime       string // "HH:MM"
+	DurationMinutes int
+	TimeZone        string
+}
+
+func (consultingSlotRow) TableName() string { return "consulting_slots" }
+
+type consultingMeetingRow struct {
+	ID        int64
+	SchoolID  int64
+	ServiceID int64
+	MemberID  int64
+	StartsAt  time.Time
+	EndsAt    time.Time
+}
+
+func (consultingMeetingRow) TableName() string { return "consulting_meetings" }
+
+type eventRow struct {
+	ID          int64
+	SchoolID    int64
+	Slug        string
+	Title       string
+	Description string
+	StartsAt    time.Time
+	EndsAt      time.Time
+	Location    string
+	PriceAmount int64
+	Currency    string
+	Capacity    int
+	Published   bool
+}
+
+func (eventRow) TableName() string { return "events" }
+
+type eventRegistrationRow struct {
+	ID           int64
+	SchoolID     int64
+	EventID      int64
+	MemberID     int64
+	Status       string
+	RegisteredAt time.Time
+}
+
+func (eventRegistrationRow) TableName() string { return "event_registrations" }
+
+type paymentRow struct {
+	ID                int64
+	SchoolID          int64
+	TradeNo           string
+	MemberID          int64
+	Amount            int64
+	Currency          string
+	PaymentType       *string // NULL: the buyer never chose a method
+	PaymentState      string
+	CreatedAt         time.Time `gorm:"autoCreateTime:false"`
+	PaidAt            *time.Time
+	ExpiredAt         *time.Time
+	RefundingState    string
+	RefundedAmount    int64
+	RefundedAt        *time.Time
+	RefundRequestedAt *time.Time
+	BankCode          string
+	BankName          string
+	CodeNo            string
+	LineItems         string  // JSON array of storage.PaymentLineItem
+	Adjustments       string  // JSON array of storage.PaymentAdjustment
+	Invoice           *string // JSON of storage.PaymentInvoice
+	Installment       *string // JSON of storage.PaymentInstallment
+}
+
+func (paymentRow) TableName() string { return "payments" }
+
+type notificationRow struct {
+	ID        int64
+	SchoolID  int64
+	Key       string
+	MemberID  int64
+	Kind      string
+	Title     string
+	Body      string
+	URL       string
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+	ReadAt    *time.Time
+}
+
+func (notificationRow) TableName() string { return "notifications" }
+
+type notificationSubscriptionRow struct {
+	SchoolID int64  `gorm:"primaryKey;autoIncrement:false"`
+	MemberID int64  `gorm:"primaryKey;autoIncrement:false"`
+	Topic    string `gorm:"primaryKey"`
+	Channel  string `gorm:"primaryKey"`
+	Enabled  bool
+}
+
+func (notificationSubscriptionRow) TableName() string { return "notification_subscriptions" }
+
+type membershipPlanRow struct {
+	ID              int64
+	SchoolID        int64
+	Slug            string
+	Title           string
+	Description     string
+	PriceAmount     int64
+	Currency        string
+	BillingInterval string
+	Published       bool
+}
+
+func (membershipPlanRow) TableName() string { return "membership_plans" }
+
+type subscriptionRow struct {
+	ID               int64
+	SchoolID         int64
+	MemberID         int64
+	PlanID           int64
+	State            string
+	StartedAt        time.Time
+	CurrentPeriodEnd time.Time
+}
+
+func (subscriptionRow) TableName() string { return "subscriptions" }
+
+type couponRow struct {
+	ID             int64
+	SchoolID       int64
+	Code           string
+	Title          string
+	PercentOff     int
+	AmountOff      int64
+	Currency       string
+	ExpiresAt      *time.Time
+	MaxRedemptions int
+	RedeemedCount  int // counted by checkouts, never by imports
+}
+
+func (couponRow) TableName() string { return "coupons" }
+
+type postRow struct {
+	ID             int64
+	SchoolID       int64
+	Key            string
+	Title          string
+	Body           string
+	CourseID       *int64
+	AuthorMemberID *int64
+	PublishedAt    time.Time
+}
+
+func (postRow) TableName() string { return "posts" }
+
+type commentRow struct {
+	ID        int64
+	SchoolID  int64
+	Key       string
+	MemberID  int64
+	PostID    *int64
+	LectureID *int64
+	Body      string
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+}
+
+func (commentRow) TableName() string { return "comments" }
+
+type lecturerRow struct {
+	ID        int64
+	SchoolID  int64
+	Slug      string
+	Name      string
+	Bio       string
+	AvatarURL string
+	MemberID  *int64
+}
+
+func (lecturerRow) TableName() string { return "lecturers" }
+
+type lecturerCourseRow struct {
+	SchoolID   int64
+	LecturerID int64 `gorm:"primaryKey;autoIncrement:false"`
+	CourseID   int64 `gorm:"primaryKey;autoIncrement:false"`
+}
+
+func (lecturerCourseRow) TableName() string { return "lecturer_courses" }
+
+type formRow struct {
+	ID       int64
+	SchoolID int64
+	Slug     string
+	Title    string
+	Fields   string // JSON array of storage.FormField
+}
+
+func (formRow) TableName() string { return "forms" }
+
+type formSubmissionRow struct {
+	ID          int64
+	SchoolID    int64
+	Key         string
+	FormID      int64
+	MemberID    *int64
+	Data        string // JSON object
+	SubmittedAt time.Time
+}
+
+func (formSubmissionRow) TableName() string { return "form_submissions" }
+
+type pageRow struct {
+	ID        int64
+	SchoolID  int64
+	Slug      string
+	Title     string
+	Body      string
+	Published bool
+}
+
+func (pageRow) TableName() string { return "pages" }
+
+// stamper is implemented by rows whose timestamps the store keeps (rather than the data).
+type stamper interface {
+	stamp(now time.Time, created bool)
+}
+
+func (r *schoolRow) stamp(now time.Time, created bool) {
+	if created {
+		r.CreatedAt = now
+	}
+	r.UpdatedAt = now
+}
+
+func (r *memberRow) stamp(now time.Time, created bool) {
+	if created {
+		r.CreatedAt = now
+	}
+	r.UpdatedAt = now
+}
+
+func (r *courseRow) stamp(now time.Time, created bool) {
+	if created {
+		r.CreatedAt = now
+	}
+	r.UpdatedAt = now
+}
+
+func (r *memberRoleRow) stamp(now time.Time, created bool) {
+	if created {
+		r.CreatedAt = now
+	}
+}

@@ -1,0 +1,88 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// scope is the school a school-scoped call acts on. It is only ever built by Store.scoped, from
+// the context's tenant, so that no method can pick a school any other way.
+type scope struct {
+	schoolID int64
+}
+
+// scoped returns the context's school, or tenant.ErrNoTenant: school data is never read or
+// written without one.
+func (s *Store) scoped(ctx context.Context) (scope, error) {
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return scope{}, fmt.Errorf("gormstore: %w", err)
+	}
+	return scope{schoolID: t.SchoolID}, nil
+}
+
+// in restricts db's statement to the school's rows. The column is qualified with the statement's
+// own table, so the condition stays unambiguous when the query joins another school-scoped table.
+func (sc scope) in(db *gorm.DB) *gorm.DB {
+	return db.Where(clause.Eq{
+		Column: clause.Column{Table: clause.CurrentTable, Name: "school_id"},
+		Value:  sc.schoolID,
+	})
+}
+
+// forUpdate locks the rows a query reads until the transaction ends. PostgreSQL takes row locks;
+// the SQLite dialector drops the clause, which is right there because the transaction already
+// holds the database's write lock from BEGIN IMMEDIATE.
+func forUpdate(db *gorm.DB) *gorm.DB {
+	return db.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
+}
+
+// inTx runs fn in a transaction, committing if it returns nil. fn's own error is returned as is
+// (UpdateMember's contract), so fn must wrap the database errors it meets itself.
+func (s *Store) inTx(ctx context.Context, op string, fn func(tx *gorm.DB) error) error {
+	tx := s.db.WithContext(ctx).Begin()
+	if tx.Error != nil {
+		return wrap(op+": begin", tx.Error)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tx.Rollback()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	done = true
+	return wrap(op+": commit", tx.Commit().Error)
+}
+
+// dbTime is how every time is written: UTC, at the microsecond precision PostgreSQL keeps.
+func dbTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// dbTimePtr is dbTime for nullable columns.
+func dbTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := dbTime(*t)
+	return &v
+}
+
+// utc normalises a time read back (pgx returns them in the process's local zone).
+func utc(t time.Time) time.Time { return t.UTC() }
+
+// utcPtr is utc for nullable columns.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.UTC()
+	return &v
+}

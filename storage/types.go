@@ -1,0 +1,156 @@
+package storage
+
+import "time"
+
+// Role is what a member is at one school. Owners and admins are the school's operators.
+type Role string
+
+const (
+	RoleOwner    Role = "owner"
+	RoleAdmin    Role = "admin"
+	RoleLecturer Role = "lecturer"
+	RoleStudent  Role = "student"
+)
+
+// Roles lists every role, most powerful first.
+var Roles = []Role{RoleOwner, RoleAdmin, RoleLecturer, RoleStudent}
+
+// Valid reports whether r is one of Roles.
+func (r Role) Valid() bool {
+	for _, v := range Roles {
+		if r == v {
+			return true
+		}
+	}
+	return false
+}
+
+// IsOperator reports whether r may act for the school's operator (admin pages, operator scopes).
+func (r Role) IsOperator() bool { return r == RoleOwner || r == RoleAdmin }
+
+// School is one tenant's row. Its identity comes from the tenant file; settings and appearance
+// are edited by the school's operators.
+type School struct {
+	ID         int64
+	Subdomain  string
+	Name       string
+	Settings   SchoolSettings
+	Appearance Appearance
+	UpdatedAt  time.Time
+}
+
+// SchoolSettings are the operator-editable settings of a school.
+type SchoolSettings struct {
+	Description  string `yaml:"description" json:"description"`
+	ContactEmail string `yaml:"contact_email" json:"contact_email"`
+	Timezone     string `yaml:"timezone" json:"timezone"`
+	Currency     string `yaml:"currency" json:"currency"`
+	Locale       string `yaml:"locale" json:"locale"`
+}
+
+// Appearance is the operator-editable look of a school's pages.
+type Appearance struct {
+	PrimaryColor string `yaml:"primary_color" json:"primary_color"`
+	LogoURL      string `yaml:"logo_url" json:"logo_url"`
+	Theme        string `yaml:"theme" json:"theme"`
+}
+
+// Member is a person's deployment-wide identity. Email is unique across the deployment and
+// stored lower-cased.
+type Member struct {
+	ID           int64
+	Email        string
+	Name         string
+	AvatarURL    string
+	PasswordHash string // argon2id in PHC string form; never leaves the server
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// MemberRoles is a member with their roles at the context's school.
+type MemberRoles struct {
+	Member Member
+	Roles  []Role
+}
+
+// SchoolRoles is one school where a member holds roles (the Member API's viewer.schools).
+type SchoolRoles struct {
+	SchoolID  int64
+	Subdomain string
+	Name      string
+	Roles     []Role
+}
+
+// Course is a course of the context's school.
+type Course struct {
+	ID          int64
+	Slug        string
+	Title       string
+	Description string
+	PriceAmount int64
+	Currency    string
+	Published   bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Section is one part of a course's curriculum; Position counts from 1.
+type Section struct {
+	ID       int64
+	CourseID int64
+	Position int
+	Title    string
+}
+
+// Lecture is one lecture of a section; Position counts from 1 within its section.
+type Lecture struct {
+	ID              int64
+	CourseID        int64
+	SectionID       int64
+	Position        int
+	Title           string
+	DurationSeconds int
+	IsLocked        bool
+	UnlockAt        *time.Time
+}
+
+// LectureState is a member's progress through one lecture.
+type LectureState string
+
+const (
+	LectureUnread    LectureState = "unread"
+	LectureRead      LectureState = "read"
+	LectureCompleted LectureState = "completed"
+)
+
+// Valid reports whether s is one of the three lecture states.
+func (s LectureState) Valid() bool {
+	return s == LectureUnread || s == LectureRead || s == LectureCompleted
+}
+
+// LectureProgress is one member's progress on one lecture. A lecture without a row is unread at
+// position 0. The course's last watched lecture is the row with the latest UpdatedAt.
+type LectureProgress struct {
+	MemberID        int64
+	LectureID       int64
+	CourseID        int64
+	State           LectureState
+	PositionSeconds int
+	UpdatedAt       time.Time
+}
+
+// Enrollment entitles a member to a course.
+type Enrollment struct {
+	ID             int64
+	MemberID       int64
+	CourseID       int64
+	ExpireDate     *time.Time
+	LifetimeAccess bool
+	EnrolledAt     time.Time
+}
+
+// Page asks for one page of a list: at most First items after the opaque cursor After.
+type Page struct {
+	First int
+	After string
+}

@@ -1,0 +1,69 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+)
+
+// ErrNoTenant is returned when a context carries no tenant.
+var ErrNoTenant = errors.New("tenant: no tenant in context")
+
+// Tenant is the runtime view of one school's configuration. It is immutable once built and
+// shared by every request of that school.
+type Tenant struct {
+	SchoolID  int64
+	Subdomain string
+	Name      string
+	// Origin is base_url normalised: scheme://host[:port] with no trailing slash. It is the
+	// issuer, the protected resource and the prefix of every URL the school advertises.
+	Origin string
+	// Host is the lower-case host[:port] key that requests are matched on (default port
+	// omitted).
+	Host     string
+	Features config.Features
+
+	AccessTokenLifetime       time.Duration
+	RefreshTokenLifetime      time.Duration
+	AuthorizationCodeLifetime time.Duration
+}
+
+// New builds a Tenant from a validated tenant file.
+func New(c config.Tenant) (*Tenant, error) {
+	u, err := config.ParseBaseURL(c.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Tenant{
+		SchoolID:                  c.SchoolID,
+		Subdomain:                 c.Subdomain,
+		Name:                      c.Name,
+		Origin:                    u.Scheme + "://" + u.Host,
+		Host:                      config.HostKey(u.Scheme, u.Host),
+		Features:                  c.Features,
+		AccessTokenLifetime:       c.Lifetimes.AccessToken,
+		RefreshTokenLifetime:      c.Lifetimes.RefreshToken,
+		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,
+	}, nil
+}
+
+// URL returns the absolute URL of path on the tenant's origin.
+func (t *Tenant) URL(path string) string { return t.Origin + path }
+
+type contextKey struct{}
+
+// NewContext returns a copy of ctx carrying t.
+func NewContext(ctx context.Context, t *Tenant) context.Context {
+	return context.WithValue(ctx, contextKey{}, t)
+}
+
+// FromContext returns the tenant carried by ctx, or ErrNoTenant.
+func FromContext(ctx context.Context) (*Tenant, error) {
+	t, ok := ctx.Value(contextKey{}).(*Tenant)
+	if !ok || t == nil {
+		return nil, ErrNoTenant
+	}
+	return t, nil
+}

@@ -1,0 +1,107 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/proctorhq/proctor/config"
+)
+
+func mustTenant(t *testing.T, id int64, sub, baseURL string) *Tenant {
+	t.Helper()
+	c := config.DefaultTenant()
+	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, sub, sub, baseURL
+	tn, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
+}
+
+func TestResolve(t *testing.T) {
+	a := mustTenant(t, 1, "a", "https://a.example/")
+	b := mustTenant(t, 2, "b", "http://127.0.0.1:8080")
+	c := mustTenant(t, 3, "c", "http://localhost:8080")
+	v6 := mustTenant(t, 4, "v6", "https://[2001:db8::1]")
+	r, err := NewRegistry([]*Tenant{c, a, b, v6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Origin != "https://a.example" || a.URL("/x") != "https://a.example/x" {
+		t.Errorf("origin = %q", a.Origin)
+	}
+	for _, tc := range []struct {
+		host string
+		want *Tenant
+	}{
+		{"a.example", a},
+		{"A.Example", a},
+		{"a.example:443", a},
+		{"a.example:80", a}, // behind a TLS-terminating proxy
+		{"a.example.", a},
+		{"a.example:8443", nil},
+		{"127.0.0.1:8080", b},
+		{"127.0.0.1", nil},
+		{"127.0.0.1:8081", nil},
+		{"localhost:8080", c},
+		{"LOCALHOST:8080", c},
+		{"[2001:db8::1]", v6},
+		{"[2001:db8::1]:443", v6},
+		{"evil.example", nil},
+		{"", nil},
+	} {
+		got, ok := r.Resolve(tc.host)
+		if got != tc.want || ok != (tc.want != nil) {
+			t.Errorf("Resolve(%q) = %v, %v; want %v", tc.host, got, ok, tc.want)
+		}
+	}
+	if got, _ := r.BySchoolID(2); got != b {
+		t.Error("BySchoolID")
+	}
+	if got, _ := r.BySubdomain("c"); got != c {
+		t.Error("BySubdomain")
+	}
+	if all := r.All(); len(all) != 4 || all[0] != a || all[3] != v6 {
+		t.Error("All not ordered by school id")
+	}
+}
+
+func TestRegistryRefusesDuplicates(t *testing.T) {
+	for name, pair := range map[string][2]*Tenant{
+		"host":      {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 2, "b", "https://X.example:443")},
+		"school id": {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 1, "b", "https://y.example")},
+		"subdomain": {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 2, "a", "https://y.example")},
+	} {
+		if _, err := NewRegistry(pair[:]); err == nil {
+			t.Errorf("%s: duplicate accepted", name)
+		}
+	}
+}
+
+func TestContextFailsClosed(t *testing.T) {
+	if _, err := FromContext(context.Background()); !errors.Is(err, ErrNoTenant) {
+		t.Fatalf("FromContext(empty) = %v", err)
+	}
+	if _, err := FromContext(NewContext(context.Background(), nil)); !errors.Is(err, ErrNoTenant) {
+		t.Fatalf("FromContext(nil tenant) = %v", err)
+	}
+	a := mustTenant(t, 1, "a", "https://a.example")
+	got, err := FromContext(NewContext(context.Background(), a))
+	if err != nil || got != a {
+		t.Fatalf("FromContext = %v, %v", got, err)
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"a.example", "A.EXAMPLE:443", "[::1]:80", "127.0.0.1:8080", ":", "[", "a.example..:443"} {
+		f.Add(s)
+	}
+	a := &Tenant{SchoolID: 1, Subdomain: "a", Host: "a.example"}
+	r, _ := NewRegistry([]*Tenant{a})
+	f.Fuzz(func(t *testing.T, host string) {
+		if got, ok := r.Resolve(host); ok && got != a {
+			t.Fatalf("Resolve(%q) returned a tenant that is not registered", host)
+		}
+	})
+}
