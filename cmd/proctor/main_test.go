@@ -145,7 +145,7 @@ enrollments:
 `), 0o600)
 	for i := 0; i < 2; i++ { // idempotent
 		code, out, stderr := runCmd(t, "", "seed", "--tenant", "1", good)
-		if code != 0 || !strings.Contains(out, "records") {
+		if code != 0 || !strings.Contains(out, "members: 1") || !strings.Contains(out, "enrollments: 1") {
 			t.Fatalf("seed run %d: %d %s %s", i, code, out, stderr)
 		}
 	}

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/seed"
-	"github.com/proctorhq/proctor/storage"
 )
 
 func newSeedCommand(g *globalFlags) *cobra.Command {
@@ -38,11 +35,11 @@ changes nothing.`,
 				return problems
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				stats, err := fx.Apply(ctx, a.store, seed.Options{Progress: progressPrinter(cmd.ErrOrStderr())})
+				stats, err := fx.Apply(ctx, a.store, seed.Options{Progress: seed.ProgressLine(cmd.ErrOrStderr(), 1000)})
 				if err != nil {
 					return err
 				}
-				printStats(cmd.OutOrStdout(), stats)
+				fmt.Fprint(cmd.OutOrStdout(), seed.FormatStats(stats))
 				return nil
 			})
 		},
@@ -50,34 +47,4 @@ changes nothing.`,
 	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school to load the fixture into")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
-}
-
-// progressPrinter reports every tenth of a large import, so a long seed shows it is alive
-// without flooding the terminal.
-func progressPrinter(w io.Writer) func(done, total int) {
-	const large = 1000
-	next := 0
-	return func(done, total int) {
-		if total < large {
-			return
-		}
-		if done >= next || done == total {
-			fmt.Fprintf(w, "seed: %d/%d records (%d%%)\n", done, total, done*100/total)
-			next = done + total/10
-		}
-	}
-}
-
-func printStats(w io.Writer, stats storage.ImportStats) {
-	kinds := make([]string, 0, len(stats))
-	total := 0
-	for k, n := range stats {
-		kinds = append(kinds, k)
-		total += n
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		fmt.Fprintf(w, "%-28s %d\n", k, stats[k])
-	}
-	fmt.Fprintf(w, "%d records applied\n", total)
 }
