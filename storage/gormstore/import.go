@@ -59,7 +59,7 @@ func (s *Store) ImportSchoolData(ctx context.Context, data *storage.SchoolData, 
 			stats:     stats,
 			memberIDs: map[string]int64{},
 			ids:       map[string]map[string]int64{},
-			lectures:  map[int64]map[[2]int]lectureRef{},
+			lectures:  map[int64]map[[2]int]lectureIDs{},
 		}
 		if err := im.run(data); err != nil {
 			var ie *storage.ImportError
@@ -88,10 +88,10 @@ type importer struct {
 
 	memberIDs map[string]int64                // e-mail → id
 	ids       map[string]map[string]int64     // table → natural key → id, loaded on first use
-	lectures  map[int64]map[[2]int]lectureRef // course id → (section, lecture position)
+	lectures  map[int64]map[[2]int]lectureIDs // course id → (section, lecture position)
 }
 
-type lectureRef struct{ id, courseID int64 }
+type lectureIDs struct{ id, courseID int64 }
 
 func (im *importer) run(d *storage.SchoolData) error {
 	var school schoolRow
@@ -441,34 +441,34 @@ func (im *importer) optionalIDOf(table, column, what, value string) (*int64, err
 func (im *importer) imported(table string) { delete(im.ids, table) }
 
 // lecture resolves a lecture reference (course slug, 1-based section and lecture positions).
-func (im *importer) lecture(ref storage.LectureRef) (lectureRef, error) {
+func (im *importer) lecture(ref storage.LectureRef) (lectureIDs, error) {
 	courseID, err := im.idOf("courses", "slug", "course", ref.Course)
 	if err != nil {
-		return lectureRef{}, err
+		return lectureIDs{}, err
 	}
 	byPos, ok := im.lectures[courseID]
 	if !ok {
 		var sections []sectionRow
 		if err := im.sc.in(im.tx).Where("course_id = ?", courseID).Find(&sections).Error; err != nil {
-			return lectureRef{}, wrap("look up lectures", err)
+			return lectureIDs{}, wrap("look up lectures", err)
 		}
 		var lectures []lectureRow
 		if err := im.sc.in(im.tx).Where("course_id = ?", courseID).Find(&lectures).Error; err != nil {
-			return lectureRef{}, wrap("look up lectures", err)
+			return lectureIDs{}, wrap("look up lectures", err)
 		}
 		sectionPos := make(map[int64]int, len(sections))
 		for _, s := range sections {
 			sectionPos[s.ID] = s.Position
 		}
-		byPos = make(map[[2]int]lectureRef, len(lectures))
+		byPos = make(map[[2]int]lectureIDs, len(lectures))
 		for _, l := range lectures {
-			byPos[[2]int{sectionPos[l.SectionID], l.Position}] = lectureRef{id: l.ID, courseID: courseID}
+			byPos[[2]int{sectionPos[l.SectionID], l.Position}] = lectureIDs{id: l.ID, courseID: courseID}
 		}
 		im.lectures[courseID] = byPos
 	}
 	l, ok := byPos[[2]int{ref.Section, ref.Lecture}]
 	if !ok {
-		return lectureRef{}, fmt.Errorf("unknown lecture %d of section %d of course %q: %w",
+		return lectureIDs{}, fmt.Errorf("unknown lecture %d of section %d of course %q: %w",
 			ref.Lecture, ref.Section, ref.Course, storage.ErrNotFound)
 	}
 	return l, nil

@@ -65,7 +65,8 @@ func (s *Store) GetMemberByEmail(ctx context.Context, email string) (storage.Mem
 	return row.member(), nil
 }
 
-// UpdateMember applies fn to the member while its row is locked.
+// UpdateMember applies fn to the member while its row is locked. fn must not call the store: the
+// transaction waits for fn, and on SQLite a write from fn would wait for the transaction.
 func (s *Store) UpdateMember(ctx context.Context, id int64, fn func(storage.Member) (storage.Member, error)) (storage.Member, error) {
 	op := fmt.Sprintf("update member %d", id)
 	var out storage.Member

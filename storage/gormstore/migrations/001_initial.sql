@@ -341,6 +341,7 @@ CREATE TABLE comments (
     body        TEXT NOT NULL DEFAULT '',
     created_at  TIMESTAMPTZ NOT NULL,
     UNIQUE (school_id, key),
+    CHECK ((post_id IS NULL) <> (lecture_id IS NULL)),
     FOREIGN KEY (school_id, post_id) REFERENCES posts (school_id, id) ON DELETE CASCADE,
     FOREIGN KEY (school_id, lecture_id) REFERENCES lectures (school_id, id) ON DELETE CASCADE
 );
@@ -420,7 +421,9 @@ CREATE TABLE stored_files (
 CREATE INDEX stored_files_school_idx ON stored_files (school_id, created_at);
 
 -- OAuth. Tokens and client secrets are kept only as signatures or keyed hashes, never in the
--- clear; "data" holds the serialised authorisation request the grant was issued for.
+-- clear; "data" holds the serialised authorisation request the grant was issued for. Grants name
+-- their client_id without a foreign key: a client identified by a metadata document URL (CIMD)
+-- need not have a row in oauth_clients. Deleting a client revokes its grants explicitly.
 
 CREATE TABLE oauth_clients (
     id                          TEXT PRIMARY KEY,
@@ -433,8 +436,7 @@ CREATE TABLE oauth_clients (
     redirect_uris               TEXT NOT NULL DEFAULT '[]',
     scopes                      TEXT NOT NULL DEFAULT '[]',
     created_at                  TIMESTAMPTZ NOT NULL,
-    updated_at                  TIMESTAMPTZ NOT NULL,
-    UNIQUE (school_id, id)
+    updated_at                  TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX oauth_clients_school_idx ON oauth_clients (school_id, kind);
 
@@ -447,8 +449,7 @@ CREATE TABLE oauth_authorization_codes (
     active        BOOLEAN NOT NULL DEFAULT TRUE,
     data          TEXT NOT NULL,
     requested_at  TIMESTAMPTZ NOT NULL,
-    expires_at    TIMESTAMPTZ NOT NULL,
-    FOREIGN KEY (school_id, client_id) REFERENCES oauth_clients (school_id, id) ON DELETE CASCADE
+    expires_at    TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX oauth_authorization_codes_request_idx ON oauth_authorization_codes (school_id, request_id);
 CREATE INDEX oauth_authorization_codes_expiry_idx ON oauth_authorization_codes (expires_at);
@@ -491,11 +492,11 @@ CREATE TABLE oauth_token_pairs (
     refresh_expires_at  TIMESTAMPTZ,
     revoked_at          TIMESTAMPTZ,
     first_used_at       TIMESTAMPTZ,
-    replaces_pair_id    BIGINT REFERENCES oauth_token_pairs (id) ON DELETE SET NULL,
-    FOREIGN KEY (school_id, client_id) REFERENCES oauth_clients (school_id, id) ON DELETE CASCADE
+    replaces_pair_id    BIGINT REFERENCES oauth_token_pairs (id) ON DELETE SET NULL
 );
 CREATE INDEX oauth_token_pairs_request_idx ON oauth_token_pairs (request_id);
 CREATE INDEX oauth_token_pairs_member_idx ON oauth_token_pairs (school_id, member_id, client_id);
+CREATE INDEX oauth_token_pairs_client_idx ON oauth_token_pairs (school_id, client_id);
 CREATE INDEX oauth_token_pairs_expiry_idx ON oauth_token_pairs (refresh_expires_at);
 
 CREATE TABLE signing_keys (
