@@ -7,10 +7,10 @@ TESTFLAGS ?=
 # Fuzz targets and how long `make fuzz` gives each.
 FUZZTIME  ?= 30s
 
-.PHONY: run build test vet fmt fuzz clean help
+.PHONY: run build test vet fmt fuzz e2e clean help
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
 run: ## run the demo: two schools on 127.0.0.1:8080 and localhost:8080, data under ./var
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/proctor demo
@@ -33,6 +33,10 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+e2e: ## end-to-end OAuth flow in headless chromium (needs Node.js and /usr/bin/chromium)
+	@[ -d e2e/node_modules ] || (cd e2e && npm ci --no-audit --no-fund)
+	bash e2e/run.sh
 
 clean: ## remove build output and the demo data
 	rm -rf bin var

@@ -1,4 +1,21 @@
-// Package authz will hold the fosite composition and the OAuth endpoints: authorize, token,
-// revoke, userinfo, register, Client ID Metadata Document resolution, client policy and the
-// token-pair rules. It has no code yet: the endpoints arrive with the authorization server.
+// Package authz is Proctor's OAuth 2.0 / OpenID Connect authorization server on ory/fosite.
+//
+// Routes (public listener, per school):
+//
+//	GET, POST /oauth/authorize      authorization code flow: login, consent, code (RFC 6749, 7636, 9207)
+//	POST      /api/oauth/token      code exchange and refresh (RFC 6749 section 4.1.3, 6)
+//	POST      /api/oauth/revoke     revocation (RFC 7009)
+//	GET, POST /api/oauth/userinfo   OpenID Connect UserInfo
+//
+// One fosite provider serves every school; its configuration getters read the school from the
+// request context (issuer, lifetimes). Only the authorization-code grant with PKCE S256 and the
+// refresh grant are composed. Storage goes through an adapter onto storage.Store: codes and
+// tokens are kept only as HMAC signatures, and an access token and its refresh token are one
+// row with one revocation stamp.
+//
+// Errors are normalised to the codes of RFC 6749 section 5.2 (plus invalid_target, RFC 8707,
+// and temporarily_unavailable when the database cannot be reached) with no debug detail.
+// Authorization errors are redirected to the client with error, error_description, state and
+// iss only once the client and redirect URI are known to be valid; before that they are shown
+// on an HTML page.
 package authz

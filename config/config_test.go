@@ -256,3 +256,14 @@ func FuzzParseBaseURL(f *testing.F) {
 		}
 	})
 }
+
+func TestSecretDerive(t *testing.T) {
+	s := Secret(bytes.Repeat([]byte{1}, 32))
+	a, b := s.Derive("token hmac"), s.Derive("client secrets")
+	if len(a) != 32 || bytes.Equal(a, b) || !bytes.Equal(a, s.Derive("token hmac")) {
+		t.Fatal("Derive must give distinct, stable 32-byte keys per purpose")
+	}
+	if bytes.Equal(a, Secret(bytes.Repeat([]byte{2}, 32)).Derive("token hmac")) {
+		t.Fatal("Derive ignores the secret")
+	}
+}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/hkdf"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -203,4 +205,16 @@ func (s *Server) validate(c collector) {
 	if s.HTTP.MaxBodyBytes < 1024 {
 		c.add("http.max_body_bytes", "must be at least 1024")
 	}
+}
+
+// Derive returns a 32-byte key for one purpose (HKDF-SHA256 with the purpose as info), so that
+// each use of the system secret (token HMACs, client-secret hashes ...) has a key of its own and
+// a key leaked from one use says nothing about another.
+func (s Secret) Derive(purpose string) []byte {
+	key, err := hkdf.Key(sha256.New, s, nil, "proctor "+purpose, 32)
+	if err != nil {
+		// Only a requested length beyond 255*32 bytes fails.
+		panic(err)
+	}
+	return key
 }

@@ -1,3 +1,25 @@
-// Package consent will hold login, member sessions, the consent screen and CSRF protection,
-// and the operator's admin pages for OAuth applications. It has no code yet.
+// Package consent owns the browser side of authorization at a school's own host: signing in
+// and out, member sessions, the consent page, CSRF protection of every form, and the error
+// pages the authorization endpoint shows.
+//
+// Routes (Handler.Mount), on every school's host:
+//
+//	GET  /login          sign-in form (e-mail, password); a signed-in member goes on to return_to
+//	POST /login          check the password, start a session, 303 to return_to or /login/done
+//	GET  /login/done     "you are signed in" page with a sign-out button
+//	GET  /logout         asks for confirmation (a GET never signs anyone out)
+//	POST /logout         deletes the session and clears its cookie (csrf_token required)
+//	GET  /assets/{file}  the pages' stylesheet, named by its content hash
+//
+// For the authorization endpoint (package authz), which owns GET and POST /oauth/authorize:
+// Current and Load find the request's session, RedirectToLogin sends the browser to sign in
+// and back, RenderConsent draws the approve/deny form, CheckCSRF checks its csrf_token, and
+// RenderError draws an error page.
+//
+// Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
+// a key derived from the system secret) in a school-scoped table, so a session exists only at
+// the school whose host created it. Idle and absolute timeouts are checked on the server.
+// Failed sign-ins are counted per e-mail and per client address by a Limiter and refused,
+// before any password is checked, once a budget is spent. A failed sign-in looks and costs the
+// same whether or not the account exists. docs/sessions.md has the details.
 package consent

@@ -6,10 +6,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/tenant"
 )
-
-const protectedResourcePath = "/.well-known/oauth-protected-resource"
 
 // resourcePaths are the protected resources with path-specific metadata (RFC 9728 section
 // 3.1): MCP clients derive the metadata URL from the endpoint they were given.
@@ -26,11 +25,11 @@ func (h *Handler) Mount(r *mux.Router) {
 	docs := map[string]func(*tenant.Tenant) any{
 		"/.well-known/oauth-authorization-server": func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
 		"/.well-known/openid-configuration":       func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
-		protectedResourcePath:                     func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") },
+		resource.MetadataPath:                     func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") },
 	}
 	for _, p := range resourcePaths {
 		p := p
-		docs[protectedResourcePath+p] = func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) }
+		docs[resource.MetadataPath+p] = func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) }
 	}
 	for path, build := range docs {
 		r.Handle(path, serveDocument(build)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)

@@ -1,6 +1,8 @@
 package discovery
 
 import (
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -30,10 +32,16 @@ type ServerMetadata struct {
 	ServiceDocumentation                       string   `json:"service_documentation,omitempty"`
 }
 
-// ServerMetadataFor builds the school's authorization-server metadata.
+// ServerMetadataFor builds the school's authorization-server metadata. The ID-token fields
+// appear only for a school with ID tokens on (spec, Authentication 9: a client relies on an
+// id_token only when both jwks_uri and the signing algorithm are listed).
 func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
-	return ServerMetadata{
+	md := ServerMetadata{
 		Issuer:                                     t.Origin,
+		AuthorizationEndpoint:                      t.URL(authz.AuthorizePath),
+		TokenEndpoint:                              t.URL(authz.TokenPath),
+		UserinfoEndpoint:                           t.URL(authz.UserinfoPath),
+		RevocationEndpoint:                         t.URL(authz.RevokePath),
 		ScopesSupported:                            scope.Names(),
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
@@ -42,9 +50,16 @@ func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
 		TokenEndpointAuthMethodsSupported:          []string{"none", "client_secret_post"},
 		RevocationEndpointAuthMethodsSupported:     []string{"none", "client_secret_post"},
 		SubjectTypesSupported:                      []string{"public"},
+		ClaimsSupported:                            []string{"sub", "email", "name", "picture", "org_id", "roles"},
 		AuthorizationResponseIssParameterSupported: true,
 		ServiceDocumentation:                       t.URL("/auth.md"),
 	}
+	if t.Features.IDTokens {
+		md.JWKSURI = t.URL(authz.JWKSPath)
+		md.IDTokenSigningAlgValuesSupported = []string{"ES256"}
+		md.ClaimsSupported = append([]string{"iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash"}, md.ClaimsSupported...)
+	}
+	return md
 }
 
 // ResourceMetadata is the RFC 9728 protected-resource metadata.
@@ -73,5 +88,5 @@ func ResourceMetadataFor(t *tenant.Tenant, path string) ResourceMetadata {
 // ResourceMetadataURL is where the metadata of the origin's resource is served; Bearer
 // challenges name it in resource_metadata.
 func ResourceMetadataURL(t *tenant.Tenant) string {
-	return t.URL(protectedResourcePath)
+	return t.URL(resource.MetadataPath)
 }

@@ -1,5 +1,12 @@
-// Package resource will hold the thin resource server: bearer-token verification (through the
-// shared store, or the internal introspection endpoint when run as its own process) and the
-// WWW-Authenticate challenges; resource/graphql (the Member API) and resource/mcp (the MCP
-// endpoint) will sit under it. It has no code yet.
+// Package resource is the thin resource server's shared core: bearer-token verification and the
+// WWW-Authenticate challenges every protected endpoint answers with.
+//
+// One Verifier serves userinfo, the Member API, /mcp and the operator REST API. It checks the
+// token's HMAC before touching the database (a forged or garbled token costs no query), then
+// finds the token pair with one indexed lookup scoped to the request's school, and refuses a
+// revoked, expired or foreign-origin token. On a pair's first use it commits the refresh
+// rotation (the spec's token-pair table: the pair it replaced is revoked), exactly once.
+//
+// Errors distinguish "invalid" (401 invalid_token) from "no verdict" (the database could not be
+// asked: 503, and the client may retry).
 package resource

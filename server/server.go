@@ -14,9 +14,14 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -40,7 +45,7 @@ type Server struct {
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
-func New(d Deps) *Server {
+func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -59,9 +64,13 @@ func New(d Deps) *Server {
 			ErrorLog:          slog.NewLogLogger(d.Logger.Handler(), slog.LevelWarn),
 		}
 	}
-	s.public = newHTTP(s.publicHandler())
+	public, err := s.publicHandler()
+	if err != nil {
+		return nil, err
+	}
+	s.public = newHTTP(public)
 	s.internal = newHTTP(s.internalHandler())
-	return s
+	return s, nil
 }
 
 // PublicHandler is the public listener's handler (tests serve it with httptest).
@@ -70,10 +79,28 @@ func (s *Server) PublicHandler() http.Handler { return s.public.Handler }
 // InternalHandler is the internal listener's handler.
 func (s *Server) InternalHandler() http.Handler { return s.internal.Handler }
 
-func (s *Server) publicHandler() http.Handler {
+func (s *Server) publicHandler() (http.Handler, error) {
+	d := s.deps
+	pages, err := templates.New()
+	if err != nil {
+		return nil, err
+	}
+	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger})
+	if err != nil {
+		return nil, err
+	}
+	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
+	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
+
 	r := mux.NewRouter()
 	r.Use(recordRoute)
 	discovery.New().Mount(r)
+	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
+	login.Mount(r)
+	authz.New(authz.Deps{
+		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
+		Verifier: verifier, Logger: d.Logger,
+	}).Mount(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 	})
@@ -86,7 +113,19 @@ func (s *Server) publicHandler() http.Handler {
 	h = s.observe("public", h)
 	h = securityHeaders(h)
 	h = s.requestInfo(h)
-	return s.recoverPanics(h)
+	return s.recoverPanics(h), nil
+}
+
+// idTokensOnly serves the JWKS only at schools that issue ID tokens: a school without them
+// publishes no jwks_uri (spec, Authentication 9).
+func idTokensOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t, err := tenant.FromContext(r.Context()); err != nil || !t.Features.IDTokens {
+			writeNotFound(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Run listens on the configured addresses and serves until ctx is cancelled, then shuts down
@@ -109,6 +148,9 @@ func (s *Server) Run(ctx context.Context) error {
 // finish for up to the configured grace period, then returns.
 func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error {
 	s.log.Info("listening", "public", public.Addr().String(), "internal", internal.Addr().String())
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	defer stopPurge()
+	go s.purgeLoop(purgeCtx)
 	errc := make(chan error, 2)
 	go func() { errc <- s.public.Serve(public) }()
 	go func() { errc <- s.internal.Serve(internal) }()

@@ -59,10 +59,14 @@ func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 		t.Fatal(err)
 	}
 	sc := config.DefaultServer()
+	sc.Secret = config.Secret(strings.Repeat("s", 32))
 	if mutate != nil {
 		mutate(&sc)
 	}
-	s := New(Deps{Config: sc, Tenants: reg, Store: st})
+	s, err := New(Deps{Config: sc, Tenants: reg, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &fixture{srv: s, store: st, a: tenants[0], b: tenants[1]}
 	f.public = httptest.NewServer(s.PublicHandler())
 	f.internal = httptest.NewServer(s.InternalHandler())
@@ -208,7 +212,8 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 func TestForwardedForWalksFromTheRight(t *testing.T) {
 	sc := config.DefaultServer()
 	sc.TrustedProxies = []string{"10.0.0.0/8"}
-	s := New(Deps{Config: sc})
+	s := &Server{}
+	s.trusted, _ = config.ParseTrustedProxies(sc.TrustedProxies)
 	peer := netip.MustParseAddr("10.0.0.1")
 	for _, tc := range []struct {
 		xff  []string

@@ -10,6 +10,8 @@ var (
 	ErrNotFound = errors.New("storage: not found")
 	// ErrAlreadyExists: a unique key (e-mail, slug, trade number ...) is taken.
 	ErrAlreadyExists = errors.New("storage: already exists")
+	// ErrInvalidArgument: the call's input is malformed (a bad cursor, an unknown role ...).
+	ErrInvalidArgument = errors.New("storage: invalid argument")
 	// ErrUnavailable: the database could not be reached or timed out. Callers answer 503 and
 	// the client may retry; it is never an answer about the data.
 	ErrUnavailable = errors.New("storage: unavailable")

@@ -12,6 +12,12 @@ type Store interface {
 	Courses
 	Progress
 	Importer
+	Clients
+	Grants
+	SigningKeys
+	LoginSessions
+	Transactions
+	Purger
 
 	// Ping checks that the database answers (the internal listener's /readyz).
 	Ping(ctx context.Context) error

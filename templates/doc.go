@@ -1,3 +1,13 @@
-// Package templates will hold the embedded HTML templates and static assets of the login,
-// consent, error and admin pages, parsed and checked at start-up. It has no code yet.
+// Package templates holds the HTML pages of the sign-in and consent flow and the one stylesheet
+// they share, embedded in the binary.
+//
+// New parses every page once and renders each with sample data, so that a broken template or
+// a field a page names but its view type lacks stops the server at start-up instead of
+// answering a member with half a page. Each page has one render method taking its own view
+// type (Login, Consent, Error, SignedIn, SignedOut, Logout); the pages escape everything
+// through html/template and carry no scripts and no inline styles, so that a strict
+// Content-Security-Policy (set by package consent) applies.
+//
+// The stylesheet is served under a name that carries a hash of its content (StylesheetPath),
+// so that it can be cached for a year and a new build still reaches every browser at once.
 package templates

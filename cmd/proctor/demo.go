@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
@@ -99,6 +100,9 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		if err := seedDemoSchool(ctx, a, t, s); err != nil {
 			return fmt.Errorf("seed %s: %w", s.Subdomain, err)
 		}
+		if err := ensureDemoClient(ctx, a, t); err != nil {
+			return fmt.Errorf("demo client of %s: %w", s.Subdomain, err)
+		}
 	}
 	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
 	return a.serve(ctx, false)
@@ -119,6 +123,29 @@ func seedDemoSchool(ctx context.Context, a *app, t *tenant.Tenant, s demo.School
 		return err
 	}
 	_, err = fx.Apply(sctx, a.store, seed.Options{})
+	return err
+}
+
+// demoClientID names each demo school's public member client.
+func demoClientID(t *tenant.Tenant) string { return "demo-" + t.Subdomain }
+
+// demoRedirectURI is the demo client's redirect URI; a loopback URI matches any port, so any
+// local tool can receive the code.
+const demoRedirectURI = "http://127.0.0.1/callback"
+
+// ensureDemoClient gives each demo school a public member client (PKCE, no secret) to try the
+// authorization code flow with.
+func ensureDemoClient(ctx context.Context, a *app, t *tenant.Tenant) error {
+	sctx := tenant.NewContext(ctx, t)
+	_, err := a.store.GetClient(sctx, demoClientID(t))
+	if !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	_, err = a.store.CreateClient(sctx, storage.Client{
+		ID: demoClientID(t), Kind: storage.ClientMember, Name: "Demo App", ApplicationType: "native",
+		TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{demoRedirectURI},
+		Scopes: scope.NamesFor(scope.Identity, scope.Member),
+	})
 	return err
 }
 
@@ -153,6 +180,7 @@ func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath str
 		fmt.Fprintf(w, "    discovery:  %s\n", t.URL("/.well-known/oauth-authorization-server"))
 		fmt.Fprintf(w, "    resource:   %s\n", t.URL("/.well-known/oauth-protected-resource"))
 		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
+		fmt.Fprintf(w, "    client:     %s (public, PKCE S256, redirect %s on any port)\n", demoClientID(t), demoRedirectURI)
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "  Demo accounts (demo only; these passwords are public):")

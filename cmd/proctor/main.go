@@ -78,6 +78,8 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 		newSeedCommand(g),
 		newTenantsCommand(g),
 		newMembersCommand(g),
+		newKeysCommand(g),
+		newClientsCommand(g),
 		newVersionCommand(),
 	)
 	return root

@@ -51,6 +51,9 @@ func (a *app) serve(ctx context.Context, migrate bool) error {
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log})
+	if err != nil {
+		return err
+	}
 	return srv.Run(ctx)
 }

@@ -85,9 +85,8 @@ func testCoursePaging(t *testing.T, s storage.Store) {
 			t.Errorf("published=%v first=%d: walked %d courses, want %d", tc.published, tc.first, len(seen), tc.want)
 		}
 	}
-	if _, _, err := s.ListCourses(ctxA, false, storage.Page{After: "%%%"}); err == nil {
-		t.Error("malformed cursor accepted")
-	}
+	_, _, err := s.ListCourses(ctxA, false, storage.Page{After: "%%%"})
+	wantErr(t, "ListCourses with a malformed cursor", err, storage.ErrInvalidArgument)
 }
 
 func testCurriculum(t *testing.T, s storage.Store) {

@@ -96,9 +96,7 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 		old.State = "skimmed"
 		return old, nil
 	})
-	if err == nil {
-		t.Error("UpdateLectureProgress stored an invalid state")
-	}
+	wantErr(t, "UpdateLectureProgress to an invalid state", err, storage.ErrInvalidArgument)
 
 	noop := func(old storage.LectureProgress) (storage.LectureProgress, error) { return old, nil }
 	var maxID int64

@@ -34,7 +34,7 @@ func (s *Store) ListCourses(ctx context.Context, publishedOnly bool, page storag
 		return nil, "", err
 	}
 	limit := pageSize(page)
-	q := sc.in(s.db.WithContext(ctx)).Where("id > ?", after)
+	q := sc.in(s.conn(ctx)).Where("id > ?", after)
 	if publishedOnly {
 		q = q.Where("published = ?", true)
 	}
@@ -57,7 +57,7 @@ func (s *Store) GetCourseBySlug(ctx context.Context, slug string) (storage.Cours
 		return storage.Course{}, err
 	}
 	var row courseRow
-	if err := sc.in(s.db.WithContext(ctx)).Where("slug = ?", slug).Take(&row).Error; err != nil {
+	if err := sc.in(s.conn(ctx)).Where("slug = ?", slug).Take(&row).Error; err != nil {
 		return storage.Course{}, wrap(fmt.Sprintf("get course %q", slug), err)
 	}
 	return row.course(), nil
@@ -71,7 +71,7 @@ func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Se
 		return nil, nil, err
 	}
 	op := fmt.Sprintf("get curriculum of course %d", courseID)
-	db := s.db.WithContext(ctx)
+	db := s.conn(ctx)
 
 	// The course lookup is what turns another school's course id into ErrNotFound (a course
 	// without sections is an empty curriculum, not a missing one).
@@ -129,7 +129,7 @@ func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.
 		return nil, err
 	}
 	var rows []enrollmentRow
-	if err := sc.in(s.db.WithContext(ctx)).Where("member_id = ?", memberID).Order("id").Find(&rows).Error; err != nil {
+	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order("id").Find(&rows).Error; err != nil {
 		return nil, wrap(fmt.Sprintf("list enrollments of member %d", memberID), err)
 	}
 	out := make([]storage.Enrollment, len(rows))

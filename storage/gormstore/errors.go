@@ -38,7 +38,8 @@ func wrap(op string, err error) error {
 func classify(err error) error {
 	switch {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrAlreadyExists),
-		errors.Is(err, storage.ErrUnavailable), errors.Is(err, tenant.ErrNoTenant):
+		errors.Is(err, storage.ErrInvalidArgument), errors.Is(err, storage.ErrUnavailable),
+		errors.Is(err, tenant.ErrNoTenant):
 		return nil // already a storage answer
 	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows):
 		return storage.ErrNotFound

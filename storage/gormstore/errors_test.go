@@ -67,6 +67,10 @@ func TestWrap(t *testing.T) {
 	if !errors.Is(got, storage.ErrNotFound) || errors.Is(got, storage.ErrUnavailable) {
 		t.Errorf("wrapped sentinel: %v", got)
 	}
+	got = wrap("op", fmt.Errorf("x: %w", storage.ErrInvalidArgument))
+	if !errors.Is(got, storage.ErrInvalidArgument) || errors.Is(got, storage.ErrNotFound) {
+		t.Errorf("wrapped invalid argument: %v", got)
+	}
 	if !errors.Is(wrap("op", tenant.ErrNoTenant), tenant.ErrNoTenant) {
 		t.Error("ErrNoTenant lost")
 	}

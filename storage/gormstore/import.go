@@ -342,7 +342,7 @@ func chunks[V any](vs []V, n int) [][]V {
 func (im *importer) memberID(email string) (int64, error) {
 	e := normalEmail(email)
 	if e == "" {
-		return 0, errors.New("member e-mail is empty")
+		return 0, fmt.Errorf("member e-mail is empty: %w", storage.ErrInvalidArgument)
 	}
 	if id, ok := im.memberIDs[e]; ok {
 		return id, nil
@@ -391,7 +391,7 @@ func (im *importer) knownMemberIDs(emails []string) ([]int64, error) {
 // idOf resolves a school row's natural key (a slug, a post key ...) in table to its id.
 func (im *importer) idOf(table, column, what, value string) (int64, error) {
 	if value == "" {
-		return 0, fmt.Errorf("%s reference is empty", what)
+		return 0, fmt.Errorf("%s reference is empty: %w", what, storage.ErrInvalidArgument)
 	}
 	ids, ok := im.ids[table]
 	if !ok {
@@ -477,7 +477,7 @@ func (im *importer) lecture(ref storage.LectureRef) (lectureIDs, error) {
 // required refuses an empty natural key.
 func required(what, v string) error {
 	if v == "" {
-		return fmt.Errorf("%s is empty", what)
+		return fmt.Errorf("%s is empty: %w", what, storage.ErrInvalidArgument)
 	}
 	return nil
 }

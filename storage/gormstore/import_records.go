@@ -48,15 +48,15 @@ func (im *importer) members(seeds []storage.MemberSeed) error {
 	for i, s := range seeds {
 		emails[i] = normalEmail(s.Email)
 		if emails[i] == "" {
-			return importErr(kind, i, fmt.Errorf("e-mail is empty"))
+			return importErr(kind, i, fmt.Errorf("e-mail is empty: %w", storage.ErrInvalidArgument))
 		}
 		if s.Password != "" && s.PasswordHash == "" {
 			// Hashing is the caller's: storage keeps only argon2id PHC strings.
-			return importErr(kind, i, fmt.Errorf("member %q has a plain password: hash it into password_hash before the import", emails[i]))
+			return importErr(kind, i, fmt.Errorf("member %q has a plain password: hash it into password_hash before the import: %w", emails[i], storage.ErrInvalidArgument))
 		}
 		for _, r := range s.Roles {
 			if !r.Valid() {
-				return importErr(kind, i, fmt.Errorf("unknown role %q", r))
+				return importErr(kind, i, fmt.Errorf("unknown role %q: %w", r, storage.ErrInvalidArgument))
 			}
 		}
 	}
@@ -749,7 +749,7 @@ func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscr
 				return err
 			}
 			if strings.ContainsRune(s.Topic+s.Channel, '\n') {
-				return fmt.Errorf("topic and channel must be single words")
+				return fmt.Errorf("topic and channel must be single words: %w", storage.ErrInvalidArgument)
 			}
 			r.Topic = s.Topic
 			r.Channel = s.Channel
@@ -924,7 +924,7 @@ func (im *importer) comments(seeds []storage.CommentSeed) error {
 				return err
 			}
 			if (s.Post == "") == (s.Lecture == nil) {
-				return fmt.Errorf("a comment is on exactly one of a post and a lecture")
+				return fmt.Errorf("a comment is on exactly one of a post and a lecture: %w", storage.ErrInvalidArgument)
 			}
 			r.PostID, r.LectureID = nil, nil
 			if s.Post != "" {

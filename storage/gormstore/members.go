@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,10 +37,10 @@ func (s *Store) CreateMember(ctx context.Context, m storage.Member) (storage.Mem
 		PasswordHash: m.PasswordHash,
 	}
 	if row.Email == "" {
-		return storage.Member{}, errors.New("gormstore: create member: the e-mail is empty")
+		return storage.Member{}, fmt.Errorf("gormstore: create member: the e-mail is empty: %w", storage.ErrInvalidArgument)
 	}
 	row.stamp(dbTime(s.now()), true)
-	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return storage.Member{}, wrap("create member", err)
 	}
 	return row.member(), nil
@@ -50,7 +49,7 @@ func (s *Store) CreateMember(ctx context.Context, m storage.Member) (storage.Mem
 // GetMember returns a member by id.
 func (s *Store) GetMember(ctx context.Context, id int64) (storage.Member, error) {
 	var row memberRow
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+	if err := s.conn(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
 		return storage.Member{}, wrap(fmt.Sprintf("get member %d", id), err)
 	}
 	return row.member(), nil
@@ -59,7 +58,7 @@ func (s *Store) GetMember(ctx context.Context, id int64) (storage.Member, error)
 // GetMemberByEmail returns a member by e-mail, compared case-insensitively.
 func (s *Store) GetMemberByEmail(ctx context.Context, email string) (storage.Member, error) {
 	var row memberRow
-	if err := s.db.WithContext(ctx).Where("email = ?", normalEmail(email)).Take(&row).Error; err != nil {
+	if err := s.conn(ctx).Where("email = ?", normalEmail(email)).Take(&row).Error; err != nil {
 		return storage.Member{}, wrap("get member by e-mail", err)
 	}
 	return row.member(), nil
@@ -88,7 +87,7 @@ func (s *Store) UpdateMember(ctx context.Context, id int64, fn func(storage.Memb
 			CreatedAt:    row.CreatedAt,
 		}
 		if next.Email == "" {
-			return fmt.Errorf("gormstore: %s: the e-mail is empty", op)
+			return fmt.Errorf("gormstore: %s: the e-mail is empty: %w", op, storage.ErrInvalidArgument)
 		}
 		next.stamp(dbTime(s.now()), false)
 		if err := tx.Select("*").Omit("id").Where("id = ?", id).Updates(&next).Error; err != nil {
@@ -109,7 +108,7 @@ func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Ro
 	op := fmt.Sprintf("set roles of member %d", memberID)
 	for _, r := range roles {
 		if !r.Valid() {
-			return fmt.Errorf("gormstore: %s: unknown role %q", op, r)
+			return fmt.Errorf("gormstore: %s: unknown role %q: %w", op, r, storage.ErrInvalidArgument)
 		}
 	}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
@@ -168,7 +167,7 @@ func (s *Store) GetRoles(ctx context.Context, memberID int64) ([]storage.Role, e
 		return nil, err
 	}
 	var names []string
-	err = sc.in(s.db.WithContext(ctx).Model(&memberRoleRow{})).
+	err = sc.in(s.conn(ctx).Model(&memberRoleRow{})).
 		Where("member_id = ?", memberID).Pluck("role", &names).Error
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("get roles of member %d", memberID), err)
@@ -208,7 +207,7 @@ func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]sto
 		return nil, "", err
 	}
 	limit := pageSize(page)
-	db := s.db.WithContext(ctx)
+	db := s.conn(ctx)
 	const op = "list school members"
 
 	var rows []memberRow
@@ -249,7 +248,7 @@ func (s *Store) ListMemberSchools(ctx context.Context, memberID int64) ([]storag
 		Name      string
 		Role      string
 	}
-	err := s.db.WithContext(ctx).Table("member_roles AS r").
+	err := s.conn(ctx).Table("member_roles AS r").
 		Select("r.school_id, s.subdomain, s.name, r.role").
 		Joins("JOIN schools AS s ON s.id = r.school_id").
 		Where("r.member_id = ?", memberID).

@@ -178,7 +178,7 @@ func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := s.db.WithContext(ctx)
+	db := s.conn(ctx)
 	done := map[string]bool{}
 	if db.Migrator().HasTable(&schemaMigrationRow{}) {
 		var rows []schemaMigrationRow

@@ -373,6 +373,105 @@ type pageRow struct {
 
 func (pageRow) TableName() string { return "pages" }
 
+// OAuth rows. Data columns hold the serialized request as text (it is JSON, owned by package
+// authz); list columns hold JSON arrays, except a token pair's scopes, which are kept
+// space-separated as OAuth itself writes them (RFC 6749 section 3.3). Optional text that must
+// stay unique or absent (a public client's secret hash, a pair's refresh signature before it is
+// stored) is NULL rather than "".
+
+type oauthClientRow struct {
+	ID                      string `gorm:"primaryKey"`
+	SchoolID                int64
+	Kind                    string
+	Name                    string
+	SecretHash              *string
+	TokenEndpointAuthMethod string
+	ApplicationType         string
+	RedirectURIs            string    `gorm:"column:redirect_uris"` // JSON array
+	Scopes                  string    // JSON array
+	CreatedAt               time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt               time.Time `gorm:"autoUpdateTime:false"`
+}
+
+func (oauthClientRow) TableName() string { return "oauth_clients" }
+
+type authorizationCodeRow struct {
+	Signature   string `gorm:"primaryKey"`
+	RequestID   string
+	SchoolID    int64
+	ClientID    string
+	MemberID    int64
+	Active      bool
+	Data        string
+	RequestedAt time.Time
+	ExpiresAt   time.Time
+}
+
+func (authorizationCodeRow) TableName() string { return "oauth_authorization_codes" }
+
+// grantSessionRow is a PKCE or OpenID Connect record; the two tables have the same columns, and
+// queries name the table (sessionTable). pkceSessionRow and oidcSessionRow exist for the schema
+// check: being the same struct type, they cannot drift from grantSessionRow.
+type grantSessionRow struct {
+	Signature string `gorm:"primaryKey"`
+	RequestID string
+	SchoolID  int64
+	Data      string
+	ExpiresAt time.Time
+}
+
+type (
+	pkceSessionRow grantSessionRow
+	oidcSessionRow grantSessionRow
+)
+
+func (pkceSessionRow) TableName() string { return "oauth_pkce_sessions" }
+func (oidcSessionRow) TableName() string { return "oauth_oidc_sessions" }
+
+type tokenPairRow struct {
+	ID               int64
+	RequestID        string
+	SchoolID         int64
+	ClientID         string
+	MemberID         *int64 // NULL: no resource owner
+	AccessSignature  string
+	RefreshSignature *string
+	Resource         string
+	Scopes           string // space-separated
+	Data             string
+	RequestedAt      time.Time
+	AccessExpiresAt  time.Time
+	RefreshExpiresAt *time.Time
+	RevokedAt        *time.Time
+	FirstUsedAt      *time.Time
+	ReplacesPairID   *int64
+}
+
+func (tokenPairRow) TableName() string { return "oauth_token_pairs" }
+
+type signingKeyRow struct {
+	KID                 string `gorm:"column:kid;primaryKey"`
+	SchoolID            int64
+	Algorithm           string
+	PublicJWK           string `gorm:"column:public_jwk"`
+	PrivateKeyEncrypted []byte
+	CreatedAt           time.Time `gorm:"autoCreateTime:false"`
+	RetiredAt           *time.Time
+}
+
+func (signingKeyRow) TableName() string { return "signing_keys" }
+
+type loginSessionRow struct {
+	ID         string `gorm:"primaryKey"`
+	SchoolID   int64
+	MemberID   int64
+	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
+func (loginSessionRow) TableName() string { return "login_sessions" }
+
 // stamper is implemented by rows whose timestamps the store keeps (rather than the data).
 type stamper interface {
 	stamp(now time.Time, created bool)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -16,9 +17,12 @@ const (
 	maxPageSize     = 100
 )
 
-// cursorPrefix versions the cursor format, so that a later keyset (say, by date) can tell its own
-// cursors from these.
-const cursorPrefix = "id:"
+// Cursor prefixes version the cursor format, so that each keyset tells its own cursors from the
+// others': "id:" continues after a numeric id, "at:" after a (creation time, text id) pair.
+const (
+	cursorPrefix     = "id:"
+	timeCursorPrefix = "at:"
+)
 
 // pageSize returns how many rows a page holds.
 func pageSize(p storage.Page) int {
@@ -36,21 +40,55 @@ func encodeCursor(id int64) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(id, 10)))
 }
 
-// decodeCursor returns the id a cursor continues after; 0 for the first page. A cursor that this
-// package did not produce names no page, so it is storage.ErrNotFound.
+// errBadCursor is the answer to a cursor this package did not produce: the caller's input is
+// malformed (it is not a page that went missing).
+var errBadCursor = fmt.Errorf("gormstore: malformed page cursor: %w", storage.ErrInvalidArgument)
+
+// decodeCursor returns the id a cursor continues after; 0 for the first page.
 func decodeCursor(after string) (int64, error) {
 	if after == "" {
 		return 0, nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(after)
 	if err != nil || !strings.HasPrefix(string(raw), cursorPrefix) {
-		return 0, fmt.Errorf("gormstore: malformed page cursor: %w", storage.ErrNotFound)
+		return 0, errBadCursor
 	}
 	id, err := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("gormstore: malformed page cursor: %w", storage.ErrNotFound)
+		return 0, errBadCursor
 	}
 	return id, nil
+}
+
+// timeCursor is a position in a list ordered by (creation time, text id), for rows whose id says
+// nothing about their age (a client id).
+type timeCursor struct {
+	at time.Time
+	id string
+}
+
+// encodeTimeCursor returns the opaque cursor of the page that follows c. The time is kept in
+// microseconds, the precision the databases store.
+func encodeTimeCursor(c timeCursor) string {
+	raw := timeCursorPrefix + strconv.FormatInt(c.at.UnixMicro(), 10) + ":" + c.id
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// decodeTimeCursor returns the position a cursor continues after; ok is false for the first page.
+func decodeTimeCursor(after string) (c timeCursor, ok bool, err error) {
+	if after == "" {
+		return timeCursor{}, false, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(after)
+	if err != nil || !strings.HasPrefix(string(raw), timeCursorPrefix) {
+		return timeCursor{}, false, errBadCursor
+	}
+	micros, id, found := strings.Cut(strings.TrimPrefix(string(raw), timeCursorPrefix), ":")
+	n, err := strconv.ParseInt(micros, 10, 64)
+	if !found || err != nil || id == "" {
+		return timeCursor{}, false, errBadCursor
+	}
+	return timeCursor{at: time.UnixMicro(n).UTC(), id: id}, true, nil
 }
 
 // nextCursor trims rows fetched with one extra row (limit+1) to the page and returns the cursor

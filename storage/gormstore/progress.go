@@ -34,7 +34,7 @@ func (s *Store) GetLectureProgress(ctx context.Context, memberID int64, courseID
 		return out, nil
 	}
 	var rows []progressRow
-	err = sc.in(s.db.WithContext(ctx)).
+	err = sc.in(s.conn(ctx)).
 		Where("member_id = ? AND course_id IN ?", memberID, courseIDs).
 		Order("course_id, lecture_id").Find(&rows).Error
 	if err != nil {
@@ -93,10 +93,10 @@ func (s *Store) UpdateLectureProgress(ctx context.Context, memberID, lectureID i
 			return err
 		}
 		if !next.State.Valid() {
-			return fmt.Errorf("gormstore: %s: invalid lecture state %q", op, next.State)
+			return fmt.Errorf("gormstore: %s: invalid lecture state %q: %w", op, next.State, storage.ErrInvalidArgument)
 		}
 		if next.PositionSeconds < 0 {
-			return fmt.Errorf("gormstore: %s: negative position %d", op, next.PositionSeconds)
+			return fmt.Errorf("gormstore: %s: negative position %d: %w", op, next.PositionSeconds, storage.ErrInvalidArgument)
 		}
 		row.State = string(next.State)
 		row.PositionSeconds = next.PositionSeconds

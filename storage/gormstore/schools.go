@@ -3,7 +3,6 @@ package gormstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/proctorhq/proctor/storage"
@@ -13,11 +12,11 @@ import (
 // leaving settings and appearance (the operators' edits) alone.
 func (s *Store) SyncSchool(ctx context.Context, id int64, subdomain, name string) error {
 	if id <= 0 || subdomain == "" {
-		return errors.New("gormstore: sync school: the id must be positive and the subdomain set")
+		return fmt.Errorf("gormstore: sync school: the id must be positive and the subdomain set: %w", storage.ErrInvalidArgument)
 	}
 	now := dbTime(s.now())
 	// The WHERE keeps updated_at still when nothing changed: this runs at every start-up.
-	err := s.db.WithContext(ctx).Exec(`INSERT INTO schools (id, subdomain, name, settings, appearance, created_at, updated_at)
+	err := s.conn(ctx).Exec(`INSERT INTO schools (id, subdomain, name, settings, appearance, created_at, updated_at)
 VALUES (?, ?, ?, '{}', '{}', ?, ?)
 ON CONFLICT (id) DO UPDATE SET subdomain = excluded.subdomain, name = excluded.name, updated_at = excluded.updated_at
 WHERE schools.subdomain <> excluded.subdomain OR schools.name <> excluded.name`,
@@ -32,7 +31,7 @@ func (s *Store) GetSchool(ctx context.Context) (storage.School, error) {
 		return storage.School{}, err
 	}
 	var row schoolRow
-	if err := s.db.WithContext(ctx).Where("id = ?", sc.schoolID).Take(&row).Error; err != nil {
+	if err := s.conn(ctx).Where("id = ?", sc.schoolID).Take(&row).Error; err != nil {
 		return storage.School{}, wrap(fmt.Sprintf("get school %d", sc.schoolID), err)
 	}
 	return row.school()

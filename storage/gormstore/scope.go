@@ -43,26 +43,6 @@ func forUpdate(db *gorm.DB) *gorm.DB {
 	return db.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
 }
 
-// inTx runs fn in a transaction, committing if it returns nil. fn's own error is returned as is
-// (UpdateMember's contract), so fn must wrap the database errors it meets itself.
-func (s *Store) inTx(ctx context.Context, op string, fn func(tx *gorm.DB) error) error {
-	tx := s.db.WithContext(ctx).Begin()
-	if tx.Error != nil {
-		return wrap(op+": begin", tx.Error)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tx.Rollback()
-		}
-	}()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	done = true
-	return wrap(op+": commit", tx.Commit().Error)
-}
-
 // dbTime is how every time is written: UTC, at the microsecond precision PostgreSQL keeps.
 func dbTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 

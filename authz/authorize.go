@@ -1,0 +1,272 @@
+package authz
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// codeChallengePattern is RFC 7636 section 4.2: the base64url SHA-256 of the verifier is 43
+// characters; the grammar allows 43 to 128 unreserved characters.
+var codeChallengePattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
+
+// authorize handles GET (show consent, after login) and POST (the consent decision) of the
+// authorization endpoint. Every check that can fail is made before the member is asked
+// anything, so a consent screen is only shown for a request that would succeed.
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	ar, err := h.p.NewAuthorizeRequest(ctx, r)
+	if err == nil {
+		err = checkAuthorizeRequest(t, ar)
+	}
+	if err != nil {
+		h.authorizeError(w, r, t, ar, err)
+		return
+	}
+
+	sess, err := h.consent.Load(r)
+	if err != nil && !errors.Is(err, consent.ErrNoSession) {
+		h.logError(ctx, "authorize: session lookup failed", err)
+		h.consent.RenderError(w, r, http.StatusServiceUnavailable, consent.ErrorView{
+			Title:   "Sign-in is unavailable right now",
+			Message: "Please try again in a moment.",
+		})
+		return
+	}
+	if err != nil || needsFreshLogin(ar.GetRequestForm(), sess, h.now()) {
+		h.consent.RedirectToLogin(w, withoutParam(r, "prompt"))
+		return
+	}
+	roles, err := h.store.GetRoles(ctx, sess.Member.ID)
+	if err != nil {
+		h.authorizeError(w, r, t, ar, err)
+		return
+	}
+	if msg := whyNotAllowed(t, roles, ar.GetRequestedScopes()); msg != "" {
+		// The member is known but may not grant this: a page says why, and the client learns
+		// access_denied if the member goes back to it.
+		h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
+			Title:   "You cannot authorize this application here",
+			Message: msg,
+		})
+		return
+	}
+
+	if r.Method == http.MethodGet {
+		h.consent.RenderConsent(w, r, sess, consentView(ar, r))
+		return
+	}
+	if !h.consent.CheckCSRF(r, sess) {
+		h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
+			Title:   "This form has expired",
+			Message: "Go back to the application and start signing in again.",
+		})
+		return
+	}
+	switch r.PostForm.Get("decision") {
+	case "approve":
+		h.issueCode(w, r, t, ar, sess, roles)
+	case "deny":
+		h.authorizeError(w, r, t, ar, fosite.ErrAccessDenied.WithHint("The member denied the request."))
+	default:
+		h.authorizeError(w, r, t, ar, fosite.ErrInvalidRequest.WithHint("The decision must be approve or deny."))
+	}
+}
+
+// checkAuthorizeRequest applies the spec's rules fosite does not: PKCE with S256 only, the
+// RFC 8707 resource, nonce, query response mode and no silent authorization.
+func checkAuthorizeRequest(t *tenant.Tenant, ar fosite.AuthorizeRequester) error {
+	form := ar.GetRequestForm()
+	if m := form.Get("response_mode"); m != "" && m != "query" {
+		return fosite.ErrInvalidRequest.WithHint("Only response_mode=query is supported.")
+	}
+	if form.Get("code_challenge_method") != "S256" {
+		return fosite.ErrInvalidRequest.WithHint("PKCE is required with code_challenge_method=S256.")
+	}
+	if !codeChallengePattern.MatchString(form.Get("code_challenge")) {
+		return fosite.ErrInvalidRequest.WithHint("The code_challenge is missing or malformed.")
+	}
+	if len(form["resource"]) != 1 {
+		return errInvalidTarget.WithHint("Exactly one resource parameter is required: the school's origin.")
+	}
+	if err := ParseResource(t, form.Get("resource")); err != nil {
+		return errInvalidTarget.WithHint(err.Error() + ".")
+	}
+	if n := form.Get("nonce"); n != "" && (len(n) < fosite.MinParameterEntropy || len(n) > 512 || !printable(n)) {
+		return fosite.ErrInvalidRequest.WithHint("The nonce must be 8 to 512 printable characters.")
+	}
+	for _, p := range strings.Fields(form.Get("prompt")) {
+		if p == "none" {
+			// Consent is shown on every authorization (spec), so nothing can be granted silently.
+			return fosite.ErrConsentRequired.WithHint("Consent is required for every authorization.")
+		}
+	}
+	return nil
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// needsFreshLogin honours prompt=login and max_age (OpenID Connect Core section 3.1.2.1): the
+// member signs in again; the login page returns here without the prompt.
+func needsFreshLogin(form url.Values, s consent.Session, now time.Time) bool {
+	for _, p := range strings.Fields(form.Get("prompt")) {
+		if p == "login" {
+			return true
+		}
+	}
+	if v := form.Get("max_age"); v != "" {
+		if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 && now.Sub(s.CreatedAt) > time.Duration(secs)*time.Second {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutParam returns a copy of r whose query lacks name.
+func withoutParam(r *http.Request, name string) *http.Request {
+	r2 := r.Clone(r.Context())
+	q := r2.URL.Query()
+	q.Del(name)
+	r2.URL.RawQuery = q.Encode()
+	return r2
+}
+
+// whyNotAllowed applies who may grant what (spec, Registration rule 5 and Authentication 11): a
+// member with no role at the school cannot authorize at all; operator scopes need an owner or
+// admin. It returns "" when the member may proceed.
+func whyNotAllowed(t *tenant.Tenant, roles []storage.Role, scopes []string) string {
+	if len(roles) == 0 {
+		return "Your account has no role at " + t.Name + ", so it cannot authorize applications here. Ask the school to add you."
+	}
+	operator := false
+	for _, r := range roles {
+		operator = operator || r.IsOperator()
+	}
+	for _, s := range scopes {
+		if sc, ok := scope.Lookup(s); ok && sc.Audience == scope.Operator && !operator {
+			return "This application asks for access to manage " + t.Name + ". Only the school's owners and admins can grant that."
+		}
+	}
+	return ""
+}
+
+// consentView describes the request for the consent page.
+func consentView(ar fosite.AuthorizeRequester, r *http.Request) consent.ConsentView {
+	v := consent.ConsentView{FormAction: r.URL.RequestURI()}
+	if c, ok := ar.GetClient().(*client); ok {
+		v.ClientName = c.name
+		v.LoopbackOnly = loopbackOnly(c.GetRedirectURIs())
+	}
+	if u := ar.GetRedirectURI(); u != nil {
+		v.RedirectHost = u.Host
+	}
+	for _, s := range ar.GetRequestedScopes() {
+		if sc, ok := scope.Lookup(s); ok {
+			v.Scopes = append(v.Scopes, sc)
+		}
+	}
+	return v
+}
+
+// issueCode grants what was asked and redirects with code, state and iss.
+func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, s consent.Session, roles []storage.Role) {
+	ctx := r.Context()
+	for _, sc := range ar.GetRequestedScopes() {
+		ar.GrantScope(sc)
+	}
+	// Every token is bound to the school's origin; the exact resource is kept for the token
+	// request's comparison.
+	ar.GrantAudience(t.Origin)
+
+	sess := newSession()
+	sess.MemberID = s.Member.ID
+	sess.SchoolID = t.SchoolID
+	sess.Subdomain = t.Subdomain
+	sess.Resource = ar.GetRequestForm().Get("resource")
+	sub := strconv.FormatInt(s.Member.ID, 10)
+	sess.Subject = sub
+	sess.Claims.Subject = sub
+	sess.Claims.AuthTime = s.CreatedAt.UTC().Truncate(time.Second)
+	sess.Claims.RequestedAt = ar.GetRequestedAt()
+	claims := memberClaims(t, s.Member, roles, ar.GetGrantedScopes())
+	delete(claims, "sub")
+	sess.Claims.Extra = claims
+
+	resp, err := h.p.NewAuthorizeResponse(ctx, ar, sess)
+	if err != nil {
+		h.authorizeError(w, r, t, ar, err)
+		return
+	}
+	resp.AddParameter("iss", t.Origin) // RFC 9207
+	h.p.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// authorizeError shows an HTML page while the client or its redirect URI is unknown (never
+// redirecting to an unvalidated URI), and otherwise redirects the error to the client with
+// state and iss.
+func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, err error) {
+	e := normalize(err, authorizeCodes)
+	if e.CodeField >= 500 || errors.Is(err, storage.ErrUnavailable) {
+		h.logError(r.Context(), "authorize failed", err)
+	}
+	if ar == nil || !ar.IsRedirectURIValid() || ar.GetRedirectURI() == nil {
+		h.consent.RenderError(w, r, e.CodeField, consent.ErrorView{
+			Title:   "This sign-in request cannot be completed",
+			Message: e.GetDescription(),
+		})
+		return
+	}
+	u := *ar.GetRedirectURI()
+	u.Fragment = ""
+	q := u.Query()
+	q.Set("error", e.ErrorField)
+	if d := e.GetDescription(); d != "" {
+		q.Set("error_description", d)
+	}
+	if st := ar.GetState(); st != "" {
+		q.Set("state", st)
+	}
+	q.Set("iss", t.Origin)
+	u.RawQuery = q.Encode()
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, u.String(), http.StatusSeeOther)
+}
+
+// loopbackOnly reports whether every redirect URI of a client is a loopback address: such a
+// client runs on the member's own machine, and the consent page says so.
+func loopbackOnly(uris []string) bool {
+	for _, raw := range uris {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" {
+			return false
+		}
+		if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+			return false
+		}
+	}
+	return len(uris) > 0
+}

@@ -1,0 +1,34 @@
+package authz
+
+import (
+	"strconv"
+
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// memberClaims are the identity claims of UserInfo and the ID token, which match (spec, "ID
+// token claims"). sub, org_id and roles are always present: they say who the member is at this
+// school, which every client of it needs. The rest follow OpenID Connect Core section 5.4:
+// profile releases name and picture, email releases email.
+func memberClaims(t *tenant.Tenant, m storage.Member, roles []storage.Role, scopes []string) map[string]any {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	c := map[string]any{
+		"sub":    strconv.FormatInt(m.ID, 10),
+		"org_id": strconv.FormatInt(t.SchoolID, 10),
+		"roles":  names,
+	}
+	for _, s := range scopes {
+		switch s {
+		case "profile":
+			c["name"] = m.Name
+			c["picture"] = m.AvatarURL
+		case "email":
+			c["email"] = m.Email
+		}
+	}
+	return c
+}

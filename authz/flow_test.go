@@ -1,0 +1,448 @@
+package authz_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"github.com/proctorhq/proctor/authz"
+)
+
+// TestAuthorizationCodeFlow runs discover, authorize (login and consent in a browser), exchange,
+// ID token verification from discovery and JWKS, userinfo and refresh with real clients.
+func TestAuthorizationCodeFlow(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *env) {
+		ctx := oidc.ClientContext(t.Context(), http.DefaultClient)
+		provider, err := oidc.NewProvider(ctx, e.a.Origin) // discovery: issuer must match exactly
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := e.oauthConfig(e.a, publicClient, "", "openid", "profile", "email", "account:read")
+		cfg.Endpoint = provider.Endpoint()
+		cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
+		verifier := oauth2.GenerateVerifier()
+		authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier),
+			oauth2.SetAuthURLParam("nonce", "nonce-0123456789"), oauth2.SetAuthURLParam("resource", e.a.Origin))
+
+		b := e.browser()
+		b.login(e.a, studentEmail)
+		loc := b.consent(authURL, "approve")
+		if loc.Query().Get("iss") != e.a.Origin || loc.Query().Get("state") != "state-0123456789" {
+			t.Fatalf("redirect %s: want iss and state", loc)
+		}
+		tok, err := cfg.Exchange(ctx, loc.Query().Get("code"), oauth2.VerifierOption(verifier),
+			oauth2.SetAuthURLParam("resource", e.a.Origin))
+		if err != nil {
+			t.Fatalf("exchange: %v", err)
+		}
+		if tok.TokenType != "bearer" && tok.TokenType != "Bearer" || tok.RefreshToken == "" {
+			t.Fatalf("token: %+v", tok)
+		}
+		if sid, _ := tok.Extra("school_id").(float64); sid != 1 || tok.Extra("school_subdomain") != "north" || tok.Extra("created_at") == nil {
+			t.Errorf("school fields: %v %v %v", tok.Extra("school_id"), tok.Extra("school_subdomain"), tok.Extra("created_at"))
+		}
+		if exp, _ := tok.Extra("expires_in").(float64); exp < 7190 || exp > 7200 {
+			t.Errorf("expires_in = %v, want 7200", tok.Extra("expires_in"))
+		}
+
+		raw, _ := tok.Extra("id_token").(string)
+		idt, err := provider.Verifier(&oidc.Config{ClientID: publicClient}).Verify(ctx, raw)
+		if err != nil {
+			t.Fatalf("id_token: %v", err)
+		}
+		if idt.Nonce != "nonce-0123456789" || idt.Issuer != e.a.Origin || idt.Expiry.Sub(idt.IssuedAt).Minutes() != 10 {
+			t.Errorf("id_token: nonce %q issuer %q lifetime %v", idt.Nonce, idt.Issuer, idt.Expiry.Sub(idt.IssuedAt))
+		}
+		if err := idt.VerifyAccessToken(tok.AccessToken); err != nil {
+			t.Errorf("at_hash: %v", err)
+		}
+		var idClaims map[string]any
+		idt.Claims(&idClaims)
+
+		status, info, _ := e.userinfo(e.a, tok.AccessToken)
+		if status != 200 {
+			t.Fatalf("userinfo: %d %v", status, info)
+		}
+		for _, c := range []string{"sub", "email", "name", "picture", "org_id"} {
+			if info[c] == nil || info[c] != idClaims[c] {
+				t.Errorf("claim %s: userinfo %v, id_token %v", c, info[c], idClaims[c])
+			}
+		}
+		if info["email"] != studentEmail || info["org_id"] != "1" || !slices.Equal(toStrings(info["roles"]), []string{"student"}) {
+			t.Errorf("userinfo = %v", info)
+		}
+
+		status, tr := e.refresh(e.a, publicClient, tok.RefreshToken)
+		if status != 200 || tr.AccessToken == "" || tr.RefreshToken == "" || tr.IDToken != "" || tr.SchoolID != 1 {
+			t.Fatalf("refresh: %d %+v (an id_token must never come from a refresh)", status, tr)
+		}
+	})
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// TestTokenPairTable has one subtest per row of the spec's token-pair state table.
+func TestTokenPairTable(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *env) {
+		live := func(token string) bool {
+			status, _, _ := e.userinfo(e.a, token)
+			return status == 200
+		}
+		t.Run("code exchange adds a pair; earlier pairs stay live", func(t *testing.T) {
+			first, second := e.tokens("account:read"), e.tokens("account:read")
+			if !live(first.AccessToken) || !live(second.AccessToken) {
+				t.Fatal("a second authorization revoked the first device's tokens")
+			}
+		})
+		t.Run("revoke with the refresh token revokes the pair", func(t *testing.T) {
+			tr := e.tokens("account:read")
+			if status, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); status != 200 {
+				t.Fatalf("revoke: %d", status)
+			}
+			if live(tr.AccessToken) {
+				t.Error("access token still works")
+			}
+			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
+				t.Errorf("refresh after revoke: %d %+v", status, r)
+			}
+		})
+		t.Run("revoke with a live access token revokes the pair", func(t *testing.T) {
+			tr := e.tokens("account:read")
+			if status, _ := e.revoke(e.a, url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}); status != 200 {
+				t.Fatalf("revoke: %d", status)
+			}
+			if live(tr.AccessToken) {
+				t.Error("access token still works")
+			}
+			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
+				t.Errorf("refresh after revoke: %d %+v", status, r)
+			}
+		})
+		t.Run("refresh keeps the old pair live; a lost response can be retried", func(t *testing.T) {
+			tr := e.tokens("account:read")
+			status, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
+			if status != 200 {
+				t.Fatalf("refresh: %d %+v", status, fresh)
+			}
+			if !live(tr.AccessToken) {
+				t.Error("the refresh revoked the old access token at issue time")
+			}
+			status, again := e.refresh(e.a, publicClient, tr.RefreshToken)
+			if status != 200 || again.AccessToken == fresh.AccessToken {
+				t.Fatalf("retrying the old refresh token: %d %+v", status, again)
+			}
+		})
+		t.Run("first use of the new access token revokes the old pair", func(t *testing.T) {
+			tr := e.tokens("account:read")
+			_, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
+			if !live(fresh.AccessToken) {
+				t.Fatal("new access token refused")
+			}
+			if live(tr.AccessToken) {
+				t.Error("old access token still works after the new one was used")
+			}
+			// Replaying the old refresh token now is reuse (docs/decisions.md): refused, and the
+			// whole grant is revoked.
+			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
+				t.Errorf("old refresh token after rotation: %d %+v", status, r)
+			}
+			if live(fresh.AccessToken) {
+				t.Error("reuse of a rotated refresh token did not revoke the grant")
+			}
+		})
+	})
+}
+
+// TestRevokeExpiredAccessToken: the table's row where the access token is past its lifetime.
+func TestRevokeExpiredAccessToken(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	// Set before any request: access tokens of school A now live one second.
+	e.a.AccessTokenLifetime = time.Second
+	tr := e.tokens("account:read")
+	time.Sleep(2 * time.Second) // fosite rounds expiry to the second
+	if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 401 {
+		t.Fatalf("the access token has not expired: %d", s)
+	}
+	if status, _ := e.revoke(e.a, url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}}); status != 200 {
+		t.Fatalf("revoke: %d", status)
+	}
+	if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 200 {
+		t.Fatalf("refresh after revoking an expired access token: %d %+v (nothing may be revoked)", status, r)
+	}
+}
+
+// TestAuthorizeErrors covers the authorization endpoint's error handling: errors before the
+// client and redirect URI are known are shown on a page; after, redirected with state and iss.
+func TestAuthorizeErrors(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	b := e.browser()
+	b.login(e.a, studentEmail)
+	p := newPKCE()
+	authorize := func(mutate func(url.Values)) (*http.Response, string) {
+		q := e.authorizeParams(e.a, publicClient, p, "account:read")
+		mutate(q)
+		return b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+	}
+	for name, mutate := range map[string]func(url.Values){
+		"unknown client":           func(q url.Values) { q.Set("client_id", "nobody") },
+		"unregistered redirect":    func(q url.Values) { q.Set("redirect_uri", "https://evil.example/cb") },
+		"redirect with other path": func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1/other") },
+	} {
+		resp, body := authorize(mutate)
+		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d Location=%q: must be an HTML error page, never a redirect\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+	}
+	for name, tc := range map[string]struct {
+		mutate func(url.Values)
+		code   string
+	}{
+		"no PKCE":              {func(q url.Values) { q.Del("code_challenge"); q.Del("code_challenge_method") }, "invalid_request"},
+		"plain PKCE":           {func(q url.Values) { q.Set("code_challenge_method", "plain") }, "invalid_request"},
+		"no resource":          {func(q url.Values) { q.Del("resource") }, "invalid_target"},
+		"foreign resource":     {func(q url.Values) { q.Set("resource", "https://evil.example") }, "invalid_target"},
+		"other school":         {func(q url.Values) { q.Set("resource", e.b.Origin) }, "invalid_target"},
+		"member asks operator": {func(q url.Values) { q.Set("scope", "courses:read") }, "invalid_scope"},
+		"unknown scope":        {func(q url.Values) { q.Set("scope", "account:read admin") }, "invalid_scope"},
+		"token response type":  {func(q url.Values) { q.Set("response_type", "token") }, "unsupported_response_type"},
+		"short nonce":          {func(q url.Values) { q.Set("nonce", "x") }, "invalid_request"},
+		"prompt none":          {func(q url.Values) { q.Set("prompt", "none") }, "consent_required"},
+	} {
+		resp, body := authorize(tc.mutate)
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI) {
+			t.Errorf("%s: want a redirect to the client, got %d %q\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+			continue
+		}
+		q := loc.Query()
+		if q.Get("error") != tc.code || q.Get("iss") != e.a.Origin || q.Get("state") == "" || q.Get("code") != "" {
+			t.Errorf("%s: redirect %s, want error=%s with state and iss", name, loc, tc.code)
+		}
+	}
+	// An operator client asking for account:read is refused (spec, Authentication 11).
+	q := e.authorizeParams(e.a, opClient, p, "account:read")
+	resp, _ := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
+		t.Errorf("operator client with account:read: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// Deny.
+	loc := b.consent(e.url(e.a, authz.AuthorizePath)+"?"+e.authorizeParams(e.a, publicClient, p, "account:read").Encode(), "deny")
+	if loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != e.a.Origin {
+		t.Errorf("deny: %s", loc)
+	}
+}
+
+// TestWhoMayAuthorize: no role at the school, or operator scopes without an operator role,
+// gives a page that says why.
+func TestWhoMayAuthorize(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	p := newPKCE()
+	for _, tc := range []struct {
+		email, client, scope string
+		want                 int
+	}{
+		{outsiderEmail, publicClient, "account:read", http.StatusForbidden},
+		{studentEmail, opClient, "courses:read", http.StatusForbidden},
+		{operatorEmail, opClient, "courses:read", http.StatusOK},
+		{operatorEmail, publicClient, "account:read", http.StatusOK},
+	} {
+		b := e.browser()
+		b.login(e.a, tc.email)
+		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + e.authorizeParams(e.a, tc.client, p, tc.scope).Encode())
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.StatusCode, tc.want, body)
+		}
+	}
+}
+
+// TestTokenEndpointErrors has one case per OAuth row of the spec's Errors table that the token
+// endpoint answers.
+func TestTokenEndpointErrors(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	secret := e.confidential()
+	fresh := func(client string) (string, pkce) {
+		p := newPKCE()
+		return e.code(e.a, studentEmail, e.authorizeParams(e.a, client, p, "account:read")), p
+	}
+	t.Run("malformed request", func(t *testing.T) {
+		code, _ := fresh(publicClient)
+		status, tr := e.exchange(e.a, publicClient, code, pkce{}, url.Values{"code_verifier": {""}})
+		if status != 400 || tr.Error != "invalid_request" && tr.Error != "invalid_grant" {
+			t.Errorf("missing verifier: %d %+v", status, tr)
+		}
+	})
+	t.Run("unknown grant type", func(t *testing.T) {
+		status, tr, _ := e.postForm(e.a, authz.TokenPath, url.Values{"grant_type": {"password"}, "client_id": {publicClient}})
+		if status != 400 || tr.Error != "unsupported_grant_type" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("bad code", func(t *testing.T) {
+		status, tr := e.exchange(e.a, publicClient, "not-a-code.at-all", newPKCE(), nil)
+		if status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("wrong verifier", func(t *testing.T) {
+		code, _ := fresh(publicClient)
+		status, tr := e.exchange(e.a, publicClient, code, newPKCE(), nil)
+		if status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("second use of a code revokes what the first issued", func(t *testing.T) {
+		code, p := fresh(publicClient)
+		_, first := e.exchange(e.a, publicClient, code, p, nil)
+		status, tr := e.exchange(e.a, publicClient, code, p, nil)
+		if status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("second use: %d %+v", status, tr)
+		}
+		if s, _, _ := e.userinfo(e.a, first.AccessToken); s != 401 {
+			t.Errorf("tokens of the first use still work: %d", s)
+		}
+	})
+	t.Run("resource differs from the authorization", func(t *testing.T) {
+		code, p := fresh(publicClient)
+		status, tr := e.exchange(e.a, publicClient, code, p, url.Values{"resource": {e.a.Origin + "/mcp"}})
+		if status != 400 || tr.Error != "invalid_target" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("resource with a trailing slash is the origin", func(t *testing.T) {
+		code, p := fresh(publicClient)
+		status, tr := e.exchange(e.a, publicClient, code, p, url.Values{"resource": {e.a.Origin + "/"}})
+		if status != 200 {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("confidential client without its secret", func(t *testing.T) {
+		code, p := fresh(confClient)
+		status, tr := e.exchange(e.a, confClient, code, p, nil)
+		if status != 401 || tr.Error != "invalid_client" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("confidential client with a wrong secret", func(t *testing.T) {
+		code, p := fresh(confClient)
+		status, tr := e.exchange(e.a, confClient, code, p, url.Values{"client_secret": {"wrong"}})
+		if status != 401 || tr.Error != "invalid_client" {
+			t.Errorf("%d %+v", status, tr)
+		}
+	})
+	t.Run("confidential client with its secret", func(t *testing.T) {
+		code, p := fresh(confClient)
+		status, tr := e.exchange(e.a, confClient, code, p, url.Values{"client_secret": {secret}})
+		if status != 200 {
+			t.Fatalf("%d %+v", status, tr)
+		}
+		// Revocation without the secret: 403 unauthorized_client; with it: 200.
+		if s, r := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {confClient}}); s != 403 || r.Error != "unauthorized_client" {
+			t.Errorf("revoke without secret: %d %+v", s, r)
+		}
+		if s, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {confClient}, "client_secret": {secret}}); s != 200 {
+			t.Errorf("revoke with secret: %d", s)
+		}
+	})
+	t.Run("public client using Basic authentication", func(t *testing.T) {
+		code, p := fresh(publicClient)
+		req, _ := http.NewRequest(http.MethodPost, e.url(e.a, authz.TokenPath), strings.NewReader(url.Values{
+			"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
+			"code_verifier": {p.verifier}, "resource": {e.a.Origin},
+		}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(publicClient, "")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Errorf("Basic auth: %d, want 401 invalid_client", resp.StatusCode)
+		}
+	})
+	t.Run("revoking an unknown token", func(t *testing.T) {
+		if s, _ := e.revoke(e.a, url.Values{"token": {"garbage"}, "client_id": {publicClient}}); s != 200 {
+			t.Errorf("%d", s)
+		}
+	})
+	t.Run("no debug detail", func(t *testing.T) {
+		_, tr := e.exchange(e.a, publicClient, "x.y", newPKCE(), nil)
+		if strings.Contains(strings.ToLower(tr.Description), "debug") || strings.Contains(tr.Description, "sql") {
+			t.Errorf("description leaks detail: %q", tr.Description)
+		}
+	})
+}
+
+// TestTenantIsolation: school A's code and tokens mean nothing at school B.
+func TestTenantIsolation(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	p := newPKCE()
+	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
+		"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.b.Origin}}
+	if status, tr, _ := e.postForm(e.b, authz.TokenPath, form); status == 200 {
+		t.Fatalf("school A's code exchanged at school B: %+v", tr)
+	}
+	// The code is still good at A (the attempt at B touched nothing).
+	status, tr := e.exchange(e.a, publicClient, code, p, nil)
+	if status != 200 {
+		t.Fatalf("exchange at A: %d %+v", status, tr)
+	}
+	if s, _, h := e.userinfo(e.b, tr.AccessToken); s != 401 || !strings.Contains(h.Get("WWW-Authenticate"), e.b.Origin) {
+		t.Errorf("school A's token at school B's userinfo: %d %q", s, h.Get("WWW-Authenticate"))
+	}
+	if s, r := e.refresh(e.b, publicClient, tr.RefreshToken); s == 200 {
+		t.Errorf("school A's refresh token at school B: %+v", r)
+	}
+	if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 200 {
+		t.Errorf("token no longer works at A: %d", s)
+	}
+}
+
+// TestIDTokensOff: a school without ID tokens advertises none and issues none.
+func TestIDTokensOff(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	e.mustClient(e.b, storageClient(publicClient+"-b"))
+	p := newPKCE()
+	b := e.browser()
+	b.login(e.b, studentEmail) // no role at B yet: give one
+	e.giveRole(e.b, studentEmail)
+	loc := b.consent(e.url(e.b, authz.AuthorizePath)+"?"+e.authorizeParams(e.b, publicClient+"-b", p, "openid", "account:read").Encode(), "approve")
+	status, tr := e.exchange(e.b, publicClient+"-b", loc.Query().Get("code"), p, nil)
+	if status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {
+		t.Fatalf("exchange at B: %d id_token=%q school_id=%d", status, tr.IDToken, tr.SchoolID)
+	}
+	resp, body := b.get(e.url(e.b, "/.well-known/openid-configuration"))
+	if resp.StatusCode != 200 || strings.Contains(body, "jwks_uri") || strings.Contains(body, "id_token_signing_alg_values_supported") {
+		t.Errorf("discovery at B advertises ID tokens: %s", body)
+	}
+	if resp, _ := b.get(e.url(e.b, authz.JWKSPath)); resp.StatusCode != 404 {
+		t.Errorf("JWKS at B: %d", resp.StatusCode)
+	}
+}
+
+// TestLoopbackRedirectAnyPort: a registered loopback redirect URI matches any port (RFC 8252).
+func TestLoopbackRedirectAnyPort(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	p := newPKCE()
+	q := e.authorizeParams(e.a, publicClient, p, "account:read")
+	q.Set("redirect_uri", "http://127.0.0.1:54321/callback")
+	b := e.browser()
+	b.login(e.a, studentEmail)
+	loc := b.consent(e.url(e.a, authz.AuthorizePath)+"?"+q.Encode(), "approve")
+	if loc.Host != "127.0.0.1:54321" || loc.Query().Get("code") == "" {
+		t.Fatalf("redirect %s", loc)
+	}
+}

@@ -1,0 +1,92 @@
+package authz
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Paths of the authorization server's endpoints (spec, Authorization server table).
+const (
+	AuthorizePath = "/oauth/authorize"
+	TokenPath     = "/api/oauth/token"
+	RevokePath    = "/api/oauth/revoke"
+	UserinfoPath  = "/api/oauth/userinfo"
+	RegisterPath  = "/api/oauth/register"
+	JWKSPath      = "/.well-known/jwks.json"
+)
+
+// Deps are the authorization server's dependencies.
+type Deps struct {
+	Store    storage.Store
+	Secret   config.Secret
+	Consent  *consent.Handler
+	Keys     *keys.Manager
+	Verifier resource.Verifier
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// Handler serves the authorization server's endpoints.
+type Handler struct {
+	store    storage.Store
+	consent  *consent.Handler
+	verifier resource.Verifier
+	log      *slog.Logger
+	now      func() time.Time
+	p        *provider
+	hasher   *SecretHasher
+}
+
+// TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
+func TokenHMACKey(s config.Secret) []byte { return s.Derive("token hmac") }
+
+// ClientSecretKey keys the stored hashes of client secrets.
+func ClientSecretKey(s config.Secret) []byte { return s.Derive("client secrets") }
+
+// New composes the fosite provider and returns the handler.
+func New(d Deps) *Handler {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
+	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
+	st := &fositeStore{store: d.Store, now: func() time.Time { return d.Now().UTC() }}
+	return &Handler{
+		store:    d.Store,
+		consent:  d.Consent,
+		verifier: d.Verifier,
+		log:      d.Logger,
+		now:      d.Now,
+		p:        newProvider(cfg, st, d.Keys),
+		hasher:   hasher,
+	}
+}
+
+// Hasher returns the client-secret hasher (operator pages and the CLI issue secrets with it).
+func (h *Handler) Hasher() *SecretHasher { return h.hasher }
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	r.HandleFunc(AuthorizePath, h.authorize).Methods(http.MethodGet, http.MethodPost)
+	r.HandleFunc(TokenPath, h.token).Methods(http.MethodPost)
+	r.HandleFunc(RevokePath, h.revoke).Methods(http.MethodPost)
+	r.HandleFunc(UserinfoPath, h.userinfo).Methods(http.MethodGet, http.MethodPost)
+}
+
+// logError records what the client is not told.
+func (h *Handler) logError(ctx context.Context, msg string, err error) {
+	h.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("error", err.Error()))
+}

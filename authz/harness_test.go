@@ -1,0 +1,427 @@
+package authz_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/oauth2"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
+// tokens on, school B at localhost:<port> without, members with roles, and clients.
+type env struct {
+	t      testing.TB
+	srv    *httptest.Server
+	store  *gormstore.Store
+	secret config.Secret
+	a, b   *tenant.Tenant
+	hasher *authz.SecretHasher
+}
+
+const (
+	studentEmail  = "student@example.com"
+	operatorEmail = "owner@example.com"
+	outsiderEmail = "outsider@example.com"
+	memberPass    = "correct horse battery"
+	publicClient  = "member-app"
+	confClient    = "member-conf"
+	opClient      = "operator-app"
+	redirectURI   = "http://127.0.0.1/callback"
+)
+
+// cheapHash keeps member creation fast; Verify reads the parameters from the hash.
+var cheapHash = func() string {
+	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()
+
+func newEnv(t testing.TB, backend string) *env {
+	t.Helper()
+	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("k"), 32))}
+	e.store = storetest.Open(t, backend)
+	var handler http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{IDTokens: true, MCPConnections: true}},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	e.a, e.b = tenants[0], tenants[1]
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	sc.Secret = e.secret
+	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = s.PublicHandler()
+	e.hasher = authz.NewSecretHasher(authz.ClientSecretKey(e.secret))
+
+	ctxA := e.ctx(e.a)
+	for email, roles := range map[string][]storage.Role{
+		studentEmail:  {storage.RoleStudent},
+		operatorEmail: {storage.RoleOwner},
+		outsiderEmail: nil,
+	} {
+		m, err := e.store.CreateMember(ctxA, storage.Member{Email: email, Name: "Name of " + email, AvatarURL: "https://img.example/" + email, PasswordHash: cheapHash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if roles != nil {
+			if err := e.store.SetRoles(ctxA, m.ID, roles); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	memberScopes := []string{"openid", "profile", "email", "account:read", "account:write"}
+	e.mustClient(e.a, storage.Client{ID: publicClient, Kind: storage.ClientMember, Name: "Study Buddy", TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{redirectURI}, Scopes: memberScopes})
+	e.mustClient(e.a, storage.Client{ID: opClient, Kind: storage.ClientOperator, Name: "Ops Tool", TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{redirectURI}, Scopes: []string{"openid", "courses:read", "students:read"}})
+	return e
+}
+
+func (e *env) ctx(t *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), t) }
+
+func (e *env) mustClient(t *tenant.Tenant, c storage.Client) {
+	e.t.Helper()
+	if _, err := e.store.CreateClient(e.ctx(t), c); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// confidential registers a confidential member client at school A and returns its secret.
+func (e *env) confidential() string {
+	secret, hash, err := e.hasher.NewClientSecret()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.mustClient(e.a, storage.Client{ID: confClient, Kind: storage.ClientMember, Name: "Conf App", SecretHash: hash,
+		TokenEndpointAuthMethod: storage.AuthMethodSecretPost, RedirectURIs: []string{redirectURI}, Scopes: []string{"openid", "account:read"}})
+	return secret
+}
+
+// origin returns the school's URL on the test server.
+func (e *env) url(t *tenant.Tenant, path string) string { return t.Origin + path }
+
+// oauthConfig is a golang.org/x/oauth2 client of school t.
+func (e *env) oauthConfig(t *tenant.Tenant, clientID, secret string, scopes ...string) *oauth2.Config {
+	style := oauth2.AuthStyleInParams
+	return &oauth2.Config{
+		ClientID: clientID, ClientSecret: secret, Scopes: scopes, RedirectURL: redirectURI,
+		Endpoint: oauth2.Endpoint{AuthURL: e.url(t, authz.AuthorizePath), TokenURL: e.url(t, authz.TokenPath), AuthStyle: style},
+	}
+}
+
+// browser is a member's browser: cookies, no automatic redirects.
+type browser struct {
+	e      *env
+	client *http.Client
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+func (b *browser) do(req *http.Request) (*http.Response, string) {
+	b.e.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
+}
+
+func (b *browser) get(rawURL string) (*http.Response, string) {
+	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
+	return b.do(req)
+}
+
+func (b *browser) post(rawURL string, form url.Values) (*http.Response, string) {
+	req, _ := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return b.do(req)
+}
+
+// htmlForm is one form of a page: where it posts and its inputs' values.
+type htmlForm struct {
+	action string
+	values url.Values
+}
+
+// forms parses every form of an HTML page (hidden inputs and submit buttons with values).
+func forms(page string) []htmlForm {
+	var out []htmlForm
+	z := html.NewTokenizer(strings.NewReader(page))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		tok := z.Token()
+		attr := func(name string) string {
+			for _, a := range tok.Attr {
+				if a.Key == name {
+					return a.Val
+				}
+			}
+			return ""
+		}
+		switch {
+		case tok.Data == "form" && tt == html.StartTagToken:
+			out = append(out, htmlForm{action: attr("action"), values: url.Values{}})
+		case (tok.Data == "input" || tok.Data == "button") && len(out) > 0:
+			if n := attr("name"); n != "" && attr("type") != "submit" && tok.Data == "input" {
+				out[len(out)-1].values.Set(n, attr("value"))
+			}
+		}
+	}
+}
+
+// formWith returns the first form having an input named field.
+func formWith(t testing.TB, page, field string) htmlForm {
+	t.Helper()
+	for _, f := range forms(page) {
+		if _, ok := f.values[field]; ok {
+			return f
+		}
+	}
+	t.Fatalf("no form with %q on the page:\n%s", field, page)
+	return htmlForm{}
+}
+
+// resolve makes a form action absolute against the page's URL.
+func resolve(base, ref string) string {
+	b, _ := url.Parse(base)
+	r, _ := url.Parse(ref)
+	return b.ResolveReference(r).String()
+}
+
+// login signs the browser in at school t.
+func (b *browser) login(t *tenant.Tenant, email string) {
+	b.e.t.Helper()
+	loginURL := b.e.url(t, "/login")
+	_, page := b.get(loginURL)
+	f := formWith(b.e.t, page, "csrf_token")
+	f.values.Set("email", email)
+	f.values.Set("password", memberPass)
+	resp, body := b.post(resolve(loginURL, f.action), f.values)
+	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound {
+		b.e.t.Fatalf("login as %s: status %d\n%s", email, resp.StatusCode, body)
+	}
+}
+
+// pkce is a verifier and its S256 challenge.
+type pkce struct{ verifier, challenge string }
+
+func newPKCE() pkce {
+	v := oauth2.GenerateVerifier()
+	sum := sha256.Sum256([]byte(v))
+	return pkce{verifier: v, challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
+}
+
+// authorizeParams are the query of a standard authorization request at school t.
+func (e *env) authorizeParams(t *tenant.Tenant, clientID string, p pkce, scopes ...string) url.Values {
+	return url.Values{
+		"response_type":         {"code"},
+		"client_id":             {clientID},
+		"redirect_uri":          {redirectURI},
+		"scope":                 {strings.Join(scopes, " ")},
+		"state":                 {"state-" + p.challenge[:12]},
+		"nonce":                 {"nonce-" + p.challenge[12:24]},
+		"code_challenge":        {p.challenge},
+		"code_challenge_method": {"S256"},
+		"resource":              {t.Origin},
+	}
+}
+
+// consent opens the authorization URL (already signed in) and answers the consent page; it
+// returns the redirect the server answered with.
+func (b *browser) consent(authURL, decision string) *url.URL {
+	b.e.t.Helper()
+	resp, page := b.get(authURL)
+	if resp.StatusCode != http.StatusOK {
+		b.e.t.Fatalf("consent page: status %d (%s)\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
+	}
+	f := formWith(b.e.t, page, "csrf_token")
+	f.values.Set("decision", decision)
+	resp, body := b.post(resolve(authURL, f.action), f.values)
+	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound {
+		b.e.t.Fatalf("consent %s: status %d\n%s", decision, resp.StatusCode, body)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return loc
+}
+
+// code runs the whole browser part for params at school t as email and returns the code.
+func (e *env) code(t *tenant.Tenant, email string, params url.Values) string {
+	e.t.Helper()
+	b := e.browser()
+	b.login(t, email)
+	loc := b.consent(e.url(t, authz.AuthorizePath)+"?"+params.Encode(), "approve")
+	q := loc.Query()
+	if q.Get("code") == "" {
+		e.t.Fatalf("no code in %s", loc)
+	}
+	if q.Get("iss") != t.Origin || q.Get("state") != params.Get("state") {
+		e.t.Fatalf("redirect %s lacks iss %s or state", loc, t.Origin)
+	}
+	return q.Get("code")
+}
+
+// tokenResponse is the token endpoint's JSON.
+type tokenResponse struct {
+	AccessToken     string `json:"access_token"`
+	TokenType       string `json:"token_type"`
+	ExpiresIn       int64  `json:"expires_in"`
+	RefreshToken    string `json:"refresh_token"`
+	Scope           string `json:"scope"`
+	IDToken         string `json:"id_token"`
+	SchoolID        int64  `json:"school_id"`
+	SchoolSubdomain string `json:"school_subdomain"`
+	CreatedAt       int64  `json:"created_at"`
+	Error           string `json:"error"`
+	Description     string `json:"error_description"`
+}
+
+// postForm posts a form to an endpoint of school t and decodes the JSON answer.
+func (e *env) postForm(t *tenant.Tenant, path string, form url.Values) (int, tokenResponse, http.Header) {
+	e.t.Helper()
+	resp, err := http.PostForm(e.url(t, path), form)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tr tokenResponse
+	body, _ := io.ReadAll(resp.Body)
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &tr); err != nil {
+			e.t.Fatalf("%s: not JSON (%d): %s", path, resp.StatusCode, body)
+		}
+	}
+	return resp.StatusCode, tr, resp.Header
+}
+
+// exchange trades a code for tokens.
+func (e *env) exchange(t *tenant.Tenant, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
+	form := url.Values{
+		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
+		"client_id": {clientID}, "code_verifier": {p.verifier}, "resource": {t.Origin},
+	}
+	for k, v := range extra {
+		form[k] = v
+	}
+	status, tr, _ := e.postForm(t, authz.TokenPath, form)
+	return status, tr
+}
+
+func (e *env) refresh(t *tenant.Tenant, clientID, refreshToken string) (int, tokenResponse) {
+	status, tr, _ := e.postForm(t, authz.TokenPath, url.Values{
+		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {t.Origin},
+	})
+	return status, tr
+}
+
+func (e *env) revoke(t *tenant.Tenant, form url.Values) (int, tokenResponse) {
+	status, tr, _ := e.postForm(t, authz.RevokePath, form)
+	return status, tr
+}
+
+// userinfo calls UserInfo with a bearer token and returns the status and decoded body.
+func (e *env) userinfo(t *tenant.Tenant, token string) (int, map[string]any, http.Header) {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.url(t, authz.UserinfoPath), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m, resp.Header
+}
+
+// tokens runs a whole authorization at school A for the public member client.
+func (e *env) tokens(scopes ...string) tokenResponse {
+	e.t.Helper()
+	p := newPKCE()
+	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, scopes...))
+	status, tr := e.exchange(e.a, publicClient, code, p, nil)
+	if status != http.StatusOK {
+		e.t.Fatalf("exchange: %d %+v", status, tr)
+	}
+	return tr
+}
+
+// eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
+	}
+}
+
+// storageClient is a public member client with the test redirect URI.
+func storageClient(id string) storage.Client {
+	return storage.Client{ID: id, Kind: storage.ClientMember, Name: "Client " + id, TokenEndpointAuthMethod: storage.AuthMethodNone,
+		RedirectURIs: []string{redirectURI}, Scopes: []string{"openid", "profile", "email", "account:read", "account:write"}}
+}
+
+// giveRole makes a member a student at school t.
+func (e *env) giveRole(t *tenant.Tenant, email string) {
+	e.t.Helper()
+	m, err := e.store.GetMemberByEmail(e.ctx(t), email)
+	if err == nil {
+		err = e.store.SetRoles(e.ctx(t), m.ID, []storage.Role{storage.RoleStudent})
+	}
+	if err != nil {
+		e.t.Fatal(fmt.Errorf("give role: %w", err))
+	}
+}

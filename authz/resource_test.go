@@ -1,0 +1,81 @@
+package authz
+
+import (
+	"testing"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+func testTenant(t testing.TB, baseURL string) *tenant.Tenant {
+	t.Helper()
+	c := config.DefaultTenant()
+	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "a", "A", baseURL
+	tn, err := tenant.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
+}
+
+func TestParseResource(t *testing.T) {
+	tn := testTenant(t, "https://school.example")
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"https://school.example", true},
+		{"https://school.example/", true},
+		{"https://School.Example/mcp", true},
+		{"https://school.example:443/member/graphql", true},
+		{"https://school.example/mcp?x=1", false},
+		{"https://school.example/#f", false},
+		{"https://user@school.example", false},
+		{"http://school.example", false},
+		{"https://school.example.evil.example", false},
+		{"https://evil.example/https://school.example", false},
+		{"https://school.example:8443", false},
+		{"https://school.example/a/../b", false},
+		{"/mcp", false},
+		{"", false},
+		{"school.example", false},
+	} {
+		if err := ParseResource(tn, tc.in); (err == nil) != tc.ok {
+			t.Errorf("ParseResource(%q) = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestSameResource(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://s.example", "https://s.example", true},
+		{"https://s.example", "https://s.example/", true},
+		{"https://s.example/mcp", "https://s.example/mcp", true},
+		{"https://s.example/mcp", "https://s.example/mcp/", false},
+		{"https://s.example/mcp", "https://s.example", false},
+		{"", "https://s.example", false},
+	} {
+		if got := sameResource(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameResource(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+func FuzzParseResource(f *testing.F) {
+	tn := testTenant(f, "http://127.0.0.1:8080")
+	for _, s := range []string{"http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080/mcp", "http://127.0.0.1:80", "http://[::1]:8080", "%", "http://127.0.0.1:8080#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ParseResource(tn, s) != nil {
+			return
+		}
+		// Whatever is accepted names this school's origin and is comparable with itself.
+		if !sameResource(s, s) {
+			t.Fatalf("accepted %q is not the same resource as itself", s)
+		}
+	})
+}

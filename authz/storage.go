@@ -1,0 +1,377 @@
+package authz
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/openid"
+	"github.com/ory/fosite/handler/pkce"
+	fstorage "github.com/ory/fosite/storage"
+
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// fositeStore maps fosite's narrow storage interfaces onto storage.Store. Codes and tokens are
+// stored by their HMAC signatures only (fosite hands us signatures, never the raw values),
+// except for the OpenID Connect session, which fosite keys by the raw code: that key is hashed
+// here before it reaches the database.
+type fositeStore struct {
+	store     storage.Store
+	now       func() time.Time
+	signature func(ctx context.Context, code string) string
+}
+
+var (
+	_ fosite.ClientManager               = (*fositeStore)(nil)
+	_ oauth2.CoreStorage                 = (*fositeStore)(nil)
+	_ oauth2.TokenRevocationStorage      = (*fositeStore)(nil)
+	_ pkce.PKCERequestStorage            = (*fositeStore)(nil)
+	_ openid.OpenIDConnectRequestStorage = (*fositeStore)(nil)
+	_ fstorage.Transactional             = (*fositeStore)(nil)
+)
+
+// fositeErr turns storage's not-found into fosite's, which fosite's handlers branch on; every
+// other error passes through wrapped (storage.ErrUnavailable stays recognisable at the edge).
+func fositeErr(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("%w: %w", fosite.ErrNotFound, err)
+	}
+	return err
+}
+
+// ---- clients ----
+
+func (s *fositeStore) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.store.GetClient(ctx, id)
+	if err != nil {
+		return nil, fositeErr(err)
+	}
+	return fositeClient(t, c), nil
+}
+
+// Client assertions (private_key_jwt) are never accepted: every client authenticates with
+// "none" or client_secret_post, and fosite refuses assertions before it gets here.
+func (s *fositeStore) ClientAssertionJWTValid(context.Context, string) error {
+	return fosite.ErrJTIKnown
+}
+func (s *fositeStore) SetClientAssertionJWT(context.Context, string, time.Time) error {
+	return fosite.ErrJTIKnown
+}
+
+// ---- serialized requests ----
+
+// storedRequest is the JSON form of a fosite request kept in the data column of codes, PKCE and
+// OpenID Connect records and token pairs. The form is already sanitized by fosite.
+type storedRequest struct {
+	ID                string          `json:"id"`
+	RequestedAt       time.Time       `json:"requested_at"`
+	ClientID          string          `json:"client_id"`
+	RequestedScopes   []string        `json:"requested_scopes"`
+	GrantedScopes     []string        `json:"granted_scopes"`
+	RequestedAudience []string        `json:"requested_audience"`
+	GrantedAudience   []string        `json:"granted_audience"`
+	Form              url.Values      `json:"form"`
+	Session           json.RawMessage `json:"session"`
+}
+
+func marshalRequest(r fosite.Requester) ([]byte, error) {
+	sess, err := json.Marshal(r.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(storedRequest{
+		ID:                r.GetID(),
+		RequestedAt:       r.GetRequestedAt(),
+		ClientID:          r.GetClient().GetID(),
+		RequestedScopes:   r.GetRequestedScopes(),
+		GrantedScopes:     r.GetGrantedScopes(),
+		RequestedAudience: r.GetRequestedAudience(),
+		GrantedAudience:   r.GetGrantedAudience(),
+		Form:              r.GetRequestForm(),
+		Session:           sess,
+	})
+}
+
+// unmarshalRequest rebuilds the whole requester, filling the session fosite handed in.
+func (s *fositeStore) unmarshalRequest(ctx context.Context, data []byte, session fosite.Session) (fosite.Requester, error) {
+	var sr storedRequest
+	if err := json.Unmarshal(data, &sr); err != nil {
+		return nil, fmt.Errorf("authz: stored request: %w", err)
+	}
+	if session == nil {
+		session = newSession()
+	}
+	if err := json.Unmarshal(sr.Session, session); err != nil {
+		return nil, fmt.Errorf("authz: stored session: %w", err)
+	}
+	client, err := s.GetClient(ctx, sr.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	return &fosite.Request{
+		ID:                sr.ID,
+		RequestedAt:       sr.RequestedAt,
+		Client:            client,
+		RequestedScope:    sr.RequestedScopes,
+		GrantedScope:      sr.GrantedScopes,
+		RequestedAudience: sr.RequestedAudience,
+		GrantedAudience:   sr.GrantedAudience,
+		Form:              sr.Form,
+		Session:           session,
+	}, nil
+}
+
+// sessionOf returns Proctor's session of a requester.
+func sessionOf(r fosite.Requester) (*Session, error) {
+	s, ok := r.GetSession().(*Session)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("authz: unexpected session type %T", r.GetSession())
+	}
+	return s, nil
+}
+
+// ---- authorization codes ----
+
+func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature string, r fosite.Requester) error {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return err
+	}
+	data, err := marshalRequest(r)
+	if err != nil {
+		return err
+	}
+	return s.store.CreateAuthorizationCode(ctx, storage.AuthorizationCode{
+		Signature:   signature,
+		RequestID:   r.GetID(),
+		ClientID:    r.GetClient().GetID(),
+		MemberID:    sess.MemberID,
+		Active:      true,
+		Data:        data,
+		RequestedAt: r.GetRequestedAt(),
+		ExpiresAt:   sess.GetExpiresAt(fosite.AuthorizeCode),
+	})
+}
+
+// GetAuthorizeCodeSession returns a used code's request together with
+// ErrInvalidatedAuthorizeCode, so that fosite revokes what its first use issued (RFC 6749
+// section 4.1.2).
+func (s *fositeStore) GetAuthorizeCodeSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
+	c, err := s.store.GetAuthorizationCode(ctx, signature)
+	if err != nil {
+		return nil, fositeErr(err)
+	}
+	r, err := s.unmarshalRequest(ctx, c.Data, session)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Active {
+		return r, fosite.ErrInvalidatedAuthorizeCode
+	}
+	return r, nil
+}
+
+// InvalidateAuthorizeCodeSession is atomic: of two concurrent exchanges of one code only one
+// gets past here; the other sees ErrInvalidatedAuthorizeCode (answered invalid_grant).
+func (s *fositeStore) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
+	err := s.store.InvalidateAuthorizationCode(ctx, signature)
+	if errors.Is(err, storage.ErrNotFound) {
+		return fosite.ErrInvalidatedAuthorizeCode
+	}
+	return err
+}
+
+// ---- PKCE and OpenID Connect records ----
+
+func (s *fositeStore) createGrantSession(ctx context.Context, kind storage.SessionKind, signature string, r fosite.Requester) error {
+	data, err := marshalRequest(r)
+	if err != nil {
+		return err
+	}
+	exp := r.GetSession().GetExpiresAt(fosite.AuthorizeCode)
+	if exp.IsZero() {
+		exp = s.now().Add(time.Hour)
+	}
+	return s.store.CreateGrantSession(ctx, kind, storage.GrantSession{
+		Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp,
+	})
+}
+
+func (s *fositeStore) getGrantSession(ctx context.Context, kind storage.SessionKind, signature string, session fosite.Session) (fosite.Requester, error) {
+	g, err := s.store.GetGrantSession(ctx, kind, signature)
+	if err != nil {
+		return nil, fositeErr(err)
+	}
+	return s.unmarshalRequest(ctx, g.Data, session)
+}
+
+func (s *fositeStore) CreatePKCERequestSession(ctx context.Context, signature string, r fosite.Requester) error {
+	return s.createGrantSession(ctx, storage.SessionPKCE, signature, r)
+}
+func (s *fositeStore) GetPKCERequestSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
+	return s.getGrantSession(ctx, storage.SessionPKCE, signature, session)
+}
+func (s *fositeStore) DeletePKCERequestSession(ctx context.Context, signature string) error {
+	return fositeErr(s.store.DeleteGrantSession(ctx, storage.SessionPKCE, signature))
+}
+
+func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
+	return s.createGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r)
+}
+func (s *fositeStore) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
+	got, err := s.getGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r.GetSession())
+	if errors.Is(err, fosite.ErrNotFound) {
+		// fosite's OpenID Connect handler treats this error as "no openid scope was granted".
+		return nil, openid.ErrNoSessionFound
+	}
+	return got, err
+}
+func (s *fositeStore) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
+	return fositeErr(s.store.DeleteGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code)))
+}
+
+// ---- token pairs ----
+
+func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return err
+	}
+	data, err := marshalRequest(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.CreateTokenPair(ctx, storage.TokenPair{
+		RequestID:       r.GetID(),
+		ClientID:        r.GetClient().GetID(),
+		MemberID:        sess.MemberID,
+		AccessSignature: signature,
+		Resource:        sess.Resource,
+		Scopes:          r.GetGrantedScopes(),
+		Data:            data,
+		RequestedAt:     s.now(),
+		AccessExpiresAt: sess.GetExpiresAt(fosite.AccessToken),
+		ReplacesPairID:  txStateOf(ctx).replacedPairID,
+	})
+	return err
+}
+
+func (s *fositeStore) CreateRefreshTokenSession(ctx context.Context, signature, accessSignature string, r fosite.Requester) error {
+	var exp *time.Time
+	if t := r.GetSession().GetExpiresAt(fosite.RefreshToken); !t.IsZero() {
+		exp = &t
+	}
+	return s.store.SetRefreshToken(ctx, accessSignature, signature, exp)
+}
+
+func (s *fositeStore) getPair(ctx context.Context, kind storage.TokenKind, signature string, session fosite.Session) (fosite.Requester, error) {
+	p, err := s.store.GetTokenPair(ctx, kind, signature)
+	if err != nil {
+		return nil, fositeErr(err)
+	}
+	r, err := s.unmarshalRequest(ctx, p.Data, session)
+	if err != nil {
+		return nil, err
+	}
+	if p.RevokedAt != nil {
+		// For a refresh token this makes fosite treat the request as reuse and revoke the
+		// whole grant (RFC 9700 section 4.14.2; docs/decisions.md).
+		return r, fosite.ErrInactiveToken
+	}
+	return r, nil
+}
+
+func (s *fositeStore) GetAccessTokenSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
+	return s.getPair(ctx, storage.AccessToken, signature, session)
+}
+
+func (s *fositeStore) GetRefreshTokenSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
+	return s.getPair(ctx, storage.RefreshToken, signature, session)
+}
+
+// deletePair is what fosite calls "deleting" a token: it only does so on the way to revoking the
+// token's grant, so the pair is revoked (its row is kept to recognise a replay).
+func (s *fositeStore) deletePair(ctx context.Context, kind storage.TokenKind, signature string) error {
+	p, err := s.store.GetTokenPair(ctx, kind, signature)
+	if err != nil {
+		return fositeErr(err)
+	}
+	_, err = s.store.RevokeGrant(ctx, p.RequestID, s.now())
+	return err
+}
+
+func (s *fositeStore) DeleteAccessTokenSession(ctx context.Context, signature string) error {
+	return s.deletePair(ctx, storage.AccessToken, signature)
+}
+
+func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
+	return s.deletePair(ctx, storage.RefreshToken, signature)
+}
+
+// RotateRefreshToken runs inside the refresh transaction. It revokes nothing (spec: the old
+// pair stays live until the new access token is first used); it locks the grant so that a
+// concurrent revocation is ordered against this refresh, re-checks the old pair under that
+// lock, and notes which pair the new one replaces.
+func (s *fositeStore) RotateRefreshToken(ctx context.Context, requestID, refreshSignature string) error {
+	if err := s.store.LockGrant(ctx, requestID); err != nil {
+		return err
+	}
+	p, err := s.store.GetTokenPair(ctx, storage.RefreshToken, refreshSignature)
+	if err != nil {
+		return fositeErr(err)
+	}
+	if p.RevokedAt != nil {
+		return fosite.ErrInactiveToken
+	}
+	txStateOf(ctx).replacedPairID = p.ID
+	return nil
+}
+
+func (s *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) error {
+	_, err := s.store.RevokeGrant(ctx, requestID, s.now())
+	return err
+}
+
+func (s *fositeStore) RevokeAccessToken(ctx context.Context, requestID string) error {
+	_, err := s.store.RevokeGrant(ctx, requestID, s.now())
+	return err
+}
+
+// ---- transactions ----
+
+// txState is what one fosite transaction remembers between storage calls: the pair a refresh
+// replaces (RotateRefreshToken learns it, CreateAccessTokenSession records it).
+type txState struct {
+	replacedPairID int64
+}
+
+type txStateKey struct{}
+
+func txStateOf(ctx context.Context) *txState {
+	if st, ok := ctx.Value(txStateKey{}).(*txState); ok {
+		return st
+	}
+	return &txState{}
+}
+
+func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) {
+	ctx, err := s.store.BeginTx(ctx)
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, txStateKey{}, &txState{}), nil
+}
+
+func (s *fositeStore) Commit(ctx context.Context) error   { return s.store.Commit(ctx) }
+func (s *fositeStore) Rollback(ctx context.Context) error { return s.store.Rollback(ctx) }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/keys"
+)
+
+func newKeysCommand(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Rotate or list a school's ID-token signing keys",
+		Long: `Each school signs ID tokens with its own ES256 key, stored encrypted with the system secret
+(docs/keys.md). A school's first key is created when it is first needed.`,
+	}
+	cmd.AddCommand(newKeysRotateCommand(g), newKeysListCommand(g))
+	return cmd
+}
+
+func newKeysRotateCommand(g *globalFlags) *cobra.Command {
+	var (
+		schoolID     int64
+		secretChange bool
+	)
+	cmd := &cobra.Command{
+		Use:   "rotate --tenant ID [--after-secret-change]",
+		Short: "Make a new signing key current and print its kid",
+		Long: `Make a new signing key current. The key it replaces stays published in the JWKS, so ID tokens
+it signed still verify; keys older than that are retired. Running servers start signing with the
+new key within their key cache time (30 seconds by default).
+
+Rotation refuses to run when the current key does not decrypt with the configured secret, since
+the servers could not open a key stored under a different one. After changing the system secret
+on purpose, rotate with --after-secret-change to replace the keys sealed under the old secret.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				m := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{})
+				rotate := m.Rotate
+				if secretChange {
+					rotate = m.RotateAfterSecretChange
+				}
+				k, err := rotate(ctx)
+				if errors.Is(err, keys.ErrDecrypt) && !secretChange {
+					return fmt.Errorf("%w\n(check that this command uses the servers' secret; if the secret was changed on purpose, add --after-secret-change)", err)
+				}
+				if err != nil {
+					return err
+				}
+				// The kid alone on stdout, so scripts can capture it.
+				fmt.Fprintln(cmd.OutOrStdout(), k.KID)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	cmd.Flags().BoolVar(&secretChange, "after-secret-change", false,
+		"rotate even though the current key does not decrypt (the system secret was changed)")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}
+
+func newKeysListCommand(g *globalFlags) *cobra.Command {
+	var schoolID int64
+	cmd := &cobra.Command{
+		Use:   "list --tenant ID",
+		Short: "List a school's signing keys, newest first",
+		Long: `List a school's signing keys, newest first. CURRENT marks the key new ID tokens are signed with;
+every key without a RETIRED time is published in the JWKS.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				list, err := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{}).List(ctx)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "KID\tCREATED\tRETIRED\tCURRENT")
+				for _, k := range list {
+					retired, current := "-", ""
+					if k.RetiredAt != nil {
+						retired = k.RetiredAt.UTC().Format(time.RFC3339)
+					}
+					if k.Current {
+						current = "*"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.KID, k.CreatedAt.UTC().Format(time.RFC3339), retired, current)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	_ = cmd.MarkFlagRequired("tenant")
+	return cmd
+}

@@ -1,0 +1,235 @@
+package consent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// Paths served by Mount.
+const (
+	LoginPath  = "/login"
+	DonePath   = "/login/done"
+	LogoutPath = "/logout"
+)
+
+// Session lifetimes used when Deps leaves them zero.
+const (
+	DefaultIdleTimeout     = 30 * time.Minute
+	DefaultAbsoluteTimeout = 12 * time.Hour
+)
+
+// PagePolicy is the Content-Security-Policy of every page except the consent page: nothing but
+// our own stylesheet and images loads, forms post only to this origin, and no one may frame it.
+const PagePolicy = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// ConsentPolicy is PagePolicy without form-action. Chrome and Safari apply form-action to
+// every redirect that follows a form submission, not only to the form's action (CSP issue
+// w3c/webappsec-csp#8), and the consent form exists to end in a redirect to the client's
+// redirect URI on another origin, sometimes followed by a hop to an app's own scheme. With
+// form-action 'self' those browsers would cancel that redirect after the code was issued. The
+// page loads no script and escapes every value, so no injected form can take its place.
+const ConsentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+
+// Deps are what the handler is built from.
+type Deps struct {
+	Store storage.Store
+	// Secret keys the session-id hash and the CSRF tokens (each through a key derived for it).
+	Secret    config.Secret
+	Templates *templates.Set
+	Logger    *slog.Logger     // nil: discard
+	Now       func() time.Time // nil: time.Now
+	// Limiter counts failed sign-ins; nil: a MemoryLimiter (per process).
+	Limiter Limiter
+	// AccountLimit and AddressLimit are the failure budgets per e-mail and per client address
+	// (zero: DefaultAccountLimit, DefaultAddressLimit).
+	AccountLimit, AddressLimit Limit
+	// IdleTimeout ends a session not used for that long; AbsoluteTimeout ends any session that
+	// long after sign-in (zero: DefaultIdleTimeout, DefaultAbsoluteTimeout).
+	IdleTimeout, AbsoluteTimeout time.Duration
+}
+
+// Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
+// authorization endpoint uses.
+type Handler struct {
+	store                      storage.Store
+	tpl                        *templates.Set
+	log                        *slog.Logger
+	now                        func() time.Time
+	limiter                    Limiter
+	accountLimit, addressLimit Limit
+	idle, absolute             time.Duration
+	// sessionKey hashes session tokens into store ids; csrfKey makes CSRF tokens. Separate
+	// keys, derived from the system secret, so that neither value can stand in for the other.
+	sessionKey, csrfKey []byte
+}
+
+// New checks d and returns the handler.
+func New(d Deps) (*Handler, error) {
+	if d.Store == nil {
+		return nil, errors.New("consent: no store")
+	}
+	if d.Templates == nil {
+		return nil, errors.New("consent: no templates")
+	}
+	if len(d.Secret) < config.MinSecretBytes {
+		return nil, fmt.Errorf("consent: the secret must hold at least %d bytes", config.MinSecretBytes)
+	}
+	h := &Handler{
+		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
+		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout,
+		sessionKey: d.Secret.Derive("login session id"),
+		csrfKey:    d.Secret.Derive("csrf token"),
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.limiter == nil {
+		h.limiter = NewMemoryLimiter(0, h.now)
+	}
+	if h.accountLimit == (Limit{}) {
+		h.accountLimit = DefaultAccountLimit
+	}
+	if h.addressLimit == (Limit{}) {
+		h.addressLimit = DefaultAddressLimit
+	}
+	for _, l := range []Limit{h.accountLimit, h.addressLimit} {
+		if l.Max < 1 || l.Window <= 0 {
+			return nil, fmt.Errorf("consent: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
+		}
+	}
+	if h.idle == 0 {
+		h.idle = DefaultIdleTimeout
+	}
+	if h.absolute == 0 {
+		h.absolute = DefaultAbsoluteTimeout
+	}
+	if h.idle < 0 || h.absolute < time.Minute || h.idle > h.absolute {
+		return nil, fmt.Errorf("consent: timeouts must satisfy 0 < idle (%v) <= absolute (%v), absolute >= 1m", h.idle, h.absolute)
+	}
+	return h, nil
+}
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	r.Handle(LoginPath, h.handle(h.loginForm)).Methods(http.MethodGet)
+	r.Handle(LoginPath, h.handle(h.login)).Methods(http.MethodPost)
+	r.Handle(DonePath, h.handle(h.signedIn)).Methods(http.MethodGet)
+	r.Handle(LogoutPath, h.handle(h.logoutForm)).Methods(http.MethodGet)
+	r.Handle(LogoutPath, h.handle(h.logout)).Methods(http.MethodPost)
+	r.HandleFunc(templates.AssetsPrefix+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
+}
+
+// asset serves the stylesheet. Its name carries a hash of its content, so it may be cached for
+// good.
+func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != h.tpl.StylesheetPath() {
+		edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/css; charset=utf-8")
+	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(h.tpl.Stylesheet()))
+}
+
+// pageError is a failure the member sees as a page with a plain message; err, if any, is
+// only logged.
+type pageError struct {
+	status int
+	view   ErrorView
+	err    error
+}
+
+func (e *pageError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("consent: %d %s", e.status, e.view.Title)
+	}
+	return fmt.Sprintf("consent: %d %s: %v", e.status, e.view.Title, e.err)
+}
+
+func (e *pageError) Unwrap() error { return e.err }
+
+var (
+	viewBadForm = ErrorView{
+		Title:   "The form could not be read",
+		Message: "Go back, reload the page and try again.",
+	}
+	viewUnavailable = ErrorView{
+		Title:   "Service unavailable",
+		Message: "Signing in is not possible right now. Please try again in a few minutes.",
+	}
+	viewInternal = ErrorView{
+		Title:   "Something went wrong",
+		Message: "The request could not be completed. Please try again later.",
+	}
+)
+
+// handle adapts a handler that returns an error: the error is logged with the request id and
+// the member gets an error page that says nothing about it.
+func (h *Handler) handle(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.fail(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, view := http.StatusInternalServerError, viewInternal
+	var pe *pageError
+	switch {
+	case errors.As(err, &pe):
+		status, view = pe.status, pe.view
+	case errors.Is(err, storage.ErrUnavailable):
+		status, view = http.StatusServiceUnavailable, viewUnavailable
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	h.log.Log(r.Context(), level, "page failed", "request_id", edge.FromContext(r.Context()).ID, "status", status, "err", err)
+	h.RenderError(w, r, status, view)
+}
+
+// writePage renders a page into memory first, so that a template failure still leaves room
+// for a clean 500, then writes it with the headers every page carries: its own CSP, no
+// caching (the pages carry CSRF tokens and member names), no framing.
+func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, policy string, render func(io.Writer) error) {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		h.log.Error("render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+		w.Header().Set("Cache-Control", "no-store")
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Security-Policy", policy)
+	hd.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// redirect answers 303 See Other, so that the browser follows a POST with a GET.
+func redirect(w http.ResponseWriter, location string) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusSeeOther)
+}

@@ -1,0 +1,196 @@
+package consent
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Session cookie names. Over https the "__Host-" prefix makes browsers refuse the cookie unless
+// it is Secure, host-only and for Path "/", so a sibling host (another school on the same parent
+// domain) cannot plant or shadow it.
+const (
+	SessionCookie       = "proctor_session"
+	SecureSessionCookie = "__Host-proctor_session"
+)
+
+// touchEvery is how stale LastSeenAt may be before a request writes it again: the idle timeout
+// is counted in minutes, and a write per request would cost more than it tells.
+const touchEvery = time.Minute
+
+// ErrNoSession means the request carries no valid session of its school.
+var ErrNoSession = errors.New("consent: no session")
+
+// Session is a member's valid sign-in at the request's school.
+type Session struct {
+	// ID is the session's store id (the keyed hash of the cookie's token, never the token).
+	ID string
+	// Member is the signed-in member, without PasswordHash (nothing past sign-in needs it).
+	Member storage.Member
+	// CreatedAt is when the member signed in (OpenID Connect's auth_time).
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
+// Current returns the request's session if it has a valid one. A store failure reads as "not
+// signed in" (and is logged); use Load to tell the two apart.
+func (h *Handler) Current(r *http.Request) (Session, bool) {
+	s, err := h.Load(r)
+	if err != nil {
+		if !errors.Is(err, ErrNoSession) {
+			h.log.Error("load session", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+		}
+		return Session{}, false
+	}
+	return s, true
+}
+
+// Load returns the request's session, ErrNoSession if it has no valid one, or a store error
+// (storage.ErrUnavailable and the like, wrapped). The session must belong to the request's
+// school: the store is school-scoped, so a cookie from one school's host finds nothing at
+// another's. Idle and absolute expiry are checked here, against the server's clock, whatever
+// the cookie's own lifetime; an expired session is deleted. LastSeenAt is moved forward at
+// most once a minute.
+func (h *Handler) Load(r *http.Request) (Session, error) {
+	ctx := r.Context()
+	c, err := r.Cookie(sessionCookieName(edge.FromContext(ctx).Secure))
+	if err != nil || !wellFormedToken(c.Value) {
+		return Session{}, ErrNoSession
+	}
+	id := h.sessionID(c.Value)
+	ls, err := h.store.GetLoginSession(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Session{}, ErrNoSession
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("consent: get session: %w", err)
+	}
+	now := h.now()
+	if !now.Before(ls.ExpiresAt) || now.Sub(ls.CreatedAt) >= h.absolute || now.Sub(ls.LastSeenAt) >= h.idle {
+		h.deleteSession(ctx, id)
+		return Session{}, ErrNoSession
+	}
+	m, err := h.store.GetMember(ctx, ls.MemberID)
+	if errors.Is(err, storage.ErrNotFound) {
+		h.deleteSession(ctx, id)
+		return Session{}, ErrNoSession
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("consent: get session member: %w", err)
+	}
+	if now.Sub(ls.LastSeenAt) >= touchEvery {
+		if err := h.store.TouchLoginSession(ctx, id, now); err != nil {
+			// The session is still valid; the next request tries again.
+			h.log.Warn("touch session", "request_id", edge.FromContext(ctx).ID, "err", err)
+		} else {
+			ls.LastSeenAt = now
+		}
+	}
+	m.PasswordHash = ""
+	return Session{ID: id, Member: m, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt}, nil
+}
+
+// RedirectToLogin sends the browser to the sign-in page, which returns it to this request's
+// URI afterwards.
+func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
+	loc := LoginPath
+	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
+		loc += "?return_to=" + url.QueryEscape(rt)
+	}
+	redirect(w, loc)
+}
+
+// startSession signs m in: a fresh token (never one the browser brought, so a planted cookie
+// cannot become a session), its hash stored, the token in the cookie. A session this browser
+// already held at the school is ended.
+func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
+	secure := edge.FromContext(ctx).Secure
+	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && wellFormedToken(c.Value) {
+		h.deleteSession(ctx, h.sessionID(c.Value))
+	}
+	token := newToken()
+	now := h.now()
+	ls := storage.LoginSession{
+		ID:         h.sessionID(token),
+		MemberID:   m.ID,
+		CreatedAt:  now,
+		LastSeenAt: now,
+		ExpiresAt:  now.Add(h.absolute),
+	}
+	if err := h.store.CreateLoginSession(ctx, ls); err != nil {
+		return fmt.Errorf("consent: create session: %w", err)
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     sessionCookieName(secure),
+		Value:    token,
+		Path:     "/",
+		MaxAge:   int(h.absolute / time.Second),
+		HttpOnly: true,
+		Secure:   secure,
+		SameSite: http.SameSiteLaxMode, // sent on the top-level GET a client's link to /oauth/authorize makes
+	})
+	return nil
+}
+
+// clearSessionCookie tells the browser to drop the session cookie.
+func clearSessionCookie(w http.ResponseWriter, secure bool) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookieName(secure), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// deleteSession removes a session row, logging rather than failing: callers are already on
+// their way to treating the session as gone.
+func (h *Handler) deleteSession(ctx context.Context, id string) {
+	if err := h.store.DeleteLoginSession(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		h.log.Warn("delete session", "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+}
+
+func sessionCookieName(secure bool) string {
+	if secure {
+		return SecureSessionCookie
+	}
+	return SessionCookie
+}
+
+// sessionID is the store id of a session token: HMAC-SHA256 under a key derived from the
+// system secret, so that a leaked table holds nothing a browser could present.
+func (h *Handler) sessionID(token string) string {
+	mac := hmac.New(sha256.New, h.sessionKey)
+	mac.Write([]byte(token))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+const tokenBytes = 32 // 256 bits
+
+// newToken returns 256 random bits, base64url-encoded without padding.
+func newToken() string {
+	b := make([]byte, tokenBytes)
+	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// wellFormedToken reports whether s could be a token of newToken, so that junk is never hashed
+// or looked up.
+func wellFormedToken(s string) bool {
+	if len(s) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil
+}

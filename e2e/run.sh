@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# End-to-end tests: builds bin/proctor, starts it on free loopback ports with a throw-away
+# SQLite database and two schools, and runs the node:test suite in e2e/ against it, driving
+# Debian's chromium through playwright-core. See docs/e2e.md.
+#
+# Needs Node.js (20 or later), e2e/node_modules (`cd e2e && npm ci`; `make e2e` does it) and
+# chromium (CHROMIUM, default /usr/bin/chromium). Exits with the test runner's status.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+# Seconds the test runner may take as a whole; every test has its own, shorter timeout too.
+E2E_TIMEOUT="${E2E_TIMEOUT:-150}"
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+
+die() { echo "e2e: $*" >&2; exit 1; }
+
+command -v node >/dev/null || die "node is not installed"
+[ -d e2e/node_modules/oauth4webapi ] && [ -d e2e/node_modules/playwright-core ] ||
+  die "e2e/node_modules is missing: run 'cd e2e && npm ci' (or 'make e2e')"
+[ -x "$CHROMIUM" ] || die "no chromium at $CHROMIUM: apt-get install chromium, or set CHROMIUM"
+
+echo "== build bin/proctor"
+go build -o bin/proctor ./cmd/proctor
+proctor="$root/bin/proctor"
+
+# Nothing from the caller's environment may point the server elsewhere.
+while read -r name; do unset "$name"; done < <(env | sed -n 's/^\(PROCTOR_[A-Z0-9_]*\)=.*/\1/p')
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/proctor-e2e.XXXXXX")"
+log="$work/server.log"
+server_pid=""
+status=1
+
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  if [ "$status" -ne 0 ] && [ -f "$log" ]; then
+    echo "== server log (last 80 lines of $log)" >&2
+    tail -n 80 "$log" >&2 || true
+  fi
+  if [ "$status" -eq 0 ] || [ -n "${CI:-}" ]; then
+    rm -rf "$work"
+  else
+    echo "e2e: kept $work (database, configuration, server log) for inspection" >&2
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Two distinct free loopback ports, held open together while they are picked.
+read -r port internal_port < <(node -e '
+  const net = require("node:net");
+  const a = net.createServer().listen(0, "127.0.0.1", () => {
+    const b = net.createServer().listen(0, "127.0.0.1", () => {
+      console.log(a.address().port, b.address().port);
+      a.close(); b.close();
+    });
+  });')
+[ -n "$port" ] && [ -n "$internal_port" ] || die "could not pick free ports"
+
+issuer="http://127.0.0.1:$port"
+school2="http://localhost:$port"
+
+mkdir -p "$work/tenants"
+cat >"$work/proctor.yaml" <<EOF
+public: {addr: "127.0.0.1:$port"}
+internal: {addr: "127.0.0.1:$internal_port"}
+database:
+  driver: sqlite
+  dsn: "$work/proctor.db"
+tenants_dir: "$work/tenants"
+log: {level: info, format: json}
+EOF
+cat >"$work/tenants/01-e2e-one.yaml" <<EOF
+school_id: 1
+subdomain: e2e-one
+name: E2E School One
+base_url: $issuer
+features:
+  id_tokens: true
+  mcp_connections: true
+EOF
+cat >"$work/tenants/02-e2e-two.yaml" <<EOF
+school_id: 2
+subdomain: e2e-two
+name: E2E School Two
+base_url: $school2
+EOF
+
+export PROCTOR_CONFIG="$work/proctor.yaml"
+PROCTOR_SECRET="$(head -c 32 /dev/urandom | base64)"
+export PROCTOR_SECRET
+
+echo "== migrate, seed, clients"
+"$proctor" migrate >>"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; die "migrate failed"; }
+"$proctor" seed --tenant 1 e2e/fixture.yaml >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "seed failed"; }
+
+json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||!v)process.exit(1);console.log(v)})' "$1"; }
+
+public_json="$("$proctor" clients create --tenant 1 --name "E2E App" \
+  --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
+  { cat "$work/setup.log" >&2; die "creating the public client failed"; }
+conf_json="$("$proctor" clients create --tenant 1 --name "E2E Confidential App" \
+  --redirect-uri http://127.0.0.1/callback --confidential --json 2>>"$work/setup.log")" ||
+  { cat "$work/setup.log" >&2; die "creating the confidential client failed"; }
+client_id="$(json_field client_id <<<"$public_json")"
+conf_client_id="$(json_field client_id <<<"$conf_json")"
+conf_client_secret="$(json_field client_secret <<<"$conf_json")"
+
+echo "== serve on $issuer (internal 127.0.0.1:$internal_port)"
+"$proctor" serve >"$log" 2>&1 &
+server_pid=$!
+
+ready=""
+for _ in $(seq 150); do
+  kill -0 "$server_pid" 2>/dev/null || break
+  if curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$internal_port/readyz" 2>/dev/null; then
+    ready=1
+    break
+  fi
+  sleep 0.2
+done
+[ -n "$ready" ] || die "the server did not become ready (see the log below)"
+
+echo "== node --test e2e/"
+mkdir -p e2e/test-results
+set +e
+ISSUER="$issuer" \
+SCHOOL2="$school2" \
+CLIENT_ID="$client_id" \
+CONF_CLIENT_ID="$conf_client_id" \
+CONF_CLIENT_SECRET="$conf_client_secret" \
+STUDENT_EMAIL="sam.student@e2e.example" \
+STUDENT_PASSWORD="e2e-student-password-1" \
+CHROMIUM="$CHROMIUM" \
+  timeout --kill-after=10 "$E2E_TIMEOUT" \
+  node --test --test-concurrency=1 --test-timeout=60000 e2e/*.test.mjs
+status=$?
+set -e
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+  echo "e2e: the test run exceeded ${E2E_TIMEOUT}s and was stopped" >&2
+fi
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "e2e: the server exited during the run" >&2
+  [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

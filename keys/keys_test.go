@@ -1,0 +1,510 @@
+package keys
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// clock is a manual clock shared by the Managers of one test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// countingStore counts the queries a Manager makes, to show the hot path makes none.
+type countingStore struct {
+	storage.SigningKeys
+	lists atomic.Int64
+}
+
+func (c *countingStore) ListSigningKeys(ctx context.Context) ([]storage.SigningKey, error) {
+	c.lists.Add(1)
+	return c.SigningKeys.ListSigningKeys(ctx)
+}
+
+// openStore returns a migrated SQLite store with schools 1 and 2, and a context for school 1.
+func openStore(t testing.TB) (storage.SigningKeys, context.Context) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "k.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		id        int64
+		sub, name string
+	}{{1, "a", "A"}, {2, "b", "B"}} {
+		if err := st.SyncSchool(ctx, s.id, s.sub, s.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, schoolContext(ctx, 1)
+}
+
+func schoolContext(ctx context.Context, id int64) context.Context {
+	subs := map[int64]string{1: "a", 2: "b"}
+	return tenant.NewContext(ctx, &tenant.Tenant{
+		SchoolID: id, Subdomain: subs[id], Name: subs[id], Origin: "https://" + subs[id] + ".example",
+	})
+}
+
+func kids(set jose.JSONWebKeySet) []string {
+	out := make([]string, len(set.Keys))
+	for i, k := range set.Keys {
+		out[i] = k.KeyID
+	}
+	return out
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// signAndVerify signs with k and verifies against set by the kid in the header, as an ID-token
+// client would.
+func signAndVerify(t *testing.T, k Key, set jose.JSONWebKeySet) {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k.Private, KeyID: k.KID}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign([]byte(`{"sub":"1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := jose.ParseSigned(compact, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kid := parsed.Signatures[0].Header.KeyID
+	found := set.Key(kid)
+	if len(found) != 1 {
+		t.Fatalf("kid %s: %d keys in the JWKS %v", kid, len(found), kids(set))
+	}
+	if _, err := parsed.Verify(found[0].Key); err != nil {
+		t.Fatalf("verify with kid %s: %v", kid, err)
+	}
+}
+
+func TestCurrentCreatesOnce(t *testing.T) {
+	st, ctx := openStore(t)
+	clk := newClock()
+	m := NewManager(st, testSecret(1), Options{Now: clk.Now})
+	k1, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k1.KID == "" || k1.Private == nil || k1.Private.Curve.Params().Name != "P-256" {
+		t.Fatalf("bad key %+v", k1)
+	}
+	if len(k1.KID) != 22 { // 16 bytes, base64url without padding
+		t.Fatalf("kid %q: want 22 characters", k1.KID)
+	}
+	clk.Advance(time.Hour) // past the cache: the second call reads the store again
+	k2, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k2.KID != k1.KID || !k2.Private.Equal(k1.Private) || !k2.CreatedAt.Equal(k1.CreatedAt) {
+		t.Fatalf("second Current gave another key: %s then %s", k1.KID, k2.KID)
+	}
+	// Another replica finds the same key rather than making its own.
+	k3, err := NewManager(st, testSecret(1), Options{Now: clk.Now}).Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k3.KID != k1.KID {
+		t.Fatalf("second Manager: kid %s, want %s", k3.KID, k1.KID)
+	}
+	rows, err := st.ListSigningKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Algorithm != "ES256" || rows[0].RetiredAt != nil {
+		t.Fatalf("stored rows: %+v", rows)
+	}
+	// Stored encrypted: the row decrypts to the key, and holds no PKCS#8 in the clear.
+	if priv, err := m.sealer.open(1, k1.KID, rows[0].PrivateKeyEncrypted); err != nil || !priv.Equal(k1.Private) {
+		t.Fatalf("stored row does not decrypt to the key: %v", err)
+	}
+	// Each school has its own key.
+	other, err := m.Current(schoolContext(context.Background(), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.KID == k1.KID || other.Private.Equal(k1.Private) {
+		t.Fatal("school 2 got school 1's key")
+	}
+}
+
+func TestCurrentNeedsTenant(t *testing.T) {
+	st, _ := openStore(t)
+	m := NewManager(st, testSecret(1), Options{})
+	if _, err := m.Current(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
+		t.Fatalf("Current: err = %v, want ErrNoTenant", err)
+	}
+	if _, err := m.Rotate(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
+		t.Fatalf("Rotate: err = %v, want ErrNoTenant", err)
+	}
+	if _, err := m.PublicKeys(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
+		t.Fatalf("PublicKeys: err = %v, want ErrNoTenant", err)
+	}
+}
+
+func TestShortSecretFailsEveryCall(t *testing.T) {
+	st, ctx := openStore(t)
+	m := NewManager(st, config.Secret("too short"), Options{})
+	if _, err := m.Current(ctx); err == nil {
+		t.Fatal("Current worked with a short secret")
+	}
+	if _, err := m.Rotate(ctx); err == nil {
+		t.Fatal("Rotate worked with a short secret")
+	}
+	if rows, _ := st.ListSigningKeys(ctx); len(rows) != 0 {
+		t.Fatalf("%d keys stored under a short secret", len(rows))
+	}
+}
+
+func TestRotate(t *testing.T) {
+	st, ctx := openStore(t)
+	// A clock that never moves: the rotation must still make the new key the newest.
+	clk := newClock()
+	m := NewManager(st, testSecret(1), Options{Now: clk.Now})
+	k1, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := m.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k2.KID == k1.KID {
+		t.Fatal("Rotate returned the old key")
+	}
+	cur, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.KID != k2.KID {
+		t.Fatalf("after Rotate, Current = %s, want %s (no wait for the cache)", cur.KID, k2.KID)
+	}
+	set, err := m.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kids(set); !equalStrings(got, []string{k2.KID, k1.KID}) {
+		t.Fatalf("JWKS kids %v, want [new previous]", got)
+	}
+	// A token signed with the previous key just before the rotation still verifies.
+	signAndVerify(t, k1, set)
+	signAndVerify(t, k2, set)
+
+	k3, err := m.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err = m.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kids(set); !equalStrings(got, []string{k3.KID, k2.KID}) {
+		t.Fatalf("JWKS kids %v, want [%s %s]", got, k3.KID, k2.KID)
+	}
+	list, err := m.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 3 {
+		t.Fatalf("List: %d keys, want 3", len(list))
+	}
+	want := []struct {
+		kid                       string
+		current, published, retir bool
+	}{{k3.KID, true, true, false}, {k2.KID, false, true, false}, {k1.KID, false, false, true}}
+	for i, w := range want {
+		got := list[i]
+		if got.KID != w.kid || got.Current != w.current || got.Published != w.published || (got.RetiredAt != nil) != w.retir {
+			t.Errorf("List[%d] = %+v, want kid %s current %t published %t retired %t", i, got, w.kid, w.current, w.published, w.retir)
+		}
+	}
+}
+
+func TestRotateWithoutKey(t *testing.T) {
+	st, ctx := openStore(t)
+	m := NewManager(st, testSecret(1), Options{})
+	k, err := m.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := m.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kids(set); !equalStrings(got, []string{k.KID}) {
+		t.Fatalf("JWKS kids %v, want [%s]", got, k.KID)
+	}
+}
+
+func TestCacheTTLAcrossReplicas(t *testing.T) {
+	st, ctx := openStore(t)
+	clk := newClock()
+	const ttl = 30 * time.Second
+	a := NewManager(st, testSecret(1), Options{Now: clk.Now, CacheTTL: ttl})
+	b := NewManager(st, testSecret(1), Options{Now: clk.Now, CacheTTL: ttl})
+	k1, err := a.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	k2, err := b.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a loaded at t0 and keeps its view until t0+TTL.
+	check := func(when string, wantKID string, wantJWKS []string) {
+		t.Helper()
+		k, err := a.Current(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := a.PublicKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.KID != wantKID || !equalStrings(kids(set), wantJWKS) {
+			t.Fatalf("%s: Current %s JWKS %v, want %s %v", when, k.KID, kids(set), wantKID, wantJWKS)
+		}
+	}
+	check("just after the rotation", k1.KID, []string{k1.KID})
+	clk.Advance(ttl - time.Second - time.Nanosecond)
+	check("just before the TTL", k1.KID, []string{k1.KID})
+	clk.Advance(time.Nanosecond)
+	check("at the TTL", k2.KID, []string{k2.KID, k1.KID})
+}
+
+func TestHotPathMakesNoQuery(t *testing.T) {
+	st, ctx := openStore(t)
+	cs := &countingStore{SigningKeys: st}
+	clk := newClock()
+	m := NewManager(cs, testSecret(1), Options{Now: clk.Now})
+	first, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := cs.lists.Load()
+	for range 100 {
+		k, err := m.Current(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Private != first.Private {
+			t.Fatal("the cached key was parsed again")
+		}
+		if _, err := m.PublicKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cs.lists.Load() - before; n != 0 {
+		t.Fatalf("%d queries on the hot path", n)
+	}
+	clk.Advance(DefaultCacheTTL)
+	if _, err := m.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := cs.lists.Load() - before; n != 1 {
+		t.Fatalf("%d queries after the TTL, want 1", n)
+	}
+}
+
+func TestPublicKeysCannotChangeCache(t *testing.T) {
+	st, ctx := openStore(t)
+	m := NewManager(st, testSecret(1), Options{})
+	set, err := m.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kid := set.Keys[0].KeyID
+	set.Keys[0].KeyID = "changed"
+	again, err := m.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Keys[0].KeyID != kid {
+		t.Fatal("editing the returned set changed the cache")
+	}
+}
+
+func TestConcurrentFirstUse(t *testing.T) {
+	st, ctx := openStore(t)
+	// Two replicas, many requests each, on a school with no key.
+	replicas := []*Manager{
+		NewManager(st, testSecret(1), Options{}),
+		NewManager(st, testSecret(1), Options{}),
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	got := make(chan Key, 32)
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := replicas[i%2].Current(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			got <- k
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(got)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rows, err := st.ListSigningKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At most one key per replica, however many requests raced.
+	if len(rows) < 1 || len(rows) > len(replicas) {
+		t.Fatalf("%d keys stored", len(rows))
+	}
+	// Every key handed out is published by every replica once its cache has been refreshed.
+	fresh, err := NewManager(st, testSecret(1), Options{}).PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range got {
+		signAndVerify(t, k, fresh)
+	}
+}
+
+func TestWrongSecret(t *testing.T) {
+	st, ctx := openStore(t)
+	clk := newClock()
+	good := NewManager(st, testSecret(1), Options{Now: clk.Now})
+	k1, err := good.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := NewManager(st, testSecret(2), Options{Now: clk.Now})
+	if _, err := bad.Current(ctx); !errors.Is(err, ErrDecrypt) {
+		t.Fatalf("Current with another secret: err = %v, want ErrDecrypt", err)
+	}
+	// Rotating under another secret would store a key the servers cannot open: refused.
+	if _, err := bad.Rotate(ctx); !errors.Is(err, ErrDecrypt) {
+		t.Fatalf("Rotate with another secret: err = %v, want ErrDecrypt", err)
+	}
+	if rows, _ := st.ListSigningKeys(ctx); len(rows) != 1 {
+		t.Fatalf("%d keys after a refused rotation, want 1", len(rows))
+	}
+	// After a deliberate change of secret, the recovery path replaces the key.
+	k2, err := bad.RotateAfterSecretChange(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := bad.Current(ctx); err != nil || cur.KID != k2.KID {
+		t.Fatalf("after recovery: %v %v", cur.KID, err)
+	}
+	set, err := bad.PublicKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kids(set); !equalStrings(got, []string{k2.KID, k1.KID}) {
+		t.Fatalf("JWKS kids %v", got)
+	}
+}
+
+func TestRowCopiedToAnotherSchool(t *testing.T) {
+	st, ctx := openStore(t)
+	m := NewManager(st, testSecret(1), Options{})
+	k, err := m.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.ListSigningKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kid is unique across schools, so the copy takes a new one; the AAD binds both.
+	row := rows[0]
+	row.KID = k.KID + "x"
+	ctx2 := schoolContext(context.Background(), 2)
+	if err := st.CreateSigningKey(ctx2, row); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Current(ctx2); !errors.Is(err, ErrDecrypt) {
+		t.Fatalf("copied row: err = %v, want ErrDecrypt", err)
+	}
+}
+
+func BenchmarkSignES256(b *testing.B) {
+	st, ctx := openStore(b)
+	m := NewManager(st, testSecret(1), Options{})
+	if _, err := m.Current(ctx); err != nil {
+		b.Fatal(err)
+	}
+	payload := []byte(`{"iss":"https://a.example","sub":"1","aud":"client","exp":1900000000,"nonce":"n"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		k, err := m.Current(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k.Private, KeyID: k.KID}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jws, err := signer.Sign(payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := jws.CompactSerialize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

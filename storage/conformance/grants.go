@@ -1,0 +1,508 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// pairOf is a pair of client's grant requestID, its signatures numbered n.
+func pairOf(client, requestID, n string, member int64) storage.TokenPair {
+	return storage.TokenPair{
+		RequestID:        requestID,
+		ClientID:         client,
+		MemberID:         member,
+		AccessSignature:  "at-" + n,
+		RefreshSignature: "rt-" + n,
+		Resource:         "https://a.example.test",
+		Scopes:           []string{"account:read", "openid"},
+		Data:             []byte(`{"id":"` + requestID + `"}`),
+		RequestedAt:      at(1, 8),
+		AccessExpiresAt:  at(1, 9),
+		RefreshExpiresAt: ptr(at(20, 9)),
+	}
+}
+
+// codeOf is an active code of client's grant requestID.
+func codeOf(client, requestID, signature string, member int64) storage.AuthorizationCode {
+	return storage.AuthorizationCode{
+		Signature: signature, RequestID: requestID, ClientID: client, MemberID: member, Active: true,
+		Data: []byte(`{"id":"` + requestID + `"}`), RequestedAt: at(1, 8), ExpiresAt: at(1, 9),
+	}
+}
+
+func mustPair(t *testing.T, s storage.Store, ctx context.Context, p storage.TokenPair) storage.TokenPair {
+	t.Helper()
+	got, err := s.CreateTokenPair(ctx, p)
+	must(t, "CreateTokenPair "+p.AccessSignature, err)
+	return got
+}
+
+// getPair reads a pair by its access signature and fails the test now if it cannot.
+func getPair(t *testing.T, s storage.Store, ctx context.Context, accessSignature string) storage.TokenPair {
+	t.Helper()
+	p, err := s.GetTokenPair(ctx, storage.AccessToken, accessSignature)
+	must(t, "GetTokenPair "+accessSignature, err)
+	return p
+}
+
+func testAuthorizationCodes(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	c := codeOf("app", "r1", "code-1", member)
+	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, c))
+	got, err := s.GetAuthorizationCode(ctxA, "code-1")
+	must(t, "GetAuthorizationCode", err)
+	wantEqual(t, "stored code", got, c)
+
+	wantErr(t, "CreateAuthorizationCode with a taken signature", s.CreateAuthorizationCode(ctxA, c), storage.ErrAlreadyExists)
+	wantErr(t, "CreateAuthorizationCode for an unknown member",
+		s.CreateAuthorizationCode(ctxA, codeOf("app", "r2", "code-2", member+1000)), storage.ErrNotFound)
+	noSig := codeOf("app", "r2", "", member)
+	wantErr(t, "CreateAuthorizationCode without a signature", s.CreateAuthorizationCode(ctxA, noSig), storage.ErrInvalidArgument)
+	_, err = s.GetAuthorizationCode(ctxA, "nope")
+	wantErr(t, "GetAuthorizationCode of an unknown code", err, storage.ErrNotFound)
+
+	must(t, "InvalidateAuthorizationCode", s.InvalidateAuthorizationCode(ctxA, "code-1"))
+	got, err = s.GetAuthorizationCode(ctxA, "code-1")
+	must(t, "GetAuthorizationCode of a used code", err)
+	c.Active = false
+	wantEqual(t, "used code", got, c)
+	wantErr(t, "InvalidateAuthorizationCode twice", s.InvalidateAuthorizationCode(ctxA, "code-1"), storage.ErrNotFound)
+	wantErr(t, "InvalidateAuthorizationCode of an unknown code", s.InvalidateAuthorizationCode(ctxA, "nope"), storage.ErrNotFound)
+}
+
+// testConcurrentCodeUse presents one code several times at once: exactly one use wins.
+func testConcurrentCodeUse(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	const rounds, racers = 5, 8
+	for round := range rounds {
+		sig := fmt.Sprintf("code-%d", round)
+		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", sig, sig, member)))
+		var (
+			wg         sync.WaitGroup
+			mu         sync.Mutex
+			won, lost  int
+			start      = make(chan struct{})
+			unexpected []error
+		)
+		for range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				err := s.InvalidateAuthorizationCode(ctxA, sig)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					won++
+				case errors.Is(err, storage.ErrNotFound):
+					lost++
+				default:
+					unexpected = append(unexpected, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if won != 1 || lost != racers-1 || len(unexpected) > 0 {
+			t.Errorf("round %d: %d uses won, %d lost, errors %v; want exactly one winner", round, won, lost, unexpected)
+		}
+	}
+}
+
+func testGrantSessions(t *testing.T, s storage.Store) {
+	ctxA, _, _ := oauthSetup(t, s)
+	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
+		g := storage.GrantSession{Signature: "sig-1", RequestID: "r1", Data: []byte(`{"kind":"` + string(kind) + `"}`), ExpiresAt: at(1, 9)}
+		must(t, "CreateGrantSession", s.CreateGrantSession(ctxA, kind, g))
+		got, err := s.GetGrantSession(ctxA, kind, "sig-1")
+		must(t, "GetGrantSession", err)
+		wantEqual(t, string(kind)+" session", got, g)
+		wantErr(t, string(kind)+": CreateGrantSession with a taken signature", s.CreateGrantSession(ctxA, kind, g), storage.ErrAlreadyExists)
+		_, err = s.GetGrantSession(ctxA, kind, "nope")
+		wantErr(t, string(kind)+": GetGrantSession of an unknown signature", err, storage.ErrNotFound)
+	}
+	// The two kinds are separate: deleting one leaves the other.
+	must(t, "DeleteGrantSession", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"))
+	_, err := s.GetGrantSession(ctxA, storage.SessionPKCE, "sig-1")
+	wantErr(t, "GetGrantSession of a deleted session", err, storage.ErrNotFound)
+	if _, err := s.GetGrantSession(ctxA, storage.SessionOIDC, "sig-1"); err != nil {
+		t.Errorf("the OpenID Connect session went with the PKCE one: %v", err)
+	}
+	wantErr(t, "DeleteGrantSession twice", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"), storage.ErrNotFound)
+
+	bad := storage.GrantSession{Signature: "sig-2", RequestID: "r2", ExpiresAt: at(1, 9)}
+	wantErr(t, "CreateGrantSession of an unknown kind", s.CreateGrantSession(ctxA, "saml", bad), storage.ErrInvalidArgument)
+	_, err = s.GetGrantSession(ctxA, "saml", "sig-1")
+	wantErr(t, "GetGrantSession of an unknown kind", err, storage.ErrInvalidArgument)
+	wantErr(t, "DeleteGrantSession of an unknown kind", s.DeleteGrantSession(ctxA, "saml", "sig-1"), storage.ErrInvalidArgument)
+}
+
+func testTokenPairs(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+
+	// The access half first, then the refresh half, as fosite stores them.
+	p := pairOf("app", "r1", "1", member)
+	p.RefreshSignature, p.RefreshExpiresAt = "", nil
+	created := mustPair(t, s, ctxA, p)
+	if created.ID <= 0 {
+		t.Fatalf("created pair id %d", created.ID)
+	}
+	want := p
+	want.ID = created.ID
+	wantEqual(t, "CreateTokenPair's result", created, want)
+	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-1"), want)
+	_, err := s.GetTokenPair(ctxA, storage.RefreshToken, "")
+	wantErr(t, "GetTokenPair of an empty refresh signature", err, storage.ErrNotFound)
+
+	must(t, "SetRefreshToken", s.SetRefreshToken(ctxA, "at-1", "rt-1", ptr(at(20, 9))))
+	want.RefreshSignature, want.RefreshExpiresAt = "rt-1", ptr(at(20, 9))
+	got, err := s.GetTokenPair(ctxA, storage.RefreshToken, "rt-1")
+	must(t, "GetTokenPair by refresh signature", err)
+	wantEqual(t, "pair found by its refresh token", got, want)
+	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
+	wantErr(t, "SetRefreshToken twice", s.SetRefreshToken(ctxA, "at-1", "rt-other", nil), storage.ErrAlreadyExists)
+	wantErr(t, "SetRefreshToken of an unknown pair", s.SetRefreshToken(ctxA, "nope", "rt-x", nil), storage.ErrNotFound)
+
+	// A refresh token without expiry, a pair without a resource owner or scopes.
+	bare := storage.TokenPair{RequestID: "r2", ClientID: "ops", AccessSignature: "at-2", Data: []byte("{}"), RequestedAt: at(1, 8), AccessExpiresAt: at(1, 9)}
+	bareCreated := mustPair(t, s, ctxA, bare)
+	must(t, "SetRefreshToken without expiry", s.SetRefreshToken(ctxA, "at-2", "rt-2", nil))
+	got = getPair(t, s, ctxA, "at-2")
+	if got.MemberID != 0 || len(got.Scopes) != 0 || got.RefreshExpiresAt != nil || got.RefreshSignature != "rt-2" || got.ID != bareCreated.ID {
+		t.Errorf("bare pair %+v", got)
+	}
+	p3 := mustPair(t, s, ctxA, storage.TokenPair{RequestID: "r3", ClientID: "app", AccessSignature: "at-3", AccessExpiresAt: at(1, 9)})
+	wantErr(t, "SetRefreshToken to another pair's refresh signature", s.SetRefreshToken(ctxA, p3.AccessSignature, "rt-1", nil), storage.ErrAlreadyExists)
+
+	// Refreshed pairs name the pair they replace, which must be of the same grant.
+	next := pairOf("app", "r1", "1b", member)
+	next.ReplacesPairID = created.ID
+	nextCreated := mustPair(t, s, ctxA, next)
+	if got := getPair(t, s, ctxA, "at-1b"); got.ReplacesPairID != created.ID || got.ID != nextCreated.ID {
+		t.Errorf("refreshed pair replaces %d, want %d", got.ReplacesPairID, created.ID)
+	}
+	cross := pairOf("app", "r2", "x", member)
+	cross.ReplacesPairID = created.ID
+	_, err = s.CreateTokenPair(ctxA, cross)
+	wantErr(t, "CreateTokenPair replacing a pair of another grant", err, storage.ErrNotFound)
+	cross.RequestID, cross.ReplacesPairID = "r1", nextCreated.ID+1000
+	_, err = s.CreateTokenPair(ctxA, cross)
+	wantErr(t, "CreateTokenPair replacing an unknown pair", err, storage.ErrNotFound)
+
+	_, err = s.CreateTokenPair(ctxA, pairOf("app", "r4", "1", member))
+	wantErr(t, "CreateTokenPair with a taken access signature", err, storage.ErrAlreadyExists)
+	_, err = s.CreateTokenPair(ctxA, pairOf("app", "r4", "4", member+1000))
+	wantErr(t, "CreateTokenPair for an unknown member", err, storage.ErrNotFound)
+	badScope := pairOf("app", "r4", "5", member)
+	badScope.Scopes = []string{"account:read openid"}
+	_, err = s.CreateTokenPair(ctxA, badScope)
+	wantErr(t, "CreateTokenPair with a scope holding a space", err, storage.ErrInvalidArgument)
+	noSig := pairOf("app", "r4", "6", member)
+	noSig.AccessSignature = ""
+	_, err = s.CreateTokenPair(ctxA, noSig)
+	wantErr(t, "CreateTokenPair without an access signature", err, storage.ErrInvalidArgument)
+
+	_, err = s.GetTokenPair(ctxA, storage.AccessToken, "nope")
+	wantErr(t, "GetTokenPair of an unknown signature", err, storage.ErrNotFound)
+	_, err = s.GetTokenPair(ctxA, storage.TokenKind(7), "at-1")
+	wantErr(t, "GetTokenPair of an unknown kind", err, storage.ErrInvalidArgument)
+	// A signature is looked up as the kind it is presented as only.
+	_, err = s.GetTokenPair(ctxA, storage.RefreshToken, "at-1")
+	wantErr(t, "GetTokenPair of an access signature as a refresh token", err, storage.ErrNotFound)
+}
+
+func testRevokeGrant(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	earlier, when := at(3, 0), at(4, 0)
+	first := pairOf("app", "g", "1", member)
+	first.RevokedAt = ptr(earlier)
+	p1 := mustPair(t, s, ctxA, first)
+	second := pairOf("app", "g", "2", member)
+	second.ReplacesPairID = p1.ID
+	p2 := mustPair(t, s, ctxA, second)
+	third := pairOf("app", "g", "3", member)
+	third.ReplacesPairID = p2.ID
+	p3 := mustPair(t, s, ctxA, third)
+	other := mustPair(t, s, ctxA, pairOf("app", "other", "4", member))
+	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "g", "code-g", member)))
+	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "other", "code-other", member)))
+
+	n, err := s.RevokeGrant(ctxA, "g", when)
+	must(t, "RevokeGrant", err)
+	if n != 2 {
+		t.Errorf("RevokeGrant revoked %d pairs, want 2", n)
+	}
+	if got := getPair(t, s, ctxA, p1.AccessSignature); got.RevokedAt == nil || !got.RevokedAt.Equal(earlier) {
+		t.Errorf("a pair revoked before keeps its stamp: %v, want %v", got.RevokedAt, earlier)
+	}
+	for _, p := range []storage.TokenPair{p2, p3} {
+		if got := getPair(t, s, ctxA, p.AccessSignature); got.RevokedAt == nil || !got.RevokedAt.Equal(when) {
+			t.Errorf("pair %s revoked at %v, want %v", p.AccessSignature, got.RevokedAt, when)
+		}
+	}
+	if got := getPair(t, s, ctxA, other.AccessSignature); got.RevokedAt != nil {
+		t.Error("another grant's pair was revoked")
+	}
+	if c, err := s.GetAuthorizationCode(ctxA, "code-g"); err != nil || c.Active {
+		t.Errorf("the grant's code after RevokeGrant: %+v, %v", c, err)
+	}
+	if c, err := s.GetAuthorizationCode(ctxA, "code-other"); err != nil || !c.Active {
+		t.Errorf("another grant's code after RevokeGrant: %+v, %v", c, err)
+	}
+
+	n, err = s.RevokeGrant(ctxA, "g", at(5, 0))
+	must(t, "RevokeGrant again", err)
+	if n != 0 {
+		t.Errorf("second RevokeGrant revoked %d pairs", n)
+	}
+	n, err = s.RevokeGrant(ctxA, "unknown", when)
+	must(t, "RevokeGrant of an unknown grant", err)
+	if n != 0 {
+		t.Errorf("RevokeGrant of an unknown grant revoked %d pairs", n)
+	}
+
+	// After a revocation, a refresh that locks the grant and reads its pair sees it revoked.
+	tx, err := s.BeginTx(ctxA)
+	must(t, "BeginTx", err)
+	must(t, "LockGrant", s.LockGrant(tx, "g"))
+	got, err := s.GetTokenPair(tx, storage.RefreshToken, p3.RefreshSignature)
+	must(t, "GetTokenPair in the refresh", err)
+	if got.RevokedAt == nil {
+		t.Error("a refresh after RevokeGrant sees its pair live")
+	}
+	must(t, "Rollback", s.Rollback(tx))
+}
+
+func testMarkFirstUse(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	p1 := mustPair(t, s, ctxA, pairOf("app", "g", "1", member))
+	next := pairOf("app", "g", "2", member)
+	next.ReplacesPairID = p1.ID
+	p2 := mustPair(t, s, ctxA, next)
+
+	// The code exchange's pair replaces nothing: its first use revokes nothing.
+	first, err := s.MarkFirstUse(ctxA, p1.ID, at(2, 0))
+	must(t, "MarkFirstUse", err)
+	if !first {
+		t.Error("MarkFirstUse of an unused pair is not the first")
+	}
+	got := getPair(t, s, ctxA, p1.AccessSignature)
+	if got.FirstUsedAt == nil || !got.FirstUsedAt.Equal(at(2, 0)) || got.RevokedAt != nil {
+		t.Errorf("pair after its first use: first used %v, revoked %v", got.FirstUsedAt, got.RevokedAt)
+	}
+	first, err = s.MarkFirstUse(ctxA, p1.ID, at(3, 0))
+	must(t, "MarkFirstUse again", err)
+	if first {
+		t.Error("the second use of a pair is reported first")
+	}
+	if got := getPair(t, s, ctxA, p1.AccessSignature); !got.FirstUsedAt.Equal(at(2, 0)) {
+		t.Errorf("the second use moved first_used_at to %v", got.FirstUsedAt)
+	}
+
+	// The refreshed pair's first use revokes the pair it replaced, and only that one.
+	first, err = s.MarkFirstUse(ctxA, p2.ID, at(4, 0))
+	must(t, "MarkFirstUse of the refreshed pair", err)
+	if !first {
+		t.Error("the refreshed pair's first use is not the first")
+	}
+	if got := getPair(t, s, ctxA, p1.AccessSignature); got.RevokedAt == nil || !got.RevokedAt.Equal(at(4, 0)) {
+		t.Errorf("replaced pair revoked at %v, want %v", got.RevokedAt, at(4, 0))
+	}
+	if got := getPair(t, s, ctxA, p2.AccessSignature); got.RevokedAt != nil || got.FirstUsedAt == nil {
+		t.Errorf("refreshed pair after its first use: %+v", got)
+	}
+
+	_, err = s.MarkFirstUse(ctxA, p2.ID+1000, at(4, 0))
+	wantErr(t, "MarkFirstUse of an unknown pair", err, storage.ErrNotFound)
+}
+
+// testConcurrentFirstUse presents a refreshed pair's access token many times at once: exactly
+// one presentation is the first, and the replaced pair is revoked.
+func testConcurrentFirstUse(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	const racers = 20
+	for round := range 3 {
+		rid := fmt.Sprintf("g%d", round)
+		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-old", member))
+		next := pairOf("app", rid, rid+"-new", member)
+		next.ReplacesPairID = old.ID
+		p := mustPair(t, s, ctxA, next)
+
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			firsts int
+			start  = make(chan struct{})
+		)
+		for i := range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				first, err := s.MarkFirstUse(ctxA, p.ID, at(5, i%24))
+				if err != nil {
+					t.Errorf("MarkFirstUse: %v", err)
+					return
+				}
+				if first {
+					mu.Lock()
+					firsts++
+					mu.Unlock()
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if firsts != 1 {
+			t.Errorf("round %d: %d of %d concurrent uses were the first, want 1", round, firsts, racers)
+		}
+		if got := getPair(t, s, ctxA, old.AccessSignature); got.RevokedAt == nil {
+			t.Errorf("round %d: the replaced pair is live after the new pair's first use", round)
+		}
+		if got := getPair(t, s, ctxA, p.AccessSignature); got.RevokedAt != nil || got.FirstUsedAt == nil {
+			t.Errorf("round %d: used pair %+v", round, got)
+		}
+	}
+}
+
+// testFirstUseRevokeRace runs first uses of a refreshed pair and a revocation of its grant at
+// once. Both write both pairs of the grant; neither may fail (as a deadlock would make one), and
+// afterwards every pair is revoked.
+func testFirstUseRevokeRace(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	for round := range 10 {
+		rid := fmt.Sprintf("g%d", round)
+		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-old", member))
+		next := pairOf("app", rid, rid+"-new", member)
+		next.ReplacesPairID = old.ID
+		p := mustPair(t, s, ctxA, next)
+
+		var (
+			wg    sync.WaitGroup
+			start = make(chan struct{})
+		)
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if i == round%4 {
+					if _, err := s.RevokeGrant(ctxA, rid, at(6, 0)); err != nil {
+						t.Errorf("round %d: RevokeGrant: %v", round, err)
+					}
+					return
+				}
+				if _, err := s.MarkFirstUse(ctxA, p.ID, at(5, 0)); err != nil {
+					t.Errorf("round %d: MarkFirstUse: %v", round, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for _, sig := range []string{old.AccessSignature, p.AccessSignature} {
+			if got := getPair(t, s, ctxA, sig); got.RevokedAt == nil {
+				t.Errorf("round %d: pair %s survived the revocation", round, sig)
+			}
+		}
+	}
+}
+
+// testRefreshRevokeRace runs a refresh and a revocation of one grant at once, many times: in
+// every interleaving, no pair of the grant may survive the revocation, the new pair included.
+func testRefreshRevokeRace(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	const rounds = 20
+	refreshed := 0
+	for round := range rounds {
+		rid := fmt.Sprintf("race-%d", round)
+		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-1", member))
+		newSig := rid + "-2"
+
+		var (
+			wg    sync.WaitGroup
+			start = make(chan struct{})
+			did   bool
+		)
+		wg.Add(2)
+		go func() { // the refresh, as fosite runs it
+			defer wg.Done()
+			<-start
+			did = refresh(t, s, ctxA, rid, old.RefreshSignature, pairOf("app", rid, newSig, member))
+		}()
+		go func() { // the revocation
+			defer wg.Done()
+			<-start
+			// Staggered starts vary the interleaving, so that the revocation also arrives
+			// while the refresh holds the lock, not only before it takes it.
+			time.Sleep(time.Duration(round%4) * 300 * time.Microsecond)
+			if _, err := s.RevokeGrant(ctxA, rid, at(6, 0)); err != nil {
+				t.Errorf("round %d: RevokeGrant: %v", round, err)
+			}
+		}()
+		close(start)
+		wg.Wait()
+		if did {
+			refreshed++
+		}
+
+		for _, sig := range []string{old.AccessSignature, "at-" + newSig} {
+			p, err := s.GetTokenPair(ctxA, storage.AccessToken, sig)
+			if errors.Is(err, storage.ErrNotFound) && sig != old.AccessSignature && !did {
+				continue // the refresh came second and issued nothing
+			}
+			if err != nil {
+				t.Errorf("round %d: GetTokenPair(%s): %v", round, sig, err)
+				continue
+			}
+			if p.RevokedAt == nil {
+				t.Errorf("round %d: pair %s survived the revocation (refresh issued: %v)", round, sig, did)
+			}
+		}
+	}
+	t.Logf("%d of %d refreshes went first", refreshed, rounds)
+}
+
+// refresh locks the grant, checks the old pair under the lock and stores its successor, in one
+// transaction. It reports whether it stored the new pair.
+func refresh(t *testing.T, s storage.Store, ctx context.Context, requestID, oldRefresh string, next storage.TokenPair) bool {
+	tx, err := s.BeginTx(ctx)
+	if err != nil {
+		t.Errorf("BeginTx: %v", err)
+		return false
+	}
+	fail := func(what string, err error) bool {
+		t.Errorf("refresh: %s: %v", what, err)
+		_ = s.Rollback(tx)
+		return false
+	}
+	if err := s.LockGrant(tx, requestID); err != nil {
+		return fail("LockGrant", err)
+	}
+	old, err := s.GetTokenPair(tx, storage.RefreshToken, oldRefresh)
+	if err != nil {
+		return fail("GetTokenPair", err)
+	}
+	if old.RevokedAt != nil {
+		// Revoked under the lock: the refresh is refused and issues nothing.
+		if err := s.Rollback(tx); err != nil {
+			t.Errorf("refresh: Rollback: %v", err)
+		}
+		return false
+	}
+	next.ReplacesPairID = old.ID
+	if _, err := s.CreateTokenPair(tx, next); err != nil {
+		return fail("CreateTokenPair", err)
+	}
+	if err := s.Commit(tx); err != nil {
+		t.Errorf("refresh: Commit: %v", err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,170 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// testOAuthTenantIsolation gives school B a client, code, PKCE and OpenID Connect records, a
+// grant, a signing key and a login session, and checks that none of them can be read, changed or
+// revoked at school A.
+func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
+	ctxA, ctxB, member := oauthSetup(t, s)
+	_, err := s.CreateClient(ctxB, publicClient("client-b"))
+	must(t, "CreateClient at B", err)
+	must(t, "CreateAuthorizationCode at B", s.CreateAuthorizationCode(ctxB, codeOf("client-b", "req-b", "code-b", member)))
+	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
+		g := storage.GrantSession{Signature: "sess-b", RequestID: "req-b", Data: []byte("{}"), ExpiresAt: at(1, 9)}
+		must(t, "CreateGrantSession at B", s.CreateGrantSession(ctxB, kind, g))
+	}
+	p := pairOf("client-b", "req-b", "b", member)
+	p.RefreshSignature, p.RefreshExpiresAt = "", nil
+	pairB := mustPair(t, s, ctxB, p)
+	must(t, "SetRefreshToken at B", s.SetRefreshToken(ctxB, pairB.AccessSignature, "rt-b", nil))
+	must(t, "CreateSigningKey at B", s.CreateSigningKey(ctxB, signingKey("kid-b", 1)))
+	must(t, "CreateLoginSession at B", s.CreateLoginSession(ctxB, storage.LoginSession{ID: "login-b", MemberID: member, CreatedAt: at(1, 0), ExpiresAt: at(20, 0)}))
+	// A grant id both schools happen to use.
+	sharedA := mustPair(t, s, ctxA, pairOf("client-a", "req-shared", "shared-a", member))
+	sharedB := mustPair(t, s, ctxB, pairOf("client-b", "req-shared", "shared-b", member))
+	when := at(8, 0)
+
+	_, err = s.GetClient(ctxA, "client-b")
+	wantErr(t, "GetClient of B's client at A", err, storage.ErrNotFound)
+	clients, _, err := s.ListClients(ctxA, "", storage.Page{})
+	must(t, "ListClients", err)
+	if len(clients) != 0 {
+		t.Errorf("school A lists %d clients", len(clients))
+	}
+	wantErr(t, "DeleteClient of B's client at A", s.DeleteClient(ctxA, "client-b", when), storage.ErrNotFound)
+
+	_, err = s.GetAuthorizationCode(ctxA, "code-b")
+	wantErr(t, "GetAuthorizationCode of B's code at A", err, storage.ErrNotFound)
+	wantErr(t, "InvalidateAuthorizationCode of B's code at A", s.InvalidateAuthorizationCode(ctxA, "code-b"), storage.ErrNotFound)
+	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
+		_, err = s.GetGrantSession(ctxA, kind, "sess-b")
+		wantErr(t, "GetGrantSession of B's record at A", err, storage.ErrNotFound)
+		wantErr(t, "DeleteGrantSession of B's record at A", s.DeleteGrantSession(ctxA, kind, "sess-b"), storage.ErrNotFound)
+	}
+
+	_, err = s.GetTokenPair(ctxA, storage.AccessToken, pairB.AccessSignature)
+	wantErr(t, "GetTokenPair of B's access token at A", err, storage.ErrNotFound)
+	_, err = s.GetTokenPair(ctxA, storage.RefreshToken, "rt-b")
+	wantErr(t, "GetTokenPair of B's refresh token at A", err, storage.ErrNotFound)
+	wantErr(t, "SetRefreshToken of B's pair at A", s.SetRefreshToken(ctxA, pairB.AccessSignature, "rt-x", nil), storage.ErrNotFound)
+	n, err := s.RevokeGrant(ctxA, "req-b", when)
+	must(t, "RevokeGrant of B's grant at A", err)
+	if n != 0 {
+		t.Errorf("RevokeGrant of B's grant at A revoked %d pairs", n)
+	}
+	_, err = s.MarkFirstUse(ctxA, pairB.ID, when)
+	wantErr(t, "MarkFirstUse of B's pair at A", err, storage.ErrNotFound)
+	steal := pairOf("client-a", "req-b", "steal", member)
+	steal.ReplacesPairID = pairB.ID
+	_, err = s.CreateTokenPair(ctxA, steal)
+	wantErr(t, "CreateTokenPair at A replacing B's pair", err, storage.ErrNotFound)
+	n, err = s.RevokeGrant(ctxA, "req-shared", when)
+	must(t, "RevokeGrant of a grant id both schools use", err)
+	if n != 1 {
+		t.Errorf("RevokeGrant at A of a shared grant id revoked %d pairs, want A's 1", n)
+	}
+	if got := getPair(t, s, ctxA, sharedA.AccessSignature); got.RevokedAt == nil {
+		t.Error("A's pair of the shared grant id is live")
+	}
+
+	keys, err := s.ListSigningKeys(ctxA)
+	must(t, "ListSigningKeys", err)
+	if len(keys) != 0 {
+		t.Errorf("school A lists %d signing keys", len(keys))
+	}
+	wantErr(t, "RetireSigningKey of B's key at A", s.RetireSigningKey(ctxA, "kid-b", when), storage.ErrNotFound)
+
+	_, err = s.GetLoginSession(ctxA, "login-b")
+	wantErr(t, "GetLoginSession of B's session at A", err, storage.ErrNotFound)
+	wantErr(t, "TouchLoginSession of B's session at A", s.TouchLoginSession(ctxA, "login-b", when), storage.ErrNotFound)
+	wantErr(t, "DeleteLoginSession of B's session at A", s.DeleteLoginSession(ctxA, "login-b"), storage.ErrNotFound)
+
+	// School B's data is untouched by all of the above.
+	if _, err := s.GetClient(ctxB, "client-b"); err != nil {
+		t.Errorf("B's client: %v", err)
+	}
+	if c, err := s.GetAuthorizationCode(ctxB, "code-b"); err != nil || !c.Active {
+		t.Errorf("B's code: %+v, %v", c, err)
+	}
+	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
+		if _, err := s.GetGrantSession(ctxB, kind, "sess-b"); err != nil {
+			t.Errorf("B's %s record: %v", kind, err)
+		}
+	}
+	for _, sig := range []string{pairB.AccessSignature, sharedB.AccessSignature} {
+		got := getPair(t, s, ctxB, sig)
+		if got.RevokedAt != nil || got.FirstUsedAt != nil {
+			t.Errorf("B's pair %s: %+v", sig, got)
+		}
+	}
+	if got := getPair(t, s, ctxB, pairB.AccessSignature); got.RefreshSignature != "rt-b" {
+		t.Errorf("B's refresh token became %q", got.RefreshSignature)
+	}
+	keys, err = s.ListSigningKeys(ctxB)
+	must(t, "ListSigningKeys at B", err)
+	if len(keys) != 1 || keys[0].RetiredAt != nil {
+		t.Errorf("B's keys: %+v", keys)
+	}
+	if ls, err := s.GetLoginSession(ctxB, "login-b"); err != nil || !ls.LastSeenAt.Before(when) {
+		t.Errorf("B's login session: %+v, %v", ls, err)
+	}
+}
+
+// testOAuthNoTenant calls every school-scoped method of the OAuth interfaces without a tenant.
+// The transaction methods and PurgeExpired are not school-scoped.
+func testOAuthNoTenant(t *testing.T, s storage.Store) {
+	_, _, member := oauthSetup(t, s)
+	ctx := t.Context()
+	now := time.Now()
+	noop := func(c storage.Client) (storage.Client, error) { return c, nil }
+	calls := map[string]func() error{
+		"CreateClient": func() error { _, err := s.CreateClient(ctx, publicClient("c")); return err },
+		"GetClient":    func() error { _, err := s.GetClient(ctx, "c"); return err },
+		"ListClients":  func() error { _, _, err := s.ListClients(ctx, "", storage.Page{}); return err },
+		"UpdateClient": func() error { _, err := s.UpdateClient(ctx, "c", noop); return err },
+		"DeleteClient": func() error { return s.DeleteClient(ctx, "c", now) },
+		"CreateAuthorizationCode": func() error {
+			return s.CreateAuthorizationCode(ctx, codeOf("c", "r", "code", member))
+		},
+		"GetAuthorizationCode":        func() error { _, err := s.GetAuthorizationCode(ctx, "code"); return err },
+		"InvalidateAuthorizationCode": func() error { return s.InvalidateAuthorizationCode(ctx, "code") },
+		"CreateGrantSession": func() error {
+			return s.CreateGrantSession(ctx, storage.SessionPKCE, storage.GrantSession{Signature: "s", RequestID: "r", ExpiresAt: now})
+		},
+		"GetGrantSession":    func() error { _, err := s.GetGrantSession(ctx, storage.SessionPKCE, "s"); return err },
+		"DeleteGrantSession": func() error { return s.DeleteGrantSession(ctx, storage.SessionPKCE, "s") },
+		"CreateTokenPair":    func() error { _, err := s.CreateTokenPair(ctx, pairOf("c", "r", "1", member)); return err },
+		"SetRefreshToken":    func() error { return s.SetRefreshToken(ctx, "at-1", "rt-1", nil) },
+		"GetTokenPair":       func() error { _, err := s.GetTokenPair(ctx, storage.AccessToken, "at-1"); return err },
+		"LockGrant":          func() error { return s.LockGrant(ctx, "r") },
+		"RevokeGrant":        func() error { _, err := s.RevokeGrant(ctx, "r", now); return err },
+		"MarkFirstUse":       func() error { _, err := s.MarkFirstUse(ctx, 1, now); return err },
+		"CreateSigningKey":   func() error { return s.CreateSigningKey(ctx, signingKey("k", 1)) },
+		"ListSigningKeys":    func() error { _, err := s.ListSigningKeys(ctx); return err },
+		"RetireSigningKey":   func() error { return s.RetireSigningKey(ctx, "k", now) },
+		"CreateLoginSession": func() error {
+			return s.CreateLoginSession(ctx, storage.LoginSession{ID: "l", MemberID: member, ExpiresAt: now})
+		},
+		"GetLoginSession":    func() error { _, err := s.GetLoginSession(ctx, "l"); return err },
+		"TouchLoginSession":  func() error { return s.TouchLoginSession(ctx, "l", now) },
+		"DeleteLoginSession": func() error { return s.DeleteLoginSession(ctx, "l") },
+	}
+	for name, call := range calls {
+		wantErr(t, name, call(), tenant.ErrNoTenant)
+	}
+	// Refused inside a transaction too, and the transaction methods themselves need no school.
+	tx, err := s.BeginTx(ctx)
+	must(t, "BeginTx without a tenant", err)
+	wantErr(t, "LockGrant in a transaction without a tenant", s.LockGrant(tx, "r"), tenant.ErrNoTenant)
+	must(t, "Rollback", s.Rollback(tx))
+	if _, err := s.PurgeExpired(ctx, now, 10); err != nil {
+		t.Errorf("PurgeExpired without a tenant: %v", err)
+	}
+}

@@ -1,0 +1,114 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+func (r loginSessionRow) session() storage.LoginSession {
+	return storage.LoginSession{
+		ID:         r.ID,
+		MemberID:   r.MemberID,
+		CreatedAt:  utc(r.CreatedAt),
+		LastSeenAt: utc(r.LastSeenAt),
+		ExpiresAt:  utc(r.ExpiresAt),
+	}
+}
+
+// CreateLoginSession stores a session at the context's school. A zero CreatedAt is the store's
+// clock, and a zero LastSeenAt is CreatedAt (a session is seen when it starts).
+func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "create login session"
+	switch {
+	case ls.ID == "":
+		return invalidArg(op, "empty id")
+	case ls.MemberID <= 0:
+		return invalidArg(op, "no member")
+	case ls.ExpiresAt.IsZero():
+		return invalidArg(op, "no expiry")
+	}
+	created := ls.CreatedAt
+	if created.IsZero() {
+		created = s.now()
+	}
+	seen := ls.LastSeenAt
+	if seen.IsZero() {
+		seen = created
+	}
+	row := loginSessionRow{
+		ID:         ls.ID,
+		SchoolID:   sc.schoolID,
+		MemberID:   ls.MemberID,
+		CreatedAt:  dbTime(created),
+		LastSeenAt: dbTime(seen),
+		ExpiresAt:  dbTime(ls.ExpiresAt),
+	}
+	// An unknown member fails on the foreign key (ErrNotFound).
+	return wrap(op, s.conn(ctx).Create(&row).Error)
+}
+
+// GetLoginSession returns a session of the context's school, expired or not: the timeouts are the
+// caller's policy.
+func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSession, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.LoginSession{}, err
+	}
+	var row loginSessionRow
+	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
+		return storage.LoginSession{}, wrap("get login session", err)
+	}
+	return row.session(), nil
+}
+
+// TouchLoginSession moves LastSeenAt forward to at, never back: two requests of one session
+// finishing out of order must not shorten its idle timeout.
+func (s *Store) TouchLoginSession(ctx context.Context, id string, at time.Time) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "touch login session"
+	at = dbTime(at)
+	db := s.conn(ctx)
+	res := sc.in(db.Model(&loginSessionRow{})).Where("id = ? AND last_seen_at < ?", id, at).Update("last_seen_at", at)
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	// Nothing moved: either the session is already seen at or after `at`, or there is none.
+	var n int64
+	if err := sc.in(db.Model(&loginSessionRow{})).Where("id = ?", id).Count(&n).Error; err != nil {
+		return wrap(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteLoginSession deletes a session of the context's school; ErrNotFound if there was none.
+func (s *Store) DeleteLoginSession(ctx context.Context, id string) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "delete login session"
+	res := sc.in(s.conn(ctx)).Where("id = ?", id).Delete(&loginSessionRow{})
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,463 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Grants. Codes, PKCE and OpenID Connect records and token pairs are each found by a signature
+// (a keyed hash of the token, never the token) and always within the context's school, so a
+// signature that exists at another school is not found here.
+//
+// Concurrency. Every decision that two requests could race on is taken by one conditional
+// UPDATE whose affected row count says who won (InvalidateAuthorizationCode, MarkFirstUse), or
+// ordered by LockGrant, which locks every pair of a grant in id order. Every statement that
+// locks several pairs takes them in that order, so the lockers queue instead of deadlocking.
+
+func (r authorizationCodeRow) code() storage.AuthorizationCode {
+	return storage.AuthorizationCode{
+		Signature:   r.Signature,
+		RequestID:   r.RequestID,
+		ClientID:    r.ClientID,
+		MemberID:    r.MemberID,
+		Active:      r.Active,
+		Data:        []byte(r.Data),
+		RequestedAt: utc(r.RequestedAt),
+		ExpiresAt:   utc(r.ExpiresAt),
+	}
+}
+
+// invalidArg reports malformed input to op.
+func invalidArg(op, format string, args ...any) error {
+	return fmt.Errorf("gormstore: %s: %s: %w", op, fmt.Sprintf(format, args...), storage.ErrInvalidArgument)
+}
+
+// CreateAuthorizationCode stores a code at the context's school.
+func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "create authorization code"
+	switch {
+	case c.Signature == "" || c.RequestID == "" || c.ClientID == "":
+		return invalidArg(op, "signature, request id and client id are required")
+	case c.MemberID <= 0:
+		// A code is always issued to a signed-in member.
+		return invalidArg(op, "no member")
+	case c.ExpiresAt.IsZero():
+		return invalidArg(op, "no expiry")
+	}
+	requested := c.RequestedAt
+	if requested.IsZero() {
+		requested = s.now()
+	}
+	row := authorizationCodeRow{
+		Signature:   c.Signature,
+		RequestID:   c.RequestID,
+		SchoolID:    sc.schoolID,
+		ClientID:    c.ClientID,
+		MemberID:    c.MemberID,
+		Active:      c.Active,
+		Data:        string(c.Data),
+		RequestedAt: dbTime(requested),
+		ExpiresAt:   dbTime(c.ExpiresAt),
+	}
+	// An unknown member fails on the foreign key, which wrap reports as ErrNotFound.
+	return wrap(op, s.conn(ctx).Create(&row).Error)
+}
+
+// GetAuthorizationCode returns a code whatever its Active flag.
+func (s *Store) GetAuthorizationCode(ctx context.Context, signature string) (storage.AuthorizationCode, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.AuthorizationCode{}, err
+	}
+	var row authorizationCodeRow
+	if err := sc.in(s.conn(ctx)).Where("signature = ?", signature).Take(&row).Error; err != nil {
+		return storage.AuthorizationCode{}, wrap("get authorization code", err)
+	}
+	return row.code(), nil
+}
+
+// InvalidateAuthorizationCode marks an active code used. The condition on active makes the
+// UPDATE the arbiter: of two concurrent calls, the second finds the row already changed (on
+// PostgreSQL it waits for the first's row lock and re-checks the condition), changes nothing,
+// and gets ErrNotFound.
+func (s *Store) InvalidateAuthorizationCode(ctx context.Context, signature string) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "invalidate authorization code"
+	res := sc.in(s.conn(ctx).Model(&authorizationCodeRow{})).
+		Where("signature = ? AND active = ?", signature, true).Update("active", false)
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("gormstore: %s: no active code: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
+
+// sessionTable is the table of a kind of grant session.
+func sessionTable(kind storage.SessionKind) (string, error) {
+	switch kind {
+	case storage.SessionPKCE:
+		return pkceSessionRow{}.TableName(), nil
+	case storage.SessionOIDC:
+		return oidcSessionRow{}.TableName(), nil
+	}
+	return "", fmt.Errorf("gormstore: unknown grant session kind %q: %w", kind, storage.ErrInvalidArgument)
+}
+
+// CreateGrantSession stores a PKCE or OpenID Connect record at the context's school.
+func (s *Store) CreateGrantSession(ctx context.Context, kind storage.SessionKind, g storage.GrantSession) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	table, err := sessionTable(kind)
+	if err != nil {
+		return err
+	}
+	op := fmt.Sprintf("create %s session", kind)
+	if g.Signature == "" || g.RequestID == "" {
+		return invalidArg(op, "signature and request id are required")
+	}
+	if g.ExpiresAt.IsZero() {
+		return invalidArg(op, "no expiry")
+	}
+	row := grantSessionRow{
+		Signature: g.Signature,
+		RequestID: g.RequestID,
+		SchoolID:  sc.schoolID,
+		Data:      string(g.Data),
+		ExpiresAt: dbTime(g.ExpiresAt),
+	}
+	return wrap(op, s.conn(ctx).Table(table).Create(&row).Error)
+}
+
+// GetGrantSession returns a PKCE or OpenID Connect record of the context's school.
+func (s *Store) GetGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.GrantSession{}, err
+	}
+	table, err := sessionTable(kind)
+	if err != nil {
+		return storage.GrantSession{}, err
+	}
+	var row grantSessionRow
+	if err := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Take(&row).Error; err != nil {
+		return storage.GrantSession{}, wrap(fmt.Sprintf("get %s session", kind), err)
+	}
+	return storage.GrantSession{
+		Signature: row.Signature,
+		RequestID: row.RequestID,
+		Data:      []byte(row.Data),
+		ExpiresAt: utc(row.ExpiresAt),
+	}, nil
+}
+
+// DeleteGrantSession deletes a PKCE or OpenID Connect record; ErrNotFound if there was none.
+func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	table, err := sessionTable(kind)
+	if err != nil {
+		return err
+	}
+	op := fmt.Sprintf("delete %s session", kind)
+	res := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Delete(&grantSessionRow{})
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
+
+func (r tokenPairRow) pair() storage.TokenPair {
+	p := storage.TokenPair{
+		ID:               r.ID,
+		RequestID:        r.RequestID,
+		ClientID:         r.ClientID,
+		AccessSignature:  r.AccessSignature,
+		Resource:         r.Resource,
+		Scopes:           strings.Fields(r.Scopes),
+		Data:             []byte(r.Data),
+		RequestedAt:      utc(r.RequestedAt),
+		AccessExpiresAt:  utc(r.AccessExpiresAt),
+		RefreshExpiresAt: utcPtr(r.RefreshExpiresAt),
+		RevokedAt:        utcPtr(r.RevokedAt),
+		FirstUsedAt:      utcPtr(r.FirstUsedAt),
+	}
+	if r.MemberID != nil {
+		p.MemberID = *r.MemberID
+	}
+	if r.RefreshSignature != nil {
+		p.RefreshSignature = *r.RefreshSignature
+	}
+	if r.ReplacesPairID != nil {
+		p.ReplacesPairID = *r.ReplacesPairID
+	}
+	return p
+}
+
+// joinScopes writes scopes space-separated; a scope that is empty or holds whitespace could not be
+// read back as itself, and is not a scope token anyway (RFC 6749 section 3.3).
+func joinScopes(op string, scopes []string) (string, error) {
+	for _, sc := range scopes {
+		if sc == "" || strings.ContainsAny(sc, " \t\r\n") {
+			return "", invalidArg(op, "malformed scope %q", sc)
+		}
+	}
+	return strings.Join(scopes, " "), nil
+}
+
+// CreateTokenPair stores a new pair at the context's school.
+func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.TokenPair{}, err
+	}
+	const op = "create token pair"
+	switch {
+	case p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "":
+		return storage.TokenPair{}, invalidArg(op, "access signature, request id and client id are required")
+	case p.AccessExpiresAt.IsZero():
+		return storage.TokenPair{}, invalidArg(op, "no access token expiry")
+	case p.MemberID < 0 || p.ReplacesPairID < 0:
+		return storage.TokenPair{}, invalidArg(op, "negative id")
+	}
+	scopes, err := joinScopes(op, p.Scopes)
+	if err != nil {
+		return storage.TokenPair{}, err
+	}
+	requested := p.RequestedAt
+	if requested.IsZero() {
+		requested = s.now()
+	}
+	row := tokenPairRow{
+		RequestID:        p.RequestID,
+		SchoolID:         sc.schoolID,
+		ClientID:         p.ClientID,
+		AccessSignature:  p.AccessSignature,
+		Resource:         p.Resource,
+		Scopes:           scopes,
+		Data:             string(p.Data),
+		RequestedAt:      dbTime(requested),
+		AccessExpiresAt:  dbTime(p.AccessExpiresAt),
+		RefreshExpiresAt: dbTimePtr(p.RefreshExpiresAt),
+		RevokedAt:        dbTimePtr(p.RevokedAt),
+		FirstUsedAt:      dbTimePtr(p.FirstUsedAt),
+	}
+	if p.MemberID != 0 {
+		row.MemberID = &p.MemberID
+	}
+	if p.RefreshSignature != "" {
+		row.RefreshSignature = &p.RefreshSignature
+	}
+	db := s.conn(ctx)
+	if p.ReplacesPairID != 0 {
+		// The foreign key only says the pair exists. It must also be this school's and of the
+		// same grant: MarkFirstUse revokes it, and RevokeGrant must reach every pair of a grant.
+		var n int64
+		err := sc.in(db.Model(&tokenPairRow{})).
+			Where("id = ? AND request_id = ?", p.ReplacesPairID, p.RequestID).Count(&n).Error
+		if err != nil {
+			return storage.TokenPair{}, wrap(op, err)
+		}
+		if n == 0 {
+			return storage.TokenPair{}, fmt.Errorf("gormstore: %s: replaced pair %d is not of grant %q: %w",
+				op, p.ReplacesPairID, p.RequestID, storage.ErrNotFound)
+		}
+		row.ReplacesPairID = &p.ReplacesPairID
+	}
+	// An unknown member fails on the foreign key (ErrNotFound); a signature already stored fails
+	// on its unique index (ErrAlreadyExists).
+	if err := db.Create(&row).Error; err != nil {
+		return storage.TokenPair{}, wrap(op, err)
+	}
+	return row.pair(), nil
+}
+
+// SetRefreshToken stores the refresh half of a pair, once: a pair that already has one is
+// ErrAlreadyExists, so a refresh token is never silently replaced.
+func (s *Store) SetRefreshToken(ctx context.Context, accessSignature, refreshSignature string, expiresAt *time.Time) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "set refresh token"
+	if refreshSignature == "" {
+		return invalidArg(op, "empty refresh signature")
+	}
+	db := s.conn(ctx)
+	res := sc.in(db.Model(&tokenPairRow{})).
+		Where("access_signature = ? AND refresh_signature IS NULL", accessSignature).
+		Updates(map[string]any{"refresh_signature": refreshSignature, "refresh_expires_at": dbTimePtr(expiresAt)})
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	var n int64
+	if err := sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature).Count(&n).Error; err != nil {
+		return wrap(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return fmt.Errorf("gormstore: %s: the pair already has a refresh token: %w", op, storage.ErrAlreadyExists)
+}
+
+// GetTokenPair finds a pair by either signature, in one query on that signature's unique index.
+func (s *Store) GetTokenPair(ctx context.Context, kind storage.TokenKind, signature string) (storage.TokenPair, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.TokenPair{}, err
+	}
+	var column string
+	switch kind {
+	case storage.AccessToken:
+		column = "access_signature"
+	case storage.RefreshToken:
+		column = "refresh_signature"
+	default:
+		return storage.TokenPair{}, invalidArg("get token pair", "unknown token kind %d", kind)
+	}
+	var row tokenPairRow
+	if err := sc.in(s.conn(ctx)).Where(column+" = ?", signature).Take(&row).Error; err != nil {
+		return storage.TokenPair{}, wrap("get token pair", err)
+	}
+	return row.pair(), nil
+}
+
+// lockGrant locks the grant's pairs until tx ends, in id order. On PostgreSQL these are row locks;
+// on SQLite forUpdate adds nothing, and the transaction already holds the database's write lock
+// (BEGIN IMMEDIATE), which orders it against every other writer.
+func lockGrant(tx *gorm.DB, sc scope, requestID string) error {
+	var ids []int64
+	return forUpdate(sc.in(tx.Model(&tokenPairRow{}))).
+		Where("request_id = ?", requestID).Order("id").Pluck("id", &ids).Error
+}
+
+// LockGrant locks the grant's pairs until the context's transaction ends.
+func (s *Store) LockGrant(ctx context.Context, requestID string) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	tx := s.txFrom(ctx)
+	if tx == nil {
+		// Outside a transaction the lock would be released as soon as it was taken.
+		return fmt.Errorf("gormstore: lock grant: %w", errNoTx)
+	}
+	return wrap("lock grant", lockGrant(tx.db.WithContext(ctx), sc, requestID))
+}
+
+// RevokeGrant revokes every live pair of the grant and deactivates its codes, in the caller's
+// transaction or one of its own.
+//
+// Why a refresh cannot slip past it: a refresh locks the grant (LockGrant), checks the old pair,
+// inserts the new one and commits. If the refresh locks first, the lock below waits for it, and
+// the revoking UPDATE, a separate statement, reads a fresh snapshot on PostgreSQL (READ
+// COMMITTED), so it sees and revokes the new pair too. If the revocation locks first, the
+// refresh waits, then finds the old pair revoked and issues nothing. The codes are deactivated
+// before the pairs for the same reason: a code exchange in flight holds its code's row lock
+// until it commits the pair it issued, so waiting on the code lets the UPDATE of the pairs see
+// that pair.
+func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return 0, err
+	}
+	const op = "revoke grant"
+	at = dbTime(at)
+	var revoked int
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		if err := lockGrant(tx, sc, requestID); err != nil {
+			return wrap(op+": lock", err)
+		}
+		err := sc.in(tx.Model(&authorizationCodeRow{})).
+			Where("request_id = ? AND active = ?", requestID, true).Update("active", false).Error
+		if err != nil {
+			return wrap(op+": deactivate codes", err)
+		}
+		res := sc.in(tx.Model(&tokenPairRow{})).
+			Where("request_id = ? AND revoked_at IS NULL", requestID).Update("revoked_at", at)
+		if res.Error != nil {
+			return wrap(op+": revoke pairs", res.Error)
+		}
+		revoked = int(res.RowsAffected)
+		return nil
+	})
+	return revoked, err
+}
+
+// MarkFirstUse records the first use of a pair's access token and, for that first use only,
+// revokes the pair it replaced. The UPDATE conditioned on first_used_at IS NULL decides which of
+// several concurrent calls is first. The grant is locked beforehand, in the same order as every
+// other locker, because this transaction writes two pairs of the grant: taking the new pair's
+// row and then the old one's could otherwise deadlock against a revocation locking them in id
+// order.
+func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return false, err
+	}
+	op := fmt.Sprintf("mark first use of pair %d", pairID)
+	at = dbTime(at)
+	var first bool
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var grant []struct {
+			ID             int64
+			ReplacesPairID *int64
+		}
+		ofPair := sc.in(tx.Model(&tokenPairRow{})).Select("request_id").Where("id = ?", pairID)
+		err := forUpdate(sc.in(tx.Model(&tokenPairRow{}))).Select("id", "replaces_pair_id").
+			Where("request_id = (?)", ofPair).Order("id").Scan(&grant).Error
+		if err != nil {
+			return wrap(op+": lock grant", err)
+		}
+		var replaces *int64
+		found := false
+		for _, g := range grant {
+			if g.ID == pairID {
+				found, replaces = true, g.ReplacesPairID
+			}
+		}
+		if !found {
+			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		}
+		res := sc.in(tx.Model(&tokenPairRow{})).
+			Where("id = ? AND first_used_at IS NULL", pairID).Update("first_used_at", at)
+		if res.Error != nil {
+			return wrap(op, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return nil
+		}
+		first = true
+		if replaces == nil {
+			return nil
+		}
+		err = sc.in(tx.Model(&tokenPairRow{})).
+			Where("id = ? AND revoked_at IS NULL", *replaces).Update("revoked_at", at).Error
+		return wrap(op+": revoke the replaced pair", err)
+	})
+	return first, err
+}

@@ -1,0 +1,207 @@
+package storage
+
+import (
+	"context"
+	"time"
+)
+
+// ClientKind is the audience a client belongs to (spec, "Two kinds of clients").
+type ClientKind string
+
+const (
+	// ClientMember acts for one signed-in member at one school (account:* and identity scopes).
+	ClientMember ClientKind = "member"
+	// ClientOperator acts for a school operator through the REST API (operator scopes).
+	ClientOperator ClientKind = "operator"
+)
+
+// Token endpoint authentication methods (spec, Authentication rule 2).
+const (
+	AuthMethodNone       = "none"
+	AuthMethodSecretPost = "client_secret_post"
+)
+
+// Client is an OAuth client registered at the context's school.
+type Client struct {
+	ID   string // client_id
+	Kind ClientKind
+	Name string
+	// SecretHash is the keyed hash of a confidential client's secret; empty for public clients.
+	// The secret itself is shown once and never stored.
+	SecretHash              string
+	TokenEndpointAuthMethod string // AuthMethodNone or AuthMethodSecretPost
+	ApplicationType         string // "web" or "native"
+	RedirectURIs            []string
+	Scopes                  []string // the scopes the client may be granted
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// Clients stores OAuth clients. All methods are school-scoped.
+type Clients interface {
+	// CreateClient stores c; ErrAlreadyExists if its ID is taken (at any school: client ids are
+	// global so that a client id names one client).
+	CreateClient(ctx context.Context, c Client) (Client, error)
+	GetClient(ctx context.Context, id string) (Client, error)
+	// ListClients lists the school's clients of the given kind ("" for all), oldest first.
+	ListClients(ctx context.Context, kind ClientKind, page Page) (clients []Client, next string, err error)
+	// UpdateClient applies fn under a row lock. The ID cannot change.
+	UpdateClient(ctx context.Context, id string, fn func(Client) (Client, error)) (Client, error)
+	// DeleteClient deletes the client and, in the same transaction, revokes every token pair and
+	// deactivates every authorization code it holds.
+	DeleteClient(ctx context.Context, id string, at time.Time) error
+}
+
+// AuthorizationCode is a stored authorization code. The code itself is never stored: Signature
+// is its keyed hash. Data is the serialized authorization request, owned by package authz.
+type AuthorizationCode struct {
+	Signature   string
+	RequestID   string
+	ClientID    string
+	MemberID    int64
+	Active      bool
+	Data        []byte
+	RequestedAt time.Time
+	ExpiresAt   time.Time
+}
+
+// SessionKind names the per-code side records fosite keeps: PKCE challenges and OpenID Connect
+// requests, both keyed by the code's signature.
+type SessionKind string
+
+const (
+	SessionPKCE SessionKind = "pkce"
+	SessionOIDC SessionKind = "oidc"
+)
+
+// GrantSession is one PKCE or OpenID Connect record.
+type GrantSession struct {
+	Signature string
+	RequestID string
+	Data      []byte
+	ExpiresAt time.Time
+}
+
+// TokenPair is one access token and its refresh token: one row, one revocation stamp (spec,
+// "Token pair"). RequestID names the grant: every pair issued from one authorization (the code
+// exchange and every refresh after it) shares it.
+type TokenPair struct {
+	ID               int64
+	RequestID        string
+	ClientID         string
+	MemberID         int64 // 0: no resource owner
+	AccessSignature  string
+	RefreshSignature string // "" until the refresh token is stored
+	// Resource is the exact `resource` value sent at authorization (RFC 8707); the token is bound
+	// to its origin.
+	Resource         string
+	Scopes           []string
+	Data             []byte // the serialized request, owned by package authz
+	RequestedAt      time.Time
+	AccessExpiresAt  time.Time
+	RefreshExpiresAt *time.Time
+	RevokedAt        *time.Time
+	FirstUsedAt      *time.Time
+	// ReplacesPairID is the pair this one was refreshed from (0 for a code exchange).
+	ReplacesPairID int64
+}
+
+// TokenKind says which half of a pair a signature belongs to.
+type TokenKind int
+
+const (
+	AccessToken TokenKind = iota
+	RefreshToken
+)
+
+// Grants stores authorization codes, their PKCE and OpenID Connect records, and token pairs.
+// All methods are school-scoped unless they say otherwise.
+type Grants interface {
+	CreateAuthorizationCode(ctx context.Context, c AuthorizationCode) error
+	// GetAuthorizationCode returns the code whatever its Active flag (fosite must see a used code
+	// to revoke what it issued).
+	GetAuthorizationCode(ctx context.Context, signature string) (AuthorizationCode, error)
+	// InvalidateAuthorizationCode marks an active code used. It is atomic: of two concurrent
+	// calls for one code, exactly one succeeds and the other gets ErrNotFound.
+	InvalidateAuthorizationCode(ctx context.Context, signature string) error
+
+	CreateGrantSession(ctx context.Context, kind SessionKind, s GrantSession) error
+	GetGrantSession(ctx context.Context, kind SessionKind, signature string) (GrantSession, error)
+	DeleteGrantSession(ctx context.Context, kind SessionKind, signature string) error
+
+	// CreateTokenPair stores a new pair (its refresh half may follow) and returns it with its ID.
+	CreateTokenPair(ctx context.Context, p TokenPair) (TokenPair, error)
+	// SetRefreshToken stores the refresh half of the pair whose access signature is given.
+	SetRefreshToken(ctx context.Context, accessSignature, refreshSignature string, expiresAt *time.Time) error
+	// GetTokenPair finds a pair by the signature of either of its tokens, revoked or not.
+	GetTokenPair(ctx context.Context, kind TokenKind, signature string) (TokenPair, error)
+	// LockGrant locks every pair of the grant until the surrounding transaction ends, so that a
+	// refresh and a revocation of one grant are ordered by the database. It must run inside a
+	// transaction (BeginTx).
+	LockGrant(ctx context.Context, requestID string) error
+	// RevokeGrant stamps every live pair of the grant revoked at `at` and deactivates its
+	// authorization codes, after locking the grant; it returns how many pairs it revoked.
+	RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error)
+	// MarkFirstUse records the first presentation of a pair's access token at an API. The first
+	// call for a pair (and only it, however many race) returns true and, in the same
+	// transaction, revokes the pair it replaced, if that one is still live (spec: "New access
+	// token first presented to an API -> old pair revoked").
+	MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error)
+}
+
+// SigningKey is one school's ES256 key. The private key is stored only encrypted (package keys).
+type SigningKey struct {
+	KID                 string
+	Algorithm           string // "ES256"
+	PublicJWK           []byte // JSON
+	PrivateKeyEncrypted []byte
+	CreatedAt           time.Time
+	RetiredAt           *time.Time
+}
+
+// SigningKeys stores the schools' signing keys. All methods are school-scoped.
+type SigningKeys interface {
+	CreateSigningKey(ctx context.Context, k SigningKey) error
+	// ListSigningKeys returns the school's keys, newest first, retired ones included.
+	ListSigningKeys(ctx context.Context) ([]SigningKey, error)
+	// RetireSigningKey stamps a key retired; ErrNotFound if it is not the school's.
+	RetireSigningKey(ctx context.Context, kid string, at time.Time) error
+}
+
+// LoginSession is a member's signed-in session at one school's host. The session cookie holds
+// a random token; only its keyed hash (ID) is stored.
+type LoginSession struct {
+	ID         string
+	MemberID   int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time // the absolute timeout
+}
+
+// LoginSessions stores login sessions. All methods are school-scoped.
+type LoginSessions interface {
+	CreateLoginSession(ctx context.Context, s LoginSession) error
+	GetLoginSession(ctx context.Context, id string) (LoginSession, error)
+	// TouchLoginSession moves LastSeenAt forward (the idle timeout counts from it).
+	TouchLoginSession(ctx context.Context, id string, at time.Time) error
+	DeleteLoginSession(ctx context.Context, id string) error
+}
+
+// Transactions let a caller group several store calls into one database transaction (fosite's
+// storage.Transactional). The transaction travels in the returned context: every store method
+// called with that context runs inside it.
+type Transactions interface {
+	BeginTx(ctx context.Context) (context.Context, error)
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Purger deletes expired data in bounded batches so tables do not grow without end.
+type Purger interface {
+	// PurgeExpired deletes, across every school, at most `batch` rows of each kind that expired
+	// before `before`: authorization codes, PKCE and OpenID Connect records, login sessions, and
+	// token pairs whose refresh token (or, without one, access token) expired. Revoked pairs are
+	// kept until they expire so that a replayed refresh token is still recognised. It returns
+	// how many rows it deleted.
+	PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error)
+}

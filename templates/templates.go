@@ -1,0 +1,172 @@
+package templates
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+//go:embed html/*.html
+var pageFiles embed.FS
+
+//go:embed static/proctor.css
+var stylesheet []byte
+
+// AssetsPrefix is the path under which static assets are served.
+const AssetsPrefix = "/assets/"
+
+// Set is every page, parsed and checked. It is safe for concurrent use.
+type Set struct {
+	login, consent, errorPage, signedIn, signedOut, logout *template.Template
+	cssPath                                                string
+}
+
+// ScopeItem is one line of the consent page's list of what the client asks for.
+type ScopeItem struct {
+	Name        string
+	Description string
+}
+
+// LoginPage is the sign-in form. The form posts email, password, csrf_token and return_to to
+// /login.
+type LoginPage struct {
+	School    string
+	CSRFToken string
+	// ReturnTo is where a successful sign-in goes; already checked to be a local path.
+	ReturnTo string
+	// Message is a plain sentence above the form (a failed attempt, a rate limit).
+	Message string
+}
+
+// ConsentPage asks the signed-in member to approve or deny a client.
+type ConsentPage struct {
+	School       string
+	ClientName   string
+	RedirectHost string
+	// ClientIDHost is the host of a client identified by a metadata-document URL: the only
+	// name of that client anybody vouches for, so the page shows it before the self-chosen
+	// client name.
+	ClientIDHost string
+	LoopbackOnly bool
+	Scopes       []ScopeItem
+	MemberName   string
+	MemberEmail  string
+	FormAction   string
+	CSRFToken    string
+}
+
+// ErrorPage explains, plainly, that something did not work.
+type ErrorPage struct {
+	School  string // "" when the request has no school
+	Title   string
+	Message string
+	// RequestID lets support find the log line; it says nothing about the failure.
+	RequestID string
+}
+
+// SignedInPage is shown after a sign-in that had nowhere else to go.
+type SignedInPage struct {
+	School      string
+	MemberName  string
+	MemberEmail string
+	CSRFToken   string
+}
+
+// SignedOutPage confirms a sign-out.
+type SignedOutPage struct {
+	School string
+}
+
+// LogoutPage asks the member to confirm signing out (GET /logout must not sign anyone out: a
+// link or an image on another site could trigger it).
+type LogoutPage struct {
+	School      string
+	MemberName  string
+	MemberEmail string
+	CSRFToken   string
+	Message     string
+}
+
+// New parses every page and renders each once with sample data, so that a mistake in any
+// of them fails here, at start-up.
+func New() (*Set, error) {
+	sum := sha256.Sum256(stylesheet)
+	s := &Set{cssPath: AssetsPrefix + "proctor-" + hex.EncodeToString(sum[:6]) + ".css"}
+	funcs := template.FuncMap{
+		"stylesheet": func() string { return s.cssPath },
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFiles, "html/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("templates: layout: %w", err)
+	}
+	pages := []struct {
+		file   string
+		dst    **template.Template
+		sample any
+	}{
+		{"login.html", &s.login, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m"}},
+		{"consent.html", &s.consent, ConsentPage{
+			School: "S", ClientName: "C", RedirectHost: "r.example", ClientIDHost: "c.example", LoopbackOnly: true,
+			Scopes: []ScopeItem{{"openid", "d"}}, MemberName: "N", MemberEmail: "e@example.com", FormAction: "/x?y=z", CSRFToken: "t",
+		}},
+		{"error.html", &s.errorPage, ErrorPage{School: "S", Title: "T", Message: "M", RequestID: "id"}},
+		{"signed_in.html", &s.signedIn, SignedInPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}},
+		{"signed_out.html", &s.signedOut, SignedOutPage{School: "S"}},
+		{"logout.html", &s.logout, LogoutPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t", Message: "m"}},
+	}
+	for _, p := range pages {
+		clone, err := base.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
+		}
+		t, err := clone.ParseFS(pageFiles, "html/"+p.file)
+		if err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
+		}
+		// html/template reports unknown fields and broken contexts only on execution.
+		if err := t.ExecuteTemplate(io.Discard, "layout.html", p.sample); err != nil {
+			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
+		}
+		*p.dst = t
+	}
+	return s, nil
+}
+
+// StylesheetPath is the path of the stylesheet, its name carrying a hash of its content.
+func (s *Set) StylesheetPath() string { return s.cssPath }
+
+// Stylesheet returns the stylesheet's content. The slice must not be modified.
+func (s *Set) Stylesheet() []byte { return stylesheet }
+
+// Login renders the sign-in form.
+func (s *Set) Login(w io.Writer, v LoginPage) error { return render(w, s.login, v) }
+
+// Consent renders the consent page.
+func (s *Set) Consent(w io.Writer, v ConsentPage) error { return render(w, s.consent, v) }
+
+// Error renders an error page.
+func (s *Set) Error(w io.Writer, v ErrorPage) error { return render(w, s.errorPage, v) }
+
+// SignedIn renders the page shown after a sign-in with nowhere else to go.
+func (s *Set) SignedIn(w io.Writer, v SignedInPage) error { return render(w, s.signedIn, v) }
+
+// SignedOut renders the signed-out confirmation.
+func (s *Set) SignedOut(w io.Writer, v SignedOutPage) error { return render(w, s.signedOut, v) }
+
+// Logout renders the sign-out confirmation form.
+func (s *Set) Logout(w io.Writer, v LogoutPage) error { return render(w, s.logout, v) }
+
+// render executes into a buffer first, so that a failure half-way leaves w untouched and the
+// caller can still answer with an error page.
+func render(w io.Writer, t *template.Template, v any) error {
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		return fmt.Errorf("templates: render %s: %w", t.Name(), err)
+	}
+	_, err := buf.WriteTo(w)
+	return err
+}
