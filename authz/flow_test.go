@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -445,4 +446,70 @@ func TestLoopbackRedirectAnyPort(t *testing.T) {
 	if loc.Host != "127.0.0.1:54321" || loc.Query().Get("code") == "" {
 		t.Fatalf("redirect %s", loc)
 	}
+}
+
+// TestConcurrentRefreshAndRevoke refreshes one token from many goroutines while another revokes
+// the grant. Whatever order the database picks, no pair of the grant may survive the revocation.
+func TestConcurrentRefreshAndRevoke(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *env) {
+		for round := 0; round < 5; round++ {
+			tr := e.tokens("account:read")
+			var wg sync.WaitGroup
+			issued := make(chan string, 16)
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status == 200 {
+						issued <- r.AccessToken
+					} else if status != 400 {
+						t.Errorf("refresh: %d %+v", status, r)
+					}
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if status, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); status != 200 {
+					t.Errorf("revoke: %d", status)
+				}
+			}()
+			wg.Wait()
+			close(issued)
+			for token := range issued {
+				if s, _, _ := e.userinfo(e.a, token); s != 401 {
+					t.Fatalf("round %d: a pair refreshed concurrently with the revocation survived it (%d)", round, s)
+				}
+			}
+			if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 401 {
+				t.Fatalf("round %d: the original access token survived", round)
+			}
+		}
+	})
+}
+
+// TestConcurrentCodeExchange: of several exchanges of one code, exactly one gets tokens.
+func TestConcurrentCodeExchange(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *env) {
+		p := newPKCE()
+		code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok := 0
+		for i := 0; i < 6; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if status, _ := e.exchange(e.a, publicClient, code, p, nil); status == 200 {
+					mu.Lock()
+					ok++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if ok != 1 {
+			t.Fatalf("%d exchanges of one code succeeded, want exactly 1", ok)
+		}
+	})
 }

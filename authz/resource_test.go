@@ -1,9 +1,15 @@
 package authz
 
 import (
+	"net"
+	"net/url"
+	"slices"
 	"testing"
 
+	"github.com/ory/fosite"
+
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -77,5 +83,35 @@ func FuzzParseResource(f *testing.F) {
 		if !sameResource(s, s) {
 			t.Fatalf("accepted %q is not the same resource as itself", s)
 		}
+	})
+}
+
+// FuzzRedirectURIMatching feeds arbitrary redirect URIs to the matching fosite applies for our
+// clients: a match is only ever a registered URI, or a registered loopback URI on another port
+// (RFC 8252 section 7.3) with the same host, path and query.
+func FuzzRedirectURIMatching(f *testing.F) {
+	registered := []string{"https://app.example/cb", "http://127.0.0.1/callback", "http://[::1]/cb"}
+	c := fositeClient(testTenant(f, "https://school.example"), storage.Client{ID: "c", RedirectURIs: registered})
+	for _, s := range []string{"https://app.example/cb", "http://127.0.0.1:5555/callback", "http://127.0.0.1:5555/callback/x",
+		"https://app.example/cb?x", "http://localhost/callback", "http://[::1]:9/cb", "https://app.example/cb#f", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := fosite.MatchRedirectURIWithClientRedirectURIs(raw, c)
+		if err != nil || raw == "" {
+			return
+		}
+		if slices.Contains(registered, raw) {
+			return
+		}
+		for _, r := range registered {
+			ru, _ := url.Parse(r)
+			if ru.Scheme == "http" && u.Scheme == "http" && ru.Hostname() == u.Hostname() && ru.Path == u.Path && ru.RawQuery == u.RawQuery {
+				if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
+					return
+				}
+			}
+		}
+		t.Fatalf("%q matched without being registered or a loopback variant", raw)
 	})
 }

@@ -223,7 +223,18 @@ func (s *fositeStore) GetPKCERequestSession(ctx context.Context, signature strin
 	return s.getGrantSession(ctx, storage.SessionPKCE, signature, session)
 }
 func (s *fositeStore) DeletePKCERequestSession(ctx context.Context, signature string) error {
-	return fositeErr(s.store.DeleteGrantSession(ctx, storage.SessionPKCE, signature))
+	return s.deleteGrantSession(ctx, storage.SessionPKCE, signature)
+}
+
+// deleteGrantSession treats an already deleted record as deleted: of two concurrent exchanges
+// of one code, the loser may find it gone, and must then fail at the code's atomic
+// invalidation (invalid_grant), not here with a server error.
+func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error {
+	err := s.store.DeleteGrantSession(ctx, kind, signature)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
@@ -238,7 +249,7 @@ func (s *fositeStore) GetOpenIDConnectSession(ctx context.Context, code string, 
 	return got, err
 }
 func (s *fositeStore) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
-	return fositeErr(s.store.DeleteGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code)))
+	return s.deleteGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
 }
 
 // ---- token pairs ----

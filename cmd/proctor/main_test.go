@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -277,4 +278,56 @@ func waitFor(t *testing.T, url, host string) string {
 	}
 	t.Fatalf("%s (Host %s) never answered", url, host)
 	return ""
+}
+
+func TestClientsAndKeysCommands(t *testing.T) {
+	deployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n"})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := runCmd(t, "", "clients", "create", "--tenant", "1", "--name", "Study App",
+		"--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")
+	if code != 0 {
+		t.Fatalf("create: %d %s", code, stderr)
+	}
+	var created clientOutput
+	if err := json.Unmarshal([]byte(out), &created); err != nil {
+		t.Fatalf("create --json: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(created.ClientID, "pc_") || len(created.ClientSecret) < 40 ||
+		created.TokenEndpointAuthMethod != "client_secret_post" || created.Scope != "openid profile email account:read account:write" {
+		t.Fatalf("created %+v", created)
+	}
+	for _, bad := range [][]string{
+		{"--redirect-uri", "http://app.example/cb"},                              // plain http off loopback
+		{"--redirect-uri", "https://app.example/cb", "--scopes", "courses:read"}, // operator scope on a member client
+		{"--redirect-uri", "https://app.example/cb", "--kind", "operator", "--scopes", "account:read"},
+	} {
+		args := append([]string{"clients", "create", "--tenant", "1", "--name", "X"}, bad...)
+		if code, _, _ := runCmd(t, "", args...); code != exitFailure {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	code, out, _ = runCmd(t, "", "clients", "rotate-secret", "--tenant", "1", created.ClientID, "--json")
+	if code != 0 || strings.Contains(out, created.ClientSecret) || !strings.Contains(out, "client_secret") {
+		t.Fatalf("rotate-secret: %d %s", code, out)
+	}
+	if code, out, _ := runCmd(t, "", "clients", "list", "--tenant", "1"); code != 0 || !strings.Contains(out, created.ClientID) {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	if code, _, stderr := runCmd(t, "", "clients", "delete", "--tenant", "1", created.ClientID); code != 0 {
+		t.Fatalf("delete: %s", stderr)
+	}
+	if code, out, _ := runCmd(t, "", "clients", "list", "--tenant", "1"); code != 0 || strings.Contains(out, created.ClientID) {
+		t.Fatalf("list after delete: %s", out)
+	}
+
+	code, first, _ := runCmd(t, "", "keys", "rotate", "--tenant", "1")
+	code2, second, _ := runCmd(t, "", "keys", "rotate", "--tenant", "1")
+	if code != 0 || code2 != 0 || strings.TrimSpace(first) == strings.TrimSpace(second) {
+		t.Fatalf("rotate: %q %q", first, second)
+	}
+	if code, out, _ := runCmd(t, "", "keys", "list", "--tenant", "1"); code != 0 || !strings.Contains(out, strings.TrimSpace(second)) {
+		t.Fatalf("keys list: %s", out)
+	}
 }

@@ -3,8 +3,10 @@
 //
 // It owns the behaviour the storage package documents but cannot enforce by types: ErrNotFound
 // and ErrAlreadyExists where they apply, tenant.ErrNoTenant for school-scoped calls without a
-// tenant, isolation between schools, paging, read-modify-write under concurrency, and
-// ImportSchoolData's round trip, idempotency and all-or-nothing behaviour. It reads only through
+// tenant, isolation between schools, paging, read-modify-write under concurrency,
+// ImportSchoolData's round trip, idempotency and all-or-nothing behaviour, transactions carried
+// in the context, and the OAuth races the database must decide: a code used twice at once, a
+// pair first used many times at once, a refresh racing a revocation of its grant. It reads only through
 // the Store interface, so what a backend keeps that the interface cannot read (payments, events
 // ...) is checked by the backend's own tests.
 package conformance

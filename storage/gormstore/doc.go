@@ -10,9 +10,17 @@
 // the context there and every query it makes is filtered by that school, so a row of another
 // school is indistinguishable from a missing one (storage.ErrNotFound).
 //
-// Concurrency. Read-modify-write methods (UpdateMember, UpdateLectureProgress) run in one
-// transaction holding the row: SELECT ... FOR UPDATE on PostgreSQL; on SQLite every transaction
-// begins IMMEDIATE (the DSN's _txlock), which already makes it the only writer.
+// Transactions. BeginTx puts a transaction into the context it returns, and every method reaches
+// the database through Store.conn (tx.go), which uses that transaction when the context carries
+// one; methods that need a transaction of their own (inTx) run inside the caller's instead.
+//
+// Concurrency. Read-modify-write methods (UpdateMember, UpdateLectureProgress, UpdateClient) run
+// in one transaction holding the row: SELECT ... FOR UPDATE on PostgreSQL; on SQLite every
+// transaction begins IMMEDIATE (the DSN's _txlock), which already makes it the only writer.
+// Races on OAuth grants are decided by conditional UPDATEs (a code is used once, a pair is first
+// used once) and by LockGrant, which locks a grant's token pairs in id order; every statement
+// that locks several pairs takes them in that order, so lockers queue rather than deadlock
+// (oauth_grants.go).
 //
 // Times are written in UTC truncated to microseconds, the precision PostgreSQL keeps, so that a
 // value reads back equal whichever database holds it.

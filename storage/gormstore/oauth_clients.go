@@ -229,21 +229,23 @@ func (s *Store) DeleteClient(ctx context.Context, id string, at time.Time) error
 		if del.RowsAffected == 0 {
 			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
 		}
-		// The client's pairs are locked in id order first, the order LockGrant takes them in,
-		// so that this cannot deadlock with a refresh or revocation of one of its grants.
+		// The same order as RevokeGrant, for the same reasons: the client's pairs are locked
+		// in id order first (the order every locker of pairs uses, so no deadlock), then its
+		// codes are deactivated (waiting for a code exchange in flight to commit its pair), and
+		// only then are the pairs revoked, by a statement that sees that pair too.
 		var ids []int64
 		err := sc.in(forUpdate(tx.Model(&tokenPairRow{}))).
 			Where("client_id = ?", id).Order("id").Pluck("id", &ids).Error
 		if err != nil {
 			return wrap(op+": lock pairs", err)
 		}
-		err = sc.in(tx.Model(&tokenPairRow{})).
-			Where("client_id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
-		if err != nil {
-			return wrap(op+": revoke pairs", err)
-		}
 		err = sc.in(tx.Model(&authorizationCodeRow{})).
 			Where("client_id = ? AND active = ?", id, true).Update("active", false).Error
-		return wrap(op+": deactivate codes", err)
+		if err != nil {
+			return wrap(op+": deactivate codes", err)
+		}
+		err = sc.in(tx.Model(&tokenPairRow{})).
+			Where("client_id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
+		return wrap(op+": revoke pairs", err)
 	})
 }

@@ -32,8 +32,8 @@ var purgeTargets = []struct {
 // PurgeExpired deletes, across every school, at most batch expired rows of each kind and returns
 // how many it deleted. It is the background job, so it is deliberately not school-scoped. Each
 // DELETE is a statement of its own, outside any transaction, so that no lock is held longer than
-// one bounded batch; the IN (SELECT ... LIMIT) form bounds the batch on both databases (neither
-// PostgreSQL nor a default SQLite build accepts DELETE ... LIMIT).
+// one bounded batch. The IN (SELECT ... LIMIT) form bounds the batch on both databases:
+// PostgreSQL has no DELETE ... LIMIT, and SQLite has it only when compiled with it.
 func (s *Store) PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error) {
 	if batch <= 0 {
 		return 0, invalidArg("purge expired rows", "batch %d is not positive", batch)
