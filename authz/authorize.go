@@ -180,6 +180,12 @@ func consentView(ar fosite.AuthorizeRequester, r *http.Request) consent.ConsentV
 	if c, ok := ar.GetClient().(*client); ok {
 		v.ClientName = c.name
 		v.LoopbackOnly = loopbackOnly(c.GetRedirectURIs())
+		if IsMetadataDocumentURL(c.GetID()) {
+			// The document's host is the only identity such a client has: show it prominently.
+			if u, err := url.Parse(c.GetID()); err == nil {
+				v.ClientIDHost = u.Host
+			}
+		}
 	}
 	if u := ar.GetRedirectURI(); u != nil {
 		v.RedirectHost = u.Host

@@ -32,8 +32,12 @@ type Deps struct {
 	Consent  *consent.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Integrations are the deployment's vendor platforms (server file).
+	Integrations []config.Integration
+	// Documents resolves Client ID Metadata Documents; nil resolves none.
+	Documents MetadataDocuments
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Handler serves the authorization server's endpoints.
@@ -45,6 +49,7 @@ type Handler struct {
 	now      func() time.Time
 	p        *provider
 	hasher   *SecretHasher
+	clients  *clientSource
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
@@ -63,7 +68,8 @@ func New(d Deps) *Handler {
 	}
 	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
-	st := &fositeStore{store: d.Store, now: func() time.Time { return d.Now().UTC() }}
+	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
+	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }}
 	return &Handler{
 		store:    d.Store,
 		consent:  d.Consent,
@@ -72,6 +78,7 @@ func New(d Deps) *Handler {
 		now:      d.Now,
 		p:        newProvider(cfg, st, d.Keys),
 		hasher:   hasher,
+		clients:  clients,
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 // here before it reaches the database.
 type fositeStore struct {
 	store     storage.Store
+	clients   *clientSource
 	now       func() time.Time
 	signature func(ctx context.Context, code string) string
 }
@@ -53,7 +54,7 @@ func (s *fositeStore) GetClient(ctx context.Context, id string) (fosite.Client, 
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.store.GetClient(ctx, id)
+	c, err := s.clients.resolve(ctx, t, id)
 	if err != nil {
 		return nil, fositeErr(err)
 	}

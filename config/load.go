@@ -30,7 +30,7 @@ func Load(serverFile string) (*Config, error) {
 	var tenants []Tenant
 	if srv != nil {
 		var tp Errors
-		tenants, tp = loadTenants(srv.TenantsDir)
+		tenants, tp = loadTenants(srv.TenantsDir, srv.Integrations)
 		problems = append(problems, tp...)
 	}
 	if len(problems) > 0 {
@@ -106,7 +106,7 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 
 // loadTenants reads every *.yaml and *.yml file of dir, in name order, and validates each file
 // and the set: school ids, subdomains and hosts must be unique.
-func loadTenants(dir string) ([]Tenant, Errors) {
+func loadTenants(dir string, integrations []Integration) ([]Tenant, Errors) {
 	var problems Errors
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -119,7 +119,7 @@ func loadTenants(dir string) ([]Tenant, Errors) {
 		if e.IsDir() || strings.HasPrefix(name, ".") || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		t, ok := loadTenant(filepath.Join(dir, name), &problems)
+		t, ok := loadTenant(filepath.Join(dir, name), integrations, &problems)
 		if ok {
 			tenants = append(tenants, t)
 		}
@@ -131,7 +131,7 @@ func loadTenants(dir string) ([]Tenant, Errors) {
 	return tenants, problems
 }
 
-func loadTenant(path string, problems *Errors) (Tenant, bool) {
+func loadTenant(path string, integrations []Integration, problems *Errors) (Tenant, bool) {
 	c := collector{file: path, problems: problems}
 	v := viper.New()
 	v.SetConfigFile(path)
@@ -148,6 +148,7 @@ func loadTenant(path string, problems *Errors) (Tenant, bool) {
 	t.File = path
 	before := len(*problems)
 	t.validate(c)
+	t.validateClients(c, integrations)
 	return t, len(*problems) == before
 }
 
@@ -215,7 +216,9 @@ func (cfg *Config) Validate() error {
 		c.add("secret", "must be at least %d bytes", MinSecretBytes)
 	}
 	for i := range cfg.Tenants {
-		cfg.Tenants[i].validate(collector{file: cfg.Tenants[i].File, problems: &problems})
+		tc := collector{file: cfg.Tenants[i].File, problems: &problems}
+		cfg.Tenants[i].validate(tc)
+		cfg.Tenants[i].validateClients(tc, cfg.Server.Integrations)
 	}
 	problems = append(problems, CheckTenantSet(cfg.Tenants)...)
 	if len(problems) > 0 {

@@ -35,6 +35,11 @@ type Server struct {
 	// believed. Empty: those headers are ignored.
 	TrustedProxies []string `mapstructure:"trusted_proxies"`
 	HTTP           HTTP     `mapstructure:"http"`
+	// Integrations are the known vendor platforms of POST /api/oauth/register.
+	Integrations []Integration `mapstructure:"integrations"`
+	// ReviewedClients are Client ID Metadata Document URLs the deployment's operators have
+	// reviewed: they may be granted every scope of their audience, not only reads.
+	ReviewedClients []string `mapstructure:"reviewed_clients"`
 }
 
 // Listener is one HTTP listener.
@@ -205,6 +210,7 @@ func (s *Server) validate(c collector) {
 	if s.HTTP.MaxBodyBytes < 1024 {
 		c.add("http.max_body_bytes", "must be at least 1024")
 	}
+	s.validateIntegrations(c)
 }
 
 // Derive returns a 32-byte key for one purpose (HKDF-SHA256 with the purpose as info), so that

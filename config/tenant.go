@@ -24,8 +24,10 @@ type Tenant struct {
 	// bound to. https is required unless the host is a loopback address or localhost.
 	BaseURL string `mapstructure:"base_url"`
 
-	Features  Features  `mapstructure:"features"`
-	Lifetimes Lifetimes `mapstructure:"lifetimes"`
+	Features     Features     `mapstructure:"features"`
+	Lifetimes    Lifetimes    `mapstructure:"lifetimes"`
+	Registration Registration `mapstructure:"registration"`
+	CIMD         CIMD         `mapstructure:"cimd"`
 }
 
 // Features switches optional capabilities on per school.
@@ -53,11 +55,14 @@ const (
 
 // DefaultTenant returns a tenant file's values before the file is read.
 func DefaultTenant() Tenant {
-	return Tenant{Lifetimes: Lifetimes{
-		AccessToken:       DefaultAccessTokenLifetime,
-		RefreshToken:      DefaultRefreshTokenLifetime,
-		AuthorizationCode: DefaultAuthorizationCodeLifetime,
-	}}
+	return Tenant{
+		Lifetimes: Lifetimes{
+			AccessToken:       DefaultAccessTokenLifetime,
+			RefreshToken:      DefaultRefreshTokenLifetime,
+			AuthorizationCode: DefaultAuthorizationCodeLifetime,
+		},
+		CIMD: CIMD{CacheMin: DefaultCIMDCacheMin, CacheMax: DefaultCIMDCacheMax},
+	}
 }
 
 var subdomainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)

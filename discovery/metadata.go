@@ -52,6 +52,7 @@ func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
 		SubjectTypesSupported:                      []string{"public"},
 		ClaimsSupported:                            []string{"sub", "email", "name", "picture", "org_id", "roles"},
 		AuthorizationResponseIssParameterSupported: true,
+		ClientIDMetadataDocumentSupported:          t.CIMD.Enabled(),
 		ServiceDocumentation:                       t.URL("/auth.md"),
 	}
 	if t.Features.IDTokens {

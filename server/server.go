@@ -99,7 +99,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	login.Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
-		Verifier: verifier, Logger: d.Logger,
+		Verifier: verifier, Integrations: d.Config.Integrations, Logger: d.Logger,
 	}).Mount(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)

@@ -24,6 +24,9 @@ type Tenant struct {
 	// omitted).
 	Host     string
 	Features config.Features
+	// Registration and CIMD are the school's client policies (packages authz, authz/cimd).
+	Registration config.Registration
+	CIMD         config.CIMD
 
 	AccessTokenLifetime       time.Duration
 	RefreshTokenLifetime      time.Duration
@@ -43,6 +46,8 @@ func New(c config.Tenant) (*Tenant, error) {
 		Origin:                    u.Scheme + "://" + u.Host,
 		Host:                      config.HostKey(u.Scheme, u.Host),
 		Features:                  c.Features,
+		Registration:              c.Registration,
+		CIMD:                      c.CIMD,
 		AccessTokenLifetime:       c.Lifetimes.AccessToken,
 		RefreshTokenLifetime:      c.Lifetimes.RefreshToken,
 		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,
