@@ -6,6 +6,7 @@
 //	POST      /api/oauth/token      code exchange and refresh (RFC 6749 section 4.1.3, 6)
 //	POST      /api/oauth/revoke     revocation (RFC 7009)
 //	GET, POST /api/oauth/userinfo   OpenID Connect UserInfo
+//	POST      /api/oauth/register   vendor-integration registration (RFC 7591 shape; not open)
 //
 // One fosite provider serves every school; its configuration getters read the school from the
 // request context (issuer, lifetimes). Only the authorization-code grant with PKCE S256 and the

@@ -91,6 +91,7 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.HandleFunc(TokenPath, h.token).Methods(http.MethodPost)
 	r.HandleFunc(RevokePath, h.revoke).Methods(http.MethodPost)
 	r.HandleFunc(UserinfoPath, h.userinfo).Methods(http.MethodGet, http.MethodPost)
+	r.HandleFunc(RegisterPath, h.register).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told.

@@ -51,6 +51,13 @@ const (
 	redirectURI   = "http://127.0.0.1/callback"
 )
 
+// testIntegrations are the deployment's vendor platforms in tests.
+var testIntegrations = []config.Integration{
+	{Name: "Course Copilot", ClientID: "course-copilot", Scopes: []string{"openid", "courses:read", "students:read", "account:read"},
+		RedirectURIs: []string{"https://copilot.example/oauth/callback", "http://127.0.0.1/callback", "http://[::1]/callback"}, ApplicationType: "native"},
+	{Name: "Gradebook Sync", ClientID: "gradebook-sync", Scopes: []string{"students:read"}, RedirectURIs: []string{"http://127.0.0.1/cb"}},
+}
+
 // cheapHash keeps member creation fast; Verify reads the parameters from the hash.
 var cheapHash = func() string {
 	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
@@ -91,6 +98,7 @@ func newEnv(t testing.TB, backend string) *env {
 	}
 	sc := config.DefaultServer()
 	sc.Secret = e.secret
+	sc.Integrations = testIntegrations
 	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
 	if err != nil {
 		t.Fatal(err)

@@ -267,3 +267,39 @@ func TestSecretDerive(t *testing.T) {
 		t.Fatal("Derive ignores the secret")
 	}
 }
+
+func TestIntegrationsAndClientPolicies(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"tenants/a.yaml": `school_id: 1
+subdomain: a
+name: A
+base_url: https://a.example
+registration: {integrations: [Copilot, Ghost]}
+cimd: {allowed_hosts: [apps.example, "bad/host"], cache_min: 2h, cache_max: 1h}
+`,
+	})
+	server := filepath.Join(root, "proctor.yaml")
+	os.WriteFile(server, []byte(fmt.Sprintf(`tenants_dir: %s
+secret: %s
+integrations:
+  - {name: Copilot, client_id: copilot, scopes: [courses:read], redirect_uris: ["https://copilot.example/cb", "http://127.0.0.1/cb"]}
+  - {name: copilot, client_id: "https://copilot.example/doc", redirect_uris: ["http://evil.example/cb"], application_type: tv}
+`, filepath.Join(root, "tenants"), testSecret)), 0o600)
+	_, err := Load(server)
+	var problems Errors
+	if !errors.As(err, &problems) {
+		t.Fatalf("Load = %v", err)
+	}
+	for _, want := range []string{
+		"integrations[1].name", "integrations[1].client_id", "integrations[1].redirect_uris[0]", "integrations[1].application_type",
+		"registration.integrations[1]", "cimd.allowed_hosts[1]", "cimd.cache_max",
+	} {
+		found := false
+		for _, p := range problems {
+			found = found || p.Field == want
+		}
+		if !found {
+			t.Errorf("no problem for %s in:\n%v", want, err)
+		}
+	}
+}
