@@ -42,6 +42,7 @@ func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
 		TokenEndpoint:                              t.URL(authz.TokenPath),
 		UserinfoEndpoint:                           t.URL(authz.UserinfoPath),
 		RevocationEndpoint:                         t.URL(authz.RevokePath),
+		RegistrationEndpoint:                       t.URL(authz.RegisterPath),
 		ScopesSupported:                            scope.Names(),
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},

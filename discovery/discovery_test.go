@@ -1,0 +1,72 @@
+package discovery
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func school(t *testing.T, idTokens bool, cimd config.CIMD) *tenant.Tenant {
+	t.Helper()
+	c := config.DefaultTenant()
+	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
+	c.Features.IDTokens = idTokens
+	c.CIMD = cimd
+	tn, err := tenant.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
+}
+
+// golden compares v's indented JSON with testdata/name (go test -update rewrites it).
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./discovery -update)", err)
+	}
+	if string(want) != string(got)+"\n" {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+func TestDocuments(t *testing.T) {
+	on := school(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}})
+	off := school(t, false, config.CIMD{})
+	golden(t, "server-id-tokens.json", ServerMetadataFor(on))
+	golden(t, "server-no-id-tokens.json", ServerMetadataFor(off))
+	golden(t, "resource.json", ResourceMetadataFor(on, ""))
+	golden(t, "resource-mcp.json", ResourceMetadataFor(on, "/mcp"))
+
+	// The issuer is base_url byte for byte (without the trailing slash) and the protected
+	// resource names it as its only authorization server: MCP clients compare the strings.
+	md, prm := ServerMetadataFor(on), ResourceMetadataFor(on, "")
+	if md.Issuer != "https://north.example" || prm.AuthorizationServers[0] != md.Issuer || prm.Resource != md.Issuer {
+		t.Errorf("issuer %q, authorization_servers %v, resource %q", md.Issuer, prm.AuthorizationServers, prm.Resource)
+	}
+	// Spec, Authentication 9: the ID-token fields only when enabled.
+	if off.Features.IDTokens || ServerMetadataFor(off).JWKSURI != "" || ServerMetadataFor(off).IDTokenSigningAlgValuesSupported != nil {
+		t.Error("a school without ID tokens advertises them")
+	}
+	if !md.ClientIDMetadataDocumentSupported || ServerMetadataFor(off).ClientIDMetadataDocumentSupported {
+		t.Error("client_id_metadata_document_supported does not follow the CIMD policy")
+	}
+}
