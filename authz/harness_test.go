@@ -32,12 +32,14 @@ import (
 // env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
 // tokens on, school B at localhost:<port> without, members with roles, and clients.
 type env struct {
-	t      testing.TB
-	srv    *httptest.Server
-	store  *gormstore.Store
-	secret config.Secret
-	a, b   *tenant.Tenant
-	hasher *authz.SecretHasher
+	t   testing.TB
+	srv *httptest.Server
+	// internal serves the internal listener (introspection with testInternalKey).
+	internal *httptest.Server
+	store    *gormstore.Store
+	secret   config.Secret
+	a, b     *tenant.Tenant
+	hasher   *authz.SecretHasher
 }
 
 const (
@@ -50,6 +52,9 @@ const (
 	opClient      = "operator-app"
 	redirectURI   = "http://127.0.0.1/callback"
 )
+
+// testInternalKey authenticates introspection calls in tests.
+const testInternalKey = "internal-key-internal-key-internal-key"
 
 // testIntegrations are the deployment's vendor platforms in tests.
 var testIntegrations = []config.Integration{
@@ -99,11 +104,14 @@ func newEnv(t testing.TB, backend string) *env {
 	sc := config.DefaultServer()
 	sc.Secret = e.secret
 	sc.Integrations = testIntegrations
+	sc.Internal.APIKey = config.Secret(testInternalKey)
 	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
 	if err != nil {
 		t.Fatal(err)
 	}
 	handler = s.PublicHandler()
+	e.internal = httptest.NewServer(s.InternalHandler())
+	t.Cleanup(e.internal.Close)
 	e.hasher = authz.NewSecretHasher(authz.ClientSecretKey(e.secret))
 
 	ctxA := e.ctx(e.a)

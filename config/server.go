@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -20,7 +21,7 @@ type Server struct {
 	File string `mapstructure:"-"`
 
 	Public   Listener `mapstructure:"public"`
-	Internal Listener `mapstructure:"internal"`
+	Internal Internal `mapstructure:"internal"`
 	Database Database `mapstructure:"database"`
 	// TenantsDir holds one YAML file per school; relative paths are relative to the working
 	// directory.
@@ -33,8 +34,9 @@ type Server struct {
 	Log        Log    `mapstructure:"log"`
 	// TrustedProxies are the CIDR ranges whose X-Forwarded-For, -Host and -Proto headers are
 	// believed. Empty: those headers are ignored.
-	TrustedProxies []string `mapstructure:"trusted_proxies"`
-	HTTP           HTTP     `mapstructure:"http"`
+	TrustedProxies []string  `mapstructure:"trusted_proxies"`
+	HTTP           HTTP      `mapstructure:"http"`
+	MemberAPI      MemberAPI `mapstructure:"member_api"`
 	// Integrations are the known vendor platforms of POST /api/oauth/register.
 	Integrations []Integration `mapstructure:"integrations"`
 	// ReviewedClients are Client ID Metadata Document URLs the deployment's operators have
@@ -45,6 +47,21 @@ type Server struct {
 // Listener is one HTTP listener.
 type Listener struct {
 	Addr string `mapstructure:"addr"`
+}
+
+// Internal is the internal listener (health, readiness, metrics, introspection).
+type Internal struct {
+	Addr string `mapstructure:"addr"`
+	// APIKey authenticates callers of POST /internal/introspect (a Member API process running
+	// on its own); without it the endpoint is off. At least 32 characters.
+	APIKey Secret `mapstructure:"api_key"`
+}
+
+// MemberAPI configures `proctor serve --only member-api`: the Member API verifies tokens through
+// the authorization server's introspection endpoint instead of reading token pairs itself.
+type MemberAPI struct {
+	IntrospectionURL string `mapstructure:"introspection_url"`
+	APIKey           Secret `mapstructure:"api_key"`
 }
 
 // Database selects the backend. Driver "sqlite" takes a file path as DSN; "postgres" a URL or
@@ -75,7 +92,7 @@ type HTTP struct {
 func DefaultServer() Server {
 	return Server{
 		Public:     Listener{Addr: "127.0.0.1:8080"},
-		Internal:   Listener{Addr: "127.0.0.1:8081"},
+		Internal:   Internal{Addr: "127.0.0.1:8081"},
 		Database:   Database{Driver: "sqlite", DSN: "var/proctor.db"},
 		TenantsDir: "tenants",
 		Log:        Log{Level: "info", Format: "json"},
@@ -211,6 +228,17 @@ func (s *Server) validate(c collector) {
 		c.add("http.max_body_bytes", "must be at least 1024")
 	}
 	s.validateIntegrations(c)
+	if k := s.Internal.APIKey; len(k) > 0 && len(k) < 32 {
+		c.add("internal.api_key", "must be at least 32 characters")
+	}
+	if u := s.MemberAPI.IntrospectionURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			c.add("member_api.introspection_url", "must be an http(s) URL, got %q", u)
+		}
+		if len(s.MemberAPI.APIKey) < 32 {
+			c.add("member_api.api_key", "is required with member_api.introspection_url (at least 32 characters)")
+		}
+	}
 }
 
 // Derive returns a 32-byte key for one purpose (HKDF-SHA256 with the purpose as info), so that

@@ -12,6 +12,8 @@
 //	GET /healthz   the process is up
 //	GET /readyz    the database answers and the server is not shutting down
 //	GET /metrics   Prometheus: request counts and latencies by listener, route and status
+//	POST /internal/introspect  RFC 7662 introspection for a Member API process of the same
+//	                           deployment (only when internal.api_key is set)
 //
 // Every public request passes, outermost first: panic recovery, request info (id, client
 // address, scheme; X-Forwarded-* believed only from trusted proxies), security headers, access

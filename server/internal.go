@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
 )
 
 func (s *Server) internalHandler() http.Handler {
@@ -17,6 +18,9 @@ func (s *Server) internalHandler() http.Handler {
 	}).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
+	if key := s.deps.Config.Internal.APIKey; len(key) > 0 {
+		r.Handle(resource.IntrospectPath, resource.IntrospectionHandler(s.verifier, s.deps.Tenants, key)).Methods(http.MethodPost)
+	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeMethodNotAllowed(w) })
 	return s.recoverPanics(s.requestInfo(s.observe("internal", r)))

@@ -35,12 +35,14 @@ type Deps struct {
 
 // Server owns the public and internal HTTP servers.
 type Server struct {
-	deps         Deps
-	log          *slog.Logger
-	public       *http.Server
-	internal     *http.Server
-	metrics      *metrics
-	trusted      []netip.Prefix
+	deps     Deps
+	log      *slog.Logger
+	public   *http.Server
+	internal *http.Server
+	metrics  *metrics
+	trusted  []netip.Prefix
+	// verifier checks bearer tokens for every protected resource and for introspection.
+	verifier     resource.Verifier
 	shuttingDown atomic.Bool
 }
 
@@ -91,6 +93,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	}
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
 	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
+	s.verifier = verifier
 
 	r := mux.NewRouter()
 	r.Use(recordRoute)
