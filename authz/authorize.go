@@ -240,9 +240,16 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tena
 		h.logError(r.Context(), "authorize failed", err)
 	}
 	if ar == nil || !ar.IsRedirectURIValid() || ar.GetRedirectURI() == nil {
+		msg := e.GetDescription()
+		// A client that exists but cannot be used (a metadata document that failed to fetch
+		// or validate) says why in plain words; the cause stays in the log.
+		var ce *ClientError
+		if errors.As(err, &ce) {
+			msg = ce.Description
+		}
 		h.consent.RenderError(w, r, e.CodeField, consent.ErrorView{
 			Title:   "This sign-in request cannot be completed",
-			Message: e.GetDescription(),
+			Message: msg,
 		})
 		return
 	}

@@ -14,6 +14,11 @@
 // tokens are kept only as HMAC signatures, and an access token and its refresh token are one
 // row with one revocation stamp.
 //
+// Clients come from three places (clientsource.go): the school's stored clients (created by its
+// operators: consent/admin, proctor clients), the deployment's vendor integrations (server file;
+// POST /api/oauth/register answers their ids and stores nothing), and Client ID Metadata
+// Documents, fetched by package authz/cimd when the client_id is an https URL.
+//
 // Errors are normalised to the codes of RFC 6749 section 5.2 (plus invalid_target, RFC 8707,
 // and temporarily_unavailable when the database cannot be reached) with no debug detail.
 // Authorization errors are redirected to the client with error, error_description, state and

@@ -72,9 +72,22 @@ var cheapHash = func() string {
 	return h
 }()
 
-func newEnv(t testing.TB, backend string) *env {
+// envOption changes how newEnv builds the server: school A's tenant file and the server's
+// dependencies.
+type envOption func(a *config.Tenant, d *server.Deps)
+
+// withCIMD gives school A a Client ID Metadata Document policy and the server a resolver.
+func withCIMD(p config.CIMD, documents authz.MetadataDocuments) envOption {
+	return func(a *config.Tenant, d *server.Deps) {
+		a.CIMD = p
+		d.Documents = documents
+	}
+}
+
+func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	t.Helper()
 	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("k"), 32))}
+	var deps server.Deps
 	e.store = storetest.Open(t, backend)
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
@@ -82,10 +95,14 @@ func newEnv(t testing.TB, backend string) *env {
 	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
 
 	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
+	files := []config.Tenant{
 		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{IDTokens: true, MCPConnections: true}},
 		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
+	}
+	for _, o := range opts {
+		o(&files[0], &deps)
+	}
+	for _, c := range files {
 		c.Lifetimes = config.DefaultTenant().Lifetimes
 		tn, err := tenant.New(c)
 		if err != nil {
@@ -105,7 +122,8 @@ func newEnv(t testing.TB, backend string) *env {
 	sc.Secret = e.secret
 	sc.Integrations = testIntegrations
 	sc.Internal.APIKey = config.Secret(testInternalKey)
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
+	deps.Config, deps.Tenants, deps.Store = sc, reg, e.store
+	s, err := server.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,6 +142,8 @@ CONF_CLIENT_ID="$conf_client_id" \
 CONF_CLIENT_SECRET="$conf_client_secret" \
 STUDENT_EMAIL="sam.student@e2e.example" \
 STUDENT_PASSWORD="e2e-student-password-1" \
+OWNER_EMAIL="olga.owner@e2e.example" \
+OWNER_PASSWORD="e2e-owner-password-1" \
 CHROMIUM="$CHROMIUM" \
   timeout --kill-after=10 "$E2E_TIMEOUT" \
   node --test --test-concurrency=1 --test-timeout=60000 e2e/*.test.mjs

@@ -47,6 +47,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			"The token could not be checked right now; retry shortly.")
 		return
 	}
+	if errors.Is(err, ErrOtherOrganization) {
+		Challenge(w, r, http.StatusUnauthorized, "invalid_token",
+			"The access token was issued for a different organization; run the authorization code flow again to get one for this school.", "")
+		return
+	}
 	Challenge(w, r, http.StatusUnauthorized, "invalid_token", "The access token is missing, invalid or expired.", "")
 }
 

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,6 +24,10 @@ var (
 	ErrInvalidToken = errors.New("resource: invalid token")
 	// ErrNoVerdict: the token could not be checked (the database is unavailable).
 	ErrNoVerdict = errors.New("resource: no verdict")
+	// ErrOtherOrganization: the token's grant names no school, or another one, as its school_id
+	// (spec, Authentication 8). It is an ErrInvalidToken whose challenge tells the client to run
+	// the authorization again: a refresh would copy the same school_id.
+	ErrOtherOrganization = fmt.Errorf("%w: issued for a different organization", ErrInvalidToken)
 )
 
 // Grant is what a verified access token grants.
@@ -96,6 +101,9 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 	if p.RevokedAt != nil || !p.AccessExpiresAt.After(now) || !boundTo(t, p.Resource) {
 		return Grant{}, ErrInvalidToken
 	}
+	if grantSchool(p.Data) != t.SchoolID {
+		return Grant{}, ErrOtherOrganization
+	}
 	if p.FirstUsedAt == nil {
 		if _, err := v.store.MarkFirstUse(ctx, p.ID, now); err != nil {
 			return Grant{}, fmt.Errorf("%w: %w", ErrNoVerdict, err)
@@ -105,6 +113,21 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 		PairID: p.ID, ClientID: p.ClientID, MemberID: p.MemberID, Scopes: p.Scopes,
 		Resource: p.Resource, ExpiresAt: p.AccessExpiresAt, IssuedAt: p.RequestedAt,
 	}, nil
+}
+
+// grantSchool returns the school_id of the session stored with a token pair, 0 if it has none.
+// The pair's Data is the request package authz serialised, with its Session under "session";
+// only that one field is decoded, from the row already read, so the check costs no query.
+func grantSchool(data []byte) int64 {
+	var stored struct {
+		Session struct {
+			SchoolID int64 `json:"school_id"`
+		} `json:"session"`
+	}
+	if json.Unmarshal(data, &stored) != nil {
+		return 0
+	}
+	return stored.Session.SchoolID
 }
 
 // boundTo reports whether a token whose grant named resource may be used at the school's

@@ -15,11 +15,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/resource"
+	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -31,6 +34,10 @@ type Deps struct {
 	Tenants *tenant.Registry
 	Store   storage.Store
 	Logger  *slog.Logger
+	// Documents resolves Client ID Metadata Documents; nil builds the resolver from the
+	// configuration (system roots, the server file's reviewed_clients). Tests pass one that
+	// trusts their own CA.
+	Documents authz.MetadataDocuments
 }
 
 // Server owns the public and internal HTTP servers.
@@ -54,6 +61,7 @@ func New(d Deps) (*Server, error) {
 	// Entries that do not parse were reported by config validation; they trust nobody here.
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
 	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry()), trusted: trusted}
+	s.warnPrivateNetworks()
 	h := d.Config.HTTP
 	newHTTP := func(handler http.Handler) *http.Server {
 		return &http.Server{
@@ -92,6 +100,10 @@ func (s *Server) publicHandler() (http.Handler, error) {
 		return nil, err
 	}
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
+	documents := d.Documents
+	if documents == nil {
+		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger})
+	}
 	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
 	s.verifier = verifier
 
@@ -100,10 +112,12 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	discovery.New().Mount(r)
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
-		Verifier: verifier, Integrations: d.Config.Integrations, Logger: d.Logger,
+		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 	}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 	})
@@ -117,6 +131,22 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	h = securityHeaders(h)
 	h = s.requestInfo(h)
 	return s.recoverPanics(h), nil
+}
+
+// warnPrivateNetworks says, once per school at start-up, that the school may fetch Client ID
+// Metadata Documents from loopback and private addresses: a development setting that lets a
+// client_id URL reach services inside the network (draft-ietf-oauth-client-id-metadata-document,
+// section 8.6), never meant for production.
+func (s *Server) warnPrivateNetworks() {
+	if s.deps.Tenants == nil {
+		return
+	}
+	for _, t := range s.deps.Tenants.All() {
+		if t.CIMD.AllowPrivateNetworks {
+			s.log.Warn("cimd.allow_private_networks is on: client metadata documents may be fetched from loopback and private addresses; use it for development and tests only",
+				"school_id", t.SchoolID, "subdomain", t.Subdomain)
+		}
+	}
 }
 
 // idTokensOnly serves the JWKS only at schools that issue ID tokens: a school without them

@@ -11,6 +11,7 @@ type Store interface {
 	Members
 	Courses
 	Progress
+	MemberData
 	Importer
 	Clients
 	Grants

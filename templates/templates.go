@@ -22,6 +22,8 @@ const AssetsPrefix = "/assets/"
 // Set is every page, parsed and checked. It is safe for concurrent use.
 type Set struct {
 	login, consent, errorPage, signedIn, signedOut, logout *template.Template
+	oauthApps, oauthAppNew, oauthApp, oauthAppSecret       *template.Template
+	oauthAppConfirm                                        *template.Template
 	cssPath                                                string
 }
 
@@ -91,6 +93,112 @@ type LogoutPage struct {
 	Message     string
 }
 
+// Operator is the signed-in operator every operator page names, with the CSRF token of the
+// sign-out form they all carry.
+type Operator struct {
+	MemberName  string
+	MemberEmail string
+	CSRFToken   string
+}
+
+// OAuthAppItem is one line of the list of OAuth applications.
+type OAuthAppItem struct {
+	Name         string
+	ClientID     string
+	Confidential bool
+	URL          string // the application's page
+	CreatedAt    string
+}
+
+// OAuthAppsPage lists a school's OAuth applications (member clients).
+type OAuthAppsPage struct {
+	School string
+	Operator
+	Apps    []OAuthAppItem
+	NewURL  string
+	NextURL string // the next page of the list; "" on the last
+}
+
+// ScopeChoice is one checkbox of the scopes an application may be given.
+type ScopeChoice struct {
+	Name        string
+	Description string
+	Checked     bool
+}
+
+// OAuthAppNewPage is the form that creates an OAuth application. It posts name,
+// redirect_uris (one per line), scope (once per checked box), confidential ("yes" when
+// checked) and csrf_token to FormAction. After a refused attempt it comes back with the input
+// and the messages of each field.
+type OAuthAppNewPage struct {
+	School string
+	Operator
+	FormAction      string
+	ListURL         string
+	Name            string
+	RedirectURIs    string
+	Scopes          []ScopeChoice
+	Confidential    bool
+	MaxName         int
+	MaxRedirectURIs int
+	// Message is a sentence above the form about the form as a whole (an expired form).
+	Message string
+	// Invalid is set when some field was refused; the *Errors fields say why.
+	Invalid                                    bool
+	NameErrors, RedirectURIErrors, ScopeErrors []string
+}
+
+// OAuthAppDetails is what the pages show about one application.
+type OAuthAppDetails struct {
+	Name         string
+	ClientID     string
+	Confidential bool
+	RedirectURIs []string
+	Scopes       []ScopeItem
+	CreatedAt    string
+}
+
+// OAuthAppPage shows one application, with links to rotate its secret and to delete it.
+type OAuthAppPage struct {
+	School string
+	Operator
+	App       OAuthAppDetails
+	ListURL   string
+	RotateURL string // only used for a confidential application
+	DeleteURL string
+}
+
+// OAuthAppSecretPage shows a client secret, once: the answer to the POST that created the
+// application or issued the secret, never a page that can be fetched again.
+type OAuthAppSecretPage struct {
+	School string
+	Operator
+	App    OAuthAppDetails
+	Secret string
+	// Rotated is set when the secret replaces an earlier one (otherwise the application is new).
+	Rotated bool
+	AppURL  string
+	ListURL string
+}
+
+// OAuthAppConfirmPage asks the operator to confirm an action on an application (a new secret,
+// deletion) before the POST that makes it: neither can be undone.
+type OAuthAppConfirmPage struct {
+	School string
+	Operator
+	Title       string
+	Explanation string
+	AppName     string
+	ClientID    string
+	FormAction  string
+	Button      string
+	// Danger styles the button as destructive.
+	Danger    bool
+	CancelURL string
+	ListURL   string
+	Message   string
+}
+
 // New parses every page and renders each once with sample data, so that a mistake in any
 // of them fails here, at start-up.
 func New() (*Set, error) {
@@ -103,6 +211,9 @@ func New() (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("templates: layout: %w", err)
 	}
+	op := Operator{MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}
+	app := OAuthAppDetails{Name: "A", ClientID: "pc_x", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
+		Scopes: []ScopeItem{{"openid", "d"}}, CreatedAt: "today"}
 	pages := []struct {
 		file   string
 		dst    **template.Template
@@ -117,6 +228,16 @@ func New() (*Set, error) {
 		{"signed_in.html", &s.signedIn, SignedInPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}},
 		{"signed_out.html", &s.signedOut, SignedOutPage{School: "S"}},
 		{"logout.html", &s.logout, LogoutPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t", Message: "m"}},
+		{"oauth_apps.html", &s.oauthApps, OAuthAppsPage{School: "S", Operator: op, NewURL: "/n", NextURL: "/x?after=c",
+			Apps: []OAuthAppItem{{Name: "A", ClientID: "pc_x", Confidential: true, URL: "/a", CreatedAt: "today"}}}},
+		{"oauth_app_new.html", &s.oauthAppNew, OAuthAppNewPage{School: "S", Operator: op, FormAction: "/a", ListURL: "/l",
+			Name: "A", RedirectURIs: "https://a.example/cb", Scopes: []ScopeChoice{{"openid", "d", true}}, Confidential: true,
+			MaxName: 100, MaxRedirectURIs: 10, Message: "m", Invalid: true,
+			NameErrors: []string{"n"}, RedirectURIErrors: []string{"r"}, ScopeErrors: []string{"s"}}},
+		{"oauth_app.html", &s.oauthApp, OAuthAppPage{School: "S", Operator: op, App: app, ListURL: "/l", RotateURL: "/r", DeleteURL: "/d"}},
+		{"oauth_app_secret.html", &s.oauthAppSecret, OAuthAppSecretPage{School: "S", Operator: op, App: app, Secret: "s", Rotated: true, AppURL: "/a", ListURL: "/l"}},
+		{"oauth_app_confirm.html", &s.oauthAppConfirm, OAuthAppConfirmPage{School: "S", Operator: op, Title: "T", Explanation: "E",
+			AppName: "A", ClientID: "pc_x", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}},
 	}
 	for _, p := range pages {
 		clone, err := base.Clone()
@@ -159,6 +280,25 @@ func (s *Set) SignedOut(w io.Writer, v SignedOutPage) error { return render(w, s
 
 // Logout renders the sign-out confirmation form.
 func (s *Set) Logout(w io.Writer, v LogoutPage) error { return render(w, s.logout, v) }
+
+// OAuthApps renders the list of OAuth applications.
+func (s *Set) OAuthApps(w io.Writer, v OAuthAppsPage) error { return render(w, s.oauthApps, v) }
+
+// OAuthAppNew renders the form that creates an OAuth application.
+func (s *Set) OAuthAppNew(w io.Writer, v OAuthAppNewPage) error { return render(w, s.oauthAppNew, v) }
+
+// OAuthApp renders one OAuth application's page.
+func (s *Set) OAuthApp(w io.Writer, v OAuthAppPage) error { return render(w, s.oauthApp, v) }
+
+// OAuthAppSecret renders the one-time display of a client secret.
+func (s *Set) OAuthAppSecret(w io.Writer, v OAuthAppSecretPage) error {
+	return render(w, s.oauthAppSecret, v)
+}
+
+// OAuthAppConfirm renders the confirmation of a new secret or a deletion.
+func (s *Set) OAuthAppConfirm(w io.Writer, v OAuthAppConfirmPage) error {
+	return render(w, s.oauthAppConfirm, v)
+}
 
 // render executes into a buffer first, so that a failure half-way leaves w untouched and the
 // caller can still answer with an error page.

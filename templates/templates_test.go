@@ -17,7 +17,7 @@ func TestNewParsesEveryPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(files), 7; got != want { // layout + six pages
+	if got, want := len(files), 12; got != want { // layout + eleven pages
 		t.Errorf("%d page files, want %d: %v", got, want, files)
 	}
 	if !strings.HasPrefix(s.StylesheetPath(), AssetsPrefix) || !strings.HasSuffix(s.StylesheetPath(), ".css") {
@@ -34,6 +34,9 @@ func TestPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	const hostile = `<script>alert("x")</script>`
+	op := Operator{MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"}
+	app := OAuthAppDetails{Name: hostile, ClientID: "pc_1", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
+		Scopes: []ScopeItem{{"account:read", "See your own courses"}}, CreatedAt: "2030-01-02"}
 	for _, tc := range []struct {
 		name   string
 		render func(*bytes.Buffer) error
@@ -68,6 +71,30 @@ func TestPages(t *testing.T) {
 		{"logout", func(b *bytes.Buffer) error {
 			return s.Logout(b, LogoutPage{School: "A", MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"})
 		}, []string{`action="/logout"`, `value="tok"`, "Ann"}},
+		{"oauth apps", func(b *bytes.Buffer) error {
+			return s.OAuthApps(b, OAuthAppsPage{School: "A", Operator: op, NewURL: "/admin/new", NextURL: "/admin?after=c%3D",
+				Apps: []OAuthAppItem{{Name: hostile, ClientID: "pc_1", Confidential: true, URL: "/admin/pc_1", CreatedAt: "2030-01-02"}}})
+		}, []string{`href="/admin/new"`, `href="/admin/pc_1"`, "pc_1", "Confidential", "&lt;script&gt;", `href="/admin?after=c%3D"`, `action="/logout"`, "Ann"}},
+		{"oauth app form", func(b *bytes.Buffer) error {
+			return s.OAuthAppNew(b, OAuthAppNewPage{School: "A", Operator: op, FormAction: "/admin", ListURL: "/admin",
+				Name: hostile, RedirectURIs: "https://a.example/cb\nhttp://127.0.0.1/cb",
+				Scopes:       []ScopeChoice{{"openid", "Confirm who you are", true}, {"account:read", "See your own courses", false}},
+				Confidential: true, MaxName: 100, MaxRedirectURIs: 10, Invalid: true, NameErrors: []string{"name problem"},
+				RedirectURIErrors: []string{"uri problem"}, ScopeErrors: []string{"scope problem"}})
+		}, []string{`action="/admin"`, `name="csrf_token" value="tok"`, `name="name"`, `value="&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;"`,
+			`name="redirect_uris"`, "https://a.example/cb\nhttp://127.0.0.1/cb</textarea>", `name="scope" value="openid" checked`,
+			`name="scope" value="account:read">`, "See your own courses", `name="confidential" value="yes" id="confidential" checked`,
+			"name problem", "uri problem", "scope problem", `<label for="name">`, `<label for="redirect_uris">`}},
+		{"oauth app", func(b *bytes.Buffer) error {
+			return s.OAuthApp(b, OAuthAppPage{School: "A", Operator: op, App: app, ListURL: "/admin", RotateURL: "/admin/pc_1/rotate", DeleteURL: "/admin/pc_1/delete"})
+		}, []string{"pc_1", "https://a.example/cb", "See your own courses", `href="/admin/pc_1/rotate"`, `href="/admin/pc_1/delete"`, "&lt;script&gt;"}},
+		{"oauth app secret", func(b *bytes.Buffer) error {
+			return s.OAuthAppSecret(b, OAuthAppSecretPage{School: "A", Operator: op, App: app, Secret: "s3cr3t-value", AppURL: "/admin/pc_1", ListURL: "/admin"})
+		}, []string{`id="client-secret"`, "s3cr3t-value", `id="client-id"`, "pc_1", "shown only this once", `href="/admin/pc_1"`}},
+		{"oauth app confirm", func(b *bytes.Buffer) error {
+			return s.OAuthAppConfirm(b, OAuthAppConfirmPage{School: "A", Operator: op, Title: "Delete " + hostile + "?", Explanation: "Tokens stop working.",
+				AppName: hostile, ClientID: "pc_1", FormAction: "/admin/pc_1/delete", Button: "Delete", Danger: true, CancelURL: "/admin/pc_1", ListURL: "/admin"})
+		}, []string{`action="/admin/pc_1/delete"`, `name="csrf_token" value="tok"`, `class="danger"`, "Tokens stop working.", "&lt;script&gt;", `href="/admin/pc_1"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,32 +65,18 @@ func newClientsCreateCommand(g *globalFlags) *cobra.Command {
 from openid, profile, email, account:read, account:write); an operator client uses the operator
 scopes. Without --confidential the client is public (token_endpoint_auth_method none, PKCE);
 with it a 256-bit secret is issued, printed once, and required at the token and revocation
-endpoints.`,
+endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or http on
+127.0.0.1 or [::1]. These are the rules of the operator pages too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			k := storage.ClientKind(kind)
-			list, err := clientScopes(k, scopes)
+			req, err := clientRequest(storage.ClientKind(kind), name, redirects, scopes, confidential)
 			if err != nil {
 				return err
 			}
-			if err := checkRedirectURIs(redirects); err != nil {
-				return err
-			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				id, err := authz.NewClientID()
+				c, secret, err := authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret)).NewClient(req)
 				if err != nil {
 					return err
-				}
-				c := storage.Client{ID: id, Kind: k, Name: name, TokenEndpointAuthMethod: storage.AuthMethodNone,
-					ApplicationType: "web", RedirectURIs: redirects, Scopes: list}
-				var secret string
-				if confidential {
-					var hash string
-					secret, hash, err = authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret)).NewClientSecret()
-					if err != nil {
-						return err
-					}
-					c.SecretHash, c.TokenEndpointAuthMethod = hash, storage.AuthMethodSecretPost
 				}
 				c, err = a.store.CreateClient(ctx, c)
 				if err != nil {
@@ -104,7 +89,7 @@ endpoints.`,
 	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
 	cmd.Flags().StringVar(&name, "name", "", "name shown on the consent page")
 	cmd.Flags().StringVar(&kind, "kind", string(storage.ClientMember), "member or operator")
-	cmd.Flags().StringArrayVar(&redirects, "redirect-uri", nil, "redirect URI (repeatable); http://127.0.0.1/path matches any port")
+	cmd.Flags().StringArrayVar(&redirects, "redirect-uri", nil, "redirect URI (repeatable, up to 10): https, or http on 127.0.0.1 / [::1] (any port matches)")
 	cmd.Flags().StringVar(&scopes, "scopes", "", "space-separated scopes (default: all of the kind's scopes)")
 	cmd.Flags().BoolVar(&confidential, "confidential", false, "issue a client secret (client_secret_post)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the client as JSON")
@@ -114,55 +99,26 @@ endpoints.`,
 	return cmd
 }
 
-// clientScopes checks requested scopes against the client kind's audience (spec,
-// Authentication 11: operator clients never hold account:*; member clients hold only identity
-// and account scopes).
-func clientScopes(kind storage.ClientKind, param string) ([]string, error) {
-	var allowed []string
-	switch kind {
-	case storage.ClientMember:
-		allowed = scope.NamesFor(scope.Identity, scope.Member)
-	case storage.ClientOperator:
-		allowed = scope.NamesFor(scope.Identity, scope.Operator)
-	default:
-		return nil, fmt.Errorf("--kind must be member or operator, got %q", kind)
+// clientRequest turns the flags into a checked request. The rules (name, redirect URIs,
+// scopes per kind) are authz's, the same the operator pages apply; an empty --scopes asks for
+// every scope of the kind.
+func clientRequest(kind storage.ClientKind, name string, redirects []string, param string, confidential bool) (authz.ClientRequest, error) {
+	req := authz.ClientRequest{Kind: kind, Name: name, RedirectURIs: redirects, Confidential: confidential}
+	if kind != storage.ClientMember && kind != storage.ClientOperator {
+		return req, fmt.Errorf("--kind must be member or operator, got %q", kind)
 	}
 	if param == "" {
-		return allowed, nil
-	}
-	list, ok := scope.Parse(param)
-	if !ok || len(list) == 0 {
-		return nil, fmt.Errorf("--scopes is not a space-separated scope list")
-	}
-	for _, s := range list {
-		found := false
-		for _, a := range allowed {
-			found = found || a == s
+		for _, s := range authz.ClientScopes(kind) {
+			req.Scopes = append(req.Scopes, s.Name)
 		}
-		if !found {
-			return nil, fmt.Errorf("scope %q is not available to a %s client", s, kind)
+	} else {
+		list, ok := scope.Parse(param)
+		if !ok || len(list) == 0 {
+			return req, fmt.Errorf("--scopes is not a space-separated scope list")
 		}
+		req.Scopes = list
 	}
-	return list, nil
-}
-
-// checkRedirectURIs accepts absolute http(s) URIs without fragments; plain http only for
-// loopback addresses (RFC 8252 section 7.3).
-func checkRedirectURIs(uris []string) error {
-	for _, raw := range uris {
-		u, err := url.Parse(raw)
-		switch {
-		case err != nil || !u.IsAbs() || u.Host == "":
-			return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
-		case u.Fragment != "" || strings.Contains(raw, "#"):
-			return fmt.Errorf("redirect URI %q must not have a fragment", raw)
-		case u.Scheme == "http" && u.Hostname() != "127.0.0.1" && u.Hostname() != "::1":
-			return fmt.Errorf("redirect URI %q: plain http is only allowed for 127.0.0.1 and [::1]", raw)
-		case u.Scheme != "http" && u.Scheme != "https":
-			return fmt.Errorf("redirect URI %q must be http(s)", raw)
-		}
-	}
-	return nil
+	return authz.CheckClientRequest(req)
 }
 
 func newClientsListCommand(g *globalFlags) *cobra.Command {
@@ -175,20 +131,15 @@ func newClientsListCommand(g *globalFlags) *cobra.Command {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "CLIENT_ID\tKIND\tNAME\tAUTH\tREDIRECT_URIS")
-				page := storage.Page{First: 100}
-				for {
-					list, next, err := a.store.ListClients(ctx, "", page)
-					if err != nil {
-						return err
-					}
-					for _, c := range list {
-						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
-					}
-					if next == "" {
-						return w.Flush()
-					}
-					page.After = next
+				err := eachPage(func(p storage.Page) ([]storage.Client, string, error) {
+					return a.store.ListClients(ctx, "", p)
+				}, func(c storage.Client) {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
+				})
+				if err != nil {
+					return err
 				}
+				return w.Flush()
 			})
 		},
 	}
@@ -208,17 +159,11 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				secret, hash, err := authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret)).NewClientSecret()
-				if err != nil {
-					return err
+				hasher := authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret))
+				c, secret, err := authz.RotateClientSecret(ctx, a.store, hasher, args[0], "")
+				if errors.Is(err, authz.ErrPublicClient) {
+					return errors.New("this is a public client: it has no secret to rotate")
 				}
-				c, err := a.store.UpdateClient(ctx, args[0], func(c storage.Client) (storage.Client, error) {
-					if c.TokenEndpointAuthMethod != storage.AuthMethodSecretPost {
-						return c, errors.New("this is a public client: it has no secret to rotate")
-					}
-					c.SecretHash = hash
-					return c, nil
-				})
 				if err != nil {
 					return err
 				}

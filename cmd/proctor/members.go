@@ -151,24 +151,19 @@ func newMembersListCommand(g *globalFlags) *cobra.Command {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "ID\tEMAIL\tNAME\tROLES")
-				page := storage.Page{First: 100}
-				for {
-					members, next, err := a.store.ListSchoolMembers(ctx, page)
-					if err != nil {
-						return err
+				err := eachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
+					return a.store.ListSchoolMembers(ctx, p)
+				}, func(m storage.MemberRoles) {
+					roles := make([]string, len(m.Roles))
+					for i, r := range m.Roles {
+						roles[i] = string(r)
 					}
-					for _, m := range members {
-						roles := make([]string, len(m.Roles))
-						for i, r := range m.Roles {
-							roles[i] = string(r)
-						}
-						fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roles, ","))
-					}
-					if next == "" {
-						return w.Flush()
-					}
-					page.After = next
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roles, ","))
+				})
+				if err != nil {
+					return err
 				}
+				return w.Flush()
 			})
 		},
 	}
@@ -215,4 +210,22 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 		_ = cmd.MarkFlagRequired(f)
 	}
 	return cmd
+}
+
+// eachPage walks every page of a store listing, calling fn for each item.
+func eachPage[T any](list func(storage.Page) ([]T, string, error), fn func(T)) error {
+	page := storage.Page{First: 100}
+	for {
+		items, next, err := list(page)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			fn(it)
+		}
+		if next == "" {
+			return nil
+		}
+		page.After = next
+	}
 }

@@ -30,6 +30,9 @@ export const env = {
   confClientSecret: required('CONF_CLIENT_SECRET'),
   studentEmail: required('STUDENT_EMAIL'),
   studentPassword: required('STUDENT_PASSWORD'),
+  // The owner of school 1 (e2e/fixture.yaml), who manages its OAuth applications.
+  ownerEmail: required('OWNER_EMAIL'),
+  ownerPassword: required('OWNER_PASSWORD'),
   chromium: process.env.CHROMIUM || '/usr/bin/chromium',
 };
 

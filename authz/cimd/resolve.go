@@ -1,0 +1,200 @@
+package cimd
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// DefaultMaxEntries bounds the cache: a document is at most 5 KB, so the default holds at most
+// about 5 MB of bodies.
+const DefaultMaxEntries = 1024
+
+// Options tune a Documents; the zero value is production's.
+type Options struct {
+	// RootCAs verifies document hosts; nil uses the system roots (SSL_CERT_FILE honoured).
+	RootCAs *x509.CertPool
+	// Resolver looks host names up; nil uses net.DefaultResolver.
+	Resolver AddrResolver
+	// ConnectTimeout bounds connecting and the TLS handshake; Timeout the whole fetch.
+	ConnectTimeout time.Duration
+	Timeout        time.Duration
+	// MaxEntries bounds the cache (least recently used evicted first).
+	MaxEntries int
+	Now        func() time.Time
+	Logger     *slog.Logger
+
+	// dial replaces the connect of a checked address (tests observe what is dialled).
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Documents resolves Client ID Metadata Documents for every school of the process. It is safe
+// for concurrent use; concurrent resolves of one URL share one fetch.
+type Documents struct {
+	reviewed map[string]bool
+	fetcher  *fetcher
+	cache    *cache
+	now      func() time.Time
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	flights map[flightKey]*flight
+}
+
+var _ authz.MetadataDocuments = (*Documents)(nil)
+
+// flightKey separates fetches by address policy, so a school without the development policy
+// never receives a document fetched under it.
+type flightKey struct {
+	url          string
+	allowPrivate bool
+}
+
+type flight struct {
+	done chan struct{}
+	doc  Document
+	err  error
+}
+
+// New returns a resolver. reviewed are the document URLs the deployment's operators have
+// reviewed (config.Server.ReviewedClients), compared by simple string comparison as the
+// draft's section 3 requires of client_id URLs.
+func New(reviewed []string, o Options) *Documents {
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := make(map[string]bool, len(reviewed))
+	for _, u := range reviewed {
+		r[u] = true
+	}
+	return &Documents{
+		reviewed: r, fetcher: newFetcher(o), cache: newCache(o.MaxEntries), now: o.Now, log: o.Logger,
+		flights: make(map[flightKey]*flight),
+	}
+}
+
+// Resolve implements authz.MetadataDocuments: the client the document at clientID describes,
+// if school t accepts it. A host the school does not permit is storage.ErrNotFound (the
+// client is simply unknown there); every other failure is an *authz.ClientError.
+func (d *Documents) Resolve(ctx context.Context, t *tenant.Tenant, clientID string) (storage.Client, error) {
+	u, err := ParseClientID(clientID)
+	if err != nil {
+		return storage.Client{}, d.refuse(ctx, clientID, err)
+	}
+	if !t.CIMD.HostAllowed(u.Hostname()) {
+		return storage.Client{}, fmt.Errorf("cimd: host %q is not permitted at school %d: %w", u.Hostname(), t.SchoolID, storage.ErrNotFound)
+	}
+	doc, err := d.document(ctx, clientID, t.CIMD)
+	if err != nil {
+		return storage.Client{}, d.refuse(ctx, clientID, err)
+	}
+	return storage.Client{
+		ID: doc.ClientID, Kind: storage.ClientOperator, Name: doc.ClientName,
+		TokenEndpointAuthMethod: storage.AuthMethodNone, ApplicationType: doc.ApplicationType,
+		RedirectURIs: slices.Clone(doc.RedirectURIs), Scopes: d.Scopes(doc),
+	}, nil
+}
+
+// refuse logs why a document cannot be used and words it for the member.
+func (d *Documents) refuse(ctx context.Context, clientID string, err error) error {
+	d.log.LogAttrs(ctx, slog.LevelWarn, "client metadata document refused",
+		slog.String("client_id", clientID), slog.String("error", err.Error()))
+	return &authz.ClientError{Description: describe(err), Err: err}
+}
+
+// Scopes are what a document's client may be granted (spec, Registration rule 4): identity
+// scopes and, while the URL is unreviewed, operator read scopes only; once reviewed, every
+// operator scope. Member scopes (account:*) never: a document client is an operator client
+// (spec, Authentication 11). The document's own scope field narrows the result.
+func (d *Documents) Scopes(doc Document) []string {
+	reviewed := d.reviewed[doc.ClientID]
+	var out []string
+	for _, sc := range scope.All() {
+		switch {
+		case sc.Audience == scope.Identity:
+		case sc.Audience == scope.Operator && (reviewed || strings.HasSuffix(sc.Name, ":read")):
+		default:
+			continue
+		}
+		if doc.Scope != nil && !slices.Contains(doc.Scope, sc.Name) {
+			continue
+		}
+		out = append(out, sc.Name)
+	}
+	return out
+}
+
+// document returns the valid document at url, from the cache when it is fresh for the school's
+// bounds, otherwise fetched (once for all concurrent callers with the same address policy).
+func (d *Documents) document(ctx context.Context, url string, p config.CIMD) (Document, error) {
+	if doc, ok := d.cache.get(url, d.now(), p.CacheMin, p.CacheMax, p.AllowPrivateNetworks); ok {
+		return doc, nil
+	}
+	key := flightKey{url: url, allowPrivate: p.AllowPrivateNetworks}
+	d.mu.Lock()
+	f, ok := d.flights[key]
+	if !ok {
+		f = &flight{done: make(chan struct{})}
+		d.flights[key] = f
+		// The fetch outlives any one caller's cancellation, since others may be waiting on it;
+		// the client's timeout bounds it.
+		go func() {
+			f.doc, f.err = d.load(context.WithoutCancel(ctx), url, p.AllowPrivateNetworks)
+			d.mu.Lock()
+			delete(d.flights, key)
+			d.mu.Unlock()
+			close(f.done)
+		}()
+	}
+	d.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.doc, f.err
+	case <-ctx.Done():
+		return Document{}, fmt.Errorf("%w: %w", ErrFetch, ctx.Err())
+	}
+}
+
+// load fetches and validates the document and caches it only if it is valid (draft section
+// 5.2).
+func (d *Documents) load(ctx context.Context, url string, allowPrivate bool) (Document, error) {
+	resp, err := d.fetcher.fetch(ctx, url, allowPrivate)
+	if err != nil {
+		return Document{}, err
+	}
+	doc, err := ParseDocument(url, resp.body)
+	if err != nil {
+		return Document{}, err
+	}
+	now := d.now()
+	lifetime, known := freshness(resp.header, now)
+	d.cache.put(url, entry{doc: doc, fetched: now, lifetime: lifetime, known: known, private: allowPrivate})
+	return doc, nil
+}

@@ -1,0 +1,148 @@
+package authz_test
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/authz/cimd"
+	"github.com/proctorhq/proctor/config"
+)
+
+// TestMetadataDocumentFlow: a client identified by a Client ID Metadata Document on a local
+// HTTPS server authorizes at school A (which accepts documents from 127.0.0.1 with the
+// development address policy), exchanges its code and refreshes; its scopes stop at reads
+// while it is unreviewed; broken documents and hosts the school does not accept give pages,
+// never redirects.
+func TestMetadataDocumentFlow(t *testing.T) {
+	var fetches atomic.Int64
+	docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		id := "https://" + r.Host + r.URL.Path
+		doc := map[string]any{
+			"client_id": id, "client_name": "Course Helper", "redirect_uris": []string{redirectURI},
+			"grant_types": []string{"authorization_code", "refresh_token"}, "token_endpoint_auth_method": "none",
+		}
+		switch r.URL.Path {
+		case "/client.json":
+		case "/broken.json":
+			doc["client_id"] = "https://" + r.Host + "/someone-else.json"
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=600")
+		_ = json.NewEncoder(w).Encode(doc)
+	}))
+	t.Cleanup(docs.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(docs.Certificate())
+	policy := config.CIMD{AllowedHosts: []string{"127.0.0.1"}, AllowPrivateNetworks: true, CacheMin: time.Minute, CacheMax: time.Hour}
+	e := newEnv(t, "sqlite", withCIMD(policy, cimd.New(nil, cimd.Options{RootCAs: pool})))
+	clientID := docs.URL + "/client.json"
+	docHost := strings.TrimPrefix(docs.URL, "https://")
+
+	t.Run("discovery advertises documents", func(t *testing.T) {
+		resp, err := http.Get(e.url(e.a, "/.well-known/oauth-authorization-server"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		if m["client_id_metadata_document_supported"] != true {
+			t.Errorf("client_id_metadata_document_supported = %v", m["client_id_metadata_document_supported"])
+		}
+	})
+
+	t.Run("authorize, exchange, refresh", func(t *testing.T) {
+		b := e.browser()
+		b.login(e.a, operatorEmail)
+		p := newPKCE()
+		authURL := e.url(e.a, authz.AuthorizePath) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
+		resp, page := b.get(authURL)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("consent page: %d\n%s", resp.StatusCode, page)
+		}
+		if !strings.Contains(page, docHost) || !strings.Contains(page, "Course Helper") {
+			t.Errorf("the consent page does not show the document's host %s and name:\n%s", docHost, page)
+		}
+		loc := b.consent(authURL, "approve")
+		code := loc.Query().Get("code")
+		if code == "" || loc.Query().Get("iss") != e.a.Origin {
+			t.Fatalf("redirect %s", loc)
+		}
+		status, tr := e.exchange(e.a, clientID, code, p, nil)
+		if status != http.StatusOK || tr.AccessToken == "" || !strings.Contains(tr.Scope, "courses:read") {
+			t.Fatalf("exchange: %d %+v", status, tr)
+		}
+		if status, r := e.refresh(e.a, clientID, tr.RefreshToken); status != http.StatusOK || r.AccessToken == "" {
+			t.Fatalf("refresh: %d %+v", status, r)
+		}
+	})
+
+	t.Run("an unreviewed client cannot ask for a write scope", func(t *testing.T) {
+		b := e.browser()
+		b.login(e.a, operatorEmail)
+		q := e.authorizeParams(e.a, clientID, newPKCE(), "courses:write")
+		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		if loc == nil || !strings.HasPrefix(loc.String(), redirectURI) || loc.Query().Get("error") != "invalid_scope" {
+			t.Fatalf("courses:write: %d %q, want a redirect with invalid_scope\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+	})
+
+	t.Run("the document was fetched once", func(t *testing.T) {
+		if n := fetches.Load(); n != 1 {
+			t.Errorf("%d fetches of a document cached for ten minutes", n)
+		}
+	})
+
+	t.Run("a broken document is explained on a page", func(t *testing.T) {
+		b := e.browser()
+		b.login(e.a, operatorEmail)
+		q := e.authorizeParams(e.a, docs.URL+"/broken.json", newPKCE(), "courses:read")
+		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not list this client_id") {
+			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+		status, tr := e.exchange(e.a, docs.URL+"/broken.json", "whatever", newPKCE(), nil)
+		if status != http.StatusUnauthorized || tr.Error != "invalid_client" {
+			t.Errorf("token endpoint with a broken document: %d %+v", status, tr)
+		}
+	})
+
+	t.Run("a host the school does not accept is an unknown client", func(t *testing.T) {
+		before := fetches.Load()
+		for _, tc := range []struct {
+			school string
+			id     string
+		}{
+			{"A, other host", strings.Replace(clientID, "127.0.0.1", "localhost", 1)},
+			{"B, no policy", clientID},
+		} {
+			sch := e.a
+			if strings.HasPrefix(tc.school, "B") {
+				sch = e.b
+			}
+			// The client is looked up before the member is asked to sign in.
+			b := e.browser()
+			q := e.authorizeParams(sch, tc.id, newPKCE(), "openid")
+			resp, body := b.get(e.url(sch, authz.AuthorizePath) + "?" + q.Encode())
+			if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not exist") || strings.Contains(body, "metadata document") {
+				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.StatusCode, resp.Header.Get("Location"), body)
+			}
+		}
+		if fetches.Load() != before {
+			t.Error("a document was fetched for a school that does not accept its host")
+		}
+	})
+}

@@ -1,0 +1,316 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Limits on a client an operator creates (the operator pages and `proctor clients create`).
+const (
+	// MaxClientName bounds the name the consent page shows, in characters.
+	MaxClientName = 100
+	// MaxRedirectURIs bounds how many redirect URIs one client may register.
+	MaxRedirectURIs = 10
+	// MaxRedirectURI bounds one redirect URI, in bytes: the authorization request repeats it,
+	// and the whole request must stay well inside what browsers and proxies accept.
+	MaxRedirectURI = 2000
+)
+
+// Fields of a ClientRequest, as named in a ClientProblem.
+const (
+	FieldName         = "name"
+	FieldRedirectURIs = "redirect_uris"
+	FieldScopes       = "scopes"
+)
+
+// ClientRequest is what an operator asks for when creating a client. Both ways of creating one
+// (the operator pages of package consent/admin and the CLI) go through CheckClientRequest and
+// SecretHasher.NewClient, so that a client is held to the same rules whichever way it was made.
+type ClientRequest struct {
+	Kind         storage.ClientKind
+	Name         string
+	RedirectURIs []string
+	Scopes       []string
+	// Confidential asks for a secret (client_secret_post); otherwise the client is public
+	// (token_endpoint_auth_method none, PKCE only). Spec, Registration rule 6.
+	Confidential bool
+}
+
+// ClientProblem is one reason a ClientRequest is refused, in words fit for the operator.
+type ClientProblem struct {
+	Field   string // FieldName, FieldRedirectURIs or FieldScopes
+	Message string
+}
+
+// ClientRequestError lists every problem of a ClientRequest at once, so that a form can show
+// them all next to their fields instead of one per attempt.
+type ClientRequestError struct {
+	Problems []ClientProblem
+}
+
+func (e *ClientRequestError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Message
+	}
+	return "invalid client: " + strings.Join(msgs, "; ")
+}
+
+// For returns the messages about one field.
+func (e *ClientRequestError) For(field string) []string {
+	var out []string
+	for _, p := range e.Problems {
+		if p.Field == field {
+			out = append(out, p.Message)
+		}
+	}
+	return out
+}
+
+// ClientScopes returns the catalogue entries a client of the kind may hold, in catalogue order:
+// identity and account scopes for member clients, identity and operator scopes for operator
+// clients (spec, Authentication 11: account:* is reserved to the member audience). It returns
+// nil for an unknown kind.
+func ClientScopes(kind storage.ClientKind) []scope.Scope {
+	var audience scope.Audience
+	switch kind {
+	case storage.ClientMember:
+		audience = scope.Member
+	case storage.ClientOperator:
+		audience = scope.Operator
+	default:
+		return nil
+	}
+	var out []scope.Scope
+	for _, s := range scope.All() {
+		if s.Audience == scope.Identity || s.Audience == audience {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CheckClientScopes checks that names holds at least one scope and only scopes a client of the
+// kind may hold. It returns them without duplicates, in catalogue order, so that a stored
+// client reads the same however its scopes were picked.
+func CheckClientScopes(kind storage.ClientKind, names []string) ([]string, error) {
+	allowed := ClientScopes(kind)
+	if allowed == nil {
+		return nil, fmt.Errorf("the client kind must be %s or %s, not %q", storage.ClientMember, storage.ClientOperator, kind)
+	}
+	var bad []string
+	for _, n := range names {
+		if !slices.ContainsFunc(allowed, func(s scope.Scope) bool { return s.Name == n }) && !slices.Contains(bad, n) {
+			bad = append(bad, n)
+		}
+	}
+	if len(bad) > 0 {
+		quoted := make([]string, len(bad))
+		for i, b := range bad {
+			quoted[i] = fmt.Sprintf("%q", b)
+		}
+		return nil, fmt.Errorf("not available to a %s client: %s", kind, strings.Join(quoted, ", "))
+	}
+	var out []string
+	for _, s := range allowed {
+		if slices.Contains(names, s.Name) {
+			out = append(out, s.Name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("pick at least one scope")
+	}
+	return out, nil
+}
+
+// CheckRedirectURI accepts an absolute https URI, or an http URI on the loopback addresses
+// 127.0.0.1 and [::1] (RFC 8252 section 7.3: a native app listens there on a port of its
+// choosing, and the port is not matched). Fragments are refused (RFC 6749 section 3.1.2), and
+// so is user info, which would only serve to disguise the host on the consent page. "localhost"
+// is refused as a plain-http host: it is a name, and RFC 8252 section 8.3 advises against
+// relying on it resolving to the loopback interface.
+func CheckRedirectURI(raw string) error {
+	if len(raw) > MaxRedirectURI {
+		return fmt.Errorf("a redirect URI may be at most %d characters long", MaxRedirectURI)
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs():
+		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
+	case u.Scheme != "https" && u.Scheme != "http":
+		// Private-use schemes (com.example.app:/cb) would need their own rules (RFC 8252
+		// section 7.1); loopback serves native apps instead.
+		return fmt.Errorf("redirect URI %q must use https (or http on 127.0.0.1 or [::1])", raw)
+	case u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return fmt.Errorf("redirect URI %q must not have a fragment", raw)
+	case u.User != nil:
+		return fmt.Errorf("redirect URI %q must not contain a user name or password", raw)
+	case u.Scheme == "http":
+		// Exactly these two spellings: every other form of a loopback address (127.0.0.2,
+		// [::ffff:127.0.0.1], [0:0::1]) is one more thing for a redirect-URI matcher to get wrong.
+		if h := u.Hostname(); h != "127.0.0.1" && h != "::1" {
+			return fmt.Errorf("redirect URI %q: plain http is only allowed for 127.0.0.1 and [::1]", raw)
+		}
+	}
+	return nil
+}
+
+// CheckRedirectURIs checks that there are 1 to MaxRedirectURIs distinct URIs and that each
+// passes CheckRedirectURI. It reports every problem, joined.
+func CheckRedirectURIs(uris []string) error {
+	var errs []error
+	switch {
+	case len(uris) == 0:
+		return errors.New("give at least one redirect URI")
+	case len(uris) > MaxRedirectURIs:
+		errs = append(errs, fmt.Errorf("give at most %d redirect URIs, not %d", MaxRedirectURIs, len(uris)))
+	}
+	for i, u := range uris {
+		if slices.Contains(uris[:i], u) {
+			errs = append(errs, fmt.Errorf("redirect URI %q is listed twice", u))
+			continue
+		}
+		if err := CheckRedirectURI(u); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckClientName accepts 1 to MaxClientName characters of printable text. The name is what
+// members see on the consent page ("Allow <name> to use your account?"), so control
+// characters, which could break the line or hide text, are refused.
+func CheckClientName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("give the application a name")
+	}
+	if !utf8.ValidString(name) {
+		return errors.New("the name is not valid text")
+	}
+	if n := utf8.RuneCountInString(name); n > MaxClientName {
+		return fmt.Errorf("the name may be at most %d characters long, not %d", MaxClientName, n)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+			return errors.New("the name must not contain control characters")
+		}
+	}
+	return nil
+}
+
+// CheckClientRequest checks every field of req and returns it normalised: the name trimmed,
+// redirect URIs trimmed of surrounding space, scopes in catalogue order. Any problem is
+// reported in a *ClientRequestError holding all of them.
+func CheckClientRequest(req ClientRequest) (ClientRequest, error) {
+	var problems []ClientProblem
+	add := func(field string, err error) {
+		for _, e := range splitJoined(err) {
+			problems = append(problems, ClientProblem{Field: field, Message: e.Error()})
+		}
+	}
+	req.Name = strings.TrimSpace(req.Name)
+	if err := CheckClientName(req.Name); err != nil {
+		add(FieldName, err)
+	}
+	uris := make([]string, 0, len(req.RedirectURIs))
+	for _, u := range req.RedirectURIs {
+		uris = append(uris, strings.TrimSpace(u))
+	}
+	req.RedirectURIs = uris
+	if err := CheckRedirectURIs(uris); err != nil {
+		add(FieldRedirectURIs, err)
+	}
+	scopes, err := CheckClientScopes(req.Kind, req.Scopes)
+	if err != nil {
+		add(FieldScopes, err)
+	}
+	req.Scopes = scopes
+	if len(problems) > 0 {
+		return req, &ClientRequestError{Problems: problems}
+	}
+	return req, nil
+}
+
+// splitJoined undoes errors.Join, so that each problem is a message of its own.
+func splitJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// NewClient checks req and returns the client to store, with a fresh client id, and, for a
+// confidential client, its secret. The secret is the only copy: the client holds its keyed
+// hash, so the caller shows the secret once and forgets it.
+func (h *SecretHasher) NewClient(req ClientRequest) (storage.Client, string, error) {
+	req, err := CheckClientRequest(req)
+	if err != nil {
+		return storage.Client{}, "", err
+	}
+	id, err := NewClientID()
+	if err != nil {
+		return storage.Client{}, "", err
+	}
+	c := storage.Client{
+		ID: id, Kind: req.Kind, Name: req.Name, TokenEndpointAuthMethod: storage.AuthMethodNone,
+		ApplicationType: applicationType(req.RedirectURIs), RedirectURIs: req.RedirectURIs, Scopes: req.Scopes,
+	}
+	var secret string
+	if req.Confidential {
+		secret, c.SecretHash, err = h.NewClientSecret()
+		if err != nil {
+			return storage.Client{}, "", err
+		}
+		c.TokenEndpointAuthMethod = storage.AuthMethodSecretPost
+	}
+	return c, secret, nil
+}
+
+// applicationType is "native" for a client whose every redirect URI is a loopback address (it
+// runs on the member's machine; OpenID Connect Registration section 2) and "web" otherwise.
+func applicationType(uris []string) string {
+	if loopbackOnly(uris) {
+		return "native"
+	}
+	return "web"
+}
+
+// ErrPublicClient means a secret was asked of a public client, which has none.
+var ErrPublicClient = errors.New("authz: a public client has no secret")
+
+// RotateClientSecret gives the confidential client id a fresh secret and returns it. The old
+// secret stops working when the update commits; tokens already issued stay valid (they were
+// issued to the client, not to the secret). The check runs under the store's row lock, so a
+// concurrent change of the client cannot slip between it and the write. kind limits which
+// clients may be rotated ("" for any): storage.ErrNotFound (wrapped) for another kind.
+func RotateClientSecret(ctx context.Context, st storage.Clients, h *SecretHasher, id string, kind storage.ClientKind) (storage.Client, string, error) {
+	secret, hash, err := h.NewClientSecret()
+	if err != nil {
+		return storage.Client{}, "", err
+	}
+	c, err := st.UpdateClient(ctx, id, func(c storage.Client) (storage.Client, error) {
+		if kind != "" && c.Kind != kind {
+			return c, fmt.Errorf("authz: client %q is not a %s client: %w", id, kind, storage.ErrNotFound)
+		}
+		if c.TokenEndpointAuthMethod != storage.AuthMethodSecretPost {
+			return c, ErrPublicClient
+		}
+		c.SecretHash = hash
+		return c, nil
+	})
+	if err != nil {
+		return storage.Client{}, "", err
+	}
+	return c, secret, nil
+}

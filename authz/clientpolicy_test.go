@@ -1,0 +1,231 @@
+package authz_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+func TestCheckRedirectURI(t *testing.T) {
+	for _, tc := range []struct {
+		uri  string
+		want string // "" accepts
+	}{
+		{"https://app.example/cb", ""},
+		{"https://app.example:8443/cb?x=1", ""},
+		{"http://127.0.0.1/callback", ""},
+		{"http://127.0.0.1:53682/callback", ""},
+		{"http://[::1]/callback", ""},
+		{"http://[::1]:8080/", ""},
+		{"http://app.example/cb", "plain http"},
+		{"http://localhost/cb", "plain http"},
+		{"http://127.0.0.2/cb", "plain http"},
+		{"http://[::ffff:127.0.0.1]/cb", "plain http"},
+		{"http://127.0.0.1.app.example/cb", "plain http"},
+		{"https://app.example/cb#frag", "fragment"},
+		{"https://app.example/cb#", "fragment"},
+		{"https://user:pw@app.example/cb", "user name"},
+		{"com.example.app:/cb", "must use https"},
+		{"javascript:alert(1)", "must use https"},
+		{"ftp://app.example/cb", "must use https"},
+		{"https:app.example", "not an absolute URL"},
+		{"https:///cb", "not an absolute URL"},
+		{"/cb", "not an absolute URL"},
+		{"", "not an absolute URL"},
+		{"https://app.example/\x7f", "not an absolute URL"},
+		{"https://app.example/" + strings.Repeat("a", authz.MaxRedirectURI), "at most"},
+	} {
+		err := authz.CheckRedirectURI(tc.uri)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q refused: %v", tc.uri, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want an error with %q", tc.uri, err, tc.want)
+		}
+	}
+}
+
+func TestCheckRedirectURIs(t *testing.T) {
+	ok := "https://app.example/cb"
+	if err := authz.CheckRedirectURIs([]string{ok, "http://127.0.0.1/cb"}); err != nil {
+		t.Error(err)
+	}
+	many := make([]string, authz.MaxRedirectURIs+1)
+	for i := range many {
+		many[i] = ok + strings.Repeat("x", i)
+	}
+	if err := authz.CheckRedirectURIs(many[:authz.MaxRedirectURIs]); err != nil {
+		t.Errorf("%d URIs refused: %v", authz.MaxRedirectURIs, err)
+	}
+	for _, tc := range []struct {
+		uris []string
+		want []string
+	}{
+		{nil, []string{"at least one"}},
+		{many, []string{"at most 10"}},
+		{[]string{ok, ok}, []string{"twice"}},
+		// Every problem at once.
+		{[]string{"http://a.example/", "https://b.example/#x"}, []string{"plain http", "fragment"}},
+	} {
+		err := authz.CheckRedirectURIs(tc.uris)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: %v, want %q", tc.uris, err, w)
+			}
+		}
+	}
+}
+
+func TestCheckClientName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"Study Buddy":                   true,
+		"日本語の名前":                        true,
+		strings.Repeat("é", 100):        true,
+		strings.Repeat("é", 101):        false,
+		"":                              false,
+		"   ":                           false,
+		"line\nbreak":                   false,
+		"tab\there":                     false,
+		"bidi \u202eevil":               false,
+		"\xff":                          false,
+		`<script>alert(1)</script>`:     true, // escaped wherever it is shown
+		"Zero\u200bwidth is just text.": true,
+	} {
+		if err := authz.CheckClientName(name); (err == nil) != ok {
+			t.Errorf("%q: %v, want ok=%v", name, err, ok)
+		}
+	}
+}
+
+func TestClientScopes(t *testing.T) {
+	names := func(kind storage.ClientKind) []string {
+		var out []string
+		for _, s := range authz.ClientScopes(kind) {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	if got := names(storage.ClientMember); !slices.Equal(got, []string{"openid", "profile", "email", "account:read", "account:write"}) {
+		t.Errorf("member scopes %v", got)
+	}
+	op := names(storage.ClientOperator)
+	if slices.Contains(op, "account:read") || slices.Contains(op, "account:write") || !slices.Contains(op, "courses:read") || !slices.Contains(op, "openid") {
+		t.Errorf("operator scopes %v", op)
+	}
+	if authz.ClientScopes("robot") != nil {
+		t.Error("scopes for an unknown kind")
+	}
+
+	got, err := authz.CheckClientScopes(storage.ClientMember, []string{"account:write", "openid", "account:write"})
+	if err != nil || !slices.Equal(got, []string{"openid", "account:write"}) {
+		t.Errorf("got %v, %v; want catalogue order without duplicates", got, err)
+	}
+	for _, tc := range []struct {
+		kind  storage.ClientKind
+		names []string
+		want  string
+	}{
+		{storage.ClientMember, nil, "at least one"},
+		{storage.ClientMember, []string{"openid", "courses:read"}, `"courses:read"`},
+		{storage.ClientOperator, []string{"account:read"}, `"account:read"`},
+		{storage.ClientMember, []string{"nonsense"}, `"nonsense"`},
+		{"robot", []string{"openid"}, "kind"},
+	} {
+		if _, err := authz.CheckClientScopes(tc.kind, tc.names); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: %v, want %q", tc.kind, tc.names, err, tc.want)
+		}
+	}
+}
+
+func TestCheckClientRequest(t *testing.T) {
+	req, err := authz.CheckClientRequest(authz.ClientRequest{
+		Kind: storage.ClientMember, Name: "  App  ", RedirectURIs: []string{" https://app.example/cb "}, Scopes: []string{"account:read", "openid"},
+	})
+	if err != nil || req.Name != "App" || req.RedirectURIs[0] != "https://app.example/cb" || !slices.Equal(req.Scopes, []string{"openid", "account:read"}) {
+		t.Errorf("normalised %+v, %v", req, err)
+	}
+	_, err = authz.CheckClientRequest(authz.ClientRequest{Kind: storage.ClientMember, RedirectURIs: []string{"http://x.example/"}})
+	var ce *authz.ClientRequestError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %T %v", err, err)
+	}
+	if len(ce.For(authz.FieldName)) != 1 || len(ce.For(authz.FieldRedirectURIs)) != 1 || len(ce.For(authz.FieldScopes)) != 1 {
+		t.Errorf("problems %+v", ce.Problems)
+	}
+}
+
+func TestNewClient(t *testing.T) {
+	h := authz.NewSecretHasher(bytes.Repeat([]byte("k"), 32))
+	base := authz.ClientRequest{Kind: storage.ClientMember, Name: "App", RedirectURIs: []string{"http://127.0.0.1/cb"}, Scopes: []string{"openid"}}
+
+	pub, secret, err := h.NewClient(base)
+	if err != nil || secret != "" || pub.SecretHash != "" || pub.TokenEndpointAuthMethod != storage.AuthMethodNone ||
+		!strings.HasPrefix(pub.ID, "pc_") || pub.Kind != storage.ClientMember || pub.ApplicationType != "native" {
+		t.Errorf("public: %+v %q %v", pub, secret, err)
+	}
+
+	conf := base
+	conf.Confidential = true
+	conf.RedirectURIs = []string{"https://app.example/cb"}
+	c, secret, err := h.NewClient(conf)
+	if err != nil || len(secret) != 43 || c.TokenEndpointAuthMethod != storage.AuthMethodSecretPost || c.ApplicationType != "web" {
+		t.Fatalf("confidential: %+v %q %v", c, secret, err)
+	}
+	if c.SecretHash == secret || h.Compare(t.Context(), []byte(c.SecretHash), []byte(secret)) != nil {
+		t.Error("the stored hash is not the keyed hash of the secret")
+	}
+	if c2, _, _ := h.NewClient(conf); c2.ID == c.ID || c2.SecretHash == c.SecretHash {
+		t.Error("two clients share an id or a secret")
+	}
+
+	if _, _, err := h.NewClient(authz.ClientRequest{Kind: storage.ClientMember}); err == nil {
+		t.Error("an empty request was accepted")
+	}
+}
+
+func TestRotateClientSecret(t *testing.T) {
+	st := storetest.Open(t, gormstore.DriverSQLite)
+	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
+	if err := st.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := tenant.NewContext(t.Context(), tn)
+	h := authz.NewSecretHasher(bytes.Repeat([]byte("k"), 32))
+	create := func(kind storage.ClientKind, confidential bool) storage.Client {
+		t.Helper()
+		c, _, err := h.NewClient(authz.ClientRequest{Kind: kind, Name: "App", RedirectURIs: []string{"https://app.example/cb"},
+			Scopes: []string{"openid"}, Confidential: confidential})
+		if err == nil {
+			c, err = st.CreateClient(ctx, c)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	conf := create(storage.ClientMember, true)
+	c, secret, err := authz.RotateClientSecret(ctx, st, h, conf.ID, storage.ClientMember)
+	if err != nil || c.SecretHash == conf.SecretHash || h.Compare(ctx, []byte(c.SecretHash), []byte(secret)) != nil {
+		t.Fatalf("rotate: %+v %v", c, err)
+	}
+	if stored, _ := st.GetClient(ctx, conf.ID); stored.SecretHash != c.SecretHash {
+		t.Error("the new hash is not stored")
+	}
+	if _, _, err := authz.RotateClientSecret(ctx, st, h, create(storage.ClientMember, false).ID, ""); !errors.Is(err, authz.ErrPublicClient) {
+		t.Errorf("public client: %v", err)
+	}
+	if _, _, err := authz.RotateClientSecret(ctx, st, h, create(storage.ClientOperator, true).ID, storage.ClientMember); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("operator client as a member client: %v", err)
+	}
+	if _, _, err := authz.RotateClientSecret(ctx, st, h, "pc_missing", ""); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("missing client: %v", err)
+	}
+}

@@ -1,0 +1,260 @@
+package admin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths served by Mount.
+const (
+	AppsPath   = "/admin/developers/oauth-applications"
+	NewAppPath = AppsPath + "/new"
+)
+
+// Deps are what the handler is built from. Store, Secret, Consent and Templates are required.
+type Deps struct {
+	Store storage.Store
+	// Secret is the system secret. Client secrets are hashed under authz.ClientSecretKey of it,
+	// the key the token and revocation endpoints check them with.
+	Secret config.Secret
+	// Consent provides the member's session, its CSRF token and the error pages.
+	Consent   *consent.Handler
+	Templates *templates.Set
+	Logger    *slog.Logger     // nil: discard
+	Now       func() time.Time // nil: time.Now
+}
+
+// Handler serves the OAuth applications pages.
+type Handler struct {
+	store   storage.Store
+	consent *consent.Handler
+	tpl     *templates.Set
+	hasher  *authz.SecretHasher
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns the handler. Like the other handlers mounted by package server it cannot fail:
+// its dependencies are built, and checked, before it.
+func New(d Deps) *Handler {
+	h := &Handler{
+		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		hasher: authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	return h
+}
+
+// Mount registers the routes listed in the package documentation. Every route also requires
+// the school's mcp_connections feature: without it none matches, and the router answers as it
+// does for any unknown path.
+func (h *Handler) Mount(r *mux.Router) {
+	route := func(path string, fn pageFunc, methods ...string) {
+		r.Handle(path, h.operator(fn)).Methods(methods...).MatcherFunc(featureEnabled)
+	}
+	route(AppsPath, h.list, http.MethodGet)
+	route(AppsPath, h.create, http.MethodPost)
+	// Before "{id}", so that "new" is the form and never a client id.
+	route(NewAppPath, h.newForm, http.MethodGet)
+	route(AppsPath+"/{id}", h.show, http.MethodGet)
+	route(AppsPath+"/{id}/rotate", h.confirmRotate, http.MethodGet)
+	route(AppsPath+"/{id}/rotate", h.rotate, http.MethodPost)
+	route(AppsPath+"/{id}/delete", h.confirmDelete, http.MethodGet)
+	route(AppsPath+"/{id}/delete", h.delete, http.MethodPost)
+}
+
+// featureEnabled matches requests of schools that show the pages (the "MCP connections" beta,
+// spec Registration rule 5).
+func featureEnabled(r *http.Request, _ *mux.RouteMatch) bool {
+	t, err := tenant.FromContext(r.Context())
+	return err == nil && t.Features.MCPConnections
+}
+
+// visit is an operator's request that passed the checks of operator.
+type visit struct {
+	tenant  *tenant.Tenant
+	session consent.Session
+}
+
+// operatorView is the part of every page that names the signed-in operator.
+func (h *Handler) operatorView(v visit) templates.Operator {
+	return templates.Operator{
+		MemberName: v.session.Member.Name, MemberEmail: v.session.Member.Email, CSRFToken: h.consent.CSRFToken(v.session),
+	}
+}
+
+type pageFunc func(http.ResponseWriter, *http.Request, visit) error
+
+// operator admits only a signed-in owner or admin of the request's school (storage.Role
+// IsOperator): no session sends the browser to sign in and back; any other member is refused.
+// A session is a sign-in at this school's host only (package consent), and the roles are read
+// for this school, so an operator of one school is nobody at another.
+func (h *Handler) operator(fn pageFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		t, err := tenant.FromContext(ctx)
+		if err != nil || !t.Features.MCPConnections {
+			// The route's matcher already requires both; this keeps the handler safe on its own.
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+			return
+		}
+		s, err := h.consent.Load(r)
+		if errors.Is(err, consent.ErrNoSession) {
+			h.consent.RedirectToLogin(w, r)
+			return
+		}
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		roles, err := h.store.GetRoles(ctx, s.Member.ID)
+		if err != nil {
+			h.fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
+			return
+		}
+		if !isOperator(roles) {
+			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
+				"school_id", t.SchoolID, "member_id", s.Member.ID)
+			h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
+				Title:   "You cannot manage applications here",
+				Message: "Only the owners and admins of " + t.Name + " can manage its OAuth applications.",
+			})
+			return
+		}
+		if r.Method == http.MethodPost {
+			if err := r.ParseForm(); err != nil {
+				h.fail(w, r, &pageError{status: http.StatusBadRequest, view: viewBadForm, err: err})
+				return
+			}
+		}
+		if err := fn(w, r, visit{tenant: t, session: s}); err != nil {
+			h.fail(w, r, err)
+		}
+	})
+}
+
+func isOperator(roles []storage.Role) bool {
+	for _, r := range roles {
+		if r.IsOperator() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCSRF checks the form's csrf_token against the session's (consent.CheckCSRF), logging a
+// failure. The caller answers 403 with its form shown again.
+func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
+	if h.consent.CheckCSRF(r, v.session) {
+		return true
+	}
+	h.log.Info("operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+		"school_id", v.tenant.SchoolID, "member_id", v.session.Member.ID)
+	return false
+}
+
+// pageError is a failure the operator sees as an error page with a plain message; err, if any,
+// is only logged.
+type pageError struct {
+	status int
+	view   consent.ErrorView
+	err    error
+}
+
+func (e *pageError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("admin: %d %s", e.status, e.view.Title)
+	}
+	return fmt.Sprintf("admin: %d %s: %v", e.status, e.view.Title, e.err)
+}
+
+func (e *pageError) Unwrap() error { return e.err }
+
+var (
+	viewBadForm = consent.ErrorView{
+		Title:   "The form could not be read",
+		Message: "Go back, reload the page and try again.",
+	}
+	viewNoApp = consent.ErrorView{
+		Title:   "Application not found",
+		Message: "There is no such OAuth application here. It may have been deleted.",
+	}
+	viewPublicApp = consent.ErrorView{
+		Title:   "This application has no secret",
+		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
+	}
+	viewUnavailable = consent.ErrorView{
+		Title:   "Service unavailable",
+		Message: "The page cannot be shown right now. Please try again in a few minutes.",
+	}
+	viewInternal = consent.ErrorView{
+		Title:   "Something went wrong",
+		Message: "The request could not be completed. Please try again later.",
+	}
+)
+
+// fail logs err with the request id and shows an error page that says nothing about it.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, view := http.StatusInternalServerError, viewInternal
+	var pe *pageError
+	switch {
+	case errors.As(err, &pe):
+		status, view = pe.status, pe.view
+	case errors.Is(err, storage.ErrUnavailable):
+		status, view = http.StatusServiceUnavailable, viewUnavailable
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	h.log.Log(r.Context(), level, "operator page failed", "request_id", edge.FromContext(r.Context()).ID, "status", status, "err", err)
+	h.consent.RenderError(w, r, status, view)
+}
+
+// writePage renders into memory first, so that a template failure still leaves room for a
+// clean 500, then writes the page with the headers of consent's pages: their CSP (nothing but
+// our stylesheet loads, forms post only here), no framing, and no caching, which matters more
+// here than anywhere: these pages carry CSRF tokens and, once, a client secret.
+func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		h.log.Error("render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+		w.Header().Set("Cache-Control", "no-store")
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Security-Policy", consent.PagePolicy)
+	hd.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// redirect answers 303 See Other, so that the browser follows a POST with a GET.
+func redirect(w http.ResponseWriter, location string) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusSeeOther)
+}

@@ -1,0 +1,29 @@
+// Package graphql is the Member API: POST {base_url}/member/graphql, a GraphQL endpoint over the
+// signed-in member's own data at the school the access token is bound to (spec, "Member API").
+//
+// Routes (mounted on the public listener, per school):
+//
+//	POST /member/graphql   GraphQL over HTTP, JSON body {query, operationName, variables}
+//
+// The schema is SDL checked in as schema.graphql and compiled in with go:embed; graph-gophers'
+// graphql-go binds it to the resolvers here, and a golden copy in testdata fails the tests when
+// the schema changes unnoticed. Introspection is on.
+//
+// A request goes through, in order: the bearer token (resource.Verifier: HMAC, token pair,
+// origin binding, school_id; 401 invalid_token or 503 without a verdict), a resource owner (no
+// anonymous mode), a scope (neither account:read nor account:write: 403 insufficient_scope),
+// the body (JSON, at most 64 KiB), the query's estimated cost (cost.go) and depth, and then
+// execution. From the body on, refusals are GraphQL errors with extensions.code. Scopes inside
+// the query are GraphQL errors too: viewer needs account:read and the three mutations need
+// account:write, and a token with only the other gets 200 with an INSUFFICIENT_SCOPE entry in
+// errors, never a challenge (spec, Errors).
+//
+// Loading is batched without a timer: each connection reads its page in one statement and gives
+// its nodes a batch that reads what they share (curricula, progress, consulting schedules) once,
+// on first use, for the whole page. A request therefore costs a fixed number of statements,
+// however many courses, sections, lectures or payments it returns.
+//
+// What is left out on purpose: the entitlement connections carry nothing of billing (payments
+// rule 4), consulting meetings never say whose they are, and no field joins payment attempts into
+// purchases (rule 1). docs/member-api.md describes the schema, limits and decisions for clients.
+package graphql

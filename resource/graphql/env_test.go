@@ -1,0 +1,226 @@
+package graphql_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/token/hmac"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// env is a whole Proctor behind a real HTTP server, as a Member API client meets it: school A at
+// 127.0.0.1:<port> and school B at localhost:<port>, both seeded, and tokens minted straight into
+// the store the way the authorization server stores them (so that a test can also make the
+// tokens no authorization would: expired, revoked, bound elsewhere, without school_id).
+type env struct {
+	t      testing.TB
+	srv    *httptest.Server
+	store  *gormstore.Store
+	stmts  *gormstore.StatementCounter
+	secret config.Secret
+	a, b   *tenant.Tenant
+}
+
+func newEnv(t testing.TB, backend string) *env {
+	t.Helper()
+	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("s"), 32))}
+	e.store = storetest.Open(t, backend)
+	// Before anything shares the store: gorm's callbacks are not safe to change later.
+	e.stmts = e.store.CountStatements()
+	var handler http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	e.a, e.b = tenants[0], tenants[1]
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	sc.Secret = e.secret
+	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = s.PublicHandler()
+	return e
+}
+
+func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), tn) }
+
+// seed imports data into school tn.
+func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
+	e.t.Helper()
+	if _, err := e.store.ImportSchoolData(e.ctx(tn), data, storage.ImportOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// tokenOpts shape a minted token.
+type tokenOpts struct {
+	scopes   []string
+	resource string // default: the school's origin
+	schoolID *int64 // default: the school's id; point at 0 for a session without one
+	expired  bool
+	revoked  bool
+	noOwner  bool
+}
+
+func schoolID(n int64) *int64 { return &n }
+
+// token mints an access token of school tn for the member with the e-mail, stored as the
+// authorization server stores one (authz's session under "session" in the pair's data), and
+// already used once, so that a request with it runs no first-use write.
+func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
+	e.t.Helper()
+	ctx := e.ctx(tn)
+	m, err := e.store.GetMemberByEmail(ctx, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: authz.TokenHMACKey(e.secret)}}
+	token, signature, err := strategy.Generate(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	now := time.Now()
+	sess := &authz.Session{MemberID: m.ID, SchoolID: tn.SchoolID, Subdomain: tn.Subdomain, Resource: tn.Origin}
+	if o.schoolID != nil {
+		sess.SchoolID = *o.schoolID
+	}
+	if o.resource != "" {
+		sess.Resource = o.resource
+	}
+	data, err := json.Marshal(struct {
+		Session *authz.Session `json:"session"`
+	}{sess})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	pair := storage.TokenPair{
+		RequestID: randomID(), ClientID: "member-app", MemberID: m.ID, AccessSignature: signature,
+		Resource: sess.Resource, Scopes: o.scopes, Data: data, RequestedAt: now,
+		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
+	}
+	if o.expired {
+		pair.AccessExpiresAt = now.Add(-time.Minute)
+	}
+	if o.revoked {
+		pair.RevokedAt = &now
+	}
+	if o.noOwner {
+		pair.MemberID = 0
+	}
+	if _, err := e.store.CreateTokenPair(ctx, pair); err != nil {
+		e.t.Fatal(err)
+	}
+	return token
+}
+
+func randomID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// reader and writer are the usual member tokens.
+var (
+	readScope  = tokenOpts{scopes: []string{"openid", "account:read"}}
+	writeScope = tokenOpts{scopes: []string{"account:write"}}
+	bothScopes = tokenOpts{scopes: []string{"openid", "profile", "account:read", "account:write"}}
+)
+
+// response is a decoded Member API answer.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	Data   json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Path       []any          `json:"path"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+	// Error is the body of an OAuth-style refusal (401, 403, 503).
+	Error string `json:"error"`
+}
+
+// code returns extensions.code of the i-th error, "" if none.
+func (r *response) code(i int) string {
+	if i >= len(r.Errors) {
+		return ""
+	}
+	c, _ := r.Errors[i].Extensions["code"].(string)
+	return c
+}
+
+// post sends a GraphQL request to school tn's Member API with the bearer token (none if "").
+func (e *env) post(tn *tenant.Tenant, token string, query string, variables map[string]any) *response {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": variables})
+	return e.postRaw(tn, token, "application/json", body)
+}
+
+func (e *env) postRaw(tn *tenant.Tenant, token, contentType string, body []byte) *response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, tn.URL(membergraphql.Path), bytes.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := &response{status: resp.StatusCode, header: resp.Header}
+	out.raw, _ = io.ReadAll(resp.Body)
+	if err := json.Unmarshal(out.raw, out); err != nil {
+		e.t.Fatalf("answer is not JSON (%d): %s", resp.StatusCode, out.raw)
+	}
+	return out
+}
+
+// eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
+	}
+}

@@ -1,0 +1,98 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	gqlerrors "github.com/graph-gophers/graphql-go/errors"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Codes in extensions.code of the GraphQL errors this API returns. Clients branch on them, not
+// on messages.
+const (
+	codeInsufficientScope  = "INSUFFICIENT_SCOPE"
+	codeBadUserInput       = "BAD_USER_INPUT"
+	codeNotFound           = "NOT_FOUND"
+	codeTooDeep            = "QUERY_TOO_DEEP"
+	codeTooComplex         = "QUERY_TOO_COMPLEX"
+	codeTooLarge           = "QUERY_TOO_LARGE"
+	codeParseFailed        = "GRAPHQL_PARSE_FAILED"
+	codeValidationFailed   = "GRAPHQL_VALIDATION_FAILED"
+	codeBadRequest         = "BAD_REQUEST"
+	codeUnavailable        = "TEMPORARILY_UNAVAILABLE"
+	codeInternal           = "INTERNAL_SERVER_ERROR"
+	codeUnsupportedRequest = "UNSUPPORTED_MEDIA_TYPE"
+)
+
+// apiError is an error meant for the client: its message is safe to show and its code goes to
+// extensions.code. Every other error a resolver returns is logged and answered with a generic
+// message (see sanitize), so nothing of the database reaches the client.
+type apiError struct {
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+// Extensions is read by graphql-go for the error's "extensions" member.
+func (e *apiError) Extensions() map[string]any { return map[string]any{"code": e.code} }
+
+func newError(code, format string, a ...any) *apiError {
+	return &apiError{code: code, message: fmt.Sprintf(format, a...)}
+}
+
+// scopeError names the scope a field or mutation needs (spec, Errors: "a message that the
+// required scope is account:write").
+func scopeError(scope string) *apiError {
+	return newError(codeInsufficientScope, "This needs the %s scope, which the access token does not hold.", scope)
+}
+
+// sanitize gives every error of a response a code and replaces what a resolver did not mean for
+// the client with a generic message, logging the original.
+func sanitize(ctx context.Context, log *slog.Logger, errs []*gqlerrors.QueryError) {
+	for _, qe := range errs {
+		if qe.Extensions["code"] != nil {
+			continue
+		}
+		var known *apiError
+		switch {
+		case qe.ResolverError != nil && errors.As(qe.ResolverError, &known):
+			qe.Message = known.message
+			qe.Extensions = known.Extensions()
+		case qe.ResolverError != nil:
+			code, msg := codeInternal, "Something went wrong on our side."
+			if errors.Is(qe.ResolverError, storage.ErrUnavailable) {
+				code, msg = codeUnavailable, "The data could not be read right now; retry shortly."
+			}
+			log.LogAttrs(ctx, slog.LevelError, "member api: resolver failed",
+				slog.Any("path", qe.Path), slog.String("error", qe.ResolverError.Error()))
+			qe.Message = msg
+			qe.Extensions = map[string]any{"code": code}
+		case qe.Rule == "MaxDepthExceeded":
+			qe.Extensions = map[string]any{"code": codeTooDeep}
+		case qe.Rule != "":
+			qe.Extensions = map[string]any{"code": codeValidationFailed}
+		case errors.Is(qe.Err, gqlerrors.ErrSyntax):
+			qe.Extensions = map[string]any{"code": codeParseFailed}
+		default:
+			qe.Extensions = map[string]any{"code": codeBadRequest}
+		}
+	}
+}
+
+// panicHandler turns a resolver's panic into a generic error, logging what happened.
+type panicHandler struct{ log *slog.Logger }
+
+func (h panicHandler) MakePanicError(ctx context.Context, value any) *gqlerrors.QueryError {
+	h.log.LogAttrs(ctx, slog.LevelError, "member api: resolver panicked", slog.Any("panic", value))
+	return &gqlerrors.QueryError{Message: "Something went wrong on our side.", Extensions: map[string]any{"code": codeInternal}}
+}
+
+// quietLogger receives graphql-go's own panic log lines; panicHandler already logged them.
+type quietLogger struct{}
+
+func (quietLogger) LogPanic(context.Context, any) {}

@@ -1,0 +1,242 @@
+package graphql
+
+import (
+	"context"
+	_ "embed" // the schema is checked in as SDL and compiled into the binary
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+	gql "github.com/graph-gophers/graphql-go"
+	gqlerrors "github.com/graph-gophers/graphql-go/errors"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Path is the Member API's address on every school's origin (spec, Endpoints: Member API).
+const Path = "/member/graphql"
+
+// Scopes of the Member API (spec, Scopes).
+const (
+	scopeRead  = "account:read"
+	scopeWrite = "account:write"
+)
+
+// Limits. The schema has no cycles and its deepest field sits at depth 6, so maxDepth only ever
+// stops introspection's recursive types; it leaves room for the standard introspection query
+// (depth 13). maxCost admits the whole curriculum of a full page of courses and the standard
+// introspection query with room to spare, and refuses what multiplies beyond them.
+const (
+	maxBodyBytes  = 64 << 10
+	maxQueryBytes = 32 << 10
+	maxDepth      = 15
+	maxCost       = 100_000
+)
+
+//go:embed schema.graphql
+var schemaSDL string
+
+// Deps are what the handler is built from.
+type Deps struct {
+	Store    storage.Store
+	Verifier resource.Verifier
+	Logger   *slog.Logger
+	// Now is the clock payments, lectures and meetings are judged by; time.Now if nil.
+	Now func() time.Time
+}
+
+// Handler serves POST /member/graphql.
+type Handler struct {
+	store    storage.Store
+	verifier resource.Verifier
+	log      *slog.Logger
+	now      func() time.Time
+	schema   *gql.Schema
+	cost     costModel
+}
+
+// New builds the handler. The schema is the embedded SDL; the package's tests parse it with
+// these resolvers, so a mismatch cannot reach a build that passed them (hence the panic rather
+// than an error every caller would have to handle).
+func New(d Deps) *Handler {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	schema := gql.MustParseSchema(schemaSDL, &root{},
+		gql.UseStringDescriptions(),
+		gql.MaxDepth(maxDepth),
+		gql.MaxQueryLength(maxQueryBytes),
+		gql.PanicHandler(panicHandler{log: d.Logger}),
+		gql.Logger(quietLogger{}),
+	)
+	return &Handler{
+		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
+		schema: schema, cost: costModel{schema: schema.AST()},
+	}
+}
+
+// Mount registers the endpoint. Only POST is served (spec, Endpoints); other methods get the
+// router's 405.
+func (h *Handler) Mount(r *mux.Router) {
+	r.Handle(Path, h).Methods(http.MethodPost)
+}
+
+// body is a GraphQL-over-HTTP request.
+type body struct {
+	Query         string         `json:"query"`
+	OperationName string         `json:"operationName"`
+	Variables     map[string]any `json:"variables"`
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	g, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+
+	// The request itself. Its errors are GraphQL-shaped, for a client that has authenticated.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeErrors(w, http.StatusUnsupportedMediaType, newError(codeUnsupportedRequest, "Send the query as JSON with Content-Type: application/json."))
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeErrors(w, http.StatusRequestEntityTooLarge, newError(codeTooLarge, "The request body is larger than %d bytes.", maxBodyBytes))
+			return
+		}
+		writeErrors(w, http.StatusBadRequest, newError(codeBadRequest, "The request body could not be read."))
+		return
+	}
+	var req body
+	if err := json.Unmarshal(raw, &req); err != nil || req.Query == "" {
+		writeErrors(w, http.StatusBadRequest, newError(codeBadRequest, `The body must be a JSON object with a "query" string.`))
+		return
+	}
+	if len(req.Query) > maxQueryBytes {
+		writeErrors(w, http.StatusOK, newError(codeTooLarge, "The query is longer than %d bytes.", maxQueryBytes))
+		return
+	}
+	if refusal := h.measure(ctx, req); refusal != nil {
+		writeResponse(w, &gql.Response{Errors: refusal})
+		return
+	}
+
+	resp := h.schema.Exec(withRequest(ctx, h.newRequest(t, g)), req.Query, req.OperationName, req.Variables)
+	sanitize(ctx, h.log, resp.Errors)
+	writeResponse(w, resp)
+}
+
+// authenticate verifies the bearer token and the scopes (spec, Errors: the protected-resource
+// rows). It writes the refusal itself and reports whether to go on.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (resource.Grant, bool) {
+	token, err := resource.BearerToken(r)
+	if err != nil {
+		resource.WriteError(w, r, resource.ErrInvalidToken)
+		return resource.Grant{}, false
+	}
+	g, err := h.verifier.Verify(r.Context(), token)
+	if err != nil {
+		if errors.Is(err, resource.ErrNoVerdict) {
+			h.log.LogAttrs(r.Context(), slog.LevelError, "member api: token check failed", slog.String("error", err.Error()))
+		}
+		resource.WriteError(w, r, err)
+		return resource.Grant{}, false
+	}
+	// The Member API reads one member's data and has no anonymous mode (spec, Authentication 7).
+	if g.MemberID == 0 {
+		resource.WriteError(w, r, resource.ErrInvalidToken)
+		return resource.Grant{}, false
+	}
+	if !g.HasScope(scopeRead) && !g.HasScope(scopeWrite) {
+		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+			"The Member API needs the account:read scope (account:write for its mutations).", scopeRead)
+		return resource.Grant{}, false
+	}
+	return g, true
+}
+
+// measure refuses a query whose estimated cost is above maxCost, before anything runs. It
+// returns nil to go ahead.
+func (h *Handler) measure(ctx context.Context, req body) []*gqlerrors.QueryError {
+	cost, err := h.cost.queryCost(req.Query, req.OperationName, req.Variables, maxCost)
+	switch {
+	case err != nil:
+		// Most often the document is malformed: graphql-go's validation says how.
+		if errs := h.schema.ValidateWithVariables(req.Query, req.Variables); len(errs) > 0 {
+			sanitize(ctx, h.log, errs)
+			return errs
+		}
+		h.log.LogAttrs(ctx, slog.LevelWarn, "member api: valid query not measured", slog.String("error", err.Error()))
+		return []*gqlerrors.QueryError{queryError(newError(codeTooComplex, "The query could not be measured, so it was not run."))}
+	case cost > maxCost:
+		return []*gqlerrors.QueryError{queryError(newError(codeTooComplex,
+			"The query's estimated cost is above the limit of %d. Ask for fewer nodes with first, or for fewer fields.", maxCost))}
+	}
+	return nil
+}
+
+func queryError(e *apiError) *gqlerrors.QueryError {
+	return &gqlerrors.QueryError{Message: e.message, Extensions: e.Extensions()}
+}
+
+// writeErrors answers a request that never reached execution.
+func writeErrors(w http.ResponseWriter, status int, e *apiError) {
+	w.Header().Set("Cache-Control", "no-store")
+	edge.WriteJSON(w, status, &gql.Response{Errors: []*gqlerrors.QueryError{queryError(e)}})
+}
+
+// writeResponse answers with a GraphQL result: 200 whatever its errors (spec, Errors: clients
+// match on errors, not on the status code). It is the member's own data: never cached.
+func writeResponse(w http.ResponseWriter, resp *gql.Response) {
+	w.Header().Set("Cache-Control", "no-store")
+	edge.WriteJSON(w, http.StatusOK, resp)
+}
+
+// request is what every resolver of one HTTP request shares: who asks, at which school, at
+// what time, and the member's row, read at most once.
+type request struct {
+	store  storage.Store
+	tenant *tenant.Tenant
+	grant  resource.Grant
+	now    time.Time
+	member func() (storage.Member, error)
+}
+
+func (h *Handler) newRequest(t *tenant.Tenant, g resource.Grant) *request {
+	req := &request{store: h.store, tenant: t, grant: g, now: h.now().UTC()}
+	return req
+}
+
+type requestKey struct{}
+
+func withRequest(ctx context.Context, req *request) context.Context {
+	req.member = sync.OnceValues(func() (storage.Member, error) {
+		return req.store.GetMember(ctx, req.grant.MemberID)
+	})
+	return context.WithValue(ctx, requestKey{}, req)
+}
+
+// requestFrom returns the request a resolver runs for; ServeHTTP always puts one there.
+func requestFrom(ctx context.Context) *request {
+	return ctx.Value(requestKey{}).(*request)
+}

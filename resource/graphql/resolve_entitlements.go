@@ -1,0 +1,184 @@
+package graphql
+
+import (
+	"context"
+	"sync"
+
+	gql "github.com/graph-gophers/graphql-go"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// The entitlement lists (spec, payments rule 4) carry what the member holds and nothing of how it
+// was paid: no order number, coupon, refund status or invoice.
+
+func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*digitalProductConnection, error) {
+	page, err := args.page()
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := v.req.store.ListHeldProducts(ctx, v.req.grant.MemberID, page)
+	if err != nil {
+		return nil, listError("digitalProducts", err)
+	}
+	conn := &digitalProductConnection{pageInfo: pageInfo{next: next}}
+	for _, h := range list {
+		conn.nodes = append(conn.nodes, &digitalProduct{h: h})
+	}
+	return conn, nil
+}
+
+type digitalProductConnection struct {
+	nodes    []*digitalProduct
+	pageInfo pageInfo
+}
+
+func (c *digitalProductConnection) Nodes() []*digitalProduct { return c.nodes }
+func (c *digitalProductConnection) PageInfo() *pageInfo      { return &c.pageInfo }
+
+type digitalProduct struct{ h storage.HeldProduct }
+
+func (p *digitalProduct) ID() gql.ID          { return id(p.h.Product.ID) }
+func (p *digitalProduct) Slug() string        { return p.h.Product.Slug }
+func (p *digitalProduct) Title() string       { return p.h.Product.Title }
+func (p *digitalProduct) Description() string { return p.h.Product.Description }
+func (p *digitalProduct) GrantedAt() dateTime { return newDateTime(p.h.GrantedAt) }
+
+// ConsultingServices lists the services offered against the viewer's courses. Slots and
+// meetings of the whole page are read together, once, by the first node that needs them.
+func (v *viewer) ConsultingServices(ctx context.Context, args pageArgs) (*consultingServiceConnection, error) {
+	page, err := args.page()
+	if err != nil {
+		return nil, err
+	}
+	req := v.req
+	list, next, err := req.store.ListOfferedConsultingServices(ctx, req.grant.MemberID, req.now, page)
+	if err != nil {
+		return nil, listError("consultingServices", err)
+	}
+	ids := make([]int64, len(list))
+	for i, s := range list {
+		ids[i] = s.ID
+	}
+	schedules := sync.OnceValues(func() (*schedules, error) {
+		slots, meetings, err := req.store.GetConsultingSchedules(ctx, ids, req.now)
+		if err != nil {
+			return nil, err
+		}
+		s := &schedules{slots: map[int64][]storage.ConsultingSlot{}, meetings: map[int64][]storage.ConsultingMeeting{}}
+		for _, sl := range slots {
+			s.slots[sl.ServiceID] = append(s.slots[sl.ServiceID], sl)
+		}
+		for _, m := range meetings {
+			s.meetings[m.ServiceID] = append(s.meetings[m.ServiceID], m)
+		}
+		return s, nil
+	})
+	conn := &consultingServiceConnection{pageInfo: pageInfo{next: next}}
+	for _, s := range list {
+		conn.nodes = append(conn.nodes, &consultingService{s: s, schedules: schedules})
+	}
+	return conn, nil
+}
+
+type consultingServiceConnection struct {
+	nodes    []*consultingService
+	pageInfo pageInfo
+}
+
+func (c *consultingServiceConnection) Nodes() []*consultingService { return c.nodes }
+func (c *consultingServiceConnection) PageInfo() *pageInfo         { return &c.pageInfo }
+
+type schedules struct {
+	slots    map[int64][]storage.ConsultingSlot
+	meetings map[int64][]storage.ConsultingMeeting
+}
+
+type consultingService struct {
+	s         storage.ConsultingService
+	schedules func() (*schedules, error)
+}
+
+func (c *consultingService) ID() gql.ID             { return id(c.s.ID) }
+func (c *consultingService) Slug() string           { return c.s.Slug }
+func (c *consultingService) Title() string          { return c.s.Title }
+func (c *consultingService) Description() string    { return c.s.Description }
+func (c *consultingService) DurationMinutes() int32 { return int32(c.s.DurationMinutes) }
+
+func (c *consultingService) Slots() ([]*consultingSlot, error) {
+	s, err := c.schedules()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*consultingSlot, 0, len(s.slots[c.s.ID]))
+	for _, sl := range s.slots[c.s.ID] {
+		out = append(out, &consultingSlot{s: sl})
+	}
+	return out, nil
+}
+
+// Meetings are everyone's: the store does not even say whose (spec, "Consulting service").
+func (c *consultingService) Meetings() ([]*consultingMeeting, error) {
+	s, err := c.schedules()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*consultingMeeting, 0, len(s.meetings[c.s.ID]))
+	for _, m := range s.meetings[c.s.ID] {
+		out = append(out, &consultingMeeting{m: m})
+	}
+	return out, nil
+}
+
+type consultingSlot struct{ s storage.ConsultingSlot }
+
+func (s *consultingSlot) Weekday() int32         { return int32(s.s.Weekday) }
+func (s *consultingSlot) StartTime() string      { return s.s.StartTime }
+func (s *consultingSlot) DurationMinutes() int32 { return int32(s.s.DurationMinutes) }
+func (s *consultingSlot) TimeZone() string       { return s.s.TimeZone }
+
+type consultingMeeting struct{ m storage.ConsultingMeeting }
+
+func (m *consultingMeeting) StartsAt() dateTime { return newDateTime(m.m.StartsAt) }
+func (m *consultingMeeting) EndsAt() dateTime   { return newDateTime(m.m.EndsAt) }
+
+func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*eventRegistrationConnection, error) {
+	page, err := args.page()
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := v.req.store.ListEventRegistrations(ctx, v.req.grant.MemberID, page)
+	if err != nil {
+		return nil, listError("eventRegistrations", err)
+	}
+	conn := &eventRegistrationConnection{pageInfo: pageInfo{next: next}}
+	for _, r := range list {
+		conn.nodes = append(conn.nodes, &eventRegistration{r: r})
+	}
+	return conn, nil
+}
+
+type eventRegistrationConnection struct {
+	nodes    []*eventRegistration
+	pageInfo pageInfo
+}
+
+func (c *eventRegistrationConnection) Nodes() []*eventRegistration { return c.nodes }
+func (c *eventRegistrationConnection) PageInfo() *pageInfo         { return &c.pageInfo }
+
+type eventRegistration struct{ r storage.EventRegistration }
+
+func (r *eventRegistration) ID() gql.ID             { return id(r.r.ID) }
+func (r *eventRegistration) Status() string         { return r.r.Status }
+func (r *eventRegistration) RegisteredAt() dateTime { return newDateTime(r.r.RegisteredAt) }
+func (r *eventRegistration) Event() *event          { return &event{e: r.r.Event} }
+
+type event struct{ e storage.Event }
+
+func (e *event) ID() gql.ID          { return id(e.e.ID) }
+func (e *event) Slug() string        { return e.e.Slug }
+func (e *event) Title() string       { return e.e.Title }
+func (e *event) Description() string { return e.e.Description }
+func (e *event) StartsAt() dateTime  { return newDateTime(e.e.StartsAt) }
+func (e *event) EndsAt() dateTime    { return newDateTime(e.e.EndsAt) }
+func (e *event) Location() string    { return e.e.Location }

@@ -1,0 +1,164 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+
+	gql "github.com/graph-gophers/graphql-go"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+type notificationArgs struct {
+	pageArgs
+	UnreadOnly bool
+}
+
+func (v *viewer) Notifications(ctx context.Context, args notificationArgs) (*notificationConnection, error) {
+	page, err := args.page()
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := v.req.store.ListNotifications(ctx, v.req.grant.MemberID, args.UnreadOnly, page)
+	if err != nil {
+		return nil, listError("notifications", err)
+	}
+	conn := &notificationConnection{pageInfo: pageInfo{next: next}}
+	for _, n := range list {
+		conn.nodes = append(conn.nodes, &notification{n: n})
+	}
+	return conn, nil
+}
+
+func (v *viewer) UnreadNotificationCount(ctx context.Context) (int32, error) {
+	n, err := v.req.store.CountUnreadNotifications(ctx, v.req.grant.MemberID)
+	return int32(n), err
+}
+
+// NotificationSubscriptions answers the whole grid a settings page shows: every known topic on
+// every channel, off unless the viewer turned it on, then any other topic stored for the viewer.
+func (v *viewer) NotificationSubscriptions(ctx context.Context) ([]*subscription, error) {
+	stored, err := v.req.store.ListNotificationSubscriptions(ctx, v.req.grant.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*subscription
+	for _, topic := range storage.NotificationTopics {
+		for _, channel := range storage.NotificationChannels {
+			s := storage.NotificationSubscription{Topic: topic, Channel: channel}
+			if i := slices.IndexFunc(stored, func(x storage.NotificationSubscription) bool { return x.Topic == topic && x.Channel == channel }); i >= 0 {
+				s.Enabled = stored[i].Enabled
+			}
+			out = append(out, &subscription{s: s})
+		}
+	}
+	for _, s := range stored {
+		if !slices.Contains(storage.NotificationTopics, s.Topic) || !slices.Contains(storage.NotificationChannels, s.Channel) {
+			out = append(out, &subscription{s: s})
+		}
+	}
+	return out, nil
+}
+
+type notificationConnection struct {
+	nodes    []*notification
+	pageInfo pageInfo
+}
+
+func (c *notificationConnection) Nodes() []*notification { return c.nodes }
+func (c *notificationConnection) PageInfo() *pageInfo    { return &c.pageInfo }
+
+type notification struct{ n storage.Notification }
+
+func (n *notification) ID() gql.ID          { return id(n.n.ID) }
+func (n *notification) Kind() string        { return n.n.Kind }
+func (n *notification) Title() string       { return n.n.Title }
+func (n *notification) Body() string        { return n.n.Body }
+func (n *notification) URL() *string        { return optionalString(n.n.URL) }
+func (n *notification) CreatedAt() dateTime { return newDateTime(n.n.CreatedAt) }
+func (n *notification) ReadAt() *dateTime   { return optionalDateTime(n.n.ReadAt) }
+
+type subscription struct {
+	s storage.NotificationSubscription
+}
+
+func (s *subscription) Topic() string   { return s.s.Topic }
+func (s *subscription) Channel() string { return s.s.Channel }
+func (s *subscription) Enabled() bool   { return s.s.Enabled }
+
+// ---- mutations: everything account:write grants (spec, Member API mutations) ----
+
+// writer returns the request when its token holds account:write.
+func writer(ctx context.Context) (*request, error) {
+	req := requestFrom(ctx)
+	if !req.grant.HasScope(scopeWrite) {
+		return nil, scopeError(scopeWrite)
+	}
+	return req, nil
+}
+
+func (root) MarkNotificationRead(ctx context.Context, args struct{ ID gql.ID }) (*notification, error) {
+	req, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	notFound := newError(codeNotFound, "You have no notification with id %q.", string(args.ID))
+	n, err := strconv.ParseInt(string(args.ID), 10, 64)
+	if err != nil || n <= 0 {
+		return nil, notFound
+	}
+	got, err := req.store.MarkNotificationRead(ctx, req.grant.MemberID, n, req.now)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &notification{n: got}, nil
+}
+
+func (root) MarkAllNotificationsRead(ctx context.Context) (*markAllPayload, error) {
+	req, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	marked, err := req.store.MarkAllNotificationsRead(ctx, req.grant.MemberID, req.now)
+	if err != nil {
+		return nil, err
+	}
+	unread, err := req.store.CountUnreadNotifications(ctx, req.grant.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	return &markAllPayload{marked: marked, unread: unread}, nil
+}
+
+type markAllPayload struct{ marked, unread int }
+
+func (p *markAllPayload) MarkedCount() int32             { return int32(p.marked) }
+func (p *markAllPayload) UnreadNotificationCount() int32 { return int32(p.unread) }
+
+type subscriptionInput struct {
+	Topic   string
+	Channel string
+	Enabled bool
+}
+
+func (root) UpdateNotificationSubscription(ctx context.Context, args struct{ Input subscriptionInput }) (*subscription, error) {
+	req, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := req.store.SetNotificationSubscription(ctx, req.grant.MemberID,
+		storage.NotificationSubscription{Topic: args.Input.Topic, Channel: args.Input.Channel, Enabled: args.Input.Enabled})
+	if errors.Is(err, storage.ErrInvalidArgument) {
+		// The enums allow only known values; this is a store that knows fewer.
+		return nil, newError(codeBadUserInput, "Unknown topic or channel.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &subscription{s: s}, nil
+}

@@ -1,0 +1,83 @@
+package graphql
+
+import (
+	"context"
+
+	gql "github.com/graph-gophers/graphql-go"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// root resolves Query and Mutation.
+type root struct{}
+
+// Viewer is the entry to everything account:read grants; without the scope the field is null
+// with an error naming it (spec, Errors: 200 with an entry in errors).
+func (root) Viewer(ctx context.Context) (*viewer, error) {
+	req := requestFrom(ctx)
+	if !req.grant.HasScope(scopeRead) {
+		return nil, scopeError(scopeRead)
+	}
+	return &viewer{req: req}, nil
+}
+
+// viewer resolves the signed-in member. Each connection reads its page in one statement and
+// hands its nodes a batch that reads what they share (curricula, progress, schedules) once for
+// the whole page, so a request's statements do not grow with the data.
+type viewer struct{ req *request }
+
+func (v *viewer) ID() gql.ID { return id(v.req.grant.MemberID) }
+
+func (v *viewer) Name() (string, error) {
+	m, err := v.req.member()
+	return m.Name, err
+}
+
+func (v *viewer) Email() (string, error) {
+	m, err := v.req.member()
+	return m.Email, err
+}
+
+func (v *viewer) Avatar() (*avatar, error) {
+	m, err := v.req.member()
+	if err != nil || m.AvatarURL == "" {
+		return nil, err
+	}
+	return &avatar{url: m.AvatarURL}, nil
+}
+
+type avatar struct{ url string }
+
+func (a *avatar) URL() string { return a.url }
+
+// Schools crosses schools by design: it lists the viewer's own roles everywhere (spec, Viewer
+// table), and nothing else of the other schools.
+func (v *viewer) Schools(ctx context.Context) ([]*schoolMembership, error) {
+	list, err := v.req.store.ListMemberSchools(ctx, v.req.grant.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*schoolMembership, len(list))
+	for i, s := range list {
+		out[i] = &schoolMembership{s: s, current: s.SchoolID == v.req.tenant.SchoolID}
+	}
+	return out, nil
+}
+
+type schoolMembership struct {
+	s       storage.SchoolRoles
+	current bool
+}
+
+func (m *schoolMembership) ID() gql.ID        { return id(m.s.SchoolID) }
+func (m *schoolMembership) Subdomain() string { return m.s.Subdomain }
+func (m *schoolMembership) Name() string      { return m.s.Name }
+func (m *schoolMembership) Current() bool     { return m.current }
+
+func (m *schoolMembership) Roles() []string {
+	out := make([]string, len(m.s.Roles))
+	for i, r := range m.s.Roles {
+		out[i] = string(r)
+	}
+	return out
+}

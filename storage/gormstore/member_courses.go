@@ -1,0 +1,117 @@
+package gormstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// enrolledCourseRow is one row of the enrollments-courses join.
+type enrolledCourseRow struct {
+	EnrollmentID   int64
+	CourseID       int64
+	ExpireDate     *time.Time
+	LifetimeAccess bool
+	EnrolledAt     time.Time
+	Slug           string
+	Title          string
+	Description    string
+	PriceAmount    int64
+	Currency       string
+	Published      bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// ListEnrolledCourses pages through a member's enrollments with their courses in one statement.
+func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page storage.Page) ([]storage.EnrolledCourse, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	op := fmt.Sprintf("list enrolled courses of member %d", memberID)
+	// Both tables are filtered by the school: the join's own condition already ties the course
+	// to the enrollment's school, and the explicit filters let each use its index.
+	q := s.conn(ctx).Table("enrollments AS e").
+		Select("e.id AS enrollment_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, "+
+			"c.slug, c.title, c.description, c.price_amount, c.currency, c.published, c.created_at, c.updated_at").
+		Joins("JOIN courses AS c ON c.school_id = e.school_id AND c.id = e.course_id").
+		Where("e.school_id = ? AND e.member_id = ?", sc.schoolID, memberID)
+	q, limit, err := timeIDPage(q, "e.enrolled_at", "e.id", false, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []enrolledCourseRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r enrolledCourseRow) (time.Time, int64) { return r.EnrolledAt, r.EnrollmentID })
+	out := make([]storage.EnrolledCourse, len(rows))
+	for i, r := range rows {
+		out[i] = storage.EnrolledCourse{
+			Enrollment: storage.Enrollment{
+				ID:             r.EnrollmentID,
+				MemberID:       memberID,
+				CourseID:       r.CourseID,
+				ExpireDate:     utcPtr(r.ExpireDate),
+				LifetimeAccess: r.LifetimeAccess,
+				EnrolledAt:     utc(r.EnrolledAt),
+			},
+			Course: courseRow{
+				ID: r.CourseID, Slug: r.Slug, Title: r.Title, Description: r.Description,
+				PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
+				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+			}.course(),
+		}
+	}
+	return out, next, nil
+}
+
+// GetCurricula returns the sections and lectures of several courses in two statements.
+func (s *Store) GetCurricula(ctx context.Context, courseIDs []int64) ([]storage.Section, []storage.Lecture, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(courseIDs) == 0 {
+		return []storage.Section{}, []storage.Lecture{}, nil
+	}
+	const op = "get curricula"
+	db := s.conn(ctx)
+	var sections []sectionRow
+	if err := sc.in(db).Where("course_id IN ?", courseIDs).Order("course_id, position").Find(&sections).Error; err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	var lectures []lectureRow
+	if err := sc.in(db).Where("course_id IN ?", courseIDs).Find(&lectures).Error; err != nil {
+		return nil, nil, wrap(op, err)
+	}
+
+	pos := make(map[int64]int, len(sections))
+	outSections := make([]storage.Section, len(sections))
+	for i, r := range sections {
+		pos[r.ID] = r.Position
+		outSections[i] = storage.Section{ID: r.ID, CourseID: r.CourseID, Position: r.Position, Title: r.Title}
+	}
+	outLectures := make([]storage.Lecture, len(lectures))
+	for i, r := range lectures {
+		outLectures[i] = storage.Lecture{
+			ID: r.ID, CourseID: r.CourseID, SectionID: r.SectionID, Position: r.Position, Title: r.Title,
+			DurationSeconds: r.DurationSeconds, IsLocked: r.IsLocked, UnlockAt: utcPtr(r.UnlockAt),
+		}
+	}
+	// Section ids need not follow section positions, so lectures are ordered here, by the
+	// position of their section rather than its id.
+	slices.SortFunc(outLectures, func(a, b storage.Lecture) int {
+		return cmp.Or(
+			cmp.Compare(a.CourseID, b.CourseID),
+			cmp.Compare(pos[a.SectionID], pos[b.SectionID]),
+			cmp.Compare(a.Position, b.Position),
+		)
+	})
+	return outSections, outLectures, nil
+}

@@ -1,0 +1,181 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// heldProductRow is one row of the holdings-products join.
+type heldProductRow struct {
+	HoldingID   int64
+	GrantedAt   time.Time
+	ProductID   int64
+	Slug        string
+	Title       string
+	Description string
+	PriceAmount int64
+	Currency    string
+	Published   bool
+}
+
+// ListHeldProducts pages through the digital products a member holds, in one statement.
+func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page storage.Page) ([]storage.HeldProduct, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	q := s.conn(ctx).Table("product_holdings AS h").
+		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug, p.title, p.description, p.price_amount, p.currency, p.published").
+		Joins("JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id").
+		Where("h.school_id = ? AND h.member_id = ?", sc.schoolID, memberID)
+	q, limit, err := timeIDPage(q, "h.granted_at", "h.id", false, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []heldProductRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, "", wrap(fmt.Sprintf("list held products of member %d", memberID), err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
+	out := make([]storage.HeldProduct, len(rows))
+	for i, r := range rows {
+		out[i] = storage.HeldProduct{
+			HoldingID: r.HoldingID,
+			GrantedAt: utc(r.GrantedAt),
+			Product: storage.DigitalProduct{
+				ID: r.ProductID, Slug: r.Slug, Title: r.Title, Description: r.Description,
+				PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
+			},
+		}
+	}
+	return out, next, nil
+}
+
+// ListOfferedConsultingServices pages through the services offered against the courses a member
+// has access to, in one statement.
+func (s *Store) ListOfferedConsultingServices(ctx context.Context, memberID int64, at time.Time, page storage.Page) ([]storage.ConsultingService, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	after, err := decodeCursor(page.After)
+	if err != nil {
+		return nil, "", err
+	}
+	limit := pageSize(page)
+	db := s.conn(ctx)
+	// A service offered against two of the member's courses is one service: the subquery makes
+	// the list distinct without a DISTINCT over every column.
+	offered := db.Table("consulting_service_courses AS o").
+		Select("o.service_id").
+		Joins("JOIN enrollments AS e ON e.school_id = o.school_id AND e.course_id = o.course_id").
+		Where("o.school_id = ? AND e.member_id = ?", sc.schoolID, memberID).
+		Where("(e.lifetime_access OR e.expire_date IS NULL OR e.expire_date > ?)", dbTime(at))
+	var rows []consultingServiceRow
+	err = sc.in(db).Where("id IN (?) AND id > ?", offered, after).Order("id").Limit(limit + 1).Find(&rows).Error
+	if err != nil {
+		return nil, "", wrap(fmt.Sprintf("list consulting services offered to member %d", memberID), err)
+	}
+	rows, next := nextCursor(rows, limit, func(r consultingServiceRow) int64 { return r.ID })
+	out := make([]storage.ConsultingService, len(rows))
+	for i, r := range rows {
+		out[i] = storage.ConsultingService{
+			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
+			PriceAmount: r.PriceAmount, Currency: r.Currency, DurationMinutes: r.DurationMinutes,
+		}
+	}
+	return out, next, nil
+}
+
+// GetConsultingSchedules returns the slots and the meetings still to end of several services,
+// in two statements. The meetings' member column is never read.
+func (s *Store) GetConsultingSchedules(ctx context.Context, serviceIDs []int64, from time.Time) ([]storage.ConsultingSlot, []storage.ConsultingMeeting, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(serviceIDs) == 0 {
+		return []storage.ConsultingSlot{}, []storage.ConsultingMeeting{}, nil
+	}
+	const op = "get consulting schedules"
+	db := s.conn(ctx)
+	var slots []consultingSlotRow
+	if err := sc.in(db).Where("service_id IN ?", serviceIDs).Order("service_id, weekday, start_time").Find(&slots).Error; err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	var meetings []consultingMeetingRow
+	err = sc.in(db).Select("id", "service_id", "starts_at", "ends_at").
+		Where("service_id IN ? AND ends_at > ?", serviceIDs, dbTime(from)).
+		Order("service_id, starts_at").Find(&meetings).Error
+	if err != nil {
+		return nil, nil, wrap(op, err)
+	}
+	outSlots := make([]storage.ConsultingSlot, len(slots))
+	for i, r := range slots {
+		outSlots[i] = storage.ConsultingSlot{
+			ID: r.ID, ServiceID: r.ServiceID, Weekday: r.Weekday, StartTime: r.StartTime,
+			DurationMinutes: r.DurationMinutes, TimeZone: r.TimeZone,
+		}
+	}
+	outMeetings := make([]storage.ConsultingMeeting, len(meetings))
+	for i, r := range meetings {
+		outMeetings[i] = storage.ConsultingMeeting{ID: r.ID, ServiceID: r.ServiceID, StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt)}
+	}
+	return outSlots, outMeetings, nil
+}
+
+// eventRegistrationJoinRow is one row of the registrations-events join.
+type eventRegistrationJoinRow struct {
+	RegistrationID int64
+	Status         string
+	RegisteredAt   time.Time
+	EventID        int64
+	Slug           string
+	Title          string
+	Description    string
+	StartsAt       time.Time
+	EndsAt         time.Time
+	Location       string
+	PriceAmount    int64
+	Currency       string
+	Capacity       int
+	Published      bool
+}
+
+// ListEventRegistrations pages through a member's event registrations with their events, in one
+// statement.
+func (s *Store) ListEventRegistrations(ctx context.Context, memberID int64, page storage.Page) ([]storage.EventRegistration, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	q := s.conn(ctx).Table("event_registrations AS r").
+		Select("r.id AS registration_id, r.status, r.registered_at, ev.id AS event_id, ev.slug, ev.title, ev.description, "+
+			"ev.starts_at, ev.ends_at, ev.location, ev.price_amount, ev.currency, ev.capacity, ev.published").
+		Joins("JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id").
+		Where("r.school_id = ? AND r.member_id = ?", sc.schoolID, memberID)
+	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []eventRegistrationJoinRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, "", wrap(fmt.Sprintf("list event registrations of member %d", memberID), err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
+	out := make([]storage.EventRegistration, len(rows))
+	for i, r := range rows {
+		out[i] = storage.EventRegistration{
+			ID: r.RegistrationID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),
+			Event: storage.Event{
+				ID: r.EventID, Slug: r.Slug, Title: r.Title, Description: r.Description,
+				StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
+				PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
+			},
+		}
+	}
+	return out, next, nil
+}

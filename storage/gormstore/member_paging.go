@@ -1,0 +1,82 @@
+package gormstore
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// The Member API's lists are ordered by a time and then the row id (an enrollment's enrolled_at,
+// a payment's created_at ...), because those times are data and need not follow the ids. Their
+// cursors carry both, under a prefix of their own so that a cursor of another list's kind is
+// refused rather than misread.
+const timeIDCursorPrefix = "ti:"
+
+// timeIDCursor is a position in a list ordered by (time, numeric id).
+type timeIDCursor struct {
+	at time.Time
+	id int64
+}
+
+// encodeTimeIDCursor returns the opaque cursor of the page that follows c. The time is kept in
+// microseconds, the precision the databases store.
+func encodeTimeIDCursor(c timeIDCursor) string {
+	raw := timeIDCursorPrefix + strconv.FormatInt(c.at.UnixMicro(), 10) + ":" + strconv.FormatInt(c.id, 10)
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// decodeTimeIDCursor returns the position a cursor continues after; ok is false for the first
+// page.
+func decodeTimeIDCursor(after string) (c timeIDCursor, ok bool, err error) {
+	if after == "" {
+		return timeIDCursor{}, false, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(after)
+	if err != nil || !strings.HasPrefix(string(raw), timeIDCursorPrefix) {
+		return timeIDCursor{}, false, errBadCursor
+	}
+	micros, id, found := strings.Cut(strings.TrimPrefix(string(raw), timeIDCursorPrefix), ":")
+	n, err1 := strconv.ParseInt(micros, 10, 64)
+	i, err2 := strconv.ParseInt(id, 10, 64)
+	if !found || err1 != nil || err2 != nil || i <= 0 {
+		return timeIDCursor{}, false, errBadCursor
+	}
+	return timeIDCursor{at: time.UnixMicro(n).UTC(), id: i}, true, nil
+}
+
+// timeIDPage applies one page of a (time, id) keyset to q: the rows after the cursor in the
+// given direction, in that order, one more than the page holds so that nextTimeIDCursor can tell
+// whether another page follows. column and idColumn are qualified by the caller when q joins.
+func timeIDPage(q *gorm.DB, column, idColumn string, desc bool, page storage.Page) (*gorm.DB, int, error) {
+	after, ok, err := decodeTimeIDCursor(page.After)
+	if err != nil {
+		return nil, 0, err
+	}
+	cmp, dir := ">", "ASC"
+	if desc {
+		cmp, dir = "<", "DESC"
+	}
+	if ok {
+		at := dbTime(after.at)
+		q = q.Where(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", column, idColumn, cmp), at, at, after.id)
+	}
+	limit := pageSize(page)
+	return q.Order(fmt.Sprintf("%s %s, %s %s", column, dir, idColumn, dir)).Limit(limit + 1), limit, nil
+}
+
+// nextTimeIDCursor trims rows fetched by timeIDPage to the page and returns the cursor of the
+// next page, or "" when this page is the last.
+func nextTimeIDCursor[R any](rows []R, limit int, key func(R) (time.Time, int64)) ([]R, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	at, id := key(rows[limit-1])
+	return rows, encodeTimeIDCursor(timeIDCursor{at: at, id: id})
+}
