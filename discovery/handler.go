@@ -22,17 +22,21 @@ func New() *Handler { return &Handler{} }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	docs := map[string]func(*tenant.Tenant) any{
-		"/.well-known/oauth-authorization-server": func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
-		"/.well-known/openid-configuration":       func(t *tenant.Tenant) any { return ServerMetadataFor(t) },
-		resource.MetadataPath:                     func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") },
+	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		r.Handle(path, serveDocument(func(t *tenant.Tenant) any { return ServerMetadataFor(t) })).
+			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
+	h.MountResourceMetadata(r)
+}
+
+// MountResourceMetadata registers only the protected-resource metadata (a Member API process
+// serves these, not the authorization server's documents).
+func (h *Handler) MountResourceMetadata(r *mux.Router) {
+	r.Handle(resource.MetadataPath, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") })).
+		Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	for _, p := range resourcePaths {
-		p := p
-		docs[resource.MetadataPath+p] = func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) }
-	}
-	for path, build := range docs {
-		r.Handle(path, serveDocument(build)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+		r.Handle(resource.MetadataPath+p, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
+			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 }
 

@@ -34,6 +34,8 @@ type Deps struct {
 	Tenants *tenant.Registry
 	Store   storage.Store
 	Logger  *slog.Logger
+	// Only, when OnlyMemberAPI, serves the Member API alone (mountMemberAPI).
+	Only string
 	// Documents resolves Client ID Metadata Documents; nil builds the resolver from the
 	// configuration (system roots, the server file's reviewed_clients). Tests pass one that
 	// trusts their own CA.
@@ -90,34 +92,15 @@ func (s *Server) PublicHandler() http.Handler { return s.public.Handler }
 func (s *Server) InternalHandler() http.Handler { return s.internal.Handler }
 
 func (s *Server) publicHandler() (http.Handler, error) {
-	d := s.deps
-	pages, err := templates.New()
-	if err != nil {
-		return nil, err
-	}
-	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger})
-	if err != nil {
-		return nil, err
-	}
-	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
-	documents := d.Documents
-	if documents == nil {
-		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger})
-	}
-	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
-	s.verifier = verifier
-
 	r := mux.NewRouter()
 	r.Use(recordRoute)
-	discovery.New().Mount(r)
-	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
-	login.Mount(r)
-	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
-	authz.New(authz.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
-		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
-	}).Mount(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	mount := s.mountAll
+	if s.deps.Only == OnlyMemberAPI {
+		mount = s.mountMemberAPI
+	}
+	if err := mount(r); err != nil {
+		return nil, err
+	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 	})
@@ -147,6 +130,60 @@ func (s *Server) warnPrivateNetworks() {
 				"school_id", t.SchoolID, "subdomain", t.Subdomain)
 		}
 	}
+}
+
+// mountAll mounts everything a full Proctor serves: discovery, login and consent, the operator
+// pages, the authorization server and the resource server, all verifying tokens through the
+// store.
+func (s *Server) mountAll(r *mux.Router) error {
+	d := s.deps
+	pages, err := templates.New()
+	if err != nil {
+		return err
+	}
+	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger})
+	if err != nil {
+		return err
+	}
+	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
+	documents := d.Documents
+	if documents == nil {
+		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger})
+	}
+	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
+	s.verifier = verifier
+
+	discovery.New().Mount(r)
+	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
+	login.Mount(r)
+	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
+	authz.New(authz.Deps{
+		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
+		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
+	}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	return nil
+}
+
+// OnlyMemberAPI is the Deps.Only value of `proctor serve --only member-api`.
+const OnlyMemberAPI = "member-api"
+
+// mountMemberAPI mounts the Member API alone, for a process that runs apart from the
+// authorization server (spec: a Member API service may validate tokens over a private network).
+// Tokens are verified through the authorization server's internal introspection endpoint;
+// member data comes from the shared database. The protected-resource metadata is served so
+// that challenges point somewhere real; the authorization server's own documents are not.
+func (s *Server) mountMemberAPI(r *mux.Router) error {
+	d := s.deps
+	m := d.Config.MemberAPI
+	if m.IntrospectionURL == "" || len(m.APIKey) == 0 {
+		return errors.New("serve --only member-api needs member_api.introspection_url and member_api.api_key")
+	}
+	verifier := resource.NewRemoteVerifier(m.IntrospectionURL, m.APIKey)
+	s.verifier = verifier
+	discovery.New().MountResourceMetadata(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	return nil
 }
 
 // idTokensOnly serves the JWKS only at schools that issue ID tokens: a school without them

@@ -18,6 +18,8 @@ type app struct {
 	tenants *tenant.Registry
 	store   *gormstore.Store
 	log     *slog.Logger
+	// only is serve's --only value ("" serves everything).
+	only string
 }
 
 // loadTenants reads and validates the configuration and indexes its tenants.

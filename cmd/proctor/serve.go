@@ -11,7 +11,10 @@ import (
 )
 
 func newServeCommand(g *globalFlags) *cobra.Command {
-	var migrate bool
+	var (
+		migrate bool
+		only    string
+	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the public and internal listeners",
@@ -19,7 +22,11 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 (/healthz, /readyz, /metrics). SIGTERM or SIGINT drains in-flight requests for up to
 http.shutdown_grace, then exits.
 
-The database schema must be current: run "proctor migrate" first, or pass --migrate.`,
+The database schema must be current: run "proctor migrate" first, or pass --migrate.
+
+With --only member-api the process serves the GraphQL Member API alone, verifying tokens
+through the authorization server's internal introspection endpoint (member_api.introspection_url
+and member_api.api_key) and reading member data from the same database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := openApp(cmd.Context(), g, cmd.ErrOrStderr())
@@ -27,10 +34,17 @@ The database schema must be current: run "proctor migrate" first, or pass --migr
 				return err
 			}
 			defer a.close()
+			switch only {
+			case "", server.OnlyMemberAPI:
+			default:
+				return fmt.Errorf("--only accepts %q", server.OnlyMemberAPI)
+			}
+			a.only = only
 			return a.serve(cmd.Context(), migrate)
 		},
 	}
 	cmd.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")
+	cmd.Flags().StringVar(&only, "only", "", "serve one part alone: member-api")
 	return cmd
 }
 
@@ -51,7 +65,7 @@ func (a *app) serve(ctx context.Context, migrate bool) error {
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log, Only: a.only})
 	if err != nil {
 		return err
 	}
