@@ -7,7 +7,7 @@ TESTFLAGS ?=
 # Fuzz targets and how long `make fuzz` gives each.
 FUZZTIME  ?= 30s
 
-.PHONY: run build test vet fmt fuzz e2e clean help
+.PHONY: run build test vet fmt fuzz e2e bench clean help
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -37,6 +37,16 @@ fuzz: ## run every fuzz target for FUZZTIME each
 e2e: ## end-to-end OAuth flow in headless chromium (needs Node.js and /usr/bin/chromium)
 	@[ -d e2e/node_modules ] || (cd e2e && npm ci --no-audit --no-fund)
 	bash e2e/run.sh
+
+bench: build ## load-test a server on loopback as docs/benchmarks.md did (PostgreSQL too with BENCH_PG_DSN or PROCTOR_TEST_POSTGRES_DSN)
+	bin/proctor bench --database sqlite --json bin/bench-sqlite.json --chart bin/bench-sqlite.svg
+	@dsn="$${BENCH_PG_DSN:-$$PROCTOR_TEST_POSTGRES_DSN}"; \
+	  if [ -n "$$dsn" ]; then \
+	    echo "bin/proctor bench --database postgres --dsn [set] --json bin/bench-postgres.json --chart bin/bench-postgres.svg"; \
+	    bin/proctor bench --database postgres --dsn "$$dsn" --json bin/bench-postgres.json --chart bin/bench-postgres.svg; \
+	  else \
+	    echo "PostgreSQL skipped: set BENCH_PG_DSN or PROCTOR_TEST_POSTGRES_DSN"; \
+	  fi
 
 clean: ## remove build output and the demo data
 	rm -rf bin var

@@ -17,7 +17,8 @@ CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 die() { echo "e2e: $*" >&2; exit 1; }
 
 command -v node >/dev/null || die "node is not installed"
-[ -d e2e/node_modules/oauth4webapi ] && [ -d e2e/node_modules/playwright-core ] ||
+[ -d e2e/node_modules/oauth4webapi ] && [ -d e2e/node_modules/playwright-core ] &&
+  [ -d e2e/node_modules/@modelcontextprotocol/sdk ] ||
   die "e2e/node_modules is missing: run 'cd e2e && npm ci' (or 'make e2e')"
 [ -x "$CHROMIUM" ] || die "no chromium at $CHROMIUM: apt-get install chromium, or set CHROMIUM"
 
@@ -104,6 +105,8 @@ echo "== migrate, seed, clients"
 "$proctor" migrate >>"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; die "migrate failed"; }
 "$proctor" seed --tenant 1 e2e/fixture.yaml >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "seed failed"; }
+"$proctor" seed --tenant 1 e2e/mcp-fixture.yaml >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "seeding the MCP catalogue failed"; }
 
 json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||!v)process.exit(1);console.log(v)})' "$1"; }
 
@@ -151,6 +154,17 @@ status=$?
 set -e
 if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
   echo "e2e: the test run exceeded ${E2E_TIMEOUT}s and was stopped" >&2
+fi
+
+# Opt-in: the scenarios of @modelcontextprotocol/conformance that apply to /mcp (the others call
+# fixture tools, prompts and resources this server does not have). It needs Node 22, fetched as
+# the npm package node@22 with the suite, so it stays out of the default run (docs/mcp.md).
+if [ "${MCP_CONFORMANCE:-}" = 1 ] && [ "$status" -eq 0 ]; then
+  echo "== MCP conformance at $issuer/mcp"
+  for scenario in server-initialize ping tools-list dns-rebinding-protection; do
+    timeout 120 npm exec --yes --package=node@22 --package=@modelcontextprotocol/conformance@0.1.16 -- \
+      conformance server --url "$issuer/mcp" --scenario "$scenario" || status=1
+  done
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "e2e: the server exited during the run" >&2

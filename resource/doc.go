@@ -4,8 +4,10 @@
 // One Verifier serves userinfo, the Member API, /mcp and the operator REST API. It checks the
 // token's HMAC before touching the database (a forged or garbled token costs no query), then
 // finds the token pair with one indexed lookup scoped to the request's school, and refuses a
-// revoked, expired or foreign-origin token. On a pair's first use it commits the refresh
-// rotation (the spec's token-pair table: the pair it replaced is revoked), exactly once.
+// revoked, expired or foreign-origin token, and one whose grant names no school_id or another
+// school's (read from the pair's stored session: no second query). On a pair's first use it
+// commits the refresh rotation (the spec's token-pair table: the pair it replaced is revoked),
+// exactly once.
 //
 // Errors distinguish "invalid" (401 invalid_token) from "no verdict" (the database could not be
 // asked: 503, and the client may retry).

@@ -21,8 +21,10 @@ import (
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -162,6 +164,8 @@ func (s *Server) mountAll(r *mux.Router) error {
 		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes}).Mount(r)
 	return nil
 }
 

@@ -12,6 +12,9 @@ type Store interface {
 	Courses
 	Progress
 	MemberData
+	OperatorData
+	Catalog
+	Reports
 	Importer
 	Clients
 	Grants

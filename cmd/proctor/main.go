@@ -80,6 +80,7 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 		newMembersCommand(g),
 		newKeysCommand(g),
 		newClientsCommand(g),
+		newBenchCommand(g),
 		newVersionCommand(),
 	)
 	return root

@@ -11,12 +11,12 @@ import (
 )
 
 // The cost of a query estimates how many field values answering it produces, before anything
-// runs: every field counts once per object it is resolved on. A connection multiplies what is
-// under it by its `first` (its default when absent, at most maxFirst: more is refused when it
-// runs anyway); any other list (sections, lectures, slots, introspection's types and fields)
-// multiplies by listEstimate. Aliases count as the separate fields they are, and fragments as
-// often as they are spread, so neither can hide work. @skip and @include are ignored: a query is
-// charged as if everything in it ran.
+// runs: every field counts once per object it is resolved on. A connection's nodes hold `first`
+// items (its default when absent, at most maxFirst: more is refused when it runs anyway); any
+// other list (sections, lectures, slots, introspection's types and fields) holds listEstimate.
+// Aliases count as the separate fields they are, and fragments as often as they are spread, so
+// neither can hide work. @skip and @include are ignored: a query is charged as if everything in
+// it ran.
 //
 // graphql-go exposes no parser for executable documents, so a small one lives here. It reads
 // only what the estimate needs (selections, arguments, fragments, variable defaults) and leaves
@@ -24,8 +24,9 @@ import (
 // read is handed to graphql-go's validation for its error message.
 const listEstimate = 10
 
-// errCostUnreadable: the parser failed on a document graphql-go's validation accepts. The query
-// is refused rather than run unmeasured.
+// errCostUnreadable: the reader could not make sense of the document. Usually graphql-go's
+// validation then says what is wrong with it; if it finds nothing, the query is refused rather
+// than run unmeasured.
 var errCostUnreadable = errors.New("the query could not be measured")
 
 // costModel knows, for each object type of the schema, which fields are lists and which take a
@@ -60,8 +61,8 @@ func (m costModel) queryCost(query, operationName string, variables map[string]a
 		return 0, nil
 	}
 	w := costWalk{model: m, doc: doc, op: op, vars: variables, limit: limit, active: map[string]bool{}}
-	w.selections(root.TypeName(), op.selections, 1, false)
-	return w.total, w.err
+	w.selections(root.TypeName(), op.selections, 1, 0)
+	return w.total, nil
 }
 
 type costWalk struct {
@@ -72,25 +73,25 @@ type costWalk struct {
 	limit  int
 	total  int
 	active map[string]bool // fragments being expanded, to stop on a cycle
-	err    error
 }
 
-// selections charges sels resolved on `times` objects of typeName. sized says the enclosing
-// field took `first`, so that a list directly under it (a connection's nodes) is already sized.
-func (w *costWalk) selections(typeName string, sels []selectionNode, times int, sized bool) {
+// selections charges sels resolved on `times` objects of typeName. sizedBy is the `first` of the
+// enclosing field when it took one: a list directly under it (a connection's nodes) holds that
+// many items rather than listEstimate.
+func (w *costWalk) selections(typeName string, sels []selectionNode, times, sizedBy int) {
 	for _, s := range sels {
-		if w.total > w.limit || w.err != nil {
+		if w.total > w.limit {
 			return
 		}
 		switch s.kind {
 		case fieldSelection:
-			w.field(typeName, s, times, sized)
+			w.field(typeName, s, times, sizedBy)
 		case inlineFragment:
 			t := typeName
 			if s.typeCondition != "" {
 				t = s.typeCondition
 			}
-			w.selections(t, s.selections, times, sized)
+			w.selections(t, s.selections, times, sizedBy)
 		case fragmentSpread:
 			f, ok := w.doc.fragments[s.name]
 			if !ok || w.active[s.name] {
@@ -98,26 +99,28 @@ func (w *costWalk) selections(typeName string, sels []selectionNode, times int, 
 				continue
 			}
 			w.active[s.name] = true
-			w.selections(f.typeCondition, f.selections, times, sized)
+			w.selections(f.typeCondition, f.selections, times, sizedBy)
 			w.active[s.name] = false
 		}
 	}
 }
 
-func (w *costWalk) field(typeName string, s selectionNode, times int, sized bool) {
+func (w *costWalk) field(typeName string, s selectionNode, times, sizedBy int) {
 	w.total = saturatingAdd(w.total, times)
 	def := w.model.fieldDef(typeName, s.name)
 	if def == nil || len(s.selections) == 0 {
 		return // a leaf, __typename, or an unknown field graphql-go will refuse
 	}
-	factor, takesFirst := 1, false
-	if arg := def.Arguments.Get("first"); arg != nil {
-		takesFirst = true
-		factor = w.first(s, arg)
-	} else if isList(def.Type) && !sized {
+	factor, childSizedBy := 1, 0
+	switch arg := def.Arguments.Get("first"); {
+	case arg != nil:
+		childSizedBy = w.first(s, arg)
+	case isList(def.Type) && sizedBy > 0:
+		factor = sizedBy
+	case isList(def.Type):
 		factor = listEstimate
 	}
-	w.selections(namedTypeName(def.Type), s.selections, saturatingMul(times, factor), takesFirst)
+	w.selections(namedTypeName(def.Type), s.selections, saturatingMul(times, factor), childSizedBy)
 }
 
 // first returns the `first` a connection field will be resolved with, clamped to [1, maxFirst]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	gql "github.com/graph-gophers/graphql-go"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
 	"github.com/proctorhq/proctor/storage"
@@ -74,6 +75,8 @@ func sanitize(ctx context.Context, log *slog.Logger, errs []*gqlerrors.QueryErro
 			qe.Extensions = map[string]any{"code": code}
 		case qe.Rule == "MaxDepthExceeded":
 			qe.Extensions = map[string]any{"code": codeTooDeep}
+		case qe.Rule == "OverlapValidationLimitExceeded", errors.Is(qe.Err, gql.ErrTooManySelections):
+			qe.Extensions = map[string]any{"code": codeTooComplex}
 		case qe.Rule != "":
 			qe.Extensions = map[string]any{"code": codeValidationFailed}
 		case errors.Is(qe.Err, gqlerrors.ErrSyntax):

@@ -36,10 +36,12 @@ const (
 // (depth 13). maxCost admits the whole curriculum of a full page of courses and the standard
 // introspection query with room to spare, and refuses what multiplies beyond them.
 const (
-	maxBodyBytes  = 64 << 10
-	maxQueryBytes = 32 << 10
-	maxDepth      = 15
-	maxCost       = 100_000
+	maxBodyBytes    = 64 << 10
+	maxQueryBytes   = 32 << 10
+	maxDepth        = 15
+	maxCost         = 100_000
+	maxOverlapPairs = 5_000
+	maxSelections   = 10_000
 )
 
 //go:embed schema.graphql
@@ -77,7 +79,10 @@ func New(d Deps) *Handler {
 	schema := gql.MustParseSchema(schemaSDL, &root{},
 		gql.UseStringDescriptions(),
 		gql.MaxDepth(maxDepth),
-		gql.MaxQueryLength(maxQueryBytes),
+		// graphql-go's own guards against documents built to be slow to validate or expand;
+		// every legitimate query, introspection included, stays far below them.
+		gql.OverlapValidationLimit(maxOverlapPairs),
+		gql.MaxSelections(maxSelections),
 		gql.PanicHandler(panicHandler{log: d.Logger}),
 		gql.Logger(quietLogger{}),
 	)
@@ -141,7 +146,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	resp := h.schema.Exec(withRequest(ctx, h.newRequest(t, g)), req.Query, req.OperationName, req.Variables)
+	resp := h.schema.Exec(h.withRequest(ctx, t, g), req.Query, req.OperationName, req.Variables)
 	sanitize(ctx, h.log, resp.Errors)
 	writeResponse(w, resp)
 }
@@ -222,16 +227,13 @@ type request struct {
 	member func() (storage.Member, error)
 }
 
-func (h *Handler) newRequest(t *tenant.Tenant, g resource.Grant) *request {
-	req := &request{store: h.store, tenant: t, grant: g, now: h.now().UTC()}
-	return req
-}
-
 type requestKey struct{}
 
-func withRequest(ctx context.Context, req *request) context.Context {
+// withRequest returns ctx carrying the request every resolver of this execution shares.
+func (h *Handler) withRequest(ctx context.Context, t *tenant.Tenant, g resource.Grant) context.Context {
+	req := &request{store: h.store, tenant: t, grant: g, now: h.now().UTC()}
 	req.member = sync.OnceValues(func() (storage.Member, error) {
-		return req.store.GetMember(ctx, req.grant.MemberID)
+		return req.store.GetMember(ctx, g.MemberID)
 	})
 	return context.WithValue(ctx, requestKey{}, req)
 }

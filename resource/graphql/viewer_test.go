@@ -110,8 +110,8 @@ func TestViewerEverything(t *testing.T) {
 // TestEntitlementsCarryNoBilling: the entitlement types have no field for an order number,
 // coupon, refund status or invoice (spec, payments rule 4).
 func TestEntitlementsCarryNoBilling(t *testing.T) {
-	e := newEnv(t, "sqlite")
-	token := e.token(e.a, mustMember(e), readScope)
+	e := seeded(newEnv(t, "sqlite"))
+	token := e.token(e.a, sam, readScope)
 	for _, typ := range []string{"Course", "DigitalProduct", "ConsultingService", "EventRegistration", "Event", "Lecture", "Section"} {
 		r := e.post(e.a, token, `query($t: String!) { __type(name: $t) { fields { name } } }`, map[string]any{"t": typ})
 		var out struct {
@@ -131,10 +131,4 @@ func TestEntitlementsCarryNoBilling(t *testing.T) {
 			}
 		}
 	}
-}
-
-// mustMember seeds a lone member at school A and returns the e-mail.
-func mustMember(e *env) string {
-	e.seed(e.a, schoolAData())
-	return sam
 }

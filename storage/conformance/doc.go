@@ -6,7 +6,9 @@
 // tenant, isolation between schools, paging, read-modify-write under concurrency,
 // ImportSchoolData's round trip, idempotency and all-or-nothing behaviour, transactions carried
 // in the context, and the OAuth races the database must decide: a code used twice at once, a
-// pair first used many times at once, a refresh racing a revocation of its grant. It reads only through
-// the Store interface, so what a backend keeps that the interface cannot read (payments, events
-// ...) is checked by the backend's own tests.
+// pair first used many times at once, a refresh racing a revocation of its grant; and the Member
+// API's reads (member*.go): which payments a member sees and in what order (the spec's payments
+// rules), consulting meetings without their members, notifications marked read once. It reads
+// only through the Store interface, so what a backend keeps that the interface cannot read is
+// checked by the backend's own tests.
 package conformance

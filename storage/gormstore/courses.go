@@ -1,10 +1,8 @@
 package gormstore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -71,55 +69,16 @@ func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Se
 		return nil, nil, err
 	}
 	op := fmt.Sprintf("get curriculum of course %d", courseID)
-	db := s.conn(ctx)
-
 	// The course lookup is what turns another school's course id into ErrNotFound (a course
 	// without sections is an empty curriculum, not a missing one).
 	var n int64
-	if err := sc.in(db.Model(&courseRow{})).Where("id = ?", courseID).Count(&n).Error; err != nil {
+	if err := sc.in(s.conn(ctx).Model(&courseRow{})).Where("id = ?", courseID).Count(&n).Error; err != nil {
 		return nil, nil, wrap(op, err)
 	}
 	if n == 0 {
 		return nil, nil, fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
 	}
-
-	var sections []sectionRow
-	if err := sc.in(db).Where("course_id = ?", courseID).Order("position").Find(&sections).Error; err != nil {
-		return nil, nil, wrap(op, err)
-	}
-	pos := make(map[int64]int, len(sections))
-	outSections := make([]storage.Section, len(sections))
-	for i, r := range sections {
-		pos[r.ID] = r.Position
-		outSections[i] = storage.Section{ID: r.ID, CourseID: r.CourseID, Position: r.Position, Title: r.Title}
-	}
-
-	var lectures []lectureRow
-	err = sc.in(db).Where("course_id = ?", courseID).Order("section_id, position").Find(&lectures).Error
-	if err != nil {
-		return nil, nil, wrap(op, err)
-	}
-	outLectures := make([]storage.Lecture, len(lectures))
-	for i, r := range lectures {
-		outLectures[i] = storage.Lecture{
-			ID:              r.ID,
-			CourseID:        r.CourseID,
-			SectionID:       r.SectionID,
-			Position:        r.Position,
-			Title:           r.Title,
-			DurationSeconds: r.DurationSeconds,
-			IsLocked:        r.IsLocked,
-			UnlockAt:        utcPtr(r.UnlockAt),
-		}
-	}
-	// Section ids need not follow section positions; order lectures by the latter.
-	slices.SortStableFunc(outLectures, func(a, b storage.Lecture) int {
-		if d := cmp.Compare(pos[a.SectionID], pos[b.SectionID]); d != 0 {
-			return d
-		}
-		return cmp.Compare(a.Position, b.Position)
-	})
-	return outSections, outLectures, nil
+	return s.GetCurricula(ctx, []int64{courseID})
 }
 
 // ListEnrollments returns a member's enrollments at the context's school, by id.

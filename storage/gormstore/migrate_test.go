@@ -221,5 +221,5 @@ var allModels = []any{
 	&notificationSubscriptionRow{}, &membershipPlanRow{}, &subscriptionRow{}, &couponRow{}, &postRow{},
 	&commentRow{}, &lecturerRow{}, &lecturerCourseRow{}, &formRow{}, &formSubmissionRow{}, &pageRow{},
 	&oauthClientRow{}, &authorizationCodeRow{}, &pkceSessionRow{}, &oidcSessionRow{}, &tokenPairRow{},
-	&signingKeyRow{}, &loginSessionRow{}, &schemaMigrationRow{},
+	&signingKeyRow{}, &loginSessionRow{}, &schemaMigrationRow{}, &storedFileRow{},
 }

@@ -26,7 +26,12 @@ func (c *StatementCounter) Reset() { c.n.Store(0) }
 func (s *Store) CountStatements() *StatementCounter {
 	c := &StatementCounter{}
 	name := fmt.Sprintf("proctor:count_statements:%p", c)
-	count := func(*gorm.DB) { c.n.Add(1) }
+	count := func(db *gorm.DB) {
+		// gorm renders a subquery by running the query chain without sending it.
+		if !db.DryRun {
+			c.n.Add(1)
+		}
+	}
 	cb := s.db.Callback()
 	// Errors here could only be a duplicate name, which the counter's address rules out.
 	_ = cb.Query().After("gorm:query").Register(name, count)

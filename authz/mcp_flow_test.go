@@ -1,0 +1,164 @@
+package authz_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// mcpSession connects the Go SDK's MCP client to school A's /mcp with transport options.
+func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
+	e.t.Helper()
+	tr.Endpoint = e.url(e.a, mcpendpoint.Path)
+	tr.DisableStandaloneSSE = true
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proctor-flow-test", Version: "1"}, nil).Connect(e.t.Context(), tr, nil)
+	if err != nil {
+		e.t.Fatalf("connect to /mcp: %v", err)
+	}
+	e.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func mcpTools(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %+v", name, res.Content)
+	}
+	return res
+}
+
+// TestMCPClientAuthorization: the Go SDK's MCP client, starting anonymous, discovers the
+// authorization server from /mcp's 401 when it calls a member tool, authorizes a pre-registered
+// public client with PKCE and resource (the browser part played by the harness), and calls the
+// tool; a write then gets 403 insufficient_scope and the client steps up to account:write.
+func TestMCPClientAuthorization(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	var asked [][]string // the scopes of each authorization the client started
+	fetch := func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+		b := e.browser()
+		b.login(e.a, studentEmail)
+		loc := b.consent(args.URL, "approve")
+		q := loc.Query()
+		asked = append(asked, splitScopes(args.URL))
+		return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	}
+	handler, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		PreregisteredClient:      &oauthex.ClientCredentials{ClientID: publicClient},
+		RedirectURL:              redirectURI,
+		AuthorizationCodeFetcher: fetch,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := e.mcpSession(&mcp.StreamableClientTransport{OAuthHandler: handler})
+	if got := mcpTools(t, cs); slices.Contains(got, "my_courses") || !slices.Contains(got, "list_courses") {
+		t.Fatalf("anonymous tools: %v", got)
+	}
+
+	mcpCall(t, cs, "my_courses", nil)
+	if len(asked) != 1 || !slices.Equal(asked[0], []string{"account:read"}) {
+		t.Fatalf("authorizations: %v, want one for the challenge's account:read", asked)
+	}
+	if got := mcpTools(t, cs); !slices.Contains(got, "my_payments") || slices.Contains(got, "mark_all_notifications_read") {
+		t.Errorf("tools with account:read: %v", got)
+	}
+
+	mcpCall(t, cs, "mark_all_notifications_read", nil)
+	if len(asked) != 2 || !slices.Equal(asked[1], []string{"account:read", "account:write"}) {
+		t.Fatalf("authorizations: %v, want a step-up adding account:write", asked)
+	}
+	if got := mcpTools(t, cs); !slices.Contains(got, "mark_all_notifications_read") {
+		t.Errorf("tools after the step-up: %v", got)
+	}
+}
+
+// TestMCPWithIssuedTokens: tokens from real authorizations work at /mcp, a member's for member
+// tools and an owner's operator token for the operator tools of its scopes; a refreshed token's
+// first use at /mcp retires the pair it replaced.
+func TestMCPWithIssuedTokens(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	tr := e.tokens("openid", "account:read")
+	member := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(tr.AccessToken)})
+	if got := mcpTools(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
+		t.Errorf("member tools: %v", got)
+	}
+	mcpCall(t, member, "my_notifications", nil)
+
+	status, refreshed := e.refresh(e.a, publicClient, tr.RefreshToken)
+	if status != http.StatusOK {
+		t.Fatalf("refresh: %d %+v", status, refreshed)
+	}
+	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses", nil)
+	if status, _, _ := e.userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
+		t.Errorf("the replaced access token after the new one's first use at /mcp: %d", status)
+	}
+
+	// An operator application of the school, authorized by its owner.
+	e.mustClient(e.a, storage.Client{ID: "ops-reports", Kind: storage.ClientOperator, Name: "Reports", TokenEndpointAuthMethod: storage.AuthMethodNone,
+		RedirectURIs: []string{redirectURI}, Scopes: []string{"students:read", "orders:read", "analytics:read"}})
+	p := newPKCE()
+	code := e.code(e.a, operatorEmail, e.authorizeParams(e.a, "ops-reports", p, "students:read", "analytics:read"))
+	status, op := e.exchange(e.a, "ops-reports", code, p, nil)
+	if status != http.StatusOK {
+		t.Fatalf("operator exchange: %d %+v", status, op)
+	}
+	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(op.AccessToken)})
+	got := mcpTools(t, operator)
+	if !slices.Contains(got, "admin_list_students") || !slices.Contains(got, "admin_analytics_summary") ||
+		slices.Contains(got, "admin_list_payments") || slices.Contains(got, "my_courses") {
+		t.Errorf("operator tools: %v", got)
+	}
+	mcpCall(t, operator, "admin_list_students", nil)
+	mcpCall(t, operator, "admin_analytics_summary", nil)
+}
+
+// splitScopes returns the scope parameter of an authorization URL, split and sorted.
+func splitScopes(authURL string) []string {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return nil
+	}
+	out := strings.Fields(u.Query().Get("scope"))
+	slices.Sort(out)
+	return out
+}
+
+// bearerClient sends the token with every request.
+func bearerClient(token string) *http.Client {
+	return &http.Client{Transport: bearerTransport{token}}
+}
+
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -1,0 +1,316 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/proctorhq/proctor/storage/gormstore"
+)
+
+// Options are one run's settings (the command's flags).
+type Options struct {
+	// Scenarios to run, by name; empty runs them all.
+	Scenarios   []string
+	Concurrency int
+	// Duration bounds each scenario's timed run (and each baseline's): at most MaxDuration.
+	Duration time.Duration
+	// Requests caps each scenario's timed run; 0 is no cap.
+	Requests int
+	// Warmup is the untimed run before each timed one (at most warmupPerWorker requests per
+	// worker, so that it does not eat a minted scenario's inputs); 0 skips it.
+	Warmup time.Duration
+	// Pool is how many codes (exchange) and grants (revoke) are minted for a run without a
+	// request cap; those scenarios end early when it is used up.
+	Pool int
+
+	Database string // gormstore.DriverSQLite or gormstore.DriverPostgres
+	// DSN of the PostgreSQL server; the run creates a schema of its own there and drops it.
+	DSN string
+	// Host is the loopback address the server listens on (default 127.0.0.1).
+	Host string
+	// InProcess serves from this process (server.New) instead of a `proctor serve` child; the
+	// server's CPU and memory are then not reported.
+	InProcess bool
+	// Executable is the proctor binary the child runs.
+	Executable string
+	// Keep leaves the temporary directory (configuration, server log, SQLite database) and the
+	// PostgreSQL schema in place.
+	Keep bool
+	// TempDir is where the temporary directory goes ("": the system's).
+	TempDir string
+	// Data is the curriculum seeded (zero: DefaultData).
+	Data DataSize
+
+	Version string
+	Command string
+	// Log receives progress lines (nil: discarded).
+	Log io.Writer
+	// Resolver looks host names up for the loopback guard (nil: the system's).
+	Resolver Resolver
+}
+
+// Defaults of the flags.
+const (
+	DefaultConcurrency = 16
+	DefaultDuration    = 10 * time.Second
+	DefaultWarmup      = 2 * time.Second
+	DefaultPool        = 3000
+	maxWarmup          = time.Minute
+	maxPool            = 100_000
+	// warmupPerWorker caps the warm-up in requests: enough to open every connection, fill the
+	// server's caches and prepare its statements.
+	warmupPerWorker = 8
+)
+
+// withDefaults fills unset options and checks them all, reporting every problem at once.
+func (o Options) withDefaults() (Options, error) {
+	if o.Concurrency == 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Duration == 0 {
+		o.Duration = DefaultDuration
+	}
+	if o.Pool == 0 {
+		o.Pool = DefaultPool
+	}
+	if o.Database == "" {
+		o.Database = gormstore.DriverSQLite
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Data == (DataSize{}) {
+		o.Data = DefaultData
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if len(o.Scenarios) == 0 {
+		o.Scenarios = ScenarioNames()
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if o.Concurrency < 1 || o.Concurrency > MaxConcurrency {
+		bad("--concurrency must be 1 to %d", MaxConcurrency)
+	}
+	if o.Duration < 0 || o.Duration > MaxDuration {
+		bad("--duration must be positive and at most %s", MaxDuration)
+	}
+	if o.Requests < 0 {
+		bad("--requests must not be negative")
+	}
+	if o.Warmup < 0 || o.Warmup > maxWarmup {
+		bad("--warmup must be 0 to %s", maxWarmup)
+	}
+	if o.Pool < 1 || o.Pool > maxPool {
+		bad("--pool must be 1 to %d", maxPool)
+	}
+	switch o.Database {
+	case gormstore.DriverSQLite:
+		if o.DSN != "" {
+			bad("--dsn is for --database postgres; SQLite lives in the temporary directory")
+		}
+	case gormstore.DriverPostgres:
+		if o.DSN == "" {
+			bad("--database postgres needs --dsn")
+		}
+	default:
+		bad("--database must be sqlite or postgres")
+	}
+	for _, name := range o.Scenarios {
+		if _, ok := findScenario(name); !ok {
+			bad("unknown scenario %q (known: %s)", name, strings.Join(ScenarioNames(), ", "))
+		}
+	}
+	if !o.InProcess && o.Executable == "" {
+		bad("the proctor binary to run as the server is not known")
+	}
+	if d := o.Data; d.Courses < 1 || d.Sections < 1 || d.Lectures < 1 {
+		bad("the data size must have at least one course, section and lecture")
+	}
+	if len(problems) > 0 {
+		return o, errors.New(strings.Join(problems, "; "))
+	}
+	// Scenarios run in their fixed order whatever order they were named in, each once: the
+	// order is part of what is measured (see scenarios).
+	var ordered []string
+	for _, name := range ScenarioNames() {
+		if slices.Contains(o.Scenarios, name) {
+			ordered = append(ordered, name)
+		}
+	}
+	o.Scenarios = ordered
+	return o, nil
+}
+
+// Run seeds a school, starts the server, measures the baselines and every scenario, stops the
+// server and returns the report. A report is returned whenever the run got as far as measuring,
+// even with failed requests (Report.Errors); err is for a run that could not be made.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	// Refuse before anything is created or sent.
+	host, err := listenHost(ctx, o.Resolver, o.Host)
+	if err != nil {
+		return nil, fmt.Errorf("--host: %w", err)
+	}
+	o.Host = host
+	if o.Database == gormstore.DriverPostgres {
+		if err := checkPostgresDSN(ctx, o.Resolver, o.DSN); err != nil {
+			return nil, err
+		}
+	}
+
+	rep := &Report{
+		Version: o.Version, StartedAt: time.Now().UTC(), Command: o.Command, Machine: describeMachine(),
+		Database: o.Database, Concurrency: o.Concurrency, DurationSeconds: o.Duration.Seconds(),
+		RequestCap: o.Requests, WarmupSeconds: o.Warmup.Seconds(), Data: o.Data, Server: "child process",
+	}
+	if o.InProcess {
+		rep.Server = "in-process"
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, format+"\n", args...) }
+
+	ws, err := newWorkspace(ctx, &o)
+	defer func() {
+		if ws == nil {
+			return
+		}
+		if cerr := ws.close(o.Keep); cerr != nil {
+			logf("cleaning up: %v", cerr)
+		}
+		if o.Keep {
+			logf("kept %s", ws.dir)
+			if ws.schema != "" {
+				logf("kept PostgreSQL schema %s", ws.schema)
+			}
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+
+	learners := min(o.Concurrency, maxLearners)
+	logf("seeding %d members, %d courses of %d lectures (%s)", learners+1, o.Data.Courses, o.Data.Sections*o.Data.Lectures, o.Database)
+	s, err := seedSchool(ctx, ws.cfg, o.Data, learners)
+	if err != nil {
+		return nil, err
+	}
+
+	var srv target
+	if o.InProcess {
+		logf("starting the server in this process")
+		srv, err = startInProcess(ctx, ws.cfg)
+	} else {
+		logf("starting %s serve", o.Executable)
+		srv, err = startChild(ctx, o.Executable, ws.configFile, ws.logFile, ws.cfg.Server.Internal.Addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		return srv.stop()
+	}
+	defer func() { _ = stop() }()
+
+	tr := newTransport(o.Concurrency)
+	defer tr.CloseIdleConnections()
+	warm := Bounds{Concurrency: o.Concurrency, Duration: o.Warmup, Requests: warmupPerWorker * o.Concurrency}
+	run := Bounds{Concurrency: o.Concurrency, Duration: o.Duration, Requests: o.Requests}
+	supply := o.Pool
+	if o.Requests > 0 {
+		supply = o.Requests
+	}
+	if o.Warmup > 0 {
+		supply += warm.Requests
+	}
+
+	logf("baseline %s", baselineBareHTTP)
+	bare, err := measureBareHTTP(ctx, o.Host, tr, warm, run)
+	if err != nil {
+		return nil, err
+	}
+	rep.Baselines = append(rep.Baselines, measurement(baselineBareHTTP, "GET / of a net/http handler writing 2 bytes, served by the bench process", bare))
+	logf("baseline %s", baselineInsert)
+	ins, err := measureInsert(ctx, ws.cfg.Server.Database, warm, run)
+	if err != nil {
+		return nil, err
+	}
+	rep.Baselines = append(rep.Baselines, measurement(baselineInsert, "one single-row INSERT per request on the same database, same driver and pool size", ins))
+
+	logf("signing %d agents in", o.Concurrency)
+	e, err := newEnv(ctx, s, tr, o.Concurrency, supply)
+	if err != nil {
+		if !o.InProcess {
+			err = fmt.Errorf("%w\n%s", err, tail(ws.logFile, 20))
+		}
+		return nil, err
+	}
+	for _, name := range o.Scenarios {
+		sc, _ := findScenario(name)
+		logf("scenario %s", name)
+		rep.Scenarios = append(rep.Scenarios, runScenario(ctx, sc, e, srv, o.Warmup > 0, warm, run))
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if err := stop(); err != nil {
+		return nil, err
+	}
+	rep.Machine.LoadAfter = loadAverage()
+	rep.setRatios()
+	rep.countErrors()
+	return rep, nil
+}
+
+// runScenario prepares, warms up and measures one scenario, with the server's CPU time and
+// peak memory taken around the timed run only.
+func runScenario(ctx context.Context, sc scenario, e *env, srv target, warmUp bool, warm, run Bounds) Measurement {
+	op, note, err := sc.prepare(ctx, e)
+	if errors.Is(err, errUnavailable) {
+		return Measurement{Name: sc.name, About: sc.about, Note: strings.TrimPrefix(err.Error(), errUnavailable.Error()+": ")}
+	}
+	if err != nil {
+		return Measurement{Name: sc.name, About: sc.about, Available: true, Errors: 1, ErrorSamples: []string{"prepare: " + err.Error()}}
+	}
+	var warmRes Result
+	if warmUp {
+		warmRes = RunLoad(ctx, warm, op)
+	}
+	srv.resetPeak()
+	before, ok1 := srv.usage()
+	res := RunLoad(ctx, run, op)
+	after, ok2 := srv.usage()
+
+	m := measurement(sc.name, sc.about, res)
+	m.Note = note
+	if warmRes.Errors > 0 {
+		m.Errors += warmRes.Errors
+		for _, s := range warmRes.ErrorSamples {
+			m.ErrorSamples = append(m.ErrorSamples, "warm-up: "+s)
+		}
+	}
+	if ok1 && ok2 {
+		cpu := round((after.CPU - before.CPU).Seconds(), 2)
+		peak := after.PeakRSS
+		m.ServerCPUSeconds, m.ServerPeakRSSBytes = &cpu, &peak
+	}
+	if res.Requests == 0 && m.Errors == 0 {
+		m.Errors = 1
+		m.ErrorSamples = append(m.ErrorSamples, "no request completed")
+	}
+	m.ErrorSamples = slices.Compact(m.ErrorSamples)
+	return m
+}

@@ -1,0 +1,331 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// target is the server under load: a `proctor serve` child process, or the same server built
+// in this process (tests, and --in-process for a quick look).
+type target interface {
+	// usage reports the server's CPU time so far and its peak resident memory since the last
+	// resetPeak; ok is false when the server shares this process, whose figures would mix
+	// the load generator in.
+	usage() (u Usage, ok bool)
+	resetPeak()
+	stop() error
+}
+
+// Usage is a server process's resource use.
+type Usage struct {
+	CPU     time.Duration
+	PeakRSS int64 // bytes
+}
+
+// Timeouts of the server's life cycle.
+const (
+	readyTimeout = 30 * time.Second
+	stopTimeout  = 15 * time.Second
+)
+
+// childServer is `proctor serve` run from the binary at exe.
+type childServer struct {
+	cmd  *exec.Cmd
+	pid  int
+	done chan struct{}
+	err  error // the process's exit, once done is closed
+	log  string
+}
+
+// startChild runs `exe serve --config configFile`, its output going to logFile, and waits until
+// its internal listener answers /readyz.
+func startChild(ctx context.Context, exe, configFile, logFile, internalAddr string) (*childServer, error) {
+	logOut, err := os.Create(logFile)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "serve", "--config", configFile)
+	cmd.Stdout, cmd.Stderr = logOut, logOut
+	cmd.Env = childEnv(os.Environ())
+	setChildAttrs(cmd)
+	if err := cmd.Start(); err != nil {
+		logOut.Close()
+		return nil, fmt.Errorf("start %s serve: %w", exe, err)
+	}
+	c := &childServer{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), log: logFile}
+	go func() {
+		c.err = cmd.Wait()
+		logOut.Close()
+		close(c.done)
+	}()
+	if err := waitReady(ctx, internalAddr, c.done); err != nil {
+		_ = c.stop()
+		return nil, fmt.Errorf("%w\n%s", err, tail(logFile, 20))
+	}
+	return c, nil
+}
+
+// childEnv drops PROCTOR_* variables: the temporary configuration must be the whole truth, and
+// a PROCTOR_SECRET or PROCTOR_DATABASE_DSN inherited from the shell would override it.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, config.EnvPrefix+"_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// waitReady polls /readyz until it answers 200, the child exits, or readyTimeout passes.
+func waitReady(ctx context.Context, internalAddr string, exited <-chan struct{}) error {
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DialContext: loopbackDialer().DialContext}}
+	defer client.CloseIdleConnections()
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+internalAddr+"/readyz", nil)
+		if resp, err := client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-exited:
+			return errors.New("the server exited before it was ready")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the server was not ready after %s", readyTimeout)
+}
+
+func (c *childServer) usage() (Usage, bool) {
+	cpu, err := processCPU(c.pid)
+	if err != nil {
+		return Usage{}, false
+	}
+	rss, err := peakRSS(c.pid)
+	if err != nil {
+		return Usage{}, false
+	}
+	return Usage{CPU: cpu, PeakRSS: rss}, true
+}
+
+// resetPeak sets the child's peak RSS back to its current RSS (writing 5 to clear_refs, Linux
+// 4.0 and later), so that each scenario reports its own peak rather than the run's. Where the
+// kernel refuses, the figure stays the peak since the server started.
+func (c *childServer) resetPeak() {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", c.pid), []byte("5"), 0)
+}
+
+// stop sends SIGTERM (the server drains and exits) and kills the process if it has not exited
+// within stopTimeout.
+func (c *childServer) stop() error {
+	select {
+	case <-c.done:
+		return nil
+	default:
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+		var exit *exec.ExitError
+		if errors.As(c.err, &exit) {
+			return fmt.Errorf("the server exited with %v\n%s", c.err, tail(c.log, 20))
+		}
+		return c.err
+	case <-time.After(stopTimeout):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+		return fmt.Errorf("the server did not stop within %s and was killed", stopTimeout)
+	}
+}
+
+// tail returns the last n lines of a file, for an error message.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "server log (" + path + "):\n" + strings.Join(lines, "\n")
+}
+
+// inProcessServer is the server built with server.New inside this process.
+type inProcessServer struct {
+	cancel context.CancelFunc
+	done   chan error
+	store  *gormstore.Store
+}
+
+// startInProcess serves cfg on the given addresses from this process.
+func startInProcess(ctx context.Context, cfg *config.Config) (*inProcessServer, error) {
+	list := make([]*tenant.Tenant, 0, len(cfg.Tenants))
+	for _, c := range cfg.Tenants {
+		t, err := tenant.New(c)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, t)
+	}
+	reg, err := tenant.NewRegistry(list)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, cfg.Server.Database)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.New(server.Deps{Config: cfg.Server, Tenants: reg, Store: st})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	pub, err := net.Listen("tcp", cfg.Server.Public.Addr)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	in, err := net.Listen("tcp", cfg.Server.Internal.Addr)
+	if err != nil {
+		pub.Close()
+		st.Close()
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &inProcessServer{cancel: cancel, done: make(chan error, 1), store: st}
+	go func() { p.done <- srv.Serve(sctx, pub, in) }()
+	if err := waitReady(ctx, cfg.Server.Internal.Addr, nil); err != nil {
+		_ = p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *inProcessServer) usage() (Usage, bool) { return Usage{}, false }
+func (p *inProcessServer) resetPeak()           {}
+
+func (p *inProcessServer) stop() error {
+	p.cancel()
+	err := <-p.done
+	return errors.Join(err, p.store.Close())
+}
+
+// processCPU is the user plus system CPU time of a process, from /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(b, clockTicks())
+}
+
+// parseStatCPU reads utime and stime (fields 14 and 15, in clock ticks) of a /proc/<pid>/stat
+// line. The command name (field 2) is in parentheses and may itself hold spaces and
+// parentheses, so fields are counted from the last ')'.
+func parseStatCPU(stat []byte, ticksPerSecond int64) (time.Duration, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	// f[0] is field 3 (state), so field n is f[n-3].
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("malformed /proc stat: %w", err)
+	}
+	ticks := utime + stime
+	return time.Duration(ticks) * time.Second / time.Duration(ticksPerSecond), nil
+}
+
+// peakRSS is a process's peak resident set size (VmHWM of /proc/<pid>/status) in bytes.
+func peakRSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return parseVmHWM(f)
+}
+
+func parseVmHWM(r io.Reader) (int64, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("malformed VmHWM: %w", err)
+		}
+		return kb * 1024, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
+
+// atClkTck is the auxiliary-vector entry holding the kernel's clock ticks per second.
+const atClkTck = 17
+
+// clockTicks returns the unit of /proc/<pid>/stat's CPU times. The kernel passes it to every
+// process in the auxiliary vector (what sysconf(_SC_CLK_TCK) reads); 100, the value on every
+// common Linux build, when the vector cannot be read.
+func clockTicks() int64 {
+	b, err := os.ReadFile("/proc/self/auxv")
+	if err != nil {
+		return 100
+	}
+	return auxvValue(b, atClkTck, 100)
+}
+
+// auxvValue finds key in an auxiliary vector of native-endian word pairs.
+func auxvValue(auxv []byte, key, fallback int64) int64 {
+	word := strconv.IntSize / 8
+	read := func(b []byte) uint64 {
+		if word == 4 {
+			return uint64(binary.NativeEndian.Uint32(b))
+		}
+		return binary.NativeEndian.Uint64(b)
+	}
+	for i := 0; i+2*word <= len(auxv); i += 2 * word {
+		k, v := read(auxv[i:]), read(auxv[i+word:])
+		if k == 0 {
+			break
+		}
+		if int64(k) == key && v > 0 {
+			return int64(v)
+		}
+	}
+	return fallback
+}

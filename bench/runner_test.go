@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	hundred := make([]time.Duration, 100)
+	for i := range hundred {
+		hundred[i] = ms(i + 1)
+	}
+	for _, tc := range []struct {
+		name   string
+		sorted []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{"empty", nil, 50, 0},
+		{"one value is every percentile (p50)", []time.Duration{ms(7)}, 50, ms(7)},
+		{"one value is every percentile (p99)", []time.Duration{ms(7)}, 99, ms(7)},
+		{"1..100 p50", hundred, 50, ms(50)},
+		{"1..100 p90", hundred, 90, ms(90)},
+		{"1..100 p99", hundred, 99, ms(99)},
+		{"1..100 p100 is the maximum", hundred, 100, ms(100)},
+		{"1..100 p0.5 is the minimum", hundred, 0.5, ms(1)},
+		// Nearest rank: ceil(0.5*4) = 2nd value, a measured one, not the mean of the middle two.
+		{"even count p50", []time.Duration{ms(1), ms(2), ms(3), ms(4)}, 50, ms(2)},
+		{"ten values p90", []time.Duration{ms(1), ms(2), ms(3), ms(4), ms(5), ms(6), ms(7), ms(8), ms(9), ms(10)}, 90, ms(9)},
+		{"ten values p99 rounds up to the last", []time.Duration{ms(1), ms(2), ms(3), ms(4), ms(5), ms(6), ms(7), ms(8), ms(9), ms(10)}, 99, ms(10)},
+		{"a tail outlier shows at p99 of 100", append(append([]time.Duration{}, hundred[:99]...), ms(5000)), 99, ms(99)},
+		{"and at p100", append(append([]time.Duration{}, hundred[:99]...), ms(5000)), 100, ms(5000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Percentile(tc.sorted, tc.p); got != tc.want {
+				t.Errorf("Percentile(p%v) = %v, want %v", tc.p, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunLoadStopsAtTheRequestCap(t *testing.T) {
+	var calls atomic.Int64
+	res := RunLoad(t.Context(), Bounds{Concurrency: 4, Duration: 10 * time.Second, Requests: 37}, func(context.Context, int) error {
+		calls.Add(1)
+		return nil
+	})
+	if res.Requests != 37 || calls.Load() != 37 {
+		t.Fatalf("requests = %d, calls = %d, want 37", res.Requests, calls.Load())
+	}
+	if len(res.Latencies) != 37 || res.Errors != 0 || res.Exhausted {
+		t.Fatalf("result = %+v", res)
+	}
+	for i := 1; i < len(res.Latencies); i++ {
+		if res.Latencies[i] < res.Latencies[i-1] {
+			t.Fatal("latencies are not sorted")
+		}
+	}
+}
+
+func TestRunLoadStopsAtTheDuration(t *testing.T) {
+	start := time.Now()
+	res := RunLoad(t.Context(), Bounds{Concurrency: 2, Duration: 100 * time.Millisecond}, func(context.Context, int) error {
+		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	// Generous bounds: this checks that the run stops, not how fast the machine is.
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a 100ms run took %s", took)
+	}
+	if res.Requests == 0 || res.RPS() <= 0 {
+		t.Fatalf("no requests counted: %+v", res)
+	}
+}
+
+func TestRunLoadCountsErrorsAndKeepsSamples(t *testing.T) {
+	var n atomic.Int64
+	res := RunLoad(t.Context(), Bounds{Concurrency: 3, Duration: 10 * time.Second, Requests: 30}, func(context.Context, int) error {
+		if n.Add(1)%3 == 0 {
+			return errors.New("every third fails")
+		}
+		return nil
+	})
+	if res.Requests != 30 || res.Errors != 10 {
+		t.Fatalf("requests %d, errors %d, want 30 and 10", res.Requests, res.Errors)
+	}
+	if len(res.ErrorSamples) != 1 || res.ErrorSamples[0] != "every third fails" {
+		t.Fatalf("samples = %q (one distinct message expected)", res.ErrorSamples)
+	}
+}
+
+func TestRunLoadEndsWhenInputsRunOut(t *testing.T) {
+	sup := &supplyOf[int]{items: []int{1, 2, 3, 4, 5}}
+	res := RunLoad(t.Context(), Bounds{Concurrency: 3, Duration: 10 * time.Second}, func(context.Context, int) error {
+		_, err := sup.take()
+		return err
+	})
+	if res.Requests != 5 || !res.Exhausted || res.Errors != 0 {
+		t.Fatalf("result = %+v, want 5 requests and exhausted", res)
+	}
+}
+
+func TestRunLoadStopsWhenTheContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int64
+	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Minute}, func(context.Context, int) error {
+		if n.Add(1) == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if res.Requests < 10 || res.Requests > 12 {
+		t.Fatalf("requests = %d, want the run to stop right after the 10th", res.Requests)
+	}
+}
+
+func TestRunLoadReportsWindows(t *testing.T) {
+	var mu sync.Mutex
+	var windows []Window
+	res := RunLoad(t.Context(), Bounds{
+		Concurrency: 2, Duration: 10 * time.Second, Requests: 40,
+		Every: 10 * time.Millisecond,
+		OnWindow: func(w Window) {
+			mu.Lock()
+			windows = append(windows, w)
+			mu.Unlock()
+		},
+	}, func(context.Context, int) error {
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, w := range windows {
+		total += w.Requests
+	}
+	if len(windows) == 0 || total != res.Requests {
+		t.Fatalf("%d windows adding up to %d requests, want %d", len(windows), total, res.Requests)
+	}
+}

@@ -1,0 +1,359 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver: schema set-up, insert baseline
+	"gopkg.in/yaml.v3"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/seed"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// DataSize is the curriculum the command seeds: Courses courses of Sections sections of
+// Lectures lectures each.
+type DataSize struct {
+	Courses, Sections, Lectures int
+}
+
+// DefaultData is 20 courses of 200 lectures (10 sections of 20): the member the
+// graphql-curriculum scenario reads has 4000 lectures, each with a progress row.
+var DefaultData = DataSize{Courses: 20, Sections: 10, Lectures: 20}
+
+// The bench school's identity. The school id is high so that a kept database (--keep) is not
+// mistaken for a real school's.
+const (
+	benchSchoolID  = 990001
+	benchSubdomain = "bench"
+	benchName      = "Proctor Bench School"
+	benchEmailHost = "bench.proctor.test"
+	// benchRedirectURI is the bench client's callback. Nothing listens there: the load
+	// generator reads the code from the Location header, as a native app's loopback listener
+	// would.
+	benchRedirectURI = "http://127.0.0.1/callback"
+	// maxLearners bounds the members signed in for the flows: workers beyond it share
+	// members, each with a session of its own.
+	maxLearners = 32
+)
+
+// benchPasswordParams are low argon2id costs for the bench members. Signing in is not a
+// measured scenario (sessions are established before any timing), and the default 64 MiB per
+// hash would stay in the server's heap and inflate the peak memory of the first scenarios.
+var benchPasswordParams = password.Params{MemoryKiB: 1024, Time: 1, Threads: 1}
+
+// benchScopes are what the bench client may ask for: the identity scopes (openid makes the
+// code exchange return an ID token) and the member read scope the Member API needs.
+var benchScopes = []string{"openid", "profile", "email", "account:read"}
+
+// workspace is the temporary directory of one run: configuration, secret, logs and (SQLite) the
+// database.
+type workspace struct {
+	dir        string
+	configFile string
+	logFile    string
+	cfg        *config.Config
+	// schema is the PostgreSQL schema the run created ("" on SQLite).
+	schema string
+	// adminDSN is the --dsn as given (the schema is created and dropped through it).
+	adminDSN string
+}
+
+// newWorkspace creates the directory, the database (a file, or a schema of its own on
+// PostgreSQL) and a server configuration for one school on host, and reads that configuration
+// back through config.Load, the loader `proctor serve` uses, so it is checked by the same rules.
+func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
+	dir, err := os.MkdirTemp(o.TempDir, "proctor-bench-")
+	if err != nil {
+		return nil, err
+	}
+	ws := &workspace{dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"), adminDSN: o.DSN}
+	publicAddr, err := freeAddr(o.Host)
+	if err != nil {
+		return ws, err
+	}
+	internalAddr, err := freeAddr(o.Host)
+	if err != nil {
+		return ws, err
+	}
+	db := map[string]any{"driver": o.Database}
+	switch o.Database {
+	case gormstore.DriverSQLite:
+		db["dsn"] = filepath.Join(dir, "proctor.db")
+		db["max_open_conns"] = sqliteConns
+	case gormstore.DriverPostgres:
+		ws.schema = "proctor_bench_" + randomHex(6)
+		dsn, err := createSchema(ctx, o.DSN, ws.schema)
+		if err != nil {
+			ws.schema = ""
+			return ws, err
+		}
+		db["dsn"] = dsn
+		db["max_open_conns"] = postgresConns
+	}
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	if err := os.WriteFile(filepath.Join(dir, "secret"), []byte(base64.StdEncoding.EncodeToString(secret)+"\n"), 0o600); err != nil {
+		return ws, err
+	}
+	tenantsDir := filepath.Join(dir, "tenants")
+	if err := os.Mkdir(tenantsDir, 0o700); err != nil {
+		return ws, err
+	}
+	_, port, _ := net.SplitHostPort(publicAddr)
+	school := map[string]any{
+		"school_id": benchSchoolID,
+		"subdomain": benchSubdomain,
+		"name":      benchName,
+		"base_url":  "http://" + net.JoinHostPort(o.Host, port),
+		"features":  map[string]any{"id_tokens": true, "mcp_connections": true},
+		// Codes minted for the exchange scenario wait for their turn; the longest lifetime the
+		// tenant rules allow keeps them valid through a long run.
+		"lifetimes": map[string]any{"authorization_code": "10m"},
+	}
+	srv := map[string]any{
+		"public":      map[string]any{"addr": publicAddr},
+		"internal":    map[string]any{"addr": internalAddr},
+		"database":    db,
+		"tenants_dir": tenantsDir,
+		"secret_file": filepath.Join(dir, "secret"),
+		// warn: a log line per request would measure the logger.
+		"log":  map[string]any{"level": "warn", "format": "json"},
+		"http": map[string]any{"shutdown_grace": "5s"},
+	}
+	if err := writeYAML(filepath.Join(tenantsDir, "bench.yaml"), school); err != nil {
+		return ws, err
+	}
+	if err := writeYAML(ws.configFile, srv); err != nil {
+		return ws, err
+	}
+	cfg, err := config.Load(ws.configFile)
+	if err != nil {
+		return ws, fmt.Errorf("the generated configuration does not load: %w", err)
+	}
+	ws.cfg = cfg
+	return ws, nil
+}
+
+// Pool sizes, written into the configuration so that the server and the insert baseline use
+// the same number of connections. They are the sizes gormstore picks by default.
+const (
+	sqliteConns   = 4
+	postgresConns = 20
+)
+
+// close drops the schema and removes the directory, unless keep.
+func (ws *workspace) close(keep bool) error {
+	if keep {
+		return nil
+	}
+	var errs []error
+	if ws.schema != "" {
+		errs = append(errs, dropSchema(ws.adminDSN, ws.schema))
+	}
+	errs = append(errs, os.RemoveAll(ws.dir))
+	return errors.Join(errs...)
+}
+
+func writeYAML(path string, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// freeAddr returns host:port with a port nothing listens on now. The port is released before
+// the server binds it; on one machine that small window is an acceptable race.
+func freeAddr(host string) (string, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "0"))
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// checkPostgresDSN applies the loopback rule to the database too: the server and the insert
+// baseline load it as hard as the HTTP target. A Unix socket is local by definition.
+func checkPostgresDSN(ctx context.Context, r Resolver, dsn string) error {
+	pc, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("--dsn: %w", err)
+	}
+	hosts := []string{pc.Host}
+	for _, f := range pc.Fallbacks {
+		hosts = append(hosts, f.Host)
+	}
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "/") {
+			continue
+		}
+		if err := CheckLoopback(ctx, r, h); err != nil {
+			return fmt.Errorf("--dsn: %w", err)
+		}
+	}
+	return nil
+}
+
+// createSchema creates schema through dsn and returns a DSN whose search_path is that schema,
+// so that the server's tables and the baseline's live there and go with it.
+func createSchema(ctx context.Context, dsn, schema string) (string, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return "", fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", err
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	return dsn + " search_path=" + schema, nil
+}
+
+func dropSchema(dsn, schema string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		return fmt.Errorf("drop schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// openStore opens the configured database as `proctor serve` does.
+func openStore(ctx context.Context, d config.Database) (*gormstore.Store, error) {
+	return gormstore.Open(ctx, gormstore.Config{Driver: d.Driver, DSN: d.DSN, MaxOpenConns: d.MaxOpenConns})
+}
+
+// school is what seeding produced and the scenarios sign in with.
+type school struct {
+	origin   string
+	clientID string
+	password string
+	// learners sign in for the OAuth flows; busy is the member with the big curriculum.
+	learners []string
+	busy     string
+	size     DataSize
+}
+
+// seedSchool migrates the database and fills the bench school through the code paths an
+// operator uses: the school row as `serve` syncs it, members, courses, enrollments and
+// progress as `proctor seed` applies a fixture, and the client as `proctor clients create`
+// makes one.
+func seedSchool(ctx context.Context, cfg *config.Config, size DataSize, learners int) (*school, error) {
+	st, err := openStore(ctx, cfg.Server.Database)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if _, err := st.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	t, err := tenant.New(cfg.Tenants[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := st.SyncSchool(ctx, t.SchoolID, t.Subdomain, t.Name); err != nil {
+		return nil, err
+	}
+	tctx := tenant.NewContext(ctx, t)
+
+	s := &school{origin: t.Origin, password: randomHex(16), busy: "busy@" + benchEmailHost, size: size}
+	for i := range learners {
+		s.learners = append(s.learners, fmt.Sprintf("learner-%03d@%s", i+1, benchEmailHost))
+	}
+	fx := &seed.Fixture{File: "bench fixture", Data: *s.fixtureData()}
+	if _, err := fx.Apply(tctx, st, seed.Options{Params: benchPasswordParams}); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+
+	c, _, err := authz.NewSecretHasher(authz.ClientSecretKey(cfg.Server.Secret)).NewClient(authz.ClientRequest{
+		Kind: storage.ClientMember, Name: "Proctor Bench", RedirectURIs: []string{benchRedirectURI}, Scopes: benchScopes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c, err = st.CreateClient(tctx, c); err != nil {
+		return nil, err
+	}
+	s.clientID = c.ID
+	return s, nil
+}
+
+// fixtureData is the school's content: the curriculum, the busy member enrolled in every course
+// with progress on every lecture (alternately completed and read, so that both states are
+// answered), and learners enrolled in every course without progress.
+func (s *school) fixtureData() *storage.SchoolData {
+	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	d := &storage.SchoolData{}
+	for _, email := range append([]string{s.busy}, s.learners...) {
+		d.Members = append(d.Members, storage.MemberSeed{
+			Email: email, Name: strings.TrimSuffix(email, "@"+benchEmailHost), Password: s.password, Roles: []storage.Role{storage.RoleStudent},
+		})
+	}
+	for c := range s.size.Courses {
+		slug := "course-" + strconv.Itoa(c+1)
+		course := storage.CourseSeed{Slug: slug, Title: fmt.Sprintf("Course %d", c+1), PriceAmount: int64(1000 + 100*c), Currency: "USD", Published: true}
+		for sec := range s.size.Sections {
+			section := storage.SectionSeed{Title: fmt.Sprintf("Section %d.%d", c+1, sec+1)}
+			for l := range s.size.Lectures {
+				section.Lectures = append(section.Lectures, storage.LectureSeed{Title: fmt.Sprintf("Lecture %d.%d.%d", c+1, sec+1, l+1), DurationSeconds: 120 + 7*l})
+				state := storage.LectureCompleted
+				if l%2 == 1 {
+					state = storage.LectureRead
+				}
+				d.Progress = append(d.Progress, storage.ProgressSeed{
+					Member: s.busy, Lecture: storage.LectureRef{Course: slug, Section: sec + 1, Lecture: l + 1},
+					State: state, PositionSeconds: 60 + l, UpdatedAt: base.Add(time.Duration(c*1000+sec*100+l) * time.Minute),
+				})
+			}
+			course.Sections = append(course.Sections, section)
+		}
+		d.Courses = append(d.Courses, course)
+		for _, m := range d.Members {
+			d.Enrollments = append(d.Enrollments, storage.EnrollmentSeed{Member: m.Email, Course: slug, LifetimeAccess: true, EnrolledAt: base.Add(time.Duration(c) * time.Hour)})
+		}
+	}
+	return d
+}
+
+// benchScopeList is benchScopes as a scope parameter.
+func benchScopeList() string { return strings.Join(benchScopes, " ") }

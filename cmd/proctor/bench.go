@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/proctorhq/proctor/bench"
+)
+
+func newBenchCommand(g *globalFlags) *cobra.Command {
+	var (
+		o                    bench.Options
+		scenarios            string
+		jsonFile, chartFile  string
+		database, dsn, tmpIn string
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Load-test a Proctor server on loopback and report throughput and latency",
+		Long: `Seed a school of its own in a temporary database, start "proctor serve" from this binary on
+loopback, and drive each scenario at the given concurrency: a warm-up, then a timed run bounded
+by --duration (at most 5m) and --requests. For each scenario it prints requests per second,
+p50/p90/p99 latency, errors, the server's CPU seconds and peak RSS, and the rate as a fraction
+of two baselines measured in the same run: a bare net/http handler and a single-row INSERT on
+the same database. Any failed request makes the command exit with status 1.
+
+Scenarios: ` + strings.Join(bench.ScenarioNames(), ", ") + `.
+
+Load only ever goes to loopback (127.0.0.0/8, ::1): --host and the PostgreSQL --dsn must be
+loopback addresses (or a name resolving only to them), and every connection is checked again
+when it is dialled. There is no override.
+
+The command builds its own configuration; --config and PROCTOR_* settings are not read, and
+the server it starts does not see them. docs/benchmarks.md describes the scenarios.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.configFile != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: bench builds its own configuration; --config / PROCTOR_CONFIG is not read")
+			}
+			// Zero means "the default" to the bench package; on the command line it is a mistake.
+			switch {
+			case o.Concurrency < 1:
+				return fmt.Errorf("--concurrency must be at least 1")
+			case o.Duration <= 0:
+				return fmt.Errorf("--duration must be positive")
+			case o.Pool < 1:
+				return fmt.Errorf("--pool must be at least 1")
+			}
+			if scenarios != "" && scenarios != "all" {
+				for _, s := range strings.Split(scenarios, ",") {
+					if s = strings.TrimSpace(s); s != "" {
+						o.Scenarios = append(o.Scenarios, s)
+					}
+				}
+			}
+			o.Database, o.DSN, o.TempDir = database, dsn, tmpIn
+			if !o.InProcess {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find the proctor binary: %w", err)
+				}
+				o.Executable = exe
+			}
+			o.Version = version
+			o.Command = commandLine(cmd)
+			o.Log = cmd.ErrOrStderr()
+
+			rep, err := bench.Run(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if jsonFile != "" {
+				if err := writeFile(jsonFile, rep.WriteJSON); err != nil {
+					return err
+				}
+			}
+			if chartFile != "" {
+				if err := writeFile(chartFile, rep.WriteSVG); err != nil {
+					return err
+				}
+			}
+			if rep.Errors > 0 {
+				if !o.Keep && !o.InProcess {
+					return fmt.Errorf("%d requests failed (--keep keeps the server log)", rep.Errors)
+				}
+				return fmt.Errorf("%d requests failed", rep.Errors)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&scenarios, "scenarios", "all", "comma-separated scenarios to run")
+	f.IntVar(&o.Concurrency, "concurrency", bench.DefaultConcurrency, "concurrent workers (1 to 256)")
+	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "timed run of each scenario (at most 5m)")
+	f.IntVar(&o.Requests, "requests", 0, "cap on each scenario's timed requests (0: none)")
+	f.DurationVar(&o.Warmup, "warmup", bench.DefaultWarmup, "untimed warm-up of each scenario (0: none)")
+	f.IntVar(&o.Pool, "pool", bench.DefaultPool, "codes and grants minted for exchange and revoke when --requests is not set")
+	f.StringVar(&database, "database", "sqlite", "sqlite or postgres")
+	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN on loopback (postgres only; a schema is created and dropped)")
+	f.StringVar(&o.Host, "host", "127.0.0.1", "loopback address the server listens on")
+	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
+	f.StringVar(&chartFile, "chart", "", "also draw requests per second and p99 per scenario as SVG to this file")
+	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configuration, server log, SQLite database) and PostgreSQL schema")
+	f.StringVar(&tmpIn, "tmp", "", "where to create the temporary directory (default: the system's)")
+	f.BoolVar(&o.InProcess, "in-process", false, "serve from this process instead of a child (no server CPU and memory figures)")
+	return cmd
+}
+
+// writeFile creates path and writes to it with write.
+func writeFile(path string, write func(w io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// commandLine is the command as run, for the report: the flags that were set, with the DSN's
+// value left out (it may hold a password).
+func commandLine(cmd *cobra.Command) string {
+	parts := []string{"proctor bench"}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		v := f.Value.String()
+		if f.Name == "dsn" {
+			v = "[redacted]"
+		}
+		parts = append(parts, "--"+f.Name+"="+v)
+	})
+	return strings.Join(parts, " ")
+}

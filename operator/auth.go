@@ -1,0 +1,98 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humamux"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// scopeKey names the operation metadata entry holding the scope an operation requires.
+const scopeKey = "proctor.scope"
+
+// caller is who an authorized request acts for.
+type caller struct {
+	grant resource.Grant
+	roles []storage.Role // at the request's school, most powerful first
+}
+
+type callerKey struct{}
+
+// callerFrom returns the request's caller; authorize put it there before any handler runs.
+func callerFrom(ctx context.Context) caller {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c
+}
+
+// memberID returns the caller's member id, for the rows that record who wrote them.
+func (c caller) memberID() *int64 {
+	id := c.grant.MemberID
+	return &id
+}
+
+// authorize runs before every operation, ahead of huma's own parsing, so an unauthorized
+// request learns nothing about the operation's input rules. In order:
+//
+//  1. the bearer token, through the shared resource.Verifier (origin binding, school_id,
+//     lifetime, revocation and the refresh rotation are all its business): 401 invalid_token,
+//     or 503 temporarily_unavailable when no verdict could be reached;
+//  2. a user: operator tokens act for a person, so a token without a resource owner is invalid
+//     here (401), as at the Member API;
+//  3. the operation's scope: 403 insufficient_scope naming the scope, so that a client can
+//     step up (RFC 6750 section 3.1);
+//  4. the user's role, read on every request rather than trusted from the time of consent: an
+//     owner or admin demoted since is refused at once (403 insufficient_scope, without a scope
+//     to ask for, since no scope would help).
+//
+// The refusals are the resource server's Bearer challenges (resource.Challenge), not problem
+// documents: clients treat protected resources alike.
+func (h *Handler) authorize(ctx huma.Context, next func(huma.Context)) {
+	r, w := humamux.Unwrap(ctx)
+	// Every answer here is about one school's private data.
+	w.Header().Set("Cache-Control", "no-store")
+	need, _ := ctx.Operation().Metadata[scopeKey].(string)
+
+	token, err := resource.BearerToken(r)
+	if err != nil {
+		resource.WriteError(w, r, resource.ErrInvalidToken)
+		return
+	}
+	g, err := h.verifier.Verify(r.Context(), token)
+	if err != nil {
+		if errors.Is(err, resource.ErrNoVerdict) {
+			h.log.LogAttrs(r.Context(), slog.LevelError, "operator api: token check failed", slog.String("error", err.Error()))
+		}
+		resource.WriteError(w, r, err)
+		return
+	}
+	if g.MemberID == 0 {
+		resource.WriteError(w, r, resource.ErrInvalidToken)
+		return
+	}
+	if need == "" || !g.HasScope(need) {
+		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+			"This operation needs the "+need+" scope.", need)
+		return
+	}
+	roles, err := h.store.GetRoles(r.Context(), g.MemberID)
+	if err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "operator api: role check failed", slog.String("error", err.Error()))
+		edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
+			"The request could not be authorized right now; retry shortly.")
+		return
+	}
+	if !slices.ContainsFunc(roles, storage.Role.IsOperator) {
+		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+			"The token's user is not an owner or admin of this school.", "")
+		return
+	}
+	next(huma.WithValue(ctx, callerKey{}, caller{grant: g, roles: roles}))
+}

@@ -1,0 +1,128 @@
+package operator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// tokens is a Verifier that knows a fixed set of tokens, so that this package's tests exercise
+// the API without the authorization server (the flows through it are in package authz).
+type tokens map[string]resource.Grant
+
+func (v tokens) Verify(_ context.Context, token string) (resource.Grant, error) {
+	switch token {
+	case "":
+		return resource.Grant{}, resource.ErrNoToken
+	case "no-verdict":
+		return resource.Grant{}, resource.ErrNoVerdict
+	}
+	g, ok := v[token]
+	if !ok {
+		return resource.Grant{}, resource.ErrInvalidToken
+	}
+	return g, nil
+}
+
+// testBodyLimit plays the public listener's body limit: small, so that tests can exceed it.
+const testBodyLimit = 4096
+
+// env is the API mounted on a router for one school, over a real store.
+type env struct {
+	t       testing.TB
+	store   *gormstore.Store
+	tn      *tenant.Tenant
+	ctx     context.Context
+	handler http.Handler
+	owner   int64
+	dir     string
+	// tokens is the verifier the API was built with; tests add tokens to it.
+	tokens tokens
+}
+
+// allScopes is a token holding every operator scope, for an owner.
+const allScopes = "all"
+
+func newEnv(t testing.TB, backend string) *env {
+	t.Helper()
+	e := &env{t: t, store: storetest.Open(t, backend), tn: testTenant(t, 1, "https://north.example"), dir: t.TempDir()}
+	e.ctx = tenant.NewContext(t.Context(), e.tn)
+	if err := e.store.SyncSchool(t.Context(), e.tn.SchoolID, e.tn.Subdomain, e.tn.Name); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := e.store.CreateMember(e.ctx, storage.Member{Email: "owner@example.test", Name: "Owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SetRoles(e.ctx, owner.ID, []storage.Role{storage.RoleOwner}); err != nil {
+		t.Fatal(err)
+	}
+	e.owner = owner.ID
+	e.tokens = tokens{allScopes: {MemberID: owner.ID, Scopes: scope.NamesFor(scope.Operator)}}
+	r := mux.NewRouter()
+	h := New(Deps{Store: e.store, Verifier: e.tokens, StorageDir: e.dir, MaxBodyBytes: testBodyLimit})
+	h.Mount(r)
+	e.handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		// What the server's middleware does before the router: the school and the body limit.
+		req = req.WithContext(tenant.NewContext(req.Context(), e.tn))
+		req.Body = http.MaxBytesReader(w, req.Body, testBodyLimit)
+		r.ServeHTTP(w, req)
+	})
+	return e
+}
+
+// request sends a request with a bearer token; a non-nil body that is not []byte is sent as JSON.
+func (e *env) request(method, path, token string, body any, header ...string) (int, http.Header, []byte) {
+	e.t.Helper()
+	var r io.Reader
+	contentType := "application/json"
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		r = bytes.NewReader(b)
+	case string:
+		r = bytes.NewBufferString(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		r = bytes.NewReader(raw)
+	}
+	req := httptest.NewRequest(method, path, r)
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, req)
+	return rec.Code, rec.Header(), rec.Body.Bytes()
+}
+
+// decode unmarshals a JSON answer into a value of type T.
+func decode[T any](t testing.TB, raw []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, raw)
+	}
+	return v
+}

@@ -1,0 +1,257 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// MembershipPlan is a recurring plan members subscribe to.
+type MembershipPlan struct {
+	ID          int64  `json:"id"`
+	Slug        string `json:"slug"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	PriceAmount int64  `json:"price_amount" doc:"Per interval, in the currency's minor unit."`
+	Currency    string `json:"currency"`
+	Interval    string `json:"interval" enum:"month,year"`
+	Published   bool   `json:"published"`
+}
+
+func planOut(p storage.MembershipPlan) MembershipPlan {
+	return MembershipPlan{
+		ID: p.ID, Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount,
+		Currency: p.Currency, Interval: p.Interval, Published: p.Published,
+	}
+}
+
+// NewMembershipPlan creates a membership plan.
+type NewMembershipPlan struct {
+	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title       string `json:"title" minLength:"1" maxLength:"200"`
+	Description string `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000"`
+	Currency    string `json:"currency" pattern:"^[A-Z]{3}$"`
+	Interval    string `json:"interval" enum:"month,year"`
+	Published   bool   `json:"published,omitempty"`
+}
+
+// Subscription is a member's subscription to a plan.
+type Subscription struct {
+	ID               int64     `json:"id"`
+	MemberID         int64     `json:"member_id"`
+	PlanID           int64     `json:"plan_id"`
+	State            string    `json:"state" enum:"active,past_due,canceled"`
+	StartedAt        time.Time `json:"started_at"`
+	CurrentPeriodEnd time.Time `json:"current_period_end"`
+}
+
+func subscriptionOut(s storage.Subscription) Subscription {
+	return Subscription{ID: s.ID, MemberID: s.MemberID, PlanID: s.PlanID, State: s.State, StartedAt: s.StartedAt, CurrentPeriodEnd: s.CurrentPeriodEnd}
+}
+
+// SubscriptionPatch changes a subscription's state or period. Billing itself happens
+// elsewhere; this records what an operator decided (a manual cancellation, a grace period).
+type SubscriptionPatch struct {
+	State            *string    `json:"state,omitempty" enum:"active,past_due,canceled"`
+	CurrentPeriodEnd *time.Time `json:"current_period_end,omitempty"`
+}
+
+// Coupon is a discount code.
+type Coupon struct {
+	ID             int64      `json:"id"`
+	Code           string     `json:"code"`
+	Title          string     `json:"title"`
+	PercentOff     int        `json:"percent_off,omitempty"`
+	AmountOff      int64      `json:"amount_off,omitempty" doc:"In the currency's minor unit."`
+	Currency       string     `json:"currency,omitempty"`
+	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
+	MaxRedemptions int        `json:"max_redemptions" doc:"0: unlimited."`
+	RedeemedCount  int        `json:"redeemed_count"`
+}
+
+func couponOut(c storage.Coupon) Coupon {
+	return Coupon{
+		ID: c.ID, Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff, Currency: c.Currency,
+		ExpiresAt: c.ExpiresAt, MaxRedemptions: c.MaxRedemptions, RedeemedCount: c.RedeemedCount,
+	}
+}
+
+// NewCoupon creates a coupon: a percentage, or an amount in a currency, never both.
+type NewCoupon struct {
+	Code           string     `json:"code" minLength:"3" maxLength:"40" pattern:"^[A-Za-z0-9_-]+$"`
+	Title          string     `json:"title" minLength:"1" maxLength:"200"`
+	PercentOff     int        `json:"percent_off,omitempty" minimum:"1" maximum:"100"`
+	AmountOff      int64      `json:"amount_off,omitempty" minimum:"1" maximum:"100000000000"`
+	Currency       string     `json:"currency,omitempty" pattern:"^[A-Z]{3}$" doc:"Required with amount_off."`
+	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
+	MaxRedemptions int        `json:"max_redemptions,omitempty" minimum:"0" maximum:"10000000"`
+}
+
+// DigitalProduct is a downloadable product.
+type DigitalProduct struct {
+	ID          int64  `json:"id"`
+	Slug        string `json:"slug"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	PriceAmount int64  `json:"price_amount"`
+	Currency    string `json:"currency"`
+	Published   bool   `json:"published"`
+}
+
+func productOut(p storage.DigitalProduct) DigitalProduct {
+	return DigitalProduct{ID: p.ID, Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published}
+}
+
+// NewDigitalProduct creates a digital product.
+type NewDigitalProduct struct {
+	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title       string `json:"title" minLength:"1" maxLength:"200"`
+	Description string `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000"`
+	Currency    string `json:"currency" pattern:"^[A-Z]{3}$"`
+	Published   bool   `json:"published,omitempty"`
+}
+
+func (h *Handler) registerMembershipPlans(api huma.API) {
+	const tag = "Membership plans"
+	register(h, api, operation{
+		ID: "list-membership-plans", Method: http.MethodGet, Path: "/membership-plans", Scope: "membership_plans:read", Tag: tag,
+		Summary: "List membership plans", Description: "Every plan of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[MembershipPlan], error) {
+		ps, next, err := h.store.ListMembershipPlans(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "membership plan", err)
+		}
+		return listOf(ps, next, planOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-membership-plan", Method: http.MethodPost, Path: "/membership-plans", Scope: "membership_plans:write", Tag: tag,
+		Summary: "Create a membership plan", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewMembershipPlan }) (*struct{ Body MembershipPlan }, error) {
+		b := in.Body
+		p, err := h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
+			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
+			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "membership plan", err)
+		}
+		return &struct{ Body MembershipPlan }{planOut(p)}, nil
+	})
+}
+
+func (h *Handler) registerSubscriptions(api huma.API) {
+	const tag = "Subscriptions"
+	register(h, api, operation{
+		ID: "list-subscriptions", Method: http.MethodGet, Path: "/subscriptions", Scope: "subscriptions:read", Tag: tag,
+		Summary: "List subscriptions", Description: "Every subscription of the school, by id.",
+	}, func(ctx context.Context, in *struct {
+		PageParams
+		State string `query:"state" enum:"active,past_due,canceled" doc:"Only subscriptions in this state."`
+	}) (*ListOutput[Subscription], error) {
+		ss, next, err := h.store.ListSubscriptions(ctx, in.State, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "subscription", err)
+		}
+		return listOf(ss, next, subscriptionOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "update-subscription", Method: http.MethodPatch, Path: "/subscriptions/{subscription_id}", Scope: "subscriptions:write", Tag: tag,
+		Summary: "Change a subscription",
+	}, func(ctx context.Context, in *struct {
+		SubscriptionID int64 `path:"subscription_id" minimum:"1"`
+		Body           SubscriptionPatch
+	}) (*struct{ Body Subscription }, error) {
+		p := in.Body
+		s, err := h.store.UpdateSubscription(ctx, in.SubscriptionID, func(s storage.Subscription) (storage.Subscription, error) {
+			set(&s.State, p.State)
+			set(&s.CurrentPeriodEnd, p.CurrentPeriodEnd)
+			if s.CurrentPeriodEnd.Before(s.StartedAt) {
+				return s, invalid("body.current_period_end", "the period ends after the subscription started", s.CurrentPeriodEnd)
+			}
+			return s, nil
+		})
+		if err != nil {
+			// The period check inside the update answers as it is.
+			var se huma.StatusError
+			if errors.As(err, &se) {
+				return nil, se
+			}
+			return nil, h.problem(ctx, "subscription", err)
+		}
+		return &struct{ Body Subscription }{subscriptionOut(s)}, nil
+	})
+}
+
+func (h *Handler) registerCoupons(api huma.API) {
+	const tag = "Coupons"
+	register(h, api, operation{
+		ID: "list-coupons", Method: http.MethodGet, Path: "/coupons", Scope: "coupons:read", Tag: tag,
+		Summary: "List coupons", Description: "Every coupon of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Coupon], error) {
+		cs, next, err := h.store.ListCoupons(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "coupon", err)
+		}
+		return listOf(cs, next, couponOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-coupon", Method: http.MethodPost, Path: "/coupons", Scope: "coupons:write", Tag: tag,
+		Summary: "Create a coupon", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewCoupon }) (*struct{ Body Coupon }, error) {
+		b := in.Body
+		switch {
+		case (b.PercentOff > 0) == (b.AmountOff > 0):
+			return nil, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
+		case b.AmountOff > 0 && b.Currency == "":
+			return nil, invalid("body.currency", "an amount needs its currency", b.Currency)
+		case b.PercentOff > 0 && b.Currency != "":
+			return nil, invalid("body.currency", "a percentage has no currency", b.Currency)
+		}
+		c, err := h.store.CreateCoupon(ctx, storage.Coupon{
+			Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
+			ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "coupon", err)
+		}
+		return &struct{ Body Coupon }{couponOut(c)}, nil
+	})
+}
+
+func (h *Handler) registerDigitalProducts(api huma.API) {
+	const tag = "Digital products"
+	register(h, api, operation{
+		ID: "list-digital-products", Method: http.MethodGet, Path: "/digital-products", Scope: "digital_products:read", Tag: tag,
+		Summary: "List digital products", Description: "Every digital product of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[DigitalProduct], error) {
+		ps, next, err := h.store.ListDigitalProducts(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "digital product", err)
+		}
+		return listOf(ps, next, productOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-digital-product", Method: http.MethodPost, Path: "/digital-products", Scope: "digital_products:write", Tag: tag,
+		Summary: "Create a digital product", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewDigitalProduct }) (*struct{ Body DigitalProduct }, error) {
+		b := in.Body
+		p, err := h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
+			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "digital product", err)
+		}
+		return &struct{ Body DigitalProduct }{productOut(p)}, nil
+	})
+}

@@ -1,0 +1,133 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Course is a course of the school.
+type Course struct {
+	ID          int64     `json:"id"`
+	Slug        string    `json:"slug"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	PriceAmount int64     `json:"price_amount" doc:"Price in the currency's minor unit."`
+	Currency    string    `json:"currency" doc:"ISO 4217 code."`
+	Published   bool      `json:"published"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func courseOut(c storage.Course) Course {
+	return Course{
+		ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, PriceAmount: c.PriceAmount,
+		Currency: c.Currency, Published: c.Published, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}
+}
+
+// NewCourse creates a course. Slugs are lower-case words joined by hyphens: they appear in the
+// school's URLs.
+type NewCourse struct {
+	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title       string `json:"title" minLength:"1" maxLength:"200"`
+	Description string `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000" doc:"Price in the currency's minor unit."`
+	Currency    string `json:"currency" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code."`
+	Published   bool   `json:"published,omitempty"`
+}
+
+// CoursePatch changes the fields it carries and leaves the others.
+type CoursePatch struct {
+	Slug        *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title       *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
+	Description *string `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount *int64  `json:"price_amount,omitempty" minimum:"0" maximum:"100000000000"`
+	Currency    *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
+	Published   *bool   `json:"published,omitempty"`
+}
+
+type courseOutput struct{ Body Course }
+
+// CoursePath names a course in an operation's path.
+type CoursePath struct {
+	CourseID int64 `path:"course_id" minimum:"1"`
+}
+
+func (h *Handler) registerCourses(api huma.API) {
+	const tag = "Courses"
+	register(h, api, operation{
+		ID: "list-courses", Method: http.MethodGet, Path: "/courses", Scope: "courses:read", Tag: tag,
+		Summary: "List courses", Description: "Every course of the school, published or not, by id.",
+	}, func(ctx context.Context, in *struct {
+		PageParams
+		Published bool `query:"published" doc:"Only published courses."`
+	}) (*ListOutput[Course], error) {
+		courses, next, err := h.store.ListCourses(ctx, in.Published, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "course", err)
+		}
+		return listOf(courses, next, courseOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "get-course", Method: http.MethodGet, Path: "/courses/{course_id}", Scope: "courses:read", Tag: tag,
+		Summary: "Get a course",
+	}, func(ctx context.Context, in *CoursePath) (*courseOutput, error) {
+		c, err := h.store.GetCourse(ctx, in.CourseID)
+		if err != nil {
+			return nil, h.problem(ctx, "course", err)
+		}
+		return &courseOutput{courseOut(c)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "create-course", Method: http.MethodPost, Path: "/courses", Scope: "courses:write", Tag: tag,
+		Summary: "Create a course", Status: http.StatusCreated,
+		Description: "Creates an empty course; add its curriculum with the curriculum operations.",
+	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*courseOutput, error) {
+		b := in.Body
+		c, err := h.store.CreateCourse(ctx, storage.Course{
+			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
+			Currency: b.Currency, Published: b.Published,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "course", err)
+		}
+		return &courseOutput{courseOut(c)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "update-course", Method: http.MethodPatch, Path: "/courses/{course_id}", Scope: "courses:write", Tag: tag,
+		Summary: "Change a course",
+	}, func(ctx context.Context, in *struct {
+		CoursePath
+		Body CoursePatch
+	}) (*courseOutput, error) {
+		p := in.Body
+		c, err := h.store.UpdateCourse(ctx, in.CourseID, func(c storage.Course) (storage.Course, error) {
+			set(&c.Slug, p.Slug)
+			set(&c.Title, p.Title)
+			set(&c.Description, p.Description)
+			set(&c.PriceAmount, p.PriceAmount)
+			set(&c.Currency, p.Currency)
+			set(&c.Published, p.Published)
+			return c, nil
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "course", err)
+		}
+		return &courseOutput{courseOut(c)}, nil
+	})
+}
+
+// set applies one field of a patch: a field the client left out keeps its value.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

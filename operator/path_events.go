@@ -1,0 +1,104 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Event is an event of the school.
+type Event struct {
+	ID          int64     `json:"id"`
+	Slug        string    `json:"slug"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	StartsAt    time.Time `json:"starts_at"`
+	EndsAt      time.Time `json:"ends_at"`
+	Location    string    `json:"location"`
+	PriceAmount int64     `json:"price_amount"`
+	Currency    string    `json:"currency"`
+	Capacity    int       `json:"capacity" doc:"0: unlimited."`
+	Published   bool      `json:"published"`
+}
+
+func eventOut(e storage.Event) Event {
+	return Event{
+		ID: e.ID, Slug: e.Slug, Title: e.Title, Description: e.Description, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
+		Location: e.Location, PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+	}
+}
+
+// NewEvent creates an event.
+type NewEvent struct {
+	Slug        string    `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title       string    `json:"title" minLength:"1" maxLength:"200"`
+	Description string    `json:"description,omitempty" maxLength:"20000"`
+	StartsAt    time.Time `json:"starts_at"`
+	EndsAt      time.Time `json:"ends_at"`
+	Location    string    `json:"location,omitempty" maxLength:"500"`
+	PriceAmount int64     `json:"price_amount" minimum:"0" maximum:"100000000000"`
+	Currency    string    `json:"currency" pattern:"^[A-Z]{3}$"`
+	Capacity    int       `json:"capacity,omitempty" minimum:"0" maximum:"1000000" doc:"0: unlimited."`
+	Published   bool      `json:"published,omitempty"`
+}
+
+// Registration is a member's registration for an event.
+type Registration struct {
+	ID           int64     `json:"id"`
+	EventID      int64     `json:"event_id"`
+	Member       MemberRef `json:"member"`
+	Status       string    `json:"status"`
+	RegisteredAt time.Time `json:"registered_at"`
+}
+
+func (h *Handler) registerEvents(api huma.API) {
+	const tag = "Events"
+	register(h, api, operation{
+		ID: "list-events", Method: http.MethodGet, Path: "/events", Scope: "events:read", Tag: tag,
+		Summary: "List events", Description: "Every event of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Event], error) {
+		es, next, err := h.store.ListEvents(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "event", err)
+		}
+		return listOf(es, next, eventOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-event", Method: http.MethodPost, Path: "/events", Scope: "events:write", Tag: tag,
+		Summary: "Create an event", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewEvent }) (*struct{ Body Event }, error) {
+		b := in.Body
+		if !b.EndsAt.After(b.StartsAt) {
+			return nil, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
+		}
+		e, err := h.store.CreateEvent(ctx, storage.Event{
+			Slug: b.Slug, Title: b.Title, Description: b.Description, StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+			Location: b.Location, PriceAmount: b.PriceAmount, Currency: b.Currency, Capacity: b.Capacity, Published: b.Published,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "event", err)
+		}
+		return &struct{ Body Event }{eventOut(e)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "list-event-registrations", Method: http.MethodGet, Path: "/events/{event_id}/registrations", Scope: "events:read", Tag: tag,
+		Summary: "List an event's registrations", Description: "Oldest registration first.",
+	}, func(ctx context.Context, in *struct {
+		EventID int64 `path:"event_id" minimum:"1"`
+		PageParams
+	}) (*ListOutput[Registration], error) {
+		rs, next, err := h.store.ListEventRegistrants(ctx, in.EventID, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "event", err)
+		}
+		return listOf(rs, next, func(r storage.EventRegistrant) Registration {
+			return Registration{ID: r.ID, EventID: r.EventID, Member: memberRef(r.Member), Status: r.Status, RegisteredAt: r.RegisteredAt}
+		}), nil
+	})
+}

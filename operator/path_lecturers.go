@@ -1,0 +1,63 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Lecturer is a teaching profile.
+type Lecturer struct {
+	ID        int64   `json:"id"`
+	Slug      string  `json:"slug"`
+	Name      string  `json:"name"`
+	Bio       string  `json:"bio"`
+	AvatarURL string  `json:"avatar_url,omitempty"`
+	MemberID  *int64  `json:"member_id,omitempty" doc:"The member who is this lecturer, if any."`
+	CourseIDs []int64 `json:"course_ids" doc:"The courses they teach, ascending."`
+}
+
+func lecturerOut(l storage.Lecturer) Lecturer {
+	return Lecturer{ID: l.ID, Slug: l.Slug, Name: l.Name, Bio: l.Bio, AvatarURL: l.AvatarURL, MemberID: l.MemberID, CourseIDs: l.CourseIDs}
+}
+
+// NewLecturer creates a lecturer profile.
+type NewLecturer struct {
+	Slug      string  `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Name      string  `json:"name" minLength:"1" maxLength:"200"`
+	Bio       string  `json:"bio,omitempty" maxLength:"20000"`
+	AvatarURL string  `json:"avatar_url,omitempty" maxLength:"2000" pattern:"^https://[^\\s]+$"`
+	MemberID  *int64  `json:"member_id,omitempty" minimum:"1" doc:"A member holding a role at this school."`
+	CourseIDs []int64 `json:"course_ids,omitempty" maxItems:"100" uniqueItems:"true"`
+}
+
+func (h *Handler) registerLecturers(api huma.API) {
+	const tag = "Lecturers"
+	register(h, api, operation{
+		ID: "list-lecturers", Method: http.MethodGet, Path: "/lecturers", Scope: "lecturers:read", Tag: tag,
+		Summary: "List lecturers", Description: "Every lecturer of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Lecturer], error) {
+		ls, next, err := h.store.ListLecturers(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "lecturer", err)
+		}
+		return listOf(ls, next, lecturerOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-lecturer", Method: http.MethodPost, Path: "/lecturers", Scope: "lecturers:write", Tag: tag,
+		Summary: "Create a lecturer", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewLecturer }) (*struct{ Body Lecturer }, error) {
+		b := in.Body
+		l, err := h.store.CreateLecturer(ctx, storage.Lecturer{
+			Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs,
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "lecturer (or course, or member of this school)", err)
+		}
+		return &struct{ Body Lecturer }{lecturerOut(l)}, nil
+	})
+}

@@ -1,0 +1,90 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Member is a member of the school with their roles there.
+type Member struct {
+	ID        int64    `json:"id"`
+	Email     string   `json:"email"`
+	Name      string   `json:"name"`
+	AvatarURL string   `json:"avatar_url,omitempty"`
+	Roles     []string `json:"roles" doc:"Most powerful first."`
+}
+
+func roleNames(roles []storage.Role) []string {
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// MemberRoles is the new set of a member's roles. An empty list removes the member from the
+// school (their identity, which is deployment-wide, stays).
+type MemberRoles struct {
+	Roles []string `json:"roles" maxItems:"4" uniqueItems:"true" enum:"owner,admin,lecturer,student"`
+}
+
+// MemberPath names a member of the school.
+type MemberPath struct {
+	MemberID int64 `path:"member_id" minimum:"1"`
+}
+
+func (h *Handler) registerMembers(api huma.API) {
+	const tag = "Members"
+	register(h, api, operation{
+		ID: "list-members", Method: http.MethodGet, Path: "/members", Scope: "members:read", Tag: tag,
+		Summary: "List members", Description: "Everyone holding a role at the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Member], error) {
+		ms, next, err := h.store.ListSchoolMembers(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
+		return listOf(ms, next, func(m storage.MemberRoles) Member {
+			return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: roleNames(m.Roles)}
+		}), nil
+	})
+
+	register(h, api, operation{
+		ID: "set-member-roles", Method: http.MethodPut, Path: "/members/{member_id}/roles", Scope: "members:write", Tag: tag,
+		Summary: "Set a member's roles",
+		Description: "Replaces the roles of someone who already belongs to the school. Only an owner may grant or take " +
+			"the owner role, and the school always keeps at least one owner (409).",
+	}, func(ctx context.Context, in *struct {
+		MemberPath
+		Body MemberRoles
+	}) (*struct{ Body Member }, error) {
+		roles := make([]storage.Role, len(in.Body.Roles))
+		for i, r := range in.Body.Roles {
+			roles[i] = storage.Role(r)
+		}
+		// Owners are the only ones who may change who owns the school; an admin could
+		// otherwise make themselves owner, or demote the owner who appointed them.
+		if !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) {
+			current, err := h.store.GetRoles(ctx, in.MemberID)
+			if err != nil {
+				return nil, h.problem(ctx, "member", err)
+			}
+			if slices.Contains(current, storage.RoleOwner) != slices.Contains(roles, storage.RoleOwner) {
+				return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
+			}
+		}
+		got, err := h.store.SetSchoolRoles(ctx, in.MemberID, roles)
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
+		m, err := h.store.GetMember(ctx, in.MemberID)
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
+		return &struct{ Body Member }{Member{ID: m.ID, Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, Roles: roleNames(got)}}, nil
+	})
+}

@@ -1,0 +1,86 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// Page is a content page of the school.
+type Page struct {
+	ID        int64  `json:"id"`
+	Slug      string `json:"slug"`
+	Title     string `json:"title"`
+	Body      string `json:"body"`
+	Published bool   `json:"published"`
+}
+
+func pageOut(p storage.ContentPage) Page {
+	return Page{ID: p.ID, Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published}
+}
+
+// NewPage creates a content page.
+type NewPage struct {
+	Slug      string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title     string `json:"title" minLength:"1" maxLength:"200"`
+	Body      string `json:"body" maxLength:"50000"`
+	Published bool   `json:"published,omitempty"`
+}
+
+// PagePatch changes the page fields it carries.
+type PagePatch struct {
+	Slug      *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Title     *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
+	Body      *string `json:"body,omitempty" maxLength:"50000"`
+	Published *bool   `json:"published,omitempty"`
+}
+
+func (h *Handler) registerPages(api huma.API) {
+	const tag = "Pages"
+	register(h, api, operation{
+		ID: "list-pages", Method: http.MethodGet, Path: "/pages", Scope: "pages:read", Tag: tag,
+		Summary: "List pages", Description: "Every content page of the school, by id.",
+	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Page], error) {
+		ps, next, err := h.store.ListContentPages(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, "page", err)
+		}
+		return listOf(ps, next, pageOut), nil
+	})
+
+	register(h, api, operation{
+		ID: "create-page", Method: http.MethodPost, Path: "/pages", Scope: "pages:write", Tag: tag,
+		Summary: "Create a page", Status: http.StatusCreated,
+	}, func(ctx context.Context, in *struct{ Body NewPage }) (*struct{ Body Page }, error) {
+		b := in.Body
+		p, err := h.store.CreateContentPage(ctx, storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published})
+		if err != nil {
+			return nil, h.problem(ctx, "page", err)
+		}
+		return &struct{ Body Page }{pageOut(p)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "update-page", Method: http.MethodPatch, Path: "/pages/{page_id}", Scope: "pages:write", Tag: tag,
+		Summary: "Change a page",
+	}, func(ctx context.Context, in *struct {
+		PageID int64 `path:"page_id" minimum:"1"`
+		Body   PagePatch
+	}) (*struct{ Body Page }, error) {
+		b := in.Body
+		p, err := h.store.UpdateContentPage(ctx, in.PageID, func(p storage.ContentPage) (storage.ContentPage, error) {
+			set(&p.Slug, b.Slug)
+			set(&p.Title, b.Title)
+			set(&p.Body, b.Body)
+			set(&p.Published, b.Published)
+			return p, nil
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "page", err)
+		}
+		return &struct{ Body Page }{pageOut(p)}, nil
+	})
+}

@@ -1,0 +1,132 @@
+package operator
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// School is the school's identity (from its tenant file, read only here) and its settings.
+type School struct {
+	ID        int64          `json:"id"`
+	Subdomain string         `json:"subdomain"`
+	Name      string         `json:"name"`
+	Settings  SchoolSettings `json:"settings"`
+	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// SchoolSettings are what operators set about their school.
+type SchoolSettings struct {
+	Description  string `json:"description"`
+	ContactEmail string `json:"contact_email"`
+	Timezone     string `json:"timezone" doc:"IANA time zone name."`
+	Currency     string `json:"currency" doc:"ISO 4217 code of the school's prices."`
+	Locale       string `json:"locale" doc:"BCP 47 language tag."`
+}
+
+// SettingsPatch changes the settings it carries. An empty contact_email clears it.
+type SettingsPatch struct {
+	Description  *string `json:"description,omitempty" maxLength:"5000"`
+	ContactEmail *string `json:"contact_email,omitempty" maxLength:"254" pattern:"^$|^[^@\\s]+@[^@\\s]+$"`
+	Timezone     *string `json:"timezone,omitempty" minLength:"1" maxLength:"64" doc:"IANA time zone name, e.g. Asia/Tokyo."`
+	Currency     *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
+	Locale       *string `json:"locale,omitempty" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" maxLength:"35"`
+}
+
+// Appearance is the look of the school's pages.
+type Appearance struct {
+	PrimaryColor string    `json:"primary_color"`
+	LogoURL      string    `json:"logo_url"`
+	Theme        string    `json:"theme"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// AppearancePatch changes the appearance fields it carries. An empty logo_url removes the logo.
+type AppearancePatch struct {
+	PrimaryColor *string `json:"primary_color,omitempty" pattern:"^#[0-9a-fA-F]{6}$" doc:"#rrggbb"`
+	LogoURL      *string `json:"logo_url,omitempty" maxLength:"2000" pattern:"^$|^https://[^\\s]+$" doc:"An https URL."`
+	Theme        *string `json:"theme,omitempty" enum:"light,dark,auto"`
+}
+
+func schoolOut(s storage.School) School {
+	st := s.Settings
+	return School{
+		ID: s.ID, Subdomain: s.Subdomain, Name: s.Name, UpdatedAt: s.UpdatedAt,
+		Settings: SchoolSettings{Description: st.Description, ContactEmail: st.ContactEmail, Timezone: st.Timezone, Currency: st.Currency, Locale: st.Locale},
+	}
+}
+
+func appearanceOut(s storage.School) Appearance {
+	a := s.Appearance
+	return Appearance{PrimaryColor: a.PrimaryColor, LogoURL: a.LogoURL, Theme: a.Theme, UpdatedAt: s.UpdatedAt}
+}
+
+func (h *Handler) registerSchool(api huma.API) {
+	register(h, api, operation{
+		ID: "get-school", Method: http.MethodGet, Path: "/school", Scope: "school:read", Tag: "School",
+		Summary: "Get the school's settings",
+	}, func(ctx context.Context, _ *struct{}) (*struct{ Body School }, error) {
+		s, err := h.store.GetSchool(ctx)
+		if err != nil {
+			return nil, h.problem(ctx, "school", err)
+		}
+		return &struct{ Body School }{schoolOut(s)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "update-school", Method: http.MethodPatch, Path: "/school", Scope: "school:write", Tag: "School",
+		Summary: "Change the school's settings",
+	}, func(ctx context.Context, in *struct{ Body SettingsPatch }) (*struct{ Body School }, error) {
+		p := in.Body
+		// The schema cannot list time zones; the Go runtime's database can.
+		if p.Timezone != nil {
+			if _, err := time.LoadLocation(*p.Timezone); err != nil || *p.Timezone == "Local" {
+				return nil, invalid("body.timezone", "not an IANA time zone name", *p.Timezone)
+			}
+		}
+		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
+			set(&s.Settings.Description, p.Description)
+			set(&s.Settings.ContactEmail, p.ContactEmail)
+			set(&s.Settings.Timezone, p.Timezone)
+			set(&s.Settings.Currency, p.Currency)
+			set(&s.Settings.Locale, p.Locale)
+			return s, nil
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "school", err)
+		}
+		return &struct{ Body School }{schoolOut(s)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "get-appearance", Method: http.MethodGet, Path: "/school/appearance", Scope: "appearance:read", Tag: "Appearance",
+		Summary: "Get the school's appearance",
+	}, func(ctx context.Context, _ *struct{}) (*struct{ Body Appearance }, error) {
+		s, err := h.store.GetSchool(ctx)
+		if err != nil {
+			return nil, h.problem(ctx, "school", err)
+		}
+		return &struct{ Body Appearance }{appearanceOut(s)}, nil
+	})
+
+	register(h, api, operation{
+		ID: "update-appearance", Method: http.MethodPatch, Path: "/school/appearance", Scope: "appearance:write", Tag: "Appearance",
+		Summary: "Change the school's appearance",
+	}, func(ctx context.Context, in *struct{ Body AppearancePatch }) (*struct{ Body Appearance }, error) {
+		p := in.Body
+		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
+			set(&s.Appearance.PrimaryColor, p.PrimaryColor)
+			set(&s.Appearance.LogoURL, p.LogoURL)
+			set(&s.Appearance.Theme, p.Theme)
+			return s, nil
+		})
+		if err != nil {
+			return nil, h.problem(ctx, "school", err)
+		}
+		return &struct{ Body Appearance }{appearanceOut(s)}, nil
+	})
+}

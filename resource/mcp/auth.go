@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// caller is who sent one request: anonymous (grant nil) or the resource owner of a verified
+// token. It is built once per request, before the SDK sees the request, and decides which tools
+// that request's server has.
+type caller struct {
+	tenant *tenant.Tenant
+	grant  *resource.Grant
+	// operator: the token's member holds an owner or admin role at the school now. Only looked
+	// up when the token holds a scope some operator tool needs.
+	operator bool
+	now      time.Time
+	store    storage.Store
+	log      *slog.Logger
+}
+
+// memberID is the token's resource owner (never 0: authenticate refuses such tokens).
+func (c *caller) memberID() int64 { return c.grant.MemberID }
+
+// refusal is why a caller may not call a tool, as the HTTP answer it gets.
+type refusal struct {
+	status      int
+	code        string
+	description string
+	// scope goes into the challenge when asking for it can help: an MCP client re-authorizes
+	// with it (step-up).
+	scope string
+}
+
+// may returns nil when the caller may call a tool with need n.
+func (c *caller) may(n need) *refusal {
+	switch {
+	case n.scope == "":
+		return nil
+	case c.grant == nil:
+		// No token: the challenge is where an MCP client starts its authorization (2025-06-18,
+		// Authorization 2.3).
+		return &refusal{http.StatusUnauthorized, "invalid_token",
+			fmt.Sprintf("This tool needs an access token with the %s scope.", n.scope), n.scope}
+	case !c.grant.HasScope(n.scope):
+		return &refusal{http.StatusForbidden, "insufficient_scope",
+			fmt.Sprintf("This tool needs the %s scope.", n.scope), n.scope}
+	case n.operator && !c.operator:
+		// Re-authorizing cannot help a member who is not an operator (the authorization server
+		// grants operator scopes to owners and admins only), so no scope is named.
+		return &refusal{http.StatusForbidden, "insufficient_scope",
+			"This tool needs an owner or admin role at this school.", ""}
+	}
+	return nil
+}
+
+// write answers the request with the refusal, as a Bearer challenge (RFC 6750 section 3) that
+// names the origin's protected-resource metadata.
+func (rf *refusal) write(w http.ResponseWriter, r *http.Request) {
+	resource.Challenge(w, r, rf.status, rf.code, rf.description, rf.scope)
+}
+
+// authenticate builds the caller of a request. No Authorization header is an anonymous caller;
+// anything else must be a valid token bound to a member. It writes the refusal itself and
+// reports whether to go on.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) (*caller, bool) {
+	c := &caller{tenant: t, now: h.now(), store: h.store, log: h.log}
+	token, err := resource.BearerToken(r)
+	if err != nil {
+		resource.WriteError(w, r, resource.ErrInvalidToken)
+		return nil, false
+	}
+	if token == "" {
+		return c, true
+	}
+	g, err := h.verifier.Verify(r.Context(), token)
+	if err != nil {
+		if errors.Is(err, resource.ErrNoVerdict) {
+			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: token check failed", slog.String("error", err.Error()))
+		}
+		// 401 invalid_token with the metadata pointer, or 503 without a challenge.
+		resource.WriteError(w, r, err)
+		return nil, false
+	}
+	// /mcp authenticates the token's subject (spec, Authentication 7): a token without a
+	// resource owner names nobody whose data could be read.
+	if g.MemberID == 0 {
+		resource.Challenge(w, r, http.StatusUnauthorized, "invalid_token",
+			"The access token is not bound to a user; authorize as a member of this school.", "")
+		return nil, false
+	}
+	c.grant = &g
+	if slices.ContainsFunc(operatorScopes, g.HasScope) {
+		roles, err := h.store.GetRoles(r.Context(), g.MemberID)
+		if err != nil {
+			// Whether the member is still an operator is part of the verdict on this request.
+			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: role check failed", slog.String("error", err.Error()))
+			resource.WriteError(w, r, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err))
+			return nil, false
+		}
+		c.operator = slices.ContainsFunc(roles, storage.Role.IsOperator)
+	}
+	return c, true
+}
+
+// sameOrigin reports whether a request may come from where its Origin header says (DNS
+// rebinding and cross-site requests; MCP Streamable HTTP transport, "Security Warning"). A
+// request without Origin (every non-browser client) passes; a browser page may only call its
+// own school's endpoint. The Host header was already matched to the school by the server's
+// tenant resolution, so a rebound name never reaches this handler.
+func sameOrigin(r *http.Request, t *tenant.Tenant) bool {
+	origins := r.Header.Values("Origin")
+	switch len(origins) {
+	case 0:
+		return true
+	case 1:
+	default:
+		return false
+	}
+	u, err := url.Parse(origins[0])
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return scheme+"://"+config.HostKey(scheme, u.Host) == originKey(t)
+}
+
+// originKey is the school's origin in the form sameOrigin compares (default port dropped,
+// lower case).
+func originKey(t *tenant.Tenant) string {
+	scheme, _, _ := strings.Cut(t.Origin, "://")
+	return scheme + "://" + t.Host
+}
+
+// refuseOrigin answers a request from another origin.
+func refuseOrigin(w http.ResponseWriter) {
+	edge.WriteError(w, http.StatusForbidden, "invalid_request", "Requests from another origin are not accepted at this endpoint.")
+}

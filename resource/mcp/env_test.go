@@ -1,0 +1,373 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/token/hmac"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// env is a whole Proctor behind a real HTTP server, as an MCP client meets it: school A at
+// 127.0.0.1:<port> and school B at localhost:<port>, both seeded, and access tokens minted into
+// the store the way the authorization server stores them (so that a test can also make the
+// tokens no authorization would give: expired, revoked, bound elsewhere, without an owner, an
+// operator scope held by a student).
+type env struct {
+	t      testing.TB
+	srv    *httptest.Server
+	store  *gormstore.Store
+	secret config.Secret
+	a, b   *tenant.Tenant
+	now    time.Time
+}
+
+const (
+	studentEmail  = "sam@example.test"
+	ownerEmail    = "olga@example.test"
+	lecturerEmail = "lena@example.test"
+)
+
+func newEnv(t testing.TB, backend string) *env {
+	t.Helper()
+	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("m"), 32)), now: time.Now().UTC()}
+	e.store = storetest.Open(t, backend)
+	var handler http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	e.a, e.b = tenants[0], tenants[1]
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	sc.Secret = e.secret
+	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = s.PublicHandler()
+	e.seed(e.a, schoolData(e.now))
+	e.seed(e.b, otherSchoolData(e.now))
+	return e
+}
+
+func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), tn) }
+
+func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
+	e.t.Helper()
+	if _, err := e.store.ImportSchoolData(e.ctx(tn), data, storage.ImportOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// schoolData is school A: a published course with a curriculum, a draft, plans, products,
+// events, and a student with an enrollment, progress, payments and notifications.
+func schoolData(now time.Time) *storage.SchoolData {
+	day := func(n int) time.Time { return now.Add(time.Duration(n) * 24 * time.Hour).Truncate(time.Second) }
+	item := []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go-basics", Title: "Go basics", Quantity: 1, UnitAmount: 1999}}
+	return &storage.SchoolData{
+		Members: []storage.MemberSeed{
+			{Email: studentEmail, Name: "Sam Student", Roles: []storage.Role{storage.RoleStudent}},
+			{Email: ownerEmail, Name: "Olga Owner", Roles: []storage.Role{storage.RoleOwner}},
+			{Email: lecturerEmail, Name: "Lena Lecturer", Roles: []storage.Role{storage.RoleLecturer}},
+		},
+		Courses: []storage.CourseSeed{
+			{Slug: "go-basics", Title: "Go basics", Description: "From zero to goroutines", PriceAmount: 1999, Currency: "USD", Published: true,
+				Sections: []storage.SectionSeed{
+					{Title: "Start", Lectures: []storage.LectureSeed{
+						{Title: "Hello", DurationSeconds: 300},
+						{Title: "Types", DurationSeconds: 600, IsLocked: true, UnlockAt: ptr(day(30))},
+					}},
+					{Title: "Concurrency", Lectures: []storage.LectureSeed{{Title: "Goroutines", DurationSeconds: 900}}},
+				}},
+			{Slug: "rust-intro", Title: "Rust intro", Description: "Ownership", PriceAmount: 2500, Currency: "USD", Published: true},
+			{Slug: "secret-draft", Title: "Secret draft", Currency: "USD", Published: false},
+		},
+		Enrollments: []storage.EnrollmentSeed{
+			{Member: studentEmail, Course: "go-basics", ExpireDate: ptr(day(90)), EnrolledAt: day(-30)},
+		},
+		Progress: []storage.ProgressSeed{
+			{Member: studentEmail, Lecture: storage.LectureRef{Course: "go-basics", Section: 1, Lecture: 1}, State: storage.LectureCompleted, PositionSeconds: 300, UpdatedAt: day(-20)},
+			{Member: studentEmail, Lecture: storage.LectureRef{Course: "go-basics", Section: 2, Lecture: 1}, State: storage.LectureRead, PositionSeconds: 42, UpdatedAt: day(-10)},
+		},
+		MembershipPlans: []storage.MembershipPlanSeed{
+			{Slug: "monthly", Title: "Monthly", Description: "Every course", PriceAmount: 990, Currency: "USD", Interval: "month", Published: true},
+			{Slug: "hidden", Title: "Hidden", PriceAmount: 1, Currency: "USD", Interval: "year", Published: false},
+		},
+		DigitalProducts: []storage.DigitalProductSeed{
+			{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD", Published: true},
+		},
+		Events: []storage.EventSeed{
+			{Slug: "meetup", Title: "Meetup", StartsAt: day(7), EndsAt: day(7).Add(2 * time.Hour), Location: "Online", PriceAmount: 0, Currency: "USD", Published: true},
+			{Slug: "old-meetup", Title: "Old meetup", StartsAt: day(-7), EndsAt: day(-7).Add(time.Hour), Currency: "USD", Published: true},
+		},
+		Payments: []storage.PaymentSeed{
+			{TradeNo: "T-PAID", Member: studentEmail, Amount: 1999, Currency: "USD", PaymentType: "credit_card", PaymentState: storage.PaymentPaid,
+				CreatedAt: day(-30), PaidAt: ptr(day(-30)), LineItems: item,
+				Invoice: &storage.PaymentInvoice{Number: "INV-1", Status: "issued", IssuedAt: ptr(day(-30))}},
+			{TradeNo: "T-ATM", Member: studentEmail, Amount: 1999, Currency: "USD", PaymentType: "atm", PaymentState: storage.PaymentUnpaid,
+				CreatedAt: day(-31), ExpiredAt: ptr(day(-29)), BankCode: "812", BankName: "Taishin", CodeNo: "99887766", LineItems: item},
+			{TradeNo: "T-OWNER", Member: ownerEmail, Amount: 500, Currency: "USD", PaymentType: "credit_card", PaymentState: storage.PaymentPaid,
+				CreatedAt: day(-5), PaidAt: ptr(day(-5)), LineItems: []storage.PaymentLineItem{}},
+		},
+		Notifications: []storage.NotificationSeed{
+			{Key: "welcome", Member: studentEmail, Kind: "welcome", Title: "Welcome", Body: "Hi Sam", CreatedAt: day(-30)},
+			{Key: "news", Member: studentEmail, Kind: "post", Title: "News", Body: "A new lecture", CreatedAt: day(-1)},
+			{Key: "owner-note", Member: ownerEmail, Kind: "post", Title: "For Olga", CreatedAt: day(-1)},
+		},
+	}
+}
+
+// otherSchoolData is school B, which nothing at A may show.
+func otherSchoolData(now time.Time) *storage.SchoolData {
+	return &storage.SchoolData{
+		Members: []storage.MemberSeed{{Email: studentEmail, Name: "Sam Student", Roles: []storage.Role{storage.RoleStudent}}},
+		Courses: []storage.CourseSeed{{Slug: "lumen-only", Title: "Lumen only", Currency: "EUR", Published: true}},
+		Enrollments: []storage.EnrollmentSeed{
+			{Member: studentEmail, Course: "lumen-only", LifetimeAccess: true, EnrolledAt: now.Add(-time.Hour).Truncate(time.Second)},
+		},
+	}
+}
+
+// tokenOpts shape a minted token.
+type tokenOpts struct {
+	scopes   []string
+	resource string // default: the school's origin
+	schoolID *int64 // default: the school's id
+	expired  bool
+	revoked  bool
+	noOwner  bool
+}
+
+// token mints an access token of school tn for the member with the e-mail, stored as the
+// authorization server stores one, already used once (so a request runs no first-use write).
+func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
+	e.t.Helper()
+	ctx := e.ctx(tn)
+	m, err := e.store.GetMemberByEmail(ctx, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: authz.TokenHMACKey(e.secret)}}
+	token, signature, err := strategy.Generate(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	now := time.Now()
+	sess := &authz.Session{MemberID: m.ID, SchoolID: tn.SchoolID, Subdomain: tn.Subdomain, Resource: tn.Origin}
+	if o.schoolID != nil {
+		sess.SchoolID = *o.schoolID
+	}
+	if o.resource != "" {
+		sess.Resource = o.resource
+	}
+	data, err := json.Marshal(struct {
+		Session *authz.Session `json:"session"`
+	}{sess})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	pair := storage.TokenPair{
+		RequestID: hex.EncodeToString(b), ClientID: "member-app", MemberID: m.ID, AccessSignature: signature,
+		Resource: sess.Resource, Scopes: o.scopes, Data: data, RequestedAt: now,
+		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
+	}
+	if o.expired {
+		pair.AccessExpiresAt = now.Add(-time.Minute)
+	}
+	if o.revoked {
+		pair.RevokedAt = &now
+	}
+	if o.noOwner {
+		pair.MemberID = 0
+	}
+	if _, err := e.store.CreateTokenPair(ctx, pair); err != nil {
+		e.t.Fatal(err)
+	}
+	return token
+}
+
+// The usual tokens.
+var (
+	readScope     = tokenOpts{scopes: []string{"openid", "account:read"}}
+	writeScope    = tokenOpts{scopes: []string{"account:write"}}
+	bothScopes    = tokenOpts{scopes: []string{"openid", "profile", "account:read", "account:write"}}
+	operatorScope = tokenOpts{scopes: []string{"openid", "courses:read", "students:read", "orders:read", "analytics:read"}}
+)
+
+// bearer adds a token to every request of an MCP client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens an MCP client session at school tn's /mcp with the token ("" for none), in the
+// protocol revision given ("" for the SDK's latest).
+func (e *env) connect(tn *tenant.Tenant, token, version string) *sdk.ClientSession {
+	e.t.Helper()
+	cs, err := e.tryConnect(tn, token, version)
+	if err != nil {
+		e.t.Fatalf("connect (%q): %v", version, err)
+	}
+	e.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func (e *env) tryConnect(tn *tenant.Tenant, token, version string) (*sdk.ClientSession, error) {
+	hc := &http.Client{Timeout: 10 * time.Second}
+	if token != "" {
+		hc.Transport = bearer{token: token, next: http.DefaultTransport}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "proctor-test", Version: "1"}, nil)
+	transport := &sdk.StreamableClientTransport{Endpoint: tn.URL(mcpendpoint.Path), HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
+	return client.Connect(e.t.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
+}
+
+// toolNames lists the tools a session sees.
+func toolNames(t testing.TB, cs *sdk.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+// call calls a tool and decodes its structured result into out (when not nil). It fails the
+// test on a protocol error; a tool error is returned as the result's text.
+func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any, out any) (toolErr string) {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		var texts []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				texts = append(texts, tc.Text)
+			}
+		}
+		return strings.Join(texts, "\n")
+	}
+	if out != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, raw, err)
+		}
+	}
+	return ""
+}
+
+// rpc is a raw HTTP answer of /mcp.
+type rpc struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// post sends a JSON-RPC body to school tn's /mcp as a client of revision 2025-06-18 would
+// (no session, the version header), with the token ("" for none) and extra headers.
+func (e *env) post(tn *tenant.Tenant, token, body string, headers ...string) rpc {
+	e.t.Helper()
+	return e.do(http.MethodPost, tn.URL(mcpendpoint.Path), token, body, headers...)
+}
+
+func (e *env) do(method, url, token, body string, headers ...string) rpc {
+	e.t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return rpc{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// toolCall is the JSON-RPC body of a tools/call.
+func toolCall(name string, args string) string {
+	if args == "" {
+		args = "{}"
+	}
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
+}
+
+const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+
+// eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
+	}
+}

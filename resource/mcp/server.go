@@ -1,0 +1,207 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/gorilla/mux"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Path is the MCP endpoint on every school's origin (spec, Endpoints: MCP).
+const Path = "/mcp"
+
+// ProtocolVersions are the MCP revisions served, newest first. The SDK (v1.8.0) knows two older
+// ones (2025-03-26, 2024-11-05); they predate the authorization this endpoint relies on
+// (protected-resource metadata, resource indicators), so they are not offered. A client asking
+// for one in an initialize request is answered with 2025-11-25, the newest revision that
+// handshake negotiates.
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+
+// maxBodyBytes bounds a request body. JSON-RPC requests to these tools are a few hundred bytes;
+// the body is read whole before the SDK sees it (see ServeHTTP).
+const maxBodyBytes = 64 << 10
+
+// Deps are what the handler is built from.
+type Deps struct {
+	Store    storage.Store
+	Verifier resource.Verifier
+	Logger   *slog.Logger
+	// Now is the clock enrollments, payments and events are judged by; time.Now if nil.
+	Now func() time.Time
+	// Version is reported as the server's implementation version; "dev" if empty.
+	Version string
+}
+
+// Handler serves {base_url}/mcp.
+type Handler struct {
+	store      storage.Store
+	verifier   resource.Verifier
+	log        *slog.Logger
+	now        func() time.Time
+	version    string
+	schemas    *sdk.SchemaCache
+	streamable *sdk.StreamableHTTPHandler
+}
+
+// New builds the handler.
+func New(d Deps) *Handler {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
+	h := &Handler{
+		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now, version: d.Version,
+		schemas: sdk.NewSchemaCache(),
+	}
+	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
+		// No sessions: every request is answered by a server built for its caller, which is
+		// what lets tools/list differ by token, and what the 2026-07-28 revision requires.
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       d.Logger,
+		// The SDK's own check refuses any Host that is not a loopback name when the listener is
+		// on loopback, which is every request behind a reverse proxy on the same machine. Host
+		// is checked by the server's tenant resolution and Origin by ServeHTTP instead.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        maxBodyBytes,
+	})
+	return h
+}
+
+// Mount registers the endpoint. Every method reaches the handler: POST is the transport, and
+// the SDK answers GET and DELETE with 405 and an Allow header, as a stateless server must.
+func (h *Handler) Mount(r *mux.Router) {
+	r.Handle(Path, h)
+}
+
+type serverKey struct{}
+
+// serverOf is the SDK's getServer callback: the server ServeHTTP built for this request. The SDK
+// calls it more than once per request, so it is built once, before, and carried in the context.
+func serverOf(r *http.Request) *sdk.Server {
+	s, _ := r.Context().Value(serverKey{}).(*sdk.Server)
+	return s
+}
+
+// ServeHTTP checks, in order: the school, the Origin header (403), the bearer token (401, or
+// 503 without a verdict), and the tools a tools/call names (401 or 403 with a challenge). Only
+// then does the SDK see the request, with a server holding exactly the tools the caller may call.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+		return
+	}
+	if !sameOrigin(r, t) {
+		refuseOrigin(w)
+		return
+	}
+	c, ok := h.authenticate(w, r, t)
+	if !ok {
+		return
+	}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				edge.WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
+				return
+			}
+			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
+			return
+		}
+		// A tools/call the caller may not make is answered here, with a status and challenge
+		// an MCP client acts on (authorize, or step up its scopes); the SDK would only say the
+		// tool is unknown. Names of no tool at all are left to the SDK.
+		for _, name := range calledTools(body) {
+			if def, ok := toolsByName[name]; ok {
+				if rf := c.may(def.need); rf != nil {
+					rf.write(w, r)
+					return
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	r = r.WithContext(context.WithValue(r.Context(), serverKey{}, h.newServer(c)))
+	h.streamable.ServeHTTP(w, r)
+}
+
+// newServer builds the MCP server of one request: the tools the caller may call, and nothing
+// else, so that tools/list shows exactly those.
+func (h *Handler) newServer(c *caller) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: c.tenant.Name, Version: h.version}, &sdk.ServerOptions{
+		Instructions:              instructions,
+		Logger:                    h.log,
+		SchemaCache:               h.schemas,
+		SupportedProtocolVersions: ProtocolVersions,
+		// Tools only. The list never changes while a client holds the same token, so there is
+		// nothing to announce; no logging capability either.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// What a token may see is that token's user's (2026-07-28 caching hints): no shared
+		// cache may keep it. The anonymous answers are the same for everyone and stay public.
+		SetCacheable: func(_ context.Context, _ sdk.Request, ch *sdk.Cacheable) {
+			if c.grant != nil {
+				ch.CacheScope = "private"
+			}
+		},
+	})
+	for _, def := range tools {
+		if c.may(def.need) == nil {
+			def.bind(s, c)
+		}
+	}
+	return s
+}
+
+const instructions = "Tools of one online course school. Without a token: the published catalogue " +
+	"(courses, their outlines and prices, membership plans, digital products, upcoming events). " +
+	"With a member's token (account:read): the member's own courses and progress, payments and " +
+	"notifications; account:write marks notifications read and changes notification choices. " +
+	"Operator tools need an operator scope and an owner or admin role at the school. " +
+	"Amounts are integers in the currency's minor unit."
+
+// tools is every tool (tools/list shows them sorted by name).
+var tools = slices.Concat(publicTools(), memberTools(), operatorTools())
+
+// toolsByName finds a tool's definition for the tools/call check.
+var toolsByName = func() map[string]toolDef {
+	m := make(map[string]toolDef, len(tools))
+	for _, d := range tools {
+		if _, dup := m[d.tool.Name]; dup {
+			panic("mcp: two tools named " + d.tool.Name)
+		}
+		m[d.tool.Name] = d
+	}
+	return m
+}()
+
+// operatorScopes are the scopes of the operator tools: a token holding one of them makes the
+// request look up the member's roles.
+var operatorScopes = func() []string {
+	var out []string
+	for _, d := range tools {
+		if d.need.operator && !slices.Contains(out, d.need.scope) {
+			out = append(out, d.need.scope)
+		}
+	}
+	return out
+}()

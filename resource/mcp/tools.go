@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// need is what a tool asks of its caller.
+type need struct {
+	// scope is the OAuth scope the token must hold; "" for the public tools, which anyone may
+	// call without a token.
+	scope string
+	// operator also asks for an owner or admin role at the school, checked on every request:
+	// a token outlives the role it was granted under.
+	operator bool
+}
+
+// Audiences of the tools (spec, Scopes). The operator tools name their own scope.
+var (
+	public      = need{}
+	memberRead  = need{scope: "account:read"}
+	memberWrite = need{scope: "account:write"}
+)
+
+func operatorNeed(scope string) need { return need{scope: scope, operator: true} }
+
+// toolDef is one tool: its description as tools/list shows it, what it needs, and how to put it
+// on a request's server for a caller.
+type toolDef struct {
+	tool *sdk.Tool
+	need need
+	bind func(s *sdk.Server, c *caller)
+}
+
+// spec describes a tool for define.
+type spec struct {
+	name, title, description string
+	need                     need
+	// write marks a tool that changes the caller's data (its annotations say so); every write
+	// tool here is idempotent.
+	write bool
+	// input tightens the input schema inferred from the Go type (bounds, enums, patterns).
+	input func(*jsonschema.Schema)
+}
+
+// define builds a tool from a typed handler. The input and output schemas are built once, here,
+// and the same pointers go to every request's server, so that the SDK's schema cache resolves
+// each of them once per process rather than once per request.
+func define[In, Out any](s spec, run func(ctx context.Context, c *caller, in In) (Out, error)) toolDef {
+	in := mustSchema[In]()
+	if s.input != nil {
+		s.input(in)
+	}
+	falseHint := false
+	t := &sdk.Tool{
+		Name:         s.name,
+		Title:        s.title,
+		Description:  s.description,
+		InputSchema:  in,
+		OutputSchema: mustSchema[Out](),
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    !s.write,
+			IdempotentHint:  true,
+			DestructiveHint: &falseHint,
+			OpenWorldHint:   &falseHint,
+		},
+	}
+	return toolDef{tool: t, need: s.need, bind: func(srv *sdk.Server, c *caller) {
+		sdk.AddTool(srv, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+			// The school travels with the caller, whatever context the SDK hands over.
+			out, err := run(tenant.NewContext(ctx, c.tenant), c, in)
+			if err != nil {
+				var zero Out
+				return nil, zero, c.toolError(ctx, s.name, err)
+			}
+			return nil, out, nil
+		})
+	}}
+}
+
+// schemaOptions describe times as RFC 3339 strings (every time is written in UTC).
+var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
+}}
+
+// mustSchema infers the JSON schema of T. A type it cannot describe is a programming error that
+// every test run finds at package initialisation.
+func mustSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](schemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: schema of %T: %v", *new(T), err))
+	}
+	listsNotNull(s)
+	return s
+}
+
+// listsNotNull narrows the inferred type of every list from ["null", "array"] (a nil Go slice)
+// to "array": the tools always answer [] for an empty list, and the schema says so.
+func listsNotNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if slices.Equal(s.Types, []string{"null", "array"}) {
+		s.Types, s.Type = nil, "array"
+	}
+	listsNotNull(s.Items)
+	listsNotNull(s.AdditionalProperties)
+	for _, p := range s.Properties {
+		listsNotNull(p)
+	}
+}
+
+// Schema adjustments for define's input hook.
+
+func bounds(lo, hi float64, props ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, p := range props {
+			s.Properties[p].Minimum, s.Properties[p].Maximum = &lo, &hi
+		}
+	}
+}
+
+func maxLength(n int, props ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, p := range props {
+			s.Properties[p].MaxLength = &n
+		}
+	}
+}
+
+func minLength(n int, props ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, p := range props {
+			s.Properties[p].MinLength = &n
+		}
+	}
+}
+
+func enum(prop string, values ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, v := range values {
+			s.Properties[prop].Enum = append(s.Properties[prop].Enum, v)
+		}
+	}
+}
+
+func all(fs ...func(*jsonschema.Schema)) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, f := range fs {
+			f(s)
+		}
+	}
+}
+
+// Paging. Every list tool takes first and after and answers next_cursor; the cursor is the
+// store's, opaque to clients.
+const (
+	defaultPageSize = 20
+	maxPageSize     = 50
+	maxCursorLength = 200
+)
+
+// paging is the paging part of the list tools' input schemas.
+var paging = all(bounds(1, maxPageSize, "first"), maxLength(maxCursorLength, "after"))
+
+func page(first int, after string) storage.Page {
+	if first <= 0 {
+		first = defaultPageSize
+	}
+	return storage.Page{First: min(first, maxPageSize), After: after}
+}
+
+// toolFailure is a tool error whose message is written for the caller (a language model or a
+// person). Everything else a tool returns is logged and replaced by a generic message, so that
+// no database detail reaches a client.
+type toolFailure struct{ message string }
+
+func (e toolFailure) Error() string { return e.message }
+
+func failf(format string, args ...any) error { return toolFailure{fmt.Sprintf(format, args...)} }
+
+// toolError turns a tool's error into the isError result's text.
+func (c *caller) toolError(ctx context.Context, tool string, err error) error {
+	var f toolFailure
+	switch {
+	case errors.As(err, &f):
+		return f
+	case errors.Is(err, storage.ErrInvalidArgument):
+		// The only caller input the store judges is the cursor; enums and bounds were checked
+		// against the input schema before the tool ran.
+		return failf("The cursor in \"after\" is not one this tool returned; call the tool again without it.")
+	case errors.Is(err, storage.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		c.log.LogAttrs(ctx, slog.LevelError, "mcp: tool failed", slog.String("tool", tool), slog.String("error", err.Error()))
+		return failf("The school's data cannot be read right now; retry shortly.")
+	}
+	c.log.LogAttrs(ctx, slog.LevelError, "mcp: tool failed", slog.String("tool", tool), slog.String("error", err.Error()))
+	return failf("The tool failed on the server; retry later.")
+}
+
+// Shared output shapes.
+
+// money is an amount in the currency's minor unit (docs/decisions.md: 1999 USD is $19.99).
+type money struct {
+	Amount   int64  `json:"amount" jsonschema:"Amount in the currency's minor unit (1999 with USD is 19.99 dollars; 1990 with JPY is 1990 yen)."`
+	Currency string `json:"currency" jsonschema:"ISO 4217 currency code."`
+}
+
+// progress is a member's progress through one course, counted as the Member API counts it.
+type progress struct {
+	TotalLectures     int `json:"total_lectures"`
+	CompletedLectures int `json:"completed_lectures"`
+	ReadLectures      int `json:"read_lectures" jsonschema:"Lectures opened but not completed."`
+	Percent           int `json:"percent" jsonschema:"Completed lectures as a whole percentage of all lectures, rounded down; 0 for a course without lectures."`
+}
+
+func newProgress(total, completed, read int) progress {
+	p := progress{TotalLectures: total, CompletedLectures: completed, ReadLectures: read}
+	if total > 0 {
+		p.Percent = completed * 100 / total
+	}
+	return p
+}
+
+// accessActive says whether an enrollment gives access at `at`: lifetime access, no expiry, or
+// an expiry still ahead.
+func accessActive(e storage.Enrollment, at time.Time) bool {
+	return e.LifetimeAccess || e.ExpireDate == nil || e.ExpireDate.After(at)
+}
+
+// nonNil keeps empty lists as [] on the wire.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// GetCourse returns one course of the context's school by id.
+func (s *Store) GetCourse(ctx context.Context, id int64) (storage.Course, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Course{}, err
+	}
+	var row courseRow
+	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
+		return storage.Course{}, wrap(fmt.Sprintf("get course %d", id), err)
+	}
+	return row.course(), nil
+}
+
+// CreateCourse stores a new course.
+func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Course, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Course{}, err
+	}
+	if err := required("slug", c.Slug); err != nil {
+		return storage.Course{}, fmt.Errorf("gormstore: create course: %w", err)
+	}
+	row := courseRow{
+		SchoolID: sc.schoolID, Slug: c.Slug, Title: c.Title, Description: c.Description,
+		PriceAmount: c.PriceAmount, Currency: c.Currency, Published: c.Published,
+	}
+	row.stamp(dbTime(s.now()), true)
+	if err := s.conn(ctx).Create(&row).Error; err != nil {
+		return storage.Course{}, wrap(fmt.Sprintf("create course %q", c.Slug), err)
+	}
+	return row.course(), nil
+}
+
+// UpdateCourse applies fn to the course while its row is locked. fn must not call the store
+// (see UpdateMember).
+func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Course) (storage.Course, error)) (storage.Course, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Course{}, err
+	}
+	op := fmt.Sprintf("update course %d", id)
+	var out storage.Course
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var row courseRow
+		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
+			return wrap(op, err)
+		}
+		c, err := fn(row.course())
+		if err != nil {
+			return err
+		}
+		if err := required("slug", c.Slug); err != nil {
+			return fmt.Errorf("gormstore: %s: %w", op, err)
+		}
+		next := courseRow{
+			ID: row.ID, SchoolID: row.SchoolID, Slug: c.Slug, Title: c.Title, Description: c.Description,
+			PriceAmount: c.PriceAmount, Currency: c.Currency, Published: c.Published, CreatedAt: row.CreatedAt,
+		}
+		next.stamp(dbTime(s.now()), false)
+		if err := sc.in(tx).Select("*").Omit("id", "school_id", "created_at").Where("id = ?", id).Updates(&next).Error; err != nil {
+			return wrap(op, err)
+		}
+		out = next.course()
+		return nil
+	})
+	return out, err
+}
+
+// AppendSection adds a section after the course's last one. The course row is locked first, so
+// that two appends to one course take turns instead of both choosing the same position.
+func (s *Store) AppendSection(ctx context.Context, courseID int64, title string) (storage.Section, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Section{}, err
+	}
+	op := fmt.Sprintf("append a section to course %d", courseID)
+	var row sectionRow
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var course courseRow
+		if err := forUpdate(sc.in(tx)).Select("id").Where("id = ?", courseID).Take(&course).Error; err != nil {
+			return wrap(op, err)
+		}
+		var last int
+		if err := sc.in(tx.Model(&sectionRow{})).Where("course_id = ?", courseID).
+			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
+			return wrap(op, err)
+		}
+		row = sectionRow{SchoolID: sc.schoolID, CourseID: courseID, Position: last + 1, Title: title}
+		return wrap(op, tx.Create(&row).Error)
+	})
+	if err != nil {
+		return storage.Section{}, err
+	}
+	return storage.Section{ID: row.ID, CourseID: row.CourseID, Position: row.Position, Title: row.Title}, nil
+}
+
+// AppendLecture adds a lecture after the section's last one, with the section row locked for
+// the same reason as AppendSection's course row.
+func (s *Store) AppendLecture(ctx context.Context, l storage.Lecture) (storage.Lecture, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Lecture{}, err
+	}
+	op := fmt.Sprintf("append a lecture to section %d of course %d", l.SectionID, l.CourseID)
+	var row lectureRow
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var section sectionRow
+		if err := forUpdate(sc.in(tx)).Select("id").Where("id = ? AND course_id = ?", l.SectionID, l.CourseID).
+			Take(&section).Error; err != nil {
+			return wrap(op, err)
+		}
+		var last int
+		if err := sc.in(tx.Model(&lectureRow{})).Where("section_id = ?", l.SectionID).
+			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
+			return wrap(op, err)
+		}
+		row = lectureRow{
+			SchoolID: sc.schoolID, CourseID: l.CourseID, SectionID: l.SectionID, Position: last + 1,
+			Title: l.Title, DurationSeconds: l.DurationSeconds, IsLocked: l.IsLocked, UnlockAt: dbTimePtr(l.UnlockAt),
+		}
+		return wrap(op, tx.Create(&row).Error)
+	})
+	if err != nil {
+		return storage.Lecture{}, err
+	}
+	return storage.Lecture{
+		ID: row.ID, CourseID: row.CourseID, SectionID: row.SectionID, Position: row.Position, Title: row.Title,
+		DurationSeconds: row.DurationSeconds, IsLocked: row.IsLocked, UnlockAt: utcPtr(row.UnlockAt),
+	}, nil
+}

@@ -1,0 +1,98 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+func eventFromRow(r eventRow) storage.Event {
+	return storage.Event{
+		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
+		StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
+		PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
+	}
+}
+
+// ListEvents pages through the school's events by id.
+func (s *Store) ListEvents(ctx context.Context, page storage.Page) ([]storage.Event, string, error) {
+	rows, next, err := pageByID(s, ctx, "list events", page, nil, func(r eventRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
+	}
+	return convertRows(rows, eventFromRow), next, nil
+}
+
+// CreateEvent stores a new event.
+func (s *Store) CreateEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Event{}, err
+	}
+	op := fmt.Sprintf("create event %q", e.Slug)
+	if err := required("slug", e.Slug); err != nil {
+		return storage.Event{}, fmt.Errorf("gormstore: %s: %w", op, err)
+	}
+	row := eventRow{
+		SchoolID: sc.schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
+		StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
+		PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+	}
+	if err := s.conn(ctx).Create(&row).Error; err != nil {
+		return storage.Event{}, wrap(op, err)
+	}
+	return eventFromRow(row), nil
+}
+
+// eventRegistrantRow is one row of the registrations-members join.
+type eventRegistrantRow struct {
+	ID              int64
+	EventID         int64
+	MemberID        int64
+	Status          string
+	RegisteredAt    time.Time
+	Email           string
+	Name            string
+	AvatarURL       string
+	MemberCreatedAt time.Time
+	MemberUpdatedAt time.Time
+}
+
+// ListEventRegistrants pages through an event's registrations, oldest first, in one statement
+// after the event's own lookup.
+func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page storage.Page) ([]storage.EventRegistrant, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	op := fmt.Sprintf("list registrations of event %d", eventID)
+	db := s.conn(ctx)
+	if err := requireRow(sc.in(db.Model(&eventRow{})).Where("id = ?", eventID), op); err != nil {
+		return nil, "", err
+	}
+	q := db.Table("event_registrations AS r").
+		Select("r.id, r.event_id, r.member_id, r.status, r.registered_at, "+
+			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
+		Joins("JOIN members AS m ON m.id = r.member_id").
+		Where("r.school_id = ? AND r.event_id = ?", sc.schoolID, eventID)
+	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []eventRegistrantRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
+	return convertRows(rows, func(r eventRegistrantRow) storage.EventRegistrant {
+		return storage.EventRegistrant{
+			ID: r.ID, EventID: r.EventID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),
+			Member: storage.Member{
+				ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
+				CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
+			},
+		}
+	}), next, nil
+}

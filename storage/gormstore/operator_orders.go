@@ -1,0 +1,72 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// ListSchoolPayments pages through the school's payments, newest first, in one statement.
+func (s *Store) ListSchoolPayments(ctx context.Context, filter storage.PaymentFilter, at time.Time, page storage.Page) ([]storage.Payment, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	const op = "list school payments"
+	q := sc.in(s.conn(ctx))
+	if filter.MemberID != 0 {
+		q = q.Where("member_id = ?", filter.MemberID)
+	}
+	// The state filter judges payments as they are returned: an unpaid payment past its
+	// deadline is listed as expired, so it must be found under "expired" and not "unpaid".
+	now := dbTime(at)
+	switch filter.State {
+	case "":
+	case storage.PaymentUnpaid:
+		q = q.Where("payment_state = ? AND (expired_at IS NULL OR expired_at > ?)", storage.PaymentUnpaid, now)
+	case storage.PaymentExpired:
+		q = q.Where("(payment_state = ? OR (payment_state = ? AND expired_at <= ?))", storage.PaymentExpired, storage.PaymentUnpaid, now)
+	default:
+		if !slices.Contains(storage.PaymentStates, filter.State) {
+			return nil, "", fmt.Errorf("gormstore: %s: unknown payment state %q: %w", op, filter.State, storage.ErrInvalidArgument)
+		}
+		q = q.Where("payment_state = ?", filter.State)
+	}
+	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []paymentRow
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
+	out := make([]storage.Payment, len(rows))
+	for i, r := range rows {
+		if out[i], err = r.payment(at); err != nil {
+			return nil, "", fmt.Errorf("gormstore: %s: payment %d: %w", op, r.ID, err)
+		}
+	}
+	return out, next, nil
+}
+
+// GetSchoolPayment returns one payment of the school.
+func (s *Store) GetSchoolPayment(ctx context.Context, id int64, at time.Time) (storage.Payment, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.Payment{}, err
+	}
+	op := fmt.Sprintf("get payment %d", id)
+	var row paymentRow
+	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
+		return storage.Payment{}, wrap(op, err)
+	}
+	p, err := row.payment(at)
+	if err != nil {
+		return storage.Payment{}, fmt.Errorf("gormstore: %s: %w", op, err)
+	}
+	return p, nil
+}

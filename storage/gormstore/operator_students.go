@@ -1,0 +1,157 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// courseEnrollmentRow is one row of the enrollments-members join. The member's password hash is
+// never selected: it has no business outside the login path.
+type courseEnrollmentRow struct {
+	ID              int64
+	MemberID        int64
+	CourseID        int64
+	ExpireDate      *time.Time
+	LifetimeAccess  bool
+	EnrolledAt      time.Time
+	Email           string
+	Name            string
+	AvatarURL       string
+	MemberCreatedAt time.Time
+	MemberUpdatedAt time.Time
+}
+
+func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
+	return storage.CourseEnrollment{
+		Enrollment: storage.Enrollment{
+			ID: r.ID, MemberID: r.MemberID, CourseID: r.CourseID, ExpireDate: utcPtr(r.ExpireDate),
+			LifetimeAccess: r.LifetimeAccess, EnrolledAt: utc(r.EnrolledAt),
+		},
+		Member: storage.Member{
+			ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
+			CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
+		},
+	}
+}
+
+// enrollmentsWithMembers is the join every enrollment read goes through, filtered by the school.
+func enrollmentsWithMembers(db *gorm.DB, sc scope) *gorm.DB {
+	return db.Table("enrollments AS e").
+		Select("e.id, e.member_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, "+
+			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
+		Joins("JOIN members AS m ON m.id = e.member_id").
+		Where("e.school_id = ?", sc.schoolID)
+}
+
+// ListCourseEnrollments pages through a course's enrollments, oldest first.
+func (s *Store) ListCourseEnrollments(ctx context.Context, courseID int64, page storage.Page) ([]storage.CourseEnrollment, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	op := fmt.Sprintf("list enrollments of course %d", courseID)
+	db := s.conn(ctx)
+	if err := requireRow(sc.in(db.Model(&courseRow{})).Where("id = ?", courseID), op); err != nil {
+		return nil, "", err
+	}
+	q, limit, err := timeIDPage(enrollmentsWithMembers(db, sc).Where("e.course_id = ?", courseID), "e.enrolled_at", "e.id", false, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []courseEnrollmentRow
+	if err := q.Scan(&rows).Error; err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, func(r courseEnrollmentRow) (time.Time, int64) { return r.EnrolledAt, r.ID })
+	out := make([]storage.CourseEnrollment, len(rows))
+	for i, r := range rows {
+		out[i] = r.enrollment()
+	}
+	return out, next, nil
+}
+
+// GetCourseEnrollment returns one member's enrollment in a course.
+func (s *Store) GetCourseEnrollment(ctx context.Context, courseID, memberID int64) (storage.CourseEnrollment, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.CourseEnrollment{}, err
+	}
+	return s.courseEnrollment(s.conn(ctx), sc, courseID, memberID)
+}
+
+func (s *Store) courseEnrollment(db *gorm.DB, sc scope, courseID, memberID int64) (storage.CourseEnrollment, error) {
+	var row courseEnrollmentRow
+	err := enrollmentsWithMembers(db, sc).Where("e.course_id = ? AND e.member_id = ?", courseID, memberID).Take(&row).Error
+	if err != nil {
+		return storage.CourseEnrollment{}, wrap(fmt.Sprintf("get enrollment of member %d in course %d", memberID, courseID), err)
+	}
+	return row.enrollment(), nil
+}
+
+// Enroll entitles a member holding a role at the school to a course.
+func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.CourseEnrollment, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.CourseEnrollment{}, err
+	}
+	op := fmt.Sprintf("enroll member %d in course %d", e.MemberID, e.CourseID)
+	enrolledAt := e.EnrolledAt
+	if enrolledAt.IsZero() {
+		enrolledAt = s.now()
+	}
+	var out storage.CourseEnrollment
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		// Members are deployment-wide; only those who belong to this school may be enrolled
+		// here, so an operator cannot reach (or probe for) another school's people.
+		if err := requireRow(sc.in(tx.Model(&memberRoleRow{})).Where("member_id = ?", e.MemberID), op); err != nil {
+			return err
+		}
+		if err := requireRow(sc.in(tx.Model(&courseRow{})).Where("id = ?", e.CourseID), op); err != nil {
+			return err
+		}
+		row := enrollmentRow{
+			SchoolID: sc.schoolID, MemberID: e.MemberID, CourseID: e.CourseID,
+			ExpireDate: dbTimePtr(e.ExpireDate), LifetimeAccess: e.LifetimeAccess, EnrolledAt: dbTime(enrolledAt),
+		}
+		if err := tx.Create(&row).Error; err != nil {
+			return wrap(op, err)
+		}
+		out, err = s.courseEnrollment(tx, sc, e.CourseID, e.MemberID)
+		return err
+	})
+	return out, err
+}
+
+// Unenroll removes a member's enrollment, leaving their progress rows.
+func (s *Store) Unenroll(ctx context.Context, courseID, memberID int64) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	op := fmt.Sprintf("unenroll member %d from course %d", memberID, courseID)
+	res := sc.in(s.conn(ctx)).Where("course_id = ? AND member_id = ?", courseID, memberID).Delete(&enrollmentRow{})
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
+
+// requireRow answers ErrNotFound unless q (a Model query) matches a row.
+func requireRow(q *gorm.DB, op string) error {
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		return wrap(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
