@@ -109,9 +109,9 @@ func apiConfig() huma.Config {
 type operation struct {
 	ID, Method, Path, Scope, Summary, Description string
 	Tag                                           string
-	Status                                        int  // success status; 200 if zero
-	Upload                                        bool // the body is a file, not JSON
-	// RequestContent lists the media types of a non-JSON body, for the document.
+	Status                                        int // success status; 200 if zero
+	// RequestContent lists the media types of a body that is a file rather than JSON (an
+	// upload, which may use the whole body limit), for the document.
 	RequestContent map[string]*huma.MediaType
 }
 
@@ -122,7 +122,7 @@ func register[I, O any](h *Handler, api huma.API, o operation, handler func(cont
 	// huma answers 413 once it has read the limit, so the limit must not exceed the
 	// listener's: past that, reading fails with an error huma would answer 500.
 	limit := h.maxBody
-	if !o.Upload {
+	if o.RequestContent == nil {
 		limit = min(limit, maxJSONBodyBytes)
 	}
 	desc := o.Description

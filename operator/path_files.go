@@ -64,7 +64,7 @@ func (h *Handler) registerFiles(api huma.API) {
 	}
 	register(h, api, operation{
 		ID: "upload-file", Method: http.MethodPost, Path: "/files", Scope: "storage:write", Tag: "Storage",
-		Summary: "Upload a file", Status: http.StatusCreated, Upload: true,
+		Summary: "Upload a file", Status: http.StatusCreated,
 		Description: "Stores the request body as a file of the school. Accepted types: " + strings.Join(names, ", ") +
 			"; the content must be of the declared type. The size limit is the server's request body limit (" +
 			strconv.FormatInt(h.maxBody, 10) + " bytes here); a larger body is answered 413.",
