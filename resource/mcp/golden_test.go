@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,5 +55,25 @@ func TestToolsGolden(t *testing.T) {
 	}
 	if !bytes.Equal(raw, want) {
 		t.Errorf("tools/list differs from %s; if the change is intended, run with -update and update docs/mcp.md.\ngot:\n%s", path, raw)
+	}
+}
+
+// TestDocsDescribeEveryTool: docs/mcp.md has a reference entry for every tool the server has,
+// and none for a tool it does not.
+func TestDocsDescribeEveryTool(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if name, ok := strings.CutPrefix(line, "### `"); ok {
+			documented = append(documented, strings.TrimSuffix(name, "`"))
+		}
+	}
+	slices.Sort(documented)
+	all := sorted(slices.Concat(publicNames, readNames, writeNames, operatorNames))
+	if !slices.Equal(documented, all) {
+		t.Errorf("docs/mcp.md describes %v, the server has %v", documented, all)
 	}
 }

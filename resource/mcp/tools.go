@@ -181,9 +181,9 @@ func page(first int, after string) storage.Page {
 	return storage.Page{First: min(first, maxPageSize), After: after}
 }
 
-// toolFailure is a tool error whose message is written for the caller (a language model or a
-// person). Everything else a tool returns is logged and replaced by a generic message, so that
-// no database detail reaches a client.
+// toolFailure is a tool error whose message is written for whoever reads the result: it says
+// what went wrong and what to call instead. Everything else a tool returns is logged and
+// replaced by a generic message, so that no database detail reaches a client.
 type toolFailure struct{ message string }
 
 func (e toolFailure) Error() string { return e.message }

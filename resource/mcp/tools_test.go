@@ -47,6 +47,10 @@ func TestProtocolRevisions(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `"protocolVersion":"2025-11-25"`) {
 		t.Errorf("initialize with 2025-03-26: %d %s", r.status, r.body)
 	}
+	// A request in an older revision, once past the handshake, is refused.
+	if r := e.post(e.a, "", listTools, "MCP-Protocol-Version", "2025-03-26"); r.status != 400 {
+		t.Errorf("tools/list in 2025-03-26: %d %s", r.status, r.body)
+	}
 }
 
 // TestAnonymous: without a token, the public tools only, over the published catalogue of the
