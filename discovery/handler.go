@@ -1,12 +1,15 @@
 package discovery
 
 import (
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -14,11 +17,32 @@ import (
 // 3.1): MCP clients derive the metadata URL from the endpoint they were given.
 var resourcePaths = []string{"/mcp", "/member/graphql"}
 
+// Deps are what the handler reads.
+type Deps struct {
+	// Catalog supplies the published offer listed by /llms.txt and /pricing.md. It may be nil
+	// for a handler that only mounts the protected-resource metadata.
+	Catalog storage.Catalog
+	// Logger records store failures (the client only sees a 503); nil discards them.
+	Logger *slog.Logger
+	// Now decides which events are upcoming; nil is time.Now. Tests fix it.
+	Now func() time.Time
+}
+
 // Handler serves the discovery documents.
-type Handler struct{}
+type Handler struct{ deps Deps }
 
 // New returns the discovery handler.
-func New() *Handler { return &Handler{} }
+func New(d Deps) *Handler {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Handler{deps: d}
+}
+
+func (h *Handler) now() time.Time { return h.deps.Now() }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
@@ -27,6 +51,9 @@ func (h *Handler) Mount(r *mux.Router) {
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 	h.MountResourceMetadata(r)
+	for _, doc := range textDocs {
+		r.Handle(doc.path, h.serveText(doc)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	}
 }
 
 // MountResourceMetadata registers only the protected-resource metadata (a Member API process

@@ -155,7 +155,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
 	s.verifier = verifier
 
-	discovery.New().Mount(r)
+	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
@@ -185,7 +185,7 @@ func (s *Server) mountMemberAPI(r *mux.Router) error {
 	}
 	verifier := resource.NewRemoteVerifier(m.IntrospectionURL, m.APIKey)
 	s.verifier = verifier
-	discovery.New().MountResourceMetadata(r)
+	discovery.New(discovery.Deps{}).MountResourceMetadata(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
 	return nil
 }
