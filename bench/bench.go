@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -152,6 +153,9 @@ func (o Options) withDefaults() (Options, error) {
 // server and returns the report. A report is returned whenever the run got as far as measuring,
 // even with failed requests (Report.Errors); err is for a run that could not be made.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	if os.Getenv(nestedEnv) != "" {
+		return nil, errors.New("refusing to run inside the server process of another bench run")
+	}
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -250,7 +254,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Baselines = append(rep.Baselines, measurement(baselineInsert, "one single-row INSERT per request on the same database, same driver and pool size", ins))
 
-	logf("signing %d agents in", o.Concurrency)
+	logf("signing %d browsers in", o.Concurrency)
 	e, err := newEnv(ctx, s, tr, o.Concurrency, supply)
 	if err != nil {
 		if !o.InProcess {
@@ -306,6 +310,10 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, warmUp bo
 		cpu := round((after.CPU - before.CPU).Seconds(), 2)
 		peak := after.PeakRSS
 		m.ServerCPUSeconds, m.ServerPeakRSSBytes = &cpu, &peak
+		if res.Requests > 0 {
+			perReq := round((after.CPU-before.CPU).Seconds()*1000/float64(res.Requests), 3)
+			m.ServerCPUPerRequestMS = &perReq
+		}
 	}
 	if res.Requests == 0 && m.Errors == 0 {
 		m.Errors = 1

@@ -84,16 +84,22 @@ func startChild(ctx context.Context, exe, configFile, logFile, internalAddr stri
 }
 
 // childEnv drops PROCTOR_* variables: the temporary configuration must be the whole truth, and
-// a PROCTOR_SECRET or PROCTOR_DATABASE_DSN inherited from the shell would override it.
+// a PROCTOR_SECRET or PROCTOR_DATABASE_DSN inherited from the shell would override it. It marks
+// the child with nestedEnv.
 func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, config.EnvPrefix+"_") {
+		if !strings.HasPrefix(kv, config.EnvPrefix+"_") && !strings.HasPrefix(kv, nestedEnv+"=") {
 			out = append(out, kv)
 		}
 	}
-	return out
+	return append(out, nestedEnv+"=1")
 }
+
+// nestedEnv is set in the server's environment. Run refuses to start under it: if the binary
+// given as the server is not `proctor` (a test binary, say) and calls Run again, the runs would
+// otherwise nest without end, each starting another child. (Not PROCTOR_*: those are dropped.)
+const nestedEnv = "BENCH_SERVER_CHILD"
 
 // waitReady polls /readyz until it answers 200, the child exits, or readyTimeout passes.
 func waitReady(ctx context.Context, internalAddr string, exited <-chan struct{}) error {

@@ -87,7 +87,19 @@ func TestOwnProcessFigures(t *testing.T) {
 
 func TestChildEnvDropsProctorSettings(t *testing.T) {
 	got := childEnv([]string{"PATH=/bin", "PROCTOR_SECRET=x", "PROCTOR_DATABASE_DSN=y", "HOME=/root", "XPROCTOR_Z=1"})
-	if strings.Join(got, " ") != "PATH=/bin HOME=/root XPROCTOR_Z=1" {
+	if strings.Join(got, " ") != "PATH=/bin HOME=/root XPROCTOR_Z=1 "+nestedEnv+"=1" {
 		t.Fatalf("env = %q", got)
+	}
+}
+
+// TestNestedRunIsRefused: a run started from a bench server's environment stops at once.
+func TestNestedRunIsRefused(t *testing.T) {
+	t.Setenv(nestedEnv, "1")
+	tmp := t.TempDir()
+	if _, err := Run(t.Context(), Options{InProcess: true, TempDir: tmp}); err == nil {
+		t.Fatal("a nested run was started")
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Fatal("a nested run created files")
 	}
 }

@@ -71,6 +71,9 @@ type Measurement struct {
 	// server is not a child process.
 	ServerCPUSeconds   *float64 `json:"server_cpu_seconds"`
 	ServerPeakRSSBytes *int64   `json:"server_peak_rss_bytes"`
+	// ServerCPUPerRequestMS is the server's CPU time per request: less sensitive than the rate
+	// to what else the machine is doing.
+	ServerCPUPerRequestMS *float64 `json:"server_cpu_ms_per_request"`
 
 	// Requests per second as a fraction of the baselines'; null for the baselines themselves.
 	VsBareHTTP *float64 `json:"vs_bare_http"`

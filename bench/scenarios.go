@@ -75,29 +75,29 @@ type env struct {
 	concurrency int
 	// supply is how many inputs a minted scenario needs: its warm-up and its run.
 	supply int
-	// agents[w] is worker w's member, signed in as a learner; busy is signed in as the member
+	// browsers[w] is worker w's member, signed in as a learner; busy is signed in as the member
 	// with the big curriculum.
-	agents []*agent
-	busy   *agent
+	browsers []*browser
+	busy     *browser
 
 	tokensOnce sync.Once
 	tokens     []string // a learner's access token per worker
 	tokensErr  error
 }
 
-// newEnv signs every worker's agent in (and one as the busy member).
+// newEnv signs every worker's browser in (and one as the busy member).
 func newEnv(ctx context.Context, s *school, tr http.RoundTripper, concurrency, supply int) (*env, error) {
 	e := &env{s: s, transport: tr, concurrency: concurrency, supply: supply}
-	e.busy = newAgent(s, tr)
+	e.busy = newBrowser(s, tr)
 	if err := e.busy.login(ctx, s.busy); err != nil {
 		return nil, err
 	}
-	e.agents = make([]*agent, concurrency)
-	for w := range e.agents {
-		e.agents[w] = newAgent(s, tr)
+	e.browsers = make([]*browser, concurrency)
+	for w := range e.browsers {
+		e.browsers[w] = newBrowser(s, tr)
 	}
 	if _, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		return "", e.agents[w].login(ctx, s.learners[w%len(s.learners)])
+		return "", e.browsers[w].login(ctx, s.learners[w%len(s.learners)])
 	}); err != nil {
 		return nil, fmt.Errorf("sign in: %w", err)
 	}
@@ -125,7 +125,7 @@ func (e *env) each(ctx context.Context, f func(ctx context.Context, w int) (stri
 func (e *env) learnerTokens(ctx context.Context) ([]string, error) {
 	e.tokensOnce.Do(func() {
 		e.tokens, e.tokensErr = e.each(ctx, func(ctx context.Context, w int) (string, error) {
-			tr, err := e.agents[w].grant(ctx)
+			tr, err := e.browsers[w].grant(ctx)
 			return tr.AccessToken, err
 		})
 	})
@@ -172,7 +172,7 @@ func (s *supplyOf[T]) take() (T, error) {
 
 func prepareAuthcode(_ context.Context, e *env) (Op, string, error) {
 	return func(ctx context.Context, w int) error {
-		_, err := e.agents[w].grant(ctx)
+		_, err := e.browsers[w].grant(ctx)
 		return err
 	}, "", nil
 }
@@ -181,12 +181,11 @@ func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 	type minted struct {
 		code string
 		p    pkce
-		w    int
 	}
 	codes, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (minted, error) {
 		p := newPKCE()
-		code, err := e.agents[w].authorize(ctx, p)
-		return minted{code: code, p: p, w: w}, err
+		code, err := e.browsers[w].authorize(ctx, p)
+		return minted{code: code, p: p}, err
 	})
 	if err != nil {
 		return nil, "", err
@@ -197,14 +196,14 @@ func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 		if err != nil {
 			return err
 		}
-		_, err = e.agents[w].exchange(ctx, m.code, m.p)
+		_, err = e.browsers[w].exchange(ctx, m.code, m.p)
 		return err
 	}, fmt.Sprintf("%d codes minted", len(codes)), nil
 }
 
 func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	chains, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.agents[w].grant(ctx)
+		tr, err := e.browsers[w].grant(ctx)
 		return tr.RefreshToken, err
 	})
 	if err != nil {
@@ -212,7 +211,7 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	}
 	// chains[w] is only touched by worker w.
 	return func(ctx context.Context, w int) error {
-		tr, err := e.agents[w].refresh(ctx, chains[w])
+		tr, err := e.browsers[w].refresh(ctx, chains[w])
 		if err != nil {
 			return err
 		}
@@ -223,7 +222,7 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 
 func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
 	grants, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.agents[w].grant(ctx)
+		tr, err := e.browsers[w].grant(ctx)
 		return tr.RefreshToken, err
 	})
 	if err != nil {
@@ -235,7 +234,7 @@ func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
 		if err != nil {
 			return err
 		}
-		return e.agents[w].revoke(ctx, token)
+		return e.browsers[w].revoke(ctx, token)
 	}, fmt.Sprintf("%d grants minted", len(grants)), nil
 }
 
@@ -249,7 +248,7 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 		return nil, "", err
 	}
 	return func(ctx context.Context, w int) error {
-		resp, err := e.agents[w].get(ctx, e.s.origin+authz.UserinfoPath, bearer(tokens[w]))
+		resp, err := e.browsers[w].get(ctx, e.s.origin+authz.UserinfoPath, bearer(tokens[w]))
 		if err != nil {
 			return err
 		}
@@ -268,7 +267,7 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
-func graphQL(ctx context.Context, a *agent, token string, body []byte) (json.RawMessage, error) {
+func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
 	resp, err := a.post(ctx, a.url(membergraphql.Path), "application/json", body, bearer(token))
 	if err != nil {
 		return nil, err
@@ -304,7 +303,7 @@ func prepareGraphQLViewer(ctx context.Context, e *env) (Op, string, error) {
 	}
 	body := graphQLBody(`{ viewer { id } }`)
 	return func(ctx context.Context, w int) error {
-		data, err := graphQL(ctx, e.agents[w], tokens[w], body)
+		data, err := graphQL(ctx, e.browsers[w], tokens[w], body)
 		if err != nil {
 			return err
 		}
@@ -402,7 +401,7 @@ type rpcResponse struct {
 }
 
 // call sends one request (or, with notify, a notification) and returns its result.
-func (m *mcpClient) call(ctx context.Context, a *agent, token, method string, params any, notify bool) (response, json.RawMessage, error) {
+func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, params any, notify bool) (response, json.RawMessage, error) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -481,7 +480,7 @@ type mcpTool struct {
 	} `json:"inputSchema"`
 }
 
-func (m *mcpClient) listTools(ctx context.Context, a *agent, token string) ([]mcpTool, error) {
+func (m *mcpClient) listTools(ctx context.Context, a *browser, token string) ([]mcpTool, error) {
 	_, res, err := m.call(ctx, a, token, "tools/list", map[string]any{}, false)
 	if err != nil {
 		return nil, err
@@ -498,7 +497,7 @@ func (m *mcpClient) listTools(ctx context.Context, a *agent, token string) ([]mc
 // first such tool that needs no arguments is called, so that any server's catalogue works
 // without the bench knowing tool names.
 func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
-	a := e.agents[0]
+	a := e.browsers[0]
 	m := &mcpClient{url: a.url(mcpPath)}
 	// Stateful servers want initialize first; stateless ones answer it too.
 	resp, res, err := m.call(ctx, a, "", "initialize", map[string]any{
@@ -555,7 +554,7 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 	}
 	params := map[string]any{"name": tool, "arguments": map[string]any{}}
 	return func(ctx context.Context, w int) error {
-		_, res, err := m.call(ctx, e.agents[w], tokens[w], "tools/call", params, false)
+		_, res, err := m.call(ctx, e.browsers[w], tokens[w], "tools/call", params, false)
 		if err != nil {
 			return err
 		}

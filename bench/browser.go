@@ -28,7 +28,7 @@ const requestTimeout = 30 * time.Second
 // maxBody bounds what is read of one answer (the curriculum is a few hundred kilobytes).
 const maxBody = 16 << 20
 
-// newTransport is the connection pool every agent of a run shares. It dials loopback only and
+// newTransport is the connection pool every browser of a run shares. It dials loopback only and
 // never goes through a proxy (the zero Proxy ignores HTTP_PROXY), and keeps enough idle
 // connections for every worker, so that the figures are not a measure of TCP handshakes.
 func newTransport(concurrency int) *http.Transport {
@@ -41,17 +41,17 @@ func newTransport(concurrency int) *http.Transport {
 	}
 }
 
-// agent is one member's browser and app at once: a cookie jar holding its login session, and
+// browser is one member's browser and app at once: a cookie jar holding its login session, and
 // the token requests a native app sends. Redirects are not followed: the flow reads each
 // Location itself, as the app's loopback listener would receive the code.
-type agent struct {
+type browser struct {
 	s      *school
 	client *http.Client
 }
 
-func newAgent(s *school, tr http.RoundTripper) *agent {
+func newBrowser(s *school, tr http.RoundTripper) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &agent{s: s, client: &http.Client{
+	return &browser{s: s, client: &http.Client{
 		Transport: tr, Jar: jar, Timeout: requestTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -74,7 +74,7 @@ func (r response) statusError(what string) error {
 	return fmt.Errorf("%s: status %d: %s", what, r.status, body)
 }
 
-func (a *agent) do(req *http.Request) (response, error) {
+func (a *browser) do(req *http.Request) (response, error) {
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return response{}, err
@@ -87,7 +87,7 @@ func (a *agent) do(req *http.Request) (response, error) {
 	return response{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
-func (a *agent) get(ctx context.Context, rawURL string, header http.Header) (response, error) {
+func (a *browser) get(ctx context.Context, rawURL string, header http.Header) (response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return response{}, err
@@ -98,7 +98,7 @@ func (a *agent) get(ctx context.Context, rawURL string, header http.Header) (res
 	return a.do(req)
 }
 
-func (a *agent) post(ctx context.Context, rawURL, contentType string, body []byte, header http.Header) (response, error) {
+func (a *browser) post(ctx context.Context, rawURL, contentType string, body []byte, header http.Header) (response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return response{}, err
@@ -110,14 +110,14 @@ func (a *agent) post(ctx context.Context, rawURL, contentType string, body []byt
 	return a.do(req)
 }
 
-func (a *agent) postForm(ctx context.Context, rawURL string, form url.Values) (response, error) {
+func (a *browser) postForm(ctx context.Context, rawURL string, form url.Values) (response, error) {
 	return a.post(ctx, rawURL, "application/x-www-form-urlencoded", []byte(form.Encode()), nil)
 }
 
-func (a *agent) url(path string) string { return a.s.origin + path }
+func (a *browser) url(path string) string { return a.s.origin + path }
 
-// login signs the agent in as email through the sign-in form.
-func (a *agent) login(ctx context.Context, email string) error {
+// login signs the browser in as email through the sign-in form.
+func (a *browser) login(ctx context.Context, email string) error {
 	loginURL := a.url("/login")
 	page, err := a.get(ctx, loginURL, nil)
 	if err != nil {
@@ -156,7 +156,7 @@ func newPKCE() pkce {
 // authorize runs the browser part of the flow for a signed-in member: GET the authorization
 // endpoint (the consent page), POST the approval with the page's csrf_token, and read the code
 // from the redirect, checking state and iss (RFC 9207) as a client must.
-func (a *agent) authorize(ctx context.Context, p pkce) (string, error) {
+func (a *browser) authorize(ctx context.Context, p pkce) (string, error) {
 	state := randomHex(8)
 	q := url.Values{
 		"response_type":         {"code"},
@@ -213,7 +213,7 @@ type tokenResponse struct {
 	TokenType    string `json:"token_type"`
 }
 
-func (a *agent) token(ctx context.Context, what string, form url.Values) (tokenResponse, error) {
+func (a *browser) token(ctx context.Context, what string, form url.Values) (tokenResponse, error) {
 	resp, err := a.postForm(ctx, a.url(authz.TokenPath), form)
 	if err != nil {
 		return tokenResponse{}, err
@@ -233,7 +233,7 @@ func (a *agent) token(ctx context.Context, what string, form url.Values) (tokenR
 
 // exchange trades a code for tokens with the PKCE verifier. The scope includes openid and the
 // bench school issues ID tokens, so an answer without id_token is a failure.
-func (a *agent) exchange(ctx context.Context, code string, p pkce) (tokenResponse, error) {
+func (a *browser) exchange(ctx context.Context, code string, p pkce) (tokenResponse, error) {
 	tr, err := a.token(ctx, "code exchange", url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {benchRedirectURI},
 		"client_id": {a.s.clientID}, "code_verifier": {p.verifier}, "resource": {a.s.origin},
@@ -244,14 +244,14 @@ func (a *agent) exchange(ctx context.Context, code string, p pkce) (tokenRespons
 	return tr, err
 }
 
-func (a *agent) refresh(ctx context.Context, refreshToken string) (tokenResponse, error) {
+func (a *browser) refresh(ctx context.Context, refreshToken string) (tokenResponse, error) {
 	return a.token(ctx, "refresh", url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken},
 		"client_id": {a.s.clientID}, "resource": {a.s.origin},
 	})
 }
 
-func (a *agent) revoke(ctx context.Context, refreshToken string) error {
+func (a *browser) revoke(ctx context.Context, refreshToken string) error {
 	resp, err := a.postForm(ctx, a.url(authz.RevokePath), url.Values{
 		"token": {refreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {a.s.clientID},
 	})
@@ -265,7 +265,7 @@ func (a *agent) revoke(ctx context.Context, refreshToken string) error {
 }
 
 // grant runs a whole authorization (consent, code, exchange) and returns the tokens.
-func (a *agent) grant(ctx context.Context) (tokenResponse, error) {
+func (a *browser) grant(ctx context.Context) (tokenResponse, error) {
 	p := newPKCE()
 	code, err := a.authorize(ctx, p)
 	if err != nil {
