@@ -148,22 +148,22 @@ func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(h.tpl.Stylesheet()))
 }
 
-// pageError is a failure the member sees as a page with a plain message; err, if any, is
-// only logged.
-type pageError struct {
-	status int
-	view   ErrorView
-	err    error
+// PageError is a failure shown as an error page with a plain message (the sign-in pages and
+// the operator pages use it alike); Err, if any, is only logged.
+type PageError struct {
+	Status int
+	View   ErrorView
+	Err    error
 }
 
-func (e *pageError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("consent: %d %s", e.status, e.view.Title)
+func (e *PageError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("%d %s", e.Status, e.View.Title)
 	}
-	return fmt.Sprintf("consent: %d %s: %v", e.status, e.view.Title, e.err)
+	return fmt.Sprintf("%d %s: %v", e.Status, e.View.Title, e.Err)
 }
 
-func (e *pageError) Unwrap() error { return e.err }
+func (e *PageError) Unwrap() error { return e.Err }
 
 var (
 	viewBadForm = ErrorView{
@@ -185,17 +185,19 @@ var (
 func (h *Handler) handle(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
-			h.fail(w, r, err)
+			h.Fail(w, r, err)
 		}
 	})
 }
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+// Fail logs err with the request id and shows an error page that says nothing about it: a
+// *PageError's own status and view, 503 for a store outage, 500 otherwise.
+func (h *Handler) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, view := http.StatusInternalServerError, viewInternal
-	var pe *pageError
+	var pe *PageError
 	switch {
 	case errors.As(err, &pe):
-		status, view = pe.status, pe.view
+		status, view = pe.Status, pe.View
 	case errors.Is(err, storage.ErrUnavailable):
 		status, view = http.StatusServiceUnavailable, viewUnavailable
 	}

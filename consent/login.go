@@ -60,7 +60,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
-		return &pageError{status: http.StatusBadRequest, view: viewBadForm, err: err}
+		return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: SafeReturnTo(r.PostForm.Get("return_to"))}
 	if !h.checkLoginCSRF(r) {
@@ -82,7 +82,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	accountKey, addressKey := accountLimitKey(email), addressLimitKey(info.ClientAddr)
 	allowed, err := h.allowed(ctx, accountKey, addressKey)
 	if err != nil {
-		return &pageError{status: http.StatusServiceUnavailable, view: viewUnavailable, err: fmt.Errorf("consent: rate limiter: %w", err)}
+		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("consent: rate limiter: %w", err)}
 	}
 	if !allowed {
 		// Refused before any lookup or hashing: a limited attacker gets no answer about the

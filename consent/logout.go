@@ -43,7 +43,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
-		return &pageError{status: http.StatusBadRequest, view: viewBadForm, err: err}
+		return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
 	}
 	s, err := h.Load(r)
 	if errors.Is(err, ErrNoSession) {

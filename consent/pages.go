@@ -43,7 +43,7 @@ type ErrorView struct {
 func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Session, v ConsentView) {
 	t, err := tenant.FromContext(r.Context())
 	if err != nil {
-		h.fail(w, r, err)
+		h.Fail(w, r, err)
 		return
 	}
 	if !localPath(v.FormAction, maxFormAction) {

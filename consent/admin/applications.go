@@ -14,6 +14,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/consent"
+
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/scope"
@@ -39,11 +41,11 @@ func appURL(id string) string { return AppsPath + "/" + url.PathEscape(id) }
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	after := r.URL.Query().Get("after")
 	if len(after) > maxCursor {
-		return &pageError{status: http.StatusBadRequest, view: viewBadForm}
+		return &consent.PageError{Status: http.StatusBadRequest, View: viewBadForm}
 	}
 	clients, next, err := h.store.ListClients(r.Context(), storage.ClientMember, storage.Page{First: listPageSize, After: after})
 	if errors.Is(err, storage.ErrInvalidArgument) {
-		return &pageError{status: http.StatusBadRequest, view: viewBadForm, err: err}
+		return &consent.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("admin: list clients: %w", err)
@@ -164,7 +166,7 @@ func (h *Handler) confirmRotate(w http.ResponseWriter, r *http.Request, v visit)
 		return err
 	}
 	if !confidential(c) {
-		return &pageError{status: http.StatusConflict, view: viewPublicApp}
+		return &consent.PageError{Status: http.StatusConflict, View: viewPublicApp}
 	}
 	h.renderConfirmRotate(w, r, v, c, http.StatusOK, "")
 	return nil
@@ -189,7 +191,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 		return err
 	}
 	if !confidential(c) {
-		return &pageError{status: http.StatusConflict, view: viewPublicApp}
+		return &consent.PageError{Status: http.StatusConflict, View: viewPublicApp}
 	}
 	if !h.checkCSRF(r, v) {
 		h.renderConfirmRotate(w, r, v, c, http.StatusForbidden, MsgFormExpired)
@@ -198,9 +200,9 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	c, secret, err := authz.RotateClientSecret(ctx, h.store, h.hasher, c.ID, storage.ClientMember)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return &pageError{status: http.StatusNotFound, view: viewNoApp, err: err}
+		return &consent.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
 	case errors.Is(err, authz.ErrPublicClient):
-		return &pageError{status: http.StatusConflict, view: viewPublicApp, err: err}
+		return &consent.PageError{Status: http.StatusConflict, View: viewPublicApp, Err: err}
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
@@ -244,7 +246,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	err = h.store.DeleteClient(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return &pageError{status: http.StatusNotFound, view: viewNoApp, err: err}
+		return &consent.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
 	}
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
@@ -262,7 +264,7 @@ func (h *Handler) client(r *http.Request) (storage.Client, error) {
 	id := mux.Vars(r)["id"]
 	c, err := h.store.GetClient(r.Context(), id)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.Kind != storage.ClientMember) {
-		return storage.Client{}, &pageError{status: http.StatusNotFound, view: viewNoApp, err: err}
+		return storage.Client{}, &consent.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
 	}
 	if err != nil {
 		return storage.Client{}, fmt.Errorf("admin: get client: %w", err)

@@ -124,12 +124,12 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			return
 		}
 		if err != nil {
-			h.fail(w, r, err)
+			h.consent.Fail(w, r, err)
 			return
 		}
 		roles, err := h.store.GetRoles(ctx, s.Member.ID)
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
+			h.consent.Fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
 			return
 		}
 		if !isOperator(roles) {
@@ -143,12 +143,12 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 		}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
-				h.fail(w, r, &pageError{status: http.StatusBadRequest, view: viewBadForm, err: err})
+				h.consent.Fail(w, r, &consent.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err})
 				return
 			}
 		}
 		if err := fn(w, r, visit{tenant: t, session: s}); err != nil {
-			h.fail(w, r, err)
+			h.consent.Fail(w, r, err)
 		}
 	})
 }
@@ -173,23 +173,6 @@ func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
 	return false
 }
 
-// pageError is a failure the operator sees as an error page with a plain message; err, if any,
-// is only logged.
-type pageError struct {
-	status int
-	view   consent.ErrorView
-	err    error
-}
-
-func (e *pageError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("admin: %d %s", e.status, e.view.Title)
-	}
-	return fmt.Sprintf("admin: %d %s: %v", e.status, e.view.Title, e.err)
-}
-
-func (e *pageError) Unwrap() error { return e.err }
-
 var (
 	viewBadForm = consent.ErrorView{
 		Title:   "The form could not be read",
@@ -203,33 +186,7 @@ var (
 		Title:   "This application has no secret",
 		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
 	}
-	viewUnavailable = consent.ErrorView{
-		Title:   "Service unavailable",
-		Message: "The page cannot be shown right now. Please try again in a few minutes.",
-	}
-	viewInternal = consent.ErrorView{
-		Title:   "Something went wrong",
-		Message: "The request could not be completed. Please try again later.",
-	}
 )
-
-// fail logs err with the request id and shows an error page that says nothing about it.
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, view := http.StatusInternalServerError, viewInternal
-	var pe *pageError
-	switch {
-	case errors.As(err, &pe):
-		status, view = pe.status, pe.view
-	case errors.Is(err, storage.ErrUnavailable):
-		status, view = http.StatusServiceUnavailable, viewUnavailable
-	}
-	level := slog.LevelInfo
-	if status >= 500 {
-		level = slog.LevelError
-	}
-	h.log.Log(r.Context(), level, "operator page failed", "request_id", edge.FromContext(r.Context()).ID, "status", status, "err", err)
-	h.consent.RenderError(w, r, status, view)
-}
 
 // writePage renders into memory first, so that a template failure still leaves room for a
 // clean 500, then writes the page with the headers of consent's pages: their CSP (nothing but
