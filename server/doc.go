@@ -6,6 +6,13 @@
 //	GET  /.well-known/oauth-authorization-server      discovery
 //	GET  /.well-known/openid-configuration            discovery
 //	GET  /.well-known/oauth-protected-resource[/...]  discovery
+//	GET  /.well-known/jwks.json, /auth.md, /llms.txt, /pricing.md, /openapi.json
+//	     /login, /logout, /assets/*                      consent (sign-in pages)
+//	     /admin/developers/oauth-applications/*          consent/admin (operator pages)
+//	     /oauth/authorize, /api/oauth/*                  authz
+//	POST /member/graphql                                 resource/graphql
+//	     /mcp                                            resource/mcp
+//	     /api/v1/*                                       operator
 //
 // Internal listener (default 127.0.0.1:8081; a private network in production, never advertised):
 //

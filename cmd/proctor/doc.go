@@ -6,6 +6,9 @@
 //	proctor seed --tenant ID FILE         load a fixture into a school
 //	proctor tenants list|validate         show or check the tenant files
 //	proctor members create|list|set-role  manage members and their roles
+//	proctor clients create|list|rotate-secret|delete  manage a school's OAuth clients
+//	proctor keys rotate|list              rotate or list a school's signing keys
+//	proctor bench                         load test a server on loopback (docs/benchmarks.md)
 //	proctor version                       print the version
 //
 // Every command but demo and version reads the server file named by --config (or
