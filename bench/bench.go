@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type Options struct {
 	TempDir string
 	// Data is the curriculum seeded (zero: DefaultData).
 	Data DataSize
+	// ProfileDir, when set, receives a CPU profile of the server for each scenario's timed run
+	// (<scenario>.pprof), read from the internal listener's /debug/pprof.
+	ProfileDir string
 
 	Version string
 	Command string
@@ -201,6 +205,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			return nil, fmt.Errorf("--profile: %w", err)
+		}
+	}
 	learners := min(o.Concurrency, maxLearners)
 	logf("seeding %d members, %d courses of %d lectures (%s)", learners+1, o.Data.Courses, o.Data.Sections*o.Data.Lectures, o.Database)
 	s, err := seedSchool(ctx, ws.cfg, o.Data, learners)
@@ -262,10 +271,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		return nil, err
 	}
+	obs := observer{probe: newProbe(ws.cfg.Server.Internal.Addr, ws.apiKey), profileDir: o.ProfileDir}
 	for _, name := range o.Scenarios {
 		sc, _ := findScenario(name)
 		logf("scenario %s", name)
-		rep.Scenarios = append(rep.Scenarios, runScenario(ctx, sc, e, srv, o.Warmup > 0, warm, run))
+		rep.Scenarios = append(rep.Scenarios, runScenario(ctx, sc, e, srv, obs, o.Warmup > 0, warm, run))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -279,9 +289,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// runScenario prepares, warms up and measures one scenario, with the server's CPU time and
-// peak memory taken around the timed run only.
-func runScenario(ctx context.Context, sc scenario, e *env, srv target, warmUp bool, warm, run Bounds) Measurement {
+// observer watches the server during a timed run: its statement count, and a CPU profile when
+// profileDir is set.
+type observer struct {
+	probe      *probe
+	profileDir string
+}
+
+// runScenario prepares, warms up and measures one scenario, with the server's CPU time, peak
+// memory, statements and profile taken around the timed run only.
+func runScenario(ctx context.Context, sc scenario, e *env, srv target, obs observer, warmUp bool, warm, run Bounds) Measurement {
 	op, note, err := sc.prepare(ctx, e)
 	if errors.Is(err, errUnavailable) {
 		return Measurement{Name: sc.name, About: sc.about, Note: strings.TrimPrefix(err.Error(), errUnavailable.Error()+": ")}
@@ -293,13 +310,32 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, warmUp bo
 	if warmUp {
 		warmRes = RunLoad(ctx, warm, op)
 	}
+	var profiled chan error
+	if obs.profileDir != "" {
+		profiled = make(chan error, 1)
+		go func() {
+			profiled <- obs.probe.cpuProfile(ctx, run.Duration, filepath.Join(obs.profileDir, sc.name+".pprof"))
+		}()
+	}
 	srv.resetPeak()
+	stmtsBefore, errBefore := obs.probe.statements(ctx)
 	before, ok1 := srv.usage()
 	res := RunLoad(ctx, run, op)
 	after, ok2 := srv.usage()
+	stmtsAfter, errAfter := obs.probe.statements(ctx)
 
 	m := measurement(sc.name, sc.about, res)
 	m.Note = note
+	if errBefore == nil && errAfter == nil && res.Requests > 0 {
+		perReq := round(float64(stmtsAfter-stmtsBefore)/float64(res.Requests), 2)
+		m.StatementsPerRequest = &perReq
+	}
+	if profiled != nil {
+		if err := <-profiled; err != nil {
+			m.Errors++
+			m.ErrorSamples = append(m.ErrorSamples, "profile: "+err.Error())
+		}
+	}
 	if warmRes.Errors > 0 {
 		m.Errors += warmRes.Errors
 		for _, s := range warmRes.ErrorSamples {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,6 +129,11 @@ func TestEveryScenario(t *testing.T) {
 				if m.VsBareHTTP == nil || m.VsDBInsert == nil {
 					t.Errorf("%s: no ratios", m.Name)
 				}
+				// Every scenario reads the database at least once a request (the token, the
+				// session or the code).
+				if m.StatementsPerRequest == nil || *m.StatementsPerRequest < 1 {
+					t.Errorf("%s: statements per request %v", m.Name, m.StatementsPerRequest)
+				}
 			}
 			for _, b := range rep.Baselines {
 				if b.Requests != 20 || b.Errors != 0 {
@@ -156,9 +162,11 @@ func TestChildServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A profile lasts the whole --duration, so the runs are bounded by a short one.
+	profiles := t.TempDir()
 	rep, err := Run(t.Context(), Options{
 		Executable: exe, Scenarios: []string{"authcode", "graphql-viewer"},
-		Concurrency: 2, Requests: 10, Duration: 30 * time.Second, TempDir: t.TempDir(), Data: testData,
+		Concurrency: 2, Duration: time.Second, Warmup: 0, TempDir: t.TempDir(), Data: testData, ProfileDir: profiles,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +175,13 @@ func TestChildServer(t *testing.T) {
 		t.Fatalf("errors %d, server %q", rep.Errors, rep.Server)
 	}
 	for _, m := range rep.Scenarios {
-		if m.Requests != 10 || m.ServerCPUSeconds == nil || m.ServerPeakRSSBytes == nil || *m.ServerPeakRSSBytes < 1<<20 {
+		if m.Requests < 1 || m.ServerCPUSeconds == nil || m.ServerPeakRSSBytes == nil || *m.ServerPeakRSSBytes < 1<<20 {
 			t.Errorf("%s: requests %d, cpu %v, rss %v", m.Name, m.Requests, m.ServerCPUSeconds, m.ServerPeakRSSBytes)
+		}
+		// A CPU profile is gzipped protobuf.
+		b, err := os.ReadFile(filepath.Join(profiles, m.Name+".pprof"))
+		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: profile %d bytes, %v", m.Name, len(b), err)
 		}
 	}
 }

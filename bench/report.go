@@ -74,6 +74,9 @@ type Measurement struct {
 	// ServerCPUPerRequestMS is the server's CPU time per request: less sensitive than the rate
 	// to what else the machine is doing.
 	ServerCPUPerRequestMS *float64 `json:"server_cpu_ms_per_request"`
+	// StatementsPerRequest is the SQL statements the server sent per request during the timed
+	// run (its proctor_db_statements_total metric); null for the baselines.
+	StatementsPerRequest *float64 `json:"sql_statements_per_request"`
 
 	// Requests per second as a fraction of the baselines'; null for the baselines themselves.
 	VsBareHTTP *float64 `json:"vs_bare_http"`
@@ -168,20 +171,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	pad := func(s string) string { return s + strings.Repeat(" ", nameW-len(s)) }
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, pad("scenario")+"\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\trequests\tserver CPU s\tpeak RSS MiB\tvs bare\tvs insert\t")
+	fmt.Fprintln(tw, pad("scenario")+"\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\trequests\tserver CPU s\tCPU ms/req\tpeak RSS MiB\tSQL/req\tvs bare\tvs insert\t")
 	row := func(m Measurement) {
 		if !m.Available {
-			fmt.Fprintf(tw, "%s\t%s\n", pad(m.Name), strings.Repeat("-\t", 10))
+			fmt.Fprintf(tw, "%s\t%s\n", pad(m.Name), strings.Repeat("-\t", 12))
 			return
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			pad(m.Name), m.RPS, m.LatencyMS.P50, m.LatencyMS.P90, m.LatencyMS.P99, m.Errors, m.Requests,
-			optFloat(m.ServerCPUSeconds, 2), optMiB(m.ServerPeakRSSBytes), optRatio(m.VsBareHTTP), optRatio(m.VsDBInsert))
+			optFloat(m.ServerCPUSeconds, 2), optFloat(m.ServerCPUPerRequestMS, 3), optMiB(m.ServerPeakRSSBytes),
+			optFloat(m.StatementsPerRequest, 2), optRatio(m.VsBareHTTP), optRatio(m.VsDBInsert))
 	}
 	for _, m := range r.Scenarios {
 		row(m)
 	}
-	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t")
+	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
 	for _, m := range r.Baselines {
 		row(m)
 	}

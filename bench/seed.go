@@ -75,6 +75,8 @@ type workspace struct {
 	schema string
 	// adminDSN is the --dsn as given (the schema is created and dropped through it).
 	adminDSN string
+	// apiKey is the server's internal API key: the run reads profiles with it.
+	apiKey string
 }
 
 // newWorkspace creates the directory, the database (a file, or a schema of its own on
@@ -85,7 +87,10 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := &workspace{dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"), adminDSN: o.DSN}
+	ws := &workspace{
+		dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"),
+		adminDSN: o.DSN, apiKey: randomHex(32),
+	}
 	publicAddr, err := freeAddr(o.Host)
 	if err != nil {
 		return ws, err
@@ -131,13 +136,13 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 	}
 	srv := map[string]any{
 		"public":      map[string]any{"addr": publicAddr},
-		"internal":    map[string]any{"addr": internalAddr},
+		"internal":    map[string]any{"addr": internalAddr, "api_key": ws.apiKey},
 		"database":    db,
 		"tenants_dir": tenantsDir,
 		"secret_file": filepath.Join(dir, "secret"),
 		// warn: a log line per request would measure the logger.
 		"log":  map[string]any{"level": "warn", "format": "json"},
-		"http": map[string]any{"shutdown_grace": "5s"},
+		"http": httpSettings(o),
 	}
 	if err := writeYAML(filepath.Join(tenantsDir, "bench.yaml"), school); err != nil {
 		return ws, err
@@ -357,3 +362,14 @@ func (s *school) fixtureData() *storage.SchoolData {
 
 // benchScopeList is benchScopes as a scope parameter.
 func benchScopeList() string { return strings.Join(benchScopes, " ") }
+
+// httpSettings are the server's HTTP bounds: a short drain at the end, and a write timeout
+// longer than a CPU profile of the whole timed run when one is taken (the profile is one
+// response that lasts that long).
+func httpSettings(o *Options) map[string]any {
+	h := map[string]any{"shutdown_grace": "5s"}
+	if o.ProfileDir != "" {
+		h["write_timeout"] = (max(o.Duration, 0) + 30*time.Second).String()
+	}
+	return h
+}

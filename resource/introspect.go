@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"crypto/subtle"
 	"errors"
 	"net/http"
 	"strconv"
@@ -15,6 +14,9 @@ import (
 // on the public listener nor advertised in discovery (spec, Authentication 6): only a Member API
 // process of the same deployment calls it, with the internal API key.
 const IntrospectPath = "/internal/introspect"
+
+// InternalRealm is the Bearer realm of the internal listener's endpoints that need its API key.
+const InternalRealm = "proctor-internal"
 
 // Introspection is the RFC 7662 section 2.2 answer, plus the school and the bound resource.
 type Introspection struct {
@@ -34,14 +36,8 @@ type Introspection struct {
 // `school_id` (the school whose API is being called). It runs the same Verifier as every public
 // resource, so introspecting a refreshed token's first use commits the rotation too.
 func IntrospectionHandler(v Verifier, tenants *tenant.Registry, apiKey []byte) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return edge.RequireAPIKey(apiKey, InternalRealm, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if len(apiKey) == 0 || subtle.ConstantTimeCompare([]byte(key), apiKey) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="proctor-internal"`)
-			edge.WriteError(w, http.StatusUnauthorized, "invalid_client", "The internal API key is missing or wrong.")
-			return
-		}
 		if err := r.ParseForm(); err != nil {
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The form could not be read.")
 			return
@@ -70,5 +66,5 @@ func IntrospectionHandler(v Verifier, tenants *tenant.Registry, apiKey []byte) h
 			out.Sub = strconv.FormatInt(g.MemberID, 10)
 		}
 		edge.WriteJSON(w, http.StatusOK, out)
-	})
+	}))
 }

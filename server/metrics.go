@@ -18,7 +18,11 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+// statementCounter is a store that counts the SQL statements it sends (gormstore does).
+type statementCounter interface{ Statements() int64 }
+
+// newMetrics registers the collectors; store's statement count too when it keeps one.
+func newMetrics(reg *prometheus.Registry, store any) *metrics {
 	m := &metrics{
 		registry: reg,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -33,6 +37,12 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	}
 	reg.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if sc, ok := store.(statementCounter); ok {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "proctor_db_statements_total",
+			Help: "SQL statements sent to the database (not BEGIN and COMMIT).",
+		}, func() float64 { return float64(sc.Statements()) }))
+	}
 	return m
 }
 

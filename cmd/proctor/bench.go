@@ -110,6 +110,7 @@ the server it starts does not see them. docs/benchmarks.md describes the scenari
 	f.StringVar(&chartFile, "chart", "", "also draw requests per second and p99 per scenario as SVG to this file")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configuration, server log, SQLite database) and PostgreSQL schema")
 	f.StringVar(&tmpIn, "tmp", "", "where to create the temporary directory (default: the system's)")
+	f.StringVar(&o.ProfileDir, "profile", "", "write a CPU profile of the server per scenario to DIR/<scenario>.pprof")
 	f.BoolVar(&o.InProcess, "in-process", false, "serve from this process instead of a child (no server CPU and memory figures)")
 	return cmd
 }

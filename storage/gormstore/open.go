@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -53,6 +54,8 @@ type Store struct {
 	driver string
 	// now is the store's clock for the timestamps it sets itself.
 	now func() time.Time
+	// sent counts the SQL statements sent (Statements).
+	sent atomic.Int64
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -118,6 +121,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetConnMaxLifetime(time.Hour)
 	}
 	s := &Store{db: db, sqlDB: sqlDB, driver: cfg.Driver, now: time.Now}
+	s.countStatements()
 	if err := s.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

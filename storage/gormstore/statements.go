@@ -1,44 +1,52 @@
 package gormstore
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"gorm.io/gorm"
 )
 
-// StatementCounter counts the SQL statements a store sends. Tests use it to show that a
-// request's statement count stays fixed however much data the request reads (batched loading in
-// the Member API); nothing in production counts.
+// Statements returns how many SQL statements the store has sent since it was opened (queries,
+// writes, raw SQL; not BEGIN and COMMIT). The server exports it as a metric; divided by the
+// requests served it gives the statements per request that docs/benchmarks.md records.
+func (s *Store) Statements() int64 { return s.sent.Load() }
+
+// StatementCounter counts the statements a store sends from a starting point. Tests use it to
+// show that a request's statement count stays fixed however much data it reads (batched loading
+// in the Member API). It is not safe for concurrent Reset.
 type StatementCounter struct {
-	n atomic.Int64
+	src  *atomic.Int64
+	base int64
 }
 
-// Count returns the statements counted since the counter was made or last reset.
-func (c *StatementCounter) Count() int64 { return c.n.Load() }
+// Count returns the statements sent since the counter was made or last reset.
+func (c *StatementCounter) Count() int64 { return c.src.Load() - c.base }
 
-// Reset sets the count back to zero.
-func (c *StatementCounter) Reset() { c.n.Store(0) }
+// Reset starts counting again from now.
+func (c *StatementCounter) Reset() { c.base = c.src.Load() }
 
-// CountStatements makes the store count every statement it sends from now on (queries, writes,
-// raw SQL; not BEGIN and COMMIT) and returns the counter. gorm's callback chains are not safe to
-// change while queries run, so call it right after Open, before the store is shared.
+// CountStatements returns a counter of the statements sent from now on.
 func (s *Store) CountStatements() *StatementCounter {
-	c := &StatementCounter{}
-	name := fmt.Sprintf("proctor:count_statements:%p", c)
+	return &StatementCounter{src: &s.sent, base: s.sent.Load()}
+}
+
+// countStatements hooks s.sent into every callback chain that sends SQL. gorm's chains are
+// not safe to change while queries run, so Open calls it before the store is shared. One atomic
+// add per statement is all it costs.
+func (s *Store) countStatements() {
+	const name = "proctor:count_statements"
 	count := func(db *gorm.DB) {
 		// gorm renders a subquery by running the query chain without sending it.
 		if !db.DryRun {
-			c.n.Add(1)
+			s.sent.Add(1)
 		}
 	}
 	cb := s.db.Callback()
-	// Errors here could only be a duplicate name, which the counter's address rules out.
+	// Errors here could only be a duplicate name, and each store registers once.
 	_ = cb.Query().After("gorm:query").Register(name, count)
 	_ = cb.Create().After("gorm:create").Register(name, count)
 	_ = cb.Update().After("gorm:update").Register(name, count)
 	_ = cb.Delete().After("gorm:delete").Register(name, count)
 	_ = cb.Row().After("gorm:row").Register(name, count)
 	_ = cb.Raw().After("gorm:raw").Register(name, count)
-	return c
 }
