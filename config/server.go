@@ -12,6 +12,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Server is the server file.
@@ -42,7 +45,23 @@ type Server struct {
 	// ReviewedClients are Client ID Metadata Document URLs the deployment's operators have
 	// reviewed: they may be granted every scope of their audience, not only reads.
 	ReviewedClients []string `mapstructure:"reviewed_clients"`
+	// Redis, when its URL is set, holds the login rate-limit counts, so that every replica
+	// counts the same failures. Without it each process counts alone.
+	Redis Redis `mapstructure:"redis"`
 }
+
+// Redis is where the login rate limiter keeps its counts.
+type Redis struct {
+	// URL is redis://[user:password@]host[:port][/db], or rediss:// for TLS. It may carry a
+	// password, so it is held as a Secret and prints as [redacted].
+	URL Secret `mapstructure:"url"`
+	// KeyPrefix starts every key Proctor writes, keeping them apart from other applications'
+	// keys in a shared Redis.
+	KeyPrefix string `mapstructure:"key_prefix"`
+}
+
+// DefaultRedisKeyPrefix is redis.key_prefix when the file does not set it.
+const DefaultRedisKeyPrefix = "proctor:login:"
 
 // Listener is one HTTP listener.
 type Listener struct {
@@ -104,6 +123,7 @@ func DefaultServer() Server {
 			ShutdownGrace:     20 * time.Second,
 			MaxBodyBytes:      1 << 20,
 		},
+		Redis: Redis{KeyPrefix: DefaultRedisKeyPrefix},
 	}
 }
 
@@ -238,6 +258,39 @@ func (s *Server) validate(c collector) {
 		if len(s.MemberAPI.APIKey) < 32 {
 			c.add("member_api.api_key", "is required with member_api.introspection_url (at least 32 characters)")
 		}
+	}
+	s.validateRedis(c)
+}
+
+// validateRedis checks the redis section when a URL is given. No message quotes the URL: it
+// may hold a password.
+func (s *Server) validateRedis(c collector) {
+	if len(s.Redis.URL) == 0 {
+		return
+	}
+	raw := string(s.Redis.URL)
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		c.add("redis.url", "must be a URL such as redis://127.0.0.1:6379/0 (the value is not shown: it may hold a password)")
+	case u.Scheme != "redis" && u.Scheme != "rediss":
+		c.add("redis.url", "must start with redis:// or rediss:// (TLS)")
+	case u.Host == "":
+		c.add("redis.url", "must name a host, as in redis://127.0.0.1:6379/0")
+	default:
+		// Once the URL has parsed, go-redis's messages name the path or query options only.
+		if _, err := redis.ParseURL(raw); err != nil {
+			c.add("redis.url", "%s", strings.TrimPrefix(err.Error(), "redis: "))
+		}
+	}
+	p := s.Redis.KeyPrefix
+	switch {
+	case p == "":
+		c.add("redis.key_prefix", "must not be empty (it keeps Proctor's keys apart from other applications' keys)")
+	case len(p) > 64:
+		c.add("redis.key_prefix", "must be at most 64 characters")
+	case strings.IndexFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		c.add("redis.key_prefix", "must not contain spaces or control characters")
 	}
 }
 

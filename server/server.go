@@ -55,6 +55,8 @@ type Server struct {
 	// verifier checks bearer tokens for every protected resource and for introspection.
 	verifier     resource.Verifier
 	shuttingDown atomic.Bool
+	// loginLimiter is the shared sign-in rate limiter when redis.url is set; Serve closes it.
+	loginLimiter *consent.RedisLimiter
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -64,7 +66,7 @@ func New(d Deps) (*Server, error) {
 	}
 	// Entries that do not parse were reported by config validation; they trust nobody here.
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
-	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry()), trusted: trusted}
+	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted}
 	s.warnPrivateNetworks()
 	h := d.Config.HTTP
 	newHTTP := func(handler http.Handler) *http.Server {
@@ -143,8 +145,21 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if err != nil {
 		return err
 	}
-	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger})
+	// Without Redis the limiter stays nil: consent counts in this process's memory.
+	var limiter consent.Limiter
+	if redisURL := d.Config.Redis.URL; len(redisURL) > 0 {
+		rl, err := consent.NewRedisLimiter(string(redisURL), consent.RedisOptions{KeyPrefix: d.Config.Redis.KeyPrefix, Logger: d.Logger})
+		if err != nil {
+			return err
+		}
+		s.loginLimiter, limiter = rl, rl
+		s.log.Info("login rate limits are counted in Redis, shared by every replica using it", "addr", rl.Addr())
+	}
+	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter})
 	if err != nil {
+		if s.loginLimiter != nil {
+			_ = s.loginLimiter.Close()
+		}
 		return err
 	}
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
@@ -242,6 +257,12 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	// Shut the public listener first so load balancers see /readyz fail while work drains.
 	errPub := s.public.Shutdown(shutdownCtx)
 	errIn := s.internal.Shutdown(shutdownCtx)
+	if s.loginLimiter != nil {
+		// Only after the public listener drained: a sign-in in flight still counts in Redis.
+		if err := s.loginLimiter.Close(); err != nil {
+			s.log.Warn("closing the Redis client", "err", err)
+		}
+	}
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}

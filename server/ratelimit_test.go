@@ -1,0 +1,195 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+const (
+	rateLimitHost     = "127.0.0.1:8080"
+	rateLimitEmail    = "ann@example.com"
+	rateLimitPassword = "correct horse battery staple"
+)
+
+// TestLoginRateLimitSharedAcrossReplicas: two servers on one database and one Redis, as two
+// replicas behind a load balancer. Failed sign-ins spread over both spend one budget: each
+// replica alone has seen fewer failures than the budget, yet both refuse the next attempt,
+// even with the right password.
+func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
+	redisURL := os.Getenv("PROCTOR_TEST_REDIS_URL")
+	if redisURL == "" {
+		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
+	}
+	prefix := rateLimitRedisPrefix(t, redisURL)
+	dsn := filepath.Join(t.TempDir(), "shared.db")
+	a := newRateLimitReplica(t, dsn, redisURL, prefix)
+	b := newRateLimitReplica(t, dsn, redisURL, prefix)
+
+	hash, err := password.Hash(rateLimitPassword, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.store.CreateMember(t.Context(), storage.Member{Email: rateLimitEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+
+	csrfCookie, token := rateLimitLoginForm(t, a)
+	post := func(r *rateLimitReplica, pw string) (int, string) {
+		t.Helper()
+		form := url.Values{"email": {rateLimitEmail}, "password": {pw}, "return_to": {"/x"}, consent.CSRFField: {token}}
+		req, _ := http.NewRequest(http.MethodPost, r.public.URL+consent.LoginPath, strings.NewReader(form.Encode()))
+		req.Host = rateLimitHost
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(csrfCookie)
+		resp, err := noRedirects.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+
+	replicas := []*rateLimitReplica{a, b}
+	for i := 0; i < consent.DefaultAccountLimit.Max; i++ {
+		status, body := post(replicas[i%2], "not the password")
+		if status != http.StatusOK || !strings.Contains(body, consent.MsgLoginFailed) {
+			t.Fatalf("failure %d on replica %d: %d\n%s", i+1, i%2, status, body)
+		}
+	}
+	for i, r := range replicas {
+		status, body := post(r, rateLimitPassword)
+		if status != http.StatusTooManyRequests || !strings.Contains(body, consent.MsgLoginLimited) {
+			t.Errorf("replica %d after the shared budget: %d\n%s", i, status, body)
+		}
+	}
+}
+
+type rateLimitReplica struct {
+	srv    *Server
+	store  *gormstore.Store
+	public *httptest.Server
+}
+
+// newRateLimitReplica builds one server on the SQLite file dsn with Redis at redisURL.
+func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitReplica {
+	t.Helper()
+	ctx := context.Background()
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := config.Tenant{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://" + rateLimitHost}
+	c.Lifetimes = config.DefaultTenant().Lifetimes
+	tn, err := tenant.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tenant.NewRegistry([]*tenant.Tenant{tn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
+	s, err := New(Deps{Config: sc, Tenants: reg, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.loginLimiter == nil {
+		t.Fatal("redis.url is set but the server does not count in Redis")
+	}
+	// Serve would close it on shutdown; this server is only ever served by httptest.
+	t.Cleanup(func() { s.loginLimiter.Close() })
+	r := &rateLimitReplica{srv: s, store: st, public: httptest.NewServer(s.PublicHandler())}
+	t.Cleanup(r.public.Close)
+	return r
+}
+
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+var rateLimitCSRF = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+// rateLimitLoginForm loads the sign-in form from r and returns its CSRF cookie and token.
+// Every replica derives the token's key from the same system secret, so both accept them.
+func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, r.public.URL+consent.LoginPath, nil)
+	req.Host = rateLimitHost
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	m := rateLimitCSRF.FindSubmatch(body)
+	if resp.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("GET /login: %d\n%s", resp.StatusCode, body)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == consent.LoginCSRFCookie {
+			return &http.Cookie{Name: c.Name, Value: c.Value}, string(m[1])
+		}
+	}
+	t.Fatalf("GET /login set no %s cookie", consent.LoginCSRFCookie)
+	return nil, ""
+}
+
+// rateLimitRedisPrefix returns a key prefix of this test's own and deletes its keys when the
+// test ends.
+func rateLimitRedisPrefix(t *testing.T, redisURL string) string {
+	t.Helper()
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	prefix := "proctor-test:" + hex.EncodeToString(b) + ":"
+	t.Cleanup(func() {
+		defer c.Close()
+		ctx := context.Background()
+		it := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		var keys []string
+		for it.Next(ctx) {
+			keys = append(keys, it.Val())
+		}
+		if err := it.Err(); err != nil {
+			t.Errorf("list test keys: %v", err)
+			return
+		}
+		if len(keys) > 0 {
+			if err := c.Del(ctx, keys...).Err(); err != nil {
+				t.Errorf("delete test keys: %v", err)
+			}
+		}
+	})
+	return prefix
+}
