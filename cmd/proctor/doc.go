@@ -2,6 +2,7 @@
 //
 //	proctor serve                         run the public and internal listeners
 //	proctor migrate                       apply pending database migrations
+//	proctor doctor [--json]               check the database's consistency (docs/doctor.md)
 //	proctor demo                          zero-configuration demo on loopback (make run)
 //	proctor seed --tenant ID FILE         load a fixture into a school
 //	proctor tenants list|validate         show or check the tenant files

@@ -74,6 +74,7 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 	root.AddCommand(
 		newServeCommand(g),
 		newMigrateCommand(g),
+		newDoctorCommand(g),
 		newDemoCommand(),
 		newSeedCommand(g),
 		newTenantsCommand(g),
