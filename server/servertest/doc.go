@@ -1,0 +1,35 @@
+// Package servertest builds a whole Proctor for tests: server.New's public and internal
+// listeners, served by the server's own http.Server (Server.Serve, so the configured timeouts
+// and body limit apply), on a real store (storetest.Open: SQLite, or PostgreSQL when
+// PROCTOR_TEST_POSTGRES_DSN is set), with schools, members, clients and a captured log.
+//
+// What New builds:
+//
+//   - school A ("north", Northwind) at http://127.0.0.1:<port>, with MCP connections and ID
+//     tokens on;
+//   - school B ("lumen", Lumen) at http://localhost:<port>, with MCP connections on and ID
+//     tokens off; A and B share the public listener and are told apart by Host, as in
+//     production;
+//   - with Options.HTTPS, school C ("secure", Securus) at https://127.0.0.1:<other port>, served
+//     over TLS by an httptest server in front of the same public handler, so that cookies and
+//     headers can be checked on an https origin;
+//   - at every school an owner and a student (owner-<subdomain>@example.com,
+//     student-<subdomain>@example.com, roles at that school only) and one member who is a student
+//     at every school (Env.Shared); every member's password is Password, hashed with cheap
+//     argon2id parameters;
+//   - at every school a public member client (<subdomain>-member-app: identity and account
+//     scopes) and a public operator client (<subdomain>-operator-app: openid and every operator
+//     scope), each with the redirect URI http://127.0.0.1/<subdomain>/callback;
+//   - the internal listener with an API key (Env.APIKey), so POST /internal/introspect is on;
+//   - the server's log as JSON lines in a buffer (Env.Log), every level, so tests can scan it.
+//
+// Helpers: Env.Browser is a member's browser (cookie jar, redirects not followed) that signs
+// in through the login form and answers the consent page; Env.Tokens runs a whole authorization
+// (sign-in, consent, code exchange with PKCE) for given scopes; Env.Client sends single
+// requests. Every response any of them receives is recorded (Env.Responses), so a test can check
+// headers and cookies across everything a flow touched.
+//
+// Options change the server file and the tenant files before anything is built, so a test can
+// shorten timeouts, lower the body limit, add vendor integrations or a Client ID Metadata
+// Document resolver.
+package servertest

@@ -1,0 +1,494 @@
+package servertest
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/scope"
+)
+
+// Response is an answer with its body read.
+type Response struct {
+	// URL is the request's URL, Method its method.
+	URL    *url.URL
+	Method string
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Location returns the Location header resolved against the request's URL ("" without one).
+func (r *Response) Location() string {
+	loc := r.Header.Get("Location")
+	if loc == "" {
+		return ""
+	}
+	u, err := r.URL.Parse(loc)
+	if err != nil {
+		return loc
+	}
+	return u.String()
+}
+
+// JSON decodes the body into v and reports whether it could.
+func (r *Response) JSON(v any) bool { return json.Unmarshal([]byte(r.Body), v) == nil }
+
+// IsHTML reports whether the answer is an HTML page.
+func (r *Response) IsHTML() bool {
+	return strings.HasPrefix(r.Header.Get("Content-Type"), "text/html")
+}
+
+// Forms returns the page's forms.
+func (r *Response) Forms() []Form { return ParseForms(r.URL, r.Body) }
+
+// FormWith returns the first form that has a field named name.
+func (r *Response) FormWith(name string) (Form, bool) {
+	for _, f := range r.Forms() {
+		if f.Values.Has(name) {
+			return f, true
+		}
+	}
+	return Form{}, false
+}
+
+// Do sends req with client and reads the answer. The request must not fail at the transport
+// level (the test stops if it does).
+func (e *Env) Do(client *http.Client, req *http.Request) *Response {
+	e.t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		e.t.Fatalf("servertest: %s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatalf("servertest: %s %s: reading the answer: %v", req.Method, req.URL, err)
+	}
+	return &Response{URL: req.URL, Method: req.Method, Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
+}
+
+// Request builds a request; a non-nil form is sent as application/x-www-form-urlencoded, and
+// header holds name, value pairs.
+func (e *Env) Request(method, rawURL string, form url.Values, header ...string) *http.Request {
+	e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(e.t.Context(), method, rawURL, body)
+	if err != nil {
+		e.t.Fatalf("servertest: %v", err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return req
+}
+
+// Send sends a request without cookies (see Request) and reads the answer.
+func (e *Env) Send(method, rawURL string, form url.Values, header ...string) *Response {
+	e.t.Helper()
+	return e.Do(e.Client(), e.Request(method, rawURL, form, header...))
+}
+
+// Bearer sends a request with an access token and an optional body of the given content type.
+func (e *Env) Bearer(method, rawURL, token, contentType, body string, header ...string) *Response {
+	e.t.Helper()
+	req, err := http.NewRequestWithContext(e.t.Context(), method, rawURL, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return e.Do(e.Client(), req)
+}
+
+// Browser is a member's browser: a cookie jar, redirects not followed, answers recorded.
+type Browser struct {
+	env    *Env
+	Jar    http.CookieJar
+	Client *http.Client
+}
+
+// Browser returns a new browser with no cookies.
+func (e *Env) Browser() *Browser {
+	jar, _ := cookiejar.New(nil)
+	return &Browser{env: e, Jar: jar, Client: &http.Client{Transport: e.rec, Jar: jar, CheckRedirect: noRedirects, Timeout: time.Minute}}
+}
+
+// Do sends req with the browser's cookies and reads the answer.
+func (b *Browser) Do(req *http.Request) *Response {
+	b.env.t.Helper()
+	return b.env.Do(b.Client, req)
+}
+
+// Get fetches rawURL.
+func (b *Browser) Get(rawURL string) *Response {
+	b.env.t.Helper()
+	return b.Do(b.env.Request(http.MethodGet, rawURL, nil))
+}
+
+// Post posts form to rawURL.
+func (b *Browser) Post(rawURL string, form url.Values) *Response {
+	b.env.t.Helper()
+	return b.Do(b.env.Request(http.MethodPost, rawURL, form))
+}
+
+// Submit posts a form as a browser would (its fields, and the named button's value if any).
+func (b *Browser) Submit(f Form, button string) *Response {
+	b.env.t.Helper()
+	return b.Post(f.Action, f.Submission(button))
+}
+
+// Cookie returns the value of the browser's cookie name for school s ("" if it has none).
+func (b *Browser) Cookie(s *School, name string) string {
+	u, _ := url.Parse(s.Origin + "/")
+	for _, c := range b.Jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// SessionCookie returns the name of the session cookie at school s.
+func SessionCookie(s *School) string {
+	if strings.HasPrefix(s.Origin, "https://") {
+		return consent.SecureSessionCookie
+	}
+	return consent.SessionCookie
+}
+
+// LoginCSRFCookie returns the name of the sign-in form's CSRF cookie at school s.
+func LoginCSRFCookie(s *School) string {
+	if strings.HasPrefix(s.Origin, "https://") {
+		return consent.SecureLoginCSRFCookie
+	}
+	return consent.LoginCSRFCookie
+}
+
+// TrySignIn fills school s's sign-in form with email and pass and returns the answer to the
+// POST (303 on success).
+func (b *Browser) TrySignIn(s *School, email, pass string) *Response {
+	b.env.t.Helper()
+	page := b.Get(s.URL(consent.LoginPath))
+	f, ok := page.FormWith("password")
+	if !ok {
+		b.env.t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", s.Origin, page.Status, page.Body)
+	}
+	f.Values.Set("email", email)
+	f.Values.Set("password", pass)
+	return b.Submit(f, "")
+}
+
+// SignIn signs the browser in at school s as email, with Password.
+func (b *Browser) SignIn(s *School, email string) {
+	b.env.t.Helper()
+	if r := b.TrySignIn(s, email, Password); r.Status != http.StatusSeeOther {
+		b.env.t.Fatalf("servertest: sign in as %s at %s: status %d\n%s", email, s.Origin, r.Status, r.Body)
+	}
+}
+
+// Consent opens an authorization URL (the browser is signed in) and answers its consent page
+// with decision ("approve" or "deny"); it returns the consent page and the answer to the POST.
+func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
+	b.env.t.Helper()
+	page = b.Get(authURL)
+	f, ok := page.FormWith(consent.CSRFField)
+	if page.Status != http.StatusOK || !ok || !strings.Contains(f.Action, authz.AuthorizePath) {
+		b.env.t.Fatalf("servertest: consent page for %s: status %d (Location %q)\n%s", authURL, page.Status, page.Header.Get("Location"), page.Body)
+	}
+	f.Values.Set("decision", decision)
+	return page, b.Post(f.Action, f.Values)
+}
+
+// Approve approves an authorization and returns the code the redirect carries.
+func (b *Browser) Approve(authURL string) string {
+	b.env.t.Helper()
+	_, r := b.Consent(authURL, "approve")
+	loc, err := url.Parse(r.Header.Get("Location"))
+	if r.Status != http.StatusSeeOther || err != nil || loc.Query().Get("code") == "" {
+		b.env.t.Fatalf("servertest: approve: status %d, Location %q: %v\n%s", r.Status, r.Header.Get("Location"), errNoCode, r.Body)
+	}
+	return loc.Query().Get("code")
+}
+
+// PKCE is a code verifier and its S256 challenge.
+type PKCE struct{ Verifier, Challenge string }
+
+// NewPKCE returns a fresh verifier and challenge.
+func NewPKCE() PKCE {
+	v := base64.RawURLEncoding.EncodeToString(randomBytes(32))
+	sum := sha256.Sum256([]byte(v))
+	return PKCE{Verifier: v, Challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
+}
+
+// AuthorizeParams are the query of a valid authorization request at school s for client c.
+func AuthorizeParams(s *School, c Client, p PKCE, scopes ...string) url.Values {
+	return url.Values{
+		"response_type":         {"code"},
+		"client_id":             {c.ID},
+		"redirect_uri":          {c.RedirectURI},
+		"scope":                 {strings.Join(scopes, " ")},
+		"state":                 {"state-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
+		"nonce":                 {"nonce-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
+		"code_challenge":        {p.Challenge},
+		"code_challenge_method": {"S256"},
+		"resource":              {s.Origin},
+	}
+}
+
+// AuthorizeURL is the URL of a valid authorization request at school s for client c.
+func AuthorizeURL(s *School, c Client, p PKCE, scopes ...string) string {
+	return s.URL(authz.AuthorizePath) + "?" + AuthorizeParams(s, c, p, scopes...).Encode()
+}
+
+// ClientFor returns school s's member client for identity and member scopes, its operator
+// client when an operator scope is asked for.
+func (s *School) ClientFor(scopes ...string) Client {
+	for _, name := range scopes {
+		if sc, ok := scope.Lookup(name); ok && sc.Audience == scope.Operator {
+			return s.OperatorClient
+		}
+	}
+	return s.MemberClient
+}
+
+// Tokens is the token endpoint's answer.
+type Tokens struct {
+	AccessToken      string `json:"access_token"`
+	TokenType        string `json:"token_type"`
+	ExpiresIn        int64  `json:"expires_in"`
+	RefreshToken     string `json:"refresh_token"`
+	IDToken          string `json:"id_token"`
+	Scope            string `json:"scope"`
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// Code signs a new browser in at school s as email and approves an authorization for client c
+// with scopes; it returns the code and the PKCE pair to exchange it with.
+func (e *Env) Code(s *School, email string, c Client, scopes ...string) (string, PKCE) {
+	e.t.Helper()
+	b := e.Browser()
+	b.SignIn(s, email)
+	p := NewPKCE()
+	return b.Approve(AuthorizeURL(s, c, p, scopes...)), p
+}
+
+// Exchange trades a code for tokens at school s (the client's secret is sent if it has one).
+func (e *Env) Exchange(s *School, c Client, code string, p PKCE) (*Response, Tokens) {
+	e.t.Helper()
+	form := url.Values{
+		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {c.RedirectURI},
+		"client_id": {c.ID}, "code_verifier": {p.Verifier}, "resource": {s.Origin},
+	}
+	if c.Secret != "" {
+		form.Set("client_secret", c.Secret)
+	}
+	return e.TokenRequest(s, form)
+}
+
+// Refresh uses a refresh token at school s.
+func (e *Env) Refresh(s *School, c Client, refreshToken string) (*Response, Tokens) {
+	e.t.Helper()
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {c.ID}, "resource": {s.Origin}}
+	if c.Secret != "" {
+		form.Set("client_secret", c.Secret)
+	}
+	return e.TokenRequest(s, form)
+}
+
+// TokenRequest posts form to school s's token endpoint.
+func (e *Env) TokenRequest(s *School, form url.Values) (*Response, Tokens) {
+	e.t.Helper()
+	r := e.Send(http.MethodPost, s.URL(authz.TokenPath), form)
+	var tr Tokens
+	if !r.JSON(&tr) {
+		e.t.Fatalf("servertest: token endpoint at %s: not JSON (%d): %s", s.Origin, r.Status, r.Body)
+	}
+	return r, tr
+}
+
+// Tokens runs a whole authorization at school s as email for scopes, with the school's member
+// or operator client (ClientFor), and returns the tokens.
+func (e *Env) Tokens(s *School, email string, scopes ...string) Tokens {
+	e.t.Helper()
+	c := s.ClientFor(scopes...)
+	code, p := e.Code(s, email, c, scopes...)
+	r, tr := e.Exchange(s, c, code, p)
+	if r.Status != http.StatusOK || tr.AccessToken == "" {
+		e.t.Fatalf("servertest: exchange at %s for %v: %d %s", s.Origin, scopes, r.Status, r.Body)
+	}
+	return tr
+}
+
+// Revoke posts a revocation to school s.
+func (e *Env) Revoke(s *School, c Client, token string) *Response {
+	e.t.Helper()
+	form := url.Values{"token": {token}, "client_id": {c.ID}}
+	if c.Secret != "" {
+		form.Set("client_secret", c.Secret)
+	}
+	return e.Send(http.MethodPost, s.URL(authz.RevokePath), form)
+}
+
+// Userinfo calls school s's UserInfo with token and returns the status.
+func (e *Env) Userinfo(s *School, token string) int {
+	e.t.Helper()
+	return e.Bearer(http.MethodGet, s.URL(authz.UserinfoPath), token, "", "").Status
+}
+
+// Introspect asks the internal listener about token at school s, with the API key.
+func (e *Env) Introspect(s *School, token string) (*Response, resource.Introspection) {
+	e.t.Helper()
+	r := e.Send(http.MethodPost, e.InternalURL+resource.IntrospectPath,
+		url.Values{"token": {token}, "school_id": {s.SchoolIDString()}}, "Authorization", "Bearer "+e.APIKey)
+	var out resource.Introspection
+	r.JSON(&out)
+	return r, out
+}
+
+// SchoolIDString is the school id in decimal.
+func (s *School) SchoolIDString() string { return strconv.FormatInt(s.SchoolID, 10) }
+
+// Form is one HTML form: its method, absolute action URL, the values a browser would submit
+// (hidden, text and other inputs, checked boxes, text areas) and its submit buttons.
+type Form struct {
+	Method  string
+	Action  string
+	Values  url.Values
+	Buttons []Button
+}
+
+// Button is a named submit button.
+type Button struct{ Name, Value string }
+
+// Submission returns the values a browser submits when button (a button's name, or "") is
+// pressed.
+func (f Form) Submission(button string) url.Values {
+	v := url.Values{}
+	for k, vs := range f.Values {
+		v[k] = append([]string(nil), vs...)
+	}
+	for _, b := range f.Buttons {
+		if b.Name == button && button != "" {
+			v.Set(b.Name, b.Value)
+			break
+		}
+	}
+	return v
+}
+
+// ParseForms returns the forms of an HTML page fetched from base.
+func ParseForms(base *url.URL, body string) []Form {
+	var out []Form
+	z := html.NewTokenizer(strings.NewReader(body))
+	textarea := ""
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		tok := z.Token()
+		attr := func(name string) (string, bool) {
+			for _, a := range tok.Attr {
+				if a.Key == name {
+					return a.Val, true
+				}
+			}
+			return "", false
+		}
+		start := tt == html.StartTagToken || tt == html.SelfClosingTagToken
+		switch {
+		case start && tok.Data == "form":
+			action, _ := attr("action")
+			method, _ := attr("method")
+			abs := action
+			if base != nil {
+				if u, err := base.Parse(action); err == nil {
+					abs = u.String()
+				}
+			}
+			out = append(out, Form{Method: strings.ToUpper(method), Action: abs, Values: url.Values{}})
+		case tt == html.EndTagToken && tok.Data == "form", len(out) == 0:
+		case start && tok.Data == "input":
+			name, _ := attr("name")
+			typ, _ := attr("type")
+			val, _ := attr("value")
+			_, checked := attr("checked")
+			switch {
+			case name == "":
+			case typ == "submit" || typ == "image":
+				out[len(out)-1].Buttons = append(out[len(out)-1].Buttons, Button{name, val})
+			case (typ == "checkbox" || typ == "radio") && !checked:
+			default:
+				out[len(out)-1].Values.Add(name, val)
+			}
+		case start && tok.Data == "button":
+			name, _ := attr("name")
+			val, _ := attr("value")
+			if typ, _ := attr("type"); name != "" && (typ == "" || typ == "submit") {
+				out[len(out)-1].Buttons = append(out[len(out)-1].Buttons, Button{name, val})
+			}
+		case start && tok.Data == "textarea":
+			textarea, _ = attr("name")
+			if textarea != "" {
+				out[len(out)-1].Values.Set(textarea, "")
+			}
+		case tt == html.TextToken && textarea != "":
+			out[len(out)-1].Values.Set(textarea, tok.Data)
+		case tt == html.EndTagToken && tok.Data == "textarea":
+			textarea = ""
+		}
+	}
+}
+
+// Links returns the absolute URLs of a page's <a href> links.
+func (r *Response) Links() []string {
+	var out []string
+	z := html.NewTokenizer(strings.NewReader(r.Body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		if tt != html.StartTagToken {
+			continue
+		}
+		tok := z.Token()
+		if tok.Data != "a" {
+			continue
+		}
+		for _, a := range tok.Attr {
+			if a.Key == "href" {
+				if u, err := r.URL.Parse(a.Val); err == nil {
+					out = append(out, u.String())
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,404 @@
+package systemtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/proctorhq/proctor/authz"
+	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+)
+
+// recoveryBound is how soon after the database returns the service must answer normally.
+const recoveryBound = 5 * time.Second
+
+// knownOutageGaps names the outage checks that fail today, each with what the server does
+// instead. A check listed here still runs; if it fails, its subtest is skipped with the gap and
+// what was observed; if it passes, the entry should be removed. Empty: every check holds.
+var knownOutageGaps = map[string]string{}
+
+// TestDatabaseOutage puts a TCP proxy between the server and PostgreSQL, cuts it, checks the
+// answers of every kind of endpoint, then restores it on the same port and waits for the
+// service to recover.
+func TestDatabaseOutage(t *testing.T) {
+	needPostgres(t)
+	ctx := t.Context()
+	target := postgresTarget(t)
+	proxy := newTCPProxy(target)
+	must(t, proxy.up())
+	t.Cleanup(proxy.cut)
+
+	public := freeAddr(t)
+	d := newDeployment(t, public, func(dsn string) string { return viaProxy(t, dsn, proxy.addr) })
+	R := d.newReplica("S", public)
+	s := d.setUp(R.configFile, true)
+	R.start(t)
+
+	b := newBrowser(s)
+	c := b.at(R)
+	if err := c.login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	member, err := c.grant(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := newPKCE()
+	opCode, err := c.authorizeClient(ctx, s.operatorClientID, operatorScope, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.tokenRequest(ctx, exchangeForm(s, s.operatorClientID, opCode, op))
+	must(t, err)
+	operator, err := parseTokens("operator code exchange", resp)
+	must(t, err)
+	// A code minted before the outage, exchanged during it (refused) and after it (accepted).
+	pending := newPKCE()
+	pendingCode, err := c.authorize(ctx, pending)
+	must(t, err)
+
+	probes := outageProbes(c, s, member, operator, R)
+	for _, p := range probes {
+		if p.normal == nil {
+			continue
+		}
+		if err := p.normal(ctx); err != nil {
+			t.Fatalf("before the outage, %s: %v", p.name, err)
+		}
+	}
+
+	proxy.cut()
+	t.Logf("database cut off (proxy %s closed)", proxy.addr)
+
+	leaks := append([]string{proxy.addr, target}, leakMarkers...)
+	t.Run("outage", func(t *testing.T) {
+		pendingExchange := probe{
+			name: "token endpoint, authorization_code grant", path: authz.TokenPath, want503: true, oauthJSON: true,
+			send: func(ctx context.Context) (response, error) {
+				return c.tokenRequest(ctx, exchangeForm(s, s.clientID, pendingCode, pending))
+			},
+		}
+		for _, p := range append(probes, pendingExchange) {
+			t.Run(p.name, func(t *testing.T) {
+				chk := &gapCheck{t: t}
+				resp, err := p.send(ctx)
+				if err != nil {
+					t.Fatalf("%s %s: %v", p.name, p.path, err)
+				}
+				chk.outageAnswer(p, resp, leaks)
+				chk.finish(knownOutageGaps[p.name])
+			})
+		}
+	})
+
+	must(t, proxy.up())
+	restored := time.Now()
+	t.Logf("database reachable again on %s", proxy.addr)
+
+	t.Run("recovery", func(t *testing.T) {
+		recovery := append(probes, probe{
+			name: "token endpoint, authorization_code grant",
+			normal: func(ctx context.Context) error {
+				resp, err := c.tokenRequest(ctx, exchangeForm(s, s.clientID, pendingCode, pending))
+				if err != nil {
+					return err
+				}
+				if resp.status != http.StatusOK {
+					return answerError("the code minted before the outage", resp, http.StatusOK)
+				}
+				_, err = parseTokens("the code minted before the outage", resp)
+				return err
+			},
+		})
+		pendingNames := map[string]bool{}
+		for _, p := range recovery {
+			if p.normal != nil {
+				pendingNames[p.name] = true
+			}
+		}
+		lastErr := map[string]error{}
+		ok, took := poll(recoveryBound, pollEvery, func() bool {
+			for _, p := range recovery {
+				if !pendingNames[p.name] {
+					continue
+				}
+				pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				err := p.normal(pctx)
+				cancel()
+				if err != nil {
+					lastErr[p.name] = err
+					if errors.Is(err, errServerError) {
+						t.Errorf("%s while the database came back: %v", p.name, err)
+					}
+					continue
+				}
+				delete(pendingNames, p.name)
+			}
+			return len(pendingNames) == 0
+		})
+		if !ok {
+			for name := range pendingNames {
+				t.Errorf("%s after the database came back: not normal within %s: %v", name, recoveryBound, lastErr[name])
+			}
+			return
+		}
+		t.Logf("every endpoint answered normally %s after the database came back (polling took %s)",
+			time.Since(restored).Round(time.Millisecond), took.Round(time.Millisecond))
+	})
+}
+
+// probe is one request of the outage test: what it sends, what it answers during the outage,
+// and (normal) what it answers when the database is there.
+type probe struct {
+	name string
+	path string
+	send func(ctx context.Context) (response, error)
+	// want503: during the outage the answer must be 503; otherwise any status but a 5xx other
+	// than 503 is accepted (the endpoint may answer from what it holds in memory).
+	want503 bool
+	// oauthJSON: the 503 must be an RFC 6749 JSON error, "temporarily_unavailable".
+	oauthJSON bool
+	// noChallenge: the 503 must carry no WWW-Authenticate (a client would otherwise throw the
+	// token away and authorize again).
+	noChallenge bool
+	// normal checks the endpoint's ordinary answer; nil for probes only sent during the outage.
+	normal func(ctx context.Context) error
+}
+
+// outageProbes are the requests sent during the outage. member and operator are live tokens
+// obtained before it.
+func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
+	internal := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
+	readyz := func(ctx context.Context) (response, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.internal+"/readyz", nil)
+		resp, err := internal.Do(req)
+		if err != nil {
+			return response{}, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		return response{status: resp.StatusCode, header: resp.Header, body: body}, err
+	}
+	graphql := func(ctx context.Context) (response, error) {
+		body, _ := json.Marshal(map[string]string{"query": "{ viewer { id } }"})
+		return c.post(ctx, c.url(membergraphql.Path), "application/json", body, bearer(member.AccessToken))
+	}
+	mcpInit := func(token string) func(ctx context.Context) (response, error) {
+		return func(ctx context.Context) (response, error) {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+				"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+				"clientInfo": map[string]any{"name": "proctor-systemtest", "version": "1"},
+			}})
+			h := http.Header{"Accept": {"application/json, text/event-stream"}}
+			if token != "" {
+				h.Set("Authorization", "Bearer "+token)
+			}
+			return c.post(ctx, c.url("/mcp"), "application/json", body, h)
+		}
+	}
+	mcpAnonymousCall := func(ctx context.Context) (response, error) {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+			"params": map[string]any{"name": "list_courses", "arguments": map[string]any{}}})
+		return c.post(ctx, c.url("/mcp"), "application/json", body, http.Header{
+			"Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {"2025-06-18"},
+		})
+	}
+	restSchool := func(ctx context.Context) (response, error) {
+		return c.get(ctx, c.url("/api/v1/school"), bearer(operator.AccessToken))
+	}
+	refresh := func(ctx context.Context) (response, error) {
+		return c.tokenRequest(ctx, refreshForm(s, s.clientID, member.RefreshToken))
+	}
+	userinfo := func(ctx context.Context) (response, error) { return c.userinfo(ctx, member.AccessToken) }
+	expect := func(what string, send func(ctx context.Context) (response, error), status int) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			resp, err := send(ctx)
+			if err != nil {
+				return err
+			}
+			if resp.status != status {
+				return answerError(what, resp, status)
+			}
+			return nil
+		}
+	}
+	return []probe{
+		{name: "token endpoint, refresh_token grant", path: authz.TokenPath, send: refresh, want503: true, oauthJSON: true,
+			normal: func(ctx context.Context) error {
+				resp, err := refresh(ctx)
+				if err != nil {
+					return err
+				}
+				if resp.status != http.StatusOK {
+					return answerError("refresh", resp, http.StatusOK)
+				}
+				_, err = parseTokens("refresh", resp)
+				return err
+			}},
+		{name: "mcp with a bearer token", path: "/mcp", send: mcpInit(member.AccessToken), want503: true, oauthJSON: true, noChallenge: true,
+			normal: expect("POST /mcp initialize", mcpInit(member.AccessToken), http.StatusOK)},
+		{name: "member api", path: membergraphql.Path, send: graphql, want503: true, noChallenge: true,
+			normal: expect("POST "+membergraphql.Path, graphql, http.StatusOK)},
+		{name: "rest api", path: "/api/v1/school", send: restSchool, want503: true, noChallenge: true,
+			normal: expect("GET /api/v1/school", restSchool, http.StatusOK)},
+		{name: "readyz", path: "/readyz", send: readyz, want503: true,
+			normal: expect("GET /readyz", readyz, http.StatusOK)},
+		{name: "userinfo", path: authz.UserinfoPath, send: userinfo, want503: true, oauthJSON: true, noChallenge: true,
+			normal: expect("GET "+authz.UserinfoPath, userinfo, http.StatusOK)},
+		// The rest must not answer 500 or leak, whatever they can still serve.
+		{name: "revoke", path: authz.RevokePath, send: func(ctx context.Context) (response, error) {
+			return c.revoke(ctx, randomString(30), "refresh_token")
+		}},
+		{name: "consent page", path: authz.AuthorizePath, send: func(ctx context.Context) (response, error) {
+			_, page, err := c.consentPage(ctx, s.clientID, memberScopes, newPKCE(), randomString(12))
+			return page, err
+		}},
+		{name: "login form post", path: "/login", want503: true, send: func(ctx context.Context) (response, error) {
+			// A browser without a session: the form is served from memory, the post needs the
+			// database (the member, the session row).
+			fresh := newBrowser(s).at(r)
+			page, err := fresh.get(ctx, fresh.url("/login"), nil)
+			if err != nil || page.status != http.StatusOK {
+				return page, err
+			}
+			f, err := formWith(page.body, "csrf_token")
+			if err != nil {
+				return page, err
+			}
+			f.values.Set("email", memberEmail)
+			f.values.Set("password", s.password)
+			return fresh.postForm(ctx, resolve(fresh.url("/login"), f.action), f.values)
+		}},
+		{name: "jwks", path: authz.JWKSPath, send: func(ctx context.Context) (response, error) {
+			return c.get(ctx, c.url(authz.JWKSPath), nil)
+		}},
+		{name: "openid configuration", path: "/.well-known/openid-configuration", send: func(ctx context.Context) (response, error) {
+			return c.get(ctx, c.url("/.well-known/openid-configuration"), nil)
+		}},
+		{name: "mcp anonymous", path: "/mcp", send: mcpAnonymousCall},
+	}
+}
+
+// errServerError marks an answer with a 5xx status other than 503.
+var errServerError = errors.New("server error")
+
+// answerError describes an answer that is not the wanted one; a 5xx other than 503 wraps
+// errServerError.
+func answerError(what string, resp response, want int) error {
+	if resp.status >= 500 && resp.status != http.StatusServiceUnavailable {
+		return fmt.Errorf("%s: %w: %s, want %d", what, errServerError, resp, want)
+	}
+	return fmt.Errorf("%s: %s, want %d", what, resp, want)
+}
+
+// leakMarkers are pieces of text that belong in a server log, never in an answer: stack
+// traces, SQL and driver or network detail.
+var leakMarkers = []string{
+	"goroutine ", "panic", ".go:", "runtime/", "SELECT ", "INSERT ", "UPDATE ", "DELETE ", " FROM ",
+	"SQLSTATE", "pgconn", "pgx", "gorm", "dial tcp", "connection refused", "search_path", "postgres",
+}
+
+// gapCheck collects the problems of one subtest, so that a known gap can be reported as a skip
+// naming what was observed.
+type gapCheck struct {
+	t        *testing.T
+	problems []string
+}
+
+func (c *gapCheck) errorf(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+// finish fails the test with the problems, or skips it naming gap when gap is known.
+func (c *gapCheck) finish(gap string) {
+	c.t.Helper()
+	if len(c.problems) == 0 {
+		if gap != "" {
+			c.t.Logf("known gap %q no longer shows: remove it from knownOutageGaps", gap)
+		}
+		return
+	}
+	if gap != "" {
+		c.t.Skipf("known gap: %s; observed: %s", gap, strings.Join(c.problems, "; "))
+	}
+	for _, p := range c.problems {
+		c.t.Error(p)
+	}
+}
+
+// outageAnswer checks one answer given while the database is away.
+func (c *gapCheck) outageAnswer(p probe, resp response, leaks []string) {
+	c.t.Logf("%s %s during the outage: %s", p.name, p.path, resp)
+	switch {
+	case resp.status == http.StatusInternalServerError:
+		c.errorf("%s: 500 during the outage: %s", p.path, resp)
+	case p.want503 && resp.status != http.StatusServiceUnavailable:
+		c.errorf("%s: %s, want 503", p.path, resp)
+	case resp.status >= 500 && resp.status != http.StatusServiceUnavailable:
+		c.errorf("%s: %s, want 503 or an answer from memory", p.path, resp)
+	}
+	if p.oauthJSON && resp.status == http.StatusServiceUnavailable {
+		if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			c.errorf("%s: Content-Type %q, want application/json", p.path, ct)
+		}
+		if e := resp.oauthError(); e != "temporarily_unavailable" {
+			c.errorf("%s: error %q, want temporarily_unavailable: %s", p.path, e, resp)
+		}
+	}
+	if p.noChallenge {
+		if h := resp.header.Get("WWW-Authenticate"); h != "" {
+			c.errorf("%s: WWW-Authenticate %q during the outage: the client would drop a good token", p.path, h)
+		}
+	}
+	body := string(resp.body)
+	for _, m := range leaks {
+		if strings.Contains(body, m) {
+			c.errorf("%s: the body contains %q: %s", p.path, m, resp)
+		}
+	}
+}
+
+// postgresTarget is the host:port of PROCTOR_TEST_POSTGRES_DSN, which the proxy forwards to.
+// It must be a loopback TCP address.
+func postgresTarget(t *testing.T) string {
+	t.Helper()
+	pc, err := pgconn.ParseConfig(os.Getenv(storetest.PostgresDSNEnv))
+	if err != nil {
+		t.Fatalf("%s: %v", storetest.PostgresDSNEnv, err)
+	}
+	host := pc.Host
+	if strings.HasPrefix(host, "/") {
+		t.Skipf("%s uses a Unix socket; the outage test proxies TCP", storetest.PostgresDSNEnv)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		t.Skipf("%s names %s; the outage test only proxies to loopback addresses", storetest.PostgresDSNEnv, host)
+	}
+	return net.JoinHostPort(host, fmt.Sprint(pc.Port))
+}
+
+// viaProxy rewrites a DSN to connect to proxyAddr instead of its host and port.
+func viaProxy(t *testing.T, dsn, proxyAddr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(proxyAddr)
+	must(t, err)
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		must(t, err)
+		u.Host = proxyAddr
+		return u.String()
+	}
+	// key=value form: a later key wins.
+	return dsn + " host=" + host + " port=" + port
+}

@@ -1,0 +1,430 @@
+package systemtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+)
+
+// The school every test serves, and its member.
+const (
+	schoolID     = 4242
+	memberEmail  = "ada@systemtest.proctor.test"
+	memberName   = "Ada Systemtest"
+	redirectURI  = "http://127.0.0.1/callback"
+	memberScopes = "openid profile email account:read"
+	// operatorScope is what the operator client asks for: GET /api/v1/school needs it.
+	operatorScope = "school:read"
+)
+
+// Bounds of a process's life.
+const (
+	readyTimeout = 30 * time.Second
+	cliTimeout   = 60 * time.Second
+	// requestTimeout bounds every HTTP request of the tests.
+	requestTimeout = 15 * time.Second
+	// pollEvery is the pause between two attempts of a bounded poll.
+	pollEvery = 50 * time.Millisecond
+)
+
+// lowCost is the argon2id cost of the member's password: the tests sign in a few times and
+// measure nothing, and the default 64 MiB per hash would only load the shared machine.
+var lowCost = password.Params{MemoryKiB: 1024, Time: 1, Threads: 1}
+
+// deployment is one school's configuration on one database: the tenant files and the system
+// secret every server of the test shares, and the DSN they use.
+type deployment struct {
+	t          *testing.T
+	dir        string
+	dsn        string
+	tenantsDir string
+	secretFile string
+	// origin is the school's base_url, http://127.0.0.1:<port>. Clients always send it as the
+	// Host; which process answers is chosen by the address they dial (replica.public).
+	origin string
+	// grace is http.shutdown_grace of every server file ("" keeps the default).
+	grace string
+}
+
+// newDeployment creates a fresh schema and the shared files. originAddr is the host and port of
+// the school's base_url (normally the first server's public address). rewrite, when not nil,
+// turns the schema's DSN into the one the servers are given (the outage test points it at its
+// proxy).
+func newDeployment(t *testing.T, originAddr string, rewrite func(schemaDSN string) string) *deployment {
+	t.Helper()
+	dsn := storetest.PostgresDSN(t)
+	if rewrite != nil {
+		dsn = rewrite(dsn)
+	}
+	dir := t.TempDir()
+	d := &deployment{
+		t: t, dir: dir, dsn: dsn,
+		tenantsDir: filepath.Join(dir, "tenants"),
+		secretFile: filepath.Join(dir, "secret"),
+		origin:     "http://" + originAddr,
+	}
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	must(t, os.WriteFile(d.secretFile, []byte(base64.StdEncoding.EncodeToString(secret)+"\n"), 0o600))
+	must(t, os.Mkdir(d.tenantsDir, 0o700))
+	must(t, writeYAML(filepath.Join(d.tenantsDir, "school.yaml"), map[string]any{
+		"school_id": schoolID,
+		"subdomain": "systemtest",
+		"name":      "Proctor System Test School",
+		"base_url":  d.origin,
+		"features":  map[string]any{"id_tokens": true},
+	}))
+	return d
+}
+
+// replica is one server's addresses and its own server file.
+type replica struct {
+	name       string
+	public     string
+	internal   string
+	configFile string
+	proc       *process
+	transport  *http.Transport
+}
+
+// newReplica writes a server file for a server listening on public (and a free internal port).
+func (d *deployment) newReplica(name, public string) *replica {
+	d.t.Helper()
+	r := &replica{name: name, public: public, internal: freeAddr(d.t), configFile: filepath.Join(d.dir, name+".yaml")}
+	httpConf := map[string]any{}
+	if d.grace != "" {
+		httpConf["shutdown_grace"] = d.grace
+	}
+	must(d.t, writeYAML(r.configFile, map[string]any{
+		"public":      map[string]any{"addr": r.public},
+		"internal":    map[string]any{"addr": r.internal},
+		"database":    map[string]any{"driver": "postgres", "dsn": d.dsn, "max_open_conns": 8},
+		"tenants_dir": d.tenantsDir,
+		"secret_file": d.secretFile,
+		"log":         map[string]any{"level": "info", "format": "json"},
+		"http":        httpConf,
+	}))
+	r.resetTransport()
+	return r
+}
+
+// resetTransport drops every pooled connection to the replica (after it was restarted).
+func (r *replica) resetTransport() {
+	if r.transport != nil {
+		r.transport.CloseIdleConnections()
+	}
+	addr := r.public
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	r.transport = &http.Transport{
+		// Whatever host the URL names (the school's origin), connect to this replica.
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, network, addr)
+		},
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     30 * time.Second,
+		DisableCompression:  true,
+	}
+}
+
+// start runs `proctor serve` for the replica and waits until it is ready.
+func (r *replica) start(t *testing.T) *process {
+	t.Helper()
+	r.proc = startProcess(t, r.name, r.internal, binary, "serve", "--config", r.configFile)
+	return r.proc
+}
+
+// process is a running `proctor` child.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logFile string
+	done    chan struct{}
+	state   *os.ProcessState // once done is closed
+	waitErr error
+}
+
+var logSeq struct {
+	sync.Mutex
+	n int
+}
+
+// startProcess starts the binary with args, its output going to a log file, and waits until
+// /readyz on internalAddr answers 200. The process is killed when the test ends, and its log
+// tail printed if the test failed.
+func startProcess(t *testing.T, name, internalAddr string, exe string, args ...string) *process {
+	t.Helper()
+	logSeq.Lock()
+	logSeq.n++
+	n := logSeq.n
+	logSeq.Unlock()
+	logFile := filepath.Join(t.TempDir(), fmt.Sprintf("%s-%d.log", name, n))
+	out, err := os.Create(logFile)
+	must(t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = childEnv()
+	cmd.Dir = filepath.Dir(logFile)
+	setChildAttrs(cmd)
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &process{name: name, cmd: cmd, logFile: logFile, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		p.state = cmd.ProcessState
+		out.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s", p.tail(30))
+		}
+	})
+	if err := waitReady(internalAddr, p.done); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.tail(30))
+	}
+	return p
+}
+
+// kill sends SIGKILL (if the process still runs) and waits for it to be gone.
+func (p *process) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// signal sends sig to the process.
+func (p *process) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %s: %v", p.name, err)
+	}
+}
+
+// running reports whether the process has not exited.
+func (p *process) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait waits at most d for the process to exit; ok is false if it is still running.
+func (p *process) wait(d time.Duration) (state *os.ProcessState, ok bool) {
+	select {
+	case <-p.done:
+		return p.state, true
+	case <-time.After(d):
+		return nil, false
+	}
+}
+
+// tail returns the last n lines of the process's log.
+func (p *process) tail(n int) string {
+	b, err := os.ReadFile(p.logFile)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return p.name + " log (" + p.logFile + "):\n" + strings.Join(lines, "\n")
+}
+
+// childEnv is this process's environment without PROCTOR_* variables: the written
+// configuration must be the whole truth.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PROCTOR_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// waitReady polls GET /readyz until it answers 200, the process exits or readyTimeout passes.
+func waitReady(internalAddr string, exited <-chan struct{}) error {
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		if resp, err := c.Get("http://" + internalAddr + "/readyz"); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-exited:
+			return errors.New("the server exited before it was ready")
+		case <-time.After(pollEvery):
+		}
+	}
+	return fmt.Errorf("not ready after %s", readyTimeout)
+}
+
+// cliResult is the outcome of one command run.
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// cli runs `proctor --config configFile args...` to completion; with configFile "", args are
+// the whole command line.
+func cli(t *testing.T, configFile, stdin string, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	line := args
+	if configFile != "" {
+		line = append([]string{"--config", configFile}, args...)
+	}
+	cmd := exec.CommandContext(ctx, binary, line...)
+	cmd.Env = childEnv()
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := cliResult{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.code = exit.ExitCode()
+	default:
+		t.Fatalf("proctor %s: %v", strings.Join(args, " "), err)
+	}
+	return res
+}
+
+// mustCLI runs a command that must succeed and returns its standard output.
+func mustCLI(t *testing.T, configFile string, args ...string) string {
+	t.Helper()
+	res := cli(t, configFile, "", args...)
+	if res.code != 0 {
+		t.Fatalf("proctor %s: exit %d\n%s%s", strings.Join(args, " "), res.code, res.stdout, res.stderr)
+	}
+	return res.stdout
+}
+
+// site is what a client of the school knows: where it is, its client ids and the member's
+// credentials.
+type site struct {
+	origin           string
+	clientID         string
+	operatorClientID string
+	password         string
+}
+
+// setUp migrates the database and seeds the school through the binary's own commands: the
+// member (an owner, with a low-cost hash) from a fixture with `proctor seed`, a public member
+// client and, with operator, a public operator client with `proctor clients create`.
+func (d *deployment) setUp(configFile string, operator bool) *site {
+	t := d.t
+	t.Helper()
+	mustCLI(t, configFile, "migrate")
+	s := &site{origin: d.origin, password: randomString(12)}
+	hash, err := password.Hash(s.password, lowCost)
+	must(t, err)
+	fixture := filepath.Join(d.dir, "fixture.yaml")
+	must(t, writeYAML(fixture, map[string]any{
+		"members": []any{map[string]any{
+			"email": memberEmail, "name": memberName, "password_hash": hash, "roles": []string{"owner"},
+		}},
+	}))
+	mustCLI(t, configFile, "seed", "--tenant", fmt.Sprint(schoolID), fixture)
+	s.clientID = createClient(t, configFile, "member", "System Test App", memberScopes)
+	if operator {
+		s.operatorClientID = createClient(t, configFile, "operator", "System Test Console", operatorScope)
+	}
+	return s
+}
+
+func createClient(t *testing.T, configFile, kind, name, scopes string) string {
+	t.Helper()
+	out := mustCLI(t, configFile, "clients", "create", "--tenant", fmt.Sprint(schoolID), "--kind", kind,
+		"--name", name, "--redirect-uri", redirectURI, "--scopes", scopes, "--json")
+	var c struct {
+		ClientID string `json:"client_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.ClientID == "" {
+		t.Fatalf("clients create: no client_id in %q", out)
+	}
+	return c.ClientID
+}
+
+// freeAddr returns a loopback address nothing listens on now. The port is released before the
+// server binds it; on one machine that window is an acceptable race.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func writeYAML(path string, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func randomString(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// poll calls f every pollEvery until it reports done or within passes; it returns whether f
+// succeeded and how long it took.
+func poll(within time.Duration, every time.Duration, f func() bool) (bool, time.Duration) {
+	start := time.Now()
+	for {
+		if f() {
+			return true, time.Since(start)
+		}
+		if time.Since(start) > within {
+			return false, time.Since(start)
+		}
+		time.Sleep(every)
+	}
+}
