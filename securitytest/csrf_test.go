@@ -1,0 +1,278 @@
+package securitytest
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/storage"
+)
+
+// crawl fetches the start pages with b and every same-origin page they link to (GET only), at
+// most limit pages, and returns the HTML pages.
+func crawl(b *servertest.Browser, s *servertest.School, limit int, start ...string) []*servertest.Response {
+	seen := map[string]bool{}
+	queue := slices.Clone(start)
+	var pages []*servertest.Response
+	for len(queue) > 0 && len(seen) < limit {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u] || !strings.HasPrefix(u, s.Origin+"/") {
+			continue
+		}
+		seen[u] = true
+		r := b.Get(u)
+		if r.Status == http.StatusSeeOther || r.Status == http.StatusFound {
+			queue = append(queue, r.Location())
+			continue
+		}
+		if !r.IsHTML() {
+			continue
+		}
+		pages = append(pages, r)
+		for _, l := range r.Links() {
+			if u, err := url.Parse(l); err == nil {
+				u.Fragment = ""
+				queue = append(queue, u.String())
+			}
+		}
+	}
+	return pages
+}
+
+// formKey names what a form does: its action's path, with application ids replaced by {id}.
+func formKey(f servertest.Form, ids []string) string {
+	u, err := url.Parse(f.Action)
+	if err != nil {
+		return f.Action
+	}
+	p := u.Path
+	for _, id := range ids {
+		p = strings.ReplaceAll(p, "/"+url.PathEscape(id), "/{id}")
+	}
+	return p
+}
+
+// csrfCase is how one kind of form is checked: state reads what a refused POST must not
+// change, and ok says whether the control POST (with the right token) did its work.
+type csrfCase struct {
+	order int // the control POSTs run in this order (sign-out last: it ends the session)
+	state func() string
+	ok    func(r *servertest.Response) bool
+}
+
+// TestCSRFEveryForm: every form on every page the server renders carries a CSRF token, and a
+// POST of each kind of form without it, with an empty or a wrong one, with another session's or
+// another school's token, is refused (403) and changes nothing; the same POST with its own token
+// works. A form of a kind the suite has no case for fails the test.
+func TestCSRFEveryForm(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		e := newEnv(t, backend)
+		a := e.A
+		op := e.Browser() // A's owner, also signed in at B (another school's session)
+		op.SignIn(a, a.Owner.Email)
+		op.SignIn(e.B, a.Owner.Email)
+		public := createApp(t, op, a, "CSRF Public", false)
+		conf := createApp(t, op, a, "CSRF Confidential", true)
+		ids := []string{public, conf}
+		all, _, err := e.Store.ListClients(e.Ctx(a), "", storage.Page{First: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range all {
+			ids = append(ids, c.ID)
+		}
+		anon := e.Browser() // signed out; has visited B's sign-in page too
+		anon.Get(e.B.URL(consent.LoginPath))
+
+		// Pages: the sign-in page, everything an operator reaches, the consent page, error pages.
+		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
+		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
+			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"))...)
+		authURL := servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), scope.OpenID, scope.AccountRead)
+		pages = append(pages, op.Get(authURL))
+		forbidden := e.Browser()
+		forbidden.SignIn(a, a.Student.Email)
+		pages = append(pages, forbidden.Get(a.URL(admin.AppsPath)), forbidden.Get(servertest.AuthorizeURL(a, a.OperatorClient, servertest.NewPKCE(), "courses:read")))
+
+		// Every form carries a token; one representative of each kind is attacked below.
+		forms := map[string]servertest.Form{}
+		browsers := map[string]*servertest.Browser{}
+		seen := 0
+		for _, p := range pages {
+			for _, f := range p.Forms() {
+				seen++
+				if f.Method != http.MethodPost {
+					t.Errorf("form to %s on %s uses method %q, want POST", f.Action, p.URL, f.Method)
+				}
+				if f.Values.Get(consent.CSRFField) == "" {
+					t.Errorf("form to %s on %s carries no %s", f.Action, p.URL, consent.CSRFField)
+				}
+				k := formKey(f, ids)
+				if _, ok := forms[k]; !ok {
+					forms[k] = f
+					browsers[k] = op
+					if strings.HasPrefix(f.Action, a.URL(consent.LoginPath)) {
+						browsers[k] = anon
+					}
+				}
+			}
+		}
+
+		t.Logf("%d forms on %d pages, %d kinds", seen, len(pages), len(forms))
+
+		// Tokens of other sessions and of the other school.
+		other := e.Browser()
+		other.SignIn(a, a.Owner.Email)
+		otherMember := e.Browser()
+		otherMember.SignIn(a, a.Student.Email)
+		sessionTokens := map[string]string{
+			"another session of the same member": csrfOf(t, other.Get(a.URL(consent.DonePath))),
+			"another member's session":           csrfOf(t, otherMember.Get(a.URL(consent.DonePath))),
+			"the same member's session at B":     csrfOf(t, op.Get(e.B.URL(consent.DonePath))),
+		}
+		loginTokens := map[string]string{
+			"another browser's sign-in form": csrfOf(t, e.Browser().Get(a.URL(consent.LoginPath))),
+			"this browser's form at B":       csrfOf(t, anon.Get(e.B.URL(consent.LoginPath))),
+		}
+
+		client := func(id string) storage.Client {
+			c, err := e.Store.GetClient(e.Ctx(a), id)
+			if err != nil {
+				return storage.Client{}
+			}
+			return c
+		}
+		clientCount := func() string {
+			cs, _, err := e.Store.ListClients(e.Ctx(a), storage.ClientMember, storage.Page{First: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.Repeat("x", len(cs))
+		}
+		signedIn := func(b *servertest.Browser) string {
+			return http.StatusText(b.Get(a.URL(consent.DonePath)).Status)
+		}
+		cases := map[string]csrfCase{
+			consent.LoginPath: {order: 0,
+				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && signedIn(anon) == "OK" }},
+			authz.AuthorizePath: {order: 1,
+				state: func() string { return "" },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && strings.Contains(r.Header.Get("Location"), "code=")
+				}},
+			admin.AppsPath: {order: 2, state: clientCount,
+				ok: func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther || r.Status == http.StatusOK }},
+			admin.AppsPath + "/{id}/rotate": {order: 3,
+				state: func() string { return client(conf).SecretHash },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && elementText(r.Body, "client-secret") != ""
+				}},
+			admin.AppsPath + "/{id}/delete": {order: 4,
+				state: func() string { return client(public).ID + client(conf).ID },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther }},
+			consent.LogoutPath: {order: 5,
+				state: func() string { return signedIn(op) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
+		}
+
+		var keys []string
+		for k := range forms {
+			if _, ok := cases[k]; !ok {
+				t.Errorf("a form posting to %s (%s) has no CSRF case in the suite", k, forms[k].Action)
+				continue
+			}
+			keys = append(keys, k)
+		}
+		for k := range cases {
+			if _, ok := forms[k]; !ok {
+				t.Errorf("no page showed a form posting to %s", k)
+			}
+		}
+		sort.Slice(keys, func(i, j int) bool { return cases[keys[i]].order < cases[keys[j]].order })
+
+		for _, k := range keys {
+			f, b, c := forms[k], browsers[k], cases[k]
+			t.Run(k, func(t *testing.T) {
+				own := f.Values.Get(consent.CSRFField)
+				button := ""
+				if len(f.Buttons) > 0 {
+					button = f.Buttons[0].Name // consent: "decision", approve first
+				}
+				fill := func(v url.Values) url.Values {
+					if k == consent.LoginPath {
+						v.Set("email", a.Student.Email)
+						v.Set("password", servertest.Password)
+					}
+					if k == admin.AppsPath {
+						v.Set("name", "Forged")
+						v.Set("redirect_uris", "http://127.0.0.1/forged")
+						v.Set("scope", scope.OpenID)
+					}
+					return v
+				}
+				variants := map[string]func(url.Values){
+					"no token":    func(v url.Values) { v.Del(consent.CSRFField) },
+					"empty token": func(v url.Values) { v.Set(consent.CSRFField, "") },
+					"wrong token": func(v url.Values) { v.Set(consent.CSRFField, flipFirst(own)) },
+					"a random token": func(v url.Values) {
+						v.Set(consent.CSRFField, "dGhpcyBpcyBub3QgYSB0b2tlbiBvZiB0aGlzIHNlc3Npb24")
+					},
+					"two tokens, the wrong one first": func(v url.Values) { v[consent.CSRFField] = []string{"wrong", own} },
+				}
+				others := sessionTokens
+				if k == consent.LoginPath {
+					others = loginTokens
+				}
+				for name, tok := range others {
+					variants[name] = func(v url.Values) { v.Set(consent.CSRFField, tok) }
+				}
+				before := c.state()
+				for name, mutate := range variants {
+					v := fill(f.Submission(button))
+					mutate(v)
+					r := b.Post(f.Action, v)
+					if r.Status != http.StatusForbidden {
+						t.Errorf("%s: POST %s: %d (Location %q), want 403", name, k, r.Status, r.Header.Get("Location"))
+					}
+					if strings.Contains(r.Header.Get("Location"), "code=") {
+						t.Errorf("%s: a code was issued: %s", name, r.Header.Get("Location"))
+					}
+					if after := c.state(); after != before {
+						t.Errorf("%s: POST %s changed the state from %q to %q", name, k, before, after)
+					}
+				}
+				// The control: the form as the page gave it works.
+				if r := b.Post(f.Action, fill(f.Submission(button))); !c.ok(r) {
+					t.Errorf("POST %s with its own token: %d (Location %q)\n%.400s", k, r.Status, r.Header.Get("Location"), r.Body)
+				} else if r.IsHTML() {
+					for _, g := range r.Forms() {
+						if g.Values.Get(consent.CSRFField) == "" {
+							t.Errorf("the answer to POST %s has a form to %s without a token", k, g.Action)
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
+// flipFirst returns s with its first character changed.
+func flipFirst(s string) string {
+	if s == "" {
+		return "A"
+	}
+	if s[0] == 'A' {
+		return "B" + s[1:]
+	}
+	return "A" + s[1:]
+}
