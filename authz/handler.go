@@ -87,11 +87,11 @@ func (h *Handler) Hasher() *SecretHasher { return h.hasher }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.HandleFunc(AuthorizePath, h.authorize).Methods(http.MethodGet, http.MethodPost)
-	r.HandleFunc(TokenPath, h.token).Methods(http.MethodPost)
-	r.HandleFunc(RevokePath, h.revoke).Methods(http.MethodPost)
-	r.HandleFunc(UserinfoPath, h.userinfo).Methods(http.MethodGet, http.MethodPost)
-	r.HandleFunc(RegisterPath, h.register).Methods(http.MethodPost)
+	r.Handle(AuthorizePath, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(TokenPath, memoizeClients(h.token)).Methods(http.MethodPost)
+	r.Handle(RevokePath, memoizeClients(h.revoke)).Methods(http.MethodPost)
+	r.Handle(UserinfoPath, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(RegisterPath, memoizeClients(h.register)).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told.
