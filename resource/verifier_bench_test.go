@@ -1,0 +1,122 @@
+package resource_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for the bulk fill
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/token/hmac"
+
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// pairsEnv sets how many other token pairs BenchmarkVerifyManyPairs stores beside the one it
+// verifies (default 10,000). docs/benchmarks.md records runs at 10,000 and 10,000,000.
+const pairsEnv = "PROCTOR_BENCH_PAIRS"
+
+// BenchmarkVerifyManyPairs measures the bearer-token check that every protected request makes
+// (HMAC check, one indexed read of the pair, the school and expiry checks) on PostgreSQL with a
+// token-pair table of PROCTOR_BENCH_PAIRS rows, to show that its cost does not grow with the
+// table. The filler pairs are written with one INSERT ... SELECT generate_series per million
+// rows, then the table is analysed, as a live database would be.
+//
+//	PROCTOR_TEST_POSTGRES_DSN=... PROCTOR_BENCH_PAIRS=10000000 \
+//	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource
+func BenchmarkVerifyManyPairs(b *testing.B) {
+	if os.Getenv(storetest.PostgresDSNEnv) == "" {
+		b.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
+	}
+	n := 10_000
+	if v := os.Getenv(pairsEnv); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 0 {
+			b.Fatalf("%s=%q: want a count", pairsEnv, v)
+		}
+	}
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(b)
+	st, err := gormstore.Open(ctx, gormstore.Config{Driver: gormstore.DriverPostgres, DSN: dsn, MaxOpenConns: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+
+	const school = 1
+	t := &tenant.Tenant{SchoolID: school, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
+	tctx := tenant.NewContext(ctx, t)
+	mustExec(b, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, school)
+	mustExec(b, db, `INSERT INTO oauth_clients (id, school_id, kind, token_endpoint_auth_method, created_at, updated_at)
+VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
+	var member int64
+	if err := db.QueryRow(`INSERT INTO members (email, created_at, updated_at) VALUES ('bench@example.com', now(), now()) RETURNING id`).Scan(&member); err != nil {
+		b.Fatal(err)
+	}
+	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, school)
+
+	start := time.Now()
+	const chunk = 1_000_000
+	for from := 1; from <= n; from += chunk {
+		to := min(from+chunk-1, n)
+		mustExec(b, db, `INSERT INTO oauth_token_pairs (request_id, school_id, client_id, member_id, access_signature,
+  refresh_signature, resource, scopes, data, requested_at, access_expires_at, refresh_expires_at, first_used_at)
+SELECT 'grant-' || g, $1, 'bench-app', $2, md5('a' || g), md5('r' || g), 'http://127.0.0.1:8080', 'account:read', $3,
+  now(), now() + interval '2 hours', now() + interval '30 days', now()
+FROM generate_series($4::bigint, $5::bigint) AS g`, school, member, data, from, to)
+	}
+	mustExec(b, db, `ANALYZE oauth_token_pairs`)
+	b.Logf("%d filler pairs stored in %s", n, time.Since(start).Round(time.Millisecond))
+
+	key := make([]byte, 32)
+	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}}
+	token, signature, err := strategy.Generate(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := st.CreateTokenPair(tctx, storage.TokenPair{
+		RequestID: "grant-measured", ClientID: "bench-app", MemberID: member, AccessSignature: signature,
+		Resource: t.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
+		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
+	}); err != nil {
+		b.Fatal(err)
+	}
+	v := resource.NewStoreVerifier(st, key, nil)
+	if g, err := v.Verify(tctx, token); err != nil || g.MemberID != member {
+		b.Fatalf("verify: %+v, %v", g, err)
+	}
+
+	counter := st.CountStatements()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := v.Verify(tctx, token); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
+}
+
+func mustExec(b *testing.B, db *sql.DB, q string, args ...any) {
+	b.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		b.Fatal(err)
+	}
+}
