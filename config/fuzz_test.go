@@ -1,0 +1,65 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzLoad feeds arbitrary server and tenant files through Load, the path every command reads
+// its configuration by. Whatever the files hold, Load must not panic; what it accepts must pass
+// Validate again (the checks do not depend on the order they ran in); and no problem it reports
+// may quote the system secret or a password in the Redis URL.
+func FuzzLoad(f *testing.F) {
+	seeds := [][2]string{
+		{"public: {addr: \"127.0.0.1:8080\"}\ndatabase: {driver: sqlite, dsn: proctor.db}\n",
+			"school_id: 1\nsubdomain: north\nname: North\nbase_url: http://127.0.0.1:8080\n"},
+		{"database: {driver: postgres, dsn: \"postgres://db/proctor\"}\ntrusted_proxies: [10.0.0.0/8]\nhttp: {write_timeout: 45s, max_body_bytes: 2048}\n",
+			"school_id: 2\nsubdomain: lumen\nname: Lumen\nbase_url: https://lumen.example/\nfeatures: {mcp_connections: true, id_tokens: true}\nlifetimes: {access_token: 2h, refresh_token: 720h}\n"},
+		{"redis: {url: \"redis://user:hunter2hunter2@127.0.0.1:6379/0\", key_prefix: \"p:\"}\n",
+			"school_id: 3\nsubdomain: x\nbase_url: ftp://x\nclients: [{id: a, redirect_uris: [\"http://127.0.0.1/cb\"]}]\n"},
+		{"integrations: [{name: Zapier, client_id: zap, redirect_uris: [\"http://127.0.0.1:9/cb\"]}]\n",
+			"school_id: 4\nsubdomain: four\nname: Four\nbase_url: http://localhost:8080\nregistration: {integrations: [Zapier]}\ncimd: {open: true}\n"},
+		{"http: {shutdown_grace: -1s}\nunknown_key: 1\n", "school_id: 0\n"},
+		{"- a\n- b\n", "{{{"},
+		{"", ""},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1])
+	}
+	dir := f.TempDir()
+	tenants := filepath.Join(dir, "tenants")
+	if err := os.MkdirAll(tenants, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	// The environment names the tenants directory and the secret, so that the fuzzed server
+	// file cannot point Load at the rest of the file system.
+	f.Setenv("PROCTOR_TENANTS_DIR", tenants)
+	f.Setenv("PROCTOR_SECRET", testSecret)
+	serverFile := filepath.Join(dir, "proctor.yaml")
+	tenantFile := filepath.Join(tenants, "school.yaml")
+
+	f.Fuzz(func(t *testing.T, server, school string) {
+		if err := os.WriteFile(serverFile, []byte(server), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tenantFile, []byte(school), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(serverFile)
+		if err != nil {
+			msg := err.Error()
+			if strings.Contains(msg, testSecret) {
+				t.Fatalf("a problem quotes the system secret: %s", msg)
+			}
+			if strings.Contains(server, "hunter2hunter2") && strings.Contains(msg, "hunter2hunter2") {
+				t.Fatalf("a problem quotes the Redis password: %s", msg)
+			}
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("Load accepted a configuration that Validate refuses: %v", err)
+		}
+	})
+}
