@@ -32,6 +32,15 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if hasUserinfo(r.FormValue("redirect_uri")) {
+		// Before fosite: its loopback matching compares scheme, host and path only, so it would
+		// take http://evil.example@127.0.0.1/cb for a registered http://127.0.0.1/cb and
+		// redirect there. No registered URI has user info (the client rules refuse it), so
+		// such a URI is never the registered one: an error page, no redirect (RFC 9700 section
+		// 4.1.3: exact matching, the loopback port aside).
+		h.authorizeError(w, r, t, nil, fosite.ErrInvalidRequest.WithHint("The redirect_uri is not one registered for this client."))
+		return
+	}
 	ar, err := h.p.NewAuthorizeRequest(ctx, r)
 	if err == nil {
 		err = checkAuthorizeRequest(t, ar)
@@ -88,6 +97,13 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.authorizeError(w, r, t, ar, fosite.ErrInvalidRequest.WithHint("The decision must be approve or deny."))
 	}
+}
+
+// hasUserinfo reports whether a redirect URI carries user info (user@ or user:password@ in its
+// authority).
+func hasUserinfo(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.User != nil
 }
 
 // checkAuthorizeRequest applies the spec's rules fosite does not: PKCE with S256 only, the

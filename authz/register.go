@@ -73,6 +73,8 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var re *registrationError
 	switch {
+	case edge.TooLarge(err):
+		edge.WriteTooLarge(w)
 	case errors.As(err, &re):
 		edge.WriteJSON(w, http.StatusBadRequest, edge.ErrorBody{Error: re.code, Description: re.description})
 	case err != nil:
@@ -88,6 +90,9 @@ func (h *Handler) registration(t *tenant.Tenant, r *http.Request) (registrationR
 		return registrationResponse{}, metadataError("The request must be JSON (Content-Type: application/json).")
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRegistrationBytes+1))
+	if edge.TooLarge(err) {
+		return registrationResponse{}, err
+	}
 	if err != nil || len(body) > maxRegistrationBytes {
 		return registrationResponse{}, metadataError("The request body is too large or could not be read.")
 	}

@@ -16,6 +16,10 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	w.Header().Set("Cache-Control", "no-store")
 	if err := r.ParseForm(); err != nil {
+		if edge.TooLarge(err) {
+			edge.WriteTooLarge(w)
+			return
+		}
 		h.tokenError(w, r, fosite.ErrInvalidRequest.WithHint("The request body could not be read."))
 		return
 	}
@@ -79,6 +83,10 @@ func writeOAuthError(w http.ResponseWriter, e *fosite.RFC6749Error) {
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if err := r.ParseForm(); err != nil {
+		if edge.TooLarge(err) {
+			edge.WriteTooLarge(w)
+			return
+		}
 		writeOAuthError(w, normalize(fosite.ErrInvalidRequest.WithHint("The request body could not be read."), revokeCodes))
 		return
 	}

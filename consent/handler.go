@@ -165,7 +165,20 @@ func (e *PageError) Error() string {
 
 func (e *PageError) Unwrap() error { return e.Err }
 
+// FormError is the failure of a form that could not be read: 413 when its body passed the
+// server's limit, 400 otherwise.
+func FormError(err error) *PageError {
+	if edge.TooLarge(err) {
+		return &PageError{Status: http.StatusRequestEntityTooLarge, View: viewTooLarge, Err: err}
+	}
+	return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+}
+
 var (
+	viewTooLarge = ErrorView{
+		Title:   "The form is too large",
+		Message: "Go back, shorten what you entered and try again.",
+	}
 	viewBadForm = ErrorView{
 		Title:   "The form could not be read",
 		Message: "Go back, reload the page and try again.",

@@ -60,7 +60,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
-		return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return FormError(err)
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: SafeReturnTo(r.PostForm.Get("return_to"))}
 	if !h.checkLoginCSRF(r) {

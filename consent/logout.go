@@ -43,7 +43,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
-		return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return FormError(err)
 	}
 	s, err := h.Load(r)
 	if errors.Is(err, ErrNoSession) {

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
@@ -30,4 +31,18 @@ type ErrorBody struct {
 func WriteError(w http.ResponseWriter, status int, code, description string) {
 	w.Header().Set("Cache-Control", "no-store")
 	WriteJSON(w, status, ErrorBody{Error: code, Description: description})
+}
+
+// TooLarge reports whether reading a request body failed because it passed the server's body
+// limit (http.max_body_bytes, applied to every public request by package server). Handlers answer
+// such a request 413, as the limit promises, not 400 as for a body that is merely unreadable.
+func TooLarge(err error) bool {
+	var tooLarge *http.MaxBytesError
+	return errors.As(err, &tooLarge)
+}
+
+// WriteTooLarge answers a body over the limit (package server closes the connection after any
+// 413, see its limitBody).
+func WriteTooLarge(w http.ResponseWriter) {
+	WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
 }

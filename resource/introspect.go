@@ -39,6 +39,10 @@ func IntrospectionHandler(v Verifier, tenants *tenant.Registry, apiKey []byte) h
 	return edge.RequireAPIKey(apiKey, InternalRealm, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		if err := r.ParseForm(); err != nil {
+			if edge.TooLarge(err) {
+				edge.WriteTooLarge(w)
+				return
+			}
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The form could not be read.")
 			return
 		}

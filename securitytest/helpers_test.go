@@ -47,14 +47,6 @@ func eachBackend(t *testing.T, f func(t *testing.T, backend string)) {
 	}
 }
 
-// gap stops the running test or subtest as skipped: the product does not meet the requirement
-// the test checks. It is called only where that check has just failed, so the test passes once
-// the product is fixed. The message says what is missing.
-func gap(t testing.TB, format string, args ...any) {
-	t.Helper()
-	t.Skipf("PRODUCT GAP: "+format, args...)
-}
-
 // staysOn reports whether a Location header value, as a browser would follow it from a page of
 // origin, stays on origin. Browsers are lenient: they drop tabs and newlines, read "\" as "/",
 // and treat "//host" as a network-path reference, so the value is normalised that way first.

@@ -168,34 +168,11 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 					default:
 						return
 					}
-					if why, ok := knownBodyGaps[key]; ok {
-						gap(t, "%s: %s", problem, why)
-					}
 					t.Error(problem)
 				})
 			}
 		}
 	})
-}
-
-// The product's known gaps with oversized bodies (see docs/security.md).
-const (
-	gapHeldBack = "the server reads on after the limit: server.limitBody's http.MaxBytesReader is given the " +
-		"access log's wrapped ResponseWriter (httpsnoop, in observe), so net/http is never told the limit was hit " +
-		"and, before writing the answer, tries to discard the rest of a chunked body, waiting for it until read_timeout"
-	gapStatus400 = "the handler answers 400 (the form or body \"could not be read\") where the server's limit asks for 413"
-)
-
-var knownBodyGaps = map[string]string{
-	"token endpoint, " + streamed:    gapStatus400,
-	"registration, " + streamed:      gapStatus400,
-	"sign-in, " + streamed:           gapStatus400,
-	"token endpoint, " + heldBack:    gapHeldBack,
-	"Member API, " + heldBack:        gapHeldBack,
-	"MCP, " + heldBack:               gapHeldBack,
-	"operator REST API, " + heldBack: gapHeldBack,
-	"registration, " + heldBack:      gapHeldBack,
-	"sign-in, " + heldBack:           gapHeldBack,
 }
 
 // sendOversized sends a POST with an oversized body to school s over a raw connection, the way

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -165,17 +166,42 @@ func (s *Server) observe(listener string, next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps every request body; handlers see an error when reading past it.
+// limitBody caps every request body (http.max_body_bytes): a body declared larger is refused at
+// once, and a handler reading past the cap gets an *http.MaxBytesError (edge.TooLarge) and
+// answers 413.
+//
+// Every 413 also closes the connection. Otherwise net/http, to keep the connection for another
+// request, reads the rest of the body before sending the answer, and a client that holds the
+// rest back holds the answer until http.read_timeout. http.MaxBytesReader would tell the server
+// itself, but only through the server's own ResponseWriter, which observe's wrapper hides; and a
+// handler with a lower limit of its own (the Member API, /mcp) could not tell it at all.
 func limitBody(next http.Handler, max int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header := w.Header()
+		w = httpsnoop.Wrap(w, httpsnoop.Hooks{WriteHeader: func(write httpsnoop.WriteHeaderFunc) httpsnoop.WriteHeaderFunc {
+			return func(code int) {
+				if code == http.StatusRequestEntityTooLarge {
+					header.Set("Connection", "close")
+				}
+				write(code)
+			}
+		}})
 		if r.ContentLength > max {
-			edge.WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
+			edge.WriteTooLarge(w)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		r.Body = handlerBody{http.MaxBytesReader(w, r.Body, max)}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// handlerBody is the request body as handlers see it, with a Close that does nothing. net/http
+// closes the body itself once the handler returns, after the answer is sent. Closed earlier by a
+// handler (huma does, as soon as it has read its limit), a body not read to its end is drained
+// first, up to 256 KiB, so the answer would wait for whatever the client holds back.
+type handlerBody struct{ io.ReadCloser }
+
+func (handlerBody) Close() error { return nil }
 
 // resolveTenant finds the school served at the request's host and puts it in the context. A
 // host that is no school's gets 404: nothing past this point runs without a tenant.

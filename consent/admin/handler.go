@@ -143,7 +143,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 		}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
-				h.consent.Fail(w, r, &consent.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err})
+				h.consent.Fail(w, r, consent.FormError(err))
 				return
 			}
 		}

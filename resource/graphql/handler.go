@@ -124,8 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		if edge.TooLarge(err) {
 			writeErrors(w, http.StatusRequestEntityTooLarge, newError(codeTooLarge, "The request body is larger than %d bytes.", maxBodyBytes))
 			return
 		}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -120,9 +119,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				edge.WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
+			if edge.TooLarge(err) {
+				edge.WriteTooLarge(w)
 				return
 			}
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
