@@ -6,8 +6,9 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 TESTFLAGS ?=
 # Fuzz targets and how long `make fuzz` gives each.
 FUZZTIME  ?= 30s
+SOAKFLAGS ?=
 
-.PHONY: run build test vet fmt fuzz e2e bench clean help
+.PHONY: run build test vet fmt fuzz e2e bench soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -47,6 +48,9 @@ bench: build ## load-test a server on loopback as docs/benchmarks.md did (Postgr
 	  else \
 	    echo "PostgreSQL skipped: set BENCH_PG_DSN or PROCTOR_TEST_POSTGRES_DSN"; \
 	  fi
+
+soak: build ## a 5-minute soak at 70% of peak on SQLite, as docs/benchmarks.md did (SOAKFLAGS for PostgreSQL)
+	bin/proctor bench --soak $(SOAKFLAGS) --json bin/soak.json --chart bin/soak.svg
 
 clean: ## remove build output and the demo data
 	rm -rf bin var

@@ -71,24 +71,16 @@ func measureBareHTTP(ctx context.Context, host string, tr http.RoundTripper, war
 // through database/sql with the driver, connection settings and pool size the server uses, so
 // that the figure is the database's commit rate rather than anything of Proctor's.
 func measureInsert(ctx context.Context, d config.Database, warm, run Bounds) (Result, error) {
-	var (
-		db     *sql.DB
-		err    error
-		create string
-		insert string
-	)
+	var create, insert string
 	switch d.Driver {
 	case gormstore.DriverSQLite:
-		db, err = sql.Open("sqlite", sqliteBaselineDSN(d.DSN))
 		create = `CREATE TABLE bench_insert (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at TIMESTAMP NOT NULL)`
 		insert = `INSERT INTO bench_insert (payload, created_at) VALUES (?, ?)`
 	case gormstore.DriverPostgres:
-		db, err = sql.Open("pgx", d.DSN)
 		create = `CREATE TABLE bench_insert (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL)`
 		insert = `INSERT INTO bench_insert (payload, created_at) VALUES ($1, $2)`
-	default:
-		return Result{}, fmt.Errorf("unknown driver %q", d.Driver)
 	}
+	db, err := openSQL(d)
 	if err != nil {
 		return Result{}, err
 	}
@@ -117,6 +109,18 @@ func measureInsert(ctx context.Context, d config.Database, warm, run Bounds) (Re
 		return res, fmt.Errorf("drop the baseline table: %w", err)
 	}
 	return res, nil
+}
+
+// openSQL opens the run's database through database/sql with the driver and connection
+// settings the server uses (the insert baseline, the soak's row counts).
+func openSQL(d config.Database) (*sql.DB, error) {
+	switch d.Driver {
+	case gormstore.DriverSQLite:
+		return sql.Open("sqlite", sqliteBaselineDSN(d.DSN))
+	case gormstore.DriverPostgres:
+		return sql.Open("pgx", d.DSN)
+	}
+	return nil, fmt.Errorf("unknown driver %q", d.Driver)
 }
 
 // sqliteBaselineDSN opens the database file with the settings gormstore gives every SQLite

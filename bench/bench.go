@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,15 @@ type Options struct {
 	// (<scenario>.pprof), read from the internal listener's /debug/pprof.
 	ProfileDir string
 
+	// Soak makes the run one soak (RunSoak) instead of the scenario table: the mixed cycle of
+	// soak.go, first unpaced for SoakPeak to find its peak rate, then paced at SoakLoad of that
+	// rate for SoakDuration (at most MaxSoakDuration), reported every SoakWindow. Scenarios,
+	// Requests, Duration, Pool and ProfileDir do not apply to it.
+	Soak         bool
+	SoakDuration time.Duration
+	SoakWindow   time.Duration
+	SoakPeak     time.Duration
+
 	Version string
 	Command string
 	// Log receives progress lines (nil: discarded).
@@ -70,6 +80,16 @@ const (
 	// warmupPerWorker caps the warm-up in requests: enough to open every connection, fill the
 	// server's caches and prepare its statements.
 	warmupPerWorker = 8
+
+	DefaultSoakDuration = 5 * time.Minute
+	DefaultSoakWindow   = 10 * time.Second
+	DefaultSoakPeak     = 15 * time.Second
+	minSoakWindow       = 100 * time.Millisecond
+	maxSoakWindow       = time.Minute
+	maxSoakPeak         = time.Minute
+	// minSoakWindows is the fewest windows a soak may have: the verdict compares the middle
+	// and last thirds of them, two windows each at least.
+	minSoakWindows = 6
 )
 
 // withDefaults fills unset options and checks them all, reporting every problem at once.
@@ -95,11 +115,43 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if len(o.Scenarios) == 0 {
-		o.Scenarios = ScenarioNames()
+	if o.Soak {
+		if o.SoakDuration == 0 {
+			o.SoakDuration = DefaultSoakDuration
+		}
+		if o.SoakWindow == 0 {
+			o.SoakWindow = DefaultSoakWindow
+		}
+		if o.SoakPeak == 0 {
+			o.SoakPeak = DefaultSoakPeak
+		}
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if o.Soak {
+		if len(o.Scenarios) > 0 {
+			bad("--scenarios does not apply to --soak, which runs its own mixed cycle")
+		}
+		if o.Requests != 0 {
+			bad("--requests does not apply to --soak, which is bounded by --soak-duration")
+		}
+		if o.ProfileDir != "" {
+			bad("--profile does not apply to --soak")
+		}
+		if o.SoakWindow < minSoakWindow || o.SoakWindow > maxSoakWindow {
+			bad("--soak-window must be %s to %s", minSoakWindow, maxSoakWindow)
+		}
+		if o.SoakDuration < 0 || o.SoakDuration > MaxSoakDuration {
+			bad("--soak-duration must be positive and at most %s (a soak is bounded: minutes, not hours)", MaxSoakDuration)
+		} else if o.SoakWindow > 0 && o.SoakDuration < minSoakWindows*o.SoakWindow {
+			bad("--soak-duration must be at least %d windows of --soak-window (%s)", minSoakWindows, minSoakWindows*o.SoakWindow)
+		}
+		if o.SoakPeak < 0 || o.SoakPeak > maxSoakPeak {
+			bad("--soak-peak must be positive and at most %s", maxSoakPeak)
+		}
+	} else if len(o.Scenarios) == 0 {
+		o.Scenarios = ScenarioNames()
+	}
 	if o.Concurrency < 1 || o.Concurrency > MaxConcurrency {
 		bad("--concurrency must be 1 to %d", MaxConcurrency)
 	}
@@ -157,89 +209,29 @@ func (o Options) withDefaults() (Options, error) {
 // server and returns the report. A report is returned whenever the run got as far as measuring,
 // even with failed requests (Report.Errors); err is for a run that could not be made.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	if os.Getenv(nestedEnv) != "" {
-		return nil, errors.New("refusing to run inside the server process of another bench run")
+	if opts.Soak {
+		return nil, errors.New("a soak is run by RunSoak")
 	}
-	o, err := opts.withDefaults()
+	o, err := checkRun(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	// Refuse before anything is created or sent.
-	host, err := listenHost(ctx, o.Resolver, o.Host)
-	if err != nil {
-		return nil, fmt.Errorf("--host: %w", err)
-	}
-	o.Host = host
-	if o.Database == gormstore.DriverPostgres {
-		if err := checkPostgresDSN(ctx, o.Resolver, o.DSN); err != nil {
-			return nil, err
-		}
-	}
-
 	rep := &Report{
 		Version: o.Version, StartedAt: time.Now().UTC(), Command: o.Command, Machine: describeMachine(),
 		Database: o.Database, Concurrency: o.Concurrency, DurationSeconds: o.Duration.Seconds(),
-		RequestCap: o.Requests, WarmupSeconds: o.Warmup.Seconds(), Data: o.Data, Server: "child process",
+		RequestCap: o.Requests, WarmupSeconds: o.Warmup.Seconds(), Data: o.Data, Server: serverKind(o),
 	}
-	if o.InProcess {
-		rep.Server = "in-process"
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, format+"\n", args...) }
-
-	ws, err := newWorkspace(ctx, &o)
-	defer func() {
-		if ws == nil {
-			return
-		}
-		if cerr := ws.close(o.Keep); cerr != nil {
-			logf("cleaning up: %v", cerr)
-		}
-		if o.Keep {
-			logf("kept %s", ws.dir)
-			if ws.schema != "" {
-				logf("kept PostgreSQL schema %s", ws.schema)
-			}
-		}
-	}()
-	if err != nil {
-		return nil, err
-	}
-
 	if o.ProfileDir != "" {
 		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
 			return nil, fmt.Errorf("--profile: %w", err)
 		}
 	}
-	learners := min(o.Concurrency, maxLearners)
-	logf("seeding %d members, %d courses of %d lectures (%s)", learners+1, o.Data.Courses, o.Data.Sections*o.Data.Lectures, o.Database)
-	s, err := seedSchool(ctx, ws.cfg, o.Data, learners)
+	r, err := setUp(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 
-	var srv target
-	if o.InProcess {
-		logf("starting the server in this process")
-		srv, err = startInProcess(ctx, ws.cfg)
-	} else {
-		logf("starting %s serve", o.Executable)
-		srv, err = startChild(ctx, o.Executable, ws.configFile, ws.logFile, ws.cfg.Server.Internal.Addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	stopped := false
-	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		return srv.stop()
-	}
-	defer func() { _ = stop() }()
-
-	tr := newTransport(o.Concurrency)
-	defer tr.CloseIdleConnections()
 	warm := Bounds{Concurrency: o.Concurrency, Duration: o.Warmup, Requests: warmupPerWorker * o.Concurrency}
 	run := Bounds{Concurrency: o.Concurrency, Duration: o.Duration, Requests: o.Requests}
 	supply := o.Pool
@@ -250,43 +242,158 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		supply += warm.Requests
 	}
 
-	logf("baseline %s", baselineBareHTTP)
-	bare, err := measureBareHTTP(ctx, o.Host, tr, warm, run)
+	r.logf("baseline %s", baselineBareHTTP)
+	bare, err := measureBareHTTP(ctx, o.Host, r.tr, warm, run)
 	if err != nil {
 		return nil, err
 	}
 	rep.Baselines = append(rep.Baselines, measurement(baselineBareHTTP, "GET / of a net/http handler writing 2 bytes, served by the bench process", bare))
-	logf("baseline %s", baselineInsert)
-	ins, err := measureInsert(ctx, ws.cfg.Server.Database, warm, run)
+	r.logf("baseline %s", baselineInsert)
+	ins, err := measureInsert(ctx, r.ws.cfg.Server.Database, warm, run)
 	if err != nil {
 		return nil, err
 	}
 	rep.Baselines = append(rep.Baselines, measurement(baselineInsert, "one single-row INSERT per request on the same database, same driver and pool size", ins))
 
-	logf("signing %d browsers in", o.Concurrency)
-	e, err := newEnv(ctx, s, tr, o.Concurrency, supply)
+	e, err := r.signIn(ctx, supply)
 	if err != nil {
-		if !o.InProcess {
-			err = fmt.Errorf("%w\n%s", err, tail(ws.logFile, 20))
-		}
 		return nil, err
 	}
-	obs := observer{probe: newProbe(ws.cfg.Server.Internal.Addr, ws.apiKey), profileDir: o.ProfileDir}
+	obs := observer{probe: newProbe(r.ws.cfg.Server.Internal.Addr, r.ws.apiKey), profileDir: o.ProfileDir}
 	for _, name := range o.Scenarios {
 		sc, _ := findScenario(name)
-		logf("scenario %s", name)
-		rep.Scenarios = append(rep.Scenarios, runScenario(ctx, sc, e, srv, obs, o.Warmup > 0, warm, run))
+		r.logf("scenario %s", name)
+		rep.Scenarios = append(rep.Scenarios, runScenario(ctx, sc, e, r.srv, obs, o.Warmup > 0, warm, run))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 	}
-	if err := stop(); err != nil {
+	obs.probe.client.CloseIdleConnections()
+	if err := r.stopServer(); err != nil {
 		return nil, err
 	}
 	rep.Machine.LoadAfter = loadAverage()
 	rep.setRatios()
 	rep.countErrors()
 	return rep, nil
+}
+
+// checkRun fills and checks the options and applies the loopback rule to the targets, before
+// anything is created or sent.
+func checkRun(ctx context.Context, opts Options) (Options, error) {
+	if os.Getenv(nestedEnv) != "" {
+		return opts, errors.New("refusing to run inside the server process of another bench run")
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return o, err
+	}
+	host, err := listenHost(ctx, o.Resolver, o.Host)
+	if err != nil {
+		return o, fmt.Errorf("--host: %w", err)
+	}
+	o.Host = host
+	if o.Database == gormstore.DriverPostgres {
+		if err := checkPostgresDSN(ctx, o.Resolver, o.DSN); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func serverKind(o Options) string {
+	if o.InProcess {
+		return "in-process"
+	}
+	return "child process"
+}
+
+// rig is what a run stands on: the workspace, the seeded school, the running server and the
+// connection pool every client of the run shares.
+type rig struct {
+	o       Options
+	ws      *workspace
+	school  *school
+	srv     target
+	tr      *http.Transport
+	logf    func(format string, args ...any)
+	stopped bool
+}
+
+// setUp creates the workspace, seeds the school and starts the server. When it fails, whatever
+// it made is removed again.
+func setUp(ctx context.Context, o Options) (_ *rig, err error) {
+	r := &rig{o: o, logf: func(format string, args ...any) { fmt.Fprintf(o.Log, format+"\n", args...) }}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+	if r.ws, err = newWorkspace(ctx, &r.o); err != nil {
+		return nil, err
+	}
+	learners := min(o.Concurrency, maxLearners)
+	r.logf("seeding %d members, %d courses of %d lectures (%s)", learners+1, o.Data.Courses, o.Data.Sections*o.Data.Lectures, o.Database)
+	if r.school, err = seedSchool(ctx, r.ws.cfg, o.Data, learners); err != nil {
+		return nil, err
+	}
+	if o.InProcess {
+		r.logf("starting the server in this process")
+		r.srv, err = startInProcess(ctx, r.ws.cfg)
+	} else {
+		r.logf("starting %s serve", o.Executable)
+		r.srv, err = startChild(ctx, o.Executable, r.ws.configFile, r.ws.logFile, r.ws.cfg.Server.Internal.Addr)
+	}
+	if err != nil {
+		r.srv = nil
+		return nil, err
+	}
+	r.tr = newTransport(o.Concurrency)
+	return r, nil
+}
+
+// signIn signs every worker's browser in (newEnv); a failure comes with the server's log.
+func (r *rig) signIn(ctx context.Context, supply int) (*env, error) {
+	r.logf("signing %d browsers in", r.o.Concurrency)
+	e, err := newEnv(ctx, r.school, r.tr, r.o.Concurrency, supply)
+	if err != nil && !r.o.InProcess {
+		err = fmt.Errorf("%w\n%s", err, tail(r.ws.logFile, 20))
+	}
+	return e, err
+}
+
+// stopServer stops the server, once. The run's idle connections are closed first: a
+// connection the transport dialled but never sent a request on is a new connection to the
+// server, and its graceful shutdown waits for those until its grace period runs out.
+func (r *rig) stopServer() error {
+	if r.stopped || r.srv == nil {
+		return nil
+	}
+	r.stopped = true
+	if r.tr != nil {
+		r.tr.CloseIdleConnections()
+	}
+	return r.srv.stop()
+}
+
+// close stops the server if it still runs and removes the workspace unless Keep.
+func (r *rig) close() {
+	_ = r.stopServer()
+	if r.tr != nil {
+		r.tr.CloseIdleConnections()
+	}
+	if r.ws == nil {
+		return
+	}
+	if err := r.ws.close(r.o.Keep); err != nil {
+		r.logf("cleaning up: %v", err)
+	}
+	if r.o.Keep {
+		r.logf("kept %s", r.ws.dir)
+		if r.ws.schema != "" {
+			r.logf("kept PostgreSQL schema %s", r.ws.schema)
+		}
+	}
 }
 
 // observer watches the server during a timed run: its statement count, and a CPU profile when
@@ -342,19 +449,26 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, obs obser
 			m.ErrorSamples = append(m.ErrorSamples, "warm-up: "+s)
 		}
 	}
-	if ok1 && ok2 {
-		cpu := round((after.CPU - before.CPU).Seconds(), 2)
-		peak := after.PeakRSS
-		m.ServerCPUSeconds, m.ServerPeakRSSBytes = &cpu, &peak
-		if res.Requests > 0 {
-			perReq := round((after.CPU-before.CPU).Seconds()*1000/float64(res.Requests), 3)
-			m.ServerCPUPerRequestMS = &perReq
-		}
-	}
+	m.setServerUsage(before, after, ok1 && ok2)
 	if res.Requests == 0 && m.Errors == 0 {
 		m.Errors = 1
 		m.ErrorSamples = append(m.ErrorSamples, "no request completed")
 	}
 	m.ErrorSamples = slices.Compact(m.ErrorSamples)
 	return m
+}
+
+// setServerUsage fills the server's CPU time, CPU per request and peak memory over a timed run
+// from readings before and after it; ok is false when there are none (an in-process server).
+func (m *Measurement) setServerUsage(before, after Usage, ok bool) {
+	if !ok {
+		return
+	}
+	cpu := round((after.CPU - before.CPU).Seconds(), 2)
+	peak := after.PeakRSS
+	m.ServerCPUSeconds, m.ServerPeakRSSBytes = &cpu, &peak
+	if m.Requests > 0 {
+		perReq := round((after.CPU-before.CPU).Seconds()*1000/float64(m.Requests), 3)
+		m.ServerCPUPerRequestMS = &perReq
+	}
 }

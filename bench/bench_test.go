@@ -1,9 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -201,5 +205,301 @@ func TestChildServerThatFailsToStart(t *testing.T) {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("waited for the timeout")
+	}
+}
+
+// TestSoakInProcess runs a soak of a few seconds in half-second windows against the server
+// built in this process and checks what the windows hold. A run this short is not judged on its
+// tables (the purge job has not run) nor on memory (no child process); its other checks are
+// timing and are not asserted here.
+func TestSoakInProcess(t *testing.T) {
+	for _, backend := range backends() {
+		t.Run(backend, func(t *testing.T) {
+			tmp := t.TempDir()
+			o := Options{
+				InProcess: true, Soak: true, Concurrency: 2, Warmup: 200 * time.Millisecond,
+				SoakPeak: time.Second, SoakDuration: 3 * time.Second, SoakWindow: 500 * time.Millisecond,
+				Database: backend, TempDir: tmp, Data: testData, Version: "test",
+			}
+			if backend == gormstore.DriverPostgres {
+				o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
+			}
+			rep, err := RunSoak(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var table strings.Builder
+			if err := rep.WriteTable(&table); err != nil {
+				t.Fatal(err)
+			}
+			t.Log("\n" + table.String())
+			if rep.Errors != 0 {
+				t.Fatalf("%d errors: %q", rep.Errors, rep.ErrorSamples)
+			}
+			if rep.Peak.Requests == 0 || rep.Peak.RPS <= 0 {
+				t.Fatalf("peak = %+v", rep.Peak)
+			}
+			// Paced at 70% of the peak: the schedule allows at most target x duration requests.
+			if want := rep.Peak.RPS * SoakLoad; math.Abs(rep.TargetRPS-want) > 0.2 {
+				t.Errorf("target %.1f, want %.1f", rep.TargetRPS, want)
+			}
+			if max := rep.TargetRPS*3 + 1; float64(rep.Soak.Requests) > max {
+				t.Errorf("%d soak requests, the schedule allows %.0f", rep.Soak.Requests, max)
+			}
+			full, total := 0, 0
+			for _, w := range rep.Windows {
+				total += w.Requests
+				if w.Errors != 0 || w.RowsError != "" {
+					t.Errorf("window %+v", w)
+				}
+				if w.ServerRSSBytes != nil {
+					t.Errorf("server memory reported for an in-process server")
+				}
+				if w.Seconds < 0.25 {
+					continue
+				}
+				full++
+				if w.Requests == 0 || w.RPS <= 0 || w.P50MS <= 0 || w.P99MS < w.P50MS {
+					t.Errorf("window %+v", w)
+				}
+				// Every worker has signed in, and by the end of a window at least one grant
+				// has been made.
+				if w.Rows["login_sessions"] < 2 || w.Rows["oauth_token_pairs"] < 1 {
+					t.Errorf("rows %v", w.Rows)
+				}
+			}
+			if full < minSoakWindows || total != rep.Soak.Requests {
+				t.Errorf("%d full windows with %d requests; the soak made %d", full, total, rep.Soak.Requests)
+			}
+			for _, step := range []string{"authcode", "userinfo", "graphql-viewer", "refresh"} {
+				if rep.Mix[step] == 0 {
+					t.Errorf("no %s step in %v", step, rep.Mix)
+				}
+			}
+			checks := map[string]string{}
+			for _, c := range rep.Verdict.Checks {
+				checks[c.Name] = c.Result
+			}
+			if checks["errors"] != checkPass || checks["windows"] != checkPass || checks["rss"] != checkNotJudged ||
+				checks["rows oauth_token_pairs"] != checkNotJudged {
+				t.Errorf("checks %v", checks)
+			}
+			var js strings.Builder
+			if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"windows"`) || !strings.Contains(js.String(), `"verdict"`) {
+				t.Errorf("json: %v", err)
+			}
+			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+				t.Errorf("%d entries left in the temporary directory", len(entries))
+			}
+		})
+	}
+}
+
+// TestSoakChildServer: against a child process the windows carry the server's memory and CPU.
+func TestSoakChildServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	t.Setenv(childServeEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunSoak(t.Context(), Options{
+		Executable: exe, Concurrency: 2, SoakPeak: time.Second, SoakDuration: 1500 * time.Millisecond,
+		SoakWindow: 250 * time.Millisecond, TempDir: t.TempDir(), Data: testData,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 {
+		t.Fatalf("%d errors: %q", rep.Errors, rep.ErrorSamples)
+	}
+	for _, w := range rep.Windows {
+		if w.ServerRSSBytes == nil || *w.ServerRSSBytes < 1<<20 {
+			t.Errorf("window at %.1fs: RSS %v", w.EndSeconds, w.ServerRSSBytes)
+		}
+	}
+	if rep.Soak.ServerPeakRSSBytes == nil || rep.Soak.ServerCPUPerRequestMS == nil {
+		t.Errorf("soak without server figures: %+v", rep.Soak)
+	}
+}
+
+func TestSoakOptionsAreChecked(t *testing.T) {
+	base := Options{InProcess: true, Soak: true}
+	for name, o := range map[string]func(o Options) Options{
+		"over 30m":         func(o Options) Options { o.SoakDuration = 31 * time.Minute; return o },
+		"under 6 windows":  func(o Options) Options { o.SoakDuration, o.SoakWindow = 50*time.Second, 10*time.Second; return o },
+		"tiny window":      func(o Options) Options { o.SoakWindow = time.Millisecond; return o },
+		"long peak":        func(o Options) Options { o.SoakPeak = 2 * time.Minute; return o },
+		"scenarios":        func(o Options) Options { o.Scenarios = []string{"refresh"}; return o },
+		"a request cap":    func(o Options) Options { o.Requests = 10; return o },
+		"profiles":         func(o Options) Options { o.ProfileDir = "x"; return o },
+		"negative soaking": func(o Options) Options { o.SoakDuration = -time.Second; return o },
+	} {
+		if _, err := o(base).withDefaults(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	o, err := base.withDefaults()
+	if err != nil || o.SoakDuration != DefaultSoakDuration || o.SoakWindow != DefaultSoakWindow || o.SoakPeak != DefaultSoakPeak || len(o.Scenarios) != 0 {
+		t.Fatalf("defaults: %+v, %v", o, err)
+	}
+	if _, err := Run(t.Context(), base); err == nil {
+		t.Error("Run accepted a soak")
+	}
+}
+
+// soakWindows makes n full 10s windows of a steady soak at 100 req/s: p99 100ms, 60 MiB, and
+// token pairs in the saw-tooth of a purge every minute (rows of 120s just before a purge, 60s
+// after it).
+func soakWindows(n int) []SoakWindow {
+	out := make([]SoakWindow, n)
+	for i := range out {
+		end := float64(10 * (i + 1))
+		rss := int64(60 << 20)
+		since := math.Mod(end, 60)
+		pairs := int64(100 * min(end, 60+since))
+		out[i] = SoakWindow{
+			EndSeconds: end, Seconds: 10, Requests: 1000, RPS: 100, P50MS: 20, P99MS: 100, ServerRSSBytes: &rss,
+			Rows: map[string]int64{
+				"oauth_token_pairs": pairs, "oauth_authorization_codes": 900, "oauth_pkce_sessions": 3,
+				"oauth_oidc_sessions": 5, "login_sessions": 17,
+			},
+		}
+	}
+	return out
+}
+
+func TestJudgeSoak(t *testing.T) {
+	const window = 10 * time.Second
+	crit := DefaultSoakCriteria(window)
+	results := func(v Verdict) map[string]string {
+		m := map[string]string{}
+		for _, c := range v.Checks {
+			m[c.Name] = c.Result
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(ws []SoakWindow) []SoakWindow
+		errs   int
+		pass   bool
+		// want holds the results expected of some checks.
+		want map[string]string
+	}{
+		{name: "flat passes", change: func(ws []SoakWindow) []SoakWindow { return ws }, pass: true,
+			want: map[string]string{"errors": checkPass, "rate": checkPass, "rss": checkPass, "p99": checkPass, "rows oauth_token_pairs": checkPass, "rows login_sessions": checkPass}},
+		{name: "errors fail", change: func(ws []SoakWindow) []SoakWindow { return ws }, errs: 3,
+			want: map[string]string{"errors": checkFail, "rss": checkPass}},
+		{name: "growing memory fails", change: func(ws []SoakWindow) []SoakWindow {
+			for i := range ws {
+				rss := int64(60<<20) + int64(i)*(1<<20) // 1 MiB more every window
+				ws[i].ServerRSSBytes = &rss
+			}
+			return ws
+		}, want: map[string]string{"rss": checkFail, "p99": checkPass}},
+		{name: "a memory spike in the last third passes", change: func(ws []SoakWindow) []SoakWindow {
+			rss := int64(200 << 20)
+			ws[len(ws)-2].ServerRSSBytes = &rss
+			return ws
+		}, pass: true},
+		{name: "a growing table fails", change: func(ws []SoakWindow) []SoakWindow {
+			for i := range ws {
+				ws[i].Rows["oauth_token_pairs"] = int64(1000 * (i + 1)) // never purged
+			}
+			return ws
+		}, want: map[string]string{"rows oauth_token_pairs": checkFail, "rows oauth_authorization_codes": checkPass}},
+		{name: "a small table may wobble", change: func(ws []SoakWindow) []SoakWindow {
+			ws[len(ws)-1].Rows["login_sessions"] = 40
+			return ws
+		}, pass: true},
+		{name: "a rising p99 fails", change: func(ws []SoakWindow) []SoakWindow {
+			for i := 2 * len(ws) / 3; i < len(ws); i++ {
+				ws[i].P99MS = 180
+			}
+			return ws
+		}, want: map[string]string{"p99": checkFail}},
+		{name: "a falling rate fails", change: func(ws []SoakWindow) []SoakWindow {
+			for i := 2 * len(ws) / 3; i < len(ws); i++ {
+				ws[i].Requests, ws[i].RPS = 700, 70
+			}
+			return ws
+		}, want: map[string]string{"rate": checkFail}},
+		{name: "a short last window is left out", change: func(ws []SoakWindow) []SoakWindow {
+			rss := int64(500 << 20)
+			return append(ws, SoakWindow{EndSeconds: 300.2, Seconds: 0.2, Requests: 3, P99MS: 900, ServerRSSBytes: &rss,
+				Rows: map[string]int64{"oauth_token_pairs": 99999}})
+		}, pass: true},
+		{name: "tables are not judged before the purge can have run", change: func(ws []SoakWindow) []SoakWindow {
+			return ws[:9] // 90s: the middle third ends at 60s
+		}, pass: true, want: map[string]string{"rows oauth_token_pairs": checkNotJudged, "rss": checkPass}},
+		{name: "no memory figures are not judged", change: func(ws []SoakWindow) []SoakWindow {
+			for i := range ws {
+				ws[i].ServerRSSBytes = nil
+			}
+			return ws
+		}, pass: true, want: map[string]string{"rss": checkNotJudged}},
+		{name: "too few windows fail", change: func(ws []SoakWindow) []SoakWindow { return ws[:5] },
+			want: map[string]string{"windows": checkFail, "rss": checkNotJudged}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := judgeSoak(tc.change(soakWindows(30)), window, 100, tc.errs, crit)
+			got := results(v)
+			if v.Pass != tc.pass {
+				t.Errorf("pass = %v, want %v: %+v", v.Pass, tc.pass, v.Checks)
+			}
+			for name, want := range tc.want {
+				if got[name] != want {
+					t.Errorf("%s: %s, want %s (%+v)", name, got[name], want, v.Checks)
+				}
+			}
+		})
+	}
+}
+
+// TestSoakReportOutputs renders a crafted report as a table and a chart.
+func TestSoakReportOutputs(t *testing.T) {
+	ws := soakWindows(30)
+	rep := &SoakReport{
+		Version: "test", Database: "sqlite", Server: "child process", Concurrency: 4, DurationSeconds: 300, WindowSeconds: 10,
+		PeakSeconds: 15, Load: SoakLoad, TargetRPS: 100, Windows: ws, Mix: map[string]int{"authcode": 5, "revoke": 1},
+		Lifetimes: SoakLifetimes{AccessToken: "1m0s", RefreshToken: "1m0s", AuthorizationCode: "10s", PurgeInterval: "1m0s"},
+	}
+	rep.Verdict = judgeSoak(ws, 10*time.Second, 100, 0, DefaultSoakCriteria(10*time.Second))
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"5m0s soak in 10s windows", "verdict: PASS", "pairs = oauth_token_pairs", "authcode 5, revoke 1", "11000"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("no %q in:\n%s", want, table.String())
+		}
+	}
+	var svg bytes.Buffer
+	if err := rep.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(&svg)
+	lines := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "polyline" {
+			lines++
+		}
+	}
+	// Rate, p99, memory, and one line per table.
+	if want := 3 + len(soakTables); lines != want {
+		t.Errorf("%d polylines, want %d", lines, want)
 	}
 }

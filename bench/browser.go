@@ -142,6 +142,31 @@ func (a *browser) login(ctx context.Context, email string) error {
 	return nil
 }
 
+// logout signs the browser out through the sign-out form: GET /logout (the confirmation page)
+// and POST of it with its csrf_token, which deletes the session.
+func (a *browser) logout(ctx context.Context) error {
+	logoutURL := a.url("/logout")
+	page, err := a.get(ctx, logoutURL, nil)
+	if err != nil {
+		return err
+	}
+	if page.status != http.StatusOK {
+		return page.statusError("GET /logout")
+	}
+	f, err := formWith(page.body, "csrf_token")
+	if err != nil {
+		return fmt.Errorf("GET /logout: %w", err)
+	}
+	resp, err := a.postForm(ctx, resolve(logoutURL, f.action), f.values)
+	if err != nil {
+		return err
+	}
+	if resp.status != http.StatusOK {
+		return resp.statusError("POST /logout")
+	}
+	return nil
+}
+
 // pkce is a code verifier and its S256 challenge (RFC 7636).
 type pkce struct{ verifier, challenge string }
 

@@ -37,7 +37,8 @@ type target interface {
 // Usage is a server process's resource use.
 type Usage struct {
 	CPU     time.Duration
-	PeakRSS int64 // bytes
+	PeakRSS int64 // bytes, since the last resetPeak (VmHWM)
+	RSS     int64 // bytes, resident now (VmRSS)
 }
 
 // Timeouts of the server's life cycle.
@@ -131,11 +132,11 @@ func (c *childServer) usage() (Usage, bool) {
 	if err != nil {
 		return Usage{}, false
 	}
-	rss, err := peakRSS(c.pid)
+	peak, rss, err := residentMemory(c.pid)
 	if err != nil {
 		return Usage{}, false
 	}
-	return Usage{CPU: cpu, PeakRSS: rss}, true
+	return Usage{CPU: cpu, PeakRSS: peak, RSS: rss}, true
 }
 
 // resetPeak sets the child's peak RSS back to its current RSS (writing 5 to clear_refs, Linux
@@ -272,33 +273,38 @@ func parseStatCPU(stat []byte, ticksPerSecond int64) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / time.Duration(ticksPerSecond), nil
 }
 
-// peakRSS is a process's peak resident set size (VmHWM of /proc/<pid>/status) in bytes.
-func peakRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+// residentMemory is a process's peak resident set size since the last reset (VmHWM) and its
+// resident set size now (VmRSS), from /proc/<pid>/status, in bytes.
+func residentMemory(pid int) (peak, now int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	defer f.Close()
-	return parseVmHWM(f)
+	peak, err1 := parseStatusKB(bytes.NewReader(b), "VmHWM")
+	now, err2 := parseStatusKB(bytes.NewReader(b), "VmRSS")
+	return peak, now, errors.Join(err1, err2)
 }
 
-func parseVmHWM(r io.Reader) (int64, error) {
+func parseVmHWM(r io.Reader) (int64, error) { return parseStatusKB(r, "VmHWM") }
+
+// parseStatusKB reads a "Field:   1234 kB" line of /proc/<pid>/status, in bytes.
+func parseStatusKB(r io.Reader, field string) (int64, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		rest, ok := strings.CutPrefix(sc.Text(), field+":")
 		if !ok {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("malformed VmHWM: %w", err)
+			return 0, fmt.Errorf("malformed %s: %w", field, err)
 		}
 		return kb * 1024, nil
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, errors.New("no VmHWM in /proc status")
+	return 0, fmt.Errorf("no %s in /proc status", field)
 }
 
 // atClkTck is the auxiliary-vector entry holding the kernel's clock ticks per second.

@@ -36,6 +36,9 @@ func TestParseVmHWM(t *testing.T) {
 	if _, err := parseVmHWM(strings.NewReader("Name:\tx\n")); err == nil {
 		t.Fatal("a status without VmHWM was accepted")
 	}
+	if got, err := parseStatusKB(strings.NewReader(status), "VmRSS"); err != nil || got != 40000*1024 {
+		t.Fatalf("VmRSS = %d, %v", got, err)
+	}
 }
 
 func TestAuxvValue(t *testing.T) {
@@ -76,9 +79,9 @@ func TestOwnProcessFigures(t *testing.T) {
 	if err != nil || cpu <= 0 {
 		t.Fatalf("cpu = %s, %v", cpu, err)
 	}
-	rss, err := peakRSS(os.Getpid())
-	if err != nil || rss < 1<<20 {
-		t.Fatalf("peak RSS = %d, %v", rss, err)
+	peak, rss, err := residentMemory(os.Getpid())
+	if err != nil || peak < 1<<20 || rss < 1<<20 || rss > peak {
+		t.Fatalf("peak RSS = %d, RSS = %d, %v", peak, rss, err)
 	}
 	if ticks := clockTicks(); ticks <= 0 {
 		t.Fatalf("clock ticks = %d", ticks)

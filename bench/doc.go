@@ -26,11 +26,19 @@
 // csrf_token, PKCE S256, the resource parameter, iss and state checked on the redirect, bearer
 // tokens at UserInfo, /member/graphql and /mcp.
 //
-// Every loop is bounded in time (MaxDuration per scenario, fixed timeouts for minting, start-up
-// and shutdown) and, where asked, in count, so a run always ends by itself; the child server is
-// stopped with SIGTERM and, on Linux, also when this process dies.
+// A soak (RunSoak, `proctor bench --soak`, soak.go) replaces steps 5 to 7 with one long run:
+// every worker goes round a cycle that mints what it consumes (the authcode flow, then userinfo,
+// graphql-viewer and mcp-call with that access token, a refresh, a use of the new token, and now
+// and then a revocation or a sign-out and sign-in), first unpaced for a short while to find its
+// peak rate, then paced (Bounds.Rate) at SoakLoad (70%) of that rate for minutes. The school's
+// tokens live a minute and its codes ten seconds, so that the server's purge job deletes rows
+// during the run. Each window (Bounds.Every/OnWindow) records the rate, errors, p50/p99, the
+// server's resident memory (VmRSS) and the row counts of the token, code, PKCE, OpenID Connect
+// and login-session tables, read through a connection of the bench's own; judgeSoak
+// (soak_verdict.go) then compares the last third of the windows with the middle third.
 //
-// Extending: a soak mode (hours at a steady rate, watching throughput and the server's memory
-// drift) would reuse RunLoad with its Bounds.Every/OnWindow hook and target.usage for periodic
-// samples; it is not built.
+// Every loop is bounded in time (MaxDuration per scenario, MaxSoakDuration for a soak, fixed
+// timeouts for minting, start-up, row counts and shutdown) and, where asked, in count, so a run
+// always ends by itself; the child server is stopped with SIGTERM and, on Linux, also when this
+// process dies.
 package bench

@@ -22,31 +22,46 @@ var ErrExhausted = errors.New("bench: the minted inputs are used up")
 // Limits on any one load run. Every loop the command runs is bounded in time as well as count,
 // so a run always ends by itself.
 const (
-	MaxDuration    = 5 * time.Minute
-	MaxConcurrency = 256
+	// MaxDuration bounds a scenario's timed run; MaxSoakDuration the one run of a soak.
+	MaxDuration     = 5 * time.Minute
+	MaxSoakDuration = 30 * time.Minute
+	MaxConcurrency  = 256
 )
 
 // Bounds say how hard and how long RunLoad drives an Op.
 type Bounds struct {
 	Concurrency int
 	// Duration stops issuing requests once it has passed since the start; requests in flight
-	// then finish and are counted. It is required, and at most MaxDuration.
+	// then finish and are counted. It is required, and at most MaxDuration (MaxSoakDuration for
+	// a soak).
 	Duration time.Duration
 	// Requests caps the requests issued across all workers; 0 is no cap.
 	Requests int
+	// Rate, when positive, paces the run at that many requests a second across all workers.
+	// Request n (counted from 0 over every worker) is issued no earlier than n/Rate seconds
+	// after the start: one evenly spaced schedule that the workers share, each taking the next
+	// slot and waiting for its time. A worker whose slot is already past issues at once, so a
+	// run that fell behind (a slow spell of the server) catches up as fast as its workers can;
+	// a worker whose slot falls at or after Duration stops. Latency is timed from when the
+	// request is issued, not from its slot. 0 is as fast as the workers go.
+	Rate float64
 
-	// Every and OnWindow, when both are set, report the requests and errors of each window of
-	// Every while the run goes on. This is the seam a soak mode (long runs that watch throughput
-	// and the server's memory drift) hangs off; a plain run needs only the final Result.
+	// Every and OnWindow, when both are set, report what happened in each window of Every while
+	// the run goes on (the soak's reporting interval). OnWindow is called from one goroutine,
+	// one window at a time, the last (partial) window after the workers have finished.
 	Every    time.Duration
 	OnWindow func(Window)
 }
 
-// Window is what happened during one interval of a run.
+// Window is what happened during one interval of a run: the requests that finished in it.
 type Window struct {
 	Since    time.Duration // from the start of the run to the end of this window
+	Elapsed  time.Duration // length of this window (the last one is usually shorter)
 	Requests int
 	Errors   int
+	// P50 and P99 are the latency percentiles of this window's requests (nearest rank); 0
+	// when none finished.
+	P50, P99 time.Duration
 }
 
 // Result is one run's outcome.
@@ -91,50 +106,60 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[rank-1]
 }
 
+// workerLog is what one worker of RunLoad recorded. mu guards latencies and errors, which the
+// window reporter reads while the worker appends; it is only ever contended at a window's end.
+type workerLog struct {
+	mu        sync.Mutex
+	latencies []time.Duration
+	errors    int
+	// samples and exhausted are the worker's alone until the run is over.
+	samples   []string
+	exhausted bool
+}
+
 // RunLoad calls op from b.Concurrency goroutines until b.Duration has passed, b.Requests have
-// been issued, the Op reports ErrExhausted on every worker, or ctx ends. Each worker records
-// into its own slice and the slices are merged at the end, so workers share nothing but two
-// atomic counters. The Op gets ctx, not a context that ends at the deadline: a request in flight
-// when time is up finishes and counts, rather than being cut off and reported as a failure.
+// been issued, the Op reports ErrExhausted on every worker, or ctx ends; with b.Rate it keeps
+// to that rate's schedule. Each worker records into its own log and the logs are merged at the
+// end, so workers share nothing but one atomic counter. The Op gets ctx, not a context that
+// ends at the deadline: a request in flight when time is up finishes and counts, rather than
+// being cut off and reported as a failure.
 func RunLoad(ctx context.Context, b Bounds, op Op) Result {
-	type workerResult struct {
-		latencies []time.Duration
-		errors    int
-		samples   []string
-		exhausted bool
-	}
 	conc := max(b.Concurrency, 1)
-	results := make([]workerResult, conc)
-	var issued, finished, failed atomic.Int64
+	logs := make([]workerLog, conc)
+	var issued atomic.Int64
 	start := time.Now()
 	deadline := start.Add(b.Duration)
 
-	stopWindows := b.watchWindows(start, &finished, &failed)
+	stopWindows := b.watchWindows(start, logs)
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := &results[w]
+			rec := &logs[w]
 			for ctx.Err() == nil && time.Now().Before(deadline) {
-				if b.Requests > 0 && issued.Add(1) > int64(b.Requests) {
+				n := issued.Add(1) - 1
+				if b.Requests > 0 && n >= int64(b.Requests) {
+					return
+				}
+				if b.Rate > 0 && !waitForSlot(ctx, start.Add(slotOffset(n, b.Rate)), deadline) {
 					return
 				}
 				t0 := time.Now()
 				err := op(ctx, w)
 				d := time.Since(t0)
 				if errors.Is(err, ErrExhausted) {
-					res.exhausted = true
+					rec.exhausted = true
 					return
 				}
-				res.latencies = append(res.latencies, d)
-				finished.Add(1)
+				rec.mu.Lock()
+				rec.latencies = append(rec.latencies, d)
 				if err != nil {
-					res.errors++
-					failed.Add(1)
-					if len(res.samples) < maxErrorSamples {
-						res.samples = append(res.samples, err.Error())
-					}
+					rec.errors++
+				}
+				rec.mu.Unlock()
+				if err != nil && len(rec.samples) < maxErrorSamples {
+					rec.samples = append(rec.samples, err.Error())
 				}
 			}
 		}()
@@ -144,11 +169,12 @@ func RunLoad(ctx context.Context, b Bounds, op Op) Result {
 	stopWindows()
 
 	out := Result{Elapsed: elapsed}
-	for _, res := range results {
-		out.Latencies = append(out.Latencies, res.latencies...)
-		out.Errors += res.errors
-		out.Exhausted = out.Exhausted || res.exhausted
-		for _, s := range res.samples {
+	for i := range logs {
+		rec := &logs[i]
+		out.Latencies = append(out.Latencies, rec.latencies...)
+		out.Errors += rec.errors
+		out.Exhausted = out.Exhausted || rec.exhausted
+		for _, s := range rec.samples {
 			if len(out.ErrorSamples) < maxErrorSamples && !slices.Contains(out.ErrorSamples, s) {
 				out.ErrorSamples = append(out.ErrorSamples, s)
 			}
@@ -159,9 +185,36 @@ func RunLoad(ctx context.Context, b Bounds, op Op) Result {
 	return out
 }
 
+// slotOffset is when, after the start, request n of a run paced at rate requests a second is
+// due.
+func slotOffset(n int64, rate float64) time.Duration {
+	return time.Duration(float64(n) / rate * float64(time.Second))
+}
+
+// waitForSlot waits until at and reports whether the request may go: not when at is at or
+// after the deadline (the schedule has no more slots in the run), nor when ctx ends first. It
+// never waits past the deadline.
+func waitForSlot(ctx context.Context, at, deadline time.Time) bool {
+	if !at.Before(deadline) {
+		return false
+	}
+	d := time.Until(at)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // watchWindows calls b.OnWindow every b.Every until the returned stop function is called, which
 // also reports the last, partial window.
-func (b Bounds) watchWindows(start time.Time, finished, failed *atomic.Int64) (stop func()) {
+func (b Bounds) watchWindows(start time.Time, logs []workerLog) (stop func()) {
 	if b.Every <= 0 || b.OnWindow == nil {
 		return func() {}
 	}
@@ -172,11 +225,29 @@ func (b Bounds) watchWindows(start time.Time, finished, failed *atomic.Int64) (s
 		defer wg.Done()
 		tick := time.NewTicker(b.Every)
 		defer tick.Stop()
-		var lastReq, lastErr int64
+		// seen[i] is how many of worker i's latencies and errors earlier windows took.
+		type cursor struct{ latencies, errors int }
+		seen := make([]cursor, len(logs))
+		last := start
+		var window []time.Duration
 		report := func() {
-			req, errs := finished.Load(), failed.Load()
-			b.OnWindow(Window{Since: time.Since(start), Requests: int(req - lastReq), Errors: int(errs - lastErr)})
-			lastReq, lastErr = req, errs
+			window = window[:0]
+			errs := 0
+			for i := range logs {
+				rec := &logs[i]
+				rec.mu.Lock()
+				window = append(window, rec.latencies[seen[i].latencies:]...)
+				errs += rec.errors - seen[i].errors
+				seen[i] = cursor{len(rec.latencies), rec.errors}
+				rec.mu.Unlock()
+			}
+			now := time.Now()
+			slices.Sort(window)
+			b.OnWindow(Window{
+				Since: now.Sub(start), Elapsed: now.Sub(last), Requests: len(window), Errors: errs,
+				P50: Percentile(window, 50), P99: Percentile(window, 99),
+			})
+			last = now
 		}
 		for {
 			select {

@@ -144,3 +144,76 @@ func TestRunLoadReportsWindows(t *testing.T) {
 		t.Fatalf("%d windows adding up to %d requests, want %d", len(windows), total, res.Requests)
 	}
 }
+
+// TestRunLoadKeepsToTheRate: at 200 requests a second for 250ms the schedule has 50 slots
+// (0, 5ms, ..., 245ms), so no more than 50 requests can be issued however fast the Op is; an
+// instant Op run unpaced makes hundreds of thousands in that time. The lower bound is loose: a
+// slow machine may wake a worker late, not early.
+func TestRunLoadKeepsToTheRate(t *testing.T) {
+	var calls atomic.Int64
+	res := RunLoad(t.Context(), Bounds{Concurrency: 4, Duration: 250 * time.Millisecond, Rate: 200}, func(context.Context, int) error {
+		calls.Add(1)
+		return nil
+	})
+	if res.Requests > 50 || calls.Load() > 50 {
+		t.Fatalf("%d requests in a 250ms run paced at 200/s, at most 50 allowed", res.Requests)
+	}
+	if res.Requests < 5 {
+		t.Fatalf("only %d requests: the schedule was not kept", res.Requests)
+	}
+}
+
+// TestRunLoadPacedCapTakesItsTime: 21 requests at 100 a second are due at 0, 10ms, ..., 200ms,
+// so the run cannot end before the last is issued, whatever the concurrency. A timer never
+// fires early, so this bound holds on any machine.
+func TestRunLoadPacedCapTakesItsTime(t *testing.T) {
+	start := time.Now()
+	res := RunLoad(t.Context(), Bounds{Concurrency: 8, Duration: 10 * time.Second, Requests: 21, Rate: 100}, func(context.Context, int) error {
+		return nil
+	})
+	if res.Requests != 21 {
+		t.Fatalf("requests = %d, want 21", res.Requests)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond {
+		t.Fatalf("21 requests at 100/s took %s, the schedule wants at least 200ms", took)
+	}
+}
+
+// TestRunLoadPacedStopsWhenTheContextEnds: a worker waiting for its slot gives up when the
+// context ends, rather than sleeping until the slot.
+func TestRunLoadPacedStopsWhenTheContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int64
+	start := time.Now()
+	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Minute, Rate: 0.5}, func(context.Context, int) error {
+		if n.Add(1) == 1 {
+			cancel()
+		}
+		return nil
+	})
+	// The second slot is 2s away; the run must not wait for it.
+	if res.Requests != 1 || time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("requests = %d after %s, want the run to end after the first", res.Requests, time.Since(start))
+	}
+}
+
+// TestRunLoadWindowPercentiles: each window reports the latencies of the requests that
+// finished in it.
+func TestRunLoadWindowPercentiles(t *testing.T) {
+	var windows []Window
+	RunLoad(t.Context(), Bounds{
+		Concurrency: 1, Duration: 10 * time.Second, Requests: 5, Every: time.Hour,
+		OnWindow: func(w Window) { windows = append(windows, w) },
+	}, func(context.Context, int) error {
+		time.Sleep(2 * time.Millisecond)
+		return errors.New("fails")
+	})
+	// The hour never passes: the one window is the final, partial one, with every request.
+	if len(windows) != 1 {
+		t.Fatalf("%d windows", len(windows))
+	}
+	w := windows[0]
+	if w.Requests != 5 || w.Errors != 5 || w.P50 < 2*time.Millisecond || w.P99 < w.P50 || w.Elapsed <= 0 || w.Since < w.Elapsed {
+		t.Fatalf("window = %+v", w)
+	}
+}

@@ -248,21 +248,26 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 		return nil, "", err
 	}
 	return func(ctx context.Context, w int) error {
-		resp, err := e.browsers[w].get(ctx, e.s.origin+authz.UserinfoPath, bearer(tokens[w]))
-		if err != nil {
-			return err
-		}
-		if resp.status != http.StatusOK {
-			return resp.statusError("userinfo")
-		}
-		var claims struct {
-			Sub string `json:"sub"`
-		}
-		if err := json.Unmarshal(resp.body, &claims); err != nil || claims.Sub == "" {
-			return errors.New("userinfo: no sub in the answer")
-		}
-		return nil
+		return userinfoCall(ctx, e.browsers[w], tokens[w])
 	}, "", nil
+}
+
+// userinfoCall presents token at UserInfo and wants the member's claims back.
+func userinfoCall(ctx context.Context, a *browser, token string) error {
+	resp, err := a.get(ctx, a.url(authz.UserinfoPath), bearer(token))
+	if err != nil {
+		return err
+	}
+	if resp.status != http.StatusOK {
+		return resp.statusError("userinfo")
+	}
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	if err := json.Unmarshal(resp.body, &claims); err != nil || claims.Sub == "" {
+		return errors.New("userinfo: no sub in the answer")
+	}
+	return nil
 }
 
 // graphQL posts one query with a bearer token and returns the data member, failing on any
@@ -301,17 +306,24 @@ func prepareGraphQLViewer(ctx context.Context, e *env) (Op, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	body := graphQLBody(`{ viewer { id } }`)
 	return func(ctx context.Context, w int) error {
-		data, err := graphQL(ctx, e.browsers[w], tokens[w], body)
-		if err != nil {
-			return err
-		}
-		if !bytes.Contains(data, []byte(`"id"`)) {
-			return errors.New("graphql: no viewer id")
-		}
-		return nil
+		return graphQLViewerCall(ctx, e.browsers[w], tokens[w])
 	}, "", nil
+}
+
+// viewerBody is the graphql-viewer query.
+var viewerBody = graphQLBody(`{ viewer { id } }`)
+
+// graphQLViewerCall asks the Member API who token's member is.
+func graphQLViewerCall(ctx context.Context, a *browser, token string) error {
+	data, err := graphQL(ctx, a, token, viewerBody)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(data, []byte(`"id"`)) {
+		return errors.New("graphql: no viewer id")
+	}
+	return nil
 }
 
 // curriculumQuery reads every course of the viewer with every section and lecture (field names
@@ -492,11 +504,33 @@ func (m *mcpClient) listTools(ctx context.Context, a *browser, token string) ([]
 	return out.Tools, err
 }
 
-// prepareMCPCall finds a member tool and returns an Op calling it. A member tool is one listed
-// for a member's token but not anonymously (spec: anonymous callers get public tools only); the
-// first such tool that needs no arguments is called, so that any server's catalogue works
-// without the bench knowing tool names.
+// prepareMCPCall finds a member tool and returns an Op calling it with each worker's token.
 func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
+	c, err := newMCPCaller(ctx, e)
+	if err != nil {
+		return nil, "", err
+	}
+	tokens, err := e.learnerTokens(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	return func(ctx context.Context, w int) error {
+		return c.call(ctx, e.browsers[w], tokens[w])
+	}, "tool " + c.tool, nil
+}
+
+// mcpCaller calls one member tool over a client that has done its handshake.
+type mcpCaller struct {
+	m      *mcpClient
+	tool   string
+	params map[string]any
+}
+
+// newMCPCaller does the MCP handshake and finds a member tool. A member tool is one listed for
+// a member's token but not anonymously (spec: anonymous callers get public tools only); the
+// first such tool that needs no arguments is called, so that any server's catalogue works
+// without the bench knowing tool names. A server without /mcp gives errUnavailable.
+func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	a := e.browsers[0]
 	m := &mcpClient{url: a.url(mcpPath)}
 	// Stateful servers want initialize first; stateless ones answer it too.
@@ -506,10 +540,10 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 		"clientInfo":      map[string]any{"name": "proctor-bench", "version": "1"},
 	}, false)
 	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
-		return nil, "", fmt.Errorf("%w: %s answers %d", errUnavailable, mcpPath, resp.status)
+		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, mcpPath, resp.status)
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -522,21 +556,21 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 	m.session = resp.header.Get("Mcp-Session-Id")
 	if m.session != "" {
 		if _, _, err := m.call(ctx, a, "", "notifications/initialized", nil, true); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
 
 	tokens, err := e.learnerTokens(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	public, err := m.listTools(ctx, a, "")
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	member, err := m.listTools(ctx, a, tokens[0])
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	anonymous := map[string]bool{}
 	for _, t := range public {
@@ -550,23 +584,25 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 		}
 	}
 	if tool == "" {
-		return nil, "", fmt.Errorf("%w: no member tool without required arguments in tools/list", errUnavailable)
+		return nil, fmt.Errorf("%w: no member tool without required arguments in tools/list", errUnavailable)
 	}
-	params := map[string]any{"name": tool, "arguments": map[string]any{}}
-	return func(ctx context.Context, w int) error {
-		_, res, err := m.call(ctx, e.browsers[w], tokens[w], "tools/call", params, false)
-		if err != nil {
-			return err
-		}
-		var out struct {
-			IsError bool `json:"isError"`
-		}
-		if err := json.Unmarshal(res, &out); err != nil {
-			return fmt.Errorf("mcp tools/call %s: %w", tool, err)
-		}
-		if out.IsError {
-			return fmt.Errorf("mcp tools/call %s: the tool reported an error", tool)
-		}
-		return nil
-	}, "tool " + tool, nil
+	return &mcpCaller{m: m, tool: tool, params: map[string]any{"name": tool, "arguments": map[string]any{}}}, nil
+}
+
+// call calls the tool as token's member and wants a result that is not an error.
+func (c *mcpCaller) call(ctx context.Context, a *browser, token string) error {
+	_, res, err := c.m.call(ctx, a, token, "tools/call", c.params, false)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return fmt.Errorf("mcp tools/call %s: %w", c.tool, err)
+	}
+	if out.IsError {
+		return fmt.Errorf("mcp tools/call %s: the tool reported an error", c.tool)
+	}
+	return nil
 }

@@ -134,6 +134,14 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 		// tenant rules allow keeps them valid through a long run.
 		"lifetimes": map[string]any{"authorization_code": "10m"},
 	}
+	if o.Soak {
+		// The shortest lifetimes the tenant rules allow, so that rows expire within minutes
+		// and the server's purge job has work during the soak (soak.go).
+		school["lifetimes"] = map[string]any{
+			"access_token": soakAccessLifetime.String(), "refresh_token": soakRefreshLifetime.String(),
+			"authorization_code": soakCodeLifetime.String(),
+		}
+	}
 	srv := map[string]any{
 		"public":      map[string]any{"addr": publicAddr},
 		"internal":    map[string]any{"addr": internalAddr, "api_key": ws.apiKey},

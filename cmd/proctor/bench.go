@@ -35,8 +35,21 @@ Load only ever goes to loopback (127.0.0.0/8, ::1): --host and the PostgreSQL --
 loopback addresses (or a name resolving only to them), and every connection is checked again
 when it is dialled. There is no override.
 
+--soak runs one soak instead of the scenarios: a mixed cycle per worker that mints what it
+uses (the authorization-code flow of a signed-in member, userinfo, graphql-viewer and mcp-call
+with the access token, a refresh, a use of the new token; a revocation every 5th cycle, a
+sign-out and sign-in every 25th), first unpaced for --soak-peak to find its peak rate, then
+paced at 70% of that rate for --soak-duration (default 5m, at most 30m). The school's tokens
+live 1m and its codes 10s, so that the server's purge job, which runs every minute, has expired
+rows to delete. Every --soak-window it records requests, errors, rate, p50/p99, the server's
+resident memory and the row counts of the token, code, PKCE, OpenID Connect and login-session
+tables, and at the end it judges them: no failed request, the rate held, and memory, p99 and
+every table's size in the last third of the windows no higher than in the middle third beyond
+set margins. It exits with status 1 when the verdict fails.
+
 The command builds its own configuration; --config and PROCTOR_* settings are not read, and
-the server it starts does not see them. docs/benchmarks.md describes the scenarios.`,
+the server it starts does not see them. docs/benchmarks.md describes the scenarios, the soak
+and its criteria.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if g.configFile != "" {
@@ -50,6 +63,15 @@ the server it starts does not see them. docs/benchmarks.md describes the scenari
 				return fmt.Errorf("--duration must be positive")
 			case o.Pool < 1:
 				return fmt.Errorf("--pool must be at least 1")
+			case o.SoakDuration <= 0:
+				return fmt.Errorf("--soak-duration must be positive")
+			case o.SoakWindow <= 0:
+				return fmt.Errorf("--soak-window must be positive")
+			case o.SoakPeak <= 0:
+				return fmt.Errorf("--soak-peak must be positive")
+			}
+			if err := checkSoakFlags(cmd, o.Soak); err != nil {
+				return err
 			}
 			if scenarios != "" && scenarios != "all" {
 				for _, s := range strings.Split(scenarios, ",") {
@@ -70,28 +92,35 @@ the server it starts does not see them. docs/benchmarks.md describes the scenari
 			o.Command = commandLine(cmd)
 			o.Log = cmd.ErrOrStderr()
 
+			hint := ""
+			if !o.Keep && !o.InProcess {
+				hint = " (--keep keeps the server log)"
+			}
+			if o.Soak {
+				rep, err := bench.RunSoak(cmd.Context(), o)
+				if err != nil {
+					return err
+				}
+				if err := writeReport(cmd, rep, jsonFile, chartFile); err != nil {
+					return err
+				}
+				switch {
+				case rep.Errors > 0:
+					return fmt.Errorf("%d requests failed%s", rep.Errors, hint)
+				case !rep.Verdict.Pass:
+					return fmt.Errorf("the soak's verdict failed%s", hint)
+				}
+				return nil
+			}
 			rep, err := bench.Run(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+			if err := writeReport(cmd, rep, jsonFile, chartFile); err != nil {
 				return err
 			}
-			if jsonFile != "" {
-				if err := writeFile(jsonFile, rep.WriteJSON); err != nil {
-					return err
-				}
-			}
-			if chartFile != "" {
-				if err := writeFile(chartFile, rep.WriteSVG); err != nil {
-					return err
-				}
-			}
 			if rep.Errors > 0 {
-				if !o.Keep && !o.InProcess {
-					return fmt.Errorf("%d requests failed (--keep keeps the server log)", rep.Errors)
-				}
-				return fmt.Errorf("%d requests failed", rep.Errors)
+				return fmt.Errorf("%d requests failed%s", rep.Errors, hint)
 			}
 			return nil
 		},
@@ -101,18 +130,69 @@ the server it starts does not see them. docs/benchmarks.md describes the scenari
 	f.IntVar(&o.Concurrency, "concurrency", bench.DefaultConcurrency, "concurrent workers (1 to 256)")
 	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "timed run of each scenario (at most 5m)")
 	f.IntVar(&o.Requests, "requests", 0, "cap on each scenario's timed requests (0: none)")
-	f.DurationVar(&o.Warmup, "warmup", bench.DefaultWarmup, "untimed warm-up of each scenario (0: none)")
+	f.DurationVar(&o.Warmup, "warmup", bench.DefaultWarmup, "untimed warm-up of each scenario, or of a soak's cycle (0: none)")
 	f.IntVar(&o.Pool, "pool", bench.DefaultPool, "codes and grants minted for exchange and revoke when --requests is not set")
 	f.StringVar(&database, "database", "sqlite", "sqlite or postgres")
 	f.StringVar(&dsn, "dsn", "", "PostgreSQL DSN on loopback (postgres only; a schema is created and dropped)")
 	f.StringVar(&o.Host, "host", "127.0.0.1", "loopback address the server listens on")
-	f.StringVar(&jsonFile, "json", "", "also write the report as JSON to this file")
-	f.StringVar(&chartFile, "chart", "", "also draw requests per second and p99 per scenario as SVG to this file")
+	f.StringVar(&jsonFile, "json", "", "also write the report (the soak's windows and verdict) as JSON to this file")
+	f.StringVar(&chartFile, "chart", "", "also draw requests per second and p99 per scenario (a soak's rate, p99, memory and rows over time) as SVG to this file")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (configuration, server log, SQLite database) and PostgreSQL schema")
 	f.StringVar(&tmpIn, "tmp", "", "where to create the temporary directory (default: the system's)")
 	f.StringVar(&o.ProfileDir, "profile", "", "write a CPU profile of the server per scenario to DIR/<scenario>.pprof")
 	f.BoolVar(&o.InProcess, "in-process", false, "serve from this process instead of a child (no server CPU and memory figures)")
+	f.BoolVar(&o.Soak, "soak", false, "run one soak of a mixed cycle at 70% of its peak rate instead of the scenarios")
+	f.DurationVar(&o.SoakDuration, "soak-duration", bench.DefaultSoakDuration, "the soak's paced run (at most 30m)")
+	f.DurationVar(&o.SoakWindow, "soak-window", bench.DefaultSoakWindow, "the soak's reporting interval (100ms to 1m; at least 6 in the soak)")
+	f.DurationVar(&o.SoakPeak, "soak-peak", bench.DefaultSoakPeak, "the unpaced run that measures the soak cycle's peak rate (at most 1m)")
 	return cmd
+}
+
+// Flags that belong to one kind of run only.
+var (
+	scenarioOnlyFlags = []string{"scenarios", "duration", "requests", "pool", "profile"}
+	soakOnlyFlags     = []string{"soak-duration", "soak-window", "soak-peak"}
+)
+
+// checkSoakFlags refuses a flag given for the other kind of run, rather than ignoring it.
+func checkSoakFlags(cmd *cobra.Command, soak bool) error {
+	if soak {
+		for _, name := range scenarioOnlyFlags {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s does not apply to --soak", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range soakOnlyFlags {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s needs --soak", name)
+		}
+	}
+	return nil
+}
+
+// report is what a run and a soak both print and write.
+type report interface {
+	WriteTable(io.Writer) error
+	WriteJSON(io.Writer) error
+	WriteSVG(io.Writer) error
+}
+
+// writeReport prints the report's table and writes its JSON and chart where asked.
+func writeReport(cmd *cobra.Command, rep report, jsonFile, chartFile string) error {
+	if err := rep.WriteTable(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if jsonFile != "" {
+		if err := writeFile(jsonFile, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if chartFile != "" {
+		return writeFile(chartFile, rep.WriteSVG)
+	}
+	return nil
 }
 
 // writeFile creates path and writes to it with write.
