@@ -241,17 +241,22 @@ func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.Sessi
 func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
 	return s.createGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r)
 }
+// GetOpenIDConnectSession takes the record: it reads and deletes it in one statement, and
+// DeleteOpenIDConnectSession has nothing left to do. fosite reads it once, at the code exchange,
+// after the code was spent in a committed transaction, so nothing can need it again: a failed
+// exchange cannot be retried with the same code.
 func (s *fositeStore) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
-	got, err := s.getGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r.GetSession())
-	if errors.Is(err, fosite.ErrNotFound) {
+	g, err := s.store.TakeGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
+	if errors.Is(err, storage.ErrNotFound) {
 		// fosite's OpenID Connect handler treats this error as "no openid scope was granted".
 		return nil, openid.ErrNoSessionFound
 	}
-	return got, err
+	if err != nil {
+		return nil, err
+	}
+	return s.unmarshalRequest(ctx, g.Data, r.GetSession())
 }
-func (s *fositeStore) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
-	return s.deleteGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
-}
+func (s *fositeStore) DeleteOpenIDConnectSession(context.Context, string) error { return nil }
 
 // ---- token pairs ----
 

@@ -128,6 +128,9 @@ type Grants interface {
 	CreateGrantSession(ctx context.Context, kind SessionKind, s GrantSession) error
 	GetGrantSession(ctx context.Context, kind SessionKind, signature string) (GrantSession, error)
 	DeleteGrantSession(ctx context.Context, kind SessionKind, signature string) error
+	// TakeGrantSession deletes a record and returns it, in one statement: of two concurrent
+	// calls, one gets the record and the other ErrNotFound.
+	TakeGrantSession(ctx context.Context, kind SessionKind, signature string) (GrantSession, error)
 
 	// CreateTokenPair stores a new pair (its refresh half may follow) and returns it with its ID.
 	CreateTokenPair(ctx context.Context, p TokenPair) (TokenPair, error)

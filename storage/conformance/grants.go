@@ -137,6 +137,17 @@ func testGrantSessions(t *testing.T, s storage.Store) {
 	}
 	wantErr(t, "DeleteGrantSession twice", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"), storage.ErrNotFound)
 
+	// Take returns the record and deletes it; a second take finds nothing.
+	got, err := s.TakeGrantSession(ctxA, storage.SessionOIDC, "sig-1")
+	must(t, "TakeGrantSession", err)
+	wantEqual(t, "taken session", got, storage.GrantSession{Signature: "sig-1", RequestID: "r1", Data: []byte(`{"kind":"oidc"}`), ExpiresAt: at(1, 9)})
+	_, err = s.GetGrantSession(ctxA, storage.SessionOIDC, "sig-1")
+	wantErr(t, "GetGrantSession of a taken session", err, storage.ErrNotFound)
+	_, err = s.TakeGrantSession(ctxA, storage.SessionOIDC, "sig-1")
+	wantErr(t, "TakeGrantSession twice", err, storage.ErrNotFound)
+	_, err = s.TakeGrantSession(ctxA, "saml", "sig-1")
+	wantErr(t, "TakeGrantSession of an unknown kind", err, storage.ErrInvalidArgument)
+
 	bad := storage.GrantSession{Signature: "sig-2", RequestID: "r2", ExpiresAt: at(1, 9)}
 	wantErr(t, "CreateGrantSession of an unknown kind", s.CreateGrantSession(ctxA, "saml", bad), storage.ErrInvalidArgument)
 	_, err = s.GetGrantSession(ctxA, "saml", "sig-1")

@@ -190,6 +190,31 @@ func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind
 	return nil
 }
 
+// TakeGrantSession deletes a PKCE or OpenID Connect record and returns it (DELETE ... RETURNING,
+// which SQLite has since 3.35).
+func (s *Store) TakeGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return storage.GrantSession{}, err
+	}
+	table, err := sessionTable(kind)
+	if err != nil {
+		return storage.GrantSession{}, err
+	}
+	g := storage.GrantSession{Signature: signature}
+	var data string
+	err = s.conn(ctx).Raw("DELETE FROM "+table+" WHERE school_id = ? AND signature = ? RETURNING request_id, data, expires_at", sc.schoolID, signature).
+		Row().Scan(&g.RequestID, &data, &g.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = gorm.ErrRecordNotFound
+	}
+	if err != nil {
+		return storage.GrantSession{}, wrap(fmt.Sprintf("take %s session", kind), err)
+	}
+	g.Data, g.ExpiresAt = []byte(data), utc(g.ExpiresAt)
+	return g, nil
+}
+
 func (r tokenPairRow) pair() storage.TokenPair {
 	p := storage.TokenPair{
 		ID:               r.ID,
