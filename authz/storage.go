@@ -241,6 +241,7 @@ func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.Sessi
 func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
 	return s.createGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r)
 }
+
 // GetOpenIDConnectSession takes the record: it reads and deletes it in one statement, and
 // DeleteOpenIDConnectSession has nothing left to do. fosite reads it once, at the code exchange,
 // after the code was spent in a committed transaction, so nothing can need it again: a failed
