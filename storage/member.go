@@ -19,8 +19,10 @@ type MemberData interface {
 	// carries its expiry date.
 	ListEnrolledCourses(ctx context.Context, memberID int64, page Page) (courses []EnrolledCourse, next string, err error)
 	// GetCurricula returns the sections and lectures of several courses of the context's school
-	// in two statements, sections ordered by course and position and lectures by course, section
-	// position and position. Unknown course ids (or another school's) contribute nothing.
+	// in a fixed number of statements, sections ordered by course and position and lectures by
+	// course, section position and position. Unknown course ids (or another school's) contribute
+	// nothing. The slices, and what their elements point to, belong to the caller: a backend that
+	// keeps curricula in memory hands out copies.
 	GetCurricula(ctx context.Context, courseIDs []int64) ([]Section, []Lecture, error)
 
 	// ListHeldProducts pages through the digital products the member holds, oldest holding

@@ -84,8 +84,15 @@ type Courses interface {
 
 // Progress records members' progress through lectures.
 type Progress interface {
-	// GetLectureProgress returns a member's progress rows for the given courses. School-scoped.
+	// GetLectureProgress returns a member's progress rows for the given courses, ordered by
+	// course and lecture id. School-scoped.
 	GetLectureProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]LectureProgress, error)
+	// GetCourseProgress sums up a member's progress through each of the given courses, in course
+	// id order: what a list of courses shows without reading every progress row. Unknown course
+	// ids (or another school's) contribute nothing; a course without progress has zero counts and
+	// no LastWatched. It costs a fixed number of statements whatever the courses hold.
+	// School-scoped.
+	GetCourseProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]CourseProgress, error)
 	// UpdateLectureProgress applies fn to a member's progress on a lecture inside a transaction
 	// that holds the row (creating it as unread at position 0 if absent), so concurrent updates
 	// are serialised by the database. ErrNotFound if the lecture is not the context school's.

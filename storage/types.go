@@ -139,6 +139,20 @@ type LectureProgress struct {
 	UpdatedAt       time.Time
 }
 
+// CourseProgress sums up one member's progress through one course.
+type CourseProgress struct {
+	CourseID          int64
+	TotalLectures     int
+	CompletedLectures int // progress rows in the completed state
+	ReadLectures      int // opened but not completed
+	// LastWatched is the member's progress row updated last in the course (docs/decisions.md),
+	// on a tie the one of the higher lecture id, so that the answer does not depend on row
+	// order; nil before any progress.
+	LastWatched *LectureProgress
+	// LastWatchedTitle is the title of LastWatched's lecture.
+	LastWatchedTitle string
+}
+
 // Enrollment entitles a member to a course.
 type Enrollment struct {
 	ID             int64

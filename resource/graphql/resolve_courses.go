@@ -39,11 +39,14 @@ type courseConnection struct {
 func (c *courseConnection) Nodes() []*course    { return c.nodes }
 func (c *courseConnection) PageInfo() *pageInfo { return &c.pageInfo }
 
-// courseBatch reads, for one page of courses, what their nodes need: the curricula (two
-// statements) and the viewer's progress (one), each at most once and only if some node asks.
+// courseBatch reads, for one page of courses, what their nodes need, each at most once and only
+// if some node asks: the curricula, the viewer's progress row on every lecture (for sections),
+// and the viewer's progress summed up per course (for detailProgress and lastWatchedLecture,
+// which so never read every row).
 type courseBatch struct {
 	curricula func() (*curricula, error)
-	progress  func() (*progress, error)
+	progress  func() (map[int64]*storage.LectureProgress, error) // by lecture
+	summary   func() (map[int64]storage.CourseProgress, error)   // by course
 	now       time.Time
 }
 
@@ -51,13 +54,6 @@ type courseBatch struct {
 type curricula struct {
 	sections map[int64][]storage.Section // by course
 	lectures map[int64][]storage.Lecture // by section
-	total    map[int64]int               // lectures by course
-}
-
-// progress is the viewer's progress rows on a page of courses.
-type progress struct {
-	byLecture map[int64]storage.LectureProgress
-	latest    map[int64]storage.LectureProgress // by course: the last watched lecture
 }
 
 func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *courseBatch {
@@ -67,35 +63,52 @@ func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *cours
 			if err != nil {
 				return nil, err
 			}
-			c := &curricula{sections: map[int64][]storage.Section{}, lectures: map[int64][]storage.Lecture{}, total: map[int64]int{}}
-			for _, s := range sections {
-				c.sections[s.CourseID] = append(c.sections[s.CourseID], s)
-			}
-			for _, l := range lectures {
-				c.lectures[l.SectionID] = append(c.lectures[l.SectionID], l)
-				c.total[l.CourseID]++
-			}
-			return c, nil
+			// GetCurricula orders sections by course and lectures by course and section
+			// position, so a course's sections and a section's lectures are consecutive.
+			return &curricula{
+				sections: runs(sections, func(s *storage.Section) int64 { return s.CourseID }),
+				lectures: runs(lectures, func(l *storage.Lecture) int64 { return l.SectionID }),
+			}, nil
 		}),
-		progress: sync.OnceValues(func() (*progress, error) {
+		progress: sync.OnceValues(func() (map[int64]*storage.LectureProgress, error) {
 			rows, err := req.store.GetLectureProgress(ctx, req.grant.MemberID, courseIDs)
 			if err != nil {
 				return nil, err
 			}
-			p := &progress{byLecture: map[int64]storage.LectureProgress{}, latest: map[int64]storage.LectureProgress{}}
-			for _, r := range rows {
-				p.byLecture[r.LectureID] = r
-				// The last watched lecture is the progress row updated last (docs/decisions.md);
-				// a tie goes to the higher lecture id, so the answer does not depend on row order.
-				if l, ok := p.latest[r.CourseID]; !ok || r.UpdatedAt.After(l.UpdatedAt) ||
-					r.UpdatedAt.Equal(l.UpdatedAt) && r.LectureID > l.LectureID {
-					p.latest[r.CourseID] = r
-				}
+			byLecture := make(map[int64]*storage.LectureProgress, len(rows))
+			for i := range rows {
+				byLecture[rows[i].LectureID] = &rows[i]
 			}
-			return p, nil
+			return byLecture, nil
+		}),
+		summary: sync.OnceValues(func() (map[int64]storage.CourseProgress, error) {
+			list, err := req.store.GetCourseProgress(ctx, req.grant.MemberID, courseIDs)
+			if err != nil {
+				return nil, err
+			}
+			byCourse := make(map[int64]storage.CourseProgress, len(list))
+			for _, p := range list {
+				byCourse[p.CourseID] = p
+			}
+			return byCourse, nil
 		}),
 		now: req.now,
 	}
+}
+
+// runs maps each id to the run of consecutive elements of s that have it, as parts of s rather
+// than copies.
+func runs[T any](s []T, idOf func(*T) int64) map[int64][]T {
+	out := map[int64][]T{}
+	for i := 0; i < len(s); {
+		id, j := idOf(&s[i]), i+1
+		for j < len(s) && idOf(&s[j]) == id {
+			j++
+		}
+		out[id] = s[i:j:j]
+		i = j
+	}
+	return out
 }
 
 // course is one enrolled course.
@@ -120,15 +133,15 @@ func (c *course) ExpireDate() *dateTime {
 }
 
 func (c *course) LastWatchedLecture() (*lastWatched, error) {
-	p, err := c.batch.progress()
+	summary, err := c.batch.summary()
 	if err != nil {
 		return nil, err
 	}
-	l, ok := p.latest[c.ec.Course.ID]
-	if !ok {
+	l := summary[c.ec.Course.ID].LastWatched
+	if l == nil {
 		return nil, nil
 	}
-	return &lastWatched{p: l}, nil
+	return &lastWatched{p: *l}, nil
 }
 
 type lastWatched struct{ p storage.LectureProgress }
@@ -138,26 +151,12 @@ func (l *lastWatched) PositionSeconds() int32 { return int32(l.p.PositionSeconds
 func (l *lastWatched) WatchedAt() dateTime    { return newDateTime(l.p.UpdatedAt) }
 
 func (c *course) DetailProgress() (*courseProgress, error) {
-	cur, err := c.batch.curricula()
+	summary, err := c.batch.summary()
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.batch.progress()
-	if err != nil {
-		return nil, err
-	}
-	out := &courseProgress{total: cur.total[c.ec.Course.ID]}
-	for _, s := range cur.sections[c.ec.Course.ID] {
-		for _, l := range cur.lectures[s.ID] {
-			switch p.byLecture[l.ID].State {
-			case storage.LectureCompleted:
-				out.completed++
-			case storage.LectureRead:
-				out.read++
-			}
-		}
-	}
-	return out, nil
+	p := summary[c.ec.Course.ID]
+	return &courseProgress{completed: p.CompletedLectures, read: p.ReadLectures, total: p.TotalLectures}, nil
 }
 
 type courseProgress struct{ completed, read, total int }
@@ -173,28 +172,42 @@ func (p *courseProgress) Percent() int32 {
 	return int32(p.completed * 100 / p.total)
 }
 
+// Sections builds the course's sections and their lectures in four allocations, however many
+// there are: a course has hundreds of lectures, and a page of courses thousands.
 func (c *course) Sections() ([]*section, error) {
 	cur, err := c.batch.curricula()
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.batch.progress()
+	progress, err := c.batch.progress()
 	if err != nil {
 		return nil, err
 	}
-	var out []*section
-	for _, s := range cur.sections[c.ec.Course.ID] {
-		sec := &section{s: s}
-		for _, l := range cur.lectures[s.ID] {
-			sec.lectures = append(sec.lectures, &lecture{l: l, p: p.byLecture[l.ID], now: c.batch.now})
+	sections := cur.sections[c.ec.Course.ID]
+	n := 0
+	for _, s := range sections {
+		n += len(cur.lectures[s.ID])
+	}
+	out := make([]*section, len(sections))
+	secs := make([]section, len(sections))
+	lectures := make([]lecture, n)
+	ptrs := make([]*lecture, n)
+	next := 0
+	for i := range sections {
+		ls := cur.lectures[sections[i].ID]
+		for j := range ls {
+			lectures[next+j] = newLecture(&ls[j], progress[ls[j].ID], c.batch.now)
+			ptrs[next+j] = &lectures[next+j]
 		}
-		out = append(out, sec)
+		secs[i] = section{s: &sections[i], lectures: ptrs[next : next+len(ls) : next+len(ls)]}
+		out[i] = &secs[i]
+		next += len(ls)
 	}
 	return out, nil
 }
 
 type section struct {
-	s        storage.Section
+	s        *storage.Section
 	lectures []*lecture
 }
 
@@ -203,29 +216,37 @@ func (s *section) Position() int32      { return int32(s.s.Position) }
 func (s *section) Title() string        { return s.s.Title }
 func (s *section) Lectures() []*lecture { return s.lectures }
 
-// lecture is one lecture with the viewer's progress on it (a zero row: unread at 0).
+// lecture is one lecture with the viewer's progress on it (no row: unread at 0). A page of
+// courses has thousands, and graphql-go calls a resolver method by reflection, an allocation or
+// two each: so the fields that cost nothing to fill are struct fields, read without a call
+// (gql.UseFieldResolvers), set when the lecture is built; the two that would allocate stay
+// methods, run only when asked.
 type lecture struct {
-	l   storage.Lecture
-	p   storage.LectureProgress
-	now time.Time
+	Title           string
+	State           string
+	Position        int32
+	PositionSeconds int32
+	Duration        int32
+	// IsLocked is the lock as it stands now: a locked lecture with an unlock time is open from
+	// that time on, without anything rewriting the row.
+	IsLocked bool
+	l        *storage.Lecture
 }
 
-func (l *lecture) ID() gql.ID             { return id(l.l.ID) }
-func (l *lecture) Position() int32        { return int32(l.l.Position) }
-func (l *lecture) Title() string          { return l.l.Title }
-func (l *lecture) PositionSeconds() int32 { return int32(l.p.PositionSeconds) }
-func (l *lecture) UnlockAt() *dateTime    { return optionalDateTime(l.l.UnlockAt) }
-func (l *lecture) Duration() int32        { return int32(l.l.DurationSeconds) }
-
-func (l *lecture) State() string {
-	if l.p.State == "" {
-		return string(storage.LectureUnread)
+func newLecture(l *storage.Lecture, p *storage.LectureProgress, now time.Time) lecture {
+	out := lecture{
+		Title: l.Title, State: string(storage.LectureUnread), Position: int32(l.Position), Duration: int32(l.DurationSeconds),
+		IsLocked: l.IsLocked && (l.UnlockAt == nil || l.UnlockAt.After(now)),
+		l:        l,
 	}
-	return string(l.p.State)
+	if p != nil {
+		out.PositionSeconds = int32(p.PositionSeconds)
+		if p.State != "" {
+			out.State = string(p.State)
+		}
+	}
+	return out
 }
 
-// IsLocked is the lock as it stands now: a locked lecture with an unlock time is open from that
-// time on, without anything rewriting the row.
-func (l *lecture) IsLocked() bool {
-	return l.l.IsLocked && (l.l.UnlockAt == nil || l.l.UnlockAt.After(l.now))
-}
+func (l *lecture) ID() gql.ID          { return id(l.l.ID) }
+func (l *lecture) UnlockAt() *dateTime { return optionalDateTime(l.l.UnlockAt) }

@@ -243,70 +243,32 @@ func memberTools() []toolDef {
 	}
 }
 
-// courseProgressOf counts a member's progress through the courses given, and finds each
-// course's lecture watched last, from one read of the curricula and one of the progress.
-type courseProgressOf struct {
-	lectures map[int64][]storage.Lecture // by course, in curriculum order
-	sections map[int64][]storage.Section // by course, in position order
-	rows     map[int64]storage.LectureProgress
-	latest   map[int64]storage.LectureProgress // by course
-}
-
-func loadProgress(ctx context.Context, c *caller, courseIDs []int64) (*courseProgressOf, error) {
-	p := &courseProgressOf{
-		lectures: map[int64][]storage.Lecture{}, sections: map[int64][]storage.Section{},
-		rows: map[int64]storage.LectureProgress{}, latest: map[int64]storage.LectureProgress{},
-	}
-	if len(courseIDs) == 0 {
-		return p, nil
-	}
-	sections, lectures, err := c.store.GetCurricula(ctx, courseIDs)
+// progressByCourse reads the member's progress summed up per course, by course.
+func progressByCourse(ctx context.Context, c *caller, courseIDs []int64) (map[int64]storage.CourseProgress, error) {
+	list, err := c.store.GetCourseProgress(ctx, c.memberID(), courseIDs)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range sections {
-		p.sections[s.CourseID] = append(p.sections[s.CourseID], s)
+	out := make(map[int64]storage.CourseProgress, len(list))
+	for _, p := range list {
+		out[p.CourseID] = p
 	}
-	for _, l := range lectures {
-		p.lectures[l.CourseID] = append(p.lectures[l.CourseID], l)
-	}
-	rows, err := c.store.GetLectureProgress(ctx, c.memberID(), courseIDs)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		p.rows[r.LectureID] = r
-		if l, ok := p.latest[r.CourseID]; !ok || r.UpdatedAt.After(l.UpdatedAt) {
-			p.latest[r.CourseID] = r
-		}
-	}
-	return p, nil
+	return out, nil
 }
 
-func (p *courseProgressOf) course(ec storage.EnrolledCourse, now time.Time) myCourse {
+func newMyCourse(ec storage.EnrolledCourse, p storage.CourseProgress, now time.Time) myCourse {
 	e := ec.Enrollment
 	out := myCourse{
 		Slug: ec.Course.Slug, Title: ec.Course.Title, EnrolledAt: e.EnrolledAt,
 		HasLifetimeAccess: e.LifetimeAccess, AccessActive: accessActive(e, now),
+		Progress: newProgress(p.TotalLectures, p.CompletedLectures, p.ReadLectures),
 	}
 	// Lifetime access does not expire, whatever date the row keeps (as in the Member API).
 	if !e.LifetimeAccess {
 		out.ExpireDate = e.ExpireDate
 	}
-	var completed, read int
-	titles := map[int64]string{}
-	for _, l := range p.lectures[ec.Course.ID] {
-		titles[l.ID] = l.Title
-		switch p.rows[l.ID].State {
-		case storage.LectureCompleted:
-			completed++
-		case storage.LectureRead:
-			read++
-		}
-	}
-	out.Progress = newProgress(len(p.lectures[ec.Course.ID]), completed, read)
-	if l, ok := p.latest[ec.Course.ID]; ok {
-		out.LastWatched = &lastWatched{LectureID: l.LectureID, LectureTitle: titles[l.LectureID], PositionSeconds: l.PositionSeconds, WatchedAt: l.UpdatedAt}
+	if l := p.LastWatched; l != nil {
+		out.LastWatched = &lastWatched{LectureID: l.LectureID, LectureTitle: p.LastWatchedTitle, PositionSeconds: l.PositionSeconds, WatchedAt: l.UpdatedAt}
 	}
 	return out
 }
@@ -320,13 +282,13 @@ func myCourses(ctx context.Context, c *caller, in myCoursesIn) (myCoursesOut, er
 	for i, ec := range list {
 		ids[i] = ec.Course.ID
 	}
-	p, err := loadProgress(ctx, c, ids)
+	progress, err := progressByCourse(ctx, c, ids)
 	if err != nil {
 		return myCoursesOut{}, err
 	}
-	out := myCoursesOut{Courses: []myCourse{}, NextCursor: next}
-	for _, ec := range list {
-		out.Courses = append(out.Courses, p.course(ec, c.now))
+	out := myCoursesOut{Courses: make([]myCourse, len(list)), NextCursor: next}
+	for i, ec := range list {
+		out.Courses[i] = newMyCourse(ec, progress[ec.Course.ID], c.now)
 	}
 	return out, nil
 }
@@ -348,23 +310,37 @@ func myCurriculum(ctx context.Context, c *caller, in curriculumIn) (curriculumOu
 	if i < 0 {
 		return curriculumOut{}, notEnrolled
 	}
-	p, err := loadProgress(ctx, c, []int64{co.ID})
+	ids := []int64{co.ID}
+	progress, err := progressByCourse(ctx, c, ids)
 	if err != nil {
 		return curriculumOut{}, err
 	}
-	out := curriculumOut{myCourse: p.course(storage.EnrolledCourse{Enrollment: enrollments[i], Course: co}, c.now)}
+	sections, lectures, err := c.store.GetCurricula(ctx, ids)
+	if err != nil {
+		return curriculumOut{}, err
+	}
+	rows, err := c.store.GetLectureProgress(ctx, c.memberID(), ids)
+	if err != nil {
+		return curriculumOut{}, err
+	}
+	byLecture := make(map[int64]storage.LectureProgress, len(rows))
+	for _, r := range rows {
+		byLecture[r.LectureID] = r
+	}
+
+	out := curriculumOut{myCourse: newMyCourse(storage.EnrolledCourse{Enrollment: enrollments[i], Course: co}, progress[co.ID], c.now)}
 	out.Sections = []memberSection{}
 	index := map[int64]int{}
-	for _, s := range p.sections[co.ID] {
+	for _, s := range sections {
 		index[s.ID] = len(out.Sections)
 		out.Sections = append(out.Sections, memberSection{Position: s.Position, Title: s.Title, Lectures: []memberLecture{}})
 	}
-	for _, l := range p.lectures[co.ID] {
+	for _, l := range lectures {
 		j, ok := index[l.SectionID]
 		if !ok {
 			continue
 		}
-		row := p.rows[l.ID]
+		row := byLecture[l.ID]
 		state := row.State
 		if state == "" {
 			state = storage.LectureUnread

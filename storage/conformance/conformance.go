@@ -30,6 +30,8 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"Curriculum", testCurriculum},
 		{"Enrollments", testEnrollments},
 		{"LectureProgress", testLectureProgress},
+		{"CourseProgress", testCourseProgress},
+		{"CurriculumWrites", testCurriculumWrites},
 		{"MemberEnrolledCourses", testMemberEnrolledCourses},
 		{"MemberCurricula", testMemberCurricula},
 		{"MemberEntitlements", testMemberEntitlements},

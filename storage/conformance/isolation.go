@@ -30,6 +30,10 @@ func testNoTenant(t *testing.T, s storage.Store) {
 			_, err := s.GetLectureProgress(ctx, ada.ID, []int64{course.ID})
 			return err
 		},
+		"GetCourseProgress": func() error {
+			_, err := s.GetCourseProgress(ctx, ada.ID, []int64{course.ID})
+			return err
+		},
 		"UpdateLectureProgress": func() error {
 			_, err := s.UpdateLectureProgress(ctx, ada.ID, lectures[0].ID, noop)
 			return err

@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"slices"
 	"time"
@@ -105,7 +104,7 @@ func (s *Store) ListStudents(ctx context.Context, page storage.Page) ([]storage.
 			CourseID int64
 			State    string
 			N        int
-			Last     aggregateTime
+			Last     textTime
 		}
 		err = sc.in(db.Model(&progressRow{})).
 			Select("member_id, course_id, state, COUNT(*) AS n, MAX(updated_at) AS last").
@@ -294,50 +293,4 @@ func (s *Store) GetSchoolStats(ctx context.Context, at time.Time) (storage.Schoo
 		stats.Revenue = append(stats.Revenue, storage.CurrencyRevenue{Currency: r.Currency, Paid: r.Paid, Refunded: r.Refunded})
 	}
 	return stats, nil
-}
-
-// aggregateTime scans the result of MAX() over a time column. PostgreSQL keeps the column's type
-// through the aggregate; SQLite does not, and hands back the stored text, which is read here in
-// the layouts the SQLite driver writes.
-type aggregateTime struct {
-	Time  time.Time
-	Valid bool
-}
-
-var sqliteTimeLayouts = []string{
-	"2006-01-02 15:04:05.999999999-07:00",
-	"2006-01-02T15:04:05.999999999-07:00",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999Z07:00",
-}
-
-// Scan implements sql.Scanner.
-func (a *aggregateTime) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*a = aggregateTime{}
-		return nil
-	case time.Time:
-		*a = aggregateTime{Time: v.UTC(), Valid: true}
-		return nil
-	case []byte:
-		return a.Scan(string(v))
-	case string:
-		for _, layout := range sqliteTimeLayouts {
-			if t, err := time.Parse(layout, v); err == nil {
-				*a = aggregateTime{Time: t.UTC(), Valid: true}
-				return nil
-			}
-		}
-		return fmt.Errorf("gormstore: unreadable time %q", v)
-	}
-	return fmt.Errorf("gormstore: cannot read %T as a time", v)
-}
-
-// Value implements driver.Valuer (gorm asks scan targets for it when it builds a model).
-func (a aggregateTime) Value() (driver.Value, error) {
-	if !a.Valid {
-		return nil, nil
-	}
-	return a.Time, nil
 }

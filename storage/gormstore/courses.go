@@ -62,23 +62,23 @@ func (s *Store) GetCourseBySlug(ctx context.Context, slug string) (storage.Cours
 }
 
 // GetCurriculum returns a course's sections and lectures, each in position order (lectures by
-// section position, then their own), in three queries whatever the course's size.
+// section position, then their own), as GetCurricula reads them.
 func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Section, []storage.Lecture, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	op := fmt.Sprintf("get curriculum of course %d", courseID)
-	// The course lookup is what turns another school's course id into ErrNotFound (a course
+	cs, err := s.curricula(ctx, sc, []int64{courseID})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The version read is what turns another school's course id into ErrNotFound (a course
 	// without sections is an empty curriculum, not a missing one).
-	var n int64
-	if err := sc.in(s.conn(ctx).Model(&courseRow{})).Where("id = ?", courseID).Count(&n).Error; err != nil {
-		return nil, nil, wrap(op, err)
+	if len(cs) == 0 {
+		return nil, nil, fmt.Errorf("gormstore: get curriculum of course %d: %w", courseID, storage.ErrNotFound)
 	}
-	if n == 0 {
-		return nil, nil, fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return s.GetCurricula(ctx, []int64{courseID})
+	sections, lectures := copyCurricula(cs)
+	return sections, lectures, nil
 }
 
 // ListEnrollments returns a member's enrollments at the context's school, by id.

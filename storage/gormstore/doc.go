@@ -22,6 +22,14 @@
 // that locks several pairs takes them in that order, so lockers queue rather than deadlock
 // (oauth_grants.go).
 //
+// Curriculum cache. Each Store keeps the curricula (sections and lectures) it reads in memory,
+// by school and course, each with the courses.curriculum_version it was read at, within a bound
+// on the rows held (Config.CurriculumCacheRows). Every read checks the current versions first,
+// in one statement, so a write through another Store, in another process, is seen at the next
+// read; every write to sections or lectures bumps the version in its own transaction
+// (touchCurricula), and so must an edit made in plain SQL. Reads inside a caller's transaction
+// bypass the cache (curricula.go; docs/architecture.md).
+//
 // Times are written in UTC truncated to microseconds, the precision PostgreSQL keeps, so that a
 // value reads back equal whichever database holds it.
 package gormstore

@@ -164,6 +164,8 @@ type rowSet[S, R any] struct {
 	// index maps a seed's position to the SchoolData record it belongs to (a lecture reports its
 	// course); nil when seeds are the records themselves.
 	index func(i int) int
+	// written, if set, is told the position of each seed whose row apply inserts or updates.
+	written func(i int)
 	// ticks says that each seed is a SchoolData record, reported to the progress callback.
 	ticks bool
 }
@@ -211,6 +213,9 @@ func apply[S, R any](im *importer, set rowSet[S, R], seeds []S, current []R) (ma
 		seen[k] = i
 		old, exists := byKey[k]
 		if !exists {
+			if set.written != nil {
+				set.written(i)
+			}
 			im.own(row)
 			if st, ok := any(row).(stamper); ok {
 				st.stamp(im.now, true)
@@ -238,6 +243,9 @@ func apply[S, R any](im *importer, set rowSet[S, R], seeds []S, current []R) (ma
 		}
 		if err := im.update(&next); err != nil {
 			return nil, importErr(set.kind, index(i), err)
+		}
+		if set.written != nil {
+			set.written(i)
 		}
 		*old = next
 	}

@@ -2,6 +2,8 @@ package gormstore
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/proctorhq/proctor/storage"
@@ -190,10 +192,14 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 	if err != nil {
 		return err
 	}
+	// The courses whose sections or lectures the import writes get their curriculum version
+	// bumped (touchCurricula) once both are written; an import that changes nothing bumps none.
+	changed := map[int64]bool{}
 	sectionByKey, err := apply(im, rowSet[sectionItem, sectionRow]{
-		kind:  kind,
-		index: func(i int) int { return sections[i].course },
-		key:   func(r *sectionRow) string { return key2(r.CourseID, int64(r.Position)) },
+		kind:    kind,
+		index:   func(i int) int { return sections[i].course },
+		written: func(i int) { changed[sections[i].courseID] = true },
+		key:     func(r *sectionRow) string { return key2(r.CourseID, int64(r.Position)) },
 		build: func(it *sectionItem, r *sectionRow) error {
 			r.CourseID = it.courseID
 			r.Position = it.position
@@ -224,9 +230,10 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		return err
 	}
 	_, err = apply(im, rowSet[lectureItem, lectureRow]{
-		kind:  kind,
-		index: func(i int) int { return lectures[i].course },
-		key:   func(r *lectureRow) string { return key2(r.SectionID, int64(r.Position)) },
+		kind:    kind,
+		index:   func(i int) int { return lectures[i].course },
+		written: func(i int) { changed[lectures[i].courseID] = true },
+		key:     func(r *lectureRow) string { return key2(r.SectionID, int64(r.Position)) },
 		build: func(it *lectureItem, r *lectureRow) error {
 			r.CourseID = it.courseID
 			r.SectionID = it.section
@@ -240,6 +247,11 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 	}, lectures, currentLectures)
 	if err != nil {
 		return err
+	}
+	if len(changed) > 0 {
+		if err := touchCurricula(im.tx, im.sc, slices.Sorted(maps.Keys(changed))...); err != nil {
+			return wrap("import: bump curriculum versions", err)
+		}
 	}
 	for _, id := range courseIDs {
 		delete(im.lectures, id)

@@ -1,10 +1,8 @@
 package gormstore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/proctorhq/proctor/storage"
@@ -71,7 +69,9 @@ func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page st
 	return out, next, nil
 }
 
-// GetCurricula returns the sections and lectures of several courses in two statements.
+// GetCurricula returns the sections and lectures of several courses: one statement for their
+// curriculum versions, and two more when some of them are not cached at their version
+// (curricula.go).
 func (s *Store) GetCurricula(ctx context.Context, courseIDs []int64) ([]storage.Section, []storage.Lecture, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -80,38 +80,10 @@ func (s *Store) GetCurricula(ctx context.Context, courseIDs []int64) ([]storage.
 	if len(courseIDs) == 0 {
 		return []storage.Section{}, []storage.Lecture{}, nil
 	}
-	const op = "get curricula"
-	db := s.conn(ctx)
-	var sections []sectionRow
-	if err := sc.in(db).Where("course_id IN ?", courseIDs).Order("course_id, position").Find(&sections).Error; err != nil {
-		return nil, nil, wrap(op, err)
+	cs, err := s.curricula(ctx, sc, courseIDs)
+	if err != nil {
+		return nil, nil, err
 	}
-	var lectures []lectureRow
-	if err := sc.in(db).Where("course_id IN ?", courseIDs).Find(&lectures).Error; err != nil {
-		return nil, nil, wrap(op, err)
-	}
-
-	pos := make(map[int64]int, len(sections))
-	outSections := make([]storage.Section, len(sections))
-	for i, r := range sections {
-		pos[r.ID] = r.Position
-		outSections[i] = storage.Section{ID: r.ID, CourseID: r.CourseID, Position: r.Position, Title: r.Title}
-	}
-	outLectures := make([]storage.Lecture, len(lectures))
-	for i, r := range lectures {
-		outLectures[i] = storage.Lecture{
-			ID: r.ID, CourseID: r.CourseID, SectionID: r.SectionID, Position: r.Position, Title: r.Title,
-			DurationSeconds: r.DurationSeconds, IsLocked: r.IsLocked, UnlockAt: utcPtr(r.UnlockAt),
-		}
-	}
-	// Section ids need not follow section positions, so lectures are ordered here, by the
-	// position of their section rather than its id.
-	slices.SortFunc(outLectures, func(a, b storage.Lecture) int {
-		return cmp.Or(
-			cmp.Compare(a.CourseID, b.CourseID),
-			cmp.Compare(pos[a.SectionID], pos[b.SectionID]),
-			cmp.Compare(a.Position, b.Position),
-		)
-	})
-	return outSections, outLectures, nil
+	sections, lectures := copyCurricula(cs)
+	return sections, lectures, nil
 }

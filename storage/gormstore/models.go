@@ -54,6 +54,9 @@ type courseRow struct {
 	Published   bool
 	CreatedAt   time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt   time.Time `gorm:"autoUpdateTime:false"`
+	// CurriculumVersion is read-only to gorm: only touchCurricula changes it, by an increment
+	// in SQL, so that no write of a whole row (UpdateCourse, the import) can set it back.
+	CurriculumVersion int64 `gorm:"->"`
 }
 
 func (courseRow) TableName() string { return "courses" }

@@ -45,6 +45,9 @@ type Config struct {
 	DSN          string
 	MaxOpenConns int          // 0: a default suited to the driver
 	Logger       *slog.Logger // slow queries are reported here; nil discards them
+	// CurriculumCacheRows bounds the curricula kept in memory, in rows: sections, lectures and
+	// one per course (curricula.go); 0 is the default bound and a negative value keeps none.
+	CurriculumCacheRows int
 }
 
 // Store is the gorm implementation of storage.Store.
@@ -56,6 +59,8 @@ type Store struct {
 	now func() time.Time
 	// sent counts the SQL statements sent (Statements).
 	sent atomic.Int64
+	// curriculumCache keeps the curricula read (curricula.go); nil when Config turned it off.
+	curriculumCache *curriculumCache
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -121,6 +126,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetConnMaxLifetime(time.Hour)
 	}
 	s := &Store{db: db, sqlDB: sqlDB, driver: cfg.Driver, now: time.Now}
+	switch rows := cfg.CurriculumCacheRows; {
+	case rows == 0:
+		s.curriculumCache = newCurriculumCache(defaultCurriculumCacheRows)
+	case rows > 0:
+		s.curriculumCache = newCurriculumCache(rows)
+	}
 	s.countStatements()
 	if err := s.Ping(ctx); err != nil {
 		_ = sqlDB.Close()

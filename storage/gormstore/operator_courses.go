@@ -77,8 +77,9 @@ func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Cour
 	return out, err
 }
 
-// AppendSection adds a section after the course's last one. The course row is locked first, so
-// that two appends to one course take turns instead of both choosing the same position.
+// AppendSection adds a section after the course's last one. Bumping the course's curriculum
+// version comes first: it also locks the course row, so that two appends to one course take
+// turns instead of both choosing the same position.
 func (s *Store) AppendSection(ctx context.Context, courseID int64, title string) (storage.Section, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -87,8 +88,7 @@ func (s *Store) AppendSection(ctx context.Context, courseID int64, title string)
 	op := fmt.Sprintf("append a section to course %d", courseID)
 	var row sectionRow
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var course courseRow
-		if err := forUpdate(sc.in(tx)).Select("id").Where("id = ?", courseID).Take(&course).Error; err != nil {
+		if err := touchCurricula(tx, sc, courseID); err != nil {
 			return wrap(op, err)
 		}
 		var last int
@@ -105,8 +105,9 @@ func (s *Store) AppendSection(ctx context.Context, courseID int64, title string)
 	return storage.Section{ID: row.ID, CourseID: row.CourseID, Position: row.Position, Title: row.Title}, nil
 }
 
-// AppendLecture adds a lecture after the section's last one, with the section row locked for
-// the same reason as AppendSection's course row.
+// AppendLecture adds a lecture after the section's last one. As in AppendSection, the bump of
+// the course's curriculum version locks the course row first, which makes appends to any
+// section of the course take turns (and takes the locks in the same order as AppendSection).
 func (s *Store) AppendLecture(ctx context.Context, l storage.Lecture) (storage.Lecture, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -115,8 +116,11 @@ func (s *Store) AppendLecture(ctx context.Context, l storage.Lecture) (storage.L
 	op := fmt.Sprintf("append a lecture to section %d of course %d", l.SectionID, l.CourseID)
 	var row lectureRow
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		if err := touchCurricula(tx, sc, l.CourseID); err != nil {
+			return wrap(op, err)
+		}
 		var section sectionRow
-		if err := forUpdate(sc.in(tx)).Select("id").Where("id = ? AND course_id = ?", l.SectionID, l.CourseID).
+		if err := sc.in(tx).Select("id").Where("id = ? AND course_id = ?", l.SectionID, l.CourseID).
 			Take(&section).Error; err != nil {
 			return wrap(op, err)
 		}

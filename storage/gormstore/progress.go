@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -23,7 +24,9 @@ func (r progressRow) progress() storage.LectureProgress {
 }
 
 // GetLectureProgress returns a member's progress rows for the given courses, ordered by course and
-// lecture id. No course ids, no rows.
+// lecture id. No course ids, no rows. A member may have thousands, so they are scanned straight
+// from the driver, only the columns the result needs, rather than through gorm's reflection
+// (BenchmarkGetLectureProgress).
 func (s *Store) GetLectureProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]storage.LectureProgress, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -33,15 +36,122 @@ func (s *Store) GetLectureProgress(ctx context.Context, memberID int64, courseID
 	if len(courseIDs) == 0 {
 		return out, nil
 	}
-	var rows []progressRow
-	err = sc.in(s.conn(ctx)).
+	op := fmt.Sprintf("get lecture progress of member %d", memberID)
+	rows, err := sc.in(s.conn(ctx).Model(&progressRow{})).
+		Select("lecture_id, course_id, state, position_seconds, "+s.timeAsText("updated_at")).
 		Where("member_id = ? AND course_id IN ?", memberID, courseIDs).
-		Order("course_id, lecture_id").Find(&rows).Error
+		Order("course_id, lecture_id").Rows()
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("get lecture progress of member %d", memberID), err)
+		return nil, wrap(op, err)
 	}
-	for _, r := range rows {
-		out = append(out, r.progress())
+	defer rows.Close()
+	// Scanned into the driver's own types (database/sql converts into others by reflection, and
+	// into an int through a string), declared once: Scan's pointers make them escape.
+	var (
+		lecture, course, position int64
+		state                     string
+		updated                   textTime
+	)
+	for rows.Next() {
+		if err := rows.Scan(&lecture, &course, &state, &position, &updated); err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, storage.LectureProgress{
+			MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
+			PositionSeconds: int(position), UpdatedAt: updated.Time,
+		})
+	}
+	return out, wrap(op, rows.Err())
+}
+
+// courseProgressSQL sums up a member's progress per course in one statement: the rows counted
+// per course and state with the latest update of each group (g), the highest lecture id among
+// the group's rows updated at that time (l), and that row's position (p). A course yields a row
+// per state it has rows in; the last watched lecture is the latest of them. Every step is an
+// index seek on conditions that name the index's leading columns (lecture_progress_member_idx,
+// then the primary key), so the plan does not hang on table statistics, which a freshly loaded
+// database lacks: without them both databases chose to scan all the member's rows once per
+// course. "+ 0" is part of that: it keeps SQLite from answering MAX by walking the primary key
+// (member_id, lecture_id) backwards, which matches one condition only.
+const courseProgressSQL = `SELECT l.course_id, l.state, l.n, l.last, p.lecture_id, p.position_seconds
+FROM (
+    SELECT g.course_id, g.state, g.n, g.last, (
+        SELECT MAX(q.lecture_id + 0) FROM lecture_progress AS q
+        WHERE q.school_id = ? AND q.member_id = ? AND q.course_id = g.course_id AND q.state = g.state AND q.updated_at = g.last
+    ) AS lecture_id
+    FROM (
+        SELECT course_id, state, COUNT(*) AS n, MAX(updated_at) AS last
+        FROM lecture_progress
+        WHERE school_id = ? AND member_id = ? AND course_id IN ?
+        GROUP BY course_id, state
+    ) AS g
+) AS l
+JOIN lecture_progress AS p ON p.member_id = ? AND p.lecture_id = l.lecture_id`
+
+// GetCourseProgress sums up a member's progress through the given courses in two statements,
+// three when their curricula are not cached: the curricula give the lectures (their number, and
+// the title of the last watched), courseProgressSQL the rest.
+func (s *Store) GetCourseProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]storage.CourseProgress, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []storage.CourseProgress{}
+	if len(courseIDs) == 0 {
+		return out, nil
+	}
+	cs, err := s.curricula(ctx, sc, courseIDs)
+	if err != nil || len(cs) == 0 {
+		return out, err
+	}
+	ids := make([]int64, len(cs))
+	byCourse := make(map[int64]*storage.CourseProgress, len(cs))
+	out = make([]storage.CourseProgress, len(cs))
+	for i, c := range cs {
+		ids[i] = c.courseID
+		out[i] = storage.CourseProgress{CourseID: c.courseID, TotalLectures: len(c.lectures)}
+		byCourse[c.courseID] = &out[i]
+	}
+
+	op := fmt.Sprintf("get course progress of member %d", memberID)
+	rows, err := s.conn(ctx).Raw(courseProgressSQL, sc.schoolID, memberID, sc.schoolID, memberID, ids, memberID).Rows()
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var (
+		course, n, lecture, position int64
+		state                        string
+		last                         textTime
+	)
+	for rows.Next() {
+		if err := rows.Scan(&course, &state, &n, &last, &lecture, &position); err != nil {
+			return nil, wrap(op, err)
+		}
+		p := byCourse[course]
+		switch storage.LectureState(state) {
+		case storage.LectureCompleted:
+			p.CompletedLectures = int(n)
+		case storage.LectureRead:
+			p.ReadLectures = int(n)
+		}
+		// The last watched lecture: the latest update, the higher lecture id on a tie.
+		if l := p.LastWatched; l == nil || last.Time.After(l.UpdatedAt) || last.Time.Equal(l.UpdatedAt) && lecture > l.LectureID {
+			p.LastWatched = &storage.LectureProgress{
+				MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
+				PositionSeconds: int(position), UpdatedAt: last.Time,
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	for i, c := range cs {
+		if l := out[i].LastWatched; l != nil {
+			if j := slices.IndexFunc(c.lectures, func(x storage.Lecture) bool { return x.ID == l.LectureID }); j >= 0 {
+				out[i].LastWatchedTitle = c.lectures[j].Title
+			}
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,36 @@
+package mcp_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/proctorhq/proctor/storage/conformance"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+)
+
+// BenchmarkMyCourses calls my_courses through the real server for a member enrolled in 20
+// courses of 200 lectures (4000 lectures, progress on every one), as a stateless client does:
+// one JSON-RPC POST per call.
+func BenchmarkMyCourses(b *testing.B) {
+	for _, backend := range storetest.Backends() {
+		b.Run(backend, func(b *testing.B) {
+			e := newEnv(b, backend)
+			e.seed(e.a, conformance.LargeSchoolData(20, 10, 20))
+			token := e.token(e.a, "busy@example.test", readScope)
+			body := toolCall("my_courses", `{"first":20}`)
+			check := func() {
+				r := e.post(e.a, token, body)
+				if r.status != http.StatusOK || !strings.Contains(string(r.body), `"course-19"`) {
+					b.Fatalf("my_courses: %d %.300s", r.status, r.body)
+				}
+			}
+			check() // warms the connection and the caches
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				check()
+			}
+		})
+	}
+}
