@@ -10,8 +10,9 @@
 //
 // It is built on the official Go SDK (github.com/modelcontextprotocol/go-sdk) in stateless mode
 // with JSON responses, which serves the revisions 2025-06-18, 2025-11-25 (initialize handshake,
-// no session kept) and 2026-07-28 (no handshake). Every request gets a server of its own,
-// holding exactly the tools its caller may call, so tools/list differs by token:
+// no session kept) and 2026-07-28 (no handshake). Every request is answered by a server holding
+// exactly the tools its caller may call (shared by the callers of the same set, server.go), so
+// tools/list differs by token:
 //
 //   - no Authorization header: the public tools (the published catalogue and pricing);
 //   - a member token: the public tools, the member tools its account:read / account:write allow;

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -52,6 +54,10 @@ type Handler struct {
 	version    string
 	schemas    *sdk.SchemaCache
 	streamable *sdk.StreamableHTTPHandler
+	// servers are the MCP servers built so far, one per school and set of tools (serverSet).
+	servers sync.Map
+	// serverCount bounds servers (maxServers).
+	serverCount atomic.Int64
 }
 
 // New builds the handler.
@@ -70,7 +76,7 @@ func New(d Deps) *Handler {
 		schemas: sdk.NewSchemaCache(),
 	}
 	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
-		// No sessions: every request is answered by a server built for its caller, which is
+		// No sessions: every request is answered by a server chosen for its caller, which is
 		// what lets tools/list differ by token, and what the 2026-07-28 revision requires.
 		Stateless:    true,
 		JSONResponse: true,
@@ -90,10 +96,14 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(Path, h)
 }
 
-type serverKey struct{}
+// serverKey carries the request's server to serverOf, callerKey its caller to the tools.
+type (
+	serverKey struct{}
+	callerKey struct{}
+)
 
-// serverOf is the SDK's getServer callback: the server ServeHTTP built for this request. The SDK
-// calls it more than once per request, so it is built once, before, and carried in the context.
+// serverOf is the SDK's getServer callback: the server ServeHTTP chose for this request. The SDK
+// calls it more than once per request, so it is chosen once, before, and carried in the context.
 func serverOf(r *http.Request) *sdk.Server {
 	s, _ := r.Context().Value(serverKey{}).(*sdk.Server)
 	return s
@@ -139,14 +149,51 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	r = r.WithContext(context.WithValue(r.Context(), serverKey{}, h.newServer(c)))
-	h.streamable.ServeHTTP(w, r)
+	ctx := context.WithValue(r.Context(), callerKey{}, c)
+	h.streamable.ServeHTTP(w, r.WithContext(context.WithValue(ctx, serverKey{}, h.serverFor(c))))
 }
 
-// newServer builds the MCP server of one request: the tools the caller may call, and nothing
-// else, so that tools/list shows exactly those.
-func (h *Handler) newServer(c *caller) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: c.tenant.Name, Version: h.version}, &sdk.ServerOptions{
+// serverSet says which server answers a caller: its school, whether it presented a token, and
+// the tools it may call, one bit per tool (in the order of tools).
+type serverSet struct {
+	tenant  *tenant.Tenant
+	private bool
+	tools   uint64
+}
+
+// maxServers bounds the servers kept. The sets that occur are few (a school's anonymous
+// callers, members, and operators of a few scope combinations), but they are chosen by tokens,
+// so past the bound a request gets a server of its own, as all did before servers were shared.
+const maxServers = 1024
+
+// serverFor returns the MCP server for a caller: holding the tools the caller may call and
+// nothing else, so that tools/list shows exactly those. Building one (every tool added, its
+// schemas checked) was a fifth of a tool call's CPU, so servers are shared by the callers of
+// one set; the caller of each call reaches the tools through the request's context.
+func (h *Handler) serverFor(c *caller) *sdk.Server {
+	set := serverSet{tenant: c.tenant, private: c.grant != nil}
+	for i, def := range tools {
+		if c.may(def.need) == nil {
+			set.tools |= 1 << i
+		}
+	}
+	if s, ok := h.servers.Load(set); ok {
+		return s.(*sdk.Server)
+	}
+	s := h.newServer(set)
+	if h.serverCount.Load() >= maxServers {
+		return s
+	}
+	if got, loaded := h.servers.LoadOrStore(set, s); loaded {
+		return got.(*sdk.Server)
+	}
+	h.serverCount.Add(1)
+	return s
+}
+
+// newServer builds the server of a set.
+func (h *Handler) newServer(set serverSet) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.tenant.Name, Version: h.version}, &sdk.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    h.log,
 		SchemaCache:               h.schemas,
@@ -157,14 +204,14 @@ func (h *Handler) newServer(c *caller) *sdk.Server {
 		// What a token may see is that token's user's (2026-07-28 caching hints): no shared
 		// cache may keep it. The anonymous answers are the same for everyone and stay public.
 		SetCacheable: func(_ context.Context, _ sdk.Request, ch *sdk.Cacheable) {
-			if c.grant != nil {
+			if set.private {
 				ch.CacheScope = "private"
 			}
 		},
 	})
-	for _, def := range tools {
-		if c.may(def.need) == nil {
-			def.bind(s, c)
+	for i, def := range tools {
+		if set.tools&(1<<i) != 0 {
+			def.bind(s)
 		}
 	}
 	return s
@@ -177,8 +224,14 @@ const instructions = "Tools of one online course school. Without a token: the pu
 	"Operator tools need an operator scope and an owner or admin role at the school. " +
 	"Amounts are integers in the currency's minor unit."
 
-// tools is every tool (tools/list shows them sorted by name).
-var tools = slices.Concat(publicTools(), memberTools(), operatorTools())
+// tools is every tool (tools/list shows them sorted by name); a serverSet has a bit for each.
+var tools = func() []toolDef {
+	all := slices.Concat(publicTools(), memberTools(), operatorTools())
+	if len(all) > 64 {
+		panic("mcp: more tools than a serverSet has bits")
+	}
+	return all
+}()
 
 // toolsByName finds a tool's definition for the tools/call check.
 var toolsByName = func() map[string]toolDef {

@@ -36,11 +36,11 @@ var (
 func operatorNeed(scope string) need { return need{scope: scope, operator: true} }
 
 // toolDef is one tool: its description as tools/list shows it, what it needs, and how to put it
-// on a request's server for a caller.
+// on a server.
 type toolDef struct {
 	tool *sdk.Tool
 	need need
-	bind func(s *sdk.Server, c *caller)
+	bind func(s *sdk.Server)
 }
 
 // spec describes a tool for define.
@@ -76,8 +76,16 @@ func define[In, Out any](s spec, run func(ctx context.Context, c *caller, in In)
 			OpenWorldHint:   &falseHint,
 		},
 	}
-	return toolDef{tool: t, need: s.need, bind: func(srv *sdk.Server, c *caller) {
+	return toolDef{tool: t, need: s.need, bind: func(srv *sdk.Server) {
 		sdk.AddTool(srv, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+			// Servers are shared by the callers allowed the same tools (server.go); the caller
+			// of this call comes with the request's context, which the SDK's handlers derive
+			// from. Without one, nothing runs.
+			c, ok := ctx.Value(callerKey{}).(*caller)
+			if !ok {
+				var zero Out
+				return nil, zero, errors.New("mcp: no caller in the tool's context")
+			}
 			// The school travels with the caller, whatever context the SDK hands over.
 			out, err := run(tenant.NewContext(ctx, c.tenant), c, in)
 			if err != nil {
