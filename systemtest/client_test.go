@@ -18,9 +18,8 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/net/html"
-
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // maxBody bounds what is read of one answer.
@@ -144,13 +143,13 @@ func (a *at) login(ctx context.Context) error {
 	if page.status != http.StatusOK {
 		return fmt.Errorf("GET /login at %s: %s", a.r.name, page)
 	}
-	f, err := formWith(page.body, "csrf_token")
+	f, err := formWith(loginURL, page.body, "csrf_token")
 	if err != nil {
 		return fmt.Errorf("GET /login at %s: %w", a.r.name, err)
 	}
-	f.values.Set("email", memberEmail)
-	f.values.Set("password", a.b.s.password)
-	resp, err := a.postForm(ctx, resolve(loginURL, f.action), f.values)
+	f.Values.Set("email", memberEmail)
+	f.Values.Set("password", a.b.s.password)
+	resp, err := a.postForm(ctx, f.Action, f.Values)
 	if err != nil {
 		return err
 	}
@@ -195,12 +194,12 @@ func (a *at) approve(ctx context.Context, authURL string, page response, state s
 	if page.status != http.StatusOK {
 		return "", fmt.Errorf("GET %s at %s: %s", authz.AuthorizePath, a.r.name, page)
 	}
-	f, err := formWith(page.body, "csrf_token")
+	f, err := formWith(authURL, page.body, "csrf_token")
 	if err != nil {
 		return "", fmt.Errorf("consent page at %s: %w", a.r.name, err)
 	}
-	f.values.Set("decision", "approve")
-	resp, err := a.postForm(ctx, resolve(authURL, f.action), f.values)
+	f.Values.Set("decision", "approve")
+	resp, err := a.postForm(ctx, f.Action, f.Values)
 	if err != nil {
 		return "", err
 	}
@@ -326,60 +325,19 @@ func (a *at) userinfo(ctx context.Context, accessToken string) (response, error)
 	return a.get(ctx, a.url(authz.UserinfoPath), bearer(accessToken))
 }
 
-// htmlForm is one form of a page: where it posts and its inputs' values.
-type htmlForm struct {
-	action string
-	values url.Values
-}
-
-// formWith returns the first form of page that has an input named field, with its action and
-// its inputs (submit buttons are left for the caller to choose).
-func formWith(page []byte, field string) (htmlForm, error) {
-	var forms []htmlForm
-	z := html.NewTokenizer(bytes.NewReader(page))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			break
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tok := z.Token()
-		attr := func(name string) string {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val
-				}
-			}
-			return ""
-		}
-		switch {
-		case tok.Data == "form":
-			forms = append(forms, htmlForm{action: attr("action"), values: url.Values{}})
-		case tok.Data == "input" && len(forms) > 0 && attr("name") != "" && attr("type") != "submit":
-			forms[len(forms)-1].values.Set(attr("name"), attr("value"))
-		}
+// formWith returns the first form of the page at pageURL that has an input named field, its
+// action made absolute (submit buttons are left for the caller to choose).
+func formWith(pageURL string, page []byte, field string) (servertest.Form, error) {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return servertest.Form{}, err
 	}
-	for _, f := range forms {
-		if _, ok := f.values[field]; ok {
+	for _, f := range servertest.ParseForms(base, string(page)) {
+		if _, ok := f.Values[field]; ok {
 			return f, nil
 		}
 	}
-	return htmlForm{}, fmt.Errorf("no form with %s on the page", field)
-}
-
-// resolve makes a form action absolute against the page's URL.
-func resolve(base, ref string) string {
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	return b.ResolveReference(r).String()
+	return servertest.Form{}, fmt.Errorf("no form with %s on the page", field)
 }
 
 // jwks is a JSON Web Key Set of EC keys.

@@ -273,13 +273,13 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 			if err != nil || page.status != http.StatusOK {
 				return page, err
 			}
-			f, err := formWith(page.body, "csrf_token")
+			f, err := formWith(fresh.url("/login"), page.body, "csrf_token")
 			if err != nil {
 				return page, err
 			}
-			f.values.Set("email", memberEmail)
-			f.values.Set("password", s.password)
-			return fresh.postForm(ctx, resolve(fresh.url("/login"), f.action), f.values)
+			f.Values.Set("email", memberEmail)
+			f.Values.Set("password", s.password)
+			return fresh.postForm(ctx, f.Action, f.Values)
 		}},
 		{name: "jwks", path: authz.JWKSPath, send: func(ctx context.Context) (response, error) {
 			return c.get(ctx, c.url(authz.JWKSPath), nil)
