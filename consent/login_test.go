@@ -63,10 +63,10 @@ func TestLoginSetsSessionCookie(t *testing.T) {
 			}
 
 			// The store holds the token's keyed hash, never the token.
-			if _, err := e.store.GetLoginSession(e.ctx(hostA), c.Value); !errors.Is(err, storage.ErrNotFound) {
+			if _, _, err := e.store.GetLoginSession(e.ctx(hostA), c.Value); !errors.Is(err, storage.ErrNotFound) {
 				t.Errorf("session found by its raw token: %v", err)
 			}
-			ls, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(c.Value))
+			ls, _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(c.Value))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -70,7 +70,7 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 		return Session{}, ErrNoSession
 	}
 	id := h.sessionID(c.Value)
-	ls, err := h.store.GetLoginSession(ctx, id)
+	ls, m, err := h.store.GetLoginSession(ctx, id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return Session{}, ErrNoSession
 	}
@@ -81,14 +81,6 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 	if !now.Before(ls.ExpiresAt) || now.Sub(ls.CreatedAt) >= h.absolute || now.Sub(ls.LastSeenAt) >= h.idle {
 		h.deleteSession(ctx, id)
 		return Session{}, ErrNoSession
-	}
-	m, err := h.store.GetMember(ctx, ls.MemberID)
-	if errors.Is(err, storage.ErrNotFound) {
-		h.deleteSession(ctx, id)
-		return Session{}, ErrNoSession
-	}
-	if err != nil {
-		return Session{}, fmt.Errorf("consent: get session member: %w", err)
 	}
 	if now.Sub(ls.LastSeenAt) >= touchEvery {
 		if err := h.store.TouchLoginSession(ctx, id, now); err != nil {

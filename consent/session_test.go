@@ -34,7 +34,7 @@ func TestSessionIdleTimeout(t *testing.T) {
 	if _, ok := b.current(); ok {
 		t.Fatal("session survived the idle timeout")
 	}
-	if _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(token)); !errors.Is(err, storage.ErrNotFound) {
+	if _, _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(token)); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("expired session not deleted: %v", err)
 	}
 }
@@ -144,7 +144,7 @@ func TestLogout(t *testing.T) {
 		if c == nil || c.MaxAge >= 0 || c.Value != "" || c.Path != "/" || c.Secure != secure {
 			t.Errorf("cookie not cleared: %+v", c)
 		}
-		if _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(token)); !errors.Is(err, storage.ErrNotFound) {
+		if _, _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(token)); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("session row survived logout: %v", err)
 		}
 		// A browser that kept the cookie is signed out all the same.
@@ -170,7 +170,7 @@ func TestLoginReplacesSession(t *testing.T) {
 	if first == second {
 		t.Fatal("a new sign-in kept the old token")
 	}
-	if _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(first)); !errors.Is(err, storage.ErrNotFound) {
+	if _, _, err := e.store.GetLoginSession(e.ctx(hostA), e.h.sessionID(first)); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("the replaced session still exists: %v", err)
 	}
 }

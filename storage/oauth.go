@@ -184,7 +184,9 @@ type LoginSession struct {
 // LoginSessions stores login sessions. All methods are school-scoped.
 type LoginSessions interface {
 	CreateLoginSession(ctx context.Context, s LoginSession) error
-	GetLoginSession(ctx context.Context, id string) (LoginSession, error)
+	// GetLoginSession returns a session with its member, in one statement: every signed-in
+	// page needs both.
+	GetLoginSession(ctx context.Context, id string) (LoginSession, Member, error)
 	// TouchLoginSession moves LastSeenAt forward (the idle timeout counts from it).
 	TouchLoginSession(ctx context.Context, id string, at time.Time) error
 	DeleteLoginSession(ctx context.Context, id string) error

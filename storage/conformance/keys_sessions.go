@@ -53,9 +53,12 @@ func testLoginSessions(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	ls := storage.LoginSession{ID: "hash-1", MemberID: member, CreatedAt: at(1, 8), LastSeenAt: at(1, 8), ExpiresAt: at(15, 8)}
 	must(t, "CreateLoginSession", s.CreateLoginSession(ctxA, ls))
-	got, err := s.GetLoginSession(ctxA, "hash-1")
+	got, m, err := s.GetLoginSession(ctxA, "hash-1")
 	must(t, "GetLoginSession", err)
 	wantEqual(t, "stored session", got, ls)
+	if m.ID != member || m.Email == "" || m.CreatedAt.IsZero() {
+		t.Errorf("the session's member: %+v, want member %d", m, member)
+	}
 
 	wantErr(t, "CreateLoginSession with a taken id", s.CreateLoginSession(ctxA, ls), storage.ErrAlreadyExists)
 	unknown := ls
@@ -64,30 +67,30 @@ func testLoginSessions(t *testing.T, s storage.Store) {
 	empty := ls
 	empty.ID = ""
 	wantErr(t, "CreateLoginSession without an id", s.CreateLoginSession(ctxA, empty), storage.ErrInvalidArgument)
-	_, err = s.GetLoginSession(ctxA, "nope")
+	_, _, err = s.GetLoginSession(ctxA, "nope")
 	wantErr(t, "GetLoginSession of an unknown id", err, storage.ErrNotFound)
 
 	// A session created without LastSeenAt was last seen when it was created.
 	fresh := storage.LoginSession{ID: "hash-3", MemberID: member, CreatedAt: at(2, 8), ExpiresAt: at(16, 8)}
 	must(t, "CreateLoginSession", s.CreateLoginSession(ctxA, fresh))
-	if got, err := s.GetLoginSession(ctxA, "hash-3"); err != nil || !got.LastSeenAt.Equal(at(2, 8)) {
+	if got, _, err := s.GetLoginSession(ctxA, "hash-3"); err != nil || !got.LastSeenAt.Equal(at(2, 8)) {
 		t.Errorf("fresh session: %+v, %v", got, err)
 	}
 
 	must(t, "TouchLoginSession", s.TouchLoginSession(ctxA, "hash-1", at(3, 9)))
 	// Touches arriving out of order never move LastSeenAt back.
 	must(t, "TouchLoginSession with an earlier time", s.TouchLoginSession(ctxA, "hash-1", at(2, 9)))
-	got, err = s.GetLoginSession(ctxA, "hash-1")
+	got, _, err = s.GetLoginSession(ctxA, "hash-1")
 	must(t, "GetLoginSession", err)
 	ls.LastSeenAt = at(3, 9)
 	wantEqual(t, "touched session", got, ls)
 	wantErr(t, "TouchLoginSession of an unknown id", s.TouchLoginSession(ctxA, "nope", at(3, 9)), storage.ErrNotFound)
 
 	must(t, "DeleteLoginSession", s.DeleteLoginSession(ctxA, "hash-1"))
-	_, err = s.GetLoginSession(ctxA, "hash-1")
+	_, _, err = s.GetLoginSession(ctxA, "hash-1")
 	wantErr(t, "GetLoginSession of a deleted session", err, storage.ErrNotFound)
 	wantErr(t, "DeleteLoginSession twice", s.DeleteLoginSession(ctxA, "hash-1"), storage.ErrNotFound)
-	if _, err := s.GetLoginSession(ctxA, "hash-3"); err != nil {
+	if _, _, err := s.GetLoginSession(ctxA, "hash-3"); err != nil {
 		t.Errorf("another session went with the deleted one: %v", err)
 	}
 }

@@ -81,7 +81,7 @@ func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
 	}
 	wantErr(t, "RetireSigningKey of B's key at A", s.RetireSigningKey(ctxA, "kid-b", when), storage.ErrNotFound)
 
-	_, err = s.GetLoginSession(ctxA, "login-b")
+	_, _, err = s.GetLoginSession(ctxA, "login-b")
 	wantErr(t, "GetLoginSession of B's session at A", err, storage.ErrNotFound)
 	wantErr(t, "TouchLoginSession of B's session at A", s.TouchLoginSession(ctxA, "login-b", when), storage.ErrNotFound)
 	wantErr(t, "DeleteLoginSession of B's session at A", s.DeleteLoginSession(ctxA, "login-b"), storage.ErrNotFound)
@@ -112,7 +112,7 @@ func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
 	if len(keys) != 1 || keys[0].RetiredAt != nil {
 		t.Errorf("B's keys: %+v", keys)
 	}
-	if ls, err := s.GetLoginSession(ctxB, "login-b"); err != nil || !ls.LastSeenAt.Before(when) {
+	if ls, _, err := s.GetLoginSession(ctxB, "login-b"); err != nil || !ls.LastSeenAt.Before(when) {
 		t.Errorf("B's login session: %+v, %v", ls, err)
 	}
 }
@@ -152,7 +152,7 @@ func testOAuthNoTenant(t *testing.T, s storage.Store) {
 		"CreateLoginSession": func() error {
 			return s.CreateLoginSession(ctx, storage.LoginSession{ID: "l", MemberID: member, ExpiresAt: now})
 		},
-		"GetLoginSession":    func() error { _, err := s.GetLoginSession(ctx, "l"); return err },
+		"GetLoginSession":    func() error { _, _, err := s.GetLoginSession(ctx, "l"); return err },
 		"TouchLoginSession":  func() error { return s.TouchLoginSession(ctx, "l", now) },
 		"DeleteLoginSession": func() error { return s.DeleteLoginSession(ctx, "l") },
 	}

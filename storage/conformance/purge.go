@@ -86,7 +86,7 @@ func testPurgeExpired(t *testing.T, s storage.Store) {
 			}
 		}
 		for _, r := range logins {
-			if _, err := s.GetLoginSession(ctxOf[r.atB], r.sig); !r.stays && !errors.Is(err, storage.ErrNotFound) {
+			if _, _, err := s.GetLoginSession(ctxOf[r.atB], r.sig); !r.stays && !errors.Is(err, storage.ErrNotFound) {
 				n["logins"]++
 			}
 		}
@@ -130,7 +130,7 @@ func testPurgeExpired(t *testing.T, s storage.Store) {
 			t.Errorf("live %s session: %v", kind, err)
 		}
 	}
-	if _, err := s.GetLoginSession(ctxA, "l-live"); err != nil {
+	if _, _, err := s.GetLoginSession(ctxA, "l-live"); err != nil {
 		t.Errorf("live login session: %v", err)
 	}
 	for _, r := range pairs {

@@ -2,8 +2,12 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -54,18 +58,29 @@ func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession)
 	return wrap(op, s.conn(ctx).Create(&row).Error)
 }
 
-// GetLoginSession returns a session of the context's school, expired or not: the timeouts are the
-// caller's policy.
-func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSession, error) {
+// GetLoginSession returns a session of the context's school, expired or not (the timeouts are
+// the caller's policy), with its member, joined in one statement.
+func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSession, storage.Member, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
-		return storage.LoginSession{}, err
+		return storage.LoginSession{}, storage.Member{}, err
 	}
-	var row loginSessionRow
-	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
-		return storage.LoginSession{}, wrap("get login session", err)
+	row := loginSessionRow{ID: id, SchoolID: sc.schoolID}
+	var m memberRow
+	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at,
+  m.email, m.name, m.avatar_url, m.password_hash, m.created_at, m.updated_at
+FROM login_sessions s JOIN members m ON m.id = s.member_id
+WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
+		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt,
+		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = gorm.ErrRecordNotFound
 	}
-	return row.session(), nil
+	if err != nil {
+		return storage.LoginSession{}, storage.Member{}, wrap("get login session", err)
+	}
+	m.ID = row.MemberID
+	return row.session(), m.member(), nil
 }
 
 // TouchLoginSession moves LastSeenAt forward to at, never back: two requests of one session
