@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"sync"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestSharedServersKeepCallersApart: members holding the same scopes are answered by one shared
@@ -12,30 +15,51 @@ func TestSharedServersKeepCallersApart(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		student := e.connect(e.a, e.token(e.a, studentEmail, readScope), "")
 		owner := e.connect(e.a, e.token(e.a, ownerEmail, readScope), "")
-		var courses struct{ Courses []struct{ Slug string } }
-		call(t, owner, "my_courses", nil, &courses)
-		if len(courses.Courses) != 0 {
-			t.Fatalf("the owner is enrolled nowhere, but my_courses shows %+v", courses)
+
+		// myCourses returns the slugs my_courses answers; it runs in goroutines, so it reports
+		// failures as errors rather than ending the test.
+		myCourses := func(cs *sdk.ClientSession) ([]string, bool) {
+			res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "my_courses", Arguments: map[string]any{}})
+			if err != nil || res.IsError {
+				t.Errorf("my_courses: %v %+v", err, res)
+				return nil, false
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			var out struct{ Courses []struct{ Slug string } }
+			if err := json.Unmarshal(raw, &out); err != nil {
+				t.Errorf("my_courses: %s: %v", raw, err)
+				return nil, false
+			}
+			slugs := []string{}
+			for _, c := range out.Courses {
+				slugs = append(slugs, c.Slug)
+			}
+			return slugs, true
+		}
+		if got, _ := myCourses(owner); len(got) != 0 {
+			t.Fatalf("the owner is enrolled nowhere, but my_courses shows %v", got)
 		}
 
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Go(func() {
 				for range 10 {
-					var mine struct{ Courses []struct{ Slug string } }
-					call(t, student, "my_courses", nil, &mine)
-					if len(mine.Courses) != 1 || mine.Courses[0].Slug != "go-basics" {
-						t.Errorf("student's my_courses: %+v", mine)
+					got, ok := myCourses(student)
+					if ok && (len(got) != 1 || got[0] != "go-basics") {
+						t.Errorf("student's my_courses: %v", got)
+					}
+					if !ok || t.Failed() {
 						return
 					}
 				}
 			})
 			wg.Go(func() {
 				for range 10 {
-					var theirs struct{ Courses []struct{ Slug string } }
-					call(t, owner, "my_courses", nil, &theirs)
-					if len(theirs.Courses) != 0 {
-						t.Errorf("owner's my_courses shows another member's enrollments: %+v", theirs)
+					got, ok := myCourses(owner)
+					if ok && len(got) != 0 {
+						t.Errorf("owner's my_courses shows another member's enrollments: %v", got)
+					}
+					if !ok || t.Failed() {
 						return
 					}
 				}
