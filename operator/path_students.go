@@ -86,7 +86,9 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 			if r.State == storage.LectureCompleted {
 				out.CompletedLectures++
 			}
-			if out.LastWatched == nil || r.UpdatedAt.After(out.LastWatched.At) {
+			// The row updated last; on a tie the higher lecture id, as the Member API and the
+			// MCP tools choose (storage.CourseProgress), whatever the curriculum's order.
+			if lw := out.LastWatched; lw == nil || r.UpdatedAt.After(lw.At) || (r.UpdatedAt.Equal(lw.At) && l.ID > lw.LectureID) {
 				out.LastWatched = &LastWatched{LectureID: l.ID, PositionSeconds: r.PositionSeconds, At: r.UpdatedAt}
 			}
 		}
