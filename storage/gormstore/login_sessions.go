@@ -2,12 +2,8 @@ package gormstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -73,9 +69,6 @@ FROM login_sessions s JOIN members m ON m.id = s.member_id
 WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
 		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt,
 		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = gorm.ErrRecordNotFound
-	}
 	if err != nil {
 		return storage.LoginSession{}, storage.Member{}, wrap("get login session", err)
 	}

@@ -2,8 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -205,9 +203,6 @@ func (s *Store) TakeGrantSession(ctx context.Context, kind storage.SessionKind, 
 	var data string
 	err = s.conn(ctx).Raw("DELETE FROM "+table+" WHERE school_id = ? AND signature = ? RETURNING request_id, data, expires_at", sc.schoolID, signature).
 		Row().Scan(&g.RequestID, &data, &g.ExpiresAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = gorm.ErrRecordNotFound
-	}
 	if err != nil {
 		return storage.GrantSession{}, wrap(fmt.Sprintf("take %s session", kind), err)
 	}
@@ -367,51 +362,23 @@ func (s *Store) GetTokenPair(ctx context.Context, kind storage.TokenKind, signat
 		return storage.TokenPair{}, invalidArg("get token pair", "unknown token kind %d", kind)
 	}
 	// Every bearer token a resource checks and every refresh reads a pair, so this read skips
-	// gorm's query building and reflection: a fixed statement scanned straight into the row,
-	// which costs less than half of Take on SQLite.
-	var (
-		row                                tokenPairRow
-		refreshExpires, revoked, firstUsed sql.NullTime
-		member, replaces                   sql.NullInt64
-		refreshSignature                   sql.NullString
-	)
+	// gorm's query building and reflection: a fixed statement scanned straight into the row (a
+	// NULL leaves a pointer field nil), a fifth cheaper than Take on SQLite
+	// (BenchmarkGetTokenPair). sql.ErrNoRows is classified as ErrNotFound by wrap.
+	row := tokenPairRow{SchoolID: sc.schoolID}
 	err = s.conn(ctx).Raw("SELECT "+tokenPairColumns+" FROM oauth_token_pairs WHERE school_id = ? AND "+column+" = ?", sc.schoolID, signature).
-		Row().Scan(&row.ID, &row.RequestID, &row.ClientID, &member, &row.AccessSignature, &refreshSignature,
-		&row.Resource, &row.Scopes, &row.Data, &row.RequestedAt, &row.AccessExpiresAt, &refreshExpires,
-		&revoked, &firstUsed, &replaces)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = gorm.ErrRecordNotFound
-	}
+		Row().Scan(&row.ID, &row.RequestID, &row.ClientID, &row.MemberID, &row.AccessSignature, &row.RefreshSignature,
+		&row.Resource, &row.Scopes, &row.Data, &row.RequestedAt, &row.AccessExpiresAt, &row.RefreshExpiresAt,
+		&row.RevokedAt, &row.FirstUsedAt, &row.ReplacesPairID)
 	if err != nil {
 		return storage.TokenPair{}, wrap("get token pair", err)
 	}
-	row.SchoolID = sc.schoolID
-	row.MemberID = nullInt64(member)
-	row.ReplacesPairID = nullInt64(replaces)
-	if refreshSignature.Valid {
-		row.RefreshSignature = &refreshSignature.String
-	}
-	row.RefreshExpiresAt, row.RevokedAt, row.FirstUsedAt = nullTime(refreshExpires), nullTime(revoked), nullTime(firstUsed)
 	return row.pair(), nil
 }
 
 // tokenPairColumns are the columns GetTokenPair scans, in its order.
 const tokenPairColumns = "id, request_id, client_id, member_id, access_signature, refresh_signature, resource, scopes, data, " +
 	"requested_at, access_expires_at, refresh_expires_at, revoked_at, first_used_at, replaces_pair_id"
-
-func nullInt64(n sql.NullInt64) *int64 {
-	if !n.Valid {
-		return nil
-	}
-	return &n.Int64
-}
-
-func nullTime(t sql.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	return &t.Time
-}
 
 // lockGrant locks the grant's pairs until tx ends, in id order. On PostgreSQL these are row locks;
 // on SQLite forUpdate adds nothing, and the transaction already holds the database's write lock
