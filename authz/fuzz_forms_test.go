@@ -170,19 +170,5 @@ func FuzzRevokeForm(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	handler := e.srv.Config.Handler
-	host := strings.TrimPrefix(e.a.Origin, "http://")
-	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest(http.MethodPost, authz.RevokePath, strings.NewReader(body))
-		req.Host = host
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code >= 500 {
-			t.Fatalf("body %q: status %d %s", body, rec.Code, rec.Body.String())
-		}
-		if rec.Code != http.StatusOK && !strings.Contains(rec.Body.String(), `"error"`) {
-			t.Fatalf("body %q: %d without an error code: %s", body, rec.Code, rec.Body.String())
-		}
-	})
+	fuzzFormEndpoint(f, e, authz.RevokePath)
 }
