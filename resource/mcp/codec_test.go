@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type codecIn struct {
+	First int    `json:"first,omitempty"`
+	After string `json:"after,omitempty"`
+}
+
+type codecOut struct {
+	Items []string `json:"items"`
+}
+
+func TestDecodeInput(t *testing.T) {
+	schema := mustResolve("t", mustSchema[codecIn]())
+	for _, tc := range []struct {
+		args    string
+		want    codecIn
+		wantErr string
+	}{
+		{args: "", want: codecIn{}},
+		{args: `{}`, want: codecIn{}},
+		{args: `{"first":5,"after":"x"}`, want: codecIn{First: 5, After: "x"}},
+		// Case-folded keys would reach the field through encoding/json; the schema refuses them.
+		{args: `{"First":5}`, wantErr: "First"},
+		{args: `{"first":"5"}`, wantErr: "first"},
+		{args: `[1]`, wantErr: "unmarshaling arguments"},
+		{args: `{"first":5`, wantErr: "unmarshaling arguments"},
+	} {
+		got, err := decodeInput[codecIn](json.RawMessage(tc.args), schema)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want one mentioning %q", tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.args, got, err, tc.want)
+		}
+	}
+}
+
+func TestEncodeOutput(t *testing.T) {
+	res, err := encodeOutput(codecOut{Items: []string{"a"}}, mustResolve("t", mustSchema[codecOut]()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.StructuredContent.(json.RawMessage)); got != `{"items":["a"]}` {
+		t.Errorf("structured content %s", got)
+	}
+	if len(res.Content) != 1 || res.IsError {
+		t.Errorf("content %+v, isError %v", res.Content, res.IsError)
+	}
+	// The check the tests run on every call: output that its schema refuses is an error.
+	if _, err := encodeOutput(codecIn{First: 1}, mustResolve("t", mustSchema[codecOut]())); err == nil {
+		t.Error("output not matching its schema passed the check")
+	}
+}
+
+func TestMustResolveRefusesDefaults(t *testing.T) {
+	s := mustSchema[codecIn]()
+	s.Properties["first"].Default = json.RawMessage(`20`)
+	defer func() {
+		if recover() == nil {
+			t.Error("a schema default was accepted")
+		}
+	}()
+	mustResolve("t", s)
+}
