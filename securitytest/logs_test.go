@@ -1,11 +1,13 @@
 package securitytest
 
 import (
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +18,7 @@ import (
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // secrets collects the values that must never be logged, by name.
@@ -49,14 +52,15 @@ func (s secrets) addBytes(name string, b []byte) {
 	s.add(name+" (base64url raw)", base64.RawURLEncoding.EncodeToString(b))
 }
 
-// TestSecretsNeverLogged runs the flows that handle secrets (sign-in with a right and a wrong
+// TestSecretsNeverLoggedOrStored runs the flows that handle secrets (sign-in with a right and a wrong
 // password, consent, code exchange with PKCE for a public and a confidential client, refresh,
 // revocation, the operator pages' secret issue and rotation, a wrong client secret, registration,
 // introspection and the profiles with a right and a wrong API key) and then scans every line the
-// server logged, at every level, for every token, code, verifier, refresh token, client secret,
-// password, API key, cookie, CSRF token and the system secret and its derived keys in their
-// usual encodings.
-func TestSecretsNeverLogged(t *testing.T) {
+// server logged, at every level, and every value of every table of the database, for every
+// token, code, verifier, refresh token, client secret, password, API key, cookie, CSRF token and
+// the system secret and its derived keys in their usual encodings. The database may hold
+// tokens, codes, secrets and session IDs only as keyed hashes.
+func TestSecretsNeverLoggedOrStored(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a := e.A
@@ -166,16 +170,101 @@ func TestSecretsNeverLogged(t *testing.T) {
 		if len(lines) < 30 || !strings.Contains(e.Log.String(), `"msg":"signed in"`) {
 			t.Fatalf("the log holds %d lines; the flows did not run through the server", len(lines))
 		}
-		for name, v := range sec {
-			variants := map[string]bool{v: true, url.QueryEscape(v): true, url.PathEscape(v): true}
-			for _, line := range lines {
-				for variant := range variants {
-					if strings.Contains(line, variant) {
-						t.Errorf("the log holds the %s:\n%.400s", name, line)
-					}
+		sec.findIn(t, "the log", lines)
+		stored := storedValues(t, e.Database)
+		sec.findIn(t, "the database", stored)
+		// The scan must have read where a leak would be: the keys of tokens and sessions.
+		for _, column := range []string{"oauth_token_pairs.access_signature", "oauth_token_pairs.data", "oauth_authorization_codes.signature", "login_sessions.id", "oauth_clients.secret_hash", "members.password_hash"} {
+			if !slices.ContainsFunc(stored, func(v string) bool { return strings.HasPrefix(v, column+": ") }) {
+				t.Errorf("no value of %s was read", column)
+			}
+		}
+		t.Logf("%d log lines and %d stored values scanned for %d secrets", len(lines), len(stored), len(sec))
+	})
+}
+
+// findIn reports every secret, plain or URL-escaped, that one of texts holds.
+func (s secrets) findIn(t *testing.T, where string, texts []string) {
+	t.Helper()
+	for name, v := range s {
+		variants := map[string]bool{v: true, url.QueryEscape(v): true, url.PathEscape(v): true}
+		for _, text := range texts {
+			for variant := range variants {
+				if strings.Contains(text, variant) {
+					t.Errorf("%s holds the %s:\n%.400s", where, name, text)
 				}
 			}
 		}
-		t.Logf("%d log lines scanned for %d secrets", len(lines), len(sec))
-	})
+	}
+}
+
+// storedValues reads every value of every table of the database, over a connection of its own,
+// as "table.column: value".
+func storedValues(t *testing.T, cfg gormstore.Config) []string {
+	t.Helper()
+	driver, list := "sqlite", `SELECT name FROM sqlite_master WHERE type = 'table'`
+	if cfg.Driver == gormstore.DriverPostgres {
+		driver, list = "pgx", `SELECT table_name FROM information_schema.tables
+WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+	}
+	db, err := sql.Open(driver, cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tables []string
+	rows, err := db.QueryContext(t.Context(), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, table := range tables {
+		rows, err := db.QueryContext(t.Context(), `SELECT * FROM "`+table+`"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range values {
+			ptrs[i] = &values[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range values {
+				var text string
+				switch v := v.(type) {
+				case string:
+					text = v
+				case []byte:
+					text = string(v)
+				default:
+					continue
+				}
+				out = append(out, table+"."+cols[i]+": "+text)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tables) < 10 || len(out) == 0 {
+		t.Fatalf("read %d values from %d tables; not the server's database", len(out), len(tables))
+	}
+	return out
 }

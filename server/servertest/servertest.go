@@ -88,6 +88,9 @@ type Env struct {
 	// Server is the server under test; Store its store.
 	Server *server.Server
 	Store  *gormstore.Store
+	// Database is the driver and DSN Store was opened with, for tests that read the database
+	// with a connection of their own.
+	Database gormstore.Config
 	// Config is the server file the server was built from.
 	Config  config.Server
 	Tenants *tenant.Registry
@@ -115,7 +118,8 @@ func New(t testing.TB, o Options) *Env {
 	if o.Backend == "" {
 		o.Backend = gormstore.DriverSQLite
 	}
-	e := &Env{t: t, Store: storetest.Open(t, o.Backend), Log: &LogBuffer{}}
+	e := &Env{t: t, Log: &LogBuffer{}}
+	e.Store, e.Database = storetest.OpenConfig(t, o.Backend)
 
 	pub := listen(t)
 	in := listen(t)

@@ -33,6 +33,14 @@ func Backends() []string {
 // the test ends.
 func Open(t testing.TB, backend string) *gormstore.Store {
 	t.Helper()
+	st, _ := OpenConfig(t, backend)
+	return st
+}
+
+// OpenConfig is Open that also returns the driver and DSN the store was opened with, for tests
+// that read the database with a connection of their own.
+func OpenConfig(t testing.TB, backend string) (*gormstore.Store, gormstore.Config) {
+	t.Helper()
 	cfg := gormstore.Config{Driver: backend}
 	switch backend {
 	case gormstore.DriverSQLite:
@@ -51,7 +59,7 @@ func Open(t testing.TB, backend string) *gormstore.Store {
 	if _, err := st.Migrate(t.Context()); err != nil {
 		t.Fatalf("storetest: migrate %s: %v", backend, err)
 	}
-	return st
+	return st, cfg
 }
 
 // postgresSchema creates a fresh schema and returns a DSN whose search_path is it.
