@@ -51,7 +51,7 @@ base_url: http://127.0.0.1:8080
 	})
 	server := filepath.Join(root, "proctor.yaml")
 	if err := os.WriteFile(server, []byte(fmt.Sprintf(`public: {addr: "0.0.0.0:9000"}
-database: {driver: postgres, dsn: "postgres://db/proctor"}
+database: {driver: postgres, dsn: "postgres://db/proctor", curriculum_cache_rows: 5000}
 tenants_dir: %s
 secret_file: secret
 trusted_proxies: [10.0.0.0/8, 192.0.2.7]
@@ -67,7 +67,7 @@ http: {write_timeout: 45s}
 	if s.Public.Addr != "0.0.0.0:9000" || s.Internal.Addr != "127.0.0.1:8081" {
 		t.Errorf("listeners = %+v %+v", s.Public, s.Internal)
 	}
-	if s.Database.Driver != "postgres" || s.HTTP.WriteTimeout != 45*time.Second || s.HTTP.ReadTimeout != 15*time.Second {
+	if s.Database.Driver != "postgres" || s.Database.CurriculumCacheRows != 5000 || s.HTTP.WriteTimeout != 45*time.Second || s.HTTP.ReadTimeout != 15*time.Second {
 		t.Errorf("database/http = %+v %+v", s.Database, s.HTTP)
 	}
 	if len(s.Secret) != 32 {

@@ -89,6 +89,9 @@ type Database struct {
 	Driver       string `mapstructure:"driver"`
 	DSN          string `mapstructure:"dsn"`
 	MaxOpenConns int    `mapstructure:"max_open_conns"`
+	// CurriculumCacheRows bounds the curricula each process keeps in memory, in rows (sections,
+	// lectures, one per course): 0 is the store's default, a negative value keeps none.
+	CurriculumCacheRows int `mapstructure:"curriculum_cache_rows"`
 }
 
 // Log configures log/slog.

@@ -56,10 +56,11 @@ func openApp(ctx context.Context, g *globalFlags, logOut io.Writer) (*app, error
 
 func openStore(ctx context.Context, cfg *config.Config, reg *tenant.Registry, log *slog.Logger) (*app, error) {
 	st, err := gormstore.Open(ctx, gormstore.Config{
-		Driver:       cfg.Server.Database.Driver,
-		DSN:          cfg.Server.Database.DSN,
-		MaxOpenConns: cfg.Server.Database.MaxOpenConns,
-		Logger:       log,
+		Driver:              cfg.Server.Database.Driver,
+		DSN:                 cfg.Server.Database.DSN,
+		MaxOpenConns:        cfg.Server.Database.MaxOpenConns,
+		CurriculumCacheRows: cfg.Server.Database.CurriculumCacheRows,
+		Logger:              log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
