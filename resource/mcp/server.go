@@ -52,7 +52,6 @@ type Handler struct {
 	log        *slog.Logger
 	now        func() time.Time
 	version    string
-	schemas    *sdk.SchemaCache
 	streamable *sdk.StreamableHTTPHandler
 	// servers are the MCP servers built so far, one per school and set of tools (serverSet).
 	servers sync.Map
@@ -73,7 +72,6 @@ func New(d Deps) *Handler {
 	}
 	h := &Handler{
 		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now, version: d.Version,
-		schemas: sdk.NewSchemaCache(),
 	}
 	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
 		// No sessions: every request is answered by a server chosen for its caller, which is
@@ -196,7 +194,6 @@ func (h *Handler) newServer(set serverSet) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.tenant.Name, Version: h.version}, &sdk.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    h.log,
-		SchemaCache:               h.schemas,
 		SupportedProtocolVersions: ProtocolVersions,
 		// Tools only. The list never changes while a client holds the same token, so there is
 		// nothing to announce; no logging capability either.
