@@ -21,7 +21,7 @@ import (
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
-// secrets collects the values that must never be logged, by name.
+// secrets collects the values that must never be logged or stored in the clear, by name.
 type secrets map[string]string
 
 func (s secrets) add(name, v string) {
@@ -52,14 +52,14 @@ func (s secrets) addBytes(name string, b []byte) {
 	s.add(name+" (base64url raw)", base64.RawURLEncoding.EncodeToString(b))
 }
 
-// TestSecretsNeverLoggedOrStored runs the flows that handle secrets (sign-in with a right and a wrong
-// password, consent, code exchange with PKCE for a public and a confidential client, refresh,
-// revocation, the operator pages' secret issue and rotation, a wrong client secret, registration,
-// introspection and the profiles with a right and a wrong API key) and then scans every line the
-// server logged, at every level, and every value of every table of the database, for every
-// token, code, verifier, refresh token, client secret, password, API key, cookie, CSRF token and
-// the system secret and its derived keys in their usual encodings. The database may hold
-// tokens, codes, secrets and session IDs only as keyed hashes.
+// TestSecretsNeverLoggedOrStored runs the flows that handle secrets (sign-in with a right and a
+// wrong password, consent, code exchange with PKCE for a public and a confidential client,
+// refresh, revocation, the operator pages' secret issue and rotation, a wrong client secret,
+// registration, introspection and the profiles with a right and a wrong API key) and then scans
+// every line the server logged, at every level, and every value of every table of the database,
+// for every token, code, verifier, refresh token, client secret, password, API key, cookie, CSRF
+// token and the system secret and its derived keys in their usual encodings. The database may
+// hold tokens, codes, secrets and session IDs only as keyed hashes.
 func TestSecretsNeverLoggedOrStored(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
@@ -174,7 +174,10 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		stored := storedValues(t, e.Database)
 		sec.findIn(t, "the database", stored)
 		// The scan must have read where a leak would be: the keys of tokens and sessions.
-		for _, column := range []string{"oauth_token_pairs.access_signature", "oauth_token_pairs.data", "oauth_authorization_codes.signature", "login_sessions.id", "oauth_clients.secret_hash", "members.password_hash"} {
+		for _, column := range []string{
+			"oauth_token_pairs.access_signature", "oauth_token_pairs.data", "oauth_authorization_codes.signature",
+			"login_sessions.id", "oauth_clients.secret_hash", "members.password_hash",
+		} {
 			if !slices.ContainsFunc(stored, func(v string) bool { return strings.HasPrefix(v, column+": ") }) {
 				t.Errorf("no value of %s was read", column)
 			}
