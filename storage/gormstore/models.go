@@ -413,7 +413,7 @@ type authorizationCodeRow struct {
 func (authorizationCodeRow) TableName() string { return "oauth_authorization_codes" }
 
 // grantSessionRow is a PKCE or OpenID Connect record; the two tables have the same columns, and
-// queries name the table (sessionTable). pkceSessionRow and oidcSessionRow exist for the schema
+// queries name the table (sessionScope). pkceSessionRow and oidcSessionRow exist for the schema
 // check: being the same struct type, they cannot drift from grantSessionRow.
 type grantSessionRow struct {
 	Signature string `gorm:"primaryKey"`

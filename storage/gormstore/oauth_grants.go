@@ -107,24 +107,24 @@ func (s *Store) InvalidateAuthorizationCode(ctx context.Context, signature strin
 	return nil
 }
 
-// sessionTable is the table of a kind of grant session.
-func sessionTable(kind storage.SessionKind) (string, error) {
+// sessionScope is the context's school and the table of a kind of grant session.
+func (s *Store) sessionScope(ctx context.Context, kind storage.SessionKind) (scope, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return scope{}, "", err
+	}
 	switch kind {
 	case storage.SessionPKCE:
-		return pkceSessionRow{}.TableName(), nil
+		return sc, pkceSessionRow{}.TableName(), nil
 	case storage.SessionOIDC:
-		return oidcSessionRow{}.TableName(), nil
+		return sc, oidcSessionRow{}.TableName(), nil
 	}
-	return "", fmt.Errorf("gormstore: unknown grant session kind %q: %w", kind, storage.ErrInvalidArgument)
+	return scope{}, "", fmt.Errorf("gormstore: unknown grant session kind %q: %w", kind, storage.ErrInvalidArgument)
 }
 
 // CreateGrantSession stores a PKCE or OpenID Connect record at the context's school.
 func (s *Store) CreateGrantSession(ctx context.Context, kind storage.SessionKind, g storage.GrantSession) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	table, err := sessionTable(kind)
+	sc, table, err := s.sessionScope(ctx, kind)
 	if err != nil {
 		return err
 	}
@@ -147,11 +147,7 @@ func (s *Store) CreateGrantSession(ctx context.Context, kind storage.SessionKind
 
 // GetGrantSession returns a PKCE or OpenID Connect record of the context's school.
 func (s *Store) GetGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.GrantSession{}, err
-	}
-	table, err := sessionTable(kind)
+	sc, table, err := s.sessionScope(ctx, kind)
 	if err != nil {
 		return storage.GrantSession{}, err
 	}
@@ -169,11 +165,7 @@ func (s *Store) GetGrantSession(ctx context.Context, kind storage.SessionKind, s
 
 // DeleteGrantSession deletes a PKCE or OpenID Connect record; ErrNotFound if there was none.
 func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	table, err := sessionTable(kind)
+	sc, table, err := s.sessionScope(ctx, kind)
 	if err != nil {
 		return err
 	}
@@ -191,11 +183,7 @@ func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind
 // TakeGrantSession deletes a PKCE or OpenID Connect record and returns it (DELETE ... RETURNING,
 // which SQLite has since 3.35).
 func (s *Store) TakeGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.GrantSession{}, err
-	}
-	table, err := sessionTable(kind)
+	sc, table, err := s.sessionScope(ctx, kind)
 	if err != nil {
 		return storage.GrantSession{}, err
 	}
