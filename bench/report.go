@@ -52,6 +52,12 @@ type Machine struct {
 	LoadAfter  string `json:"load_after,omitempty"`
 }
 
+// line is the machine as the reports' tables show it.
+func (m Machine) line() string {
+	return fmt.Sprintf("machine: %d CPUs %s, %s/%s, %s; load before %s, after %s",
+		m.CPUs, m.CPUModel, m.OS, m.Arch, m.GoVersion, dash(m.LoadBefore), dash(m.LoadAfter))
+}
+
 // Measurement is one scenario's or baseline's figures.
 type Measurement struct {
 	Name      string `json:"name"`
@@ -144,10 +150,13 @@ func (r *Report) countErrors() {
 }
 
 // WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v as indented JSON, as both reports are written.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteTable writes the report for a terminal: one row per scenario and baseline, then the
@@ -159,8 +168,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, " or %d requests", r.RequestCap)
 	}
 	fmt.Fprintf(w, ", warm-up %s\n", seconds(r.WarmupSeconds))
-	fmt.Fprintf(w, "machine: %d CPUs %s, %s/%s, %s; load before %s, after %s\n\n",
-		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.OS, r.Machine.Arch, r.Machine.GoVersion, dash(r.Machine.LoadBefore), dash(r.Machine.LoadAfter))
+	fmt.Fprintf(w, "%s\n\n", r.Machine.line())
 
 	// Numbers align right; names are padded to one width so that they read left-aligned.
 	nameW := len("scenario")

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -99,19 +98,14 @@ func (w SoakWindow) logLine() string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func (r *SoakReport) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r *SoakReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteTable writes the report for a terminal: the settings, the peak and the soak, a row per
 // window, the mix, the verdict with each check, and the error samples.
 func (r *SoakReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "proctor bench --soak %s: %s, %s server, concurrency %d, %s soak in %s windows\n",
 		r.Version, r.Database, r.Server, r.Concurrency, seconds(r.DurationSeconds), seconds(r.WindowSeconds))
-	fmt.Fprintf(w, "machine: %d CPUs %s, %s/%s, %s; load before %s, after %s\n",
-		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.OS, r.Machine.Arch, r.Machine.GoVersion, dash(r.Machine.LoadBefore), dash(r.Machine.LoadAfter))
+	fmt.Fprintln(w, r.Machine.line())
 	l := r.Lifetimes
 	fmt.Fprintf(w, "lifetimes: access token %s, refresh token %s, authorization code %s; the server purges expired rows every %s\n",
 		l.AccessToken, l.RefreshToken, l.AuthorizationCode, l.PurgeInterval)
