@@ -152,9 +152,10 @@ func TestEveryScenario(t *testing.T) {
 	}
 }
 
-// TestChildServer runs two scenarios against a server in a child process, which is what
-// reports the server's CPU time and peak memory.
-func TestChildServer(t *testing.T) {
+// childExecutable returns the executable that runs as the server process (this test binary, told by
+// childServeEnv to serve), or skips the test where a child server cannot be measured.
+func childExecutable(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a server process")
 	}
@@ -166,6 +167,13 @@ func TestChildServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exe
+}
+
+// TestChildServer runs two scenarios against a server in a child process, which is what
+// reports the server's CPU time and peak memory.
+func TestChildServer(t *testing.T) {
+	exe := childExecutable(t)
 	// A profile lasts the whole --duration, so the runs are bounded by a short one.
 	profiles := t.TempDir()
 	rep, err := Run(t.Context(), Options{
@@ -297,17 +305,7 @@ func TestSoakInProcess(t *testing.T) {
 
 // TestSoakChildServer: against a child process the windows carry the server's memory and CPU.
 func TestSoakChildServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server process")
-	}
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc here")
-	}
-	t.Setenv(childServeEnv, "1")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := childExecutable(t)
 	rep, err := RunSoak(t.Context(), Options{
 		Executable: exe, Concurrency: 2, SoakPeak: time.Second, SoakDuration: 1500 * time.Millisecond,
 		SoakWindow: 250 * time.Millisecond, TempDir: t.TempDir(), Data: testData,
