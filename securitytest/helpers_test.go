@@ -108,16 +108,3 @@ func publicAnswers(e *servertest.Env) []servertest.Exchange {
 	}
 	return out
 }
-
-// resolveRef resolves ref against base.
-func resolveRef(base, ref string) string {
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	r, err := b.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	return r.String()
-}

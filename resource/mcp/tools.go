@@ -351,11 +351,3 @@ func newProgress(total, completed, read int) progress {
 func accessActive(e storage.Enrollment, at time.Time) bool {
 	return e.LifetimeAccess || e.ExpireDate == nil || e.ExpireDate.After(at)
 }
-
-// nonNil keeps empty lists as [] on the wire.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
