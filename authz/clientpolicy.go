@@ -188,9 +188,17 @@ func CheckRedirectURIs(uris []string) error {
 	return errors.Join(errs...)
 }
 
-// CheckClientName accepts 1 to MaxClientName characters of printable text. The name is what
-// members see on the consent page ("Allow <name> to use your account?"), so control
-// characters, which could break the line or hide text, are refused.
+// CheckClientName accepts 1 to MaxClientName characters of visible text. The name is what
+// members see on the consent page ("Allow <name> to use your account?"), so every character
+// must be one a reader can see: letters, marks, digits, punctuation, symbols and spaces
+// (unicode.IsGraphic). That refuses control characters, which break lines; format characters
+// (Unicode category Cf), among them the bidirectional overrides that reorder what is shown
+// (U+202E turns "Good\u202eppA" into "GoodApp") and the zero-width characters that hide text or
+// make two names look alike; line and paragraph separators; private-use, surrogate and
+// unassigned code points; and the invisible fillers Unicode lists as default-ignorable.
+// Variation selectors stay allowed: they only choose how a character is drawn. Every client
+// name (the operator pages, the CLI, the operator API and Client ID Metadata Documents) goes
+// through this one function.
 func CheckClientName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return errors.New("give the application a name")
@@ -202,8 +210,8 @@ func CheckClientName(name string) error {
 		return fmt.Errorf("the name may be at most %d characters long, not %d", MaxClientName, n)
 	}
 	for _, r := range name {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
-			return errors.New("the name must not contain control characters")
+		if !unicode.IsGraphic(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+			return fmt.Errorf("the name must not contain invisible or control characters (U+%04X)", r)
 		}
 	}
 	return nil

@@ -86,18 +86,29 @@ func TestCheckRedirectURIs(t *testing.T) {
 
 func TestCheckClientName(t *testing.T) {
 	for name, ok := range map[string]bool{
-		"Study Buddy":                   true,
-		"日本語の名前":                        true,
-		strings.Repeat("é", 100):        true,
-		strings.Repeat("é", 101):        false,
-		"":                              false,
-		"   ":                           false,
-		"line\nbreak":                   false,
-		"tab\there":                     false,
-		"bidi \u202eevil":               false,
-		"\xff":                          false,
-		`<script>alert(1)</script>`:     true, // escaped wherever it is shown
-		"Zero\u200bwidth is just text.": true,
+		"Study Buddy":               true,
+		"日本語の名前":                    true,
+		strings.Repeat("é", 100):    true,
+		strings.Repeat("é", 101):    false,
+		"":                          false,
+		"   ":                       false,
+		"line\nbreak":               false,
+		"tab\there":                 false,
+		"bidi \u202eevil":           false,
+		"\xff":                      false,
+		`<script>alert(1)</script>`: true, // escaped wherever it is shown
+		"Zero\u200bwidth":           false,
+		"joiner\u200dhere":          false,
+		"no\ufeffbreak":             false,
+		"isolate \u2066evil\u2069":  false,
+		"left-to-right \u200emark":  false,
+		"line\u2028separator":       false,
+		"private \ue000use":         false,
+		"hangul \u3164filler":       false,
+		"unassigned \U000e0080":     false,
+		"emoji \u2764\ufe0f":        true, // a variation selector only picks how it is drawn
+		"café au lait":              true,
+		"non\u00a0breaking space":   true,
 	} {
 		if err := authz.CheckClientName(name); (err == nil) != ok {
 			t.Errorf("%q: %v, want ok=%v", name, err, ok)

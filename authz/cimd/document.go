@@ -8,9 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/scope"
 )
 
@@ -118,9 +117,6 @@ type Document struct {
 	Scope []string
 }
 
-// maxNameLength bounds client_name: it is shown on the consent page.
-const maxNameLength = 200
-
 // privateJWKMembers are the JWK members that only private or symmetric keys have (RFC 7518
 // section 6).
 var privateJWKMembers = []string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
@@ -188,12 +184,11 @@ func ParseDocument(clientID string, body []byte) (Document, error) {
 		return Document{}, err
 	}
 
+	// The name is shown on the consent page: the rule every client name follows (operator
+	// pages, CLI) applies here too.
 	name = strings.TrimSpace(name)
-	if name == "" {
-		return Document{}, fmt.Errorf("%w: client_name is missing", ErrInvalidDocument)
-	}
-	if utf8.RuneCountInString(name) > maxNameLength || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return Document{}, fmt.Errorf("%w: client_name is too long or has control characters", ErrInvalidDocument)
+	if err := authz.CheckClientName(name); err != nil {
+		return Document{}, fmt.Errorf("%w: client_name: %w", ErrInvalidDocument, err)
 	}
 	if len(redirects) == 0 {
 		return Document{}, fmt.Errorf("%w: redirect_uris is missing", ErrInvalidDocument)

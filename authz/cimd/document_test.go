@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/proctorhq/proctor/authz"
 )
 
 func TestParseClientID(t *testing.T) {
@@ -70,7 +72,7 @@ func TestParseDocument(t *testing.T) {
 		"no name":                   {`{"client_id":"https://client.example/client.json","redirect_uris":["https://client.example/cb"]}`, ErrInvalidDocument},
 		"blank name":                {`{` + strings.Replace(base, "Course Helper", "  ", 1) + `}`, ErrInvalidDocument},
 		"name with a newline":       {`{` + strings.Replace(base, "Course Helper", `Course\nHelper`, 1) + `}`, ErrInvalidDocument},
-		"name too long":             {`{` + strings.Replace(base, "Course Helper", strings.Repeat("n", maxNameLength+1), 1) + `}`, ErrInvalidDocument},
+		"name too long":             {`{` + strings.Replace(base, "Course Helper", strings.Repeat("n", authz.MaxClientName+1), 1) + `}`, ErrInvalidDocument},
 		"no redirect_uris":          {`{"client_id":"https://client.example/client.json","client_name":"C"}`, ErrInvalidDocument},
 		"redirect_uris not strings": {`{"client_id":"https://client.example/client.json","client_name":"C","redirect_uris":[1]}`, ErrInvalidDocument},
 		"foreign https":             {`{` + strings.Replace(base, "https://client.example/cb", "https://evil.example/cb", 1) + `}`, ErrRedirectURI},
@@ -103,6 +105,31 @@ func TestParseDocument(t *testing.T) {
 		}
 		if err == nil && (doc.ClientID != docID || doc.ClientName != "Course Helper" || doc.ApplicationType != "web") {
 			t.Errorf("%s: document = %+v", name, doc)
+		}
+	}
+}
+
+// TestParseDocumentClientName: the name a document gives is shown on the consent page, so it
+// follows the rule of every client name (authz.CheckClientName), not one of its own.
+func TestParseDocumentClientName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"講座ヘルパー":                                   true,
+		strings.Repeat("n", authz.MaxClientName):   true,
+		strings.Repeat("n", authz.MaxClientName+1): false,
+		"Good\u202eppA":                            false, // shown as "GoodApp"
+		"Good\u2067App":                            false,
+		"Good\u200bApp":                            false,
+		"Good\u3164App":                            false,
+		"Good\tApp":                                false,
+	} {
+		raw, _ := json.Marshal(name)
+		body := `{"client_id":"` + docID + `","client_name":` + string(raw) + `,"redirect_uris":["https://client.example/cb"]}`
+		doc, err := ParseDocument(docID, []byte(body))
+		switch {
+		case ok && (err != nil || doc.ClientName != name):
+			t.Errorf("%+q: name %+q, error %v; want it accepted", name, doc.ClientName, err)
+		case !ok && !errors.Is(err, ErrInvalidDocument):
+			t.Errorf("%+q: error %v, want ErrInvalidDocument", name, err)
 		}
 	}
 }
