@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -123,7 +124,20 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		site := newDocumentSite(t)
 		resolver := &switchingResolver{}
-		docs := cimd.New(nil, cimd.Options{RootCAs: site.pool, Resolver: resolver})
+		// Each case below fetches the same URL; the clock moves past the failure hold before
+		// each, so that every case reaches the address guard rather than a held failure.
+		var clockMu sync.Mutex
+		now := time.Now()
+		docs := cimd.New(nil, cimd.Options{RootCAs: site.pool, Resolver: resolver, Now: func() time.Time {
+			clockMu.Lock()
+			defer clockMu.Unlock()
+			return now
+		}})
+		nextCase := func() {
+			clockMu.Lock()
+			defer clockMu.Unlock()
+			now = now.Add(cimd.DefaultFetchLimits.FailureHold)
+		}
 		e := newEnv(t, backend, func(o *servertest.Options) {
 			o.Documents = docs
 			prev := o.ConfigureSchool
@@ -139,6 +153,8 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 		}
 		refused := func(s *servertest.School, what string) {
 			t.Helper()
+			nextCase()
+			lookups := resolver.lookups
 			before := site.hits.Load()
 			r := authorize(s)
 			if r.Status < 400 || r.Header.Get("Location") != "" || !r.IsHTML() {
@@ -146,6 +162,9 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 			}
 			if got := site.hits.Load() - before; got != 0 {
 				t.Errorf("%s at %s: the document's site was reached %d times", what, s.Subdomain, got)
+			}
+			if resolver.lookups == lookups {
+				t.Errorf("%s at %s: the name was not looked up, so the guard did not decide", what, s.Subdomain)
 			}
 		}
 
@@ -170,6 +189,7 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 		}
 
 		// The control: B may fetch from loopback, so the document resolves there.
+		nextCase()
 		resolver.set("127.0.0.1")
 		r := authorize(e.B)
 		loc, _ := url.Parse(r.Header.Get("Location"))
@@ -183,6 +203,47 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 		}
 		if !authz.IsMetadataDocumentURL(site.clientID()) {
 			t.Errorf("%s is not a metadata document URL", site.clientID())
+		}
+	})
+}
+
+// TestMetadataDocumentFetchesBounded: every unauthenticated authorization request with a new
+// client_id URL used to cost an outbound fetch, so 20 requests with ?bust=N made 20 fetches of
+// the client's site. The fetch limits (package cimd, limits.go) let a burst through up to the
+// host's budget and answer the rest with an error page, without reaching the site. The clock is
+// stopped so that no bucket refills while the test runs, however slow the machine.
+func TestMetadataDocumentFetchesBounded(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		site := newDocumentSite(t)
+		resolver := &switchingResolver{}
+		resolver.set("127.0.0.1")
+		stopped := time.Now()
+		docs := cimd.New(nil, cimd.Options{RootCAs: site.pool, Resolver: resolver, Now: func() time.Time { return stopped }})
+		e := newEnv(t, backend, func(o *servertest.Options) {
+			o.Documents = docs
+			prev := o.ConfigureSchool
+			o.ConfigureSchool = func(c *config.Tenant) {
+				prev(c)
+				c.CIMD.AllowedHosts = []string{documentHost}
+				c.CIMD.AllowPrivateNetworks = true
+			}
+		})
+		burst := cimd.DefaultFetchLimits.PerHost.Burst
+		refused := 0
+		for i := range 2 * burst {
+			c := servertest.Client{ID: fmt.Sprintf("%s?bust=%d", site.clientID(), i), RedirectURI: "http://127.0.0.1/cimd/callback"}
+			r := e.Send(http.MethodGet, servertest.AuthorizeURL(e.B, c, servertest.NewPKCE(), "openid", "courses:read"), nil)
+			switch {
+			case r.Status == http.StatusSeeOther && strings.HasPrefix(r.Header.Get("Location"), "/login"):
+			case r.Status >= 400 && r.Header.Get("Location") == "" && r.IsHTML():
+				refused++
+			default:
+				t.Fatalf("request %d: %d (Location %q)", i, r.Status, r.Header.Get("Location"))
+			}
+		}
+		if got := site.hits.Load(); got != int64(burst) || refused != burst {
+			t.Errorf("%d requests with cache-busting client_ids: %d fetches and %d refused, want %d and %d",
+				2*burst, got, refused, burst, burst)
 		}
 	})
 }

@@ -48,6 +48,8 @@ func describe(err error) string {
 		return "The client's metadata document lists a redirect URI outside its own host."
 	case errors.Is(err, ErrInvalidDocument):
 		return "The client's metadata document is invalid."
+	case errors.Is(err, ErrFetchLimited):
+		return "Too many client metadata documents are being fetched right now. Try again in a minute."
 	default:
 		return "The client's metadata document could not be fetched."
 	}

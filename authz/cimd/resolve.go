@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
@@ -33,8 +32,10 @@ type Options struct {
 	Timeout        time.Duration
 	// MaxEntries bounds the cache (least recently used evicted first).
 	MaxEntries int
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// Limits bound the fetches; zero fields take DefaultFetchLimits'.
+	Limits FetchLimits
+	Now    func() time.Time
+	Logger *slog.Logger
 
 	// dial replaces the connect of a checked address (tests observe what is dialled).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
@@ -49,8 +50,10 @@ type Documents struct {
 	now      func() time.Time
 	log      *slog.Logger
 
+	// mu guards flights and gate.
 	mu      sync.Mutex
 	flights map[flightKey]*flight
+	gate    *fetchGate
 }
 
 var _ authz.MetadataDocuments = (*Documents)(nil)
@@ -96,7 +99,7 @@ func New(reviewed []string, o Options) *Documents {
 	}
 	return &Documents{
 		reviewed: r, fetcher: newFetcher(o), cache: newCache(o.MaxEntries), now: o.Now, log: o.Logger,
-		flights: make(map[flightKey]*flight),
+		flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
 	}
 }
 
@@ -111,7 +114,7 @@ func (d *Documents) Resolve(ctx context.Context, t *tenant.Tenant, clientID stri
 	if !t.CIMD.HostAllowed(u.Hostname()) {
 		return storage.Client{}, fmt.Errorf("cimd: host %q is not permitted at school %d: %w", u.Hostname(), t.SchoolID, storage.ErrNotFound)
 	}
-	doc, err := d.document(ctx, clientID, t.CIMD)
+	doc, err := d.document(ctx, clientID, strings.ToLower(u.Hostname()), t)
 	if err != nil {
 		return storage.Client{}, d.refuse(ctx, clientID, err)
 	}
@@ -152,8 +155,10 @@ func (d *Documents) Scopes(doc Document) []string {
 }
 
 // document returns the valid document at url, from the cache when it is fresh for the school's
-// bounds, otherwise fetched (once for all concurrent callers with the same address policy).
-func (d *Documents) document(ctx context.Context, url string, p config.CIMD) (Document, error) {
+// bounds, otherwise fetched (once for all concurrent callers with the same address policy) if
+// the fetch limits let school t fetch from host now.
+func (d *Documents) document(ctx context.Context, url, host string, t *tenant.Tenant) (Document, error) {
+	p := t.CIMD
 	if doc, ok := d.cache.get(url, d.now(), p.CacheMin, p.CacheMax, p.AllowPrivateNetworks); ok {
 		return doc, nil
 	}
@@ -161,6 +166,10 @@ func (d *Documents) document(ctx context.Context, url string, p config.CIMD) (Do
 	d.mu.Lock()
 	f, ok := d.flights[key]
 	if !ok {
+		if err := d.gate.admit(key, t.SchoolID, host, d.now()); err != nil {
+			d.mu.Unlock()
+			return Document{}, err
+		}
 		f = &flight{done: make(chan struct{})}
 		d.flights[key] = f
 		// The fetch outlives any one caller's cancellation, since others may be waiting on it;
@@ -169,6 +178,7 @@ func (d *Documents) document(ctx context.Context, url string, p config.CIMD) (Do
 			f.doc, f.err = d.load(context.WithoutCancel(ctx), url, p.AllowPrivateNetworks)
 			d.mu.Lock()
 			delete(d.flights, key)
+			d.gate.done(key, f.err, d.now())
 			d.mu.Unlock()
 			close(f.done)
 		}()
