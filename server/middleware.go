@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"io"
@@ -53,7 +54,7 @@ func newRequestID() string {
 // ignored, so a client cannot spoof its address past the login rate limiter or pick another
 // school's host. Which of a trusted proxy's values are believed is edge.FromProxies's rule
 // (docs/decisions.md, "Proxies and https"); forwarding headers that do not parse or that
-// contradict each other are answered 400, never guessed at.
+// contradict each other are answered 400 (by resolveTenant), never guessed at.
 func (s *Server) requestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := &edge.Info{Secure: r.TLS != nil}
@@ -68,23 +69,27 @@ func (s *Server) requestInfo(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-ID", info.ID)
 		if trusted {
-			fw, err := edge.FromProxies(r.Header, peer, s.isTrustedProxy)
-			if err != nil {
-				s.log.Warn("forwarding headers refused", "request_id", info.ID, "peer", peer.String(), "err", err)
-				edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
-				return
-			}
-			info.ClientAddr = fw.ClientAddr
-			if fw.Proto != "" {
-				info.Secure = fw.Proto == "https"
-			}
-			if fw.Host != "" {
-				r.Host = fw.Host
+			if fw, err := edge.FromProxies(r.Header, peer, s.isTrustedProxy); err != nil {
+				// Refused by resolveTenant, once the security headers, the access log and the
+				// metrics are in place; the client is the proxy as far as anyone can tell.
+				r = r.WithContext(context.WithValue(r.Context(), forwardingRefusedKey{}, err))
+			} else {
+				info.ClientAddr = fw.ClientAddr
+				if fw.Proto != "" {
+					info.Secure = fw.Proto == "https"
+				}
+				if fw.Host != "" {
+					r.Host = fw.Host
+				}
 			}
 		}
 		next.ServeHTTP(w, r.WithContext(edge.NewContext(r.Context(), info)))
 	})
 }
+
+// forwardingRefusedKey carries, in a request's context, why its trusted proxy's forwarding
+// headers were refused.
+type forwardingRefusedKey struct{}
 
 // isTrustedProxy reports whether a connection from addr may set forwarding headers.
 func (s *Server) isTrustedProxy(addr netip.Addr) bool {
@@ -198,8 +203,16 @@ func (handlerBody) Close() error { return nil }
 
 // resolveTenant finds the school served at the request's host and puts it in the context. A
 // host that is no school's gets 404: nothing past this point runs without a tenant.
+//
+// A request whose forwarding headers could not be believed (requestInfo) is answered 400 first:
+// its host is not known.
 func (s *Server) resolveTenant(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err, refused := r.Context().Value(forwardingRefusedKey{}).(error); refused {
+			s.log.Warn("forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
+			return
+		}
 		t, ok := s.deps.Tenants.Resolve(r.Host)
 		if !ok {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/tenant"
 )
 
 // seen is what the request-info middleware decided, as an echo handler behind it reports it.
@@ -24,16 +26,29 @@ type seen struct {
 	Host   string `json:"host"`
 }
 
-// echoInfo serves the real request-info middleware of a server trusting trusted, with a handler
-// that reports the client address, scheme and host it chose.
+// echoInfo serves the real request-info and tenant middleware of a server trusting trusted, for
+// schools at school.example and origin.internal, with a handler that reports the client
+// address, scheme and host chosen.
 func echoInfo(t *testing.T, trusted ...string) *httptest.Server {
 	t.Helper()
-	s := &Server{log: slog.New(slog.DiscardHandler)}
+	var tenants []*tenant.Tenant
+	for i, host := range []string{"school.example", "origin.internal"} {
+		tn, err := tenant.New(config.Tenant{SchoolID: int64(i + 1), Subdomain: fmt.Sprint("s", i), Name: host, BaseURL: "https://" + host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{log: slog.New(slog.DiscardHandler), deps: Deps{Tenants: reg}}
 	s.trusted, _ = config.ParseTrustedProxies(trusted)
-	srv := httptest.NewServer(s.requestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(s.requestInfo(s.resolveTenant(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := edge.FromContext(r.Context())
 		_ = json.NewEncoder(w).Encode(seen{Addr: info.ClientAddr.String(), Secure: info.Secure, Host: r.Host})
-	})))
+	}))))
 	t.Cleanup(srv.Close)
 	return srv
 }
