@@ -246,3 +246,41 @@ func FuzzClientCannotChoose(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFromProxies: whatever the four headers hold, FromProxies either refuses with
+// ErrForwarding or answers a valid client address, a scheme of http, https or none, and a host
+// that is a Host header value.
+func FuzzFromProxies(f *testing.F) {
+	f.Add("for=203.0.113.9;proto=https;host=a.example", "203.0.113.9", "https", "a.example")
+	f.Add(`for="[2001:db8::1]:80", for=10.0.0.2`, "", "", "")
+	f.Add("", "10.0.0.3, unknown", "http,https", ", ,")
+	f.Fuzz(func(t *testing.T, fwd, xff, xfp, xfh string) {
+		h := http.Header{}
+		for name, v := range map[string]string{"Forwarded": fwd, "X-Forwarded-For": xff, "X-Forwarded-Proto": xfp, "X-Forwarded-Host": xfh} {
+			if v != "" {
+				h[name] = strings.Split(v, "\n")
+			}
+		}
+		got, err := FromProxies(h, peer, trustedNets)
+		if err != nil {
+			if !errors.Is(err, ErrForwarding) {
+				t.Fatalf("error %v is not ErrForwarding", err)
+			}
+			return
+		}
+		if !got.ClientAddr.IsValid() || got.ClientAddr.Zone() != "" || got.ClientAddr.Is4In6() {
+			t.Fatalf("client address %v", got.ClientAddr)
+		}
+		if got.Proto != "" && got.Proto != "http" && got.Proto != "https" {
+			t.Fatalf("proto %q", got.Proto)
+		}
+		if got.Host != "" && checkHostOK(got.Host) != nil {
+			t.Fatalf("host %q", got.Host)
+		}
+	})
+}
+
+func checkHostOK(h string) error {
+	_, err := checkHost(h)
+	return err
+}
