@@ -357,3 +357,20 @@ func TestHTTPSSchoolOverHTTP(t *testing.T) {
 		t.Errorf("http school over http: %d", resp.StatusCode)
 	}
 }
+
+// TestForwardingRefusalIsAnEdgeAnswer: a trusted proxy's unreadable forwarding headers are
+// answered 400 by the whole public handler, with the security headers and the request id every
+// answer carries, before any school is looked up.
+func TestForwardingRefusalIsAnEdgeAnswer(t *testing.T) {
+	f := newFixture(t, func(s *config.Server) { s.TrustedProxies = []string{"127.0.0.1"} })
+	resp := f.get(t, "127.0.0.1:8080", "/.well-known/openid-configuration",
+		http.Header{"Forwarded": {`for="203.0.113.9`}, "X-Request-Id": {"proxy-request-1"}})
+	if resp.StatusCode != http.StatusBadRequest || decode[edge.ErrorBody](t, resp).Error != "invalid_request" {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "X-Request-ID": "proxy-request-1"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+}
