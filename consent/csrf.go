@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"time"
-
-	"github.com/proctorhq/proctor/edge"
 )
 
 // CSRFField is the form field every form of these pages carries.
@@ -16,7 +14,7 @@ const CSRFField = "csrf_token"
 
 // Login CSRF cookie names. The sign-in form has no session to bind its token to, so it uses a
 // double submit: a random value in this cookie and its HMAC in the form. Over https the
-// "__Host-" prefix keeps a sibling host from planting a value of its own.
+// "__Host-" prefix keeps a sibling host from planting a value of its own (secureCookies decides).
 const (
 	LoginCSRFCookie       = "proctor_csrf"
 	SecureLoginCSRFCookie = "__Host-proctor_csrf"
@@ -44,7 +42,7 @@ func (h *Handler) CheckCSRF(r *http.Request, s Session) bool {
 // loginCSRF returns the sign-in form's token, setting the cookie it is checked against unless
 // the browser already holds a usable one (several tabs, a retried form).
 func (h *Handler) loginCSRF(w http.ResponseWriter, r *http.Request) string {
-	secure := edge.FromContext(r.Context()).Secure
+	secure := secureCookies(r)
 	name := loginCSRFCookieName(secure)
 	if c, err := r.Cookie(name); err == nil && wellFormedToken(c.Value) {
 		return h.loginCSRFToken(c.Value)
@@ -61,7 +59,7 @@ func (h *Handler) loginCSRF(w http.ResponseWriter, r *http.Request) string {
 // HMAC. Another site can make the browser post the form but can neither read the cookie nor
 // compute the HMAC.
 func (h *Handler) checkLoginCSRF(r *http.Request) bool {
-	c, err := r.Cookie(loginCSRFCookieName(edge.FromContext(r.Context()).Secure))
+	c, err := r.Cookie(loginCSRFCookieName(secureCookies(r)))
 	if err != nil || !wellFormedToken(c.Value) {
 		return false
 	}

@@ -48,7 +48,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	s, err := h.Load(r)
 	if errors.Is(err, ErrNoSession) {
 		// Nothing to end; a stale cookie goes.
-		clearSessionCookie(w, info.Secure)
+		clearSessionCookie(w, secureCookies(r))
 		h.renderSignedOut(w, r, t)
 		return nil
 	}
@@ -66,7 +66,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	if err := h.store.DeleteLoginSession(ctx, s.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	clearSessionCookie(w, info.Secure)
+	clearSessionCookie(w, secureCookies(r))
 	h.log.Info("signed out", "request_id", info.ID, "school_id", t.SchoolID, "member_id", s.Member.ID)
 	h.renderSignedOut(w, r, t)
 	return nil

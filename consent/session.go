@@ -15,11 +15,12 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
 )
 
 // Session cookie names. Over https the "__Host-" prefix makes browsers refuse the cookie unless
 // it is Secure, host-only and for Path "/", so a sibling host (another school on the same parent
-// domain) cannot plant or shadow it.
+// domain) cannot plant or shadow it. Which name a request uses is secureCookies's choice.
 const (
 	SessionCookie       = "proctor_session"
 	SecureSessionCookie = "__Host-proctor_session"
@@ -65,7 +66,7 @@ func (h *Handler) Current(r *http.Request) (Session, bool) {
 // most once a minute.
 func (h *Handler) Load(r *http.Request) (Session, error) {
 	ctx := r.Context()
-	c, err := r.Cookie(sessionCookieName(edge.FromContext(ctx).Secure))
+	c, err := r.Cookie(sessionCookieName(secureCookies(r)))
 	if err != nil || !wellFormedToken(c.Value) {
 		return Session{}, ErrNoSession
 	}
@@ -108,7 +109,7 @@ func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 // cannot become a session), its hash stored, the token in the cookie. A session this browser
 // already held at the school is ended.
 func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
-	secure := edge.FromContext(ctx).Secure
+	secure := secureCookies(r)
 	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && wellFormedToken(c.Value) {
 		h.deleteSession(ctx, h.sessionID(c.Value))
 	}
@@ -150,6 +151,18 @@ func (h *Handler) deleteSession(ctx context.Context, id string) {
 	if err := h.store.DeleteLoginSession(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		h.log.Warn("delete session", "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
+}
+
+// secureCookies reports whether r's cookies are the Secure, "__Host-" ones. At a school whose
+// base_url is https they always are, whatever scheme the request says it came by: such a school
+// is served over https only (package server), and an un-prefixed cookie presented to it could
+// have been planted by a sibling host or over plain http, so it is neither read nor set.
+// Elsewhere (a loopback http school) they are when the request came over https.
+func secureCookies(r *http.Request) bool {
+	if t, err := tenant.FromContext(r.Context()); err == nil && t.HTTPS() {
+		return true
+	}
+	return edge.FromContext(r.Context()).Secure
 }
 
 func sessionCookieName(secure bool) string {

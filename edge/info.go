@@ -9,11 +9,11 @@ import (
 type Info struct {
 	// ID identifies the request in logs and in the X-Request-ID response header.
 	ID string
-	// ClientAddr is the address of the client: the connection's peer, or the nearest
-	// untrusted address in X-Forwarded-For when the peer is a trusted proxy.
+	// ClientAddr is the address of the client: the connection's peer, or, when the peer is a
+	// trusted proxy, the client FromProxies finds in Forwarded or X-Forwarded-For.
 	ClientAddr netip.Addr
 	// Secure reports whether the client reached us over https (directly, or through a trusted
-	// proxy that said so in X-Forwarded-Proto).
+	// proxy that said so in Forwarded or X-Forwarded-Proto).
 	Secure bool
 	// Route is the matched route's path template ("" until routing), for logs and metrics.
 	Route string

@@ -23,6 +23,9 @@
 //	                           deployment (only when internal.api_key is set)
 //
 // Every public request passes, outermost first: panic recovery, request info (id, client
-// address, scheme; X-Forwarded-* believed only from trusted proxies), security headers, access
-// log and metrics, body size limit, tenant resolution (unknown host: 404 JSON), then the router.
+// address, scheme; Forwarded and X-Forwarded-* believed only from trusted proxies, by
+// edge.FromProxies's rule), security headers, access log and metrics, body size limit, tenant
+// resolution (unreadable forwarding headers: 400 JSON; unknown host: 404 JSON), https only (a
+// school whose base_url is https, reached over http: pages redirected to its https origin, API
+// and OAuth endpoints 400 in their own error shape), then the router.
 package server

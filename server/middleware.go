@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"io"
@@ -14,7 +15,12 @@ import (
 	"github.com/felixge/httpsnoop"
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/operator"
+	"github.com/proctorhq/proctor/resource"
+	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -44,34 +50,48 @@ func newRequestID() string {
 }
 
 // requestInfo records the request's id, client address and scheme. A trusted proxy may pass
-// its own X-Request-ID and X-Forwarded-For/-Proto/-Host; anyone else's are ignored, so a client
-// cannot spoof its address past the login rate limiter or pick another school's host.
+// its own X-Request-ID and Forwarded or X-Forwarded-For/-Proto/-Host; anyone else's are
+// ignored, so a client cannot spoof its address past the login rate limiter or pick another
+// school's host. Which of a trusted proxy's values are believed is edge.FromProxies's rule
+// (docs/decisions.md, "Proxies and https"); forwarding headers that do not parse or that
+// contradict each other are answered 400 (by resolveTenant), never guessed at.
 func (s *Server) requestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := &edge.Info{Secure: r.TLS != nil}
 		peer := peerAddr(r.RemoteAddr)
 		info.ClientAddr = peer
-		if s.isTrustedProxy(peer) {
-			info.ClientAddr = s.forwardedFor(r.Header.Values("X-Forwarded-For"), peer)
-			if proto := r.Header.Get("X-Forwarded-Proto"); proto != "" {
-				info.Secure = strings.EqualFold(strings.TrimSpace(strings.Split(proto, ",")[0]), "https")
-			}
-			if fh := r.Header.Get("X-Forwarded-Host"); fh != "" {
-				r.Host = strings.TrimSpace(strings.Split(fh, ",")[0])
-			}
-			if id := r.Header.Get("X-Request-ID"); requestIDPattern.MatchString(id) {
-				info.ID = id
-			}
+		trusted := s.isTrustedProxy(peer)
+		if id := r.Header.Get("X-Request-ID"); trusted && requestIDPattern.MatchString(id) {
+			info.ID = id
 		}
 		if info.ID == "" {
 			info.ID = newRequestID()
 		}
 		w.Header().Set("X-Request-ID", info.ID)
+		if trusted {
+			if fw, err := edge.FromProxies(r.Header, peer, s.isTrustedProxy); err != nil {
+				// Refused by resolveTenant, once the security headers, the access log and the
+				// metrics are in place; the client is the proxy as far as anyone can tell.
+				r = r.WithContext(context.WithValue(r.Context(), forwardingRefusedKey{}, err))
+			} else {
+				info.ClientAddr = fw.ClientAddr
+				if fw.Proto != "" {
+					info.Secure = fw.Proto == "https"
+				}
+				if fw.Host != "" {
+					r.Host = fw.Host
+				}
+			}
+		}
 		next.ServeHTTP(w, r.WithContext(edge.NewContext(r.Context(), info)))
 	})
 }
 
-// isTrustedProxy reports whether a connection from addr may set X-Forwarded-* headers.
+// forwardingRefusedKey carries, in a request's context, why its trusted proxy's forwarding
+// headers were refused.
+type forwardingRefusedKey struct{}
+
+// isTrustedProxy reports whether a connection from addr may set forwarding headers.
 func (s *Server) isTrustedProxy(addr netip.Addr) bool {
 	addr = addr.Unmap()
 	for _, p := range s.trusted {
@@ -89,28 +109,6 @@ func peerAddr(remote string) netip.Addr {
 	}
 	a, _ := netip.ParseAddr(host)
 	return a.Unmap()
-}
-
-// forwardedFor walks X-Forwarded-For from the right (the hops nearest us) and returns the first
-// address that is not a trusted proxy: everything left of it was written by the client and
-// proves nothing.
-func (s *Server) forwardedFor(values []string, peer netip.Addr) netip.Addr {
-	var hops []string
-	for _, v := range values {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			return peer
-		}
-		a = a.Unmap()
-		if !s.isTrustedProxy(a) {
-			return a
-		}
-		peer = a
-	}
-	return peer
 }
 
 // securityHeaders sets defaults every public response carries. HTML pages replace the
@@ -205,8 +203,16 @@ func (handlerBody) Close() error { return nil }
 
 // resolveTenant finds the school served at the request's host and puts it in the context. A
 // host that is no school's gets 404: nothing past this point runs without a tenant.
+//
+// A request whose forwarding headers could not be believed (requestInfo) is answered 400 first:
+// its host is not known.
 func (s *Server) resolveTenant(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err, refused := r.Context().Value(forwardingRefusedKey{}).(error); refused {
+			s.log.Warn("forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
+			return
+		}
 		t, ok := s.deps.Tenants.Resolve(r.Host)
 		if !ok {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
@@ -214,6 +220,67 @@ func (s *Server) resolveTenant(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(tenant.NewContext(r.Context(), t)))
 	})
+}
+
+// httpsOnly keeps a school whose base_url is https off plain http, whether the request came
+// to the listener directly or a trusted proxy said it came over http. Nothing of such a school
+// is served over http:
+//   - a GET or HEAD that is not an API call (a page, a discovery or agent document) is
+//     redirected to the same path and query on the school's own origin, never to a host taken
+//     from the request;
+//   - an API or OAuth endpoint answers 400 invalid_request in its own error shape, without
+//     running: the token, revocation and registration endpoints with an RFC 6749 section 5.2
+//     body, the protected resources (userinfo, /api/v1, /member/graphql, /mcp) with an RFC 6750
+//     section 3.1 Bearer challenge. A redirect would teach a client that sending credentials
+//     over http works;
+//   - any other request (a form post) answers 400 invalid_request: its body was already sent
+//     in the clear, and a redirect would have the browser send it again.
+func httpsOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, err := tenant.FromContext(r.Context())
+		if err != nil || !t.HTTPS() || edge.FromContext(r.Context()).Secure {
+			next.ServeHTTP(w, r)
+			return
+		}
+		const description = "This school is served over https only."
+		switch endpointOf(r.URL.Path) {
+		case oauthEndpoint:
+			edge.WriteError(w, http.StatusBadRequest, "invalid_request", description)
+		case protectedResource:
+			resource.Challenge(w, r, http.StatusBadRequest, "invalid_request", description, "")
+		default:
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				edge.WriteError(w, http.StatusBadRequest, "invalid_request", description)
+				return
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			http.Redirect(w, r, t.URL(r.URL.RequestURI()), http.StatusMovedPermanently)
+		}
+	})
+}
+
+type endpointKind int
+
+const (
+	pageOrDocument endpointKind = iota
+	oauthEndpoint
+	protectedResource
+)
+
+// endpointOf says which error shape the endpoint at path answers in.
+func endpointOf(path string) endpointKind {
+	switch {
+	case path == authz.UserinfoPath, underPath(path, operator.Prefix), path == membergraphql.Path, underPath(path, mcpendpoint.Path):
+		return protectedResource
+	case underPath(path, "/api/oauth"):
+		return oauthEndpoint
+	}
+	return pageOrDocument
+}
+
+// underPath reports whether path is prefix or below it.
+func underPath(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
 }
 
 func writeNotFound(w http.ResponseWriter) {

@@ -112,6 +112,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 		writeMethodNotAllowed(w)
 	})
 	var h http.Handler = r
+	h = httpsOnly(h)
 	h = s.resolveTenant(h)
 	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes)
 	h = s.observe("public", h)

@@ -3,6 +3,7 @@ package tenant
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/proctorhq/proctor/config"
@@ -53,6 +54,11 @@ func New(c config.Tenant) (*Tenant, error) {
 		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,
 	}, nil
 }
+
+// HTTPS reports whether the school's base_url is https. Such a school is never served over
+// plain http (package server redirects or refuses), and its cookies are always the "__Host-"
+// ones (package consent).
+func (t *Tenant) HTTPS() bool { return strings.HasPrefix(t.Origin, "https://") }
 
 // URL returns the absolute URL of path on the tenant's origin.
 func (t *Tenant) URL(path string) string { return t.Origin + path }

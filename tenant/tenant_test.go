@@ -31,6 +31,9 @@ func TestResolve(t *testing.T) {
 	if a.Origin != "https://a.example" || a.URL("/x") != "https://a.example/x" {
 		t.Errorf("origin = %q", a.Origin)
 	}
+	if !a.HTTPS() || !v6.HTTPS() || b.HTTPS() || c.HTTPS() {
+		t.Error("HTTPS() does not follow base_url's scheme")
+	}
 	for _, tc := range []struct {
 		host string
 		want *Tenant
