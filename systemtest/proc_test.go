@@ -38,7 +38,7 @@ const (
 
 // Bounds of a process's life.
 const (
-	readyTimeout = 30 * time.Second
+	readyTimeout = 2 * time.Minute
 	cliTimeout   = 60 * time.Second
 	// requestTimeout bounds every HTTP request of the tests.
 	requestTimeout = 15 * time.Second
