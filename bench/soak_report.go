@@ -126,7 +126,7 @@ func (r *SoakReport) WriteTable(w io.Writer) error {
 	}
 	phase(fmt.Sprintf("peak (unpaced, %s)", seconds(r.PeakSeconds)), r.Peak)
 	if r.TargetRPS > 0 {
-		phase(fmt.Sprintf("soak (paced at %.0f%% of the peak: %.1f req/s)", r.Load*100, r.TargetRPS), r.Soak)
+		phase(fmt.Sprintf("soak (paced at %.0f%% of the peak: %.1f req/s, room for %d requests)", r.Load*100, r.TargetRPS, r.ScheduledRequests), r.Soak)
 	} else {
 		fmt.Fprintln(w, "soak: not run, the peak run failed")
 	}
