@@ -97,7 +97,9 @@ func TestEveryScenario(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			tmp := t.TempDir()
 			o := Options{
-				InProcess: true, Concurrency: 2, Requests: 20, Duration: 30 * time.Second, Warmup: 200 * time.Millisecond,
+				// The run ends at 20 requests; the duration is only the safety bound, the
+				// longest allowed, so that a busy machine still gets to 20.
+				InProcess: true, Concurrency: 2, Requests: 20, Duration: MaxDuration, Warmup: 200 * time.Millisecond,
 				Database: backend, TempDir: tmp, Data: testData, Version: "test",
 			}
 			if backend == gormstore.DriverPostgres {
@@ -219,7 +221,10 @@ func TestChildServerThatFailsToStart(t *testing.T) {
 // TestSoakInProcess runs a soak of a few seconds in half-second windows against the server
 // built in this process and checks what the windows hold. A run this short is not judged on its
 // tables (the purge job has not run) nor on memory (no child process); its other checks are
-// timing and are not asserted here.
+// timing and are not asserted here. Nothing asserted depends on how fast the machine is: the
+// rates, the number of windows and how many requests fit in them are what the machine made of
+// the run, so the test checks only what must hold whatever they are (counts that add up, the
+// schedule's bound, a verdict that agrees with its windows).
 func TestSoakInProcess(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
@@ -247,12 +252,17 @@ func TestSoakInProcess(t *testing.T) {
 			if rep.Peak.Requests == 0 || rep.Peak.RPS <= 0 {
 				t.Fatalf("peak = %+v", rep.Peak)
 			}
-			// Paced at 70% of the peak: the schedule allows at most target x duration requests.
+			// Paced at 70% of the peak (both figures rounded to 0.1).
 			if want := rep.Peak.RPS * SoakLoad; math.Abs(rep.TargetRPS-want) > 0.2 {
 				t.Errorf("target %.1f, want %.1f", rep.TargetRPS, want)
 			}
-			if max := rep.TargetRPS*3 + 1; float64(rep.Soak.Requests) > max {
-				t.Errorf("%d soak requests, the schedule allows %.0f", rep.Soak.Requests, max)
+			// The schedule's room is decided by the exact target before the run; the report's
+			// target is rounded to 0.1, hence the slack of 0.05 a second over the 3 s.
+			if want := rep.TargetRPS * 3; math.Abs(float64(rep.ScheduledRequests)-want) > 0.05*3+1 {
+				t.Errorf("the schedule has room for %d requests; %.1f a second for 3s makes %.2f", rep.ScheduledRequests, rep.TargetRPS, want)
+			}
+			if rep.Soak.Requests > rep.ScheduledRequests {
+				t.Errorf("%d soak requests, the schedule has room for %d", rep.Soak.Requests, rep.ScheduledRequests)
 			}
 			full, total := 0, 0
 			for _, w := range rep.Windows {
@@ -263,21 +273,22 @@ func TestSoakInProcess(t *testing.T) {
 				if w.ServerRSSBytes != nil {
 					t.Errorf("server memory reported for an in-process server")
 				}
-				if w.Seconds < 0.25 {
-					continue
+				if w.Seconds >= 0.25 {
+					full++
 				}
-				full++
-				if w.Requests == 0 || w.RPS <= 0 || w.P50MS <= 0 || w.P99MS < w.P50MS {
+				// A busy machine may finish no request in a window; one that finished some
+				// has figures for them.
+				if w.Requests > 0 && (w.RPS <= 0 || w.P50MS <= 0 || w.P99MS < w.P50MS) {
 					t.Errorf("window %+v", w)
 				}
-				// Every worker has signed in, and by the end of a window at least one grant
-				// has been made.
+				// Every worker signed in, and the warm-up and peak runs made grants, before
+				// the soak's first window.
 				if w.Rows["login_sessions"] < 2 || w.Rows["oauth_token_pairs"] < 1 {
 					t.Errorf("rows %v", w.Rows)
 				}
 			}
-			if full < minSoakWindows || total != rep.Soak.Requests {
-				t.Errorf("%d full windows with %d requests; the soak made %d", full, total, rep.Soak.Requests)
+			if len(rep.Windows) == 0 || total != rep.Soak.Requests {
+				t.Errorf("%d windows with %d requests; the soak made %d", len(rep.Windows), total, rep.Soak.Requests)
 			}
 			for _, step := range []string{"authcode", "userinfo", "graphql-viewer", "refresh"} {
 				if rep.Mix[step] == 0 {
@@ -288,9 +299,15 @@ func TestSoakInProcess(t *testing.T) {
 			for _, c := range rep.Verdict.Checks {
 				checks[c.Name] = c.Result
 			}
-			if checks["errors"] != checkPass || checks["windows"] != checkPass || checks["rss"] != checkNotJudged ||
+			// How many windows a run of 3 s in windows of 0.5 s gets is the machine's doing (a
+			// slow row count delays the next window); the verdict must agree with the count.
+			wantWindows := checkPass
+			if full < minSoakWindows {
+				wantWindows = checkFail
+			}
+			if checks["errors"] != checkPass || checks["windows"] != wantWindows || checks["rss"] != checkNotJudged ||
 				checks["rows oauth_token_pairs"] != checkNotJudged {
-				t.Errorf("checks %v", checks)
+				t.Errorf("checks %v (%d full windows)", checks, full)
 			}
 			var js strings.Builder
 			if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"windows"`) || !strings.Contains(js.String(), `"verdict"`) {

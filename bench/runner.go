@@ -77,6 +77,9 @@ type Result struct {
 	// Exhausted is set when the run ended because the Op's inputs ran out rather than at its
 	// bounds.
 	Exhausted bool
+	// Scheduled is how many requests a paced run's schedule had room for (scheduleSlots); 0
+	// for an unpaced run. Requests never exceeds it, however fast or slow the machine.
+	Scheduled int
 }
 
 // maxErrorSamples bounds Result.ErrorSamples.
@@ -130,6 +133,11 @@ func RunLoad(ctx context.Context, b Bounds, op Op) Result {
 	start := time.Now()
 	deadline := start.Add(b.Duration)
 
+	var slots int64
+	if b.Rate > 0 {
+		slots = scheduleSlots(b.Rate, b.Duration)
+	}
+
 	stopWindows := b.watchWindows(start, logs)
 	var wg sync.WaitGroup
 	for w := range conc {
@@ -142,7 +150,7 @@ func RunLoad(ctx context.Context, b Bounds, op Op) Result {
 				if b.Requests > 0 && n >= int64(b.Requests) {
 					return
 				}
-				if b.Rate > 0 && !waitForSlot(ctx, start.Add(slotOffset(n, b.Rate)), deadline) {
+				if b.Rate > 0 && (n >= slots || !waitForSlot(ctx, start.Add(slotOffset(n, b.Rate)))) {
 					return
 				}
 				t0 := time.Now()
@@ -168,7 +176,7 @@ func RunLoad(ctx context.Context, b Bounds, op Op) Result {
 	elapsed := time.Since(start)
 	stopWindows()
 
-	out := Result{Elapsed: elapsed}
+	out := Result{Elapsed: elapsed, Scheduled: int(slots)}
 	for i := range logs {
 		rec := &logs[i]
 		out.Latencies = append(out.Latencies, rec.latencies...)
@@ -191,13 +199,26 @@ func slotOffset(n int64, rate float64) time.Duration {
 	return time.Duration(float64(n) / rate * float64(time.Second))
 }
 
-// waitForSlot waits until at and reports whether the request may go: not when at is at or
-// after the deadline (the schedule has no more slots in the run), nor when ctx ends first. It
-// never waits past the deadline.
-func waitForSlot(ctx context.Context, at, deadline time.Time) bool {
-	if !at.Before(deadline) {
-		return false
+// scheduleSlots is how many requests a run paced at rate for d may issue: request n is due at
+// slotOffset(n, rate), and the run has the slots due before d. It is a count, decided before
+// the run starts: the requests a run makes never exceed it, and a machine fast enough to keep
+// up makes exactly that many.
+func scheduleSlots(rate float64, d time.Duration) int64 {
+	// The first n with slotOffset(n) >= d, found from the estimate d x rate and corrected for
+	// the rounding of slotOffset's conversion to a Duration.
+	n := int64(math.Ceil(d.Seconds() * rate))
+	for n > 0 && slotOffset(n-1, rate) >= d {
+		n--
 	}
+	for slotOffset(n, rate) < d {
+		n++
+	}
+	return n
+}
+
+// waitForSlot waits until at and reports whether the request may go: not when ctx ends first.
+// Slots due at or after the run's Duration are never waited for (scheduleSlots).
+func waitForSlot(ctx context.Context, at time.Time) bool {
 	d := time.Until(at)
 	if d <= 0 {
 		return true

@@ -353,6 +353,7 @@ func RunSoak(ctx context.Context, opts Options) (*SoakReport, error) {
 		after, ok2 := r.srv.usage()
 		rep.Soak = measurement("soak", fmt.Sprintf("the soak cycle paced at %.0f%% of the peak rate", SoakLoad*100), res)
 		rep.Soak.setServerUsage(before, after, ok1 && ok2)
+		rep.ScheduledRequests = res.Scheduled
 		rep.addErrors("soak", res)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

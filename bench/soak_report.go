@@ -35,11 +35,14 @@ type SoakReport struct {
 	Cycle     string        `json:"cycle"`
 	Note      string        `json:"note,omitempty"`
 
-	// Peak is the cycle run unpaced; TargetRPS the rate the soak was paced at (0 when the peak
-	// run failed and no soak was run); Soak the whole paced run.
+	// Peak is the cycle run unpaced; TargetRPS the rate the soak was paced at, rounded to 0.1
+	// (0 when the peak run failed and no soak was run); Soak the whole paced run.
 	Peak      Measurement `json:"peak"`
 	TargetRPS float64     `json:"target_rps"`
 	Soak      Measurement `json:"soak"`
+	// ScheduledRequests is how many requests the soak's schedule had room for: the target rate
+	// over the duration (scheduleSlots). Soak.Requests reaches it when the machine kept up.
+	ScheduledRequests int `json:"scheduled_requests"`
 	// Mix is how many times each step of the cycle ran, warm-up and peak included.
 	Mix     map[string]int `json:"mix"`
 	Windows []SoakWindow   `json:"windows"`
@@ -123,7 +126,7 @@ func (r *SoakReport) WriteTable(w io.Writer) error {
 	}
 	phase(fmt.Sprintf("peak (unpaced, %s)", seconds(r.PeakSeconds)), r.Peak)
 	if r.TargetRPS > 0 {
-		phase(fmt.Sprintf("soak (paced at %.0f%% of the peak: %.1f req/s)", r.Load*100, r.TargetRPS), r.Soak)
+		phase(fmt.Sprintf("soak (paced at %.0f%% of the peak: %.1f req/s, room for %d requests)", r.Load*100, r.TargetRPS, r.ScheduledRequests), r.Soak)
 	} else {
 		fmt.Fprintln(w, "soak: not run, the peak run failed")
 	}

@@ -67,7 +67,8 @@ http: {write_timeout: 45s}
 	if s.Public.Addr != "0.0.0.0:9000" || s.Internal.Addr != "127.0.0.1:8081" {
 		t.Errorf("listeners = %+v %+v", s.Public, s.Internal)
 	}
-	if s.Database.Driver != "postgres" || s.Database.CurriculumCacheRows != 5000 || s.HTTP.WriteTimeout != 45*time.Second || s.HTTP.ReadTimeout != 15*time.Second {
+	if s.Database.Driver != "postgres" || s.Database.CurriculumCacheRows != 5000 || s.Database.StartupTimeout != time.Minute ||
+		s.HTTP.WriteTimeout != 45*time.Second || s.HTTP.ReadTimeout != 15*time.Second {
 		t.Errorf("database/http = %+v %+v", s.Database, s.HTTP)
 	}
 	if len(s.Secret) != 32 {
@@ -97,12 +98,14 @@ func TestEnvironmentOverrides(t *testing.T) {
 	t.Setenv("PROCTOR_PUBLIC_ADDR", "127.0.0.1:9999")
 	t.Setenv("PROCTOR_TRUSTED_PROXIES", "10.0.0.0/8,172.16.0.0/12")
 	t.Setenv("PROCTOR_HTTP_SHUTDOWN_GRACE", "3s")
+	t.Setenv("PROCTOR_DATABASE_STARTUP_TIMEOUT", "5m")
 	cfg, err := Load("")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	s := cfg.Server
-	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second {
+	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second ||
+		s.Database.StartupTimeout != 5*time.Minute {
 		t.Errorf("overrides not applied: %+v", s)
 	}
 	if prefixes, _ := ParseTrustedProxies(s.TrustedProxies); len(prefixes) != 2 || !prefixes[1].Contains(netip.MustParseAddr("172.20.0.1")) {
@@ -126,7 +129,7 @@ lifetimes: {access_token: 10s, authorization_code: 1h}
 		"tenants/e.yaml": "school_id: [\n",
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf(`database: {driver: mysql, dsn: ""}
+	os.WriteFile(server, []byte(fmt.Sprintf(`database: {driver: mysql, dsn: "", startup_timeout: -1s}
 log: {level: loud}
 tenants_dir: %s
 secret: short
@@ -141,6 +144,7 @@ trusted_proxies: [not-a-range]
 	want := []struct{ file, field string }{
 		{"proctor.yaml", "database.driver"},
 		{"proctor.yaml", "database.dsn"},
+		{"proctor.yaml", "database.startup_timeout"},
 		{"proctor.yaml", "log.level"},
 		{"proctor.yaml", "trusted_proxies[0]"},
 		{"proctor.yaml", "secret"},

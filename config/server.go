@@ -92,6 +92,11 @@ type Database struct {
 	// CurriculumCacheRows bounds the curricula each process keeps in memory, in rows (sections,
 	// lectures, one per course): 0 is the store's default, a negative value keeps none.
 	CurriculumCacheRows int `mapstructure:"curriculum_cache_rows"`
+	// StartupTimeout is how long `proctor serve` keeps trying to reach the database when it
+	// starts (with backoff, logging each attempt) before it gives up and exits; 0 tries once.
+	// It is not libpq's connect_timeout, which bounds one connection attempt (set that in the
+	// DSN).
+	StartupTimeout time.Duration `mapstructure:"startup_timeout"`
 }
 
 // Log configures log/slog.
@@ -115,7 +120,7 @@ func DefaultServer() Server {
 	return Server{
 		Public:     Listener{Addr: "127.0.0.1:8080"},
 		Internal:   Internal{Addr: "127.0.0.1:8081"},
-		Database:   Database{Driver: "sqlite", DSN: "var/proctor.db"},
+		Database:   Database{Driver: "sqlite", DSN: "var/proctor.db", StartupTimeout: 60 * time.Second},
 		TenantsDir: "tenants",
 		Log:        Log{Level: "info", Format: "json"},
 		HTTP: HTTP{
@@ -215,6 +220,9 @@ func (s *Server) validate(c collector) {
 	}
 	if s.Database.MaxOpenConns < 0 {
 		c.add("database.max_open_conns", "must not be negative")
+	}
+	if s.Database.StartupTimeout < 0 {
+		c.add("database.startup_timeout", "must not be negative (0 tries once)")
 	}
 	if s.TenantsDir == "" {
 		c.add("tenants_dir", "is required")

@@ -254,9 +254,9 @@ func TestLoadRefusesAliasBomb(t *testing.T) {
 	if !strings.Contains(errs.Error(), "aliases (*l29) are not supported") {
 		t.Errorf("errors do not mention the alias:\n%v", errs)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("Load took %v on an alias bomb", d)
-	}
+	// An expanded bomb (9^30 nodes) would never finish: the test's own timeout is the guard,
+	// so nothing here depends on how fast the machine parses.
+	t.Logf("Load refused the alias bomb in %v", time.Since(start))
 	if n := len(errs.Error()); n > 1<<16 {
 		t.Errorf("error message is %d bytes", n)
 	}

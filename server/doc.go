@@ -22,6 +22,10 @@
 //	POST /internal/introspect  RFC 7662 introspection for a Member API process of the same
 //	                           deployment (only when internal.api_key is set)
 //
+// While `proctor serve` waits for its database at start-up, Starting serves the internal
+// listener alone: /healthz 200, /readyz 503 {"status":"starting"}, everything else 404; then it
+// hands the open socket to Serve. The public listener is not bound until then.
+//
 // Every public request passes, outermost first: panic recovery, request info (id, client
 // address, scheme; Forwarded and X-Forwarded-* believed only from trusted proxies, by
 // edge.FromProxies's rule), security headers, access log and metrics, body size limit, tenant

@@ -9,7 +9,11 @@
 //   - TestDatabaseOutage: with PostgreSQL cut off (a TCP proxy in the test is closed), the token
 //     endpoint, /mcp, the Member API, the operator REST API and /readyz answer 503 without
 //     internal detail and nothing answers 500; when the proxy comes back on the same port, the
-//     service recovers within 5 seconds without a restart.
+//     service recovers without a restart.
+//   - TestStartupWaitsForTheDatabase, TestStartupGivesUp: `proctor serve --migrate` started while
+//     the database address refuses connections is alive (/healthz 200) and not ready (/readyz
+//     503), logs each attempt and listens on no public port; once the database is there it
+//     migrates and serves. With a short database.startup_timeout it exits non-zero saying why.
 //   - TestKillDuringLoad: a server killed with SIGKILL in the middle of code exchanges,
 //     refreshes and revocations loses nothing a client was given and keeps nothing half done:
 //     after a restart every token and code the clients received is in the state the protocol
@@ -17,6 +21,9 @@
 //   - TestGracefulShutdown: SIGTERM closes the public listener at once, reports not ready,
 //     lets the requests already accepted finish with their normal answers, and exits 0 within
 //     http.shutdown_grace.
+//
+// No test asserts a speed: every wait is a poll bounded in minutes, so that a busy machine
+// cannot fail a server that behaves.
 //
 // Why whole processes: in-process tests share one heap, one key cache, one connection pool and
 // one clock, so they cannot show that nothing a request needs lives only in one process, what a

@@ -19,7 +19,7 @@ const (
 	// killAfter is how long the load runs at least before the kill, and killAtMost how long it
 	// may run while waiting for enough of each operation.
 	killAfter  = 2 * time.Second
-	killAtMost = 15 * time.Second
+	killAtMost = 2 * time.Minute
 	// Operations completed before the kill, at least.
 	minExchanges = 8
 	minRefreshes = 8
@@ -137,8 +137,8 @@ func TestKillDuringLoad(t *testing.T) {
 	}
 	log.killed.Store(true)
 	proc.signal(t, syscall.SIGKILL)
-	if _, ok := proc.wait(10 * time.Second); !ok {
-		t.Fatal("the server did not die of SIGKILL within 10s")
+	if _, ok := proc.wait(time.Minute); !ok {
+		t.Fatal("the server did not die of SIGKILL within a minute")
 	}
 	wg.Wait()
 	stopLoad()

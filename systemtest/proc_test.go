@@ -38,7 +38,7 @@ const (
 
 // Bounds of a process's life.
 const (
-	readyTimeout = 30 * time.Second
+	readyTimeout = 2 * time.Minute
 	cliTimeout   = 60 * time.Second
 	// requestTimeout bounds every HTTP request of the tests.
 	requestTimeout = 15 * time.Second
@@ -63,6 +63,8 @@ type deployment struct {
 	origin string
 	// grace is http.shutdown_grace of every server file ("" keeps the default).
 	grace string
+	// startupTimeout is database.startup_timeout of every server file ("" keeps the default).
+	startupTimeout string
 }
 
 // newDeployment creates a fresh schema and the shared files. originAddr is the host and port of
@@ -114,10 +116,14 @@ func (d *deployment) newReplica(name, public string) *replica {
 	if d.grace != "" {
 		httpConf["shutdown_grace"] = d.grace
 	}
+	database := map[string]any{"driver": "postgres", "dsn": d.dsn, "max_open_conns": 8}
+	if d.startupTimeout != "" {
+		database["startup_timeout"] = d.startupTimeout
+	}
 	must(d.t, writeYAML(r.configFile, map[string]any{
 		"public":      map[string]any{"addr": r.public},
 		"internal":    map[string]any{"addr": r.internal},
-		"database":    map[string]any{"driver": "postgres", "dsn": d.dsn, "max_open_conns": 8},
+		"database":    database,
 		"tenants_dir": d.tenantsDir,
 		"secret_file": d.secretFile,
 		"log":         map[string]any{"level": "info", "format": "json"},
@@ -172,6 +178,18 @@ var logSeq struct {
 // tail printed if the test failed.
 func startProcess(t *testing.T, name, internalAddr string, exe string, args ...string) *process {
 	t.Helper()
+	p := launchProcess(t, name, exe, args...)
+	if err := waitReady(internalAddr, p.done); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.tail(30))
+	}
+	return p
+}
+
+// launchProcess starts the binary with args, its output going to a log file, without waiting
+// for anything. The process is killed when the test ends, and its log tail printed if the test
+// failed.
+func launchProcess(t *testing.T, name string, exe string, args ...string) *process {
+	t.Helper()
 	logSeq.Lock()
 	logSeq.n++
 	n := logSeq.n
@@ -201,9 +219,6 @@ func startProcess(t *testing.T, name, internalAddr string, exe string, args ...s
 			t.Logf("%s", p.tail(30))
 		}
 	})
-	if err := waitReady(internalAddr, p.done); err != nil {
-		t.Fatalf("%s: %v\n%s", name, err, p.tail(30))
-	}
 	return p
 }
 

@@ -69,6 +69,9 @@ type flight struct {
 	done chan struct{}
 	doc  Document
 	err  error
+	// callers counts the resolves waiting on this fetch (guarded by Documents.mu): what a test
+	// waits for before letting the fetch finish, instead of sleeping.
+	callers int
 }
 
 // New returns a resolver. reviewed are the document URLs the deployment's operators have
@@ -183,6 +186,7 @@ func (d *Documents) document(ctx context.Context, url, host string, t *tenant.Te
 			close(f.done)
 		}()
 	}
+	f.callers++
 	d.mu.Unlock()
 	select {
 	case <-f.done:

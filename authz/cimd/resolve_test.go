@@ -371,17 +371,22 @@ func TestSingleFlight(t *testing.T) {
 			errs <- err
 		})
 	}
-	// Let every caller join the flight before the server answers.
+	// Let every caller join the flight before the server answers: a caller that came after
+	// the fetch ended would find the document cached, but one between its cache miss and the
+	// flight could start a second fetch, so the test waits for all ten to be counted in.
 	for {
 		d.mu.Lock()
+		joined := 0
+		for _, f := range d.flights {
+			joined += f.callers
+		}
 		n := len(d.flights)
 		d.mu.Unlock()
-		if n == 1 && s.hits.Load() == 1 {
+		if n == 1 && joined == 10 {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a poll: the condition above is what is waited for
 	}
-	time.Sleep(20 * time.Millisecond)
 	close(release)
 	wg.Wait()
 	close(errs)

@@ -105,7 +105,7 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		}
 	}
 	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
-	return a.serve(ctx, false)
+	return a.serve(ctx, false, nil)
 }
 
 // seedDemoSchool loads the school's fixture the first time only, so that what a visitor

@@ -262,7 +262,7 @@ func renameDemoStudent(t *testing.T, dataDir, name string) string {
 // waitFor polls url with the given Host until it answers 200, and returns the body.
 func waitFor(t *testing.T, url, host string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		req.Host = host

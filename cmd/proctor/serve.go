@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +26,11 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 (/healthz, /readyz, /metrics). SIGTERM or SIGINT drains in-flight requests for up to
 http.shutdown_grace, then exits.
 
+When the database cannot be reached at start-up, serve keeps trying with backoff for
+database.startup_timeout (default 60s), logging each attempt, then exits non-zero. Meanwhile
+the internal listener answers /healthz 200 and /readyz 503, and nothing listens on the public
+address yet.
+
 The database schema must be current: run "proctor migrate" first, or pass --migrate.
 
 With --only member-api the process serves the GraphQL Member API alone, verifying tokens
@@ -29,18 +38,46 @@ through the authorization server's internal introspection endpoint (member_api.i
 and member_api.api_key) and reading member data from the same database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openApp(cmd.Context(), g, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer a.close()
 			switch only {
 			case "", server.OnlyMemberAPI:
 			default:
 				return fmt.Errorf("--only accepts %q", server.OnlyMemberAPI)
 			}
+			cfg, reg, err := loadTenants(g)
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg.Server.Log, cmd.ErrOrStderr())
+			ctx := cmd.Context()
+			// The internal listener answers from the start, so that an orchestrator sees a live
+			// process that is not ready rather than a dead one while the database is awaited.
+			in, err := net.Listen("tcp", cfg.Server.Internal.Addr)
+			if err != nil {
+				return fmt.Errorf("internal listener: %w", err)
+			}
+			starting, err := server.ServeStarting(in, log)
+			if err != nil {
+				in.Close()
+				return err
+			}
+			var a *app
+			err = retryStartup(ctx, log, startupClock(cfg.Server.Database.StartupTimeout), func(ctx context.Context) error {
+				var err error
+				a, err = openStore(ctx, cfg, reg, log)
+				return err
+			})
+			if err != nil {
+				_ = starting.Close()
+				if ctx.Err() != nil {
+					// SIGTERM or SIGINT while waiting: an ordinary stop.
+					log.Info("stopped while waiting for the database")
+					return nil
+				}
+				return err
+			}
+			defer a.close()
 			a.only = only
-			return a.serve(cmd.Context(), migrate)
+			return a.serve(ctx, migrate, starting)
 		},
 	}
 	cmd.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")
@@ -48,8 +85,15 @@ and member_api.api_key) and reading member data from the same database.`,
 	return cmd
 }
 
-// serve migrates if asked, checks the schema, syncs the schools and serves until ctx ends.
-func (a *app) serve(ctx context.Context, migrate bool) error {
+// serve migrates if asked, checks the schema, syncs the schools, takes the internal listener
+// over from starting (or, when nil, opens it) and serves until ctx ends. The public listener opens only now: until the
+// server can answer, a client or load balancer finds nothing there (docs/deployment.md).
+func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting) (err error) {
+	defer func() {
+		if err != nil && starting != nil {
+			_ = starting.Close()
+		}
+	}()
 	if migrate {
 		applied, err := a.store.Migrate(ctx)
 		if err != nil {
@@ -69,5 +113,93 @@ func (a *app) serve(ctx context.Context, migrate bool) error {
 	if err != nil {
 		return err
 	}
-	return srv.Run(ctx)
+	pub, err := net.Listen("tcp", a.cfg.Server.Public.Addr)
+	if err != nil {
+		return fmt.Errorf("public listener: %w", err)
+	}
+	var in net.Listener
+	if starting != nil {
+		in, err = starting.Handover(ctx)
+		starting = nil
+	} else {
+		in, err = net.Listen("tcp", a.cfg.Server.Internal.Addr)
+		if err != nil {
+			err = fmt.Errorf("internal listener: %w", err)
+		}
+	}
+	if err != nil {
+		pub.Close()
+		return err
+	}
+	return srv.Serve(ctx, pub, in)
+}
+
+// Start-up retry pacing: the first retry comes soon (a database starting beside the server is
+// usually up in a second or two), later ones back off so that many replicas waiting for one
+// database do not hammer it.
+const (
+	startupFirstRetry = 500 * time.Millisecond
+	startupMaxRetry   = 5 * time.Second
+	// startupAttemptTimeout bounds one attempt, so that an address that drops packets (rather
+	// than refusing) does not hold the first attempt past the whole budget.
+	startupAttemptTimeout = 10 * time.Second
+)
+
+// startup is the clock of retryStartup: how long it may try, what time it is and how it waits.
+// Tests give it a fake clock.
+type startup struct {
+	timeout time.Duration
+	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
+}
+
+func startupClock(timeout time.Duration) startup {
+	return startup{timeout: timeout, now: time.Now, sleep: func(ctx context.Context, d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+}
+
+// retryStartup calls attempt until it succeeds, ctx ends, or c.timeout has passed since the
+// first attempt, waiting startupFirstRetry after the first failure and twice as long after each
+// next one, up to startupMaxRetry; the last wait is cut so that a final attempt falls on the
+// deadline. Every failed attempt is logged. With c.timeout 0 it tries once.
+func retryStartup(ctx context.Context, log *slog.Logger, c startup, attempt func(context.Context) error) error {
+	start := c.now()
+	deadline := start.Add(c.timeout)
+	wait := startupFirstRetry
+	for n := 1; ; n++ {
+		actx, cancel := context.WithTimeout(ctx, startupAttemptTimeout)
+		err := attempt(actx)
+		cancel()
+		if err == nil {
+			if n > 1 {
+				log.Info("database reachable", "attempt", n, "after", c.now().Sub(start).Round(time.Millisecond).String())
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		left := deadline.Sub(c.now())
+		if left <= 0 {
+			log.Error("database unreachable: giving up", "attempt", n, "error", err.Error(),
+				"startup_timeout", c.timeout.String())
+			return fmt.Errorf("database unreachable after %d attempts in %s (database.startup_timeout): %w",
+				n, c.timeout, err)
+		}
+		d := min(wait, left)
+		log.Warn("database unreachable: retrying", "attempt", n, "error", err.Error(),
+			"retry_in", d.String(), "gives_up_in", left.Round(time.Millisecond).String())
+		if err := c.sleep(ctx, d); err != nil {
+			return errors.Join(err, ctx.Err())
+		}
+		wait = min(2*wait, startupMaxRetry)
+	}
 }
