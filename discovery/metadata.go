@@ -94,4 +94,3 @@ func ResourceMetadataFor(t *tenant.Tenant, p resource.Protected) ResourceMetadat
 		ResourceDocumentation:  t.URL("/auth.md"),
 	}
 }
-
