@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proctorhq/proctor/edge"
@@ -206,12 +208,39 @@ func (h *Handler) newServer(set serverSet) *sdk.Server {
 			}
 		},
 	})
+	s.AddReceivingMiddleware(onlyDeclared)
 	for i, def := range tools {
 		if set.tools&(1<<i) != 0 {
 			def.bind(s)
 		}
 	}
 	return s
+}
+
+// undeclared are the methods of the capabilities the server does not declare: prompts,
+// resources, logging and completion. The SDK serves the first three whatever the server
+// declares (empty lists, a log level kept), so a client could not tell from an answer that
+// the server has no such thing.
+var undeclared = map[string]bool{
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"logging/setLevel":    true,
+	"completion/complete": true,
+}
+
+// onlyDeclared answers the methods of undeclared capabilities with -32601 (method not found),
+// as the server would if it had no handler for them: a server must declare what it serves
+// (MCP 2025-06-18, Lifecycle, capability negotiation; 2026-07-28, server/discover), and the
+// conformance suite checks that a server answering prompts/list declares prompts.
+func onlyDeclared(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if undeclared[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("Method not found: this server declares only the tools capability, not %s.", method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 const instructions = "Tools of one online course school. Without a token: the published catalogue " +
