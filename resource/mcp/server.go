@@ -80,7 +80,7 @@ func New(d Deps) *Handler {
 		// what lets tools/list differ by token, and what the 2026-07-28 revision requires.
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       d.Logger,
+		Logger:       sdkLogger(d.Logger),
 		// The SDK's own check refuses any Host that is not a loopback name when the listener is
 		// on loopback, which is every request behind a reverse proxy on the same machine. Host
 		// is checked by the server's tenant resolution and Origin by ServeHTTP instead.
@@ -195,7 +195,7 @@ func (h *Handler) serverFor(c *caller) *sdk.Server {
 func (h *Handler) newServer(set serverSet) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.tenant.Name, Version: h.version}, &sdk.ServerOptions{
 		Instructions:              instructions,
-		Logger:                    h.log,
+		Logger:                    sdkLogger(h.log),
 		SupportedProtocolVersions: ProtocolVersions,
 		// Tools only. The list never changes while a client holds the same token, so there is
 		// nothing to announce; no logging capability either.
