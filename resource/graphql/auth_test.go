@@ -74,6 +74,7 @@ func TestProtectedResourceErrors(t *testing.T) {
 		}{
 			{"no token", ""},
 			{"garbled token", "not-a-token"},
+			{"malformed header", "a b"},
 			{"forged token", "abc.def"},
 			{"expired token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, expired: true})},
 			{"revoked token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, revoked: true})},
