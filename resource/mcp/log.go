@@ -25,10 +25,10 @@ func sdkLogger(l *slog.Logger) *slog.Logger { return slog.New(lowerMistakes{l.Ha
 // lowerMistakes is a slog.Handler that logs the records of clientMistakes at INFO.
 type lowerMistakes struct{ next slog.Handler }
 
-// Enabled lets an ERROR record through when INFO is enabled: it may be a mistake, lowered in
-// Handle.
+// Enabled is the next handler's: a record is only ever lowered, and Handle asks again at the
+// lowered level.
 func (h lowerMistakes) Enabled(ctx context.Context, level slog.Level) bool {
-	return h.next.Enabled(ctx, min(level, slog.LevelInfo))
+	return h.next.Enabled(ctx, level)
 }
 
 func (h lowerMistakes) Handle(ctx context.Context, r slog.Record) error {
