@@ -75,8 +75,8 @@ func TestDocuments(t *testing.T) {
 	}
 }
 
-// TestPathResourceScopes: the metadata of /mcp and /member/graphql lists only what a client
-// registering itself can get (a member client: the member scopes), the same scopes their 401
+// TestPathResourceScopes: the metadata of /mcp and /member/graphql lists only what a member
+// client (the clients that discover their way there) can get, the member scopes, the same scopes their 401
 // challenges name. Listing every scope sent MCP clients, which ask for all of scopes_supported
 // when a challenge names none, to ask a member client for operator scopes (invalid_scope).
 func TestPathResourceScopes(t *testing.T) {

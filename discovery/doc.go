@@ -13,7 +13,7 @@
 //
 // The path-specific protected-resource metadata (RFC 9728 section 3.1) is what the 401
 // challenges of /mcp and the Member API name; its scopes_supported is the member scopes, what a
-// client registering itself can get. The origin's lists every scope.
+// member client can get. The origin's lists every scope.
 //
 // The issuer is the school's base_url, byte for byte, and equals authorization_servers[0] of
 // the protected-resource metadata: MCP clients compare the two strings. The documents are

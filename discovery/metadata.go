@@ -77,7 +77,7 @@ type ResourceMetadata struct {
 // ResourceMetadataFor builds the metadata of a protected resource on the school's origin.
 // The origin itself (resource.Origin, which every token is bound to) lists every scope, as
 // the operator REST API it serves uses them all; a path-specific resource lists the scopes
-// its challenges name (resource.Protected.Scopes), which a client registering itself can get:
+// its challenges name (resource.Protected.Scopes), which a member client can get:
 // an MCP client without a scope in the challenge asks for all of scopes_supported (MCP
 // 2025-11-25, Authorization, scope selection).
 func ResourceMetadataFor(t *tenant.Tenant, p resource.Protected) ResourceMetadata {

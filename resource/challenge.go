@@ -59,10 +59,10 @@ var (
 	// scopes).
 	Origin = Protected{}
 	// MCP is {base_url}/mcp and MemberAPI the Member API. Both serve one member's data with
-	// the member scopes, the only scopes a client that registers itself (a member client) can
-	// get: naming the operator scopes /mcp also serves would send such a client to ask for what
-	// it is refused (invalid_scope), and an operator client knows its scopes from its
-	// registration.
+	// the member scopes, the only scopes a member client (pre-registered public client or
+	// Client ID Metadata Document, the clients that discover their way here) can get: naming
+	// the operator scopes /mcp also serves would send such a client to ask for what it is
+	// refused (invalid_scope), and an operator client knows its scopes from its registration.
 	MCP       = Protected{Path: "/mcp", Scopes: scope.NamesFor(scope.Member)}
 	MemberAPI = Protected{Path: "/member/graphql", Scopes: scope.NamesFor(scope.Member)}
 )
