@@ -11,6 +11,10 @@
 //	GET /llms.txt                                       index of the site in the llms.txt format
 //	GET /pricing.md                                     published offer with prices (Markdown)
 //
+// The path-specific protected-resource metadata (RFC 9728 section 3.1) is what the 401
+// challenges of /mcp and the Member API name; its scopes_supported is the member scopes, what a
+// member client can get. The origin's lists every scope.
+//
 // The issuer is the school's base_url, byte for byte, and equals authorization_servers[0] of
 // the protected-resource metadata: MCP clients compare the two strings. The documents are
 // readable cross-origin (browser-based clients discover before they authenticate) and carry no

@@ -13,9 +13,9 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// resourcePaths are the protected resources with path-specific metadata (RFC 9728 section
-// 3.1): MCP clients derive the metadata URL from the endpoint they were given.
-var resourcePaths = []string{"/mcp", "/member/graphql"}
+// pathResources are the protected resources with path-specific metadata (RFC 9728 section 3.1):
+// their challenges name it, and MCP clients derive its URL from the endpoint they were given.
+var pathResources = []resource.Protected{resource.MCP, resource.MemberAPI}
 
 // Deps are what the handler reads.
 type Deps struct {
@@ -59,10 +59,10 @@ func (h *Handler) Mount(r *mux.Router) {
 // MountResourceMetadata registers only the protected-resource metadata (a Member API process
 // serves these, not the authorization server's documents).
 func (h *Handler) MountResourceMetadata(r *mux.Router) {
-	r.Handle(resource.MetadataPath, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, "") })).
+	r.Handle(resource.MetadataPath, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, resource.Origin) })).
 		Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
-	for _, p := range resourcePaths {
-		r.Handle(resource.MetadataPath+p, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
+	for _, p := range pathResources {
+		r.Handle(resource.MetadataPath+p.Path, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 }

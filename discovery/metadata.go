@@ -74,21 +74,23 @@ type ResourceMetadata struct {
 	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
 }
 
-// ResourceMetadataFor builds the metadata of the resource at path on the school's origin ("" is
-// the origin itself, which every member token is bound to).
-func ResourceMetadataFor(t *tenant.Tenant, path string) ResourceMetadata {
+// ResourceMetadataFor builds the metadata of a protected resource on the school's origin.
+// The origin itself (resource.Origin, which every token is bound to) lists every scope, as
+// the operator REST API it serves uses them all; a path-specific resource lists the scopes
+// its challenges name (resource.Protected.Scopes), which a member client can get:
+// an MCP client without a scope in the challenge asks for all of scopes_supported (MCP
+// 2025-11-25, Authorization, scope selection).
+func ResourceMetadataFor(t *tenant.Tenant, p resource.Protected) ResourceMetadata {
+	scopes := p.Scopes
+	if p.Path == "" {
+		scopes = scope.Names()
+	}
 	return ResourceMetadata{
-		Resource:               t.Origin + path,
+		Resource:               t.Origin + p.Path,
 		ResourceName:           t.Name,
 		AuthorizationServers:   []string{t.Origin},
-		ScopesSupported:        scope.Names(),
+		ScopesSupported:        scopes,
 		BearerMethodsSupported: []string{"header"},
 		ResourceDocumentation:  t.URL("/auth.md"),
 	}
-}
-
-// ResourceMetadataURL is where the metadata of the origin's resource is served; Bearer
-// challenges name it in resource_metadata.
-func ResourceMetadataURL(t *tenant.Tenant) string {
-	return t.URL(resource.MetadataPath)
 }

@@ -72,6 +72,25 @@ class MemberClientProvider {
   saveCodeVerifier(verifier) { this.saved.verifier = verifier; }
 
   codeVerifier() { return this.saved.verifier; }
+
+  // The SDK calls this when a refresh is refused (invalid_grant): the tokens are dead.
+  invalidateCredentials(scope) {
+    if (scope === 'all' || scope === 'tokens') this.saved.tokens = undefined;
+  }
+}
+
+// approveInBrowser signs the student in at the authorization URL the SDK handed over, approves,
+// and returns the URL the callback received.
+async function approveInBrowser(t, authUrl, cb) {
+  return withBrowser(t, async (page) => {
+    await page.goto(authUrl.href);
+    await signIn(page, env.studentEmail, env.studentPassword);
+    await page.getByText('E2E App').first().waitFor({ state: 'visible' });
+    await decide(page, 'approve');
+    const url = await cb.wait();
+    await page.locator('#received').waitFor({ state: 'visible' });
+    return url;
+  });
 }
 
 test('anonymous: the public tools over the published catalogue', { timeout: 30_000 }, async (t) => {
@@ -112,20 +131,12 @@ test('member: OAuth from the 401 of a member tool, then the member tools', { tim
   assert.equal(q.get('client_id'), env.clientId);
   assert.equal(q.get('code_challenge_method'), 'S256');
   assert.ok(q.get('code_challenge'), 'PKCE challenge');
-  assert.equal(q.get('resource'), env.issuer, 'resource is the metadata\'s, the school origin');
+  assert.equal(q.get('resource'), mcpUrl.href, 'resource is the one of /mcp\'s own metadata (RFC 9728 section 3.1)');
   assert.equal(q.get('scope'), 'account:read', 'the scope the challenge named');
   assert.equal(q.get('state'), provider.saved.state);
   assert.equal(q.get('redirect_uri'), cb.redirectUri);
 
-  const received = await withBrowser(t, async (page) => {
-    await page.goto(authUrl.href);
-    await signIn(page, env.studentEmail, env.studentPassword);
-    await page.getByText('E2E App').first().waitFor({ state: 'visible' });
-    await decide(page, 'approve');
-    const url = await cb.wait();
-    await page.locator('#received').waitFor({ state: 'visible' });
-    return url;
-  });
+  const received = await approveInBrowser(t, authUrl, cb);
   assert.equal(received.searchParams.get('iss'), env.issuer, 'RFC 9207 iss');
   assert.equal(received.searchParams.get('state'), provider.saved.state);
   await transport.finishAuth(received.searchParams.get('code'));
@@ -164,5 +175,55 @@ test('member: OAuth from the 401 of a member tool, then the member tools', { tim
   assert.equal(res.status, 401);
   const challenge = res.headers.get('www-authenticate') ?? '';
   assert.match(challenge, /error="invalid_token"/);
-  assert.ok(challenge.includes(`resource_metadata="${env.school2}/.well-known/oauth-protected-resource"`), challenge);
+  assert.ok(challenge.includes(`resource_metadata="${env.school2}/.well-known/oauth-protected-resource/mcp"`), challenge);
+  assert.ok(challenge.includes('scope="account:read account:write"'), challenge);
+});
+
+test('member: a revoked token, and the SDK authorizes again for the member scopes', { timeout: 90_000 }, async (t) => {
+  const cb = await startCallback();
+  t.after(() => cb.close());
+  const provider = new MemberClientProvider(cb.redirectUri);
+  const { client, transport } = await connect(t, { authProvider: provider });
+  await assert.rejects(client.callTool({ name: 'my_courses', arguments: {} }), UnauthorizedError);
+  await transport.finishAuth((await approveInBrowser(t, provider.authorizationUrl, cb)).searchParams.get('code'));
+  const first = provider.saved.tokens;
+  assert.ok(first?.access_token && first?.refresh_token, 'an access and a refresh token');
+  assert.ok(!(await client.callTool({ name: 'my_courses', arguments: {} })).isError);
+
+  // The member revokes the grant (RFC 7009: the refresh token, and with it the access token).
+  const revoked = await fetch(new URL('/api/oauth/revoke', env.issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: first.refresh_token, token_type_hint: 'refresh_token', client_id: env.clientId }),
+  });
+  assert.equal(revoked.status, 200, await revoked.text());
+
+  // The dead token's 401 names the member scopes and /mcp's metadata, which lists only those:
+  // the SDK's refresh is refused (invalid_grant), it drops the tokens and starts a new
+  // authorization of the same public member client, for scopes a member client can get. Before,
+  // the challenge named no scope and the metadata all 38, operator scopes included, which the
+  // authorization server refuses a member client (invalid_scope).
+  provider.authorizationUrl = undefined;
+  const cb2 = await startCallback();
+  t.after(() => cb2.close());
+  provider.redirectUri = cb2.redirectUri;
+  await assert.rejects(client.callTool({ name: 'my_courses', arguments: {} }), UnauthorizedError);
+  assert.equal(provider.saved.tokens, undefined, 'the SDK dropped the dead tokens');
+  const again = provider.authorizationUrl;
+  assert.ok(again, 'the SDK asked for a new authorization');
+  assert.equal(again.searchParams.get('client_id'), env.clientId, 'the same public member client');
+  assert.equal(again.searchParams.get('scope'), 'account:read account:write', 'the member scopes, no operator scope');
+  assert.equal(again.searchParams.get('resource'), mcpUrl.href);
+
+  const received = await approveInBrowser(t, again, cb2);
+  assert.equal(received.searchParams.get('error'), null, received.href);
+  await transport.finishAuth(received.searchParams.get('code'));
+  assert.ok(provider.saved.tokens?.access_token && provider.saved.tokens.access_token !== first.access_token, 'a new token');
+
+  const mine = await client.callTool({ name: 'my_courses', arguments: {} });
+  assert.ok(!mine.isError, JSON.stringify(mine));
+  assert.deepEqual(mine.structuredContent.courses.map((c) => c.slug), ['e2e-go']);
+  // account:write came with it: a write tool runs too.
+  const marked = await client.callTool({ name: 'mark_all_notifications_read', arguments: {} });
+  assert.ok(!marked.isError, JSON.stringify(marked));
 });

@@ -10,5 +10,8 @@
 // exactly once.
 //
 // Errors distinguish "invalid" (401 invalid_token) from "no verdict" (the database could not be
-// asked: 503, and the client may retry).
+// asked: 503, and the client may retry). A Protected resource writes the challenges: /mcp and
+// the Member API point at their own path-specific metadata and name the member scopes on every
+// 401, so that a client whose token died authorizes again for what it can get; the origin's
+// (userinfo, the operator REST API) point at the origin's metadata.
 package resource

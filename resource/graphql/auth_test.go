@@ -2,6 +2,7 @@ package graphql_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,20 +18,44 @@ import (
 
 const viewerID = `{ viewer { id } }`
 
-// challenge checks a 401 or 403 Bearer challenge: the error code, the called origin's metadata,
-// and a scope parameter when one is expected.
+// memberScopes is the scope of every 401: what a member client can get.
+const memberScopes = "account:read account:write"
+
+// challenge checks a 401 or 403 Bearer challenge: the error code, the called origin's metadata
+// for the Member API (RFC 9728 section 3.1), and the scope ("" for none). For a 401 it also
+// follows resource_metadata: the document describes the Member API and lists the scopes the
+// challenge names, so a client reading either asks for nothing it is refused.
 func challenge(t *testing.T, what string, r *response, tn *tenant.Tenant, status int, code, scope string) {
 	t.Helper()
 	h := r.header.Get("WWW-Authenticate")
 	if r.status != status || r.Error != code {
 		t.Errorf("%s: %d %q, want %d %q (%s)", what, r.status, r.Error, status, code, r.raw)
 	}
+	metadata := tn.URL(resource.MetadataPath + membergraphql.Path)
 	if !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="`+code+`"`) ||
-		!strings.Contains(h, `resource_metadata="`+tn.URL(resource.MetadataPath)+`"`) {
+		!strings.Contains(h, `resource_metadata="`+metadata+`"`) {
 		t.Errorf("%s: WWW-Authenticate %q", what, h)
 	}
-	if got := strings.Contains(h, `scope="`+scope+`"`); scope != "" && !got {
-		t.Errorf("%s: WWW-Authenticate %q lacks scope %q", what, h, scope)
+	if scope != "" && !strings.Contains(h, `scope="`+scope+`"`) || scope == "" && strings.Contains(h, "scope=") {
+		t.Errorf("%s: WWW-Authenticate %q, want scope %q", what, h, scope)
+	}
+	if status != http.StatusUnauthorized {
+		return
+	}
+	resp, err := http.Get(metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var md struct {
+		Resource        string   `json:"resource"`
+		ScopesSupported []string `json:"scopes_supported"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: GET %s: %d %v", what, metadata, resp.StatusCode, err)
+	}
+	if md.Resource != tn.URL(membergraphql.Path) || strings.Join(md.ScopesSupported, " ") != scope {
+		t.Errorf("%s: the metadata names %q with scopes %v, the challenge %q", what, md.Resource, md.ScopesSupported, scope)
 	}
 }
 
@@ -49,6 +74,7 @@ func TestProtectedResourceErrors(t *testing.T) {
 		}{
 			{"no token", ""},
 			{"garbled token", "not-a-token"},
+			{"malformed header", "a b"},
 			{"forged token", "abc.def"},
 			{"expired token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, expired: true})},
 			{"revoked token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, revoked: true})},
@@ -59,7 +85,7 @@ func TestProtectedResourceErrors(t *testing.T) {
 			{"token without a resource owner", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, noOwner: true})},
 		} {
 			r := e.post(e.a, tc.token, viewerID, nil)
-			challenge(t, tc.name, r, e.a, http.StatusUnauthorized, "invalid_token", "")
+			challenge(t, tc.name, r, e.a, http.StatusUnauthorized, "invalid_token", memberScopes)
 			if len(r.Data) != 0 {
 				t.Errorf("%s: data in a refusal: %s", tc.name, r.raw)
 			}
@@ -69,7 +95,7 @@ func TestProtectedResourceErrors(t *testing.T) {
 		// another organization, and the client is told to authorize again.
 		for name, id := range map[string]*int64{"absent school_id": schoolID(0), "another school_id": schoolID(e.b.SchoolID)} {
 			r := e.post(e.a, e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, schoolID: id}), viewerID, nil)
-			challenge(t, name, r, e.a, http.StatusUnauthorized, "invalid_token", "")
+			challenge(t, name, r, e.a, http.StatusUnauthorized, "invalid_token", memberScopes)
 			if h := r.header.Get("WWW-Authenticate"); !strings.Contains(h, "different organization") || !strings.Contains(h, "authorization code flow again") {
 				t.Errorf("%s: the challenge does not say to authorize again: %q", name, h)
 			}

@@ -158,7 +158,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (resource.Grant, bool) {
 	token, err := resource.BearerToken(r)
 	if err != nil {
-		resource.WriteError(w, r, resource.ErrInvalidToken)
+		resource.MemberAPI.WriteError(w, r, resource.ErrInvalidToken)
 		return resource.Grant{}, false
 	}
 	g, err := h.verifier.Verify(r.Context(), token)
@@ -166,16 +166,16 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (resource
 		if errors.Is(err, resource.ErrNoVerdict) {
 			h.log.LogAttrs(r.Context(), slog.LevelError, "member api: token check failed", slog.String("error", err.Error()))
 		}
-		resource.WriteError(w, r, err)
+		resource.MemberAPI.WriteError(w, r, err)
 		return resource.Grant{}, false
 	}
 	// The Member API reads one member's data and has no anonymous mode (spec, Authentication 7).
 	if g.MemberID == 0 {
-		resource.WriteError(w, r, resource.ErrInvalidToken)
+		resource.MemberAPI.WriteError(w, r, resource.ErrInvalidToken)
 		return resource.Grant{}, false
 	}
 	if !g.HasScope(scopeRead) && !g.HasScope(scopeWrite) {
-		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+		resource.MemberAPI.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
 			"The Member API needs the account:read scope (account:write for its mutations).", scopeRead)
 		return resource.Grant{}, false
 	}

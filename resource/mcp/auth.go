@@ -69,7 +69,7 @@ func (c *caller) may(n need) *refusal {
 // write answers the request with the refusal, as a Bearer challenge (RFC 6750 section 3) that
 // names the origin's protected-resource metadata.
 func (rf *refusal) write(w http.ResponseWriter, r *http.Request) {
-	resource.Challenge(w, r, rf.status, rf.code, rf.description, rf.scope)
+	resource.MCP.Challenge(w, r, rf.status, rf.code, rf.description, rf.scope)
 }
 
 // authenticate builds the caller of a request. No Authorization header is an anonymous caller;
@@ -79,7 +79,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant
 	c := &caller{tenant: t, now: h.now(), store: h.store, log: h.log}
 	token, err := resource.BearerToken(r)
 	if err != nil {
-		resource.WriteError(w, r, resource.ErrInvalidToken)
+		resource.MCP.WriteError(w, r, resource.ErrInvalidToken)
 		return nil, false
 	}
 	if token == "" {
@@ -91,13 +91,13 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant
 			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: token check failed", slog.String("error", err.Error()))
 		}
 		// 401 invalid_token with the metadata pointer, or 503 without a challenge.
-		resource.WriteError(w, r, err)
+		resource.MCP.WriteError(w, r, err)
 		return nil, false
 	}
 	// /mcp authenticates the token's subject (spec, Authentication 7): a token without a
 	// resource owner names nobody whose data could be read.
 	if g.MemberID == 0 {
-		resource.Challenge(w, r, http.StatusUnauthorized, "invalid_token",
+		resource.MCP.Challenge(w, r, http.StatusUnauthorized, "invalid_token",
 			"The access token is not bound to a user; authorize as a member of this school.", "")
 		return nil, false
 	}
@@ -107,7 +107,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant
 		if err != nil {
 			// Whether the member is still an operator is part of the verdict on this request.
 			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: role check failed", slog.String("error", err.Error()))
-			resource.WriteError(w, r, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err))
+			resource.MCP.WriteError(w, r, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err))
 			return nil, false
 		}
 		c.operator = slices.ContainsFunc(roles, storage.Role.IsOperator)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 type codecIn struct {
@@ -26,10 +28,10 @@ func TestDecodeInput(t *testing.T) {
 		{args: `{}`, want: codecIn{}},
 		{args: `{"first":5,"after":"x"}`, want: codecIn{First: 5, After: "x"}},
 		// Case-folded keys would reach the field through encoding/json; the schema refuses them.
-		{args: `{"First":5}`, wantErr: "First"},
-		{args: `{"first":"5"}`, wantErr: "first"},
-		{args: `[1]`, wantErr: "unmarshaling arguments"},
-		{args: `{"first":5`, wantErr: "unmarshaling arguments"},
+		{args: `{"First":5}`, wantErr: `Unknown argument "First"`},
+		{args: `{"first":"5"}`, wantErr: `"first" must be an integer`},
+		{args: `[1]`, wantErr: "must be a JSON object"},
+		{args: `{"first":5`, wantErr: "must be a JSON object"},
 	} {
 		got, err := decodeInput[codecIn](json.RawMessage(tc.args), schema)
 		if tc.wantErr != "" {
@@ -70,4 +72,24 @@ func TestMustResolveRefusesDefaults(t *testing.T) {
 		}
 	}()
 	mustResolve("t", s)
+}
+
+// FuzzArgumentProblem: whatever arguments a call carries, every tool's input schema yields one
+// sentence about them, without panicking.
+func FuzzArgumentProblem(f *testing.F) {
+	for _, s := range []string{`{}`, `{"first":0}`, `{"first":"x","after":null}`, `{"slug":[1]}`, `{"topic":"gossip"}`, `{"":{}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		var fields map[string]any
+		if json.Unmarshal([]byte(args), &fields) != nil {
+			return
+		}
+		for _, d := range tools {
+			msg := argumentProblem(d.tool.InputSchema.(*jsonschema.Schema), fields)
+			if msg == "" || strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("%s %s: %q", d.tool.Name, args, msg)
+			}
+		}
+	})
 }

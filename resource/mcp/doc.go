@@ -26,9 +26,12 @@
 // verdict can be reached), the body (at most 64 KiB), and the tools a tools/call names: a tool
 // the caller may not call is answered before the SDK sees the request, 401 with a challenge
 // naming its scope for an anonymous caller and 403 insufficient_scope naming it for a token
-// without it, so that an MCP client can authorize or step up. Everything after that is the SDK's:
-// JSON-RPC errors for malformed requests and unknown tools, and tool errors (isError results)
-// for bad arguments and failed reads.
+// without it, so that an MCP client can authorize or step up. Every 401 names /mcp's own metadata
+// and a scope (the tool's, else the member scopes). Everything after that is the SDK's: JSON-RPC
+// errors for malformed requests, unknown tools and the methods of capabilities not declared
+// (only tools is: prompts, resources, logging and completion answer method not found), and tool
+// errors (isError results) for bad arguments, in a sentence naming the argument (arguments.go),
+// and failed reads.
 //
 // docs/mcp.md lists the tools with their schemas; testdata/tools.golden.json holds tools/list
 // per audience.

@@ -14,12 +14,12 @@ import (
 )
 
 // challenge checks a Bearer challenge: the status, the error code, the scope ("" for none) and
-// the pointer to the called origin's protected-resource metadata.
+// the pointer to the called origin's metadata for /mcp (RFC 9728 section 3.1).
 func (r rpc) challenge(t *testing.T, what string, status int, code, scope string, tn *tenant.Tenant) {
 	t.Helper()
 	h := r.header.Get("WWW-Authenticate")
 	if r.status != status || !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="`+code+`"`) ||
-		!strings.Contains(h, `resource_metadata="`+tn.URL(resource.MetadataPath)+`"`) {
+		!strings.Contains(h, `resource_metadata="`+tn.URL(resource.MetadataPath+mcpendpoint.Path)+`"`) {
 		t.Errorf("%s: %d %q, want %d with a %s challenge\n%s", what, r.status, h, status, code, r.body)
 		return
 	}
@@ -30,6 +30,29 @@ func (r rpc) challenge(t *testing.T, what string, status int, code, scope string
 	if json.Unmarshal(r.body, &body) != nil || body.Error != code {
 		t.Errorf("%s: body %s, want error %q", what, r.body, code)
 	}
+}
+
+// memberScopes is the scope of every 401 that names no tool's scope: what a member client can get.
+const memberScopes = "account:read account:write"
+
+// metadataScopes follows a challenge's resource_metadata and returns the document's resource
+// and scopes_supported.
+func (e *env) metadataScopes(h string) (string, string) {
+	e.t.Helper()
+	_, url, ok := strings.Cut(h, `resource_metadata="`)
+	url, _, _ = strings.Cut(url, `"`)
+	if !ok {
+		e.t.Fatalf("no resource_metadata in %q", h)
+	}
+	r := e.do(http.MethodGet, url, "", "")
+	var md struct {
+		Resource        string   `json:"resource"`
+		ScopesSupported []string `json:"scopes_supported"`
+	}
+	if r.status != 200 || json.Unmarshal(r.body, &md) != nil {
+		e.t.Fatalf("GET %s: %d %s", url, r.status, r.body)
+	}
+	return md.Resource, strings.Join(md.ScopesSupported, " ")
 }
 
 // TestTokenErrors has one case per kind of token /mcp refuses (spec, Errors: the protected
@@ -50,14 +73,23 @@ func TestTokenErrors(t *testing.T) {
 	} {
 		// Even a request that needs no token is refused with a bad one: a client must learn
 		// that its token is no good.
-		e.post(e.a, tc.token, listTools).challenge(t, tc.name, 401, "invalid_token", "", e.a)
+		// Every 401 names the scopes a member client can get, so that an MCP client whose
+		// token died re-authorizes for them and not for all of scopes_supported.
+		r := e.post(e.a, tc.token, listTools)
+		r.challenge(t, tc.name, 401, "invalid_token", memberScopes, e.a)
+		// The metadata the challenge names is /mcp's (RFC 9728 section 3.1), and it lists the
+		// same scopes: a client that reads scopes_supported instead asks for nothing it is
+		// refused.
+		if res, scopes := e.metadataScopes(r.header.Get("WWW-Authenticate")); res != e.a.URL(mcpendpoint.Path) || scopes != memberScopes {
+			t.Errorf("%s: the challenge's metadata names %q with scopes %q", tc.name, res, scopes)
+		}
 	}
 	r := e.post(e.a, "", listTools, "Authorization", "Basic dXNlcjpwYXNz")
-	r.challenge(t, "Basic credentials", 401, "invalid_token", "", e.a)
+	r.challenge(t, "Basic credentials", 401, "invalid_token", memberScopes, e.a)
 
 	// A token without a resource owner is not bound to a user (spec, Authentication 7).
 	r = e.post(e.a, e.token(e.a, studentEmail, tokenOpts{scopes: []string{"account:read"}, noOwner: true}), listTools)
-	r.challenge(t, "no resource owner", 401, "invalid_token", "", e.a)
+	r.challenge(t, "no resource owner", 401, "invalid_token", memberScopes, e.a)
 	if !strings.Contains(r.header.Get("WWW-Authenticate"), "not bound to a user") {
 		t.Errorf("no resource owner: %q", r.header.Get("WWW-Authenticate"))
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proctorhq/proctor/edge"
@@ -78,7 +80,7 @@ func New(d Deps) *Handler {
 		// what lets tools/list differ by token, and what the 2026-07-28 revision requires.
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       d.Logger,
+		Logger:       sdkLogger(d.Logger),
 		// The SDK's own check refuses any Host that is not a loopback name when the listener is
 		// on loopback, which is every request behind a reverse proxy on the same machine. Host
 		// is checked by the server's tenant resolution and Origin by ServeHTTP instead.
@@ -193,7 +195,7 @@ func (h *Handler) serverFor(c *caller) *sdk.Server {
 func (h *Handler) newServer(set serverSet) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.tenant.Name, Version: h.version}, &sdk.ServerOptions{
 		Instructions:              instructions,
-		Logger:                    h.log,
+		Logger:                    sdkLogger(h.log),
 		SupportedProtocolVersions: ProtocolVersions,
 		// Tools only. The list never changes while a client holds the same token, so there is
 		// nothing to announce; no logging capability either.
@@ -206,12 +208,39 @@ func (h *Handler) newServer(set serverSet) *sdk.Server {
 			}
 		},
 	})
+	s.AddReceivingMiddleware(onlyDeclared)
 	for i, def := range tools {
 		if set.tools&(1<<i) != 0 {
 			def.bind(s)
 		}
 	}
 	return s
+}
+
+// undeclared are the methods of the capabilities the server does not declare: prompts,
+// resources, logging and completion. The SDK serves the first three whatever the server
+// declares (empty lists, a log level kept), so a client could not tell from an answer that
+// the server has no such thing.
+var undeclared = map[string]bool{
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"logging/setLevel":    true,
+	"completion/complete": true,
+}
+
+// onlyDeclared answers the methods of undeclared capabilities with -32601 (method not found),
+// as the server would if it had no handler for them: a server must declare what it serves
+// (MCP 2025-06-18, Lifecycle, capability negotiation; 2026-07-28, server/discover), and the
+// conformance suite checks that a server answering prompts/list declares prompts.
+func onlyDeclared(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if undeclared[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("Method not found: this server declares only the tools capability, not %s.", method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 const instructions = "Tools of one online course school. Without a token: the published catalogue " +

@@ -100,7 +100,7 @@ func define[In, Out any](s spec, run func(ctx context.Context, c *caller, in In)
 		}
 		input, err := decodeInput[In](args, inResolved)
 		if err != nil {
-			return failed(fmt.Errorf("validating \"arguments\": %w", err)), nil
+			return failed(err), nil
 		}
 		// The school travels with the caller, whatever context the SDK hands over.
 		output, err := run(tenant.NewContext(ctx, c.tenant), c, input)
@@ -153,22 +153,25 @@ func hasDefault(s *jsonschema.Schema) bool {
 
 // decodeInput checks a call's arguments against the input schema, then decodes them. Absent
 // arguments are an empty object, as in the SDK. The schemas refuse properties they do not
-// name, so a key matching a field only when case is ignored never reaches the decoder.
+// name, so a key matching a field only when case is ignored never reaches the decoder. Its
+// errors are toolFailures: a sentence naming the argument, what is expected and what to do
+// (argumentProblem), never the validator's text.
 func decodeInput[In any](args json.RawMessage, schema *jsonschema.Resolved) (In, error) {
 	var in In
 	fields := map[string]any{}
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &fields); err != nil {
-			return in, fmt.Errorf("unmarshaling arguments: %w", err)
+			return in, failf("The arguments must be a JSON object of named arguments (tools/list shows them); call the tool again with one.")
 		}
 	}
 	var instance any = fields
 	if err := schema.Validate(&instance); err != nil {
-		return in, err
+		return in, toolFailure{argumentProblem(schema.Schema(), fields)}
 	}
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil {
-			return in, err
+			// The schema was inferred from In: what it admits decodes.
+			return in, failf("The arguments do not match the tool's input schema (tools/list shows it); call the tool again with arguments that do.")
 		}
 	}
 	return in, nil

@@ -128,19 +128,32 @@ func TestAnonymous(t *testing.T) {
 			t.Errorf("pricing: %+v", pricing)
 		}
 
-		// Input errors are tool errors, not protocol or HTTP errors.
+		// Input errors are tool errors, not protocol or HTTP errors, and say in a sentence
+		// which argument is wrong, what is expected and what to do (not the validator's
+		// "validating root: validating /properties/first: minimum: 0/1 is less than 1.000000").
 		for _, tc := range []struct {
 			tool string
 			args map[string]any
 			want string
 		}{
-			{"list_courses", map[string]any{"first": 0}, "validating"},
-			{"list_courses", map[string]any{"first": 51}, "validating"},
+			// minimum, maximum
+			{"list_courses", map[string]any{"first": 0}, `The argument "first" must be an integer from 1 to 50, not 0; call the tool again with such a value.`},
+			{"list_courses", map[string]any{"first": 51}, `The argument "first" must be an integer from 1 to 50, not 51; call the tool again with such a value.`},
+			// type
+			{"list_courses", map[string]any{"first": "ten"}, `The argument "first" must be an integer from 1 to 50, not "ten"; call the tool again with such a value.`},
+			{"list_courses", map[string]any{"first": 2.5}, `The argument "first" must be an integer from 1 to 50, not 2.5; call the tool again with such a value.`},
+			{"get_course", map[string]any{"slug": 7}, `The argument "slug" must be a string of 1 to 200 characters, not 7; call the tool again with such a value.`},
+			// maxLength
+			{"search_courses", map[string]any{"query": strings.Repeat("go ", 70)}, `The argument "query" must be a string of 1 to 200 characters, not a string of 210 characters; call the tool again with such a value.`},
+			// additionalProperties
+			{"list_courses", map[string]any{"surprise": true}, `Unknown argument "surprise": this tool takes "after", "first". Call the tool again without it.`},
+			{"get_pricing", map[string]any{"currency": "EUR"}, `Unknown argument "currency": this tool takes no arguments. Call the tool again without it.`},
+			// required
+			{"search_courses", map[string]any{}, `The argument "query" (a string of 1 to 200 characters) is required; call the tool again with it.`},
+			{"get_course", map[string]any{"first": 1}, `Unknown argument "first": this tool takes "slug". Call the tool again without it.`},
+			// The tools' own checks.
 			{"list_courses", map[string]any{"after": "garbage"}, "cursor"},
-			{"list_courses", map[string]any{"surprise": true}, "validating"},
-			{"search_courses", map[string]any{}, "validating"},
 			{"search_courses", map[string]any{"query": "   "}, "query is empty"},
-			{"get_course", map[string]any{"slug": 7}, "validating"},
 		} {
 			if msg := call(t, cs, tc.tool, tc.args, nil); !strings.Contains(msg, tc.want) {
 				t.Errorf("%s %v: %q, want a tool error with %q", tc.tool, tc.args, msg, tc.want)
@@ -292,6 +305,16 @@ func TestMemberTools(t *testing.T) {
 		}
 		if msg := call(t, write, "set_notification_subscription", map[string]any{"topic": "gossip", "channel": "email", "enabled": true}, nil); msg == "" {
 			t.Error("an unknown topic was accepted")
+		} else if want := `The argument "topic" must be one of "course_updates", "posts", "payments", "events", not "gossip"; call the tool again with such a value.`; msg != want {
+			t.Errorf("an unknown topic: %q, want %q", msg, want)
+		}
+		if msg, want := call(t, write, "set_notification_subscription", map[string]any{"topic": "posts", "channel": "email", "enabled": "yes"}, nil),
+			`The argument "enabled" must be true or false, not "yes"; call the tool again with such a value.`; msg != want {
+			t.Errorf("enabled as a string: %q, want %q", msg, want)
+		}
+		if msg, want := call(t, write, "set_notification_subscription", map[string]any{"topic": "posts", "enabled": true}, nil),
+			`The argument "channel" (one of "email", "in_app") is required; call the tool again with it.`; msg != want {
+			t.Errorf("without channel: %q, want %q", msg, want)
 		}
 		var subs struct {
 			Subscriptions []struct {
