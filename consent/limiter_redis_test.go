@@ -508,3 +508,6 @@ func TestNewRedisLimiterRejectsBadURLs(t *testing.T) {
 		}
 	}
 }
+
+// testRedisURLOrEmpty is the test Redis's URL, or "" when none is set.
+func testRedisURLOrEmpty() string { return os.Getenv(redisURLEnv) }
