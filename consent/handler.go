@@ -76,10 +76,10 @@ type Deps struct {
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
-	store                      storage.Store
-	tpl                        *templates.Set
-	log                        *slog.Logger
-	now                        func() time.Time
+	store                                   storage.Store
+	tpl                                     *templates.Set
+	log                                     *slog.Logger
+	now                                     func() time.Time
 	limiter                                 Limiter
 	accountLimit, addressLimit, deviceLimit Limit
 	unlocks                                 Unlocks
