@@ -48,7 +48,26 @@ type Server struct {
 	// Redis, when its URL is set, holds the login rate-limit counts, so that every replica
 	// counts the same failures. Without it each process counts alone.
 	Redis Redis `mapstructure:"redis"`
+	// Login bounds what sign-ins may cost the server.
+	Login Login `mapstructure:"login"`
 }
+
+// Login bounds the password hashing of sign-ins. Each argon2id verification holds 64 MiB for
+// its whole run, so HashConcurrency times 64 MiB is what a burst of sign-ins can hold at once.
+type Login struct {
+	// HashConcurrency is how many password hashes may run at once; 0 is half the processors Go
+	// may use, at least 1 and at most 4 (consent.DefaultHashSlots).
+	HashConcurrency int `mapstructure:"hash_concurrency"`
+	// HashWait is how long a sign-in waits for a hashing slot before it is answered 503 with
+	// Retry-After; 0 is 1s (consent.DefaultHashWait).
+	HashWait time.Duration `mapstructure:"hash_wait"`
+}
+
+// Bounds of the login section.
+const (
+	MaxHashConcurrency = 64
+	MaxHashWait        = 10 * time.Second
+)
 
 // Redis is where the login rate limiter keeps its counts.
 type Redis struct {
@@ -271,6 +290,12 @@ func (s *Server) validate(c collector) {
 		}
 	}
 	s.validateRedis(c)
+	if n := s.Login.HashConcurrency; n < 0 || n > MaxHashConcurrency {
+		c.add("login.hash_concurrency", "must be between 0 (automatic) and %d, got %d", MaxHashConcurrency, n)
+	}
+	if d := s.Login.HashWait; d < 0 || d > MaxHashWait {
+		c.add("login.hash_wait", "must be between 0 (the default, 1s) and %v, got %v", MaxHashWait, d)
+	}
 }
 
 // validateRedis checks the redis section when a URL is given. No message quotes the URL: it

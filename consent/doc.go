@@ -19,7 +19,10 @@
 // Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
 // a key derived from the system secret) in a school-scoped table, so a session exists only at
 // the school whose host created it. Idle and absolute timeouts are checked on the server.
-// Failed sign-ins are counted per e-mail and per client address by a Limiter and refused,
-// before any password is checked, once a budget is spent. A failed sign-in looks and costs the
-// same whether or not the account exists. docs/sessions.md has the details.
+// Sign-in attempts are charged per e-mail (or per known-device cookie, device.go) and per
+// client address to a Limiter before any password is checked, atomically, and given back when
+// they were not failures; once a budget is spent the attempt is refused. Operators lift an
+// account's lockout through Unlocks (unlock.go). At most a few password hashes run at once
+// (hashgate.go); a sign-in that finds no free slot is answered 503. A failed sign-in looks and
+// costs the same whether or not the account exists. docs/sessions.md has the details.
 package consent

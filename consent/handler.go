@@ -13,6 +13,7 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -52,9 +53,21 @@ type Deps struct {
 	Now       func() time.Time // nil: time.Now
 	// Limiter counts failed sign-ins; nil: a MemoryLimiter (per process).
 	Limiter Limiter
-	// AccountLimit and AddressLimit are the failure budgets per e-mail and per client address
-	// (zero: DefaultAccountLimit, DefaultAddressLimit).
-	AccountLimit, AddressLimit Limit
+	// AccountLimit, AddressLimit and DeviceLimit are the failure budgets per e-mail, per
+	// client address and per known-device cookie (zero: DefaultAccountLimit,
+	// DefaultAddressLimit, DefaultDeviceLimit).
+	AccountLimit, AddressLimit, DeviceLimit Limit
+	// Unlocks holds operators' lifts of account lockouts; nil: lockouts are lifted only by
+	// their windows ending.
+	Unlocks Unlocks
+	// DeviceLifetime is how long a known-device cookie is honoured (zero:
+	// DefaultDeviceLifetime).
+	DeviceLifetime time.Duration
+	// HashSlots bounds the password hashes run at once (zero: DefaultHashSlots()); HashWait is
+	// how long a sign-in waits for a slot before it is refused with 503 (zero:
+	// DefaultHashWait; negative: no wait).
+	HashSlots int
+	HashWait  time.Duration
 	// IdleTimeout ends a session not used for that long; AbsoluteTimeout ends any session that
 	// long after sign-in (zero: DefaultIdleTimeout, DefaultAbsoluteTimeout).
 	IdleTimeout, AbsoluteTimeout time.Duration
@@ -63,16 +76,23 @@ type Deps struct {
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
-	store                      storage.Store
-	tpl                        *templates.Set
-	log                        *slog.Logger
-	now                        func() time.Time
-	limiter                    Limiter
-	accountLimit, addressLimit Limit
-	idle, absolute             time.Duration
+	store                                   storage.Store
+	tpl                                     *templates.Set
+	log                                     *slog.Logger
+	now                                     func() time.Time
+	limiter                                 Limiter
+	accountLimit, addressLimit, deviceLimit Limit
+	unlocks                                 Unlocks
+	deviceLifetime                          time.Duration
+	gate                                    *hashGate
+	// verify checks a password against a stored hash (password.Verify; tests wrap it to hold
+	// hashes in flight).
+	verify         func(pw, hash string) error
+	idle, absolute time.Duration
 	// sessionKey hashes session tokens into store ids; csrfKey makes CSRF tokens. Separate
-	// keys, derived from the system secret, so that neither value can stand in for the other.
-	sessionKey, csrfKey []byte
+	// keys, derived from the system secret, so that neither value can stand in for the other;
+	// deviceKey signs known-device cookies.
+	sessionKey, csrfKey, deviceKey []byte
 }
 
 // New checks d and returns the handler.
@@ -88,10 +108,12 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
-		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit,
+		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
+		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
 		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
+		deviceKey:  d.Secret.Derive("known device cookie"),
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -108,7 +130,23 @@ func New(d Deps) (*Handler, error) {
 	if h.addressLimit == (Limit{}) {
 		h.addressLimit = DefaultAddressLimit
 	}
-	for _, l := range []Limit{h.accountLimit, h.addressLimit} {
+	if h.deviceLimit == (Limit{}) {
+		h.deviceLimit = DefaultDeviceLimit
+	}
+	if h.deviceLifetime == 0 {
+		h.deviceLifetime = DefaultDeviceLifetime
+	}
+	if d.HashSlots == 0 {
+		d.HashSlots = DefaultHashSlots()
+	}
+	if d.HashWait == 0 {
+		d.HashWait = DefaultHashWait
+	}
+	if d.HashSlots < 0 || h.deviceLifetime < 0 {
+		return nil, fmt.Errorf("consent: HashSlots (%d) and DeviceLifetime (%v) must not be negative", d.HashSlots, h.deviceLifetime)
+	}
+	h.gate = newHashGate(d.HashSlots, d.HashWait)
+	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit} {
 		if l.Max < 1 || l.Window <= 0 {
 			return nil, fmt.Errorf("consent: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
 		}

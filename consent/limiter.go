@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Limit is a failure budget: a key may fail Max times within Window, counted from its first
-// failure; after that it is refused until the window ends.
+// Limit is an attempt budget: a key may be charged Max times within Window, counted from its
+// first charge; after that it is refused until the window ends.
 type Limit struct {
 	Max    int
 	Window time.Duration
@@ -22,15 +22,24 @@ var (
 	DefaultAddressLimit = Limit{Max: 20, Window: 15 * time.Minute}
 )
 
-// Limiter counts failures per key. The caller owns the policy (which keys, which Limit); a
-// Limiter only counts, so that an in-memory one and a shared one (Redis: INCR and an expiry
-// of Window on the first failure) are interchangeable.
+// Limiter counts attempts per key. The caller owns the policy (which keys, which Limit); a
+// Limiter only counts, so that an in-memory one and a shared one (Redis, one Lua script per
+// call) are interchangeable and pass the same tests (limiter_suite_test.go).
+//
+// An attempt is charged before the password is checked and refunded if it turns out not to be
+// a failure (Take, then Refund). Take checks and charges in one atomic step: N attempts racing
+// on one key can never be charged, and so evaluated, more than Max times. Checking first and
+// counting the failure after the hash, as an earlier version did, let a burst of concurrent
+// attempts all pass the check before any of them was counted.
 type Limiter interface {
-	// Allow reports whether key has failed fewer than l.Max times in its current window.
-	Allow(ctx context.Context, key string, l Limit) (bool, error)
-	// Fail records one failure of key; a key with no live window starts one of l.Window.
-	Fail(ctx context.Context, key string, l Limit) error
-	// Reset forgets key's failures.
+	// Take charges one attempt to key if fewer than l.Max are charged in its current window,
+	// and reports whether it did. A key with no live window starts one of l.Window; later
+	// charges do not move its end. A refused Take charges nothing.
+	Take(ctx context.Context, key string, l Limit) (bool, error)
+	// Refund gives back one attempt that Take charged to key (the sign-in succeeded, or was
+	// never evaluated). The window's end does not move; a key with nothing charged is left alone.
+	Refund(ctx context.Context, key string) error
+	// Reset forgets key's count.
 	Reset(ctx context.Context, key string) error
 }
 
@@ -75,30 +84,38 @@ func NewMemoryLimiter(maxKeys int, now func() time.Time) *MemoryLimiter {
 
 var _ Limiter = (*MemoryLimiter)(nil)
 
-// Allow implements Limiter.
-func (m *MemoryLimiter) Allow(_ context.Context, key string, l Limit) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	m.sweep(now)
-	f := m.live(key, now)
-	return f == nil || f.count < l.Max, nil
-}
-
-// Fail implements Limiter.
-func (m *MemoryLimiter) Fail(_ context.Context, key string, l Limit) error {
+// Take implements Limiter.
+func (m *MemoryLimiter) Take(_ context.Context, key string, l Limit) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	m.sweep(now)
 	if f := m.live(key, now); f != nil {
+		if f.count >= l.Max {
+			return false, nil
+		}
 		f.count++
-		return nil
+		return true, nil
+	}
+	if l.Max < 1 {
+		return false, nil
 	}
 	for m.order.Len() >= m.maxKeys {
 		m.remove(m.order.Front())
 	}
 	m.keys[key] = m.order.PushBack(&failures{key: key, count: 1, until: now.Add(l.Window)})
+	return true, nil
+}
+
+// Refund implements Limiter.
+func (m *MemoryLimiter) Refund(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.sweep(now)
+	if f := m.live(key, now); f != nil && f.count > 0 {
+		f.count--
+	}
 	return nil
 }
 

@@ -31,14 +31,33 @@ const (
 	DefaultRedisWarnInterval = time.Minute
 )
 
-// failScript counts one failure and starts the window on the first one. Both happen in one
-// script, which Redis runs atomically: no crash or lost connection between INCR and PEXPIRE can
-// leave a count that never expires. A key found without an expiry (written by something else)
-// gets one too, for the same reason; the limiter's own keys always have one.
-var failScript = redis.NewScript(`
-local n = redis.call('INCR', KEYS[1])
+// takeScript charges one attempt if the budget (ARGV[2]) is not spent, and starts the window
+// (ARGV[1] milliseconds) on the first one. Redis runs a script atomically, so the check and the
+// charge cannot be split by another replica's attempt (a GET, then an INCR, could), and no crash
+// or lost connection between INCR and PEXPIRE can leave a count that never expires. A key found
+// without an expiry (written by something else) gets one too, for the same reason; the
+// limiter's own keys always have one. It returns 1 when charged, 0 when refused.
+var takeScript = redis.NewScript(`
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[2]) then
+  if redis.call('PTTL', KEYS[1]) == -1 then
+    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  end
+  return 0
+end
+n = redis.call('INCR', KEYS[1])
 if n == 1 or redis.call('PTTL', KEYS[1]) < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 1
+`)
+
+// refundScript gives back one charge, never below zero; DECR keeps the key's expiry, so the
+// window's end does not move. A key that has expired is not brought back.
+var refundScript = redis.NewScript(`
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then
+  redis.call('DECR', KEYS[1])
 end
 return n
 `)
@@ -133,7 +152,7 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 		}
 	}
 	if opt.MaxRetries == 0 {
-		// A retried INCR whose first reply was lost would count one failure twice; the limiter
+		// A retried script whose first reply was lost would charge one attempt twice; the limiter
 		// has its own way of coming back (RetryInterval).
 		opt.MaxRetries = -1
 	}
@@ -173,30 +192,27 @@ func (r *RedisLimiter) Addr() string { return r.client.Options().Addr }
 // Close closes the connections to Redis.
 func (r *RedisLimiter) Close() error { return r.client.Close() }
 
-// Allow implements Limiter.
-func (r *RedisLimiter) Allow(ctx context.Context, key string, l Limit) (bool, error) {
-	if r.tryRedis() {
-		cctx, cancel := context.WithTimeout(ctx, r.timeout)
-		n, err := r.client.Get(cctx, r.redisKey(key)).Int()
-		cancel()
-		if errors.Is(err, redis.Nil) {
-			n, err = 0, nil
-		}
-		if err == nil {
-			r.answered()
-			return n < l.Max, nil
-		}
-		r.failed(ctx, err)
-	}
-	return r.fallback.Allow(ctx, key, l)
-}
-
-// Fail implements Limiter.
-func (r *RedisLimiter) Fail(ctx context.Context, key string, l Limit) error {
+// Take implements Limiter.
+func (r *RedisLimiter) Take(ctx context.Context, key string, l Limit) (bool, error) {
 	if r.tryRedis() {
 		window := max(l.Window.Milliseconds(), 1)
 		cctx, cancel := context.WithTimeout(ctx, r.timeout)
-		err := failScript.Run(cctx, r.client, []string{r.redisKey(key)}, window).Err()
+		n, err := takeScript.Run(cctx, r.client, []string{r.redisKey(key)}, window, l.Max).Int()
+		cancel()
+		if err == nil {
+			r.answered()
+			return n == 1, nil
+		}
+		r.failed(ctx, err)
+	}
+	return r.fallback.Take(ctx, key, l)
+}
+
+// Refund implements Limiter. During an outage the fallback's count is refunded instead.
+func (r *RedisLimiter) Refund(ctx context.Context, key string) error {
+	if r.tryRedis() {
+		cctx, cancel := context.WithTimeout(ctx, r.timeout)
+		err := refundScript.Run(cctx, r.client, []string{r.redisKey(key)}).Err()
 		cancel()
 		if err == nil {
 			r.answered()
@@ -204,7 +220,7 @@ func (r *RedisLimiter) Fail(ctx context.Context, key string, l Limit) error {
 		}
 		r.failed(ctx, err)
 	}
-	return r.fallback.Fail(ctx, key, l)
+	return r.fallback.Refund(ctx, key)
 }
 
 // Reset implements Limiter. The fallback's count is forgotten as well, so that a member who

@@ -111,46 +111,61 @@ func (b *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-func mustAllow(t *testing.T, l Limiter, key string, lim Limit, want bool) {
+// mustTake calls Take and checks whether it charged.
+func mustTake(t *testing.T, l Limiter, key string, lim Limit, want bool) {
 	t.Helper()
-	ok, err := l.Allow(t.Context(), key, lim)
+	ok, err := l.Take(t.Context(), key, lim)
 	if err != nil {
-		t.Fatalf("Allow(%s): %v", key, err)
+		t.Fatalf("Take(%s): %v", key, err)
 	}
 	if ok != want {
-		t.Fatalf("Allow(%s) = %v, want %v", key, ok, want)
+		t.Fatalf("Take(%s) = %v, want %v", key, ok, want)
 	}
 }
 
-func mustFail(t *testing.T, l Limiter, key string, lim Limit) {
-	t.Helper()
-	if err := l.Fail(t.Context(), key, lim); err != nil {
-		t.Fatalf("Fail(%s): %v", key, err)
-	}
+// TestRedisLimiterContract runs the Limiter contract on Redis: its concurrent-burst case is
+// the check that the take script checks and charges atomically.
+func TestRedisLimiterContract(t *testing.T) {
+	u := testRedisURL(t)
+	limiterSuite(t, func(t *testing.T) Limiter {
+		_, prefix := testRedis(t, u)
+		return newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	})
 }
 
-func TestRedisLimiterBudgetAndReset(t *testing.T) {
+// TestRedisLimiterFallbackContract: while Redis does not answer, the fallback keeps the same
+// contract. Needs no Redis.
+func TestRedisLimiterFallbackContract(t *testing.T) {
+	limiterSuite(t, func(t *testing.T) Limiter {
+		return newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{})
+	})
+}
+
+// TestRedisLimiterCountsInRedis: the charges are the key's value in Redis, and Reset deletes
+// it. (The contract itself is limiterSuite's.)
+func TestRedisLimiterCountsInRedis(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
 	c, prefix := testRedis(t, u)
 	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 3, Window: time.Minute}
-	key := accountLimitKey(annEmail)
+	key := annKey
 
-	for i := 0; i < lim.Max; i++ {
-		mustAllow(t, l, key, lim, true)
-		mustFail(t, l, key, lim)
+	for i := 0; i < lim.Max+2; i++ {
+		mustTake(t, l, key, lim, i < lim.Max)
 	}
-	mustAllow(t, l, key, lim, false)
-	mustAllow(t, l, "address:192.0.2.9", lim, true)
 	if n, err := c.Get(t.Context(), l.redisKey(key)).Int(); err != nil || n != lim.Max {
 		t.Fatalf("count in Redis = %d, %v; want %d", n, err, lim.Max)
 	}
-
+	if err := l.Refund(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Get(t.Context(), l.redisKey(key)).Int(); err != nil || n != lim.Max-1 {
+		t.Fatalf("count in Redis after Refund = %d, %v; want %d", n, err, lim.Max-1)
+	}
 	if err := l.Reset(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
-	mustAllow(t, l, key, lim, true)
 	if n, err := c.Exists(t.Context(), l.redisKey(key)).Result(); err != nil || n != 0 {
 		t.Errorf("key still in Redis after Reset: %d, %v", n, err)
 	}
@@ -164,8 +179,8 @@ func TestRedisLimiterKeysAreHashed(t *testing.T) {
 	c, prefix := testRedis(t, u)
 	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 5, Window: time.Minute}
-	mustFail(t, l, "address:192.0.2.77", lim)
-	mustFail(t, l, "account:ann@example.com", lim)
+	mustTake(t, l, "address:192.0.2.77", lim, true)
+	mustTake(t, l, "account:ann@example.com", lim, true)
 	keys, err := scanKeys(t.Context(), c, prefix)
 	if err != nil {
 		t.Fatal(err)
@@ -193,9 +208,9 @@ func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 	later := Limit{Max: 10, Window: time.Hour}
 	key := "account:expiry"
 
-	mustFail(t, l, key, first)
+	mustTake(t, l, key, first, true)
 	for i := 0; i < 4; i++ {
-		mustFail(t, l, key, later)
+		mustTake(t, l, key, later, true)
 	}
 	ttl, err := c.PTTL(t.Context(), l.redisKey(key)).Result()
 	if err != nil {
@@ -208,15 +223,23 @@ func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 		t.Errorf("count = %d, want 5", n)
 	}
 
-	// A key that somehow lost its expiry gets one back at the next failure instead of counting
-	// forever.
+	// A key that somehow lost its expiry gets one back at the next attempt instead of counting
+	// forever, whether the attempt is charged or refused.
 	stale := "account:stale"
 	if err := c.Set(t.Context(), l.redisKey(stale), 7, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	mustFail(t, l, stale, first)
+	mustTake(t, l, stale, first, true)
 	if ttl, err := c.PTTL(t.Context(), l.redisKey(stale)).Result(); err != nil || ttl <= 0 || ttl > first.Window {
 		t.Errorf("PTTL of a key found without expiry = %v, %v", ttl, err)
+	}
+	full := "account:stale-full"
+	if err := c.Set(t.Context(), l.redisKey(full), 10, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustTake(t, l, full, first, false)
+	if ttl, err := c.PTTL(t.Context(), l.redisKey(full)).Result(); err != nil || ttl <= 0 || ttl > first.Window {
+		t.Errorf("PTTL of a spent key found without expiry = %v, %v", ttl, err)
 	}
 }
 
@@ -228,12 +251,21 @@ func TestRedisLimiterExpires(t *testing.T) {
 	_, prefix := testRedis(t, u)
 	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 1, Window: 300 * time.Millisecond}
-	mustFail(t, l, "k", lim)
-	mustAllow(t, l, "k", lim, false)
+	start := time.Now()
+	mustTake(t, l, "k", lim, true)
+	ok, err := l.Take(t.Context(), "k", lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Refused within the window; on a machine so busy that the window ended between the two
+	// calls, the second was rightly charged and only the expiry below is checked.
+	if ok && time.Since(start) < lim.Window {
+		t.Fatal("a second attempt within the window was charged")
+	}
 	// A generous bound: the window is 300ms, the rest is how busy the machine is.
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if ok, _ := l.Allow(t.Context(), "k", lim); ok {
+		if ok, _ := l.Take(t.Context(), "k", lim); ok {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -252,26 +284,24 @@ func TestRedisLimiterSharedByReplicas(t *testing.T) {
 	a := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	b := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 4, Window: time.Minute}
-	key := accountLimitKey(annEmail)
+	key := annKey
 
 	for i := 0; i < lim.Max; i++ {
-		l := []*RedisLimiter{a, b}[i%2]
-		mustAllow(t, l, key, lim, true)
-		mustFail(t, l, key, lim)
+		mustTake(t, []*RedisLimiter{a, b}[i%2], key, lim, true)
 	}
-	mustAllow(t, a, key, lim, false)
-	mustAllow(t, b, key, lim, false)
+	mustTake(t, a, key, lim, false)
+	mustTake(t, b, key, lim, false)
 
 	if err := b.Reset(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
-	mustAllow(t, a, key, lim, true)
+	mustTake(t, a, key, lim, true)
 
 	// Another prefix is another deployment: it shares nothing.
 	_, otherPrefix := testRedis(t, u)
 	other := newRedisLimiter(t, u, RedisOptions{KeyPrefix: otherPrefix})
-	mustFail(t, a, "k", Limit{Max: 1, Window: time.Minute})
-	mustAllow(t, other, "k", Limit{Max: 1, Window: time.Minute}, true)
+	mustTake(t, a, "k", Limit{Max: 1, Window: time.Minute}, true)
+	mustTake(t, other, "k", Limit{Max: 1, Window: time.Minute}, true)
 }
 
 // TestRedisLimiterFallsBackWhenUnreachable: with nothing listening, calls return no error and
@@ -282,18 +312,17 @@ func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 	var logs logBuffer
 	l := newRedisLimiter(t, "redis://proctor:s3cret-pass@127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
 	lim := Limit{Max: 3, Window: time.Minute}
-	key := accountLimitKey(annEmail)
+	key := annKey
 
 	for i := 0; i < lim.Max; i++ {
-		mustAllow(t, l, key, lim, true)
-		mustFail(t, l, key, lim)
+		mustTake(t, l, key, lim, true)
 	}
-	mustAllow(t, l, key, lim, false)
-	mustAllow(t, l, "address:192.0.2.9", lim, true)
+	mustTake(t, l, key, lim, false)
+	mustTake(t, l, "address:192.0.2.9", lim, true)
 	if err := l.Reset(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
-	mustAllow(t, l, key, lim, true)
+	mustTake(t, l, key, lim, true)
 
 	if n := logs.count("WARN"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs.String())
@@ -312,8 +341,8 @@ func TestRedisLimiterIgnoresCallerCancellation(t *testing.T) {
 	l := newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if ok, err := l.Allow(ctx, "k", Limit{Max: 1, Window: time.Minute}); !ok || err != nil {
-		t.Errorf("Allow = %v, %v", ok, err)
+	if ok, err := l.Take(ctx, "k", Limit{Max: 1, Window: time.Minute}); !ok || err != nil {
+		t.Errorf("Take = %v, %v", ok, err)
 	}
 	if l.isDown() || logs.String() != "" {
 		t.Errorf("a cancelled caller marked Redis down (down %v):\n%s", l.isDown(), logs.String())
@@ -356,7 +385,7 @@ func TestRedisLimiterRecovers(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logs.logger(), Now: clk.Now})
 	lim := Limit{Max: 3, Window: time.Minute}
-	key := accountLimitKey(annEmail)
+	key := annKey
 	count := func() int {
 		t.Helper()
 		n, err := c.Get(t.Context(), l.redisKey(key)).Int()
@@ -366,20 +395,19 @@ func TestRedisLimiterRecovers(t *testing.T) {
 		return n
 	}
 
-	mustFail(t, l, key, lim)
+	mustTake(t, l, key, lim, true)
 	if n := count(); n != 1 {
 		t.Fatalf("count in Redis = %d, want 1", n)
 	}
 
 	p.setDown(true)
-	mustFail(t, l, key, lim)
-	mustFail(t, l, key, lim)
+	mustTake(t, l, key, lim, true)
+	mustTake(t, l, key, lim, true)
 	if n := count(); n != 1 {
 		t.Fatalf("count in Redis during the outage = %d, want 1", n)
 	}
-	// The process's own count holds during the outage: 2 failures, so a budget of 2 is spent.
-	mustAllow(t, l, key, lim, true)
-	mustAllow(t, l, key, Limit{Max: 2, Window: time.Minute}, false)
+	// The process's own count holds during the outage: 2 charges, so a budget of 2 is spent.
+	mustTake(t, l, key, Limit{Max: 2, Window: time.Minute}, false)
 	if n := logs.count("WARN"); n != 1 {
 		t.Errorf("%d warnings during the outage, want 1:\n%s", n, logs.String())
 	}
@@ -391,10 +419,10 @@ func TestRedisLimiterRecovers(t *testing.T) {
 			t.Fatalf("the limiter did not go back to Redis:\n%s", logs.String())
 		}
 		clk.Advance(DefaultRedisRetryInterval)
-		_, _ = l.Allow(t.Context(), "probe", lim)
+		_, _ = l.Take(t.Context(), "probe", lim)
 		time.Sleep(20 * time.Millisecond)
 	}
-	mustFail(t, l, key, lim)
+	mustTake(t, l, key, lim, true)
 	if n := count(); n != 2 {
 		t.Fatalf("count in Redis after the outage = %d, want 2", n)
 	}
@@ -490,3 +518,6 @@ func TestNewRedisLimiterRejectsBadURLs(t *testing.T) {
 		}
 	}
 }
+
+// testRedisURLOrEmpty is the test Redis's URL, or "" when none is set.
+func testRedisURLOrEmpty() string { return os.Getenv(redisURLEnv) }

@@ -2,7 +2,6 @@ package consent
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
@@ -26,6 +25,7 @@ const (
 	MsgLoginLimited    = "Too many failed sign-in attempts. Please wait a few minutes and try again."
 	MsgLoginExpired    = "This sign-in form has expired. Please try again."
 	MsgLoginIncomplete = "Enter your e-mail address and your password."
+	MsgLoginBusy       = "Signing in is very busy right now. Please try again in a moment."
 )
 
 // maxEmail is the longest e-mail address SMTP can carry (RFC 5321 section 4.5.3.1.3); longer
@@ -71,7 +71,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	page.CSRFToken = h.loginCSRF(w, r)
 
-	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
+	email := NormaliseEmail(r.PostForm.Get("email"))
 	pw := r.PostForm.Get("password")
 	if email == "" || pw == "" {
 		page.Message = MsgLoginIncomplete
@@ -79,61 +79,108 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 
-	accountKey, addressKey := accountLimitKey(email), addressLimitKey(info.ClientAddr)
-	allowed, err := h.allowed(ctx, accountKey, addressKey)
+	digest := accountDigestBytes(email)
+	var unlockedAt time.Time
+	if h.unlocks != nil {
+		if unlockedAt, err = h.unlocks.AccountUnlockedAt(ctx, base64.RawURLEncoding.EncodeToString(digest)); err != nil {
+			return fmt.Errorf("consent: read account unlock: %w", err)
+		}
+	}
+	dev, known := h.knownDevice(r, digest)
+	charged, err := h.charge(ctx, dev, known, accountLimitKey(digest, unlockedAt), addressLimitKey(info.ClientAddr))
 	if err != nil {
 		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("consent: rate limiter: %w", err)}
 	}
-	if !allowed {
+	if charged == nil {
 		// Refused before any lookup or hashing: a limited attacker gets no answer about the
 		// password and costs us nothing.
 		h.log.Warn("sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
-		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window).Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window).Seconds())))
 		page.Message = MsgLoginLimited
 		h.renderLogin(w, r, http.StatusTooManyRequests, page)
 		return nil
 	}
 
+	if !h.gate.acquire(ctx) {
+		// Every hash slot is taken: the attempt is not evaluated, so it is not charged either.
+		h.refund(ctx, charged...)
+		h.log.Warn("sign-in refused: password hashing is at capacity", "request_id", info.ID, "school_id", t.SchoolID)
+		w.Header().Set("Retry-After", "1")
+		page.Message = MsgLoginBusy
+		h.renderLogin(w, r, http.StatusServiceUnavailable, page)
+		return nil
+	}
 	m, ok, err := h.checkPassword(ctx, email, pw)
+	h.gate.release()
 	if err != nil {
+		h.refund(ctx, charged...)
 		return err
 	}
 	if !ok {
-		for _, k := range []struct {
-			key string
-			l   Limit
-		}{{accountKey, h.accountLimit}, {addressKey, h.addressLimit}} {
-			if err := h.limiter.Fail(ctx, k.key, k.l); err != nil {
-				h.log.Error("rate limiter: record failure", "request_id", info.ID, "err", err)
-			}
-		}
-		h.log.Info("sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		// The attempt stays charged to every key Take charged: that is what a failure costs.
+		h.log.Info("sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String(), "known_device", known)
 		page.Message = MsgLoginFailed
 		h.renderLogin(w, r, http.StatusOK, page)
 		return nil
 	}
 
-	// The account's budget is for guessing its password; its owner just proved they know it.
-	// The address keeps its count: one address guessing many accounts stays limited.
-	if err := h.limiter.Reset(ctx, accountKey); err != nil {
+	// A sign-in that succeeded was no failure: every charge is given back. The account's or the
+	// device's count is forgotten besides (its owner just proved they know the password); the
+	// address keeps its earlier failures, so one address guessing many accounts stays limited.
+	// A success from a known device leaves the account's count alone, so that strangers who
+	// spent it stay throttled.
+	if err := h.limiter.Reset(ctx, charged[0]); err != nil {
 		h.log.Error("rate limiter: reset", "request_id", info.ID, "err", err)
 	}
+	h.refund(ctx, charged[1:]...)
 	if err := h.startSession(ctx, w, r, m); err != nil {
 		return err
 	}
+	h.setKnownDevice(w, info.Secure, digest)
 	clearLoginCSRF(w, info.Secure)
-	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID)
+	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
 	redirect(w, page.ReturnTo)
 	return nil
 }
 
-// allowed asks the limiter about both keys; either one exhausted refuses the attempt.
-func (h *Handler) allowed(ctx context.Context, accountKey, addressKey string) (bool, error) {
-	ok, err := h.limiter.Allow(ctx, accountKey, h.accountLimit)
-	if err != nil || !ok {
-		return false, err
+// charge takes one attempt from the budgets this sign-in spends, before the password is
+// checked: the known device's own budget if the browser holds a valid cookie for the account
+// and the device's budget is not spent, the account's otherwise, and the client address's in
+// every case. It returns the keys it charged, the account's or device's first, or nil if a
+// budget was spent (then nothing stays charged).
+func (h *Handler) charge(ctx context.Context, dev device, known bool, accountKey, addressKey string) ([]string, error) {
+	first, ok := "", false
+	if known {
+		var err error
+		if ok, err = h.limiter.Take(ctx, dev.limitKey(), h.deviceLimit); err != nil {
+			return nil, err
+		}
+		first = dev.limitKey()
 	}
-	return h.limiter.Allow(ctx, addressKey, h.addressLimit)
+	if !ok {
+		// No known device, or one whose own budget is spent: the browser is a stranger's.
+		var err error
+		if ok, err = h.limiter.Take(ctx, accountKey, h.accountLimit); err != nil || !ok {
+			return nil, err
+		}
+		first = accountKey
+	}
+	ok, err := h.limiter.Take(ctx, addressKey, h.addressLimit)
+	if err != nil || !ok {
+		h.refund(ctx, first)
+		return nil, err
+	}
+	return []string{first, addressKey}, nil
+}
+
+// refund gives back charges of an attempt that was not a failure, logging what fails: a lost
+// refund costs the member one attempt of the budget, no more.
+func (h *Handler) refund(ctx context.Context, keys ...string) {
+	for _, k := range keys {
+		if err := h.limiter.Refund(ctx, k); err != nil {
+			h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+		}
+	}
 }
 
 // checkPassword finds the member and verifies the password. An unknown e-mail or a stored hash
@@ -147,7 +194,7 @@ func (h *Handler) checkPassword(ctx context.Context, email, pw string) (storage.
 	}
 	switch {
 	case err == nil && password.IsHash(m.PasswordHash):
-		return m, password.Verify(pw, m.PasswordHash) == nil, nil
+		return m, h.verify(pw, m.PasswordHash) == nil, nil
 	case err == nil:
 		h.log.Warn("member has no usable password hash", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID)
 		_ = password.VerifyDummy(pw)
@@ -178,13 +225,6 @@ func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, page templates.LoginPage) {
 	h.writePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(out, page) })
-}
-
-// accountLimitKey names an e-mail's failure count by a hash, so that keys have a fixed size
-// whatever was typed and a shared limiter's keys do not hold addresses.
-func accountLimitKey(email string) string {
-	sum := sha256.Sum256([]byte(email))
-	return "account:" + base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // addressLimitKey names a client address's failure count. An IPv6 client usually holds a whole

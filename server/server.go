@@ -156,7 +156,16 @@ func (s *Server) mountAll(r *mux.Router) error {
 		s.loginLimiter, limiter = rl, rl
 		s.log.Info("login rate limits are counted in Redis, shared by every replica using it", "addr", rl.Addr())
 	}
-	login, err := consent.New(consent.Deps{Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter})
+	// Operators' unlocks (`proctor members unlock`) live in the database, so every replica
+	// honours them whatever the limiter; gormstore implements them.
+	unlocks, _ := d.Store.(consent.Unlocks)
+	if unlocks == nil {
+		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
+	}
+	login, err := consent.New(consent.Deps{
+		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
+		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait,
+	})
 	if err != nil {
 		if s.loginLimiter != nil {
 			_ = s.loginLimiter.Close()

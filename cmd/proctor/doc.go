@@ -6,7 +6,7 @@
 //	proctor demo                          zero-configuration demo on loopback (make run)
 //	proctor seed --tenant ID FILE         load a fixture into a school
 //	proctor tenants list|validate         show or check the tenant files
-//	proctor members create|list|set-role  manage members and their roles
+//	proctor members create|list|set-role|unlock  manage members, their roles and sign-in lockouts
 //	proctor clients create|list|rotate-secret|delete  manage a school's OAuth clients
 //	proctor keys rotate|list              rotate or list a school's signing keys
 //	proctor bench                         load test a server on loopback (docs/benchmarks.md)

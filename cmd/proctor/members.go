@@ -10,19 +10,25 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
+
+// The unlocks `members unlock` writes are read by every server's sign-in page.
+var _ consent.Unlocks = (*gormstore.Store)(nil)
 
 func newMembersCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "members",
 		Short: "Manage members and their roles at a school",
 	}
-	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g))
+	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g))
 	return cmd
 }
 
@@ -228,4 +234,43 @@ func eachPage[T any](list func(storage.Page) ([]T, string, error), fn func(T)) e
 		}
 		page.After = next
 	}
+}
+
+func newMembersUnlockCommand(g *globalFlags) *cobra.Command {
+	var email string
+	cmd := &cobra.Command{
+		Use:   "unlock --email E",
+		Short: "Lift a member's sign-in lockout at every server",
+		Long: `Lift the lockout that failed sign-ins put on a member's account, at every school and every
+server of the deployment, whatever rate limiter they use: the unlock is written to the database,
+and each server counts the account's attempts afresh from then on. Strangers' addresses stay
+limited by their own budgets.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			a, err := openApp(ctx, g, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer a.close()
+			if err := a.requireCurrentSchema(ctx); err != nil {
+				return err
+			}
+			m, err := a.store.GetMemberByEmail(ctx, consent.NormaliseEmail(email))
+			if errors.Is(err, storage.ErrNotFound) {
+				return fmt.Errorf("no member with e-mail %s", email)
+			}
+			if err != nil {
+				return err
+			}
+			if err := consent.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "unlocked member %d <%s>: failed sign-ins count afresh from now\n", m.ID, m.Email)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&email, "email", "", "e-mail address of the member")
+	_ = cmd.MarkFlagRequired("email")
+	return cmd
 }
