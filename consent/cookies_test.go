@@ -10,8 +10,8 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// TestHTTPSSchoolCookiesAreHostPrefixed: at a school whose base_url is https, the session and
-// sign-in CSRF cookies are only ever the Secure "__Host-" ones, set and read, even on a request
+// TestHTTPSSchoolCookiesAreHostPrefixed: at a school whose base_url is https, the session,
+// sign-in CSRF and known-device cookies are only ever the Secure "__Host-" ones, set and read, even on a request
 // the edge says came over plain http (the server never lets one through; this is the second
 // line). An un-prefixed cookie presented there, which a sibling host or a plain-http response
 // could have planted, is ignored.
@@ -36,13 +36,6 @@ func TestHTTPSSchoolCookiesAreHostPrefixed(t *testing.T) {
 		}
 		for _, r := range []response{form, res} {
 			for _, c := range r.Cookies() {
-				if !secure && c.Name == LoginCSRFCookie && c.MaxAge < 0 && c.Value == "" {
-					// The sign-in handler still clears the form's cookie by the request's scheme
-					// (login.go: clearLoginCSRF(w, info.Secure)): an expiry of a name this school
-					// never sets, only on a request the server would have refused. Left for the
-					// owner of login.go to pass secureCookies(r).
-					continue
-				}
 				if !strings.HasPrefix(c.Name, "__Host-") || !c.Secure || c.Path != "/" {
 					t.Errorf("secure=%v: cookie %s set (Secure %v, Path %q)", secure, c.Name, c.Secure, c.Path)
 				}

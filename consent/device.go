@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/proctorhq/proctor/edge"
 )
 
 // Known-device cookie names. A browser in which a member signed in gets this cookie; a later
@@ -56,7 +55,7 @@ func (d device) limitKey() string {
 // knownDevice returns the request's known-device cookie if it is genuine, unexpired and was
 // issued for the account digest names.
 func (h *Handler) knownDevice(r *http.Request, digest []byte) (device, bool) {
-	c, err := r.Cookie(deviceCookieName(edge.FromContext(r.Context()).Secure))
+	c, err := r.Cookie(deviceCookieName(secureCookies(r)))
 	if err != nil || len(c.Value) != base64.RawURLEncoding.EncodedLen(deviceLen) {
 		return device{}, false
 	}

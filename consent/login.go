@@ -136,8 +136,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if err := h.startSession(ctx, w, r, m); err != nil {
 		return err
 	}
-	h.setKnownDevice(w, info.Secure, digest)
-	clearLoginCSRF(w, info.Secure)
+	h.setKnownDevice(w, secureCookies(r), digest)
+	clearLoginCSRF(w, secureCookies(r))
 	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
 	redirect(w, page.ReturnTo)
 	return nil
