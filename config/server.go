@@ -59,7 +59,7 @@ type Login struct {
 	// may use, at least 1 and at most 4 (consent.DefaultHashSlots).
 	HashConcurrency int `mapstructure:"hash_concurrency"`
 	// HashWait is how long a sign-in waits for a hashing slot before it is answered 503 with
-	// Retry-After; 0 is 1s (consent.DefaultHashWait).
+	// Retry-After; 0 is 5s (consent.DefaultHashWait).
 	HashWait time.Duration `mapstructure:"hash_wait"`
 }
 
@@ -294,7 +294,7 @@ func (s *Server) validate(c collector) {
 		c.add("login.hash_concurrency", "must be between 0 (automatic) and %d, got %d", MaxHashConcurrency, n)
 	}
 	if d := s.Login.HashWait; d < 0 || d > MaxHashWait {
-		c.add("login.hash_wait", "must be between 0 (the default, 1s) and %v, got %v", MaxHashWait, d)
+		c.add("login.hash_wait", "must be between 0 (the default, 5s) and %v, got %v", MaxHashWait, d)
 	}
 }
 

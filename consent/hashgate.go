@@ -12,9 +12,11 @@ import (
 const MaxDefaultHashSlots = 4
 
 // DefaultHashWait is how long a sign-in waits for a free hash slot before it is turned away
-// with 503 and Retry-After. A hash takes a few hundred milliseconds, so a short queue drains
-// within it; a burst larger than that is refused rather than held in memory.
-const DefaultHashWait = time.Second
+// with 503 and Retry-After. A hash takes a few hundred milliseconds, so a queue of a dozen or
+// more drains within it (a class signing in at once, or a busy machine's slower hashes): a
+// member would rather wait a few seconds than read an error. A waiting sign-in holds no
+// hashing memory, only its parked goroutine, so the wait bounds latency, not memory.
+const DefaultHashWait = 5 * time.Second
 
 // DefaultHashSlots is the number of hashes allowed at once when Deps.HashSlots is zero: half
 // the processors Go may use (at least one, at most MaxDefaultHashSlots). A hash runs on one
