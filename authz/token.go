@@ -48,6 +48,10 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		h.tokenError(w, r, err)
 		return
 	}
+	// fosite derives expires_in from the stored expiry, which it rounds to the second, minus the
+	// time now, truncated: about half of all answers said 7199 for two hours. The lifetime is
+	// the school's configured one (spec: two hours by default), so that is what is answered.
+	resp.SetExpiresIn(h.p.config.GetAccessTokenLifespan(ctx))
 	sess, err := sessionOf(ar)
 	if err != nil {
 		h.tokenError(w, r, err)
