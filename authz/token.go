@@ -27,6 +27,10 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		h.tokenError(w, r, err)
 		return
 	}
+	if name := repeatedParam(r.PostForm); name != "" {
+		h.tokenError(w, r, errRepeated(name))
+		return
+	}
 	switch gt := r.PostForm.Get("grant_type"); gt {
 	case "authorization_code", "refresh_token":
 	case "":
@@ -96,6 +100,10 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := onlyPostOrNone(r); err != nil {
 		writeOAuthError(w, normalize(err, revokeCodes))
+		return
+	}
+	if name := repeatedParam(r.PostForm); name != "" {
+		writeOAuthError(w, normalize(errRepeated(name), revokeCodes))
 		return
 	}
 	if id := r.PostForm.Get("client_id"); id != "" && r.PostForm.Get("client_secret") == "" {
