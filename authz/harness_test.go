@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -88,6 +89,11 @@ func withCIMD(p config.CIMD, documents authz.MetadataDocuments) envOption {
 // withAccessTokenLifetime sets school A's access-token lifetime.
 func withAccessTokenLifetime(d time.Duration) envOption {
 	return func(a *config.Tenant, _ *server.Deps) { a.Lifetimes.AccessToken = d }
+}
+
+// withLogger gives the server a logger.
+func withLogger(l *slog.Logger) envOption {
+	return func(_ *config.Tenant, d *server.Deps) { d.Logger = l }
 }
 
 func newEnv(t testing.TB, backend string, opts ...envOption) *env {

@@ -1,16 +1,21 @@
 package authz_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -206,5 +211,68 @@ func TestRedirectURIExact(t *testing.T) {
 		if resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode()); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.StatusCode, body)
 		}
+	}
+}
+
+// syncBuffer is a log sink the server's goroutines may write to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) lines() []map[string]any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(b.buf.Bytes(), []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestTokenErrorLog: with the database down the token endpoint answers 503
+// temporarily_unavailable, and its log line says why (the store is unavailable, not the
+// invalid_client fosite reports) under the request id the client was given.
+func TestTokenErrorLog(t *testing.T) {
+	var logs syncBuffer
+	e := newEnv(t, "sqlite", withLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	tr := e.tokens("account:read")
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	status, body, header := e.postForm(e.a, authz.TokenPath, url.Values{
+		"grant_type": {"refresh_token"}, "refresh_token": {tr.RefreshToken}, "client_id": {publicClient},
+	})
+	if status != http.StatusServiceUnavailable || body.Error != "temporarily_unavailable" {
+		t.Fatalf("refresh with the database down: %d %+v", status, body)
+	}
+	id := header.Get("X-Request-ID")
+	if id == "" {
+		t.Fatal("no X-Request-ID in the answer")
+	}
+	var found map[string]any
+	for _, l := range logs.lines() {
+		if l["msg"] == "token request failed" {
+			found = l
+		}
+	}
+	if found == nil {
+		t.Fatal("no log line for the failed token request")
+	}
+	if found["request_id"] != id {
+		t.Errorf("log line's request_id %v, want %q", found["request_id"], id)
+	}
+	msg, _ := found["error"].(string)
+	if !strings.Contains(msg, storage.ErrUnavailable.Error()) {
+		t.Errorf("log line's error %q does not say the store is unavailable", msg)
 	}
 }
