@@ -50,7 +50,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ar, err := h.p.NewAuthorizeRequest(ctx, r)
-	if name := repeatedParam(r.Form); err == nil && name != "" {
+	if name := repeatedParam(oauthParams(r.Form)); err == nil && name != "" {
 		// The client and redirect URI are single and valid by now: the error is redirected.
 		err = errRepeated(name)
 	}
@@ -109,6 +109,19 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.authorizeError(w, r, t, ar, fosite.ErrInvalidRequest.WithHint("The decision must be approve or deny."))
 	}
+}
+
+// oauthParams is the authorization request's parameters without the consent form's own fields,
+// which the consent decision checks itself (a repeated csrf_token is a failed CSRF check, 403,
+// like any other wrong token).
+func oauthParams(form url.Values) url.Values {
+	out := make(url.Values, len(form))
+	for k, v := range form {
+		if k != consent.CSRFField && k != "decision" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // checkAuthorizeRequest applies the spec's rules fosite does not: PKCE with S256 only, the
