@@ -147,9 +147,9 @@ type Grants interface {
 	RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error)
 	// MarkFirstUse records the first presentation of a pair's access token at an API. The first
 	// call for a pair (and only it, however many race) returns true and, in the same
-	// transaction, revokes every live pair of the grant but this one and those minted from it:
-	// the pair it replaced (spec: "New access token first presented to an API -> old pair
-	// revoked") and any other line forked from it. A pair already revoked is ErrNotFound.
+	// transaction, revokes the pair it replaced (spec: "New access token first presented to an
+	// API -> old pair revoked"), every other pair minted from that one (a forked refresh) and
+	// every pair minted from those. A pair already revoked is ErrNotFound.
 	MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error)
 }
 

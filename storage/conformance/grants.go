@@ -365,7 +365,8 @@ func wantLive(t *testing.T, s storage.Store, ctx context.Context, what string, p
 
 // testFirstUseRetiresForks: two refreshes of one refresh token fork the grant; the first use
 // of either new access token retires the other line, whatever was minted from it since, and
-// the pair both replaced. The pairs minted from the used one stay live.
+// the pair both replaced. The pairs minted from the used one stay live, and so do the pairs
+// above the replaced one (the retry rule).
 func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	// root -> a -> a2 (a refreshed before a's access token was used), root -> b -> b2.
@@ -398,11 +399,13 @@ func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
 	}
 
 	// A fork further up: g was refreshed into p, p's access token never used, and g refreshed
-	// again into q; p was then refreshed into x. The first use of x leaves only x's line.
+	// again into q; p was then refreshed into x. The first use of x retires p only: g's refresh
+	// token still works (p's access token was never used: the retry rule), and so q, minted
+	// from g, is left to the first use of one of g's children.
 	pairs := grantTree(t, s, ctxA, "fork-up", member, "g", [2]string{"g", "p"}, [2]string{"g", "q"}, [2]string{"p", "x"})
 	_, err := s.MarkFirstUse(ctxA, pairs["x"].ID, at(5, 0))
 	must(t, "MarkFirstUse of x", err)
-	wantLive(t, s, ctxA, "x used", pairs, "x")
+	wantLive(t, s, ctxA, "x used", pairs, "g", "q", "x")
 
 	// Another grant of the same member and client is untouched.
 	other := grantTree(t, s, ctxA, "fork-other", member, "root", [2]string{"root", "a"}, [2]string{"root", "b"})

@@ -431,18 +431,18 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 }
 
 // MarkFirstUse records the first use of a pair's access token and, for that first use only,
-// revokes every other live pair of the grant except those minted from this one. A grant is one
-// tree of pairs (the code exchange's pair at its root, each refresh a child of the pair it
-// replaced): the first use of a pair says which line of the tree its holder continues, so the
-// pair it replaced, the pairs minted from that one in parallel (a fork: two refreshes of one
-// refresh token) and anything minted from those are all retired. The pairs minted from this one
-// stay: a client may refresh before it uses the access token it got (docs/decisions.md).
+// revokes the pair it replaced, every other pair minted from that one (a fork: two refreshes of
+// one refresh token) and every pair minted from those since. A grant is a tree of pairs (the
+// code exchange's pair at the root, each refresh a child of the pair it replaced): the first use
+// of a child says which line its holder continues. The pairs minted from the used pair stay: a
+// client may refresh before it uses the access token it got. Pairs above the replaced one are
+// left to the spec's retry rule (docs/decisions.md).
 //
 // The UPDATE conditioned on first_used_at IS NULL decides which of several concurrent calls is
 // first. The grant is locked beforehand, in the same order as every other locker, because this
 // transaction writes several pairs of the grant: taking the new pair's row and then the old
 // one's could otherwise deadlock against a revocation locking them in id order. The locked rows
-// are the whole tree, so finding the pairs to keep costs no further query. A pair that is
+// are the whole tree, so finding the pairs to retire costs no further query. A pair that is
 // revoked by the time the lock is held (a sibling was used first, or the grant was revoked) is
 // ErrNotFound: no live pair, and nothing is changed.
 func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error) {
@@ -482,14 +482,19 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 			return nil
 		}
 		first = true
-		keep := subtree(grant, pairID)
-		if len(keep) == len(grant) {
-			return nil // the root of the grant, and nothing else: nothing to retire
+		if self.ReplacesPairID == nil {
+			return nil // the code exchange's pair replaced nothing
+		}
+		replaced := *self.ReplacesPairID
+		retire := []int64{replaced}
+		for _, n := range grant {
+			if n.ReplacesPairID != nil && *n.ReplacesPairID == replaced && n.ID != pairID {
+				retire = append(retire, subtree(grant, n.ID)...)
+			}
 		}
 		err = sc.in(tx.Model(&tokenPairRow{})).
-			Where("request_id = ? AND revoked_at IS NULL AND id NOT IN ?", self.RequestID, keep).
-			Update("revoked_at", at).Error
-		return wrap(op+": revoke the other lines of the grant", err)
+			Where("id IN ? AND revoked_at IS NULL", retire).Update("revoked_at", at).Error
+		return wrap(op+": revoke the replaced pair and its other lines", err)
 	})
 	return first, err
 }
