@@ -32,16 +32,28 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if hasUserinfo(r.FormValue("redirect_uri")) {
-		// Before fosite: its loopback matching compares scheme, host and path only, so it would
-		// take http://evil.example@127.0.0.1/cb for a registered http://127.0.0.1/cb and
-		// redirect there. No registered URI has user info (the client rules refuse it), so
-		// such a URI is never the registered one: an error page, no redirect (RFC 9700 section
-		// 4.1.3: exact matching, the loopback port aside).
-		h.authorizeError(w, r, t, nil, fosite.ErrInvalidRequest.WithHint("The redirect_uri is not one registered for this client."))
+	// A malformed query or body is fosite's to report, below; what could be parsed is checked.
+	_ = r.ParseForm()
+	if len(r.Form["client_id"]) > 1 || len(r.Form["redirect_uri"]) > 1 {
+		// Which client, or which of its URIs, is meant is unknown: an error page, never a
+		// redirect (RFC 6749 sections 3.1 and 4.1.2.1).
+		h.authorizeError(w, r, t, nil, errRepeated(repeatedParam(url.Values{
+			"client_id": r.Form["client_id"], "redirect_uri": r.Form["redirect_uri"]})))
 		return
 	}
+	if raw := r.Form.Get("redirect_uri"); raw != "" {
+		// Before fosite, whose loopback matching is looser than exact (see redirectRegistered).
+		// An unknown client is left to fosite, which shows the same page.
+		if c, err := h.clients.resolve(ctx, t, r.Form.Get("client_id")); err == nil && !redirectRegistered(c.RedirectURIs, raw) {
+			h.authorizeError(w, r, t, nil, fosite.ErrInvalidRequest.WithHint("The redirect_uri is not one registered for this client."))
+			return
+		}
+	}
 	ar, err := h.p.NewAuthorizeRequest(ctx, r)
+	if name := repeatedParam(oauthParams(r.Form)); err == nil && name != "" {
+		// The client and redirect URI are single and valid by now: the error is redirected.
+		err = errRepeated(name)
+	}
 	if err == nil {
 		err = checkAuthorizeRequest(t, ar)
 	}
@@ -99,11 +111,17 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// hasUserinfo reports whether a redirect URI carries user info (user@ or user:password@ in its
-// authority).
-func hasUserinfo(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && u.User != nil
+// oauthParams is the authorization request's parameters without the consent form's own fields,
+// which the consent decision checks itself (a repeated csrf_token is a failed CSRF check, 403,
+// like any other wrong token).
+func oauthParams(form url.Values) url.Values {
+	out := make(url.Values, len(form))
+	for k, v := range form {
+		if k != consent.CSRFField && k != "decision" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // checkAuthorizeRequest applies the spec's rules fosite does not: PKCE with S256 only, the

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +45,12 @@ func FuzzAuthorizeQuery(f *testing.F) {
 		with("redirect_uri", "https://evil.example/callback"),
 		with("redirect_uri", "http://127.0.0.1:1/callback"),
 		with("redirect_uri", "//evil.example/callback"),
+		with("redirect_uri", "http://127.0.0.1:0/callback"),
+		with("redirect_uri", "http://127.0.0.1:65536/callback"),
+		with("redirect_uri", "http://127.0.0.1/%63allback"),
+		with("redirect_uri", "http://127.0.0.1:8080/%63allback"),
+		valid.Encode() + "&redirect_uri=" + url.QueryEscape("http://127.0.0.1:9/callback"),
+		valid.Encode() + "&state=other-state",
 		with("client_id", "unknown-client"),
 		with("client_id", "https://evil.example/client.json"),
 		with("client_id", operatorEmail),
@@ -124,7 +131,8 @@ func sameOrigin(u *url.URL, origin string) bool {
 }
 
 // registeredRedirect reports whether u is one of the registered URIs, its query aside (errors
-// and codes are added to it). A loopback URI matches on any port (RFC 8252 section 7.3).
+// and codes are added to it), its path compared as written. A loopback URI matches on any port
+// from 1 to 65535 (RFC 8252 section 7.3).
 func registeredRedirect(u *url.URL, uris []string) bool {
 	if u.User != nil || u.Fragment != "" {
 		return false
@@ -137,7 +145,8 @@ func registeredRedirect(u *url.URL, uris []string) bool {
 		if r.Port() == u.Port() {
 			return true
 		}
-		if ip := net.ParseIP(r.Hostname()); ip != nil && ip.IsLoopback() {
+		port, err := strconv.Atoi(u.Port())
+		if ip := net.ParseIP(r.Hostname()); ip != nil && ip.IsLoopback() && (u.Port() == "" || err == nil && port >= 1 && port <= 65535) {
 			return true
 		}
 	}

@@ -2,14 +2,17 @@ package authz
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
@@ -94,7 +97,27 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(RegisterPath, memoizeClients(h.register)).Methods(http.MethodPost)
 }
 
-// logError records what the client is not told.
+// logError records what the client is not told: the cause behind the error, and the request
+// id the client saw in X-Request-ID, so that an answer can be matched with its log line.
 func (h *Handler) logError(ctx context.Context, msg string, err error) {
-	h.log.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("error", err.Error()))
+	h.log.LogAttrs(ctx, slog.LevelWarn, msg,
+		slog.String("request_id", edge.FromContext(ctx).ID), slog.String("error", logDetail(err)))
+}
+
+// logDetail spells out an error for the log. A fosite error prints only its code (a storage
+// outage during client authentication prints "invalid_client"): the cause it wraps, or its
+// debug text, says what happened.
+func logDetail(err error) string {
+	msg := err.Error()
+	var e *fosite.RFC6749Error
+	if !errors.As(err, &e) {
+		return msg
+	}
+	switch {
+	case e.Cause() != nil:
+		return msg + ": " + logDetail(e.Cause())
+	case e.DebugField != "":
+		return msg + ": " + e.DebugField
+	}
+	return msg
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -15,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/oauth2"
@@ -84,6 +86,16 @@ func withCIMD(p config.CIMD, documents authz.MetadataDocuments) envOption {
 	}
 }
 
+// withAccessTokenLifetime sets school A's access-token lifetime.
+func withAccessTokenLifetime(d time.Duration) envOption {
+	return func(a *config.Tenant, _ *server.Deps) { a.Lifetimes.AccessToken = d }
+}
+
+// withLogger gives the server a logger.
+func withLogger(l *slog.Logger) envOption {
+	return func(_ *config.Tenant, d *server.Deps) { d.Logger = l }
+}
+
 func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	t.Helper()
 	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("k"), 32))}
@@ -99,11 +111,13 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{IDTokens: true, MCPConnections: true}},
 		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
 	}
+	for i := range files {
+		files[i].Lifetimes = config.DefaultTenant().Lifetimes
+	}
 	for _, o := range opts {
 		o(&files[0], &deps)
 	}
 	for _, c := range files {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
 		tn, err := tenant.New(c)
 		if err != nil {
 			t.Fatal(err)

@@ -57,6 +57,8 @@ func newProvider(cfg *fositeConfig, store *fositeStore, signing *keys.Manager) *
 	c.AuthorizeEndpointHandlers.Append(pkceHandler)
 	c.TokenEndpointHandlers.Append(explicit)
 	c.TokenEndpointHandlers.Append(refresh)
+	// After the refresh handler, whose granted scopes it narrows.
+	c.TokenEndpointHandlers.Append(refreshScope{})
 	c.TokenEndpointHandlers.Append(oidc)
 	c.TokenEndpointHandlers.Append(pkceHandler.(fosite.TokenEndpointHandler))
 	// After the grant handlers, which restore the session the check reads.

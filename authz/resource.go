@@ -76,6 +76,10 @@ func (resourceCheck) HandleTokenEndpointRequest(ctx context.Context, r fosite.Ac
 	if err != nil {
 		return err
 	}
+	if len(r.GetRequestForm()["resource"]) > 1 {
+		// RFC 8707 allows several; a token is bound to one origin (as at /oauth/authorize).
+		return errInvalidTarget.WithHint("At most one resource parameter is allowed.")
+	}
 	got := r.GetRequestForm().Get("resource")
 	if got == "" && r.GetGrantTypes().ExactOne("refresh_token") {
 		return nil

@@ -105,7 +105,15 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 		return Grant{}, ErrOtherOrganization
 	}
 	if p.FirstUsedAt == nil {
-		if _, err := v.store.MarkFirstUse(ctx, p.ID, now); err != nil {
+		// The first use commits the refresh rotation: it retires the pair this one replaced and
+		// every other line minted from it (a forked refresh), unless another line was used
+		// first, in which case this pair is revoked by now and MarkFirstUse finds no live pair
+		// (docs/decisions.md, "Refresh rotation").
+		_, err := v.store.MarkFirstUse(ctx, p.ID, now)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			return Grant{}, ErrInvalidToken
+		case err != nil:
 			return Grant{}, fmt.Errorf("%w: %w", ErrNoVerdict, err)
 		}
 	}

@@ -147,8 +147,9 @@ type Grants interface {
 	RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error)
 	// MarkFirstUse records the first presentation of a pair's access token at an API. The first
 	// call for a pair (and only it, however many race) returns true and, in the same
-	// transaction, revokes the pair it replaced, if that one is still live (spec: "New access
-	// token first presented to an API -> old pair revoked").
+	// transaction, revokes the pair it replaced (spec: "New access token first presented to an
+	// API -> old pair revoked"), every other pair minted from that one (a forked refresh) and
+	// every pair minted from those. A pair already revoked is ErrNotFound.
 	MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error)
 }
 

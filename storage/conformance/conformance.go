@@ -66,6 +66,8 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"RevokeGrant", testRevokeGrant},
 		{"MarkFirstUse", testMarkFirstUse},
 		{"ConcurrentFirstUse", testConcurrentFirstUse},
+		{"FirstUseRetiresForks", testFirstUseRetiresForks},
+		{"ConcurrentForkUse", testConcurrentForkUse},
 		{"RefreshRevokeRace", testRefreshRevokeRace},
 		{"FirstUseRevokeRace", testFirstUseRevokeRace},
 		{"Transactions", testTransactions},

@@ -334,6 +334,137 @@ func testMarkFirstUse(t *testing.T, s storage.Store) {
 	wantErr(t, "MarkFirstUse of an unknown pair", err, storage.ErrNotFound)
 }
 
+// grantTree stores a grant's pairs: the root (the code exchange's pair) and one pair per edge
+// of the tree, each replacing its parent (a refresh). Pairs are named by their signatures'
+// suffix, prefixed with the grant's request id.
+func grantTree(t *testing.T, s storage.Store, ctx context.Context, rid string, member int64, root string, edges ...[2]string) map[string]storage.TokenPair {
+	t.Helper()
+	pairs := map[string]storage.TokenPair{root: mustPair(t, s, ctx, pairOf("app", rid, rid+"-"+root, member))}
+	for _, e := range edges {
+		next := pairOf("app", rid, rid+"-"+e[1], member)
+		next.ReplacesPairID = pairs[e[0]].ID
+		pairs[e[1]] = mustPair(t, s, ctx, next)
+	}
+	return pairs
+}
+
+// wantLive checks which pairs of a grant are live (not revoked).
+func wantLive(t *testing.T, s storage.Store, ctx context.Context, what string, pairs map[string]storage.TokenPair, live ...string) {
+	t.Helper()
+	isLive := map[string]bool{}
+	for _, n := range live {
+		isLive[n] = true
+	}
+	for n, p := range pairs {
+		got := getPair(t, s, ctx, p.AccessSignature)
+		if (got.RevokedAt == nil) != isLive[n] {
+			t.Errorf("%s: pair %s revoked at %v, want live=%v", what, n, got.RevokedAt, isLive[n])
+		}
+	}
+}
+
+// testFirstUseRetiresForks: two refreshes of one refresh token fork the grant; the first use
+// of either new access token retires the other line, whatever was minted from it since, and
+// the pair both replaced. The pairs minted from the used one stay live, and so do the pairs
+// above the replaced one (the retry rule).
+func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	// root -> a -> a2 (a refreshed before a's access token was used), root -> b -> b2.
+	edges := [][2]string{{"root", "a"}, {"root", "b"}, {"a", "a2"}, {"b", "b2"}}
+	for _, order := range [][2]string{{"a", "b"}, {"b", "a"}} {
+		used, other := order[0], order[1]
+		rid := "fork-" + used
+		pairs := grantTree(t, s, ctxA, rid, member, "root", edges...)
+
+		first, err := s.MarkFirstUse(ctxA, pairs[used].ID, at(3, 0))
+		must(t, "MarkFirstUse of "+used, err)
+		if !first {
+			t.Errorf("%s first: not reported first", used)
+		}
+		wantLive(t, s, ctxA, used+" used first", pairs, used, used+"2")
+		if got := getPair(t, s, ctxA, pairs["root"].AccessSignature); !got.RevokedAt.Equal(at(3, 0)) {
+			t.Errorf("%s first: the replaced pair revoked at %v, want %v", used, got.RevokedAt, at(3, 0))
+		}
+
+		// The other line's access token is then no live pair: nothing changes.
+		first, err = s.MarkFirstUse(ctxA, pairs[other].ID, at(4, 0))
+		wantErr(t, "MarkFirstUse of the retired sibling "+other, err, storage.ErrNotFound)
+		if first {
+			t.Errorf("%s after %s: reported first", other, used)
+		}
+		wantLive(t, s, ctxA, other+" presented after "+used, pairs, used, used+"2")
+		if got := getPair(t, s, ctxA, pairs[other].AccessSignature); got.FirstUsedAt != nil {
+			t.Errorf("the retired sibling %s was marked used at %v", other, got.FirstUsedAt)
+		}
+	}
+
+	// A fork further up: g was refreshed into p, p's access token never used, and g refreshed
+	// again into q; p was then refreshed into x. The first use of x retires p only: g's refresh
+	// token still works (p's access token was never used: the retry rule), and so q, minted
+	// from g, is left to the first use of one of g's children.
+	pairs := grantTree(t, s, ctxA, "fork-up", member, "g", [2]string{"g", "p"}, [2]string{"g", "q"}, [2]string{"p", "x"})
+	_, err := s.MarkFirstUse(ctxA, pairs["x"].ID, at(5, 0))
+	must(t, "MarkFirstUse of x", err)
+	wantLive(t, s, ctxA, "x used", pairs, "g", "q", "x")
+
+	// Another grant of the same member and client is untouched.
+	other := grantTree(t, s, ctxA, "fork-other", member, "root", [2]string{"root", "a"}, [2]string{"root", "b"})
+	_, err = s.MarkFirstUse(ctxA, pairs["p"].ID, at(6, 0))
+	wantErr(t, "MarkFirstUse of a retired pair", err, storage.ErrNotFound)
+	wantLive(t, s, ctxA, "another grant", other, "root", "a", "b")
+}
+
+// testConcurrentForkUse presents both new access tokens of a forked grant many times at once.
+// Exactly one presentation is the first; every presentation of that token succeeds, every
+// presentation of its sibling finds no live pair, and afterwards exactly that line is live.
+func testConcurrentForkUse(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	const perSibling = 6
+	for round := range 5 {
+		rid := fmt.Sprintf("fork-race-%d", round)
+		pairs := grantTree(t, s, ctxA, rid, member, "root", [2]string{"root", "a"}, [2]string{"root", "b"})
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			firsts   []string
+			ok, gone = map[string]int{}, map[string]int{}
+			start    = make(chan struct{})
+		)
+		for i := range 2 * perSibling {
+			name := []string{"a", "b"}[i%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				first, err := s.MarkFirstUse(ctxA, pairs[name].ID, at(5, 0))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case errors.Is(err, storage.ErrNotFound):
+					gone[name]++
+				case err != nil:
+					t.Errorf("round %d: MarkFirstUse(%s): %v", round, name, err)
+				default:
+					ok[name]++
+					if first {
+						firsts = append(firsts, name)
+					}
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if len(firsts) != 1 {
+			t.Fatalf("round %d: first uses %v, want exactly one", round, firsts)
+		}
+		won, lost := firsts[0], map[string]string{"a": "b", "b": "a"}[firsts[0]]
+		if ok[won] != perSibling || gone[won] != 0 || ok[lost] != 0 || gone[lost] != perSibling {
+			t.Errorf("round %d: %s won; live answers %v, no-live-pair answers %v", round, won, ok, gone)
+		}
+		wantLive(t, s, ctxA, fmt.Sprintf("round %d", round), pairs, won)
+	}
+}
+
 // testConcurrentFirstUse presents a refreshed pair's access token many times at once: exactly
 // one presentation is the first, and the replaced pair is revoked.
 func testConcurrentFirstUse(t *testing.T, s storage.Store) {
@@ -410,7 +541,9 @@ func testFirstUseRevokeRace(t *testing.T, s storage.Store) {
 					}
 					return
 				}
-				if _, err := s.MarkFirstUse(ctxA, p.ID, at(5, 0)); err != nil {
+				// After the revocation the pair is no longer live: ErrNotFound, and nothing
+				// changes.
+				if _, err := s.MarkFirstUse(ctxA, p.ID, at(5, 0)); err != nil && !errors.Is(err, storage.ErrNotFound) {
 					t.Errorf("round %d: MarkFirstUse: %v", round, err)
 				}
 			}()

@@ -72,15 +72,16 @@ func testTransactions(t *testing.T, s storage.Store) {
 	if c, err := s.GetClient(tx, "c1"); err != nil || c.Name != "Renamed" {
 		t.Errorf("client read inside the transaction that renamed it: %+v, %v", c, err)
 	}
-	n, err := s.RevokeGrant(tx, "g1", at(7, 0))
-	must(t, "RevokeGrant in the transaction", err)
-	if n != 1 {
-		t.Errorf("RevokeGrant in the transaction revoked %d pairs", n)
-	}
+	// First use before the revocation: a revoked pair is no live pair to mark.
 	first, err := s.MarkFirstUse(tx, p.ID, at(7, 0))
 	must(t, "MarkFirstUse in the transaction", err)
 	if !first {
 		t.Error("MarkFirstUse in the transaction is not the first")
+	}
+	n, err := s.RevokeGrant(tx, "g1", at(7, 0))
+	must(t, "RevokeGrant in the transaction", err)
+	if n != 1 {
+		t.Errorf("RevokeGrant in the transaction revoked %d pairs", n)
 	}
 	must(t, "Rollback", s.Rollback(tx))
 	if c, err := s.GetClient(ctxA, "c1"); err != nil || c.Name == "Renamed" {

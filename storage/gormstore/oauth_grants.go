@@ -431,11 +431,20 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 }
 
 // MarkFirstUse records the first use of a pair's access token and, for that first use only,
-// revokes the pair it replaced. The UPDATE conditioned on first_used_at IS NULL decides which of
-// several concurrent calls is first. The grant is locked beforehand, in the same order as every
-// other locker, because this transaction writes two pairs of the grant: taking the new pair's
-// row and then the old one's could otherwise deadlock against a revocation locking them in id
-// order.
+// revokes the pair it replaced, every other pair minted from that one (a fork: two refreshes of
+// one refresh token) and every pair minted from those since. A grant is a tree of pairs (the
+// code exchange's pair at the root, each refresh a child of the pair it replaced): the first use
+// of a child says which line its holder continues. The pairs minted from the used pair stay: a
+// client may refresh before it uses the access token it got. Pairs above the replaced one are
+// left to the spec's retry rule (docs/decisions.md).
+//
+// The UPDATE conditioned on first_used_at IS NULL decides which of several concurrent calls is
+// first. The grant is locked beforehand, in the same order as every other locker, because this
+// transaction writes several pairs of the grant: taking the new pair's row and then the old
+// one's could otherwise deadlock against a revocation locking them in id order. The locked rows
+// are the whole tree, so finding the pairs to retire costs no further query. A pair that is
+// revoked by the time the lock is held (a sibling was used first, or the grant was revoked) is
+// ErrNotFound: no live pair, and nothing is changed.
 func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -445,25 +454,24 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 	at = dbTime(at)
 	var first bool
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var grant []struct {
-			ID             int64
-			ReplacesPairID *int64
-		}
+		var grant []grantNode
 		ofPair := sc.in(tx.Model(&tokenPairRow{})).Select("request_id").Where("id = ?", pairID)
-		err := forUpdate(sc.in(tx.Model(&tokenPairRow{}))).Select("id", "replaces_pair_id").
+		err := forUpdate(sc.in(tx.Model(&tokenPairRow{}))).Select("id", "request_id", "replaces_pair_id", "revoked_at").
 			Where("request_id = (?)", ofPair).Order("id").Scan(&grant).Error
 		if err != nil {
 			return wrap(op+": lock grant", err)
 		}
-		var replaces *int64
-		found := false
-		for _, g := range grant {
-			if g.ID == pairID {
-				found, replaces = true, g.ReplacesPairID
+		var self *grantNode
+		for i := range grant {
+			if grant[i].ID == pairID {
+				self = &grant[i]
 			}
 		}
-		if !found {
+		switch {
+		case self == nil:
 			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		case self.RevokedAt != nil:
+			return fmt.Errorf("gormstore: %s: the pair is revoked: %w", op, storage.ErrNotFound)
 		}
 		res := sc.in(tx.Model(&tokenPairRow{})).
 			Where("id = ? AND first_used_at IS NULL", pairID).Update("first_used_at", at)
@@ -474,12 +482,42 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 			return nil
 		}
 		first = true
-		if replaces == nil {
-			return nil
+		if self.ReplacesPairID == nil {
+			return nil // the code exchange's pair replaced nothing
+		}
+		replaced := *self.ReplacesPairID
+		retire := []int64{replaced}
+		for _, n := range grant {
+			if n.ReplacesPairID != nil && *n.ReplacesPairID == replaced && n.ID != pairID {
+				retire = append(retire, subtree(grant, n.ID)...)
+			}
 		}
 		err = sc.in(tx.Model(&tokenPairRow{})).
-			Where("id = ? AND revoked_at IS NULL", *replaces).Update("revoked_at", at).Error
-		return wrap(op+": revoke the replaced pair", err)
+			Where("id IN ? AND revoked_at IS NULL", retire).Update("revoked_at", at).Error
+		return wrap(op+": revoke the replaced pair and its other lines", err)
 	})
 	return first, err
+}
+
+// grantNode is one pair of a grant's tree, as MarkFirstUse locks it.
+type grantNode struct {
+	ID             int64
+	RequestID      string
+	ReplacesPairID *int64
+	RevokedAt      *time.Time
+}
+
+// subtree returns the ids of root and of every pair minted from it, directly or through others.
+func subtree(grant []grantNode, root int64) []int64 {
+	children := make(map[int64][]int64, len(grant))
+	for _, n := range grant {
+		if n.ReplacesPairID != nil {
+			children[*n.ReplacesPairID] = append(children[*n.ReplacesPairID], n.ID)
+		}
+	}
+	ids := []int64{root}
+	for i := 0; i < len(ids); i++ {
+		ids = append(ids, children[ids[i]]...)
+	}
+	return ids
 }
