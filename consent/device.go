@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"net/http"
 	"time"
-
 )
 
 // Known-device cookie names. A browser in which a member signed in gets this cookie; a later
