@@ -108,6 +108,20 @@ func (r *switchingResolver) LookupNetIP(_ context.Context, _, host string) ([]ne
 	return append([]netip.Addr(nil), r.answer...), nil
 }
 
+// documentEnv is a server whose schools accept documents from documentHost, resolved by docs;
+// a school whose subdomain private approves has the development address policy.
+func documentEnv(t *testing.T, backend string, docs *cimd.Documents, private func(subdomain string) bool) *servertest.Env {
+	return newEnv(t, backend, func(o *servertest.Options) {
+		o.Documents = docs
+		prev := o.ConfigureSchool
+		o.ConfigureSchool = func(c *config.Tenant) {
+			prev(c)
+			c.CIMD.AllowedHosts = []string{documentHost}
+			c.CIMD.AllowPrivateNetworks = private(c.Subdomain)
+		}
+	})
+}
+
 // TestMetadataDocumentsAddressGuard drives the authorization endpoint with a Client ID Metadata
 // Document whose host name the test resolves. School A fetches documents strictly; school B has
 // the development policy (loopback and private addresses allowed). A name that resolves to
@@ -138,15 +152,7 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 			defer clockMu.Unlock()
 			now = now.Add(cimd.DefaultFetchLimits.FailureHold)
 		}
-		e := newEnv(t, backend, func(o *servertest.Options) {
-			o.Documents = docs
-			prev := o.ConfigureSchool
-			o.ConfigureSchool = func(c *config.Tenant) {
-				prev(c)
-				c.CIMD.AllowedHosts = []string{documentHost}
-				c.CIMD.AllowPrivateNetworks = c.Subdomain == "lumen"
-			}
-		})
+		e := documentEnv(t, backend, docs, func(school string) bool { return school == "lumen" })
 		authorize := func(s *servertest.School) *servertest.Response {
 			c := servertest.Client{ID: site.clientID(), RedirectURI: "http://127.0.0.1/cimd/callback"}
 			return e.Send(http.MethodGet, servertest.AuthorizeURL(s, c, servertest.NewPKCE(), "openid", "courses:read"), nil)
@@ -219,15 +225,7 @@ func TestMetadataDocumentFetchesBounded(t *testing.T) {
 		resolver.set("127.0.0.1")
 		stopped := time.Now()
 		docs := cimd.New(nil, cimd.Options{RootCAs: site.pool, Resolver: resolver, Now: func() time.Time { return stopped }})
-		e := newEnv(t, backend, func(o *servertest.Options) {
-			o.Documents = docs
-			prev := o.ConfigureSchool
-			o.ConfigureSchool = func(c *config.Tenant) {
-				prev(c)
-				c.CIMD.AllowedHosts = []string{documentHost}
-				c.CIMD.AllowPrivateNetworks = true
-			}
-		})
+		e := documentEnv(t, backend, docs, func(string) bool { return true })
 		burst := cimd.DefaultFetchLimits.PerHost.Burst
 		refused := 0
 		for i := range 2 * burst {

@@ -32,9 +32,8 @@ func newMembersCommand(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-// withSchool opens the app, checks the schema, syncs the schools and runs fn with a context
-// carrying the school --tenant names.
-func withSchool(cmd *cobra.Command, g *globalFlags, schoolID int64, fn func(ctx context.Context, a *app) error) error {
+// withApp opens the app, checks the schema and runs fn.
+func withApp(cmd *cobra.Command, g *globalFlags, fn func(ctx context.Context, a *app) error) error {
 	ctx := cmd.Context()
 	a, err := openApp(ctx, g, cmd.ErrOrStderr())
 	if err != nil {
@@ -44,14 +43,22 @@ func withSchool(cmd *cobra.Command, g *globalFlags, schoolID int64, fn func(ctx 
 	if err := a.requireCurrentSchema(ctx); err != nil {
 		return err
 	}
-	if err := a.syncSchools(ctx); err != nil {
-		return err
-	}
-	sctx, _, err := a.tenantContext(ctx, schoolID)
-	if err != nil {
-		return err
-	}
-	return fn(sctx, a)
+	return fn(ctx, a)
+}
+
+// withSchool opens the app, checks the schema, syncs the schools and runs fn with a context
+// carrying the school --tenant names.
+func withSchool(cmd *cobra.Command, g *globalFlags, schoolID int64, fn func(ctx context.Context, a *app) error) error {
+	return withApp(cmd, g, func(ctx context.Context, a *app) error {
+		if err := a.syncSchools(ctx); err != nil {
+			return err
+		}
+		sctx, _, err := a.tenantContext(ctx, schoolID)
+		if err != nil {
+			return err
+		}
+		return fn(sctx, a)
+	})
 }
 
 // parseRoles reads a comma-separated role list; "none" means no role.
@@ -247,27 +254,20 @@ and each server counts the account's attempts afresh from then on. Strangers' ad
 limited by their own budgets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			a, err := openApp(ctx, g, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer a.close()
-			if err := a.requireCurrentSchema(ctx); err != nil {
-				return err
-			}
-			m, err := a.store.GetMemberByEmail(ctx, consent.NormaliseEmail(email))
-			if errors.Is(err, storage.ErrNotFound) {
-				return fmt.Errorf("no member with e-mail %s", email)
-			}
-			if err != nil {
-				return err
-			}
-			if err := consent.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "unlocked member %d <%s>: failed sign-ins count afresh from now\n", m.ID, m.Email)
-			return nil
+			return withApp(cmd, g, func(ctx context.Context, a *app) error {
+				m, err := a.store.GetMemberByEmail(ctx, consent.NormaliseEmail(email))
+				if errors.Is(err, storage.ErrNotFound) {
+					return fmt.Errorf("no member with e-mail %s", email)
+				}
+				if err != nil {
+					return err
+				}
+				if err := consent.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "unlocked member %d <%s>: failed sign-ins count afresh from now\n", m.ID, m.Email)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&email, "email", "", "e-mail address of the member")
