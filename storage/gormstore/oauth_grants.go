@@ -485,13 +485,8 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 		if self.ReplacesPairID == nil {
 			return nil // the code exchange's pair replaced nothing
 		}
-		replaced := *self.ReplacesPairID
-		retire := []int64{replaced}
-		for _, n := range grant {
-			if n.ReplacesPairID != nil && *n.ReplacesPairID == replaced && n.ID != pairID {
-				retire = append(retire, subtree(grant, n.ID)...)
-			}
-		}
+		// The replaced pair and everything minted from it, less the used pair's own line.
+		retire := lineage(grant, *self.ReplacesPairID, pairID)
 		err = sc.in(tx.Model(&tokenPairRow{})).
 			Where("id IN ? AND revoked_at IS NULL", retire).Update("revoked_at", at).Error
 		return wrap(op+": revoke the replaced pair and its other lines", err)
@@ -507,11 +502,12 @@ type grantNode struct {
 	RevokedAt      *time.Time
 }
 
-// subtree returns the ids of root and of every pair minted from it, directly or through others.
-func subtree(grant []grantNode, root int64) []int64 {
+// lineage returns the ids of root and of every pair minted from it, directly or through others,
+// except keep and the pairs minted from keep.
+func lineage(grant []grantNode, root, keep int64) []int64 {
 	children := make(map[int64][]int64, len(grant))
 	for _, n := range grant {
-		if n.ReplacesPairID != nil {
+		if n.ReplacesPairID != nil && n.ID != keep {
 			children[*n.ReplacesPairID] = append(children[*n.ReplacesPairID], n.ID)
 		}
 	}
