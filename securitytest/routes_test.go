@@ -115,6 +115,12 @@ var mountedInServer = map[string][]string{
 		"r.Handle(resource.IntrospectPath)",
 		"r.PathPrefix(pprofPrefix)",
 	},
+	// While proctor serve waits for its database, the internal listener answers these two
+	// (alive, not ready); the same paths as internalHandler's, which the suite checks.
+	"startingHandler": {
+		`r.HandleFunc("/healthz")`,
+		`r.HandleFunc("/readyz")`,
+	},
 }
 
 // routingCalls are the method names that put routes on a router.
