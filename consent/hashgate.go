@@ -62,4 +62,14 @@ func (g *hashGate) acquire(ctx context.Context) bool {
 	}
 }
 
-func (g *hashGate) release() { <-g.slots }
+// release collects the finished hash's garbage, then gives the slot back. The hash's 64 MiB is
+// garbage from the moment it ends, but the collector paces itself by the heap's growth: left
+// alone during a burst it lets the heap reach about twice what the running hashes hold, and the
+// garbage of finished hashes, not the running ones, sets the peak. Collecting before the next
+// waiter allocates keeps the heap near what the running hashes hold (docs/benchmarks.md, "Login
+// burst"). A collection is cheap beside a hash: the blocks hold no pointers, so there is little
+// to mark.
+func (g *hashGate) release() {
+	runtime.GC()
+	<-g.slots
+}
