@@ -1,20 +1,18 @@
 package authz_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -214,36 +212,11 @@ func TestRedirectURIExact(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink the server's goroutines may write to while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines() []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	for _, line := range bytes.Split(b.buf.Bytes(), []byte("\n")) {
-		var m map[string]any
-		if json.Unmarshal(line, &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // TestTokenErrorLog: with the database down the token endpoint answers 503
 // temporarily_unavailable, and its log line says why (the store is unavailable, not the
 // invalid_client fosite reports) under the request id the client was given.
 func TestTokenErrorLog(t *testing.T) {
-	var logs syncBuffer
+	var logs servertest.LogBuffer
 	e := newEnv(t, "sqlite", withLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	tr := e.tokens("account:read")
 	if err := e.store.Close(); err != nil {
@@ -260,7 +233,7 @@ func TestTokenErrorLog(t *testing.T) {
 		t.Fatal("no X-Request-ID in the answer")
 	}
 	var found map[string]any
-	for _, l := range logs.lines() {
+	for _, l := range logs.Records(t) {
 		if l["msg"] == "token request failed" {
 			found = l
 		}

@@ -1,47 +1,15 @@
 package mcp_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/server/servertest"
 )
-
-// lockedBuffer collects log lines written from the SDK's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// records returns the JSON log records written so far.
-func (l *lockedBuffer) records(t *testing.T) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, rec)
-	}
-	return out
-}
 
 // TestClientMistakesAreNotErrors: a client's protocol mistake (here initialize and ping, which
 // the 2026-07-28 revision removed) is the client's: the SDK's
@@ -49,7 +17,7 @@ func (l *lockedBuffer) records(t *testing.T) []map[string]any {
 // act on. The records are the SDK's own, captured from the handler's logger.
 func TestClientMistakesAreNotErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	var buf lockedBuffer
+	var buf servertest.LogBuffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := mcpendpoint.New(mcpendpoint.Deps{Store: e.store, Verifier: fixedVerifier{}, Logger: log})
 	srv := httptest.NewServer(inSchool(e.a, h))
@@ -64,7 +32,7 @@ func TestClientMistakesAreNotErrors(t *testing.T) {
 		}
 	}
 	var mistakes int
-	for _, rec := range buf.records(t) {
+	for _, rec := range buf.Records(t) {
 		msg, _ := rec["msg"].(string)
 		if rec["level"] == "ERROR" {
 			t.Errorf("logged at ERROR: %v", rec)
@@ -77,6 +45,6 @@ func TestClientMistakesAreNotErrors(t *testing.T) {
 		}
 	}
 	if mistakes != 2 {
-		t.Errorf("%d records of the removed methods, want 2:\n%s", mistakes, buf.b.String())
+		t.Errorf("%d records of the removed methods, want 2:\n%s", mistakes, buf.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -342,6 +343,20 @@ func (l *LogBuffer) String() string {
 // Lines returns the log lines so far.
 func (l *LogBuffer) Lines() []string {
 	return strings.FieldsFunc(l.String(), func(r rune) bool { return r == '\n' })
+}
+
+// Records returns the JSON log records so far; a line that is not a JSON object fails t.
+func (l *LogBuffer) Records(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range l.Lines() {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
 // Exchange is one request a client of the environment sent and the head of its answer.
