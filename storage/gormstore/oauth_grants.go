@@ -456,7 +456,7 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		var grant []grantNode
 		ofPair := sc.in(tx.Model(&tokenPairRow{})).Select("request_id").Where("id = ?", pairID)
-		err := forUpdate(sc.in(tx.Model(&tokenPairRow{}))).Select("id", "request_id", "replaces_pair_id", "revoked_at").
+		err := forUpdate(sc.in(tx.Model(&tokenPairRow{}))).Select("id", "replaces_pair_id", "revoked_at").
 			Where("request_id = (?)", ofPair).Order("id").Scan(&grant).Error
 		if err != nil {
 			return wrap(op+": lock grant", err)
@@ -497,7 +497,6 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 // grantNode is one pair of a grant's tree, as MarkFirstUse locks it.
 type grantNode struct {
 	ID             int64
-	RequestID      string
 	ReplacesPairID *int64
 	RevokedAt      *time.Time
 }
