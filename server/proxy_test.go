@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // seen is what the request-info middleware decided, as an echo handler behind it reports it.
@@ -31,18 +29,10 @@ type seen struct {
 // address, scheme and host chosen.
 func echoInfo(t *testing.T, trusted ...string) *httptest.Server {
 	t.Helper()
-	var tenants []*tenant.Tenant
-	for i, host := range []string{"school.example", "origin.internal"} {
-		tn, err := tenant.New(config.Tenant{SchoolID: int64(i + 1), Subdomain: fmt.Sprint("s", i), Name: host, BaseURL: "https://" + host})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := registryOf(t,
+		config.Tenant{SchoolID: 1, Subdomain: "s0", Name: "school.example", BaseURL: "https://school.example"},
+		config.Tenant{SchoolID: 2, Subdomain: "s1", Name: "origin.internal", BaseURL: "https://origin.internal"},
+	)
 	s := &Server{log: slog.New(slog.DiscardHandler), deps: Deps{Tenants: reg}}
 	s.trusted, _ = config.ParseTrustedProxies(trusted)
 	srv := httptest.NewServer(s.requestInfo(s.resolveTenant(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
