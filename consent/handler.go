@@ -260,10 +260,10 @@ func (h *Handler) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.RenderError(w, r, status, view)
 }
 
-// writePage renders a page into memory first, so that a template failure still leaves room
+// WritePage renders a page into memory first, so that a template failure still leaves room
 // for a clean 500, then writes it with the headers every page carries: its own CSP, no
 // caching (the pages carry CSRF tokens and member names), no framing.
-func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, policy string, render func(io.Writer) error) {
+func (h *Handler) WritePage(w http.ResponseWriter, r *http.Request, status int, policy string, render func(io.Writer) error) {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
 		h.log.Error("render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
@@ -280,8 +280,8 @@ func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, 
 	_, _ = buf.WriteTo(w)
 }
 
-// redirect answers 303 See Other, so that the browser follows a POST with a GET.
-func redirect(w http.ResponseWriter, location string) {
+// SeeOther answers 303 See Other, so that the browser follows a POST with a GET.
+func SeeOther(w http.ResponseWriter, location string) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Location", location)
 	w.WriteHeader(http.StatusSeeOther)

@@ -41,7 +41,7 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	returnTo := SafeReturnTo(r.URL.Query().Get("return_to"))
 	if _, ok := h.Current(r); ok {
-		redirect(w, returnTo)
+		SeeOther(w, returnTo)
 		return nil
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: returnTo, CSRFToken: h.loginCSRF(w, r)}
@@ -133,13 +133,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		h.log.Error("rate limiter: reset", "request_id", info.ID, "err", err)
 	}
 	h.refund(ctx, charged[1:]...)
-	if err := h.startSession(ctx, w, r, m); err != nil {
+	if err := h.StartSession(ctx, w, r, m); err != nil {
 		return err
 	}
 	h.setKnownDevice(w, secureCookies(r), digest)
 	clearLoginCSRF(w, secureCookies(r))
 	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
-	redirect(w, page.ReturnTo)
+	SeeOther(w, page.ReturnTo)
 	return nil
 }
 
@@ -215,16 +215,16 @@ func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, ok := h.Current(r)
 	if !ok {
-		redirect(w, LoginPath)
+		SeeOther(w, LoginPath)
 		return nil
 	}
 	page := templates.SignedInPage{School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s)}
-	h.writePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error { return h.tpl.SignedIn(out, page) })
+	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error { return h.tpl.SignedIn(out, page) })
 	return nil
 }
 
 func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, page templates.LoginPage) {
-	h.writePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(out, page) })
 }
 
 // addressLimitKey names a client address's failure count. An IPv6 client usually holds a whole

@@ -73,11 +73,11 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) {
-	h.writePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error {
+	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error {
 		return h.tpl.SignedOut(out, templates.SignedOutPage{School: t.Name})
 	})
 }
 
 func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status int, page templates.LogoutPage) {
-	h.writePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
 }

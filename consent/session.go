@@ -102,13 +102,13 @@ func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
 		loc += "?return_to=" + url.QueryEscape(rt)
 	}
-	redirect(w, loc)
+	SeeOther(w, loc)
 }
 
-// startSession signs m in: a fresh token (never one the browser brought, so a planted cookie
+// StartSession signs m in: a fresh token (never one the browser brought, so a planted cookie
 // cannot become a session), its hash stored, the token in the cookie. A session this browser
 // already held at the school is ended.
-func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
+func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
 	secure := secureCookies(r)
 	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && wellFormedToken(c.Value) {
 		h.deleteSession(ctx, h.sessionID(c.Value))

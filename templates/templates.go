@@ -24,7 +24,34 @@ type Set struct {
 	login, consent, errorPage, signedIn, signedOut, logout *template.Template
 	oauthApps, oauthAppNew, oauthApp, oauthAppSecret       *template.Template
 	oauthAppConfirm                                        *template.Template
-	cssPath                                                string
+	// named holds the pages registered by name (extraPages): the account pages and the
+	// recovery pages render through renderNamed.
+	named   map[string]*template.Template
+	mail    map[string]mailTemplates
+	cssPath string
+}
+
+// pageSpec is one page file, where its parsed template goes, and the sample it is checked with.
+type pageSpec struct {
+	file   string
+	dst    **template.Template
+	sample any
+}
+
+// namedPage is a page registered by name rather than by a field of Set: files that add a
+// family of pages (account.go, recovery.go) list theirs without editing Set.
+type namedPage struct {
+	file   string
+	sample any
+}
+
+// renderNamed renders a page of extraPages.
+func (s *Set) renderNamed(w io.Writer, file string, v any) error {
+	t, ok := s.named[file]
+	if !ok {
+		return fmt.Errorf("templates: no page %s", file)
+	}
+	return render(w, t, v)
 }
 
 // ScopeItem is one line of the consent page's list of what the client asks for.
@@ -214,11 +241,7 @@ func New() (*Set, error) {
 	op := Operator{MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}
 	app := OAuthAppDetails{Name: "A", ClientID: "pc_x", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
 		Scopes: []ScopeItem{{"openid", "d"}}, CreatedAt: "today"}
-	pages := []struct {
-		file   string
-		dst    **template.Template
-		sample any
-	}{
+	pages := []pageSpec{
 		{"login.html", &s.login, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m"}},
 		{"consent.html", &s.consent, ConsentPage{
 			School: "S", ClientName: "C", RedirectHost: "r.example", ClientIDHost: "c.example", LoopbackOnly: true,
@@ -239,6 +262,12 @@ func New() (*Set, error) {
 		{"oauth_app_confirm.html", &s.oauthAppConfirm, OAuthAppConfirmPage{School: "S", Operator: op, Title: "T", Explanation: "E",
 			AppName: "A", ClientID: "pc_x", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}},
 	}
+	s.named = map[string]*template.Template{}
+	for _, p := range extraPages() {
+		var t *template.Template
+		s.named[p.file] = nil
+		pages = append(pages, pageSpec{file: p.file, dst: &t, sample: p.sample})
+	}
 	for _, p := range pages {
 		clone, err := base.Clone()
 		if err != nil {
@@ -253,6 +282,12 @@ func New() (*Set, error) {
 			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
 		}
 		*p.dst = t
+		if _, ok := s.named[p.file]; ok {
+			s.named[p.file] = t
+		}
+	}
+	if s.mail, err = parseMail(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

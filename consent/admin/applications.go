@@ -124,7 +124,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
 	if secret == "" {
-		redirect(w, appURL(c.ID))
+		consent.SeeOther(w, appURL(c.ID))
 		return nil
 	}
 	h.renderSecret(w, r, v, c, secret, false)
@@ -253,7 +253,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
-	redirect(w, AppsPath)
+	consent.SeeOther(w, AppsPath)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -188,30 +187,7 @@ var (
 	}
 )
 
-// writePage renders into memory first, so that a template failure still leaves room for a
-// clean 500, then writes the page with the headers of consent's pages: their CSP (nothing but
-// our stylesheet loads, forms post only here), no framing, and no caching, which matters more
-// here than anywhere: these pages carry CSRF tokens and, once, a client secret.
+// writePage writes an operator page through consent's page writer, under its strict policy.
 func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
-		h.log.Error("render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
-		w.Header().Set("Cache-Control", "no-store")
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-		return
-	}
-	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Security-Policy", consent.PagePolicy)
-	hd.Set("X-Frame-Options", "DENY")
-	w.WriteHeader(status)
-	_, _ = buf.WriteTo(w)
-}
-
-// redirect answers 303 See Other, so that the browser follows a POST with a GET.
-func redirect(w http.ResponseWriter, location string) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Location", location)
-	w.WriteHeader(http.StatusSeeOther)
+	h.consent.WritePage(w, r, status, consent.PagePolicy, render)
 }

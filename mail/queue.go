@@ -1,0 +1,131 @@
+package mail
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+)
+
+// Queue puts messages into the outbox, sealed. It is safe for concurrent use.
+type Queue struct {
+	outbox Outbox
+	aead   cipher.AEAD
+	now    func() time.Time
+}
+
+// NewQueue returns a queue over outbox whose payloads are sealed under a key derived from the
+// system secret; a Worker opens them with the same secret. now may be nil (time.Now).
+func NewQueue(outbox Outbox, secret config.Secret, now func() time.Time) (*Queue, error) {
+	if outbox == nil {
+		return nil, errors.New("mail: no outbox")
+	}
+	if len(secret) < config.MinSecretBytes {
+		return nil, fmt.Errorf("mail: the secret must hold at least %d bytes", config.MinSecretBytes)
+	}
+	aead, err := newAEAD(secret)
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Queue{outbox: outbox, aead: aead, now: now}, nil
+}
+
+// Send puts m into the outbox, due now, in the transaction ctx carries: the message commits
+// with the event that causes it, or not at all.
+func (q *Queue) Send(ctx context.Context, m Message) error {
+	if m.To == "" || m.Kind == "" || m.SchoolID == 0 {
+		return fmt.Errorf("mail: a message needs a school, a kind and a recipient")
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("mail: encode message: %w", err)
+	}
+	return q.enqueue(ctx, m.SchoolID, m.Kind, body)
+}
+
+// Request puts a request into the outbox rather than a message: an entry of a kind some
+// Expander of the Worker handles (for instance a password reset asked for an address that may
+// not be a member's). The worker hands payload to the Expander, which decides, in its own
+// transaction, what to send. Payload is sealed like a message.
+func (q *Queue) Request(ctx context.Context, schoolID int64, kind string, payload []byte) error {
+	if kind == "" || schoolID == 0 {
+		return fmt.Errorf("mail: a request needs a school and a kind")
+	}
+	return q.enqueue(ctx, schoolID, kind, payload)
+}
+
+func (q *Queue) enqueue(ctx context.Context, schoolID int64, kind string, plain []byte) error {
+	sealed, err := seal(q.aead, schoolID, kind, plain)
+	clear(plain)
+	if err != nil {
+		return err
+	}
+	now := q.now()
+	_, err = q.outbox.EnqueueMail(ctx, Entry{SchoolID: schoolID, Kind: kind, Payload: sealed, State: StatePending, NextAttemptAt: now, CreatedAt: now})
+	if err != nil {
+		return fmt.Errorf("mail: enqueue %s: %w", kind, err)
+	}
+	return nil
+}
+
+// Expander turns a request entry (Queue.Request) into what it stands for. It runs inside the
+// transaction ctx carries, which also marks the request done: whatever it sends with Queue.Send
+// commits with that mark, or the request stays due.
+type Expander func(ctx context.Context, schoolID int64, payload []byte) error
+
+// sealVersion is the first byte of every sealed payload: it names the scheme (key derivation,
+// AEAD, additional data) so that a later one can be told apart.
+const sealVersion byte = 1
+
+const nonceSize = 12
+
+// ErrOpen means a payload could not be opened: another system secret, or an altered row.
+var ErrOpen = errors.New("mail: cannot open the outbox payload (wrong system secret, or the row was altered)")
+
+func newAEAD(secret config.Secret) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(secret.Derive("mail outbox encryption v1"))
+	if err != nil {
+		return nil, fmt.Errorf("mail: %w", err)
+	}
+	return cipher.NewGCMWithNonceSize(block, nonceSize)
+}
+
+// additionalData binds a payload to its school and kind: a row moved to another school or kind
+// does not open.
+func additionalData(schoolID int64, kind string) []byte {
+	ad := make([]byte, 0, 1+8+len(kind))
+	ad = append(ad, sealVersion)
+	ad = binary.BigEndian.AppendUint64(ad, uint64(schoolID))
+	return append(ad, kind...)
+}
+
+// seal returns version || nonce || AES-256-GCM(plain).
+func seal(aead cipher.AEAD, schoolID int64, kind string, plain []byte) ([]byte, error) {
+	out := make([]byte, 1+nonceSize, 1+nonceSize+len(plain)+aead.Overhead())
+	out[0] = sealVersion
+	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
+	_, _ = rand.Read(out[1:])
+	return aead.Seal(out, out[1:], plain, additionalData(schoolID, kind)), nil
+}
+
+// open reverses seal; malformed input is ErrOpen, never a panic.
+func open(aead cipher.AEAD, schoolID int64, kind string, blob []byte) ([]byte, error) {
+	if len(blob) < 1+nonceSize+aead.Overhead() || blob[0] != sealVersion {
+		return nil, ErrOpen
+	}
+	plain, err := aead.Open(nil, blob[1:1+nonceSize], blob[1+nonceSize:], additionalData(schoolID, kind))
+	if err != nil {
+		return nil, ErrOpen
+	}
+	return plain, nil
+}

@@ -1,0 +1,4 @@
+package templates
+
+// accountPages are the pages of /account.
+func accountPages() []namedPage { return nil }

@@ -1,0 +1,121 @@
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+)
+
+//go:embed mail/*.txt mail/*.html
+var mailFiles embed.FS
+
+// MailContent is a rendered e-mail: its subject, a plain-text body and an HTML body saying the
+// same. Package mail sends it as multipart/alternative.
+type MailContent struct {
+	Subject, Text, HTML string
+}
+
+// InvitationMail invites a member to a school. Link opens the page where they choose a password;
+// for a person who already has a password (at another school), HasPassword is set and Link
+// leads to the page that confirms the new school and sends them to sign in.
+type InvitationMail struct {
+	School      string
+	MemberName  string
+	Link        string
+	Expires     string // e.g. "in 7 days (2026-12-02 18:00 UTC)"
+	HasPassword bool
+}
+
+// ResetMail carries a password-reset link.
+type ResetMail struct {
+	School     string
+	MemberName string
+	Link       string
+	Expires    string
+}
+
+// EmailChangeMail asks the owner of a new address to confirm it.
+type EmailChangeMail struct {
+	School     string
+	MemberName string
+	NewEmail   string
+	Link       string
+	Expires    string
+}
+
+// mailKinds are the message kinds, each with mail/<kind>.txt (templates "subject" and "text")
+// and mail/<kind>.html (template "html"), and the sample each is checked with at start-up.
+var mailKinds = []struct {
+	kind   string
+	sample any
+}{
+	{"invitation", InvitationMail{School: "S", MemberName: "N", Link: "https://s.example/x", Expires: "e", HasPassword: true}},
+	{"password_reset", ResetMail{School: "S", MemberName: "N", Link: "https://s.example/x", Expires: "e"}},
+	{"email_change", EmailChangeMail{School: "S", MemberName: "N", NewEmail: "n@example.com", Link: "https://s.example/x", Expires: "e"}},
+}
+
+type mailTemplates struct {
+	text *texttemplate.Template
+	html *htmltemplate.Template
+}
+
+// parseMail parses every mail kind and renders each with its sample.
+func parseMail() (map[string]mailTemplates, error) {
+	out := map[string]mailTemplates{}
+	for _, k := range mailKinds {
+		txt, err := texttemplate.ParseFS(mailFiles, "mail/"+k.kind+".txt")
+		if err != nil {
+			return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
+		}
+		html, err := htmltemplate.ParseFS(mailFiles, "mail/layout.html", "mail/"+k.kind+".html")
+		if err != nil {
+			return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
+		}
+		mt := mailTemplates{text: txt, html: html}
+		if _, err := mt.render(k.kind, k.sample); err != nil {
+			return nil, err
+		}
+		out[k.kind] = mt
+	}
+	return out, nil
+}
+
+func (mt mailTemplates) render(kind string, v any) (MailContent, error) {
+	var subject, text, html bytes.Buffer
+	if err := mt.text.ExecuteTemplate(&subject, "subject", v); err != nil {
+		return MailContent{}, fmt.Errorf("templates: mail %s subject: %w", kind, err)
+	}
+	if err := mt.text.ExecuteTemplate(&text, "text", v); err != nil {
+		return MailContent{}, fmt.Errorf("templates: mail %s text: %w", kind, err)
+	}
+	if err := mt.html.ExecuteTemplate(&html, "layout.html", v); err != nil {
+		return MailContent{}, fmt.Errorf("templates: mail %s html: %w", kind, err)
+	}
+	// A subject is one line: a school name with a line break in it must not add a header.
+	sub := strings.Join(strings.Fields(subject.String()), " ")
+	return MailContent{Subject: sub, Text: strings.TrimSpace(text.String()) + "\n", HTML: html.String()}, nil
+}
+
+func (s *Set) renderMail(kind string, v any) (MailContent, error) {
+	mt, ok := s.mail[kind]
+	if !ok {
+		return MailContent{}, fmt.Errorf("templates: no mail %s", kind)
+	}
+	return mt.render(kind, v)
+}
+
+// Invitation renders an invitation.
+func (s *Set) Invitation(v InvitationMail) (MailContent, error) { return s.renderMail("invitation", v) }
+
+// PasswordReset renders a password-reset message.
+func (s *Set) PasswordReset(v ResetMail) (MailContent, error) {
+	return s.renderMail("password_reset", v)
+}
+
+// EmailChange renders the confirmation of a new e-mail address.
+func (s *Set) EmailChange(v EmailChangeMail) (MailContent, error) {
+	return s.renderMail("email_change", v)
+}

@@ -1,0 +1,4 @@
+package templates
+
+// recoveryPages are the pages of invitations and password recovery.
+func recoveryPages() []namedPage { return nil }
