@@ -34,7 +34,8 @@ const (
 var (
 	// ErrMismatch: the password does not match the hash.
 	ErrMismatch = errors.New("password: mismatch")
-	// ErrMalformedHash: the stored hash is not an argon2id PHC string this package can read.
+	// ErrMalformedHash: the stored hash is in no format this package can read (IsHash), or its
+	// parameters are outside the bounds it accepts.
 	ErrMalformedHash = errors.New("password: malformed hash")
 	// ErrTooLong: the password is longer than MaxLength bytes.
 	ErrTooLong = errors.New("password: too long")
@@ -56,11 +57,24 @@ func Hash(pw string, p Params) (string, error) {
 		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
-// Verify reports nil if pw matches hash, ErrMismatch if not. The comparison is constant-time.
+// Verify reports nil if pw matches hash, ErrMismatch if not, ErrMalformedHash if hash is in
+// no format IsHash accepts. Every format compares the derived value in constant time.
 func Verify(pw, hash string) error {
 	if len(pw) > MaxLength {
 		return ErrMismatch
 	}
+	switch {
+	case strings.HasPrefix(hash, "$argon2id$"):
+		return verifyArgon2id(pw, hash)
+	case strings.HasPrefix(hash, "$2"):
+		return verifyBcrypt(pw, hash)
+	case strings.HasPrefix(hash, djangoPrefix), strings.HasPrefix(hash, passlibPrefix):
+		return verifyPBKDF2(pw, hash)
+	}
+	return ErrMalformedHash
+}
+
+func verifyArgon2id(pw, hash string) error {
 	p, salt, key, err := parse(hash)
 	if err != nil {
 		return err
@@ -72,11 +86,32 @@ func Verify(pw, hash string) error {
 	return nil
 }
 
-// IsHash reports whether s is a well-formed argon2id PHC string (seed fixtures may carry
-// password_hash instead of a plain password).
+// IsHash reports whether s is a hash Verify can check: an argon2id PHC string, or one of the
+// imported formats (bcrypt, PBKDF2-SHA256 as Django or passlib write it; imported.go). Seed
+// fixtures may carry password_hash instead of a plain password, and sign-in treats a member
+// whose hash is not one as having no password.
 func IsHash(s string) bool {
-	_, _, _, err := parse(s)
-	return err == nil
+	switch {
+	case strings.HasPrefix(s, "$argon2id$"):
+		_, _, _, err := parse(s)
+		return err == nil
+	case strings.HasPrefix(s, "$2"):
+		return parseBcrypt(s) == nil
+	case strings.HasPrefix(s, djangoPrefix), strings.HasPrefix(s, passlibPrefix):
+		_, err := parsePBKDF2(s)
+		return err == nil
+	}
+	return false
+}
+
+// NeedsRehash reports whether hash should be replaced, once its password is known (at a
+// successful sign-in), by Hash(pw, Default): true for every imported format and for an
+// argon2id hash made with other parameters, salt or key length than this package writes now,
+// so that raising Default reaches every member who signs in. It is true for a malformed hash
+// too, though such a hash never verifies.
+func NeedsRehash(hash string) bool {
+	p, salt, key, err := parse(hash)
+	return err != nil || p != Default || len(salt) != saltLen || len(key) != keyLen
 }
 
 // parse reads "$argon2id$v=19$m=M,t=T,p=P$salt$key", refusing parameters far outside what this

@@ -72,6 +72,9 @@ func FuzzVerify(f *testing.F) {
 	h, _ := Hash("seed", cheap)
 	f.Add("seed", h)
 	f.Add("x", "$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5aw")
+	f.Add("seed", bcryptHash(f, "seed", "$2y$"))
+	f.Add(importedPW, pbkdf2Vectors[0])
+	f.Add(importedPW, pbkdf2Vectors[1])
 	f.Fuzz(func(t *testing.T, pw, hash string) {
 		_ = Verify(pw, hash) // must not panic or allocate unboundedly
 	})
