@@ -51,7 +51,9 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
 
 // login checks the form and signs the member in. Every outcome that depends on the account
 // (unknown e-mail, wrong password, unusable stored hash) costs one argon2id verification and
-// ends on the same page with the same status.
+// ends on the same page with the same status. The exception is a member whose hash was
+// imported from another platform (bcrypt, PBKDF2) and who has not signed in since: checking
+// it costs what that hash costs, until the first sign-in rehashes it.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	t, err := tenant.FromContext(ctx)
@@ -111,6 +113,10 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	m, ok, err := h.checkPassword(ctx, email, pw)
+	if err == nil && ok {
+		// In the slot still: the new hash costs what a verification does.
+		h.rehash(ctx, m, pw)
+	}
 	h.gate.release()
 	if err != nil {
 		h.refund(ctx, charged...)
@@ -204,6 +210,40 @@ func (h *Handler) checkPassword(ctx context.Context, email, pw string) (storage.
 		return storage.Member{}, false, nil
 	default:
 		return storage.Member{}, false, fmt.Errorf("consent: look up member: %w", err)
+	}
+}
+
+// errHashChanged aborts a rehash whose member's hash changed after it was verified.
+var errHashChanged = errors.New("consent: the password hash changed since it was verified")
+
+// rehash replaces the hash pw was just verified against by an argon2id hash at
+// password.Default when password.NeedsRehash says so: hashes imported from other platforms
+// (bcrypt, PBKDF2) and hashes of older parameters are replaced as their members sign in, the
+// only time the password is known. The new hash is stored only if the member's hash is still
+// the one verified: a password changed meanwhile wins. A failure is logged and the sign-in goes
+// on, since the old hash still verifies.
+func (h *Handler) rehash(ctx context.Context, m storage.Member, pw string) {
+	if !password.NeedsRehash(m.PasswordHash) {
+		return
+	}
+	info := edge.FromContext(ctx)
+	hash, err := password.Hash(pw, password.Default)
+	if err == nil {
+		_, err = h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
+			if cur.PasswordHash != m.PasswordHash {
+				return cur, errHashChanged
+			}
+			cur.PasswordHash = hash
+			return cur, nil
+		})
+	}
+	switch {
+	case err == nil:
+		h.log.Info("password hash upgraded to argon2id", "request_id", info.ID, "member_id", m.ID)
+	case errors.Is(err, errHashChanged):
+		h.log.Info("password hash not upgraded: it changed during the sign-in", "request_id", info.ID, "member_id", m.ID)
+	default:
+		h.log.Error("password hash not upgraded", "request_id", info.ID, "member_id", m.ID, "err", err)
 	}
 }
 
