@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/storage"
@@ -181,5 +183,79 @@ func TestApplyNeedsTenant(t *testing.T) {
 	f := loadFile(t, "testdata/full.yaml")
 	if _, err := f.Apply(context.Background(), st, cheap); !errors.Is(err, tenant.ErrNoTenant) {
 		t.Errorf("Apply without a tenant = %v, want ErrNoTenant", err)
+	}
+}
+
+// Members may bring hashes from other platforms, or no password at all (they are invited
+// later): the hashes are stored as given, a member without one gets an empty hash (no sign-in
+// is possible with it), and re-applying the file leaves a password set since then alone.
+func TestApplyImportedAndPasswordlessMembers(t *testing.T) {
+	ctx, st := newStore(t)
+	b, err := bcrypt.GenerateFromPassword([]byte("laravel-pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	php := "$2y$" + string(b[4:])
+	// python3: hashlib.pbkdf2_hmac('sha256', b'correct horse battery staple', b'Gq5nKVp3WxHbT8sYc2LmRe', 260000)
+	django := "pbkdf2_sha256$260000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
+	f, err := seed.Load("f.yaml", strings.NewReader(`members:
+  - {email: php@x.example, name: From Laravel, password_hash: "`+php+`", roles: [student]}
+  - {email: django@x.example, name: From Django, password_hash: "`+django+`", roles: [student]}
+  - {email: invited@x.example, name: Invited Later, roles: [student]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := cheap
+	opts.Progress = func(done, total int) {
+		if total != 3 {
+			t.Errorf("progress total %d: nothing to hash, three records", total)
+		}
+	}
+	if _, err := f.Apply(ctx, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	for email, want := range map[string]struct{ hash, pw string }{
+		"php@x.example":    {php, "laravel-pass"},
+		"django@x.example": {django, "correct horse battery staple"},
+	} {
+		m, err := st.GetMemberByEmail(ctx, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.PasswordHash != want.hash {
+			t.Errorf("%s: stored %q, want the imported hash as given", email, m.PasswordHash)
+		}
+		if err := password.Verify(want.pw, m.PasswordHash); err != nil {
+			t.Errorf("%s: %v", email, err)
+		}
+	}
+	invited, err := st.GetMemberByEmail(ctx, "invited@x.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if invited.PasswordHash != "" || password.IsHash(invited.PasswordHash) {
+		t.Errorf("member without a password stored with hash %q", invited.PasswordHash)
+	}
+	if roles, err := st.GetRoles(ctx, invited.ID); err != nil || len(roles) != 1 {
+		t.Errorf("invited member's roles = %v, %v", roles, err)
+	}
+
+	// The member accepts the invitation and sets a password; the file is applied again.
+	set, err := password.Hash("chosen after the invitation", cheap.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateMember(ctx, invited.ID, func(m storage.Member) (storage.Member, error) {
+		m.PasswordHash = set
+		return m, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Apply(ctx, st, cheap); err != nil {
+		t.Fatalf("second Apply: %v", err)
+	}
+	if again, err := st.GetMemberByEmail(ctx, "invited@x.example"); err != nil || again.PasswordHash != set {
+		t.Errorf("re-applying cleared the password set since: %q, %v", again.PasswordHash, err)
 	}
 }

@@ -380,12 +380,10 @@ func (v *validator) members(ms []storage.MemberSeed) {
 		switch {
 		case m.Password != "" && m.PasswordHash != "":
 			v.add(f+".password", "set either password or password_hash, not both")
-		case m.Password == "" && m.PasswordHash == "":
-			v.add(f, "needs a password or a password_hash")
 		case len(m.Password) > password.MaxLength:
 			v.add(f+".password", "longer than %d bytes", password.MaxLength)
 		case m.PasswordHash != "" && !password.IsHash(m.PasswordHash):
-			v.add(f+".password_hash", "not an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$key)")
+			v.add(f+".password_hash", "not a password hash Proctor reads: argon2id ($argon2id$v=19$m=...), bcrypt ($2a$, $2b$, $2y$, cost 4 to 16) or PBKDF2-SHA256 (pbkdf2_sha256$... from Django, $pbkdf2-sha256$... from passlib)")
 		}
 		roles := map[storage.Role]bool{}
 		for j, r := range m.Roles {

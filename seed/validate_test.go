@@ -59,7 +59,7 @@ payments:
 	match(t, f.Validate(), []want{
 		{6, "members[1].email", `"not-an-email" is not an e-mail address`},
 		{9, "members[2].email", "duplicate member e-mail: already defined by members[0].email (line 2)"},
-		{11, "members[2].password_hash", "not an argon2id hash"},
+		{11, "members[2].password_hash", "not a password hash Proctor reads"},
 		{12, "members[2].roles[0]", `"teacher" is not a role`},
 		{14, "courses[0].slug", `"Go Basics" is not a slug`},
 		{16, "courses[0].price_amount", "must not be negative"},
@@ -130,7 +130,28 @@ func TestValidateRules(t *testing.T) {
 
 		// Members.
 		{"password and hash", func(d *storage.SchoolData) { d.Members[0].PasswordHash = d.Members[1].PasswordHash }, "members[0].password", "either password or password_hash"},
-		{"no password", func(d *storage.SchoolData) { d.Members[0].Password = "" }, "members[0]", "needs a password or a password_hash"},
+		{"no password: invited later", func(d *storage.SchoolData) { d.Members[0].Password = "" }, "", ""},
+		{"bcrypt hash from PHP", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2y$10$"+strings.Repeat("a", 53)
+		}, "", ""},
+		{"bcrypt hash from Rails", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2a$12$"+strings.Repeat("Z", 53)
+		}, "", ""},
+		{"bcrypt cost too high", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2b$17$"+strings.Repeat("a", 53)
+		}, "members[0].password_hash", "not a password hash Proctor reads"},
+		{"Django PBKDF2 hash", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "pbkdf2_sha256$260000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
+		}, "", ""},
+		{"passlib PBKDF2 hash", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "$pbkdf2-sha256$29000$AAECAwQFBgcICQoLDA0ODw$m/kLywdyNwK9GV2kWntRGvZzmeiVsuqehNWlLst2eWY"
+		}, "", ""},
+		{"PBKDF2 iterations too many", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "pbkdf2_sha256$9000000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
+		}, "members[0].password_hash", "not a password hash Proctor reads"},
+		{"unknown hash format", func(d *storage.SchoolData) {
+			d.Members[0].Password, d.Members[0].PasswordHash = "", "sha1$abc$0123456789abcdef0123456789abcdef01234567"
+		}, "members[0].password_hash", "not a password hash Proctor reads"},
 		{"long password", func(d *storage.SchoolData) { d.Members[0].Password = strings.Repeat("x", 1025) }, "members[0].password", "longer than 1024 bytes"},
 		{"role repeated", func(d *storage.SchoolData) { d.Members[0].Roles = []storage.Role{"owner", "owner"} }, "members[0].roles[1]", "repeated"},
 		{"no name", func(d *storage.SchoolData) { d.Members[0].Name = " " }, "members[0].name", "required"},
