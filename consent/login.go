@@ -218,7 +218,7 @@ var errHashChanged = errors.New("consent: the password hash changed since it was
 
 // rehash replaces the hash pw was just verified against by an argon2id hash at
 // password.Default when password.NeedsRehash says so: hashes imported from other platforms
-// (bcrypt, PBKDF2) and hashes of older parameters are replaced as their members sign in, the
+// (bcrypt, PBKDF2) are replaced as their members sign in, the
 // only time the password is known. The new hash is stored only if the member's hash is still
 // the one verified: a password changed meanwhile wins. A failure is logged and the sign-in goes
 // on, since the old hash still verifies.
