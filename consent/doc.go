@@ -25,7 +25,7 @@
 // account's lockout through Unlocks (unlock.go). At most a few password hashes run at once
 // (hashgate.go); a sign-in that finds no free slot is answered 503. A failed sign-in looks and
 // costs the same whether or not the account exists (except, until its first sign-in, for a
-// member whose hash was imported from another platform). A successful sign-in replaces a hash
-// that is not argon2id at password.Default with one that is, in the same hash slot.
+// member whose hash was imported from another platform). A successful sign-in replaces an imported
+// (bcrypt or PBKDF2) hash with argon2id at password.Default, in the same hash slot.
 // docs/sessions.md has the details.
 package consent
