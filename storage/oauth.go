@@ -180,6 +180,10 @@ type LoginSession struct {
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time // the absolute timeout
+	// UserAgent and ClientAddr are the browser's User-Agent and address when the session
+	// started, for the member's list of their sessions (account.Sessions); "" if unknown.
+	UserAgent  string
+	ClientAddr string
 }
 
 // LoginSessions stores login sessions. All methods are school-scoped.
@@ -207,7 +211,9 @@ type Purger interface {
 	// PurgeExpired deletes, across every school, at most `batch` rows of each kind that expired
 	// before `before`: authorization codes, PKCE and OpenID Connect records, login sessions, and
 	// token pairs whose refresh token (or, without one, access token) expired. Revoked pairs are
-	// kept until they expire so that a replayed refresh token is still recognised. It returns
-	// how many rows it deleted.
+	// kept until they expire so that a replayed refresh token is still recognised. Where the
+	// store also keeps account.Store's tables, it deletes one-time links that expired before
+	// `before` (used or not) and members' security events older than 180 days before `before`.
+	// It returns how many rows it deleted.
 	PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error)
 }
