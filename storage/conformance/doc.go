@@ -8,7 +8,9 @@
 // in the context, and the OAuth races the database must decide: a code used twice at once, a
 // pair first used many times at once, a refresh racing a revocation of its grant; and the Member
 // API's reads (member*.go): which payments a member sees and in what order (the spec's payments
-// rules), consulting meetings without their members, notifications marked read once. It reads
-// only through the Store interface, so what a backend keeps that the interface cannot read is
+// rules), consulting meetings without their members, notifications marked read once; and the
+// mail outbox (mail_outbox.go: a store must also implement mail.Outbox): claims that honour due
+// times and leases and never overlap, enqueueing in a transaction, payloads erased once done,
+// the purge of old entries. It reads only through the Store interface (and mail.Outbox), so what a backend keeps that the interface cannot read is
 // checked by the backend's own tests.
 package conformance
