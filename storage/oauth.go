@@ -213,7 +213,8 @@ type Purger interface {
 	// token pairs whose refresh token (or, without one, access token) expired. Revoked pairs are
 	// kept until they expire so that a replayed refresh token is still recognised. Where the
 	// store also keeps account.Store's tables, it deletes one-time links that expired before
-	// `before` (used or not) and members' security events older than 180 days before `before`.
-	// It returns how many rows it deleted.
+	// `before` (used or not) and members' security events older than 180 days before `before`;
+	// where it keeps the mail outbox (mail.Outbox), its entries sent or failed more than 30
+	// days before `before`. It returns how many rows it deleted.
 	PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error)
 }
