@@ -1,8 +1,10 @@
-package account
+package account_test
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
@@ -70,17 +73,17 @@ type countingStore struct {
 	getLinks, consumeLinks, createLinks atomic.Int64
 }
 
-func (s *countingStore) GetLink(ctx context.Context, id string, p Purpose, at time.Time) (Link, error) {
+func (s *countingStore) GetLink(ctx context.Context, id string, p account.Purpose, at time.Time) (account.Link, error) {
 	s.getLinks.Add(1)
 	return s.Store.GetLink(ctx, id, p, at)
 }
 
-func (s *countingStore) ConsumeLink(ctx context.Context, id string, p Purpose, at time.Time) (Link, error) {
+func (s *countingStore) ConsumeLink(ctx context.Context, id string, p account.Purpose, at time.Time) (account.Link, error) {
 	s.consumeLinks.Add(1)
 	return s.Store.ConsumeLink(ctx, id, p, at)
 }
 
-func (s *countingStore) CreateLink(ctx context.Context, l Link) error {
+func (s *countingStore) CreateLink(ctx context.Context, l account.Link) error {
 	s.createLinks.Add(1)
 	return s.Store.CreateLink(ctx, l)
 }
@@ -132,8 +135,8 @@ type env struct {
 	tenants map[string]*tenant.Tenant
 	reg     *tenant.Registry
 	consent *consent.Handler
-	svc     *Service
-	h       *Handler
+	svc     *account.Service
+	h       *account.Handler
 	srv     *httptest.Server
 	log     *logBuffer
 	post    *postman
@@ -196,14 +199,14 @@ func newEnvOn(t *testing.T, backend string) *env {
 	if e.consent, err = consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger, Limiter: limiter}); err != nil {
 		t.Fatal(err)
 	}
-	e.svc, err = NewService(ServiceDeps{
+	e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
 		Tenants: e.reg.BySchoolID, Logger: logger, Now: e.clock.Now, PasswordParams: cheap,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h, err = New(Deps{Store: e.store, Consent: e.consent, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now, Service: e.svc})
+	e.h, err = account.New(account.Deps{Store: e.store, Consent: e.consent, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now, Service: e.svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +378,9 @@ func (e *env) linkIn(m mail.Message) string {
 }
 
 // invite invites email to the school at host and returns the link of the message it sent.
-func (e *env) invite(host, email, name string, roles ...storage.Role) (InviteResult, string) {
+func (e *env) invite(host, email, name string, roles ...storage.Role) (account.InviteResult, string) {
 	e.t.Helper()
-	res, err := e.svc.Invite(e.ctx(host), Invitation{Email: email, Name: name, Roles: roles})
+	res, err := e.svc.Invite(e.ctx(host), account.Invitation{Email: email, Name: name, Roles: roles})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -391,18 +394,18 @@ func (e *env) invite(host, email, name string, roles ...storage.Role) (InviteRes
 // forgot posts the forgotten-password form for email at host from a fresh form.
 func (b *browser) forgot(host, email string) response {
 	b.e.t.Helper()
-	form := b.get("http://" + host + ForgotPath)
+	form := b.get("http://" + host + account.ForgotPath)
 	if form.status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d", ForgotPath, form.status)
+		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.status)
 	}
-	return b.post("http://"+host+ForgotPath, url.Values{"email": {email}, consent.CSRFField: {csrfFrom(b.e.t, form.body)}})
+	return b.post("http://"+host+account.ForgotPath, url.Values{"email": {email}, consent.CSRFField: {csrfFrom(b.e.t, form.body)}})
 }
 
 // resetLink asks for a reset of Ann's password at host and returns the link the worker sent.
 func (e *env) resetLink(host, email string) string {
 	e.t.Helper()
 	if res := e.browser().forgot(host, email); res.status != http.StatusOK {
-		e.t.Fatalf("POST %s: %d", ForgotPath, res.status)
+		e.t.Fatalf("POST %s: %d", account.ForgotPath, res.status)
 	}
 	msgs := e.post.deliver()
 	if len(msgs) != 1 || msgs[0].Kind != "password_reset" || msgs[0].To != email {
@@ -444,4 +447,11 @@ func (e *env) member(email string) storage.Member {
 		e.t.Fatal(err)
 	}
 	return m
+}
+
+// randomToken is a well-formed link token that was never issued.
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }

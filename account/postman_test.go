@@ -1,4 +1,4 @@
-package account
+package account_test
 
 import (
 	"crypto/aes"

@@ -1,4 +1,4 @@
-package account
+package account_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -20,7 +21,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 	for _, backend := range storetest.Backends() {
 		t.Run(backend, func(t *testing.T) {
 			e := newEnvOn(t, backend)
-			res, link := e.invite(hostA, "Nia@Example.com", "Nia New")
+			res, link := e.invite(hostA, "Nia@Example.com", "Nia account.New")
 			if !res.Created || res.HasPassword || res.Member.Email != "nia@example.com" || res.Member.PasswordHash != "" {
 				t.Fatalf("invite result %+v", res)
 			}
@@ -36,7 +37,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 			// Opening the link twice (a mail scanner, then the person) uses nothing.
 			for range 2 {
 				page := b.get(link)
-				if page.status != http.StatusOK || !strings.Contains(page.body, "Nia New") || !strings.Contains(page.body, "nia@example.com") ||
+				if page.status != http.StatusOK || !strings.Contains(page.body, "Nia account.New") || !strings.Contains(page.body, "nia@example.com") ||
 					!strings.Contains(page.body, `name="password2"`) {
 					t.Fatalf("invitation page %d:\n%s", page.status, page.body)
 				}
@@ -45,7 +46,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 				}
 			}
 			done := b.setPassword(link, newPassword, nil)
-			if done.status != http.StatusSeeOther || done.location() != AccountPath {
+			if done.status != http.StatusSeeOther || done.location() != account.AccountPath {
 				t.Fatalf("POST /invitation: %d %s\n%s", done.status, done.location(), done.body)
 			}
 			if !b.signedIn(hostA) {
@@ -58,7 +59,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 				t.Errorf("used link: %d", page.status)
 			}
 			events, err := e.gs.ListMemberEvents(e.ctx(hostA), res.Member.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != EventInvitationUsed || events[0].ClientAddr != addrDefault {
+			if err != nil || len(events) != 1 || events[0].Kind != account.EventInvitationUsed || events[0].ClientAddr != addrDefault {
 				t.Errorf("events %+v, %v", events, err)
 			}
 			// And the new password signs in from another browser.
@@ -87,7 +88,7 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 	}
 	token, csrf := b.openForm(link)
 	// A password posted anyway is ignored: an invitation never changes an existing password.
-	done := b.post("http://"+hostB+InvitationPath, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
+	done := b.post("http://"+hostB+account.InvitationPath, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
 	if done.status != http.StatusSeeOther || done.location() != consent.LoginPath {
 		t.Fatalf("POST /invitation: %d %s", done.status, done.location())
 	}
@@ -133,16 +134,16 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
-		if res := b.post("http://"+hostA+InvitationPath, form); res.status != http.StatusSeeOther {
+		if res := b.post("http://"+hostA+account.InvitationPath, form); res.status != http.StatusSeeOther {
 			t.Fatalf("first use: %d", res.status)
 		}
-		if res := b.post("http://"+hostA+InvitationPath, form); res.status != http.StatusGone {
+		if res := b.post("http://"+hostA+account.InvitationPath, form); res.status != http.StatusGone {
 			t.Errorf("second use: %d", res.status)
 		}
 	})
 	t.Run("invitation after 7 days", func(t *testing.T) {
 		_, link := e.invite(hostA, "two@example.com", "Two")
-		e.clock.Advance(DefaultInvitationTTL - time.Second)
+		e.clock.Advance(account.DefaultInvitationTTL - time.Second)
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		e.clock.Advance(time.Second)
@@ -150,7 +151,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 			t.Errorf("expired link GET: %d", page.status)
 		}
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
-		if res := b.post("http://"+hostA+InvitationPath, form); res.status != http.StatusGone {
+		if res := b.post("http://"+hostA+account.InvitationPath, form); res.status != http.StatusGone {
 			t.Errorf("expired link POST: %d", res.status)
 		}
 	})
@@ -159,10 +160,10 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
-		if res := b.post("http://"+hostA+ResetPath, form); res.status != http.StatusSeeOther || res.location() != AccountPath {
+		if res := b.post("http://"+hostA+account.ResetPath, form); res.status != http.StatusSeeOther || res.location() != account.AccountPath {
 			t.Fatalf("first use: %d %s", res.status, res.location())
 		}
-		if res := b.post("http://"+hostA+ResetPath, form); res.status != http.StatusGone {
+		if res := b.post("http://"+hostA+account.ResetPath, form); res.status != http.StatusGone {
 			t.Errorf("second use: %d", res.status)
 		}
 		if page := b.get(link); page.status != http.StatusGone || !strings.Contains(page.body, `href="/login/forgot"`) {
@@ -171,7 +172,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 	})
 	t.Run("reset after 30 minutes", func(t *testing.T) {
 		link := e.resetLink(hostA, annEmail)
-		e.clock.Advance(DefaultResetTTL)
+		e.clock.Advance(account.DefaultResetTTL)
 		if page := e.browser().get(link); page.status != http.StatusGone {
 			t.Errorf("expired link: %d", page.status)
 		}
@@ -187,12 +188,12 @@ func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 	u, _ := url.Parse(link)
 	token := u.Query().Get("token")
 	b := e.browser()
-	if page := b.get("http://" + hostB + ResetPath + "?token=" + token); page.status != http.StatusGone {
+	if page := b.get("http://" + hostB + account.ResetPath + "?token=" + token); page.status != http.StatusGone {
 		t.Errorf("GET at B: %d", page.status)
 	}
 	// A form of B's own, carrying A's token.
-	form := b.get("http://" + hostB + ForgotPath)
-	res := b.post("http://"+hostB+ResetPath, url.Values{
+	form := b.get("http://" + hostB + account.ForgotPath)
+	res := b.post("http://"+hostB+account.ResetPath, url.Values{
 		"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrfFrom(t, form.body)},
 	})
 	if res.status != http.StatusGone {
@@ -263,7 +264,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 				extra.Set("signout_apps", "yes")
 			}
 			b := e.browser()
-			if res := b.setPassword(link, newPassword, extra); res.status != http.StatusSeeOther || res.location() != AccountPath {
+			if res := b.setPassword(link, newPassword, extra); res.status != http.StatusSeeOther || res.location() != account.AccountPath {
 				t.Fatalf("reset: %d %s\n%s", res.status, res.location(), res.body)
 			}
 			if !b.signedIn(hostA) {
@@ -281,7 +282,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 				t.Error("the new password was not stored")
 			}
 			events, err := e.gs.ListMemberEvents(e.ctx(hostA), e.ann.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != EventPasswordReset {
+			if err != nil || len(events) != 1 || events[0].Kind != account.EventPasswordReset {
 				t.Errorf("events %+v, %v", events, err)
 			}
 		})
@@ -307,7 +308,7 @@ func TestPasswordChangedElsewhereKillsResetLink(t *testing.T) {
 	if page := b.get(link); page.status != http.StatusGone {
 		t.Errorf("GET: %d", page.status)
 	}
-	res := b.post("http://"+hostA+ResetPath, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
+	res := b.post("http://"+hostA+account.ResetPath, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
 	if res.status != http.StatusGone {
 		t.Errorf("POST: %d", res.status)
 	}
@@ -322,16 +323,16 @@ func TestResetRefusesAWeakPasswordOnTheForm(t *testing.T) {
 	b := e.browser()
 	for _, tc := range []struct{ pw, pw2, want string }{
 		{"short", "short", password.ErrTooShort.Error()},
-		{annEmail, annEmail, ""},
-		{newPassword, newPassword + "x", MsgPasswordsDiffer},
+		{strings.Repeat("x", password.MaxLength+1), strings.Repeat("x", password.MaxLength+1), password.ErrTooLongNew.Error()},
+		{newPassword, newPassword + "x", account.MsgPasswordsDiffer},
 	} {
 		token, csrf := b.openForm(link)
-		res := b.post("http://"+hostA+ResetPath, url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, consent.CSRFField: {csrf}})
+		res := b.post("http://"+hostA+account.ResetPath, url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, consent.CSRFField: {csrf}})
 		if res.status != http.StatusOK || !strings.Contains(res.body, `name="password2"`) || !strings.Contains(res.body, `role="alert"`) {
-			t.Errorf("%q: %d\n%s", tc.pw, res.status, res.body)
+			t.Errorf("%.20q: %d\n%s", tc.pw, res.status, res.body)
 		}
 		if tc.want != "" && !strings.Contains(res.body, tc.want) {
-			t.Errorf("%q: the page does not say %q", tc.pw, tc.want)
+			t.Errorf("%.20q: the page does not say %q", tc.pw, tc.want)
 		}
 	}
 	if res := b.setPassword(link, newPassword, nil); res.status != http.StatusSeeOther {
@@ -373,8 +374,8 @@ func TestForgotAnswersTheSameForKnownAndUnknownAddresses(t *testing.T) {
 		t.Errorf("answer:\n%s", a.body)
 	}
 	// The request itself did the same store work for both: one outbox request each, no link.
-	if got := e.outbox.Kinds(); !slices.Equal(got, []string{KindResetRequest, KindResetRequest}) {
-		t.Errorf("outbox entries %v, want two %s", got, KindResetRequest)
+	if got := e.outbox.Kinds(); !slices.Equal(got, []string{account.KindResetRequest, account.KindResetRequest}) {
+		t.Errorf("outbox entries %v, want two %s", got, account.KindResetRequest)
 	}
 	if n := e.store.createLinks.Load() - createdBefore; n != 0 {
 		t.Errorf("%d links created before the worker ran", n)
@@ -417,10 +418,10 @@ func TestForgotTiming(t *testing.T) {
 		}{{annEmail, &known}, {"nobody@example.com", &unknown}} {
 			b := e.browser()
 			b.addr = fmt.Sprintf("198.51.100.%d", 1+i*2+len(*tc.into)%2)
-			form := b.get("http://" + hostA + ForgotPath)
+			form := b.get("http://" + hostA + account.ForgotPath)
 			csrf := csrfFrom(t, form.body)
 			start := time.Now()
-			res := b.post("http://"+hostA+ForgotPath, url.Values{"email": {tc.email}, consent.CSRFField: {csrf}})
+			res := b.post("http://"+hostA+account.ForgotPath, url.Values{"email": {tc.email}, consent.CSRFField: {csrf}})
 			*tc.into = append(*tc.into, time.Since(start))
 			if res.status != http.StatusOK {
 				t.Fatalf("POST: %d", res.status)
@@ -440,7 +441,7 @@ func median(d []time.Duration) time.Duration {
 func TestForgotIsLimitedPerClientAddress(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
-	for i := range DefaultResetAddressLimit.Max {
+	for i := range account.DefaultResetAddressLimit.Max {
 		if res := b.forgot(hostA, "nobody@example.com"); res.status != http.StatusOK {
 			t.Fatalf("request %d: %d", i+1, res.status)
 		}
@@ -454,8 +455,8 @@ func TestForgotIsLimitedPerClientAddress(t *testing.T) {
 	if res := other.forgot(hostA, annEmail); res.status != http.StatusOK {
 		t.Errorf("another address: %d", res.status)
 	}
-	if n := len(e.outbox.Kinds()); n != DefaultResetAddressLimit.Max+1 {
-		t.Errorf("%d outbox entries, want %d", n, DefaultResetAddressLimit.Max+1)
+	if n := len(e.outbox.Kinds()); n != account.DefaultResetAddressLimit.Max+1 {
+		t.Errorf("%d outbox entries, want %d", n, account.DefaultResetAddressLimit.Max+1)
 	}
 }
 
@@ -469,14 +470,14 @@ func TestForgotIsLimitedPerAccountSilently(t *testing.T) {
 		}
 	}
 	msgs := e.post.deliver()
-	if len(msgs) != DefaultResetAccountLimit.Max {
-		t.Fatalf("%d messages, want %d", len(msgs), DefaultResetAccountLimit.Max)
+	if len(msgs) != account.DefaultResetAccountLimit.Max {
+		t.Fatalf("%d messages, want %d", len(msgs), account.DefaultResetAccountLimit.Max)
 	}
 	for _, m := range msgs {
 		e.linkIn(m)
 	}
 	// A new window sends again.
-	e.clock.Advance(DefaultResetAccountLimit.Window)
+	e.clock.Advance(account.DefaultResetAccountLimit.Window)
 	e.browser().forgot(hostA, annEmail)
 	if msgs := e.post.deliver(); len(msgs) != 1 {
 		t.Errorf("after the window: %d messages", len(msgs))
@@ -508,9 +509,9 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 		path string
 		form url.Values
 	}{
-		{ForgotPath, url.Values{"email": {annEmail}}},
-		{ResetPath, url.Values{"token": {resetToken}, "password": {newPassword}, "password2": {newPassword}}},
-		{InvitationPath, url.Values{"token": {invToken}, "password": {newPassword}, "password2": {newPassword}}},
+		{account.ForgotPath, url.Values{"email": {annEmail}}},
+		{account.ResetPath, url.Values{"token": {resetToken}, "password": {newPassword}, "password2": {newPassword}}},
+		{account.InvitationPath, url.Values{"token": {invToken}, "password": {newPassword}, "password2": {newPassword}}},
 	} {
 		for _, csrf := range []string{"", "forged"} {
 			f := url.Values{}
@@ -530,7 +531,7 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 		for k, v := range tc.form {
 			f[k] = v
 		}
-		f.Set(consent.CSRFField, csrfFrom(t, b.get("http://"+hostA+ForgotPath).body))
+		f.Set(consent.CSRFField, csrfFrom(t, b.get("http://"+hostA+account.ForgotPath).body))
 		if res := stranger.post("http://"+hostA+tc.path, f); res.status != http.StatusForbidden {
 			t.Errorf("POST %s without the cookie: %d", tc.path, res.status)
 		}
@@ -553,11 +554,11 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 func TestJunkTokensNeverReachTheStore(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
-	form := b.get("http://" + hostA + ForgotPath)
+	form := b.get("http://" + hostA + account.ForgotPath)
 	csrf := csrfFrom(t, form.body)
 	junk := []string{"", "x", strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("!", 43), "' OR 1=1 --", strings.Repeat("a", 5000)}
 	for _, tok := range junk {
-		for _, path := range []string{ResetPath, InvitationPath} {
+		for _, path := range []string{account.ResetPath, account.InvitationPath} {
 			if res := b.get("http://" + hostA + path + "?token=" + url.QueryEscape(tok)); res.status != http.StatusGone {
 				t.Errorf("GET %s?token=%q: %d", path, tok, res.status)
 			}
@@ -571,14 +572,14 @@ func TestJunkTokensNeverReachTheStore(t *testing.T) {
 		t.Errorf("junk reached the store: %d GetLink, %d ConsumeLink", g, c)
 	}
 	// A well-formed token that was never issued is looked up, and refused the same way.
-	if res := b.get("http://" + hostA + ResetPath + "?token=" + newToken()); res.status != http.StatusGone {
+	if res := b.get("http://" + hostA + account.ResetPath + "?token=" + randomToken()); res.status != http.StatusGone {
 		t.Errorf("unknown token: %d", res.status)
 	}
 }
 
 func TestInviteRefusesBadInput(t *testing.T) {
 	e := newEnv(t)
-	for _, inv := range []Invitation{
+	for _, inv := range []account.Invitation{
 		{Email: ""}, {Email: "not-an-address"}, {Email: strings.Repeat("a", 250) + "@x.example"},
 		{Email: "ok@example.com", Roles: []storage.Role{"emperor"}},
 	} {
@@ -586,7 +587,7 @@ func TestInviteRefusesBadInput(t *testing.T) {
 			t.Errorf("Invite(%+v) succeeded", inv)
 		}
 	}
-	if _, err := e.svc.Invite(t.Context(), Invitation{Email: "ok@example.com"}); err == nil {
+	if _, err := e.svc.Invite(t.Context(), account.Invitation{Email: "ok@example.com"}); err == nil {
 		t.Error("Invite without a school succeeded")
 	}
 	if n := len(e.outbox.Kinds()); n != 0 {
