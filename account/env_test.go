@@ -289,13 +289,22 @@ func (r response) location() string { return r.header.Get("Location") }
 
 func (b *browser) do(method, rawURL string, form url.Values) response {
 	b.e.t.Helper()
+	res, err := b.try(method, rawURL, form)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return res
+}
+
+// try is do for a goroutine: it returns the error instead of failing the test.
+func (b *browser) try(method, rawURL string, form url.Values) (response, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
 	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
 	if err != nil {
-		b.e.t.Fatal(err)
+		return response{}, err
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -305,14 +314,14 @@ func (b *browser) do(method, rawURL string, form url.Values) response {
 	}
 	res, err := b.c.Do(req)
 	if err != nil {
-		b.e.t.Fatal(err)
+		return response{}, err
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		b.e.t.Fatal(err)
+		return response{}, err
 	}
-	return response{status: res.StatusCode, header: res.Header, body: string(raw)}
+	return response{status: res.StatusCode, header: res.Header, body: string(raw)}, nil
 }
 
 func (b *browser) get(rawURL string) response { return b.do(http.MethodGet, rawURL, nil) }

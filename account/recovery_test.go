@@ -594,3 +594,51 @@ func TestInviteRefusesBadInput(t *testing.T) {
 		t.Errorf("%d outbox entries from refused invitations", n)
 	}
 }
+
+func TestConcurrentUsesOfOneLinkSucceedOnce(t *testing.T) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) {
+			e := newEnvOn(t, backend)
+			link := e.resetLink(hostA, annEmail)
+			const n = 4
+			type attempt struct {
+				b    *browser
+				form url.Values
+			}
+			var attempts []attempt
+			for range n {
+				b := e.browser()
+				token, csrf := b.openForm(link)
+				attempts = append(attempts, attempt{b, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}})
+			}
+			statuses := make(chan int, n)
+			for _, a := range attempts {
+				go func() {
+					res, err := a.b.try(http.MethodPost, "http://"+hostA+account.ResetPath, a.form)
+					if err != nil {
+						t.Error(err)
+					}
+					statuses <- res.status
+				}()
+			}
+			counts := map[int]int{}
+			for range n {
+				counts[<-statuses]++
+			}
+			if counts[http.StatusSeeOther] != 1 || counts[http.StatusGone] != n-1 {
+				t.Errorf("statuses %v, want one 303 and %d 410", counts, n-1)
+			}
+		})
+	}
+}
+
+func TestForgotWithoutAnAddressShowsTheForm(t *testing.T) {
+	e := newEnv(t)
+	res := e.browser().forgot(hostA, "  ")
+	if res.status != http.StatusOK || !strings.Contains(res.body, account.MsgEmailMissing) || !strings.Contains(res.body, `name="email"`) {
+		t.Errorf("empty address: %d\n%s", res.status, res.body)
+	}
+	if n := len(e.outbox.Kinds()); n != 0 {
+		t.Errorf("%d outbox entries", n)
+	}
+}
