@@ -1,83 +1,77 @@
 package account_test
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"encoding/binary"
-	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mail/mailbox"
 )
 
-// postman plays the mail worker until package mail has one: it claims due entries from the
-// real outbox, opens them as the worker does, hands requests to the service's expanders in a
-// transaction of their own and collects the messages.
+// sent is a message as the SMTP server received it.
+type sent struct {
+	To, Subject, Text, HTML string
+}
+
+// postman is the real mail worker, with the account service's expanders, sending over SMTP to
+// an in-process mailbox.
 type postman struct {
-	e    *env
-	aead cipher.AEAD
+	e      *env
+	box    *mailbox.Mailbox
+	worker *mail.Worker
+	seen   int
 }
 
 func newPostman(e *env) *postman {
-	block, err := aes.NewCipher(testSecret.Derive("mail outbox encryption v1"))
+	t := e.t
+	box, err := mailbox.Start(mailbox.Options{})
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	aead, err := cipher.NewGCMWithNonceSize(block, 12)
+	t.Cleanup(func() { _ = box.Close() })
+	host, port, _ := net.SplitHostPort(box.Addr())
+	p, _ := strconv.Atoi(port)
+	sender, err := mail.NewSMTPSender(
+		mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
+		func(schoolID int64) (string, string) { return "noreply@school.test", "School " + strconv.FormatInt(schoolID, 10) },
+	)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	return &postman{e: e, aead: aead}
+	worker, err := mail.NewWorker(e.gs, sender, testSecret, mail.Options{
+		Expanders: e.svc.Expanders(), Now: e.clock.Now, Logger: e.logger, MaxAttempts: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &postman{e: e, box: box, worker: worker}
 }
 
-func (p *postman) open(en mail.Entry) []byte {
-	ad := binary.BigEndian.AppendUint64([]byte{1}, uint64(en.SchoolID))
-	ad = append(ad, en.Kind...)
-	plain, err := p.aead.Open(nil, en.Payload[1:13], en.Payload[13:], ad)
-	if err != nil {
-		p.e.t.Fatalf("open outbox entry %d: %v", en.ID, err)
-	}
-	return plain
-}
-
-// deliver runs every due entry and returns the messages sent.
-func (p *postman) deliver() []mail.Message {
+// deliver runs the worker until nothing is due (an expanded request queues a message the next
+// claim takes) and returns the messages the mailbox received meanwhile.
+func (p *postman) deliver() []sent {
 	t := p.e.t
 	t.Helper()
-	ctx := t.Context()
-	var out []mail.Message
 	for {
-		entries, err := p.e.gs.ClaimMail(ctx, p.e.clock.Now(), time.Minute, 100)
+		n, err := p.worker.RunOnce(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) == 0 {
-			return out
-		}
-		for _, en := range entries {
-			plain := p.open(en)
-			if exp, ok := p.e.svc.Expanders()[en.Kind]; ok {
-				txCtx, err := p.e.gs.BeginTx(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := exp(txCtx, en.SchoolID, plain); err != nil {
-					_ = p.e.gs.Rollback(txCtx)
-					t.Fatalf("expand %s: %v", en.Kind, err)
-				}
-				if err := p.e.gs.Commit(txCtx); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				var m mail.Message
-				if err := json.Unmarshal(plain, &m); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, m)
-			}
-			if err := p.e.gs.MarkMailSent(ctx, en.ID, p.e.clock.Now()); err != nil {
-				t.Fatal(err)
-			}
+		if n == 0 {
+			break
 		}
 	}
+	msgs := p.box.Messages()
+	var out []sent
+	for _, m := range msgs[p.seen:] {
+		if m.ParseError != "" {
+			t.Fatalf("message %d: %s", m.Seq, m.ParseError)
+		}
+		out = append(out, sent{To: strings.Join(m.To, ","), Subject: m.Subject, Text: m.Text, HTML: m.HTML})
+	}
+	p.seen = len(msgs)
+	return out
 }
