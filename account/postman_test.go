@@ -36,7 +36,9 @@ func newPostman(e *env) *postman {
 	p, _ := strconv.Atoi(port)
 	sender, err := mail.NewSMTPSender(
 		mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(schoolID int64) (string, string) { return "noreply@school.test", "School " + strconv.FormatInt(schoolID, 10) },
+		func(schoolID int64) (string, string) {
+			return "noreply@school.test", "School " + strconv.FormatInt(schoolID, 10)
+		},
 	)
 	if err != nil {
 		t.Fatal(err)
