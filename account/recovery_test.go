@@ -556,7 +556,7 @@ func TestJunkTokensNeverReachTheStore(t *testing.T) {
 	b := e.browser()
 	form := b.get("http://" + hostA + account.ForgotPath)
 	csrf := csrfFrom(t, form.body)
-	junk := []string{"", "x", strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("!", 43), "' OR 1=1 --", strings.Repeat("a", 5000)}
+	junk := []string{"", "x", strings.Repeat("A", 21) + "\r" + strings.Repeat("A", 21), strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("!", 43), "' OR 1=1 --", strings.Repeat("a", 5000)}
 	for _, tok := range junk {
 		for _, path := range []string{account.ResetPath, account.InvitationPath} {
 			if res := b.get("http://" + hostA + path + "?token=" + url.QueryEscape(tok)); res.status != http.StatusGone {
