@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -93,9 +94,14 @@ type countingOutbox struct {
 	mail.Outbox
 	mu    sync.Mutex
 	kinds []string
+	// fail makes EnqueueMail fail as an unreachable database would.
+	fail atomic.Bool
 }
 
 func (o *countingOutbox) EnqueueMail(ctx context.Context, e mail.Entry) (int64, error) {
+	if o.fail.Load() {
+		return 0, fmt.Errorf("outbox: connection refused: %w", storage.ErrUnavailable)
+	}
 	o.mu.Lock()
 	o.kinds = append(o.kinds, e.Kind)
 	o.mu.Unlock()

@@ -642,3 +642,27 @@ func TestForgotWithoutAnAddressShowsTheForm(t *testing.T) {
 		t.Errorf("%d outbox entries", n)
 	}
 }
+
+func TestInvitationAndItsMailCommitTogether(t *testing.T) {
+	e := newEnv(t)
+	e.outbox.fail.Store(true)
+	if _, err := e.svc.Invite(e.ctx(hostA), account.Invitation{Email: "nia@example.com", Name: "Nia"}); err == nil {
+		t.Fatal("Invite succeeded without its e-mail")
+	}
+	if _, err := e.svc.Invite(e.ctx(hostB), account.Invitation{Email: annEmail, Roles: []storage.Role{storage.RoleLecturer}}); err == nil {
+		t.Fatal("Invite succeeded without its e-mail")
+	}
+	if _, err := e.gs.GetMemberByEmail(t.Context(), "nia@example.com"); err == nil {
+		t.Error("the identity of a failed invitation was kept")
+	}
+	if roles, err := e.gs.GetRoles(e.ctx(hostB), e.ann.ID); err != nil || len(roles) != 0 {
+		t.Errorf("roles of a failed invitation: %v, %v", roles, err)
+	}
+	if e.store.createLinks.Load() == 0 {
+		t.Error("the failure came before the link: the test proves nothing")
+	}
+	e.outbox.fail.Store(false)
+	if msgs := e.post.deliver(); len(msgs) != 0 {
+		t.Errorf("sent %+v", msgs)
+	}
+}
