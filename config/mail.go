@@ -57,12 +57,18 @@ type TenantMail struct {
 
 // MailFrom returns the From address and display name of the school's e-mail.
 func (t Tenant) MailFrom(server Mail) (addr, name string) {
-	addr, name = t.Mail.From, t.Mail.FromName
+	return t.Mail.Resolve(t.Name, server)
+}
+
+// Resolve returns the From address and display name of a school named schoolName: its own
+// settings, else the server's From address and the school's name.
+func (m TenantMail) Resolve(schoolName string, server Mail) (addr, name string) {
+	addr, name = m.From, m.FromName
 	if addr == "" {
 		addr = server.From
 	}
 	if name == "" {
-		name = t.Name
+		name = schoolName
 	}
 	return addr, name
 }
