@@ -27,7 +27,17 @@ type Deps struct {
 	Limiter consent.Limiter
 	Logger  *slog.Logger     // nil: discard
 	Now     func() time.Time // nil: time.Now
+	// Service invites and resets (nil: one built from the fields above, without a tenant
+	// lookup, so its Expanders cannot serve; the server builds its own and passes it).
+	Service *Service
+	// ResetAddressLimit bounds forgotten-password forms per client address (zero:
+	// DefaultResetAddressLimit).
+	ResetAddressLimit consent.Limit
 }
+
+// DefaultResetAddressLimit is how many forgotten-password forms one client address may post: a
+// budget of the client, never of the account, so that its answer says nothing about accounts.
+var DefaultResetAddressLimit = consent.Limit{Max: 5, Window: 15 * time.Minute}
 
 // Handler serves the invitation, recovery and account pages.
 type Handler struct {
@@ -38,8 +48,11 @@ type Handler struct {
 	limiter consent.Limiter
 	log     *slog.Logger
 	now     func() time.Time
-	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
+	// linkKey hashes link tokens into store ids; stampKey makes password stamps (the
+	// service's: deriveKeys is their one source).
 	linkKey, stampKey []byte
+	svc               *Service
+	addressLimit      consent.Limit
 }
 
 // New checks d and returns the handler.
@@ -53,25 +66,38 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.New("account: no templates")
 	case d.Mail == nil:
 		return nil, errors.New("account: no mail queue")
-	case len(d.Secret) < config.MinSecretBytes:
-		return nil, fmt.Errorf("account: the secret must hold at least %d bytes", config.MinSecretBytes)
+	}
+	svc := d.Service
+	if svc == nil {
+		var err error
+		svc, err = NewService(ServiceDeps{
+			Store: d.Store, Mail: d.Mail, Templates: d.Templates, Secret: d.Secret,
+			Limiter: d.Limiter, Logger: d.Logger, Now: d.Now,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, mail: d.Mail, limiter: d.Limiter, log: d.Logger, now: d.Now,
-		linkKey:  d.Secret.Derive("account link id"),
-		stampKey: d.Secret.Derive("account password stamp"),
-	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
+		store: d.Store, consent: d.Consent, tpl: d.Templates, mail: d.Mail, svc: svc,
+		limiter: d.Limiter, log: svc.log, now: svc.now,
+		linkKey: svc.linkKey, stampKey: svc.stampKey,
+		addressLimit: d.ResetAddressLimit,
 	}
 	if h.limiter == nil {
-		h.limiter = consent.NewMemoryLimiter(0, h.now)
+		h.limiter = svc.limiter
+	}
+	if h.addressLimit == (consent.Limit{}) {
+		h.addressLimit = DefaultResetAddressLimit
+	}
+	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
+		return nil, fmt.Errorf("account: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
 	}
 	return h, nil
 }
+
+// Service returns the handler's service (its Expanders go to the mail worker).
+func (h *Handler) Service() *Service { return h.svc }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {

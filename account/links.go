@@ -25,8 +25,9 @@ func wellFormedToken(s string) bool {
 	if len(s) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
 		return false
 	}
-	_, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil
+	// The decoder skips '\r' and '\n', so the length of what it decodes is checked too.
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == tokenBytes
 }
 
 // linkID is the store id of a link token: HMAC-SHA256 under a key derived from the system

@@ -1,6 +1,249 @@
 package account
 
-import "github.com/gorilla/mux"
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths of the recovery and invitation pages.
+const (
+	ForgotPath     = "/login/forgot"
+	ResetPath      = "/login/reset"
+	InvitationPath = "/invitation"
+	// AccountPath is where a member goes once a link has signed them in.
+	AccountPath = "/account"
+)
+
+// Messages of the recovery pages.
+const (
+	MsgFormExpired      = "This form has expired. Please try again."
+	MsgEmailMissing     = "Enter your e-mail address."
+	MsgPasswordsDiffer  = "The two passwords are not the same."
+	msgResetLimitedBody = "Too many password-reset requests came from your network. Please wait a few minutes and try again."
+)
 
 // mountRecovery registers the invitation and password-recovery routes.
-func (h *Handler) mountRecovery(r *mux.Router) {}
+func (h *Handler) mountRecovery(r *mux.Router) {
+	r.Handle(ForgotPath, h.recoveryPage(h.forgotForm)).Methods(http.MethodGet)
+	r.Handle(ForgotPath, h.recoveryPage(h.forgot)).Methods(http.MethodPost)
+	r.Handle(ResetPath, h.recoveryPage(h.resetForm)).Methods(http.MethodGet)
+	r.Handle(ResetPath, h.recoveryPage(h.reset)).Methods(http.MethodPost)
+	r.Handle(InvitationPath, h.recoveryPage(h.invitationForm)).Methods(http.MethodGet)
+	r.Handle(InvitationPath, h.recoveryPage(h.acceptInvitation)).Methods(http.MethodPost)
+}
+
+// recoveryPage adapts a page that returns an error: consent.Fail logs it and shows a page that
+// says nothing about it.
+func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, err := tenant.FromContext(r.Context())
+		if err == nil {
+			err = fn(w, r, t)
+		}
+		if err != nil {
+			h.consent.Fail(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
+	h.consent.WritePage(w, r, status, consent.PagePolicy, render)
+}
+
+func origin(r *http.Request) Origin {
+	return Origin{ClientAddr: edge.FromContext(r.Context()).ClientAddr.String(), UserAgent: r.UserAgent()}
+}
+
+// forgotForm shows the forgotten-password form.
+func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	h.showForgot(w, r, t, http.StatusOK, "")
+	return nil
+}
+
+func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, msg string) {
+	page := templates.ForgotPage{School: t.Name, CSRFToken: h.consent.FormToken(w, r), Message: msg}
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(out, page) })
+}
+
+// forgot takes a forgotten-password form. After the CSRF check and the client address's
+// budget, every address gets the same work (one outbox request) and the same page: nothing in
+// the answer, its headers or its cost depends on whether the address is a member's.
+func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	ctx := r.Context()
+	info := edge.FromContext(ctx)
+	if err := r.ParseForm(); err != nil {
+		return consent.FormError(err)
+	}
+	if !h.consent.CheckFormToken(r) {
+		h.log.Info("forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.showForgot(w, r, t, http.StatusForbidden, MsgFormExpired)
+		return nil
+	}
+	email := consent.NormaliseEmail(r.PostForm.Get("email"))
+	if email == "" {
+		h.showForgot(w, r, t, http.StatusOK, MsgEmailMissing)
+		return nil
+	}
+	ok, err := h.limiter.Take(ctx, "reset-"+consent.AddressKey(info.ClientAddr), h.addressLimit)
+	if err != nil {
+		return &consent.PageError{Status: http.StatusServiceUnavailable, View: consent.ErrorView{
+			Title: "Service unavailable", Message: "Please try again in a few minutes.",
+		}, Err: err}
+	}
+	if !ok {
+		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
+		h.consent.RenderError(w, r, http.StatusTooManyRequests, consent.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
+		return nil
+	}
+	if err := h.svc.RequestReset(ctx, email); err != nil {
+		return err
+	}
+	page := templates.ForgotSentPage{School: t.Name, Minutes: int(h.svc.ResetTTL().Minutes())}
+	h.write(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.ForgotSent(out, page) })
+	return nil
+}
+
+// linkDead shows that a link can no longer be used, with the way to a new one.
+func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, purpose Purpose) {
+	page := templates.LinkDeadPage{School: t.Name, Title: "This link has expired or was already used"}
+	switch purpose {
+	case PurposeInvitation:
+		page.Message = "An invitation link works once. If you have already chosen your password, sign in with it; otherwise ask " + t.Name + " to invite you again."
+		page.NextURL, page.NextText = consent.LoginPath, "Sign in"
+	default:
+		page.Message = "A link to choose a new password works once, for a short time, and only the latest one sent works. You can ask for a new one."
+		page.NextURL, page.NextText = ForgotPath, "Ask for a new link"
+	}
+	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(out, page) })
+}
+
+// resetForm shows the new-password form of a live reset link. It does not use the link: mail
+// scanners open links too.
+func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	return h.showReset(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+}
+
+func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, token, msg string) error {
+	lm, err := h.svc.PeekLink(r.Context(), token, PurposeReset)
+	if errors.Is(err, ErrLinkDead) {
+		h.linkDead(w, r, t, PurposeReset)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.consent.FormToken(w, r), Message: msg}
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Reset(out, page) })
+	return nil
+}
+
+// reset sets the new password, uses the link, ends the member's sessions and signs this
+// browser in.
+func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	ctx := r.Context()
+	info := edge.FromContext(ctx)
+	if err := r.ParseForm(); err != nil {
+		return consent.FormError(err)
+	}
+	token := r.PostForm.Get("token")
+	if !h.consent.CheckFormToken(r) {
+		h.log.Info("password reset refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		return h.showReset(w, r, t, http.StatusForbidden, token, MsgFormExpired)
+	}
+	pw := r.PostForm.Get("password")
+	if pw != r.PostForm.Get("password2") {
+		return h.showReset(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+	}
+	m, err := h.svc.ResetPassword(ctx, ResetRequest{
+		Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
+	})
+	var pe *PasswordError
+	switch {
+	case errors.As(err, &pe):
+		return h.showReset(w, r, t, http.StatusOK, token, pe.Error())
+	case errors.Is(err, ErrLinkDead):
+		h.linkDead(w, r, t, PurposeReset)
+		return nil
+	case err != nil:
+		return err
+	}
+	h.log.Info("password reset", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID)
+	if err := h.consent.StartSession(ctx, w, r, m); err != nil {
+		return err
+	}
+	consent.SeeOther(w, AccountPath)
+	return nil
+}
+
+// invitationForm shows the page of a live invitation link without using it.
+func (h *Handler) invitationForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	return h.showInvitation(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+}
+
+// showInvitation draws the invitation page of token, or the dead-link page.
+func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, token, msg string) error {
+	lm, err := h.svc.PeekLink(r.Context(), token, PurposeInvitation)
+	if errors.Is(err, ErrLinkDead) {
+		h.linkDead(w, r, t, PurposeInvitation)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	page := templates.InvitationPage{
+		School: t.Name, MemberName: lm.Member.Name, MemberEmail: lm.Member.Email, HasPassword: lm.HasPassword,
+		Token: token, CSRFToken: h.consent.FormToken(w, r), Message: msg,
+	}
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.InvitationForm(out, page) })
+	return nil
+}
+
+// acceptInvitation uses an invitation: a member without a password chooses one and is signed
+// in; a member who has one is sent to sign in with it.
+func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	ctx := r.Context()
+	info := edge.FromContext(ctx)
+	if err := r.ParseForm(); err != nil {
+		return consent.FormError(err)
+	}
+	token := r.PostForm.Get("token")
+	if !h.consent.CheckFormToken(r) {
+		h.log.Info("invitation refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		return h.showInvitation(w, r, t, http.StatusForbidden, token, MsgFormExpired)
+	}
+	pw := r.PostForm.Get("password")
+	if pw != r.PostForm.Get("password2") {
+		return h.showInvitation(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+	}
+	res, err := h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
+	var pe *PasswordError
+	switch {
+	case errors.As(err, &pe):
+		return h.showInvitation(w, r, t, http.StatusOK, token, pe.Error())
+	case errors.Is(err, ErrLinkDead):
+		h.linkDead(w, r, t, PurposeInvitation)
+		return nil
+	case err != nil:
+		return err
+	}
+	h.log.Info("invitation accepted", "request_id", info.ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
+	if !res.PasswordSet {
+		consent.SeeOther(w, consent.LoginPath)
+		return nil
+	}
+	if err := h.consent.StartSession(ctx, w, r, res.Member); err != nil {
+		return err
+	}
+	consent.SeeOther(w, AccountPath)
+	return nil
+}

@@ -14,7 +14,10 @@
 // For the authorization endpoint (package authz), which owns GET and POST /oauth/authorize:
 // Current and Load find the request's session, RedirectToLogin sends the browser to sign in
 // and back, RenderConsent draws the approve/deny form, CheckCSRF checks its csrf_token, and
-// RenderError draws an error page.
+// RenderError draws an error page. For pages of other packages (package account): StartSession
+// signs a member in, WritePage and Fail write pages, and FormToken/CheckFormToken give a form
+// shown before any session (a forgotten password, a link's page) the sign-in form's double-submit
+// CSRF token.
 //
 // Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
 // a key derived from the system secret) in a school-scoped table, so a session exists only at

@@ -1,0 +1,615 @@
+package account
+
+import (
+	"context"
+	"crypto/hmac"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Link lifetimes used when ServiceDeps leaves them zero.
+const (
+	DefaultInvitationTTL = 7 * 24 * time.Hour
+	DefaultResetTTL      = 30 * time.Minute
+)
+
+// DefaultResetAccountLimit is how many reset messages one address receives at most (per
+// school's worker, counted by the Limiter): enough for a member who lost a message, too few to
+// fill a mailbox on a stranger's behalf.
+var DefaultResetAccountLimit = consent.Limit{Max: 3, Window: time.Hour}
+
+// Mail kinds of this package.
+const (
+	// KindResetRequest is the outbox request a forgotten-password form leaves; the worker hands
+	// it to the Expander of Service.Expanders.
+	KindResetRequest = "password_reset_request"
+	kindInvitation   = "invitation"
+	kindReset        = "password_reset"
+)
+
+// maxEmail is the longest e-mail address SMTP can carry (RFC 5321 section 4.5.3.1.3).
+const maxEmail = 254
+
+// maxUserAgent bounds the user agent an event keeps.
+const maxUserAgent = 256
+
+// ErrLinkDead means a one-time link cannot be used: unknown, at another school, expired,
+// already used, replaced by a newer one, or made under a password that has changed since.
+// Callers do not learn which.
+var ErrLinkDead = errors.New("account: the link has expired or was already used")
+
+// PasswordError is a new password the policy refuses. Its text is a sentence for the member.
+type PasswordError struct{ Err error }
+
+func (e *PasswordError) Error() string { return e.Err.Error() }
+func (e *PasswordError) Unwrap() error { return e.Err }
+
+// ServiceDeps are what a Service is built from.
+type ServiceDeps struct {
+	Store Store
+	// Mail queues messages and requests in the outbox; it must share Store's transactions
+	// (the same gormstore.Store behind both).
+	Mail      *mail.Queue
+	Templates *templates.Set
+	// Secret keys link ids and password stamps (each through a key derived for it).
+	Secret config.Secret
+	// Limiter counts reset messages per account (nil: a consent.MemoryLimiter).
+	Limiter consent.Limiter
+	// Tenants finds a school by id: the worker's requests name their school by id only.
+	// Needed by Expanders.
+	Tenants func(schoolID int64) (*tenant.Tenant, bool)
+	Logger  *slog.Logger     // nil: discard
+	Now     func() time.Time // nil: time.Now
+	// InvitationTTL and ResetTTL are the links' lifetimes (zero: DefaultInvitationTTL,
+	// DefaultResetTTL).
+	InvitationTTL, ResetTTL time.Duration
+	// ResetAccountLimit bounds reset messages per address (zero: DefaultResetAccountLimit).
+	ResetAccountLimit consent.Limit
+	// PasswordParams are the argon2id costs of new passwords (zero: password.Default).
+	PasswordParams password.Params
+}
+
+// Service invites members and resets passwords without HTTP: the pages of this package, the
+// CLI, the operator API and seed import all go through it.
+type Service struct {
+	store        Store
+	mail         *mail.Queue
+	tpl          *templates.Set
+	limiter      consent.Limiter
+	tenants      func(int64) (*tenant.Tenant, bool)
+	log          *slog.Logger
+	now          func() time.Time
+	invTTL       time.Duration
+	resetTTL     time.Duration
+	accountLimit consent.Limit
+	params       password.Params
+	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
+	linkKey, stampKey []byte
+}
+
+// deriveKeys is the one place the package's keys come from the system secret.
+func deriveKeys(secret config.Secret) (linkKey, stampKey []byte) {
+	return secret.Derive("account link id"), secret.Derive("account password stamp")
+}
+
+// NewService checks d and returns the service.
+func NewService(d ServiceDeps) (*Service, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("account: no store")
+	case d.Mail == nil:
+		return nil, errors.New("account: no mail queue")
+	case d.Templates == nil:
+		return nil, errors.New("account: no templates")
+	case len(d.Secret) < config.MinSecretBytes:
+		return nil, fmt.Errorf("account: the secret must hold at least %d bytes", config.MinSecretBytes)
+	case d.InvitationTTL < 0 || d.ResetTTL < 0:
+		return nil, errors.New("account: link lifetimes must not be negative")
+	}
+	s := &Service{
+		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, tenants: d.Tenants,
+		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
+		accountLimit: d.ResetAccountLimit, params: d.PasswordParams,
+	}
+	s.linkKey, s.stampKey = deriveKeys(d.Secret)
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.limiter == nil {
+		s.limiter = consent.NewMemoryLimiter(0, s.now)
+	}
+	if s.invTTL == 0 {
+		s.invTTL = DefaultInvitationTTL
+	}
+	if s.resetTTL == 0 {
+		s.resetTTL = DefaultResetTTL
+	}
+	if s.accountLimit == (consent.Limit{}) {
+		s.accountLimit = DefaultResetAccountLimit
+	}
+	if s.accountLimit.Max < 1 || s.accountLimit.Window <= 0 {
+		return nil, fmt.Errorf("account: a rate limit needs Max >= 1 and a positive Window, got %+v", s.accountLimit)
+	}
+	if s.params == (password.Params{}) {
+		s.params = password.Default
+	}
+	return s, nil
+}
+
+// ResetTTL is how long a reset link works.
+func (s *Service) ResetTTL() time.Duration { return s.resetTTL }
+
+// Invitation asks for a person to become a member of the context's school.
+type Invitation struct {
+	Email, Name string
+	// Roles are given at the school (empty: student). Roles the person already holds there
+	// are kept.
+	Roles []storage.Role
+}
+
+// InviteResult says what an invitation did.
+type InviteResult struct {
+	// Member is the invited identity, without its password hash.
+	Member storage.Member
+	// Created is set when the identity is new.
+	Created bool
+	// HasPassword is set for an identity that already had a password (at another school): it
+	// keeps it, and its invitation only confirms the new school.
+	HasPassword bool
+}
+
+// Invite gives the person of inv.Email roles at the context's school, creating the identity
+// (with no password) if there is none, and queues the invitation e-mail, all in one
+// transaction: the roles, the link and the message commit together or not at all. A new
+// invitation replaces the person's earlier one at the school. An existing identity's password
+// and name are left alone.
+func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, error) {
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return InviteResult{}, err
+	}
+	email := consent.NormaliseEmail(inv.Email)
+	if email == "" || len(email) > maxEmail || !strings.Contains(email, "@") {
+		return InviteResult{}, fmt.Errorf("account: invite: not an e-mail address: %w", storage.ErrInvalidArgument)
+	}
+	roles := inv.Roles
+	if len(roles) == 0 {
+		roles = []storage.Role{storage.RoleStudent}
+	}
+	for _, r := range roles {
+		if !r.Valid() {
+			return InviteResult{}, fmt.Errorf("account: invite: unknown role %q: %w", r, storage.ErrInvalidArgument)
+		}
+	}
+
+	ctx, err = s.store.BeginTx(ctx)
+	if err != nil {
+		return InviteResult{}, fmt.Errorf("account: invite: %w", err)
+	}
+	defer func() { _ = s.store.Rollback(ctx) }()
+
+	res := InviteResult{}
+	m, err := s.store.GetMemberByEmail(ctx, email)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		m, err = s.store.CreateMember(ctx, storage.Member{Email: email, Name: strings.TrimSpace(inv.Name)})
+		if err != nil {
+			return InviteResult{}, fmt.Errorf("account: invite: create member: %w", err)
+		}
+		res.Created = true
+	case err != nil:
+		return InviteResult{}, fmt.Errorf("account: invite: look up member: %w", err)
+	}
+	have, err := s.store.GetRoles(ctx, m.ID)
+	if err != nil {
+		return InviteResult{}, fmt.Errorf("account: invite: read roles: %w", err)
+	}
+	if merged := mergeRoles(have, roles); len(merged) != len(have) {
+		if err := s.store.SetRoles(ctx, m.ID, merged); err != nil {
+			return InviteResult{}, fmt.Errorf("account: invite: set roles: %w", err)
+		}
+	}
+
+	res.HasPassword = m.PasswordHash != ""
+	token, expires, err := s.createLink(ctx, m, PurposeInvitation, s.invTTL)
+	if err != nil {
+		return InviteResult{}, err
+	}
+	content, err := s.tpl.Invitation(templates.InvitationMail{
+		School: t.Name, MemberName: m.Name, Link: t.URL("/invitation?token=" + token),
+		Expires: expiresText(s.invTTL, expires), HasPassword: res.HasPassword,
+	})
+	if err != nil {
+		return InviteResult{}, err
+	}
+	if err := s.send(ctx, t, kindInvitation, m, content); err != nil {
+		return InviteResult{}, err
+	}
+	if err := s.store.Commit(ctx); err != nil {
+		return InviteResult{}, fmt.Errorf("account: invite: commit: %w", err)
+	}
+	s.log.Info("member invited", "school_id", t.SchoolID, "member_id", m.ID, "created", res.Created, "has_password", res.HasPassword)
+	m.PasswordHash = ""
+	res.Member = m
+	return res, nil
+}
+
+// mergeRoles returns have with the roles of add it lacks, most powerful first.
+func mergeRoles(have, add []storage.Role) []storage.Role {
+	set := map[storage.Role]bool{}
+	for _, r := range have {
+		set[r] = true
+	}
+	for _, r := range add {
+		set[r] = true
+	}
+	out := make([]storage.Role, 0, len(set))
+	for _, r := range storage.Roles {
+		if set[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// createLink stores a new link for m (replacing m's earlier one of purpose at the context's
+// school) and returns its token and expiry.
+func (s *Service) createLink(ctx context.Context, m storage.Member, purpose Purpose, ttl time.Duration) (string, time.Time, error) {
+	token := newToken()
+	now := s.now()
+	l := Link{
+		ID: linkID(s.linkKey, token), MemberID: m.ID, Purpose: purpose, Email: m.Email,
+		PasswordStamp: PasswordStamp(s.stampKey, m.PasswordHash), CreatedAt: now, ExpiresAt: now.Add(ttl),
+	}
+	if err := s.store.CreateLink(ctx, l); err != nil {
+		return "", time.Time{}, fmt.Errorf("account: create %s link: %w", purpose, err)
+	}
+	return token, l.ExpiresAt, nil
+}
+
+func (s *Service) send(ctx context.Context, t *tenant.Tenant, kind string, m storage.Member, c templates.MailContent) error {
+	return s.mail.Send(ctx, mail.Message{
+		SchoolID: t.SchoolID, Kind: kind, To: m.Email, ToName: m.Name,
+		Subject: c.Subject, Text: c.Text, HTML: c.HTML,
+	})
+}
+
+// expiresText says when a link expires, as the messages put it: "in 7 days (2026-12-02 18:00
+// UTC)".
+func expiresText(ttl time.Duration, at time.Time) string {
+	var in string
+	switch {
+	case ttl >= 48*time.Hour && ttl%(24*time.Hour) == 0:
+		in = fmt.Sprintf("in %d days", ttl/(24*time.Hour))
+	case ttl >= 2*time.Hour && ttl%time.Hour == 0:
+		in = fmt.Sprintf("in %d hours", ttl/time.Hour)
+	default:
+		in = fmt.Sprintf("in %d minutes", (ttl+time.Minute-1)/time.Minute)
+	}
+	return in + " (" + at.UTC().Format("2006-01-02 15:04") + " UTC)"
+}
+
+// RequestReset asks for a reset link for email at the context's school. It only leaves a
+// request in the outbox, whoever the address belongs to: the request costs the same and
+// answers the same for a member's address and a stranger's, and the worker's Expander decides,
+// later and out of the request's sight, whether a message goes out. Input that cannot be an
+// address is dropped here (that depends on the input alone).
+func (s *Service) RequestReset(ctx context.Context, email string) error {
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return err
+	}
+	email = consent.NormaliseEmail(email)
+	if email == "" || len(email) > maxEmail {
+		return nil
+	}
+	if err := s.mail.Request(ctx, t.SchoolID, KindResetRequest, []byte(email)); err != nil {
+		return fmt.Errorf("account: request reset: %w", err)
+	}
+	return nil
+}
+
+// Expanders returns the mail worker's expanders of this package's requests, by kind.
+func (s *Service) Expanders() map[string]mail.Expander {
+	return map[string]mail.Expander{KindResetRequest: s.expandReset}
+}
+
+// expandReset turns a reset request into a reset message, inside the worker's transaction, if
+// the address is a member's at the school and has not had too many lately. Otherwise it does
+// nothing, and logs without the address.
+func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byte) error {
+	if s.tenants == nil {
+		return errors.New("account: reset request: the service has no tenant lookup")
+	}
+	t, ok := s.tenants(schoolID)
+	if !ok {
+		s.log.Warn("password reset request for a school that is not configured", "school_id", schoolID)
+		return nil
+	}
+	ctx = tenant.NewContext(ctx, t)
+	email := consent.NormaliseEmail(string(payload))
+	m, err := s.store.GetMemberByEmail(ctx, email)
+	if errors.Is(err, storage.ErrNotFound) {
+		s.log.Info("password reset requested for an address that is no member's", "school_id", schoolID)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("account: reset request: look up member: %w", err)
+	}
+	roles, err := s.store.GetRoles(ctx, m.ID)
+	if err != nil {
+		return fmt.Errorf("account: reset request: read roles: %w", err)
+	}
+	if len(roles) == 0 {
+		s.log.Info("password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
+		return nil
+	}
+	ok, err = s.limiter.Take(ctx, "reset-account:"+consent.AccountDigest(email), s.accountLimit)
+	if err != nil {
+		return fmt.Errorf("account: reset request: rate limiter: %w", err)
+	}
+	if !ok {
+		s.log.Info("password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
+		return nil
+	}
+	token, expires, err := s.createLink(ctx, m, PurposeReset, s.resetTTL)
+	if err != nil {
+		return err
+	}
+	content, err := s.tpl.PasswordReset(templates.ResetMail{
+		School: t.Name, MemberName: m.Name, Link: t.URL("/login/reset?token=" + token),
+		Expires: expiresText(s.resetTTL, expires),
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.send(ctx, t, kindReset, m, content); err != nil {
+		return err
+	}
+	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
+	return nil
+}
+
+// LinkMember is the member a live link belongs to.
+type LinkMember struct {
+	Member      storage.Member // without its password hash
+	HasPassword bool
+}
+
+// PeekLink returns the member of a live link of purpose at the context's school, without using
+// it (the pages a link opens show a form; only the form's POST uses the link). ErrLinkDead if
+// the link cannot be used. Junk tokens are refused before any store call.
+func (s *Service) PeekLink(ctx context.Context, token string, purpose Purpose) (LinkMember, error) {
+	if !wellFormedToken(token) {
+		return LinkMember{}, ErrLinkDead
+	}
+	l, err := s.store.GetLink(ctx, linkID(s.linkKey, token), purpose, s.now())
+	if errors.Is(err, storage.ErrNotFound) {
+		return LinkMember{}, ErrLinkDead
+	}
+	if err != nil {
+		return LinkMember{}, fmt.Errorf("account: get link: %w", err)
+	}
+	m, err := s.store.GetMember(ctx, l.MemberID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return LinkMember{}, ErrLinkDead
+	}
+	if err != nil {
+		return LinkMember{}, fmt.Errorf("account: get member: %w", err)
+	}
+	if !s.stampMatches(l, m.PasswordHash) {
+		return LinkMember{}, ErrLinkDead
+	}
+	lm := LinkMember{Member: m, HasPassword: m.PasswordHash != ""}
+	lm.Member.PasswordHash = ""
+	return lm, nil
+}
+
+// stampMatches reports whether hash is still the password l was made under.
+func (s *Service) stampMatches(l Link, hash string) bool {
+	return hmac.Equal([]byte(l.PasswordStamp), []byte(PasswordStamp(s.stampKey, hash)))
+}
+
+// Origin is where a request that uses a link came from, for the member's security events.
+type Origin struct {
+	ClientAddr, UserAgent string
+}
+
+func (o Origin) event(memberID int64, kind EventKind, at time.Time) Event {
+	ua := o.UserAgent
+	if len(ua) > maxUserAgent {
+		ua = ua[:maxUserAgent]
+	}
+	return Event{MemberID: memberID, Kind: kind, At: at, ClientAddr: o.ClientAddr, UserAgent: ua}
+}
+
+// ResetRequest is a new password from a reset link.
+type ResetRequest struct {
+	Token, Password string
+	// SignOutApps also revokes every token pair of the member ("also sign out of all
+	// applications"); without it the member's grants survive the new password.
+	SignOutApps bool
+	Origin      Origin
+}
+
+// ResetPassword uses a reset link: in one transaction it uses the link, sets the new password
+// (if the member's password is still the one the link was made under), ends every session of
+// the member at every school, deletes their other reset links, revokes their token pairs when
+// asked and records the event. A refused password is a *PasswordError; a link that cannot be
+// used, ErrLinkDead. It returns the member (without the hash), ready to be signed in.
+func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.Member, error) {
+	lm, err := s.PeekLink(ctx, req.Token, PurposeReset)
+	if err != nil {
+		return storage.Member{}, err
+	}
+	hash, err := s.hashNew(req.Password, lm.Member)
+	if err != nil {
+		return storage.Member{}, err
+	}
+	var m storage.Member
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		now := s.now()
+		l, err := s.consume(ctx, req.Token, PurposeReset, now)
+		if err != nil {
+			return err
+		}
+		if m, err = s.setPassword(ctx, l, hash); err != nil {
+			return err
+		}
+		if _, err := s.store.DeleteOtherSessions(ctx, m.ID, "", true); err != nil {
+			return fmt.Errorf("account: end sessions: %w", err)
+		}
+		if err := s.store.DeleteMemberLinks(ctx, m.ID, PurposeReset); err != nil {
+			return fmt.Errorf("account: delete reset links: %w", err)
+		}
+		if req.SignOutApps {
+			if _, err := s.store.RevokeAllConnectedApps(ctx, m.ID, now); err != nil {
+				return fmt.Errorf("account: revoke applications: %w", err)
+			}
+		}
+		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventPasswordReset, now)); err != nil {
+			return fmt.Errorf("account: record event: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return storage.Member{}, err
+	}
+	m.PasswordHash = ""
+	return m, nil
+}
+
+// AcceptRequest answers an invitation link.
+type AcceptRequest struct {
+	Token string
+	// Password is the password chosen by a member who has none; it is ignored for a member who
+	// already has one (an invitation never changes an existing password).
+	Password string
+	Origin   Origin
+}
+
+// AcceptResult says what accepting an invitation did.
+type AcceptResult struct {
+	Member storage.Member // without its password hash
+	// PasswordSet is set when the member chose their first password (and may be signed in);
+	// otherwise the member already had one and signs in with it.
+	PasswordSet bool
+}
+
+// AcceptInvitation uses an invitation link in one transaction: for a member with no password,
+// it sets the chosen one; for a member who has one, it only uses the link. Either way the link
+// must still match the member's password as it was when the invitation was sent.
+func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (AcceptResult, error) {
+	lm, err := s.PeekLink(ctx, req.Token, PurposeInvitation)
+	if err != nil {
+		return AcceptResult{}, err
+	}
+	var hash string
+	if !lm.HasPassword {
+		if hash, err = s.hashNew(req.Password, lm.Member); err != nil {
+			return AcceptResult{}, err
+		}
+	}
+	var m storage.Member
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		now := s.now()
+		l, err := s.consume(ctx, req.Token, PurposeInvitation, now)
+		if err != nil {
+			return err
+		}
+		if hash != "" {
+			m, err = s.setPassword(ctx, l, hash)
+		} else {
+			m, err = s.store.GetMember(ctx, l.MemberID)
+			if err == nil && !s.stampMatches(l, m.PasswordHash) {
+				err = ErrLinkDead
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventInvitationUsed, now)); err != nil {
+			return fmt.Errorf("account: record event: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return AcceptResult{}, err
+	}
+	m.PasswordHash = ""
+	return AcceptResult{Member: m, PasswordSet: hash != ""}, nil
+}
+
+// hashNew checks pw against the policy and hashes it. Hashing costs the memory of one argon2id
+// run, so it happens before any transaction is open.
+func (s *Service) hashNew(pw string, m storage.Member) (string, error) {
+	if err := password.CheckPolicy(pw, m.Email, m.Name); err != nil {
+		return "", &PasswordError{Err: err}
+	}
+	hash, err := password.Hash(pw, s.params)
+	if err != nil {
+		return "", fmt.Errorf("account: hash password: %w", err)
+	}
+	return hash, nil
+}
+
+// consume uses the link of token; ErrLinkDead if another request used it first.
+func (s *Service) consume(ctx context.Context, token string, purpose Purpose, at time.Time) (Link, error) {
+	l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, at)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Link{}, ErrLinkDead
+	}
+	if err != nil {
+		return Link{}, fmt.Errorf("account: use link: %w", err)
+	}
+	return l, nil
+}
+
+// setPassword sets the member's password to hash, holding the row, unless the password
+// changed since l was made (the link is then dead).
+func (s *Service) setPassword(ctx context.Context, l Link, hash string) (storage.Member, error) {
+	m, err := s.store.UpdateMember(ctx, l.MemberID, func(old storage.Member) (storage.Member, error) {
+		if !s.stampMatches(l, old.PasswordHash) {
+			return old, ErrLinkDead
+		}
+		old.PasswordHash = hash
+		return old, nil
+	})
+	if errors.Is(err, ErrLinkDead) || errors.Is(err, storage.ErrNotFound) {
+		return storage.Member{}, ErrLinkDead
+	}
+	if err != nil {
+		return storage.Member{}, fmt.Errorf("account: set password: %w", err)
+	}
+	return m, nil
+}
+
+// inTx runs fn in a transaction that ctx's store calls join, committing if fn returns nil.
+func (s *Service) inTx(ctx context.Context, fn func(context.Context) error) error {
+	ctx, err := s.store.BeginTx(ctx)
+	if err != nil {
+		return fmt.Errorf("account: begin: %w", err)
+	}
+	defer func() { _ = s.store.Rollback(ctx) }()
+	if err := fn(ctx); err != nil {
+		return err
+	}
+	if err := s.store.Commit(ctx); err != nil {
+		return fmt.Errorf("account: commit: %w", err)
+	}
+	return nil
+}
