@@ -17,7 +17,7 @@ func TestNewParsesEveryPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(files), 12; got != want { // layout + eleven pages
+	if got, want := len(files), 12+len(extraPages()); got != want { // layout + eleven pages + the named ones
 		t.Errorf("%d page files, want %d: %v", got, want, files)
 	}
 	if !strings.HasPrefix(s.StylesheetPath(), AssetsPrefix) || !strings.HasSuffix(s.StylesheetPath(), ".css") {
