@@ -45,14 +45,19 @@ type Outbox interface {
 	// It runs in the transaction ctx carries (storage.Transactions), if any.
 	EnqueueMail(ctx context.Context, e Entry) (int64, error)
 	// ClaimMail marks at most limit due entries as sending with a lease until now+lease and
-	// returns them, oldest first, with Attempts counting this claim. Due: pending with
+	// returns them, oldest first (by id), with Attempts counting this claim. Due: pending with
 	// NextAttemptAt at or before now, or sending with an expired lease. Two concurrent claims
 	// never return the same entry.
 	ClaimMail(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Entry, error)
-	// MarkMailSent records delivery at `at` and erases the payload. ErrNotFound for an unknown id.
+	// MarkMailSent records delivery at `at` and erases the payload. storage.ErrNotFound for an unknown id.
 	MarkMailSent(ctx context.Context, id int64, at time.Time) error
 	// RetryMail puts a claimed entry back to pending, due at next, with the error of the attempt.
+	// storage.ErrNotFound unless the entry is claimed (sending).
 	RetryMail(ctx context.Context, id int64, next time.Time, lastError string) error
 	// FailMail gives up on an entry at `at`: failed, with its last error, payload erased.
+	// storage.ErrNotFound for an unknown id.
 	FailMail(ctx context.Context, id int64, at time.Time, lastError string) error
+	// MailEntry returns one entry as stored (operators' tools and tests). storage.ErrNotFound for an
+	// unknown id.
+	MailEntry(ctx context.Context, id int64) (Entry, error)
 }

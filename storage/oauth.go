@@ -207,7 +207,8 @@ type Purger interface {
 	// PurgeExpired deletes, across every school, at most `batch` rows of each kind that expired
 	// before `before`: authorization codes, PKCE and OpenID Connect records, login sessions, and
 	// token pairs whose refresh token (or, without one, access token) expired. Revoked pairs are
-	// kept until they expire so that a replayed refresh token is still recognised. It returns
-	// how many rows it deleted.
+	// kept until they expire so that a replayed refresh token is still recognised. A store that
+	// also keeps the mail outbox (mail.Outbox) deletes its entries sent or failed more than 30
+	// days before `before` too. It returns how many rows it deleted.
 	PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error)
 }

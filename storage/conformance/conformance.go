@@ -74,6 +74,11 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"SigningKeys", testSigningKeys},
 		{"LoginSessions", testLoginSessions},
 		{"PurgeExpired", testPurgeExpired},
+		{"MailOutbox", testMailOutbox},
+		{"MailLeaseExpiry", testMailLeaseExpiry},
+		{"MailConcurrentClaims", testMailConcurrentClaims},
+		{"MailTransactions", testMailTransactions},
+		{"MailPurge", testMailPurge},
 		{"OAuthTenantIsolation", testOAuthTenantIsolation},
 		{"OAuthNoTenant", testOAuthNoTenant},
 	}

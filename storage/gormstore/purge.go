@@ -18,16 +18,24 @@ import (
 //
 // Times compare correctly in SQL on both databases: SQLite keeps them as text, but every time is
 // written in UTC in one format whose text order is time order (dbTime).
+//
+// Mail outbox entries are kept mailKeep after they were sent or given up on, for operators who
+// ask what became of a message (their payload is already erased).
 var purgeTargets = []struct {
 	table, key, expired string
 	params              int
+	keep                time.Duration // subtracted from `before`
 }{
-	{"oauth_authorization_codes", "signature", "expires_at < ?", 1},
-	{"oauth_pkce_sessions", "signature", "expires_at < ?", 1},
-	{"oauth_oidc_sessions", "signature", "expires_at < ?", 1},
-	{"login_sessions", "id", "expires_at < ?", 1},
-	{"oauth_token_pairs", "id", "COALESCE(refresh_expires_at, access_expires_at) < ? AND access_expires_at < ?", 2},
+	{"oauth_authorization_codes", "signature", "expires_at < ?", 1, 0},
+	{"oauth_pkce_sessions", "signature", "expires_at < ?", 1, 0},
+	{"oauth_oidc_sessions", "signature", "expires_at < ?", 1, 0},
+	{"login_sessions", "id", "expires_at < ?", 1, 0},
+	{"oauth_token_pairs", "id", "COALESCE(refresh_expires_at, access_expires_at) < ? AND access_expires_at < ?", 2, 0},
+	{"mail_outbox", "id", "finished_at < ? AND state IN ('sent', 'failed')", 1, mailKeep},
 }
+
+// mailKeep is how long a sent or failed mail outbox entry stays.
+const mailKeep = 30 * 24 * time.Hour
 
 // PurgeExpired deletes, across every school, at most batch expired rows of each kind and returns
 // how many it deleted. It is the background job, so it is deliberately not school-scoped. Each
@@ -44,7 +52,7 @@ func (s *Store) PurgeExpired(ctx context.Context, before time.Time, batch int) (
 	for _, t := range purgeTargets {
 		args := make([]any, 0, t.params+1)
 		for range t.params {
-			args = append(args, before)
+			args = append(args, before.Add(-t.keep))
 		}
 		args = append(args, batch)
 		q := fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s IN (SELECT %[2]s FROM %[1]s WHERE %[3]s LIMIT ?)", t.table, t.key, t.expired)
