@@ -180,6 +180,10 @@ type LoginSession struct {
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time // the absolute timeout
+	// UserAgent and ClientAddr are the browser's User-Agent and address when the session
+	// started, for the member's list of their sessions (account.Sessions); "" if unknown.
+	UserAgent  string
+	ClientAddr string
 }
 
 // LoginSessions stores login sessions. All methods are school-scoped.
@@ -209,6 +213,8 @@ type Purger interface {
 	// token pairs whose refresh token (or, without one, access token) expired. Revoked pairs are
 	// kept until they expire so that a replayed refresh token is still recognised. A store that
 	// also keeps the mail outbox (mail.Outbox) deletes its entries sent or failed more than 30
-	// days before `before` too. It returns how many rows it deleted.
+	// days before `before` too; where it also keeps account.Store's tables, it deletes one-time
+	// links that expired before `before` (used or not) and members' security events older than
+	// 180 days before `before`. It returns how many rows it deleted.
 	PurgeExpired(ctx context.Context, before time.Time, batch int) (int, error)
 }

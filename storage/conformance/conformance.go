@@ -81,6 +81,13 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"MailPurge", testMailPurge},
 		{"OAuthTenantIsolation", testOAuthTenantIsolation},
 		{"OAuthNoTenant", testOAuthNoTenant},
+		{"AccountLinks", testAccountLinks},
+		{"AccountLinkIsolation", testAccountLinkIsolation},
+		{"ConcurrentConsumeLink", testConcurrentConsumeLink},
+		{"MemberSessions", testMemberSessions},
+		{"ConnectedApps", testConnectedApps},
+		{"MemberEvents", testMemberEvents},
+		{"AccountPurge", testAccountPurge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

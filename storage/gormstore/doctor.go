@@ -264,11 +264,14 @@ var doctorRelations = []relation{
 	ref("oauth_token_pairs", []string{"replaces_pair_id"}, "oauth_token_pairs", "id"),
 	bySchool("signing_keys"),
 	bySchool("login_sessions"), byMember("login_sessions", "member_id"),
+	bySchool("account_links"), byMember("account_links", "member_id"),
+	bySchool("member_events"), byMember("member_events", "member_id"),
 }
 
 // rowExamples says how a finding names a child row (the example column) and orders them (k).
-// Tables not listed have a numeric id. The keys of codes, PKCE and OpenID Connect records and
-// login sessions are signatures or keyed hashes: those rows are named by their grant or member.
+// Tables not listed have a numeric id. The keys of codes, PKCE and OpenID Connect records, login
+// sessions and one-time links are signatures or keyed hashes: those rows are named by their
+// grant or member.
 var rowExamples = map[string][2]string{
 	"member_roles":               {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"lecture_progress":           {"'member ' || CAST(c.member_id AS TEXT) || ' lecture ' || CAST(c.lecture_id AS TEXT)", "c.lecture_id"},
@@ -281,6 +284,7 @@ var rowExamples = map[string][2]string{
 	"oauth_oidc_sessions":        {"'grant ' || c.request_id", "c.request_id"},
 	"signing_keys":               {"'school ' || CAST(c.school_id AS TEXT) || ' key ' || c.kid", "c.kid"},
 	"login_sessions":             {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
+	"account_links":              {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 }
 
 // checkRelation finds the child rows whose parent row is missing.

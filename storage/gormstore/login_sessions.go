@@ -15,6 +15,8 @@ func (r loginSessionRow) session() storage.LoginSession {
 		CreatedAt:  utc(r.CreatedAt),
 		LastSeenAt: utc(r.LastSeenAt),
 		ExpiresAt:  utc(r.ExpiresAt),
+		UserAgent:  r.UserAgent,
+		ClientAddr: r.ClientAddr,
 	}
 }
 
@@ -49,6 +51,8 @@ func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession)
 		CreatedAt:  dbTime(created),
 		LastSeenAt: dbTime(seen),
 		ExpiresAt:  dbTime(ls.ExpiresAt),
+		UserAgent:  ls.UserAgent,
+		ClientAddr: ls.ClientAddr,
 	}
 	// An unknown member fails on the foreign key (ErrNotFound).
 	return wrap(op, s.conn(ctx).Create(&row).Error)
@@ -63,11 +67,11 @@ func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSe
 	}
 	row := loginSessionRow{ID: id, SchoolID: sc.schoolID}
 	var m memberRow
-	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at,
+	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at, s.user_agent, s.client_addr,
   m.email, m.name, m.avatar_url, m.password_hash, m.created_at, m.updated_at
 FROM login_sessions s JOIN members m ON m.id = s.member_id
 WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
-		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt,
+		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt, &row.UserAgent, &row.ClientAddr,
 		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt)
 	if err != nil {
 		return storage.LoginSession{}, storage.Member{}, wrap("get login session", err)

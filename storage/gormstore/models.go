@@ -471,9 +471,40 @@ type loginSessionRow struct {
 	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
 	LastSeenAt time.Time
 	ExpiresAt  time.Time
+	UserAgent  string
+	ClientAddr string
 }
 
 func (loginSessionRow) TableName() string { return "login_sessions" }
+
+// Account rows (account.Store): one-time links and members' security events.
+
+type accountLinkRow struct {
+	ID            string `gorm:"primaryKey"`
+	SchoolID      int64
+	MemberID      int64
+	Purpose       string
+	Email         string
+	PasswordStamp string
+	CreatedAt     time.Time `gorm:"autoCreateTime:false"`
+	ExpiresAt     time.Time
+	UsedAt        *time.Time
+}
+
+func (accountLinkRow) TableName() string { return "account_links" }
+
+type memberEventRow struct {
+	ID         int64
+	SchoolID   int64
+	MemberID   int64
+	Kind       string
+	At         time.Time
+	ClientAddr string
+	UserAgent  string
+	Detail     string
+}
+
+func (memberEventRow) TableName() string { return "member_events" }
 
 // stamper is implemented by rows whose timestamps the store keeps (rather than the data).
 type stamper interface {

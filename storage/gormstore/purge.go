@@ -21,10 +21,15 @@ import (
 //
 // Mail outbox entries are kept mailKeep after they were sent or given up on, for operators who
 // ask what became of a message (their payload is already erased).
+//
+// A one-time link goes once it has expired, used or not: a used link is kept only so that its
+// token keeps failing as used until it would have failed as expired anyway. A member's security
+// event goes once it is older than MemberEventRetention: retention is the parameter's offset,
+// subtracted from `before`.
 var purgeTargets = []struct {
 	table, key, expired string
 	params              int
-	keep                time.Duration // subtracted from `before`
+	retention           time.Duration
 }{
 	{"oauth_authorization_codes", "signature", "expires_at < ?", 1, 0},
 	{"oauth_pkce_sessions", "signature", "expires_at < ?", 1, 0},
@@ -32,10 +37,17 @@ var purgeTargets = []struct {
 	{"login_sessions", "id", "expires_at < ?", 1, 0},
 	{"oauth_token_pairs", "id", "COALESCE(refresh_expires_at, access_expires_at) < ? AND access_expires_at < ?", 2, 0},
 	{"mail_outbox", "id", "finished_at < ? AND state IN ('sent', 'failed')", 1, mailKeep},
+	{"account_links", "id", "expires_at < ?", 1, 0},
+	{"member_events", "id", "at < ?", 1, MemberEventRetention},
 }
 
 // mailKeep is how long a sent or failed mail outbox entry stays.
 const mailKeep = 30 * 24 * time.Hour
+
+// MemberEventRetention is how long a member's security events are kept (account.Events): long
+// enough to look back over a season's sign-ins, short enough that addresses and browsers are
+// not kept for good.
+const MemberEventRetention = 180 * 24 * time.Hour
 
 // PurgeExpired deletes, across every school, at most batch expired rows of each kind and returns
 // how many it deleted. It is the background job, so it is deliberately not school-scoped. Each
@@ -52,7 +64,7 @@ func (s *Store) PurgeExpired(ctx context.Context, before time.Time, batch int) (
 	for _, t := range purgeTargets {
 		args := make([]any, 0, t.params+1)
 		for range t.params {
-			args = append(args, before.Add(-t.keep))
+			args = append(args, before.Add(-t.retention))
 		}
 		args = append(args, batch)
 		q := fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s IN (SELECT %[2]s FROM %[1]s WHERE %[3]s LIMIT ?)", t.table, t.key, t.expired)

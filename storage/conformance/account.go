@@ -1,0 +1,536 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// accountStore is s as the account flows use it: a backend keeping the account tables
+// implements account.Store beside storage.Store.
+func accountStore(t *testing.T, s storage.Store) account.Store {
+	t.Helper()
+	as, ok := s.(account.Store)
+	if !ok {
+		t.Fatalf("%T does not implement account.Store", s)
+	}
+	return as
+}
+
+// linkOf is an unused link of the member, made at day 1 and expiring at day 2.
+func linkOf(id string, member int64, purpose account.Purpose) account.Link {
+	return account.Link{
+		ID: id, MemberID: member, Purpose: purpose, Email: "ada@example.test", PasswordStamp: "stamp-" + id,
+		CreatedAt: at(1, 8), ExpiresAt: at(2, 8),
+	}
+}
+
+func testAccountLinks(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, _, member := oauthSetup(t, s)
+	inv := linkOf("link-1", member, account.PurposeInvitation)
+	must(t, "CreateLink", as.CreateLink(ctxA, inv))
+	got, err := as.GetLink(ctxA, "link-1", account.PurposeInvitation, at(1, 9))
+	must(t, "GetLink", err)
+	want := inv
+	want.SchoolID = schoolA.SchoolID
+	wantEqual(t, "stored link", got, want)
+
+	wantErr(t, "CreateLink with a taken id", as.CreateLink(ctxA, inv), storage.ErrAlreadyExists)
+	unknown := linkOf("link-x", member+1000, account.PurposeInvitation)
+	wantErr(t, "CreateLink for an unknown member", as.CreateLink(ctxA, unknown), storage.ErrNotFound)
+	wantErr(t, "CreateLink without an id", as.CreateLink(ctxA, linkOf("", member, account.PurposeReset)), storage.ErrInvalidArgument)
+
+	// Not found, whatever the reason: another purpose, expiry (at the expiry itself too), an
+	// unknown id.
+	for _, c := range []struct {
+		what    string
+		id      string
+		purpose account.Purpose
+		at      time.Time
+	}{
+		{"of another purpose", "link-1", account.PurposeReset, at(1, 9)},
+		{"at its expiry", "link-1", account.PurposeInvitation, at(2, 8)},
+		{"after its expiry", "link-1", account.PurposeInvitation, at(3, 8)},
+		{"of an unknown id", "nope", account.PurposeInvitation, at(1, 9)},
+	} {
+		_, err := as.GetLink(ctxA, c.id, c.purpose, c.at)
+		wantErr(t, "GetLink "+c.what, err, storage.ErrNotFound)
+		_, err = as.ConsumeLink(ctxA, c.id, c.purpose, c.at)
+		wantErr(t, "ConsumeLink "+c.what, err, storage.ErrNotFound)
+	}
+
+	// Consumed once, then gone for both reads.
+	used, err := as.ConsumeLink(ctxA, "link-1", account.PurposeInvitation, at(1, 10))
+	must(t, "ConsumeLink", err)
+	want.UsedAt = at(1, 10)
+	wantEqual(t, "consumed link", used, want)
+	_, err = as.ConsumeLink(ctxA, "link-1", account.PurposeInvitation, at(1, 11))
+	wantErr(t, "ConsumeLink twice", err, storage.ErrNotFound)
+	_, err = as.GetLink(ctxA, "link-1", account.PurposeInvitation, at(1, 11))
+	wantErr(t, "GetLink of a used link", err, storage.ErrNotFound)
+
+	// A new link of a member and purpose replaces the unused earlier one, and only that one.
+	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
+	must(t, "CreateMember", err)
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-1", member, account.PurposeReset)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("invite-2", member, account.PurposeInvitation)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-grace", other.ID, account.PurposeReset)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-2", member, account.PurposeReset)))
+	_, err = as.GetLink(ctxA, "reset-1", account.PurposeReset, at(1, 9))
+	wantErr(t, "GetLink of a replaced link", err, storage.ErrNotFound)
+	for _, l := range []struct {
+		id      string
+		purpose account.Purpose
+	}{{"reset-2", account.PurposeReset}, {"invite-2", account.PurposeInvitation}, {"reset-grace", account.PurposeReset}} {
+		if _, err := as.GetLink(ctxA, l.id, l.purpose, at(1, 9)); err != nil {
+			t.Errorf("GetLink %s after another link replaced reset-1: %v", l.id, err)
+		}
+	}
+
+	// DeleteMemberLinks ends the member's unused links of the purpose at every school, no one
+	// else's, and not those of other purposes.
+	ctxB := inSchool(t, schoolB)
+	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("reset-b", member, account.PurposeReset)))
+	must(t, "DeleteMemberLinks", as.DeleteMemberLinks(t.Context(), member, account.PurposeReset))
+	_, err = as.GetLink(ctxA, "reset-2", account.PurposeReset, at(1, 9))
+	wantErr(t, "GetLink at A after DeleteMemberLinks", err, storage.ErrNotFound)
+	_, err = as.GetLink(ctxB, "reset-b", account.PurposeReset, at(1, 9))
+	wantErr(t, "GetLink at B after DeleteMemberLinks", err, storage.ErrNotFound)
+	if _, err := as.GetLink(ctxA, "reset-grace", account.PurposeReset, at(1, 9)); err != nil {
+		t.Errorf("another member's link went with DeleteMemberLinks: %v", err)
+	}
+	if _, err := as.GetLink(ctxA, "invite-2", account.PurposeInvitation, at(1, 9)); err != nil {
+		t.Errorf("a link of another purpose went with DeleteMemberLinks: %v", err)
+	}
+}
+
+func testAccountLinkIsolation(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
+	must(t, "CreateLink at A", as.CreateLink(ctxA, linkOf("link-a", member, account.PurposeReset)))
+	_, err := as.GetLink(ctxB, "link-a", account.PurposeReset, at(1, 9))
+	wantErr(t, "GetLink of A's link at B", err, storage.ErrNotFound)
+	_, err = as.ConsumeLink(ctxB, "link-a", account.PurposeReset, at(1, 9))
+	wantErr(t, "ConsumeLink of A's link at B", err, storage.ErrNotFound)
+	// A new link at B does not replace A's.
+	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("link-b", member, account.PurposeReset)))
+	got, err := as.ConsumeLink(ctxA, "link-a", account.PurposeReset, at(1, 9))
+	must(t, "ConsumeLink at A", err)
+	if got.SchoolID != schoolA.SchoolID {
+		t.Errorf("link of school %d, want %d", got.SchoolID, schoolA.SchoolID)
+	}
+	if l, err := as.GetLink(ctxB, "link-b", account.PurposeReset, at(1, 9)); err != nil || l.SchoolID != schoolB.SchoolID {
+		t.Errorf("GetLink at B: %+v, %v", l, err)
+	}
+
+	// Without a tenant, the school-scoped methods refuse.
+	ctx := t.Context()
+	calls := map[string]func() error{
+		"CreateLink": func() error { return as.CreateLink(ctx, linkOf("link-none", member, account.PurposeReset)) },
+		"GetLink": func() error {
+			_, err := as.GetLink(ctx, "link-b", account.PurposeReset, at(1, 9))
+			return err
+		},
+		"ConsumeLink": func() error {
+			_, err := as.ConsumeLink(ctx, "link-b", account.PurposeReset, at(1, 9))
+			return err
+		},
+		"ListMemberSessions":  func() error { _, err := as.ListMemberSessions(ctx, member, at(1, 9)); return err },
+		"DeleteMemberSession": func() error { return as.DeleteMemberSession(ctx, member, "x") },
+		"DeleteOtherSessions": func() error { _, err := as.DeleteOtherSessions(ctx, member, "", false); return err },
+		"ListConnectedApps":   func() error { _, err := as.ListConnectedApps(ctx, member, at(1, 9)); return err },
+		"RevokeConnectedApp": func() error {
+			_, err := as.RevokeConnectedApp(ctx, member, "app", at(1, 9))
+			return err
+		},
+		"RecordEvent": func() error {
+			return as.RecordEvent(ctx, account.Event{MemberID: member, Kind: account.EventSignedIn, At: at(1, 9)})
+		},
+		"ListMemberEvents": func() error { _, err := as.ListMemberEvents(ctx, member, 10); return err },
+	}
+	for name, call := range calls {
+		wantErr(t, name+" without a tenant", call(), tenant.ErrNoTenant)
+	}
+	if _, err := as.GetLink(ctxB, "link-b", account.PurposeReset, at(1, 9)); err != nil {
+		t.Errorf("GetLink at B after the refused calls: %v", err)
+	}
+}
+
+func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, _, member := oauthSetup(t, s)
+	const rounds, racers = 3, 8
+	for round := range rounds {
+		id := fmt.Sprintf("race-%d", round)
+		must(t, "CreateLink", as.CreateLink(ctxA, linkOf(id, member, account.PurposeInvitation)))
+		var (
+			wg         sync.WaitGroup
+			mu         sync.Mutex
+			won, lost  int
+			start      = make(chan struct{})
+			unexpected []error
+		)
+		for range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, err := as.ConsumeLink(ctxA, id, account.PurposeInvitation, at(1, 9))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					won++
+				case errors.Is(err, storage.ErrNotFound):
+					lost++
+				default:
+					unexpected = append(unexpected, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if won != 1 || lost != racers-1 || len(unexpected) > 0 {
+			t.Errorf("round %d: %d consumers won, %d lost, errors %v; want exactly one winner", round, won, lost, unexpected)
+		}
+	}
+}
+
+func testMemberSessions(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
+	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
+	must(t, "CreateMember", err)
+	session := func(ctx context.Context, id string, m int64, seen, expires time.Time) storage.LoginSession {
+		ls := storage.LoginSession{ID: id, MemberID: m, CreatedAt: at(1, 0), LastSeenAt: seen, ExpiresAt: expires,
+			UserAgent: "Browser " + id, ClientAddr: "192.0.2.1"}
+		must(t, "CreateLoginSession "+id, s.CreateLoginSession(ctx, ls))
+		return ls
+	}
+	s1 := session(ctxA, "s-1", member, at(2, 0), at(20, 0))
+	s2 := session(ctxA, "s-2", member, at(4, 0), at(20, 0))
+	s3 := session(ctxA, "s-3", member, at(3, 0), at(20, 0))
+	session(ctxA, "s-expired", member, at(5, 0), at(9, 0))
+	session(ctxA, "s-grace", other.ID, at(5, 0), at(20, 0))
+	session(ctxB, "s-b", member, at(5, 0), at(20, 0))
+
+	// The stored session carries its browser and address.
+	got, _, err := s.GetLoginSession(ctxA, "s-1")
+	must(t, "GetLoginSession", err)
+	wantEqual(t, "stored session", got, s1)
+
+	info := func(ls storage.LoginSession) account.SessionInfo {
+		return account.SessionInfo{ID: ls.ID, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
+			UserAgent: ls.UserAgent, ClientAddr: ls.ClientAddr}
+	}
+	list, err := as.ListMemberSessions(ctxA, member, at(10, 0))
+	must(t, "ListMemberSessions", err)
+	wantEqual(t, "the member's live sessions at A, latest seen first", list,
+		[]account.SessionInfo{info(s2), info(s3), info(s1)})
+
+	wantErr(t, "DeleteMemberSession of another member's session", as.DeleteMemberSession(ctxA, member, "s-grace"), storage.ErrNotFound)
+	wantErr(t, "DeleteMemberSession of the member's session at B", as.DeleteMemberSession(ctxA, member, "s-b"), storage.ErrNotFound)
+	wantErr(t, "DeleteMemberSession of an unknown id", as.DeleteMemberSession(ctxA, member, "nope"), storage.ErrNotFound)
+	must(t, "DeleteMemberSession", as.DeleteMemberSession(ctxA, member, "s-3"))
+	_, _, err = s.GetLoginSession(ctxA, "s-3")
+	wantErr(t, "GetLoginSession of a deleted session", err, storage.ErrNotFound)
+	for ctx, id := range map[context.Context]string{ctxA: "s-grace", ctxB: "s-b"} {
+		if _, _, err := s.GetLoginSession(ctx, id); err != nil {
+			t.Errorf("session %s after the refused deletes: %v", id, err)
+		}
+	}
+
+	// At A only, keeping s-1: s-2 and the expired one go; Grace's and B's stay.
+	n, err := as.DeleteOtherSessions(ctxA, member, "s-1", false)
+	must(t, "DeleteOtherSessions", err)
+	if n != 2 {
+		t.Errorf("DeleteOtherSessions at A ended %d sessions, want 2", n)
+	}
+	list, err = as.ListMemberSessions(ctxA, member, at(10, 0))
+	must(t, "ListMemberSessions", err)
+	wantEqual(t, "sessions left at A", list, []account.SessionInfo{info(s1)})
+	if _, _, err := s.GetLoginSession(ctxB, "s-b"); err != nil {
+		t.Errorf("the session at B after DeleteOtherSessions at A: %v", err)
+	}
+
+	// Everywhere, keeping s-1: B's goes too; Grace's stays.
+	session(ctxA, "s-4", member, at(6, 0), at(20, 0))
+	n, err = as.DeleteOtherSessions(ctxA, member, "s-1", true)
+	must(t, "DeleteOtherSessions everywhere", err)
+	if n != 2 {
+		t.Errorf("DeleteOtherSessions everywhere ended %d sessions, want 2", n)
+	}
+	_, _, err = s.GetLoginSession(ctxB, "s-b")
+	wantErr(t, "the session at B after DeleteOtherSessions everywhere", err, storage.ErrNotFound)
+	for _, id := range []string{"s-1", "s-grace"} {
+		if _, _, err := s.GetLoginSession(ctxA, id); err != nil {
+			t.Errorf("session %s after DeleteOtherSessions everywhere: %v", id, err)
+		}
+	}
+	// Keeping none, without a tenant (everywhere needs none).
+	n, err = as.DeleteOtherSessions(t.Context(), member, "", true)
+	must(t, "DeleteOtherSessions everywhere keeping none", err)
+	if n != 1 {
+		t.Errorf("DeleteOtherSessions keeping none ended %d sessions, want 1", n)
+	}
+	if _, _, err := s.GetLoginSession(ctxA, "s-grace"); err != nil {
+		t.Errorf("another member's session after DeleteOtherSessions: %v", err)
+	}
+}
+
+func testConnectedApps(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
+	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
+	must(t, "CreateMember", err)
+	zed := publicClient("app-z")
+	zed.Name = "Zed"
+	_, err = s.CreateClient(ctxA, zed)
+	must(t, "CreateClient", err)
+	alpha := publicClient("app-a")
+	alpha.Name = "Alpha"
+	_, err = s.CreateClient(ctxA, alpha)
+	must(t, "CreateClient", err)
+
+	pair := func(ctx context.Context, client, rid, n string, m int64, requested time.Time, scopes []string, edit func(*storage.TokenPair)) storage.TokenPair {
+		p := pairOf(client, rid, n, m)
+		p.RequestedAt, p.Scopes = requested, scopes
+		if edit != nil {
+			edit(&p)
+		}
+		return mustPair(t, s, ctx, p)
+	}
+	// Zed: two grants, one refreshed; an expired and a revoked pair do not count.
+	pair(ctxA, "app-z", "z1", "z1a", member, at(2, 8), []string{"openid", "account:read"}, nil)
+	pair(ctxA, "app-z", "z1", "z1b", member, at(3, 8), []string{"openid", "account:read"}, nil)
+	pair(ctxA, "app-z", "z2", "z2", member, at(4, 8), []string{"courses:read", "openid"}, nil)
+	pair(ctxA, "app-z", "z3", "z3-expired", member, at(1, 8), []string{"expired:scope"}, func(p *storage.TokenPair) {
+		p.RefreshExpiresAt = ptr(at(9, 0))
+	})
+	pair(ctxA, "app-z", "z4", "z4-revoked", member, at(1, 7), []string{"revoked:scope"}, func(p *storage.TokenPair) {
+		p.RevokedAt = ptr(at(5, 0))
+	})
+	// Alpha: a pair without a refresh token, live by its access token.
+	pair(ctxA, "app-a", "a1", "a1", member, at(5, 8), []string{"openid"}, func(p *storage.TokenPair) {
+		p.RefreshSignature, p.RefreshExpiresAt, p.AccessExpiresAt = "", nil, at(11, 0)
+	})
+	// A client without a stored row (a Client ID Metadata Document) is named by its id.
+	doc := "https://app.example.test/client.json"
+	pair(ctxA, doc, "d1", "d1", member, at(6, 8), []string{"openid"}, nil)
+	// Another member's and another school's pairs are not the member's here.
+	pair(ctxA, "app-z", "g1", "g1", other.ID, at(2, 8), []string{"openid"}, nil)
+	pair(ctxB, "app-b", "b1", "b1", member, at(2, 8), []string{"openid"}, nil)
+	// A pair without an access-only life left at `at`.
+	pair(ctxA, "app-a", "a2", "a2-expired", member, at(1, 8), []string{"gone:scope"}, func(p *storage.TokenPair) {
+		p.RefreshSignature, p.RefreshExpiresAt, p.AccessExpiresAt = "", nil, at(9, 0)
+	})
+
+	now := at(10, 0)
+	apps, err := as.ListConnectedApps(ctxA, member, now)
+	must(t, "ListConnectedApps", err)
+	wantEqual(t, "connected apps at A", apps, []account.ConnectedApp{
+		{ClientID: "app-a", ClientName: "Alpha", Scopes: []string{"openid"}, GrantedAt: at(5, 8), LastUsedAt: at(5, 8)},
+		{ClientID: doc, ClientName: doc, Scopes: []string{"openid"}, GrantedAt: at(6, 8), LastUsedAt: at(6, 8)},
+		{ClientID: "app-z", ClientName: "Zed", Scopes: []string{"account:read", "courses:read", "openid"}, GrantedAt: at(2, 8), LastUsedAt: at(4, 8)},
+	})
+	apps, err = as.ListConnectedApps(ctxB, member, now)
+	must(t, "ListConnectedApps at B", err)
+	if len(apps) != 1 || apps[0].ClientID != "app-b" || apps[0].ClientName != "app-b" {
+		t.Errorf("connected apps at B: %+v", apps)
+	}
+
+	// Revoking Zed revokes every unrevoked pair of it for the member at A, expired or not.
+	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "z5", "code-z", member)))
+	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "g2", "code-grace", other.ID)))
+	n, err := as.RevokeConnectedApp(ctxA, member, "app-z", at(10, 1))
+	must(t, "RevokeConnectedApp", err)
+	if n != 4 {
+		t.Errorf("RevokeConnectedApp revoked %d pairs, want 4", n)
+	}
+	for _, sig := range []string{"at-z1a", "at-z1b", "at-z2", "at-z3-expired"} {
+		if p := getPair(t, s, ctxA, sig); p.RevokedAt == nil || !p.RevokedAt.Equal(at(10, 1)) {
+			t.Errorf("pair %s after RevokeConnectedApp: revoked at %v", sig, p.RevokedAt)
+		}
+	}
+	if p := getPair(t, s, ctxA, "at-z4-revoked"); p.RevokedAt == nil || !p.RevokedAt.Equal(at(5, 0)) {
+		t.Errorf("an earlier revocation was rewritten: %v", p.RevokedAt)
+	}
+	if c, err := s.GetAuthorizationCode(ctxA, "code-z"); err != nil || c.Active {
+		t.Errorf("the member's code of the revoked app: %+v, %v", c, err)
+	}
+	if c, err := s.GetAuthorizationCode(ctxA, "code-grace"); err != nil || !c.Active {
+		t.Errorf("another member's code of the revoked app: %+v, %v", c, err)
+	}
+	for ctx, sig := range map[context.Context]string{ctxA: "at-g1", ctxB: "at-b1"} {
+		if p := getPair(t, s, ctx, sig); p.RevokedAt != nil {
+			t.Errorf("pair %s was revoked with the member's app at A", sig)
+		}
+	}
+	if p := getPair(t, s, ctxA, "at-a1"); p.RevokedAt != nil {
+		t.Error("another client's pair was revoked with Zed")
+	}
+	apps, err = as.ListConnectedApps(ctxA, member, now)
+	must(t, "ListConnectedApps", err)
+	if len(apps) != 2 || apps[0].ClientID != "app-a" || apps[1].ClientID != doc {
+		t.Errorf("connected apps after revoking Zed: %+v", apps)
+	}
+	n, err = as.RevokeConnectedApp(ctxA, member, "app-z", at(10, 2))
+	must(t, "RevokeConnectedApp twice", err)
+	if n != 0 {
+		t.Errorf("RevokeConnectedApp twice revoked %d pairs", n)
+	}
+	// B's client is not reachable from A.
+	n, err = as.RevokeConnectedApp(ctxA, member, "app-b", at(10, 2))
+	must(t, "RevokeConnectedApp of B's client at A", err)
+	if n != 0 {
+		t.Errorf("RevokeConnectedApp of B's client at A revoked %d pairs", n)
+	}
+
+	// Everything of the member everywhere, nothing of Grace's.
+	n, err = as.RevokeAllConnectedApps(t.Context(), member, at(10, 3))
+	must(t, "RevokeAllConnectedApps", err)
+	if n != 4 { // a1, a2-expired, d1, b1
+		t.Errorf("RevokeAllConnectedApps revoked %d pairs, want 4", n)
+	}
+	for ctx, sig := range map[context.Context]string{ctxA: "at-d1", ctxB: "at-b1"} {
+		if p := getPair(t, s, ctx, sig); p.RevokedAt == nil {
+			t.Errorf("pair %s after RevokeAllConnectedApps is not revoked", sig)
+		}
+	}
+	if p := getPair(t, s, ctxA, "at-g1"); p.RevokedAt != nil {
+		t.Error("another member's pair was revoked by RevokeAllConnectedApps")
+	}
+	for _, ctx := range []context.Context{ctxA, ctxB} {
+		apps, err := as.ListConnectedApps(ctx, member, now)
+		must(t, "ListConnectedApps", err)
+		if len(apps) != 0 {
+			t.Errorf("connected apps after RevokeAllConnectedApps: %+v", apps)
+		}
+	}
+	if apps, err := as.ListConnectedApps(ctxA, other.ID, now); err != nil || len(apps) != 1 {
+		t.Errorf("Grace's connected apps: %+v, %v", apps, err)
+	}
+}
+
+func testMemberEvents(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
+	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
+	must(t, "CreateMember", err)
+	event := func(ctx context.Context, m int64, kind account.EventKind, when time.Time) account.Event {
+		e := account.Event{MemberID: m, Kind: kind, At: when, ClientAddr: "192.0.2.7", UserAgent: "Browser", Detail: "note " + string(kind)}
+		must(t, "RecordEvent", as.RecordEvent(ctx, e))
+		return e
+	}
+	e1 := event(ctxA, member, account.EventSignedIn, at(1, 8))
+	e2 := event(ctxA, member, account.EventPasswordChanged, at(3, 8))
+	e3 := event(ctxA, member, account.EventAppRemoved, at(2, 8))
+	event(ctxA, other.ID, account.EventSignedIn, at(4, 8))
+	event(ctxB, member, account.EventSignedIn, at(5, 8))
+	wantErr(t, "RecordEvent for an unknown member",
+		as.RecordEvent(ctxA, account.Event{MemberID: member + 1000, Kind: account.EventSignedIn, At: at(1, 8)}), storage.ErrNotFound)
+	wantErr(t, "RecordEvent without a kind",
+		as.RecordEvent(ctxA, account.Event{MemberID: member, At: at(1, 8)}), storage.ErrInvalidArgument)
+
+	got, err := as.ListMemberEvents(ctxA, member, 10)
+	must(t, "ListMemberEvents", err)
+	if len(got) != 3 {
+		t.Fatalf("ListMemberEvents: %d events, want 3: %+v", len(got), got)
+	}
+	for i, want := range []account.Event{e2, e3, e1} {
+		want.ID, want.SchoolID = got[i].ID, schoolA.SchoolID
+		if got[i].ID == 0 {
+			t.Errorf("event %d has no id", i)
+		}
+		wantEqual(t, fmt.Sprintf("event %d, newest first", i), got[i], want)
+	}
+	got, err = as.ListMemberEvents(ctxA, member, 2)
+	must(t, "ListMemberEvents with limit 2", err)
+	if len(got) != 2 || got[0].Kind != e2.Kind || got[1].Kind != e3.Kind {
+		t.Errorf("ListMemberEvents with limit 2: %+v", got)
+	}
+	got, err = as.ListMemberEvents(ctxA, member, 0)
+	must(t, "ListMemberEvents with limit 0", err)
+	if len(got) != 1 || got[0].Kind != e2.Kind {
+		t.Errorf("ListMemberEvents with limit 0 (brought to 1): %+v", got)
+	}
+	got, err = as.ListMemberEvents(ctxB, member, 10)
+	must(t, "ListMemberEvents at B", err)
+	if len(got) != 1 || got[0].SchoolID != schoolB.SchoolID || !got[0].At.Equal(at(5, 8)) {
+		t.Errorf("events at B: %+v", got)
+	}
+
+	// The limit is bounded: more than 100 asked gets 100.
+	for i := range 105 {
+		event(ctxB, other.ID, account.EventSignedIn, at(1, 0).Add(time.Duration(i)*time.Minute))
+	}
+	got, err = as.ListMemberEvents(ctxB, other.ID, 1000)
+	must(t, "ListMemberEvents with limit 1000", err)
+	if len(got) != 100 || !got[0].At.Equal(at(1, 0).Add(104*time.Minute)) {
+		t.Errorf("ListMemberEvents with limit 1000: %d events, first at %v", len(got), got[0].At)
+	}
+}
+
+func testAccountPurge(t *testing.T, s storage.Store) {
+	as := accountStore(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
+	before := at(10, 0)
+	link := func(ctx context.Context, id string, purpose account.Purpose, expires time.Time, used bool) {
+		l := linkOf(id, member, purpose)
+		l.ExpiresAt = expires
+		must(t, "CreateLink", as.CreateLink(ctx, l))
+		if used {
+			_, err := as.ConsumeLink(ctx, id, purpose, at(1, 9))
+			must(t, "ConsumeLink", err)
+		}
+	}
+	link(ctxA, "l-expired", account.PurposeInvitation, at(9, 0), false)
+	link(ctxA, "l-used-expired", account.PurposeReset, at(9, 0), true)
+	link(ctxB, "l-expired-b", account.PurposeReset, at(8, 0), false)
+	// Used first: a new link replaces only unused ones, so both stay.
+	link(ctxA, "l-used-live", account.PurposeEmailChange, at(11, 0), true)
+	link(ctxA, "l-live", account.PurposeEmailChange, at(11, 0), false)
+
+	retention := 180 * 24 * time.Hour
+	record := func(ctx context.Context, when time.Time) {
+		must(t, "RecordEvent", as.RecordEvent(ctx, account.Event{MemberID: member, Kind: account.EventSignedIn, At: when}))
+	}
+	record(ctxA, before.Add(-retention-time.Hour)) // old
+	record(ctxB, before.Add(-retention-time.Hour)) // old
+	record(ctxA, before.Add(-retention+time.Hour)) // kept
+	record(ctxA, before)                           // kept
+
+	n, err := s.PurgeExpired(t.Context(), before, 100)
+	must(t, "PurgeExpired", err)
+	if n != 5 {
+		t.Errorf("PurgeExpired deleted %d rows, want 5 (3 links, 2 events)", n)
+	}
+	eventsA, err := as.ListMemberEvents(ctxA, member, 100)
+	must(t, "ListMemberEvents", err)
+	eventsB, err := as.ListMemberEvents(ctxB, member, 100)
+	must(t, "ListMemberEvents", err)
+	if len(eventsA) != 2 || len(eventsB) != 0 {
+		t.Errorf("events left: %d at A (want 2), %d at B (want 0)", len(eventsA), len(eventsB))
+	}
+	if _, err := as.GetLink(ctxA, "l-live", account.PurposeEmailChange, at(9, 0)); err != nil {
+		t.Errorf("live link after the purge: %v", err)
+	}
+	// A second purge finds nothing left.
+	n, err = s.PurgeExpired(t.Context(), before, 100)
+	must(t, "PurgeExpired", err)
+	if n != 0 {
+		t.Errorf("second purge deleted %d rows", n)
+	}
+	// The used live link is still stored: its id is taken.
+	wantErr(t, "CreateLink over the used live link", as.CreateLink(ctxA, linkOf("l-used-live", member, account.PurposeEmailChange)), storage.ErrAlreadyExists)
+	// The expired ones are gone: their ids are free again.
+	must(t, "CreateLink over a purged link", as.CreateLink(ctxA, linkOf("l-expired", member, account.PurposeInvitation)))
+}
