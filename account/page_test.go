@@ -45,7 +45,7 @@ func TestAccountPageShowsTheMemberEscaped(t *testing.T) {
 			t.Fatalf("status %d", res.StatusCode)
 		}
 		for _, want := range []string{"Northwind", annEmail, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",
-			`<img src="https://img.example/ann.png"`, "This device", "Chrome on macOS", "127.0.0.1", "Signed in"} {
+			`<img src="https://img.example/ann.png"`, "This device", "Chrome on macOS", "127.0.0.1", "Signed in</span>"} {
 			if !strings.Contains(res.body, want) {
 				t.Errorf("page lacks %q", want)
 			}
@@ -80,6 +80,8 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browser(chromeMac)
 		b.signIn(e.a, annEmail)
+		other := e.browser(firefoxWin) // so that the page has the "all other devices" form
+		other.signIn(e.a, annEmail)
 		for _, tc := range []struct{ action, field, value string }{
 			{account.ProfilePath, "name", "Mallory"},
 			{account.PasswordPath, "new_password", "a new password of mine"},
@@ -104,6 +106,9 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 		}
 		if len(e.mails()) != 0 {
 			t.Error("a mail was queued")
+		}
+		if !other.signedIn(e.a) {
+			t.Error("a refused form ended a session")
 		}
 	})
 }
