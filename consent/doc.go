@@ -18,7 +18,9 @@
 //
 // Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
 // a key derived from the system secret) in a school-scoped table, so a session exists only at
-// the school whose host created it. Idle and absolute timeouts are checked on the server.
+// the school whose host created it, with the browser's User-Agent and address for the member's
+// list of sessions. Idle and absolute timeouts are checked on the server; Deps.OnSignIn hears
+// of each successful sign-in (package account records it).
 // Sign-in attempts are charged per e-mail (or per known-device cookie, device.go) and per
 // client address to a Limiter before any password is checked, atomically, and given back when
 // they were not failures; once a budget is spent the attempt is refused. Operators lift an

@@ -207,6 +207,7 @@ type browser struct {
 	host    string
 	secure  bool
 	addr    string
+	ua      string // User-Agent, if set
 	cookies map[string]*http.Cookie
 }
 
@@ -243,6 +244,9 @@ func (b *browser) do(method, target string, form url.Values) response {
 	}
 	if b.addr != "" {
 		req.Header.Set("X-Test-Addr", b.addr)
+	}
+	if b.ua != "" {
+		req.Header.Set("User-Agent", b.ua)
 	}
 	for _, c := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})

@@ -2,6 +2,7 @@ package consent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,12 @@ type Deps struct {
 	// IdleTimeout ends a session not used for that long; AbsoluteTimeout ends any session that
 	// long after sign-in (zero: DefaultIdleTimeout, DefaultAbsoluteTimeout).
 	IdleTimeout, AbsoluteTimeout time.Duration
+	// OnSignIn, if set, is called after each successful password sign-in, once the session is
+	// started, with the request and the member (without PasswordHash). It is how the account
+	// package records sign-in events without consent importing it; it runs on the request's
+	// goroutine before the redirect is written, so it should be quick and must report its own
+	// failures (a sign-in is not undone by them).
+	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
@@ -93,6 +100,7 @@ type Handler struct {
 	// keys, derived from the system secret, so that neither value can stand in for the other;
 	// deviceKey signs known-device cookies.
 	sessionKey, csrfKey, deviceKey []byte
+	onSignIn                       func(ctx context.Context, r *http.Request, m storage.Member)
 }
 
 // New checks d and returns the handler.
@@ -110,7 +118,7 @@ func New(d Deps) (*Handler, error) {
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
 		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
 		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
-		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),

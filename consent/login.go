@@ -139,6 +139,10 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	h.setKnownDevice(w, secureCookies(r), digest)
 	clearLoginCSRF(w, secureCookies(r))
 	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
+	if h.onSignIn != nil {
+		m.PasswordHash = ""
+		h.onSignIn(ctx, r, m)
+	}
 	SeeOther(w, page.ReturnTo)
 	return nil
 }

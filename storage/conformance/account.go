@@ -8,25 +8,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/account/accountstore"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
 // accountStore is s as the account flows use it: a backend keeping the account tables
-// implements account.Store beside storage.Store.
-func accountStore(t *testing.T, s storage.Store) account.Store {
+// implements account.Store (accountstore.Store) beside storage.Store.
+func accountStore(t *testing.T, s storage.Store) accountstore.Store {
 	t.Helper()
-	as, ok := s.(account.Store)
+	as, ok := s.(accountstore.Store)
 	if !ok {
-		t.Fatalf("%T does not implement account.Store", s)
+		t.Fatalf("%T does not implement accountstore.Store", s)
 	}
 	return as
 }
 
 // linkOf is an unused link of the member, made at day 1 and expiring at day 2.
-func linkOf(id string, member int64, purpose account.Purpose) account.Link {
-	return account.Link{
+func linkOf(id string, member int64, purpose accountstore.Purpose) accountstore.Link {
+	return accountstore.Link{
 		ID: id, MemberID: member, Purpose: purpose, Email: "ada@example.test", PasswordStamp: "stamp-" + id,
 		CreatedAt: at(1, 8), ExpiresAt: at(2, 8),
 	}
@@ -35,31 +35,31 @@ func linkOf(id string, member int64, purpose account.Purpose) account.Link {
 func testAccountLinks(t *testing.T, s storage.Store) {
 	as := accountStore(t, s)
 	ctxA, _, member := oauthSetup(t, s)
-	inv := linkOf("link-1", member, account.PurposeInvitation)
+	inv := linkOf("link-1", member, accountstore.PurposeInvitation)
 	must(t, "CreateLink", as.CreateLink(ctxA, inv))
-	got, err := as.GetLink(ctxA, "link-1", account.PurposeInvitation, at(1, 9))
+	got, err := as.GetLink(ctxA, "link-1", accountstore.PurposeInvitation, at(1, 9))
 	must(t, "GetLink", err)
 	want := inv
 	want.SchoolID = schoolA.SchoolID
 	wantEqual(t, "stored link", got, want)
 
 	wantErr(t, "CreateLink with a taken id", as.CreateLink(ctxA, inv), storage.ErrAlreadyExists)
-	unknown := linkOf("link-x", member+1000, account.PurposeInvitation)
+	unknown := linkOf("link-x", member+1000, accountstore.PurposeInvitation)
 	wantErr(t, "CreateLink for an unknown member", as.CreateLink(ctxA, unknown), storage.ErrNotFound)
-	wantErr(t, "CreateLink without an id", as.CreateLink(ctxA, linkOf("", member, account.PurposeReset)), storage.ErrInvalidArgument)
+	wantErr(t, "CreateLink without an id", as.CreateLink(ctxA, linkOf("", member, accountstore.PurposeReset)), storage.ErrInvalidArgument)
 
 	// Not found, whatever the reason: another purpose, expiry (at the expiry itself too), an
 	// unknown id.
 	for _, c := range []struct {
 		what    string
 		id      string
-		purpose account.Purpose
+		purpose accountstore.Purpose
 		at      time.Time
 	}{
-		{"of another purpose", "link-1", account.PurposeReset, at(1, 9)},
-		{"at its expiry", "link-1", account.PurposeInvitation, at(2, 8)},
-		{"after its expiry", "link-1", account.PurposeInvitation, at(3, 8)},
-		{"of an unknown id", "nope", account.PurposeInvitation, at(1, 9)},
+		{"of another purpose", "link-1", accountstore.PurposeReset, at(1, 9)},
+		{"at its expiry", "link-1", accountstore.PurposeInvitation, at(2, 8)},
+		{"after its expiry", "link-1", accountstore.PurposeInvitation, at(3, 8)},
+		{"of an unknown id", "nope", accountstore.PurposeInvitation, at(1, 9)},
 	} {
 		_, err := as.GetLink(ctxA, c.id, c.purpose, c.at)
 		wantErr(t, "GetLink "+c.what, err, storage.ErrNotFound)
@@ -68,28 +68,28 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 	}
 
 	// Consumed once, then gone for both reads.
-	used, err := as.ConsumeLink(ctxA, "link-1", account.PurposeInvitation, at(1, 10))
+	used, err := as.ConsumeLink(ctxA, "link-1", accountstore.PurposeInvitation, at(1, 10))
 	must(t, "ConsumeLink", err)
 	want.UsedAt = at(1, 10)
 	wantEqual(t, "consumed link", used, want)
-	_, err = as.ConsumeLink(ctxA, "link-1", account.PurposeInvitation, at(1, 11))
+	_, err = as.ConsumeLink(ctxA, "link-1", accountstore.PurposeInvitation, at(1, 11))
 	wantErr(t, "ConsumeLink twice", err, storage.ErrNotFound)
-	_, err = as.GetLink(ctxA, "link-1", account.PurposeInvitation, at(1, 11))
+	_, err = as.GetLink(ctxA, "link-1", accountstore.PurposeInvitation, at(1, 11))
 	wantErr(t, "GetLink of a used link", err, storage.ErrNotFound)
 
 	// A new link of a member and purpose replaces the unused earlier one, and only that one.
 	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
 	must(t, "CreateMember", err)
-	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-1", member, account.PurposeReset)))
-	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("invite-2", member, account.PurposeInvitation)))
-	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-grace", other.ID, account.PurposeReset)))
-	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-2", member, account.PurposeReset)))
-	_, err = as.GetLink(ctxA, "reset-1", account.PurposeReset, at(1, 9))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-1", member, accountstore.PurposeReset)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("invite-2", member, accountstore.PurposeInvitation)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-grace", other.ID, accountstore.PurposeReset)))
+	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-2", member, accountstore.PurposeReset)))
+	_, err = as.GetLink(ctxA, "reset-1", accountstore.PurposeReset, at(1, 9))
 	wantErr(t, "GetLink of a replaced link", err, storage.ErrNotFound)
 	for _, l := range []struct {
 		id      string
-		purpose account.Purpose
-	}{{"reset-2", account.PurposeReset}, {"invite-2", account.PurposeInvitation}, {"reset-grace", account.PurposeReset}} {
+		purpose accountstore.Purpose
+	}{{"reset-2", accountstore.PurposeReset}, {"invite-2", accountstore.PurposeInvitation}, {"reset-grace", accountstore.PurposeReset}} {
 		if _, err := as.GetLink(ctxA, l.id, l.purpose, at(1, 9)); err != nil {
 			t.Errorf("GetLink %s after another link replaced reset-1: %v", l.id, err)
 		}
@@ -98,16 +98,16 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 	// DeleteMemberLinks ends the member's unused links of the purpose at every school, no one
 	// else's, and not those of other purposes.
 	ctxB := inSchool(t, schoolB)
-	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("reset-b", member, account.PurposeReset)))
-	must(t, "DeleteMemberLinks", as.DeleteMemberLinks(t.Context(), member, account.PurposeReset))
-	_, err = as.GetLink(ctxA, "reset-2", account.PurposeReset, at(1, 9))
+	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("reset-b", member, accountstore.PurposeReset)))
+	must(t, "DeleteMemberLinks", as.DeleteMemberLinks(t.Context(), member, accountstore.PurposeReset))
+	_, err = as.GetLink(ctxA, "reset-2", accountstore.PurposeReset, at(1, 9))
 	wantErr(t, "GetLink at A after DeleteMemberLinks", err, storage.ErrNotFound)
-	_, err = as.GetLink(ctxB, "reset-b", account.PurposeReset, at(1, 9))
+	_, err = as.GetLink(ctxB, "reset-b", accountstore.PurposeReset, at(1, 9))
 	wantErr(t, "GetLink at B after DeleteMemberLinks", err, storage.ErrNotFound)
-	if _, err := as.GetLink(ctxA, "reset-grace", account.PurposeReset, at(1, 9)); err != nil {
+	if _, err := as.GetLink(ctxA, "reset-grace", accountstore.PurposeReset, at(1, 9)); err != nil {
 		t.Errorf("another member's link went with DeleteMemberLinks: %v", err)
 	}
-	if _, err := as.GetLink(ctxA, "invite-2", account.PurposeInvitation, at(1, 9)); err != nil {
+	if _, err := as.GetLink(ctxA, "invite-2", accountstore.PurposeInvitation, at(1, 9)); err != nil {
 		t.Errorf("a link of another purpose went with DeleteMemberLinks: %v", err)
 	}
 }
@@ -115,32 +115,32 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 	as := accountStore(t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	must(t, "CreateLink at A", as.CreateLink(ctxA, linkOf("link-a", member, account.PurposeReset)))
-	_, err := as.GetLink(ctxB, "link-a", account.PurposeReset, at(1, 9))
+	must(t, "CreateLink at A", as.CreateLink(ctxA, linkOf("link-a", member, accountstore.PurposeReset)))
+	_, err := as.GetLink(ctxB, "link-a", accountstore.PurposeReset, at(1, 9))
 	wantErr(t, "GetLink of A's link at B", err, storage.ErrNotFound)
-	_, err = as.ConsumeLink(ctxB, "link-a", account.PurposeReset, at(1, 9))
+	_, err = as.ConsumeLink(ctxB, "link-a", accountstore.PurposeReset, at(1, 9))
 	wantErr(t, "ConsumeLink of A's link at B", err, storage.ErrNotFound)
 	// A new link at B does not replace A's.
-	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("link-b", member, account.PurposeReset)))
-	got, err := as.ConsumeLink(ctxA, "link-a", account.PurposeReset, at(1, 9))
+	must(t, "CreateLink at B", as.CreateLink(ctxB, linkOf("link-b", member, accountstore.PurposeReset)))
+	got, err := as.ConsumeLink(ctxA, "link-a", accountstore.PurposeReset, at(1, 9))
 	must(t, "ConsumeLink at A", err)
 	if got.SchoolID != schoolA.SchoolID {
 		t.Errorf("link of school %d, want %d", got.SchoolID, schoolA.SchoolID)
 	}
-	if l, err := as.GetLink(ctxB, "link-b", account.PurposeReset, at(1, 9)); err != nil || l.SchoolID != schoolB.SchoolID {
+	if l, err := as.GetLink(ctxB, "link-b", accountstore.PurposeReset, at(1, 9)); err != nil || l.SchoolID != schoolB.SchoolID {
 		t.Errorf("GetLink at B: %+v, %v", l, err)
 	}
 
 	// Without a tenant, the school-scoped methods refuse.
 	ctx := t.Context()
 	calls := map[string]func() error{
-		"CreateLink": func() error { return as.CreateLink(ctx, linkOf("link-none", member, account.PurposeReset)) },
+		"CreateLink": func() error { return as.CreateLink(ctx, linkOf("link-none", member, accountstore.PurposeReset)) },
 		"GetLink": func() error {
-			_, err := as.GetLink(ctx, "link-b", account.PurposeReset, at(1, 9))
+			_, err := as.GetLink(ctx, "link-b", accountstore.PurposeReset, at(1, 9))
 			return err
 		},
 		"ConsumeLink": func() error {
-			_, err := as.ConsumeLink(ctx, "link-b", account.PurposeReset, at(1, 9))
+			_, err := as.ConsumeLink(ctx, "link-b", accountstore.PurposeReset, at(1, 9))
 			return err
 		},
 		"ListMemberSessions":  func() error { _, err := as.ListMemberSessions(ctx, member, at(1, 9)); return err },
@@ -152,14 +152,14 @@ func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 			return err
 		},
 		"RecordEvent": func() error {
-			return as.RecordEvent(ctx, account.Event{MemberID: member, Kind: account.EventSignedIn, At: at(1, 9)})
+			return as.RecordEvent(ctx, accountstore.Event{MemberID: member, Kind: accountstore.EventSignedIn, At: at(1, 9)})
 		},
 		"ListMemberEvents": func() error { _, err := as.ListMemberEvents(ctx, member, 10); return err },
 	}
 	for name, call := range calls {
 		wantErr(t, name+" without a tenant", call(), tenant.ErrNoTenant)
 	}
-	if _, err := as.GetLink(ctxB, "link-b", account.PurposeReset, at(1, 9)); err != nil {
+	if _, err := as.GetLink(ctxB, "link-b", accountstore.PurposeReset, at(1, 9)); err != nil {
 		t.Errorf("GetLink at B after the refused calls: %v", err)
 	}
 }
@@ -170,7 +170,7 @@ func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
 	const rounds, racers = 3, 8
 	for round := range rounds {
 		id := fmt.Sprintf("race-%d", round)
-		must(t, "CreateLink", as.CreateLink(ctxA, linkOf(id, member, account.PurposeInvitation)))
+		must(t, "CreateLink", as.CreateLink(ctxA, linkOf(id, member, accountstore.PurposeInvitation)))
 		var (
 			wg         sync.WaitGroup
 			mu         sync.Mutex
@@ -183,7 +183,7 @@ func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, err := as.ConsumeLink(ctxA, id, account.PurposeInvitation, at(1, 9))
+				_, err := as.ConsumeLink(ctxA, id, accountstore.PurposeInvitation, at(1, 9))
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -227,14 +227,14 @@ func testMemberSessions(t *testing.T, s storage.Store) {
 	must(t, "GetLoginSession", err)
 	wantEqual(t, "stored session", got, s1)
 
-	info := func(ls storage.LoginSession) account.SessionInfo {
-		return account.SessionInfo{ID: ls.ID, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
+	info := func(ls storage.LoginSession) accountstore.SessionInfo {
+		return accountstore.SessionInfo{ID: ls.ID, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
 			UserAgent: ls.UserAgent, ClientAddr: ls.ClientAddr}
 	}
 	list, err := as.ListMemberSessions(ctxA, member, at(10, 0))
 	must(t, "ListMemberSessions", err)
 	wantEqual(t, "the member's live sessions at A, latest seen first", list,
-		[]account.SessionInfo{info(s2), info(s3), info(s1)})
+		[]accountstore.SessionInfo{info(s2), info(s3), info(s1)})
 
 	wantErr(t, "DeleteMemberSession of another member's session", as.DeleteMemberSession(ctxA, member, "s-grace"), storage.ErrNotFound)
 	wantErr(t, "DeleteMemberSession of the member's session at B", as.DeleteMemberSession(ctxA, member, "s-b"), storage.ErrNotFound)
@@ -256,7 +256,7 @@ func testMemberSessions(t *testing.T, s storage.Store) {
 	}
 	list, err = as.ListMemberSessions(ctxA, member, at(10, 0))
 	must(t, "ListMemberSessions", err)
-	wantEqual(t, "sessions left at A", list, []account.SessionInfo{info(s1)})
+	wantEqual(t, "sessions left at A", list, []accountstore.SessionInfo{info(s1)})
 	if _, _, err := s.GetLoginSession(ctxB, "s-b"); err != nil {
 		t.Errorf("the session at B after DeleteOtherSessions at A: %v", err)
 	}
@@ -336,7 +336,7 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 	now := at(10, 0)
 	apps, err := as.ListConnectedApps(ctxA, member, now)
 	must(t, "ListConnectedApps", err)
-	wantEqual(t, "connected apps at A", apps, []account.ConnectedApp{
+	wantEqual(t, "connected apps at A", apps, []accountstore.ConnectedApp{
 		{ClientID: "app-a", ClientName: "Alpha", Scopes: []string{"openid"}, GrantedAt: at(5, 8), LastUsedAt: at(5, 8)},
 		{ClientID: doc, ClientName: doc, Scopes: []string{"openid"}, GrantedAt: at(6, 8), LastUsedAt: at(6, 8)},
 		{ClientID: "app-z", ClientName: "Zed", Scopes: []string{"account:read", "courses:read", "openid"}, GrantedAt: at(2, 8), LastUsedAt: at(4, 8)},
@@ -425,27 +425,27 @@ func testMemberEvents(t *testing.T, s storage.Store) {
 	ctxA, ctxB, member := oauthSetup(t, s)
 	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
 	must(t, "CreateMember", err)
-	event := func(ctx context.Context, m int64, kind account.EventKind, when time.Time) account.Event {
-		e := account.Event{MemberID: m, Kind: kind, At: when, ClientAddr: "192.0.2.7", UserAgent: "Browser", Detail: "note " + string(kind)}
+	event := func(ctx context.Context, m int64, kind accountstore.EventKind, when time.Time) accountstore.Event {
+		e := accountstore.Event{MemberID: m, Kind: kind, At: when, ClientAddr: "192.0.2.7", UserAgent: "Browser", Detail: "note " + string(kind)}
 		must(t, "RecordEvent", as.RecordEvent(ctx, e))
 		return e
 	}
-	e1 := event(ctxA, member, account.EventSignedIn, at(1, 8))
-	e2 := event(ctxA, member, account.EventPasswordChanged, at(3, 8))
-	e3 := event(ctxA, member, account.EventAppRemoved, at(2, 8))
-	event(ctxA, other.ID, account.EventSignedIn, at(4, 8))
-	event(ctxB, member, account.EventSignedIn, at(5, 8))
+	e1 := event(ctxA, member, accountstore.EventSignedIn, at(1, 8))
+	e2 := event(ctxA, member, accountstore.EventPasswordChanged, at(3, 8))
+	e3 := event(ctxA, member, accountstore.EventAppRemoved, at(2, 8))
+	event(ctxA, other.ID, accountstore.EventSignedIn, at(4, 8))
+	event(ctxB, member, accountstore.EventSignedIn, at(5, 8))
 	wantErr(t, "RecordEvent for an unknown member",
-		as.RecordEvent(ctxA, account.Event{MemberID: member + 1000, Kind: account.EventSignedIn, At: at(1, 8)}), storage.ErrNotFound)
+		as.RecordEvent(ctxA, accountstore.Event{MemberID: member + 1000, Kind: accountstore.EventSignedIn, At: at(1, 8)}), storage.ErrNotFound)
 	wantErr(t, "RecordEvent without a kind",
-		as.RecordEvent(ctxA, account.Event{MemberID: member, At: at(1, 8)}), storage.ErrInvalidArgument)
+		as.RecordEvent(ctxA, accountstore.Event{MemberID: member, At: at(1, 8)}), storage.ErrInvalidArgument)
 
 	got, err := as.ListMemberEvents(ctxA, member, 10)
 	must(t, "ListMemberEvents", err)
 	if len(got) != 3 {
 		t.Fatalf("ListMemberEvents: %d events, want 3: %+v", len(got), got)
 	}
-	for i, want := range []account.Event{e2, e3, e1} {
+	for i, want := range []accountstore.Event{e2, e3, e1} {
 		want.ID, want.SchoolID = got[i].ID, schoolA.SchoolID
 		if got[i].ID == 0 {
 			t.Errorf("event %d has no id", i)
@@ -470,7 +470,7 @@ func testMemberEvents(t *testing.T, s storage.Store) {
 
 	// The limit is bounded: more than 100 asked gets 100.
 	for i := range 105 {
-		event(ctxB, other.ID, account.EventSignedIn, at(1, 0).Add(time.Duration(i)*time.Minute))
+		event(ctxB, other.ID, accountstore.EventSignedIn, at(1, 0).Add(time.Duration(i)*time.Minute))
 	}
 	got, err = as.ListMemberEvents(ctxB, other.ID, 1000)
 	must(t, "ListMemberEvents with limit 1000", err)
@@ -483,7 +483,7 @@ func testAccountPurge(t *testing.T, s storage.Store) {
 	as := accountStore(t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	before := at(10, 0)
-	link := func(ctx context.Context, id string, purpose account.Purpose, expires time.Time, used bool) {
+	link := func(ctx context.Context, id string, purpose accountstore.Purpose, expires time.Time, used bool) {
 		l := linkOf(id, member, purpose)
 		l.ExpiresAt = expires
 		must(t, "CreateLink", as.CreateLink(ctx, l))
@@ -492,16 +492,16 @@ func testAccountPurge(t *testing.T, s storage.Store) {
 			must(t, "ConsumeLink", err)
 		}
 	}
-	link(ctxA, "l-expired", account.PurposeInvitation, at(9, 0), false)
-	link(ctxA, "l-used-expired", account.PurposeReset, at(9, 0), true)
-	link(ctxB, "l-expired-b", account.PurposeReset, at(8, 0), false)
+	link(ctxA, "l-expired", accountstore.PurposeInvitation, at(9, 0), false)
+	link(ctxA, "l-used-expired", accountstore.PurposeReset, at(9, 0), true)
+	link(ctxB, "l-expired-b", accountstore.PurposeReset, at(8, 0), false)
 	// Used first: a new link replaces only unused ones, so both stay.
-	link(ctxA, "l-used-live", account.PurposeEmailChange, at(11, 0), true)
-	link(ctxA, "l-live", account.PurposeEmailChange, at(11, 0), false)
+	link(ctxA, "l-used-live", accountstore.PurposeEmailChange, at(11, 0), true)
+	link(ctxA, "l-live", accountstore.PurposeEmailChange, at(11, 0), false)
 
 	retention := 180 * 24 * time.Hour
 	record := func(ctx context.Context, when time.Time) {
-		must(t, "RecordEvent", as.RecordEvent(ctx, account.Event{MemberID: member, Kind: account.EventSignedIn, At: when}))
+		must(t, "RecordEvent", as.RecordEvent(ctx, accountstore.Event{MemberID: member, Kind: accountstore.EventSignedIn, At: when}))
 	}
 	record(ctxA, before.Add(-retention-time.Hour)) // old
 	record(ctxB, before.Add(-retention-time.Hour)) // old
@@ -520,7 +520,7 @@ func testAccountPurge(t *testing.T, s storage.Store) {
 	if len(eventsA) != 2 || len(eventsB) != 0 {
 		t.Errorf("events left: %d at A (want 2), %d at B (want 0)", len(eventsA), len(eventsB))
 	}
-	if _, err := as.GetLink(ctxA, "l-live", account.PurposeEmailChange, at(9, 0)); err != nil {
+	if _, err := as.GetLink(ctxA, "l-live", accountstore.PurposeEmailChange, at(9, 0)); err != nil {
 		t.Errorf("live link after the purge: %v", err)
 	}
 	// A second purge finds nothing left.
@@ -530,7 +530,7 @@ func testAccountPurge(t *testing.T, s storage.Store) {
 		t.Errorf("second purge deleted %d rows", n)
 	}
 	// The used live link is still stored: its id is taken.
-	wantErr(t, "CreateLink over the used live link", as.CreateLink(ctxA, linkOf("l-used-live", member, account.PurposeEmailChange)), storage.ErrAlreadyExists)
+	wantErr(t, "CreateLink over the used live link", as.CreateLink(ctxA, linkOf("l-used-live", member, accountstore.PurposeEmailChange)), storage.ErrAlreadyExists)
 	// The expired ones are gone: their ids are free again.
-	must(t, "CreateLink over a purged link", as.CreateLink(ctxA, linkOf("l-expired", member, account.PurposeInvitation)))
+	must(t, "CreateLink over a purged link", as.CreateLink(ctxA, linkOf("l-expired", member, accountstore.PurposeInvitation)))
 }

@@ -8,7 +8,9 @@
 // in the context, and the OAuth races the database must decide: a code used twice at once, a
 // pair first used many times at once, a refresh racing a revocation of its grant; and the Member
 // API's reads (member*.go): which payments a member sees and in what order (the spec's payments
-// rules), consulting meetings without their members, notifications marked read once. It reads
-// only through the Store interface, so what a backend keeps that the interface cannot read is
-// checked by the backend's own tests.
+// rules), consulting meetings without their members, notifications marked read once; and the
+// account store a backend implements beside storage.Store (account.go): one-time links (one of
+// many concurrent consumers wins), a member's sessions, connected applications and security
+// events, each kept to its school. It reads only through those interfaces, so what a backend
+// keeps that they cannot read is checked by the backend's own tests.
 package conformance

@@ -10,7 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/account/accountstore"
 )
 
 // connectedLive is the condition under which a pair still grants something at a time (one
@@ -29,7 +29,7 @@ type connectedPair struct {
 // client's name comes from its stored row; a client without one (a Client ID Metadata Document
 // client, whose document is only ever cached in memory) is named by its id, which is the
 // document's URL.
-func (s *Store) ListConnectedApps(ctx context.Context, memberID int64, at time.Time) ([]account.ConnectedApp, error) {
+func (s *Store) ListConnectedApps(ctx context.Context, memberID int64, at time.Time) ([]accountstore.ConnectedApp, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ WHERE p.school_id = ? AND p.member_id = ? AND `+connectedLive, sc.schoolID, memb
 	if err != nil {
 		return nil, wrap("list connected apps", err)
 	}
-	byClient := map[string]*account.ConnectedApp{}
+	byClient := map[string]*accountstore.ConnectedApp{}
 	scopes := map[string]map[string]bool{}
 	for _, p := range pairs {
 		requested := utc(p.RequestedAt)
@@ -53,7 +53,7 @@ WHERE p.school_id = ? AND p.member_id = ? AND `+connectedLive, sc.schoolID, memb
 			if name == "" {
 				name = p.ClientID
 			}
-			app = &account.ConnectedApp{ClientID: p.ClientID, ClientName: name, GrantedAt: requested, LastUsedAt: requested}
+			app = &accountstore.ConnectedApp{ClientID: p.ClientID, ClientName: name, GrantedAt: requested, LastUsedAt: requested}
 			byClient[p.ClientID] = app
 			scopes[p.ClientID] = map[string]bool{}
 		}
@@ -69,7 +69,7 @@ WHERE p.school_id = ? AND p.member_id = ? AND `+connectedLive, sc.schoolID, memb
 			scopes[p.ClientID][sc] = true
 		}
 	}
-	out := make([]account.ConnectedApp, 0, len(byClient))
+	out := make([]accountstore.ConnectedApp, 0, len(byClient))
 	for id, app := range byClient {
 		app.Scopes = make([]string, 0, len(scopes[id]))
 		for sc := range scopes[id] {
@@ -78,7 +78,7 @@ WHERE p.school_id = ? AND p.member_id = ? AND `+connectedLive, sc.schoolID, memb
 		slices.Sort(app.Scopes)
 		out = append(out, *app)
 	}
-	slices.SortFunc(out, func(a, b account.ConnectedApp) int {
+	slices.SortFunc(out, func(a, b accountstore.ConnectedApp) int {
 		return cmp.Or(
 			cmp.Compare(strings.ToLower(a.ClientName), strings.ToLower(b.ClientName)),
 			cmp.Compare(a.ClientName, b.ClientName),
@@ -141,7 +141,7 @@ func (s *Store) revokeMemberPairs(ctx context.Context, op string, memberID int64
 const maxEvents = 100
 
 // RecordEvent stores e at the context's school. A zero At is the store's clock.
-func (s *Store) RecordEvent(ctx context.Context, e account.Event) error {
+func (s *Store) RecordEvent(ctx context.Context, e accountstore.Event) error {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func (s *Store) RecordEvent(ctx context.Context, e account.Event) error {
 
 // ListMemberEvents returns the member's latest events at the context's school, newest first
 // (then the latest recorded first among events of one time). limit is brought into 1..100.
-func (s *Store) ListMemberEvents(ctx context.Context, memberID int64, limit int) ([]account.Event, error) {
+func (s *Store) ListMemberEvents(ctx context.Context, memberID int64, limit int) ([]accountstore.Event, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return nil, err
@@ -184,13 +184,13 @@ func (s *Store) ListMemberEvents(ctx context.Context, memberID int64, limit int)
 	if err != nil {
 		return nil, wrap("list member events", err)
 	}
-	out := make([]account.Event, len(rows))
+	out := make([]accountstore.Event, len(rows))
 	for i, r := range rows {
-		out[i] = account.Event{
+		out[i] = accountstore.Event{
 			ID:         r.ID,
 			SchoolID:   r.SchoolID,
 			MemberID:   r.MemberID,
-			Kind:       account.EventKind(r.Kind),
+			Kind:       accountstore.EventKind(r.Kind),
 			At:         utc(r.At),
 			ClientAddr: r.ClientAddr,
 			UserAgent:  r.UserAgent,

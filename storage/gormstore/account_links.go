@@ -7,19 +7,21 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/account/accountstore"
 	"github.com/proctorhq/proctor/storage"
 )
 
-// The account tables (migration 007) implement account.Store, declared by its only user.
-var _ account.Store = (*Store)(nil)
+// The account tables (migration 007) implement account.Store. It is declared in the leaf
+// package accountstore, which the store can import without a cycle through account's own
+// imports.
+var _ accountstore.Store = (*Store)(nil)
 
-func (r accountLinkRow) link() account.Link {
-	l := account.Link{
+func (r accountLinkRow) link() accountstore.Link {
+	l := accountstore.Link{
 		ID:            r.ID,
 		SchoolID:      r.SchoolID,
 		MemberID:      r.MemberID,
-		Purpose:       account.Purpose(r.Purpose),
+		Purpose:       accountstore.Purpose(r.Purpose),
 		Email:         r.Email,
 		PasswordStamp: r.PasswordStamp,
 		CreatedAt:     utc(r.CreatedAt),
@@ -33,7 +35,7 @@ func (r accountLinkRow) link() account.Link {
 
 // CreateLink stores l at the context's school and, in the same transaction, deletes the
 // member's other unused links of its purpose there. A zero CreatedAt is the store's clock.
-func (s *Store) CreateLink(ctx context.Context, l account.Link) error {
+func (s *Store) CreateLink(ctx context.Context, l accountstore.Link) error {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return err
@@ -79,17 +81,17 @@ func (s *Store) CreateLink(ctx context.Context, l account.Link) error {
 }
 
 // GetLink returns the unused, unexpired link of id and purpose at the context's school.
-func (s *Store) GetLink(ctx context.Context, id string, purpose account.Purpose, at time.Time) (account.Link, error) {
+func (s *Store) GetLink(ctx context.Context, id string, purpose accountstore.Purpose, at time.Time) (accountstore.Link, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
-		return account.Link{}, err
+		return accountstore.Link{}, err
 	}
 	var row accountLinkRow
 	err = sc.in(s.conn(ctx)).
 		Where("id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?", id, string(purpose), dbTime(at)).
 		Take(&row).Error
 	if err != nil {
-		return account.Link{}, wrap("get link", err)
+		return accountstore.Link{}, wrap("get link", err)
 	}
 	return row.link(), nil
 }
@@ -99,10 +101,10 @@ func (s *Store) GetLink(ctx context.Context, id string, purpose account.Purpose,
 // re-checks the condition, on SQLite writers are serialised; either way it changes nothing and
 // gets ErrNotFound. RETURNING reads the row back in the same statement (SQLite has it since
 // 3.35), so the winner gets the link as it consumed it.
-func (s *Store) ConsumeLink(ctx context.Context, id string, purpose account.Purpose, at time.Time) (account.Link, error) {
+func (s *Store) ConsumeLink(ctx context.Context, id string, purpose accountstore.Purpose, at time.Time) (accountstore.Link, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
-		return account.Link{}, err
+		return accountstore.Link{}, err
 	}
 	at = dbTime(at)
 	row := accountLinkRow{ID: id, SchoolID: sc.schoolID, Purpose: string(purpose)}
@@ -115,7 +117,7 @@ RETURNING member_id, email, password_stamp, created_at, expires_at, used_at`,
 		Row().Scan(&row.MemberID, &row.Email, &row.PasswordStamp, &created, &expires, &used)
 	if err != nil {
 		// No row (sql.ErrNoRows) is ErrNotFound: unknown, used, expired or of another school.
-		return account.Link{}, wrap("consume link", err)
+		return accountstore.Link{}, wrap("consume link", err)
 	}
 	row.CreatedAt, row.ExpiresAt = created.Time, expires.Time
 	row.UsedAt = &used.Time
@@ -124,7 +126,7 @@ RETURNING member_id, email, password_stamp, created_at, expires_at, used_at`,
 
 // DeleteMemberLinks deletes the member's unused links of purpose at every school. It is
 // deployment-wide, so it needs no tenant.
-func (s *Store) DeleteMemberLinks(ctx context.Context, memberID int64, purpose account.Purpose) error {
+func (s *Store) DeleteMemberLinks(ctx context.Context, memberID int64, purpose accountstore.Purpose) error {
 	err := s.conn(ctx).Where("member_id = ? AND purpose = ? AND used_at IS NULL", memberID, string(purpose)).
 		Delete(&accountLinkRow{}).Error
 	return wrap(fmt.Sprintf("delete links of member %d", memberID), err)
@@ -132,7 +134,7 @@ func (s *Store) DeleteMemberLinks(ctx context.Context, memberID int64, purpose a
 
 // ListMemberSessions returns the member's unexpired sessions at the context's school, most
 // recently seen first (then by id, so that the order is stable).
-func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.Time) ([]account.SessionInfo, error) {
+func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.Time) ([]accountstore.SessionInfo, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return nil, err
@@ -143,9 +145,9 @@ func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.
 	if err != nil {
 		return nil, wrap("list member sessions", err)
 	}
-	out := make([]account.SessionInfo, len(rows))
+	out := make([]accountstore.SessionInfo, len(rows))
 	for i, r := range rows {
-		out[i] = account.SessionInfo{
+		out[i] = accountstore.SessionInfo{
 			ID:         r.ID,
 			CreatedAt:  utc(r.CreatedAt),
 			LastSeenAt: utc(r.LastSeenAt),

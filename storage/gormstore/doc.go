@@ -30,6 +30,11 @@
 // (touchCurricula), and so must an edit made in plain SQL. Reads inside a caller's transaction
 // bypass the cache (curricula.go; docs/architecture.md).
 //
+// Account store. The same Store implements account.Store (declared in account/accountstore):
+// one-time links and members' security events in tables of their own, and the member's
+// sessions and connected applications over login_sessions and oauth_token_pairs
+// (account_*.go). A link is consumed by one conditional UPDATE, like a code.
+//
 // Times are written in UTC truncated to microseconds, the precision PostgreSQL keeps, so that a
 // value reads back equal whichever database holds it.
 package gormstore
