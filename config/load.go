@@ -69,6 +69,7 @@ func loadServer(file string) (*Server, Errors) {
 	s.File = file
 	s.validate(c)
 	s.Secret = loadSecret(c, file, s.Secret, s.SecretFile)
+	loadMailPassword(c, file, &s.Mail)
 	return &s, problems
 }
 

@@ -50,6 +50,8 @@ type Server struct {
 	Redis Redis `mapstructure:"redis"`
 	// Login bounds what sign-ins may cost the server.
 	Login Login `mapstructure:"login"`
+	// Mail is the SMTP server e-mail goes through; without a host mail is off.
+	Mail Mail `mapstructure:"mail"`
 }
 
 // Login bounds the password hashing of sign-ins. Each argon2id verification holds 64 MiB for
@@ -151,6 +153,7 @@ func DefaultServer() Server {
 			MaxBodyBytes:      1 << 20,
 		},
 		Redis: Redis{KeyPrefix: DefaultRedisKeyPrefix},
+		Mail:  Mail{Port: DefaultMailPort, TLS: MailTLSStartTLS, Timeout: DefaultMailTimeout},
 	}
 }
 
@@ -290,6 +293,7 @@ func (s *Server) validate(c collector) {
 		}
 	}
 	s.validateRedis(c)
+	s.validateMail(c)
 	if n := s.Login.HashConcurrency; n < 0 || n > MaxHashConcurrency {
 		c.add("login.hash_concurrency", "must be between 0 (automatic) and %d, got %d", MaxHashConcurrency, n)
 	}

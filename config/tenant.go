@@ -28,6 +28,8 @@ type Tenant struct {
 	Lifetimes    Lifetimes    `mapstructure:"lifetimes"`
 	Registration Registration `mapstructure:"registration"`
 	CIMD         CIMD         `mapstructure:"cimd"`
+	// Mail is the school's From address and name; empty fields take the server's defaults.
+	Mail TenantMail `mapstructure:"mail"`
 }
 
 // Features switches optional capabilities on per school.
@@ -78,6 +80,7 @@ func (t *Tenant) validate(c collector) {
 	if strings.TrimSpace(t.Name) == "" {
 		c.add("name", "is required")
 	}
+	t.validateMail(c)
 	if t.BaseURL == "" {
 		c.add("base_url", "is required")
 	} else if _, err := ParseBaseURL(t.BaseURL); err != nil {

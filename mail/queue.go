@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/proctorhq/proctor/config"
@@ -19,6 +20,15 @@ type Queue struct {
 	outbox Outbox
 	aead   cipher.AEAD
 	now    func() time.Time
+	notify atomic.Pointer[func()]
+}
+
+// OnEnqueue sets a function called after each entry is put into the outbox (the server passes
+// Worker.Wake), so that a message goes out without waiting for the worker's next poll. The
+// entry becomes visible when the caller's transaction commits: a worker woken before that finds
+// it at its next poll (on SQLite its claim waits for the commit). f must not block.
+func (q *Queue) OnEnqueue(f func()) {
+	q.notify.Store(&f)
 }
 
 // NewQueue returns a queue over outbox whose payloads are sealed under a key derived from the
@@ -74,6 +84,9 @@ func (q *Queue) enqueue(ctx context.Context, schoolID int64, kind string, plain 
 	_, err = q.outbox.EnqueueMail(ctx, Entry{SchoolID: schoolID, Kind: kind, Payload: sealed, State: StatePending, NextAttemptAt: now, CreatedAt: now})
 	if err != nil {
 		return fmt.Errorf("mail: enqueue %s: %w", kind, err)
+	}
+	if f := q.notify.Load(); f != nil && *f != nil {
+		(*f)()
 	}
 	return nil
 }

@@ -21,6 +21,12 @@
 //	GET /metrics   Prometheus: request counts and latencies by listener, route and status
 //	POST /internal/introspect  RFC 7662 introspection for a Member API process of the same
 //	                           deployment (only when internal.api_key is set)
+//	GET /mail, /mail/messages.json  the demo's mailbox (package mail/mailbox), only when
+//	                                Deps.MailboxHandler is set (`proctor demo`)
+//
+// While it serves, the server runs the mail worker (package mail) when mail.host is set; it
+// stops after the listeners, finishing the message in flight. MailQueue is where handlers put
+// their messages, in the transaction of the event that causes them.
 //
 // While `proctor serve` waits for its database at start-up, Starting serves the internal
 // listener alone: /healthz 200, /readyz 503 {"status":"starting"}, everything else 404; then it

@@ -27,6 +27,9 @@ func (s *Server) internalHandler() http.Handler {
 		r.Handle(resource.IntrospectPath, resource.IntrospectionHandler(s.verifier, s.deps.Tenants, key)).Methods(http.MethodPost)
 		r.PathPrefix(pprofPrefix).Handler(edge.RequireAPIKey(key, resource.InternalRealm, pprofHandler())).Methods(http.MethodGet)
 	}
+	if s.deps.MailboxHandler != nil {
+		r.PathPrefix("/mail").Handler(s.deps.MailboxHandler)
+	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeMethodNotAllowed(w) })
 	return s.recoverPanics(s.requestInfo(s.observe("internal", r)))

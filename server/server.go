@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -42,6 +44,14 @@ type Deps struct {
 	// configuration (system roots, the server file's reviewed_clients). Tests pass one that
 	// trusts their own CA.
 	Documents authz.MetadataDocuments
+	// MailExpanders handle the mail outbox's request entries by kind (mail.Queue.Request).
+	MailExpanders map[string]mail.Expander
+	// MailRootCAs verifies the SMTP server's certificate; nil: the system's roots. Tests pass
+	// their own CA.
+	MailRootCAs *x509.CertPool
+	// MailboxHandler, when set, is mounted on the internal listener at /mail and below (the
+	// demo's mailbox).
+	MailboxHandler http.Handler
 }
 
 // Server owns the public and internal HTTP servers.
@@ -57,6 +67,9 @@ type Server struct {
 	shuttingDown atomic.Bool
 	// loginLimiter is the shared sign-in rate limiter when redis.url is set; Serve closes it.
 	loginLimiter *consent.RedisLimiter
+	// mailQueue takes outgoing e-mail; mailWorker, when mail is configured, sends it.
+	mailQueue  *mail.Queue
+	mailWorker *mail.Worker
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -68,6 +81,9 @@ func New(d Deps) (*Server, error) {
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
 	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted}
 	s.warnPrivateNetworks()
+	if err := s.setUpMail(); err != nil {
+		return nil, err
+	}
 	h := d.Config.HTTP
 	newHTTP := func(handler http.Handler) *http.Server {
 		return &http.Server{
@@ -250,6 +266,7 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	defer stopPurge()
 	go s.purgeLoop(purgeCtx)
+	stopMail := s.startMail(ctx)
 	errc := make(chan error, 2)
 	go func() { errc <- s.public.Serve(public) }()
 	go func() { errc <- s.internal.Serve(internal) }()
@@ -267,6 +284,9 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	// Shut the public listener first so load balancers see /readyz fail while work drains.
 	errPub := s.public.Shutdown(shutdownCtx)
 	errIn := s.internal.Shutdown(shutdownCtx)
+	// After the listeners: a request in flight may still enqueue a message (it goes at the
+	// next start, or from another replica). The worker finishes the message it is sending.
+	stopMail()
 	if s.loginLimiter != nil {
 		// Only after the public listener drained: a sign-in in flight still counts in Redis.
 		if err := s.loginLimiter.Close(); err != nil {

@@ -28,6 +28,9 @@ type Tenant struct {
 	// Registration and CIMD are the school's client policies (packages authz, authz/cimd).
 	Registration config.Registration
 	CIMD         config.CIMD
+	// Mail is the school's From address and name as its file gives them (config.TenantMail
+	// Resolve fills in the server's defaults).
+	Mail config.TenantMail
 
 	AccessTokenLifetime       time.Duration
 	RefreshTokenLifetime      time.Duration
@@ -49,6 +52,7 @@ func New(c config.Tenant) (*Tenant, error) {
 		Features:                  c.Features,
 		Registration:              c.Registration,
 		CIMD:                      c.CIMD,
+		Mail:                      c.Mail,
 		AccessTokenLifetime:       c.Lifetimes.AccessToken,
 		RefreshTokenLifetime:      c.Lifetimes.RefreshToken,
 		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,

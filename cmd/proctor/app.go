@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 
 	"github.com/proctorhq/proctor/config"
@@ -20,6 +21,8 @@ type app struct {
 	log     *slog.Logger
 	// only is serve's --only value ("" serves everything).
 	only string
+	// mailbox is the demo's mailbox page, mounted on the internal listener at /mail.
+	mailbox http.Handler
 }
 
 // loadTenants reads and validates the configuration and indexes its tenants.

@@ -11,12 +11,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
@@ -67,6 +69,16 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 	srv.Secret = secret
 	srv.Log = config.Log{Level: "info", Format: "text"}
 
+	// The demo's mail goes to a mailbox in the process, shown on the internal listener.
+	box, err := mailbox.Start(mailbox.Options{})
+	if err != nil {
+		return err
+	}
+	defer box.Close()
+	boxHost, boxPort, _ := net.SplitHostPort(box.Addr())
+	port, _ := strconv.Atoi(boxPort)
+	srv.Mail = config.Mail{Host: boxHost, Port: port, TLS: config.MailTLSNone, From: "noreply@localhost", Timeout: config.DefaultMailTimeout}
+
 	schools := demo.Schools(addr)
 	cfg := &config.Config{Server: srv}
 	for i, s := range schools {
@@ -105,6 +117,7 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		}
 	}
 	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
+	a.mailbox = box.Handler()
 	return a.serve(ctx, false, nil)
 }
 
@@ -191,6 +204,7 @@ func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath str
 	tw.Flush()
 	fmt.Fprintln(w, "")
 	fmt.Fprintf(w, "  internal:   http://%s/healthz  /readyz  /metrics\n", internalAddr)
+	fmt.Fprintf(w, "  mailbox:    http://%s/mail (every e-mail the demo sends)\n", internalAddr)
 	fmt.Fprintf(w, "  database:   %s (delete the data directory to start afresh)\n", dbPath)
 	fmt.Fprintln(w, "")
 }

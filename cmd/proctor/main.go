@@ -76,6 +76,7 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 		newMigrateCommand(g),
 		newDoctorCommand(g),
 		newDemoCommand(),
+		newMailboxCommand(),
 		newSeedCommand(g),
 		newTenantsCommand(g),
 		newMembersCommand(g),

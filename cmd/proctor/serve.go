@@ -109,7 +109,7 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log, Only: a.only})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log, Only: a.only, MailboxHandler: a.mailbox})
 	if err != nil {
 		return err
 	}
