@@ -3,9 +3,6 @@ package account_test
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,10 +13,11 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gorilla/mux"
 	"golang.org/x/net/html"
@@ -32,6 +30,7 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
@@ -69,26 +68,9 @@ type env struct {
 	secret   config.Secret
 	a, b     *tenant.Tenant
 	ann, bob storage.Member
-	// outbox records what the mail queue put into the store.
-	outbox *outboxSpy
-}
-
-// outboxSpy is the real store's outbox that also keeps each entry it was given, so a test can
-// open the sealed message.
-type outboxSpy struct {
-	mail.Outbox
-	mu      sync.Mutex
-	entries []mail.Entry
-}
-
-func (o *outboxSpy) EnqueueMail(ctx context.Context, e mail.Entry) (int64, error) {
-	id, err := o.Outbox.EnqueueMail(ctx, e)
-	if err == nil {
-		o.mu.Lock()
-		o.entries = append(o.entries, e)
-		o.mu.Unlock()
-	}
-	return id, err
+	// worker sends the outbox's messages over SMTP to box, an in-process SMTP server.
+	worker *mail.Worker
+	box    *mailbox.Mailbox
 }
 
 var requestSeq atomic.Int64
@@ -141,9 +123,22 @@ func newEnv(t *testing.T, backend string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.outbox = &outboxSpy{Outbox: e.store}
-	queue, err := mail.NewQueue(e.outbox, e.secret, nil)
+	queue, err := mail.NewQueue(e.store, e.secret, nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if e.box, err = mailbox.Start(mailbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.box.Close() })
+	host, port, _ := net.SplitHostPort(e.box.Addr())
+	smtpPort, _ := strconv.Atoi(port)
+	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: smtpPort, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
+		func(int64) (string, string) { return "school@example.com", "School" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.worker, err = mail.NewWorker(e.store, sender, e.secret, mail.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	acct, err = account.New(account.Deps{Store: e.store, Consent: login, Templates: tpl, Mail: queue, Secret: e.secret})
@@ -353,41 +348,14 @@ func hiddenInputs(s string) url.Values {
 	return v
 }
 
-// mails returns the messages queued so far, opened.
-func (e *env) mails() []mail.Message {
+// mails sends what the outbox holds through the worker and returns every message the SMTP
+// server received so far.
+func (e *env) mails() []mailbox.Message {
 	e.t.Helper()
-	e.outbox.mu.Lock()
-	defer e.outbox.mu.Unlock()
-	var out []mail.Message
-	for _, en := range e.outbox.entries {
-		out = append(out, e.openPayload(en))
-	}
-	return out
-}
-
-// openPayload opens a sealed outbox payload as the mail worker does (version, nonce,
-// AES-256-GCM under the derived key, bound to school and kind).
-func (e *env) openPayload(en mail.Entry) mail.Message {
-	e.t.Helper()
-	block, err := aes.NewCipher(e.secret.Derive("mail outbox encryption v1"))
-	if err != nil {
+	if _, err := e.worker.RunOnce(e.t.Context()); err != nil {
 		e.t.Fatal(err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	ad := binary.BigEndian.AppendUint64([]byte{en.Payload[0]}, uint64(en.SchoolID))
-	ad = append(ad, en.Kind...)
-	plain, err := aead.Open(nil, en.Payload[1:13], en.Payload[13:], ad)
-	if err != nil {
-		e.t.Fatalf("open outbox payload: %v", err)
-	}
-	var m mail.Message
-	if err := json.Unmarshal(plain, &m); err != nil {
-		e.t.Fatal(err)
-	}
-	return m
+	return e.box.Messages()
 }
 
 // oauthConfig is a golang.org/x/oauth2 client of school A.
