@@ -207,6 +207,7 @@ var internalCases = map[string]probe{
 	"GET /metrics":              noSchoolData,
 	"POST /internal/introspect": introspectAcrossSchools,
 	"GET /debug/pprof/":         apiKeyRequired,
+	"GET /mail":                 demoMailboxOnly,
 }
 
 // TestTenantIsolationEveryRoute walks the routes and, for each, presents school A's
@@ -670,6 +671,16 @@ func noSchoolData(t *testing.T, s *sweep, rt route, path string) {
 			if strings.Contains(r.Body, sc.Origin) || strings.Contains(r.Body, sc.Name) {
 				t.Errorf("%s %s names school %s", m, path, sc.Subdomain)
 			}
+		}
+	}
+}
+
+// demoMailboxOnly: the mailbox page exists only where a mailbox is wired in (`proctor demo`);
+// a server without one answers 404 there.
+func demoMailboxOnly(t *testing.T, s *sweep, rt route, path string) {
+	for _, p := range []string{path, path + "/messages.json"} {
+		if r := s.e.Send(http.MethodGet, s.e.InternalURL+p, nil); r.Status != http.StatusNotFound {
+			t.Errorf("GET %s without a mailbox: %d", p, r.Status)
 		}
 	}
 }

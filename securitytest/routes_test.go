@@ -114,6 +114,7 @@ var mountedInServer = map[string][]string{
 		`r.Handle("/metrics")`,
 		"r.Handle(resource.IntrospectPath)",
 		"r.PathPrefix(pprofPrefix)",
+		`r.PathPrefix("/mail")`,
 	},
 	// While proctor serve waits for its database, the internal listener answers these two
 	// (alive, not ready); the same paths as internalHandler's, which the suite checks.

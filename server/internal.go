@@ -28,7 +28,7 @@ func (s *Server) internalHandler() http.Handler {
 		r.PathPrefix(pprofPrefix).Handler(edge.RequireAPIKey(key, resource.InternalRealm, pprofHandler())).Methods(http.MethodGet)
 	}
 	if s.deps.MailboxHandler != nil {
-		r.PathPrefix("/mail").Handler(s.deps.MailboxHandler)
+		r.PathPrefix("/mail").Handler(s.deps.MailboxHandler).Methods(http.MethodGet)
 	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeMethodNotAllowed(w) })

@@ -205,9 +205,15 @@ func TestDemoServesAndKeepsItsData(t *testing.T) {
 				t.Errorf("round %d: %s issuer: %s", round, host, body)
 			}
 		}
+		if body := waitFor(t, "http://"+internal+"/mail/messages.json", internal); !strings.Contains(body, `"messages"`) {
+			t.Errorf("round %d: the demo mailbox: %s", round, body)
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatalf("round %d: demo: %v\n%s", round, err, logs.String())
+		}
+		if !strings.Contains(out.String(), "http://"+internal+"/mail") {
+			t.Errorf("banner without the mailbox:\n%s", out.String())
 		}
 		if !strings.Contains(out.String(), "student-demo-pass") {
 			t.Errorf("banner without accounts:\n%s", out.String())

@@ -11,6 +11,9 @@
 // rules), consulting meetings without their members, notifications marked read once; and the
 // account store a backend implements beside storage.Store (account.go): one-time links (one of
 // many concurrent consumers wins), a member's sessions, connected applications and security
-// events, each kept to its school. It reads only through those interfaces, so what a backend
-// keeps that they cannot read is checked by the backend's own tests.
+// events, each kept to its school; and the mail outbox (mail_outbox.go: a store must also
+// implement mail.Outbox): claims that honour due times and leases and never overlap, enqueueing
+// in a transaction, payloads erased once done, the purge of old entries. It reads only through
+// those interfaces, so what a backend keeps that they cannot read is checked by the backend's
+// own tests.
 package conformance

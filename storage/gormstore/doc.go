@@ -20,7 +20,9 @@
 // Races on OAuth grants are decided by conditional UPDATEs (a code is used once, a pair is first
 // used once) and by LockGrant, which locks a grant's token pairs in id order; every statement
 // that locks several pairs takes them in that order, so lockers queue rather than deadlock
-// (oauth_grants.go).
+// (oauth_grants.go). The mail outbox's claims are one UPDATE ... WHERE id IN (SELECT ... FOR
+// UPDATE SKIP LOCKED) RETURNING on PostgreSQL, so concurrent workers take disjoint batches
+// without waiting; on SQLite the statement holds the write lock (mail_outbox.go).
 //
 // Curriculum cache. Each Store keeps the curricula (sections and lectures) it reads in memory,
 // by school and course, each with the courses.curriculum_version it was read at, within a bound
