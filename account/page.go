@@ -1,6 +1,290 @@
 package account
 
-import "github.com/gorilla/mux"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths of the account page and its forms.
+const (
+	AccountPath          = "/account"
+	ProfilePath          = "/account/profile"
+	PasswordPath         = "/account/password"
+	EmailPath            = "/account/email"
+	EmailConfirmPath     = "/account/email/confirm"
+	SessionEndPath       = "/account/sessions/end"
+	SessionEndOthersPath = "/account/sessions/end-others"
+	AppRemovePath        = "/account/apps/remove"
+)
+
+// AccountPolicy is consent.PagePolicy with img-src widened to https: for the account page
+// alone, so that the member's picture, wherever it is hosted, can be shown. The page loads
+// nothing else from elsewhere, sends no Referer (the layout's meta tag), and shows a picture
+// only from an https address: an image from plain http would be readable and replaceable on
+// the way.
+const AccountPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// Bounds of the profile form. A name is shown on every page and in every e-mail; a picture
+// address is only a URL.
+const (
+	profileMaxName    = 100  // characters
+	profileMaxPicture = 2048 // bytes
+	accountMaxEmail   = 254  // RFC 5321 section 4.5.3.1.3
+)
+
+// accountPasswordLimit bounds wrong current passwords on the password and e-mail forms, per
+// member: a stolen session must not become an unlimited way to test guesses of the password.
+// It matches the sign-in form's budget per account (consent.DefaultAccountLimit).
+var accountPasswordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+
+// accountEventLimit is how many recent events the page lists.
+const accountEventLimit = 20
+
+// accountNotices are the sentences a finished form's redirect names with ?done=. The query
+// carries only these keys, never anything the member typed.
+var accountNotices = map[string]string{
+	"profile":      "Your profile was saved.",
+	"password":     "Your password was changed, and every other device was signed out.",
+	"password-all": "Your password was changed, and every other device and every application was signed out.",
+	"email-sent":   "We sent a confirmation link to the new address. Open it within 24 hours to finish the change.",
+	"email":        "Your e-mail address was changed.",
+	"session":      "That device was signed out.",
+	"sessions":     "Every other device was signed out.",
+	"app":          "The application's access was removed.",
+}
+
+// Messages of the account page.
+const (
+	msgAccountExpired = "This form has expired. Please try again."
+	msgPasswordLimit  = "Too many wrong passwords. Please wait a few minutes and try again."
+)
 
 // mountAccount registers /account and its forms.
-func (h *Handler) mountAccount(r *mux.Router) {}
+func (h *Handler) mountAccount(r *mux.Router) {
+	r.Handle(AccountPath, h.memberPage(h.accountPage)).Methods(http.MethodGet)
+	r.Handle(ProfilePath, h.memberPage(h.updateProfile)).Methods(http.MethodPost)
+	r.Handle(PasswordPath, h.memberPage(h.changePassword)).Methods(http.MethodPost)
+	r.Handle(EmailPath, h.memberPage(h.requestEmailChange)).Methods(http.MethodPost)
+	r.Handle(EmailConfirmPath, h.memberPage(h.emailConfirmForm)).Methods(http.MethodGet)
+	r.Handle(EmailConfirmPath, h.memberPage(h.confirmEmailChange)).Methods(http.MethodPost)
+	r.Handle(SessionEndPath, h.memberPage(h.endSession)).Methods(http.MethodPost)
+	r.Handle(SessionEndOthersPath, h.memberPage(h.endOtherSessions)).Methods(http.MethodPost)
+	r.Handle(AppRemovePath, h.memberPage(h.removeApp)).Methods(http.MethodPost)
+}
+
+// visit is a signed-in member's request to the account page: their school and session.
+type visit struct {
+	t *tenant.Tenant
+	s consent.Session
+}
+
+// memberPage runs fn for a signed-in member of the request's school. Without a session a GET
+// goes to sign in and comes back; a POST goes to sign in and then to /account (its form is
+// gone). A POST must carry the session's CSRF token, or it is refused with the page and a
+// message.
+func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.serveMember(w, r, fn); err != nil {
+			h.consent.Fail(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, fn func(http.ResponseWriter, *http.Request, visit) error) error {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		return err
+	}
+	post := r.Method == http.MethodPost
+	if post {
+		if err := r.ParseForm(); err != nil {
+			return consent.FormError(err)
+		}
+	}
+	s, err := h.consent.Load(r)
+	if errors.Is(err, consent.ErrNoSession) {
+		if post {
+			consent.SeeOther(w, consent.LoginPath+"?return_to="+url.QueryEscape(AccountPath))
+		} else {
+			h.consent.RedirectToLogin(w, r)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v := visit{t: t, s: s}
+	if post && !h.consent.CheckCSRF(r, s) {
+		h.log.Info("account form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+			"school_id", t.SchoolID, "path", r.URL.Path)
+		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
+	}
+	return fn(w, r, v)
+}
+
+// accountPage shows the page, with the sentence of a form that just finished.
+func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v visit) error {
+	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: accountNotices[r.URL.Query().Get("done")]})
+}
+
+// accountDone ends a form that did its work: back to the page, with a fixed sentence.
+func accountDone(w http.ResponseWriter, done string) {
+	consent.SeeOther(w, AccountPath+"?done="+done)
+}
+
+// showAccount fills in the member, their sessions, applications and events, and writes the
+// page. page carries what the caller decides: messages, and a refused form's input.
+func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.AccountPage) error {
+	ctx := r.Context()
+	m, now := v.s.Member, h.now()
+	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.t.Name, m.Name, m.Email, h.consent.CSRFToken(v.s)
+	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
+	if page.Name == "" && page.ProfileMessage == "" {
+		page.Name, page.Picture = m.Name, m.AvatarURL
+	}
+	page.MaxName, page.MaxPicture, page.MaxEmail, page.MinPasswordRune = profileMaxName, profileMaxPicture, accountMaxEmail, password.MinLength
+
+	sessions, err := h.store.ListMemberSessions(ctx, m.ID, now)
+	if err != nil {
+		return fmt.Errorf("account: list sessions: %w", err)
+	}
+	for _, s := range sessions {
+		page.Sessions = append(page.Sessions, templates.AccountSession{
+			ID: s.ID, Device: deviceSummary(s.UserAgent), Address: s.ClientAddr,
+			LastSeen: pageTime(s.LastSeenAt), CreatedAt: pageTime(s.CreatedAt), Current: s.ID == v.s.ID,
+		})
+	}
+	apps, err := h.store.ListConnectedApps(ctx, m.ID, now)
+	if err != nil {
+		return fmt.Errorf("account: list applications: %w", err)
+	}
+	for _, a := range apps {
+		item := templates.AccountApp{ClientID: a.ClientID, Name: a.ClientName, GrantedAt: pageTime(a.GrantedAt), LastUsed: pageTime(a.LastUsedAt)}
+		if item.Name == "" {
+			item.Name = a.ClientID
+		}
+		for _, name := range a.Scopes {
+			d := name
+			if sc, ok := scope.Lookup(name); ok && sc.Description != "" {
+				d = sc.Description
+			}
+			item.Scopes = append(item.Scopes, templates.ScopeItem{Name: name, Description: d})
+		}
+		page.Apps = append(page.Apps, item)
+	}
+	events, err := h.store.ListMemberEvents(ctx, m.ID, accountEventLimit)
+	if err != nil {
+		return fmt.Errorf("account: list events: %w", err)
+	}
+	for _, e := range events {
+		page.Events = append(page.Events, templates.AccountEvent{
+			At: pageTime(e.At), What: eventWords(e.Kind), Detail: e.Detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
+		})
+	}
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", fmt.Sprint(int(accountPasswordBudget.Window.Seconds())))
+	}
+	h.consent.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(out, page) })
+	return nil
+}
+
+// pictureShown reports whether the page may load the picture at u as an image: an absolute
+// https URL without credentials (AccountPolicy allows https: images and nothing else from
+// elsewhere). Any other address is shown as text.
+func pictureShown(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && p.Scheme == "https" && p.Host != "" && p.User == nil
+}
+
+// pageTime writes a time for the page, in UTC (the server does not know the member's zone).
+func pageTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+}
+
+// eventWords says what an event was.
+func eventWords(k EventKind) string {
+	switch k {
+	case EventSignedIn:
+		return "Signed in"
+	case EventPasswordChanged:
+		return "Password changed"
+	case EventPasswordReset:
+		return "Password reset with an e-mail link"
+	case EventInvitationUsed:
+		return "Invitation accepted"
+	case EventEmailChanged:
+		return "E-mail address changed"
+	case EventSessionEnded:
+		return "Signed out a device"
+	case EventAppRemoved:
+		return "Removed an application's access"
+	case EventProfileChanged:
+		return "Profile changed"
+	default:
+		return "Account activity"
+	}
+}
+
+// accountTx runs fn in one transaction of the store: fn's context carries it.
+func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	tx, err := h.store.BeginTx(ctx)
+	if err != nil {
+		return fmt.Errorf("account: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		if rbErr := h.store.Rollback(tx); rbErr != nil {
+			h.log.Warn("account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
+		}
+		return err
+	}
+	if err := h.store.Commit(tx); err != nil {
+		return fmt.Errorf("account: commit: %w", err)
+	}
+	return nil
+}
+
+// requestEvent is an event of the member at the request's address and with its User-Agent.
+func (h *Handler) requestEvent(r *http.Request, memberID int64, kind EventKind, detail string) Event {
+	e := Event{MemberID: memberID, Kind: kind, At: h.now(), UserAgent: clipUserAgent(r.UserAgent()), Detail: detail}
+	if a := edge.FromContext(r.Context()).ClientAddr; a.IsValid() {
+		e.ClientAddr = a.Unmap().String()
+	}
+	return e
+}
+
+// RecordSignIn records that m signed in with r at the request's school (consent.Deps.OnSignIn):
+// the page's list of recent sign-ins. A failure is logged, not returned: the member is signed
+// in whether or not the note was kept.
+func (h *Handler) RecordSignIn(ctx context.Context, r *http.Request, m storage.Member) {
+	e := h.requestEvent(r, m.ID, EventSignedIn, "")
+	if err := h.store.RecordEvent(ctx, e); err != nil {
+		h.log.Error("account: record sign-in", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "err", err)
+	}
+}
+
+// clipText bounds s to n runes, for details kept with events.
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n])) + "…"
+	}
+	return s
+}

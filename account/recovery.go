@@ -19,8 +19,6 @@ const (
 	ForgotPath     = "/login/forgot"
 	ResetPath      = "/login/reset"
 	InvitationPath = "/invitation"
-	// AccountPath is where a member goes once a link has signed them in.
-	AccountPath = "/account"
 )
 
 // Messages of the recovery pages.

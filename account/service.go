@@ -41,9 +41,6 @@ const (
 // maxEmail is the longest e-mail address SMTP can carry (RFC 5321 section 4.5.3.1.3).
 const maxEmail = 254
 
-// maxUserAgent bounds the user agent an event keeps.
-const maxUserAgent = 256
-
 // ErrLinkDead means a one-time link cannot be used: unknown, at another school, expired,
 // already used, replaced by a newer one, or made under a password that has changed since.
 // Callers do not learn which.
@@ -430,11 +427,7 @@ type Origin struct {
 }
 
 func (o Origin) event(memberID int64, kind EventKind, at time.Time) Event {
-	ua := o.UserAgent
-	if len(ua) > maxUserAgent {
-		ua = ua[:maxUserAgent]
-	}
-	return Event{MemberID: memberID, Kind: kind, At: at, ClientAddr: o.ClientAddr, UserAgent: ua}
+	return Event{MemberID: memberID, Kind: kind, At: at, ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent)}
 }
 
 // ResetRequest is a new password from a reset link.

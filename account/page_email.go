@@ -1,0 +1,141 @@
+package account
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// Pages of a confirmation link that cannot be used. The first says the same whether the link
+// never existed, expired, was used, was made at another school or was outdated by a new
+// password.
+var (
+	viewEmailLinkInvalid = consent.ErrorView{
+		Title:   "This link does not work",
+		Message: "The link is not valid any more: it may have expired or been used already. Ask for a new one on your account page.",
+	}
+	viewEmailLinkOtherMember = consent.ErrorView{
+		Title:   "This link is for another account",
+		Message: "Sign out, then open the link again and sign in as the person who asked for the change.",
+	}
+	viewEmailTaken = consent.ErrorView{
+		Title:   "That address is taken",
+		Message: "Another account uses this e-mail address now, so it cannot become yours. Your address has not changed.",
+	}
+)
+
+// errEmailLinkGone stops a confirmation whose link was used (or outdated) meanwhile.
+var errEmailLinkGone = errors.New("account: the e-mail link is gone")
+
+// emailLink finds the unused e-mail-change link of token at the request's school that belongs
+// to the signed-in member and was made under their current password. It writes the page that
+// explains a refusal and returns ok=false then.
+func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, token string) (Link, bool, error) {
+	ctx := r.Context()
+	if !wellFormedToken(token) {
+		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		return Link{}, false, nil
+	}
+	l, err := h.store.GetLink(ctx, linkID(h.linkKey, token), PurposeEmailChange, h.now())
+	if errors.Is(err, storage.ErrNotFound) {
+		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		return Link{}, false, nil
+	}
+	if err != nil {
+		return Link{}, false, fmt.Errorf("account: get e-mail link: %w", err)
+	}
+	if l.MemberID != v.s.Member.ID {
+		h.log.Info("e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
+			"school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+		h.consent.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
+		return Link{}, false, nil
+	}
+	m, err := h.store.GetMember(ctx, l.MemberID)
+	if err != nil {
+		return Link{}, false, fmt.Errorf("account: get member: %w", err)
+	}
+	if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), l.PasswordStamp) {
+		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		return Link{}, false, nil
+	}
+	return l, true, nil
+}
+
+// emailConfirmForm shows the confirmation form of a link. It never uses the link: mail
+// scanners open links before people do.
+func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v visit) error {
+	token := r.URL.Query().Get("token")
+	l, ok, err := h.emailLink(w, r, v, token)
+	if err != nil || !ok {
+		return err
+	}
+	page := templates.EmailConfirmPage{
+		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email,
+		NewEmail: l.Email, Token: token, CSRFToken: h.consent.CSRFToken(v.s),
+	}
+	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
+	return nil
+}
+
+// confirmEmailChange uses the link and makes its address the member's, in one transaction:
+// the link is consumed (of two concurrent confirmations one wins), the address set (refused if
+// another member took it meanwhile), the member's other e-mail links deleted and the event
+// recorded.
+func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	token := r.PostForm.Get("token")
+	l, ok, err := h.emailLink(w, r, v, token)
+	if err != nil || !ok {
+		return err
+	}
+	err = h.accountTx(ctx, func(ctx context.Context) error {
+		used, err := h.store.ConsumeLink(ctx, l.ID, PurposeEmailChange, h.now())
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && used.MemberID != v.s.Member.ID) {
+			return errEmailLinkGone
+		}
+		if err != nil {
+			return fmt.Errorf("account: consume e-mail link: %w", err)
+		}
+		if _, err := h.store.UpdateMember(ctx, used.MemberID, func(m storage.Member) (storage.Member, error) {
+			if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), used.PasswordStamp) {
+				return m, errEmailLinkGone
+			}
+			m.Email = used.Email
+			return m, nil
+		}); err != nil {
+			return err
+		}
+		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
+			return fmt.Errorf("account: delete e-mail links: %w", err)
+		}
+		return h.store.RecordEvent(ctx, h.requestEvent(r, used.MemberID, EventEmailChanged, ""))
+	})
+	switch {
+	case errors.Is(err, errEmailLinkGone):
+		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		return nil
+	case errors.Is(err, storage.ErrAlreadyExists):
+		h.log.Info("e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
+			"school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+		h.consent.RenderError(w, r, http.StatusConflict, viewEmailTaken)
+		return nil
+	case err != nil:
+		return err
+	}
+	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	accountDone(w, "email")
+	return nil
+}
+
+// accountStampEqual compares two password stamps in constant time.
+func accountStampEqual(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}

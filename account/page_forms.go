@@ -1,0 +1,333 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	mailqueue "github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// Messages of the account page's forms, shown next to the form they are about.
+const (
+	msgNameRequired     = "Enter your name."
+	msgNameTooLong      = "Your name can be at most 100 characters long."
+	msgNameUnprintable  = "Your name contains characters that cannot be shown."
+	msgPictureInvalid   = "The picture address must be an https:// address of at most 2048 characters, or empty."
+	msgCurrentRequired  = "Enter your current password."
+	msgCurrentWrong     = "Your current password is not right."
+	msgNoPassword       = "Your account has no password yet. Sign out and use “Forgot your password?” on the sign-in page to choose one."
+	msgRepeatMismatch   = "The new password and its repetition are not the same."
+	msgPasswordMoved    = "Your password was changed elsewhere meanwhile. Please try again."
+	msgEmailInvalid     = "Enter an e-mail address like name@example.com, of at most 254 characters."
+	msgEmailUnchanged   = "That is already your e-mail address."
+	emailChangeMailKind = "email_change"
+	// accountPasswordKey prefixes the member id in the limiter key of current-password checks.
+	accountPasswordKey = "account-password:"
+)
+
+// emailChangeLifetime is how long a confirmation link of a new address works (the mail says
+// "in 24 hours").
+const emailChangeLifetime = 24 * time.Hour
+
+// errPasswordMoved stops a password change whose member's hash is no longer the one verified.
+var errPasswordMoved = errors.New("account: the password changed since it was verified")
+
+// updateProfile saves the member's name and picture address.
+func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	picture := strings.TrimSpace(r.PostForm.Get("picture"))
+	msg := profileNameProblem(name)
+	if msg == "" && !pictureAcceptable(picture) {
+		msg = msgPictureInvalid
+	}
+	if msg != "" {
+		return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Name: name, Picture: picture, ProfileMessage: msg})
+	}
+	err := h.accountTx(ctx, func(ctx context.Context) error {
+		if _, err := h.store.UpdateMember(ctx, v.s.Member.ID, func(m storage.Member) (storage.Member, error) {
+			m.Name, m.AvatarURL = name, picture
+			return m, nil
+		}); err != nil {
+			return fmt.Errorf("account: update profile: %w", err)
+		}
+		return h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventProfileChanged, ""))
+	})
+	if err != nil {
+		return err
+	}
+	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	accountDone(w, "profile")
+	return nil
+}
+
+// profileNameProblem says what is wrong with a trimmed name, or "".
+func profileNameProblem(name string) string {
+	switch {
+	case name == "":
+		return msgNameRequired
+	case !utf8.ValidString(name):
+		return msgNameUnprintable
+	case utf8.RuneCountInString(name) > profileMaxName:
+		return msgNameTooLong
+	}
+	for _, c := range name {
+		// unicode.IsPrint admits letters, marks, numbers, punctuation, symbols and the ASCII
+		// space: no control characters, no line breaks, no invisible format characters such as
+		// bidirectional overrides, which could make a name read as something else.
+		if !unicode.IsPrint(c) {
+			return msgNameUnprintable
+		}
+	}
+	return ""
+}
+
+// pictureAcceptable reports whether p may be saved as the picture address: empty, or an
+// absolute https URL of printable ASCII without credentials, within the bound.
+func pictureAcceptable(p string) bool {
+	if p == "" {
+		return true
+	}
+	if len(p) > profileMaxPicture {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] <= ' ' || p[i] >= 0x7f {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && u.Opaque == ""
+}
+
+// currentPassword is the outcome of checking the member's current password.
+type currentPassword struct {
+	// hash is the stored hash the password matched ("" unless ok).
+	hash    string
+	ok      bool
+	limited bool
+	// message is the sentence for the form when !ok.
+	message string
+}
+
+// checkCurrentPassword verifies pw against the member's stored hash, charging the attempt to
+// the member's budget first (accountPasswordLimit): a wrong password stays charged, a right one
+// is refunded. Only a store or limiter failure is an error.
+func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw string) (currentPassword, error) {
+	key := accountPasswordKey + strconv.FormatInt(memberID, 10)
+	ok, err := h.limiter.Take(ctx, key, accountPasswordBudget)
+	if err != nil {
+		return currentPassword{}, &consent.PageError{Status: http.StatusServiceUnavailable,
+			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+			Err:  fmt.Errorf("account: rate limiter: %w", err)}
+	}
+	if !ok {
+		return currentPassword{limited: true, message: msgPasswordLimit}, nil
+	}
+	m, err := h.store.GetMember(ctx, memberID)
+	if err != nil {
+		h.refundPasswordAttempt(ctx, key)
+		return currentPassword{}, fmt.Errorf("account: get member: %w", err)
+	}
+	if !password.IsHash(m.PasswordHash) {
+		_ = password.VerifyDummy(pw)
+		h.refundPasswordAttempt(ctx, key)
+		return currentPassword{message: msgNoPassword}, nil
+	}
+	if password.Verify(pw, m.PasswordHash) != nil {
+		return currentPassword{message: msgCurrentWrong}, nil
+	}
+	h.refundPasswordAttempt(ctx, key)
+	return currentPassword{hash: m.PasswordHash, ok: true}, nil
+}
+
+func (h *Handler) refundPasswordAttempt(ctx context.Context, key string) {
+	if err := h.limiter.Refund(ctx, key); err != nil {
+		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+}
+
+// passwordStatus is the status of a page refusing a form for a password check's outcome.
+func passwordStatus(c currentPassword) int {
+	if c.limited {
+		return http.StatusTooManyRequests
+	}
+	return http.StatusOK
+}
+
+// changePassword sets a new password after checking the current one. The new password ends
+// every other session of the member at every school and every outstanding reset link; with
+// sign_out_apps it also revokes every application's tokens.
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	m := v.s.Member
+	current, next, repeat := r.PostForm.Get("current_password"), r.PostForm.Get("new_password"), r.PostForm.Get("repeat_password")
+	signOutApps := r.PostForm.Get("sign_out_apps") == "yes"
+	refuse := func(status int, msg string) error {
+		return h.showAccount(w, r, v, status, templates.AccountPage{PasswordMessage: msg})
+	}
+	if current == "" {
+		return refuse(http.StatusOK, msgCurrentRequired)
+	}
+	if err := password.CheckPolicy(next, m.Email, m.Name); err != nil {
+		return refuse(http.StatusOK, err.Error())
+	}
+	if next != repeat {
+		return refuse(http.StatusOK, msgRepeatMismatch)
+	}
+	cp, err := h.checkCurrentPassword(ctx, m.ID, current)
+	if err != nil {
+		return err
+	}
+	if !cp.ok {
+		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		return refuse(passwordStatus(cp), cp.message)
+	}
+	hash, err := password.Hash(next, password.Default)
+	if err != nil {
+		return fmt.Errorf("account: hash password: %w", err)
+	}
+	var ended, revoked int
+	err = h.accountTx(ctx, func(ctx context.Context) error {
+		if _, err := h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
+			// Only over the hash that was verified: a reset or another tab that changed the
+			// password meanwhile wins, and this form is asked again.
+			if cur.PasswordHash != cp.hash {
+				return cur, errPasswordMoved
+			}
+			cur.PasswordHash = hash
+			return cur, nil
+		}); err != nil {
+			return err
+		}
+		var err error
+		if ended, err = h.store.DeleteOtherSessions(ctx, m.ID, v.s.ID, true); err != nil {
+			return fmt.Errorf("account: end other sessions: %w", err)
+		}
+		if err := h.store.DeleteMemberLinks(ctx, m.ID, PurposeReset); err != nil {
+			return fmt.Errorf("account: delete reset links: %w", err)
+		}
+		if signOutApps {
+			if revoked, err = h.store.RevokeAllConnectedApps(ctx, m.ID, h.now()); err != nil {
+				return fmt.Errorf("account: revoke applications: %w", err)
+			}
+		}
+		return h.store.RecordEvent(ctx, h.requestEvent(r, m.ID, EventPasswordChanged, ""))
+	})
+	if errors.Is(err, errPasswordMoved) {
+		return refuse(http.StatusConflict, msgPasswordMoved)
+	}
+	if err != nil {
+		return err
+	}
+	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID,
+		"sessions_ended", ended, "token_pairs_revoked", revoked)
+	if signOutApps {
+		accountDone(w, "password-all")
+	} else {
+		accountDone(w, "password")
+	}
+	return nil
+}
+
+// newAddress normalises an address typed into the e-mail form as the sign-in form does
+// (consent.NormaliseEmail) and reports whether it is one: within RFC 5321's bound, a bare
+// addr-spec (no display name, no angle brackets) with a domain holding a dot.
+func newAddress(raw string) (string, bool) {
+	a := consent.NormaliseEmail(raw)
+	if a == "" || len(a) > accountMaxEmail {
+		return "", false
+	}
+	p, err := mail.ParseAddress(a)
+	if err != nil || p.Name != "" || p.Address != a {
+		return "", false
+	}
+	at := strings.LastIndexByte(a, '@')
+	if at < 1 || !strings.Contains(a[at+1:], ".") || strings.HasSuffix(a, ".") {
+		return "", false
+	}
+	return a, true
+}
+
+// requestEmailChange sends a confirmation link to a new address. The answer is the same
+// whether or not the address belongs to someone (then nothing is sent), so the form cannot
+// tell who has an account.
+func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	m := v.s.Member
+	refuse := func(status int, msg string) error {
+		return h.showAccount(w, r, v, status, templates.AccountPage{EmailMessage: msg})
+	}
+	addr, ok := newAddress(r.PostForm.Get("email"))
+	if !ok {
+		return refuse(http.StatusOK, msgEmailInvalid)
+	}
+	if addr == consent.NormaliseEmail(m.Email) {
+		return refuse(http.StatusOK, msgEmailUnchanged)
+	}
+	current := r.PostForm.Get("current_password")
+	if current == "" {
+		return refuse(http.StatusOK, msgCurrentRequired)
+	}
+	cp, err := h.checkCurrentPassword(ctx, m.ID, current)
+	if err != nil {
+		return err
+	}
+	if !cp.ok {
+		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		return refuse(passwordStatus(cp), cp.message)
+	}
+	_, err = h.store.GetMemberByEmail(ctx, addr)
+	switch {
+	case err == nil:
+		// Taken: nothing is sent, and the page says what it says to everyone.
+		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID)
+		accountDone(w, "email-sent")
+		return nil
+	case !errors.Is(err, storage.ErrNotFound):
+		return fmt.Errorf("account: look up address: %w", err)
+	}
+
+	token, now := newToken(), h.now()
+	expires := now.Add(emailChangeLifetime)
+	content, err := h.tpl.EmailChange(templates.EmailChangeMail{
+		School: v.t.Name, MemberName: m.Name, NewEmail: addr,
+		Link:    v.t.URL(EmailConfirmPath + "?token=" + token),
+		Expires: "in 24 hours (" + expires.UTC().Format("2006-01-02 15:04 UTC") + ")",
+	})
+	if err != nil {
+		return err
+	}
+	err = h.accountTx(ctx, func(ctx context.Context) error {
+		if err := h.store.CreateLink(ctx, Link{
+			ID: linkID(h.linkKey, token), MemberID: m.ID, Purpose: PurposeEmailChange, Email: addr,
+			PasswordStamp: PasswordStamp(h.stampKey, cp.hash), CreatedAt: now, ExpiresAt: expires,
+		}); err != nil {
+			return fmt.Errorf("account: create e-mail link: %w", err)
+		}
+		return h.mail.Send(ctx, mailqueue.Message{
+			SchoolID: v.t.SchoolID, Kind: emailChangeMailKind, To: addr, ToName: m.Name,
+			Subject: content.Subject, Text: content.Text, HTML: content.HTML,
+		})
+	})
+	if err != nil {
+		return err
+	}
+	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID)
+	accountDone(w, "email-sent")
+	return nil
+}

@@ -1,0 +1,133 @@
+package account
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// Bounds of the ids the session and application forms post: a session id is a hex HMAC-SHA256,
+// a client id at most a metadata-document URL.
+const (
+	sessionIDLength = 64
+	maxClientIDForm = 2048
+	// maxEventDetail bounds the client name kept with an app_removed event.
+	maxEventDetail = 200
+)
+
+const msgSessionIsCurrent = "That is the device you are using now: to end its session, sign out."
+
+// endSession signs one of the member's other devices out. Ending the session in use is refused
+// (that is signing out, with its own form). An id that is not one of the member's sessions at
+// the school ends nothing and is answered as if it did: the session is gone either way.
+func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	id := r.PostForm.Get("session_id")
+	if subtle.ConstantTimeCompare([]byte(id), []byte(v.s.ID)) == 1 {
+		return h.showAccount(w, r, v, http.StatusBadRequest, templates.AccountPage{SessionsMessage: msgSessionIsCurrent})
+	}
+	if !isHex(id, sessionIDLength) {
+		accountDone(w, "session")
+		return nil
+	}
+	sessions, err := h.store.ListMemberSessions(ctx, v.s.Member.ID, h.now())
+	if err != nil {
+		return fmt.Errorf("account: list sessions: %w", err)
+	}
+	device := ""
+	for _, s := range sessions {
+		if s.ID == id {
+			device = deviceSummary(s.UserAgent)
+		}
+	}
+	err = h.store.DeleteMemberSession(ctx, v.s.Member.ID, id)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		accountDone(w, "session")
+		return nil
+	case err != nil:
+		return fmt.Errorf("account: end session: %w", err)
+	}
+	if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventSessionEnded, device)); err != nil {
+		return fmt.Errorf("account: record event: %w", err)
+	}
+	h.log.Info("session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	accountDone(w, "session")
+	return nil
+}
+
+// endOtherSessions signs every other device out at this school.
+func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	n, err := h.store.DeleteOtherSessions(ctx, v.s.Member.ID, v.s.ID, false)
+	if err != nil {
+		return fmt.Errorf("account: end other sessions: %w", err)
+	}
+	if n > 0 {
+		detail := "1 other device"
+		if n > 1 {
+			detail = strconv.Itoa(n) + " other devices"
+		}
+		if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventSessionEnded, detail)); err != nil {
+			return fmt.Errorf("account: record event: %w", err)
+		}
+	}
+	h.log.Info("other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID,
+		"member_id", v.s.Member.ID, "sessions_ended", n)
+	accountDone(w, "sessions")
+	return nil
+}
+
+// removeApp revokes every token pair of one client for the member at this school, at once:
+// its access tokens stop working and its refresh tokens are refused.
+func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	clientID := r.PostForm.Get("client_id")
+	if clientID == "" || len(clientID) > maxClientIDForm {
+		accountDone(w, "app")
+		return nil
+	}
+	now := h.now()
+	apps, err := h.store.ListConnectedApps(ctx, v.s.Member.ID, now)
+	if err != nil {
+		return fmt.Errorf("account: list applications: %w", err)
+	}
+	name := clientID
+	for _, a := range apps {
+		if a.ClientID == clientID && a.ClientName != "" {
+			name = a.ClientName
+		}
+	}
+	n, err := h.store.RevokeConnectedApp(ctx, v.s.Member.ID, clientID, now)
+	if err != nil {
+		return fmt.Errorf("account: revoke application: %w", err)
+	}
+	if n > 0 {
+		if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventAppRemoved, clipText(name, maxEventDetail))); err != nil {
+			return fmt.Errorf("account: record event: %w", err)
+		}
+	}
+	h.log.Info("application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID,
+		"member_id", v.s.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
+	accountDone(w, "app")
+	return nil
+}
+
+// isHex reports whether s is n lower-case hexadecimal digits.
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,99 @@
+package account
+
+import "strings"
+
+// maxUserAgent bounds what is kept of a User-Agent header (events and sessions store it) and
+// what deviceSummary reads: real ones are a few hundred bytes.
+const maxUserAgent = 512
+
+// clipUserAgent bounds ua to maxUserAgent bytes without splitting a UTF-8 sequence.
+func clipUserAgent(ua string) string {
+	if len(ua) <= maxUserAgent {
+		return ua
+	}
+	return strings.ToValidUTF8(ua[:maxUserAgent], "")
+}
+
+// uaRule maps a token of a User-Agent header to a name. Tables are read in order: the first
+// rule whose token the header contains wins, so tokens that other browsers copy come last
+// (Edge's and Opera's headers also say "Chrome/", Chrome's also says "Safari/").
+type uaRule struct {
+	token, name string
+}
+
+var uaBrowsers = []uaRule{
+	{"Edg/", "Edge"},
+	{"EdgA/", "Edge"},
+	{"EdgiOS/", "Edge"},
+	{"Edge/", "Edge"},
+	{"OPR/", "Opera"},
+	{"Opera", "Opera"},
+	{"SamsungBrowser/", "Samsung Internet"},
+	{"Vivaldi/", "Vivaldi"},
+	{"YaBrowser/", "Yandex Browser"},
+	{"Firefox/", "Firefox"},
+	{"FxiOS/", "Firefox"},
+	{"CriOS/", "Chrome"},
+	{"Chromium/", "Chromium"},
+	{"Chrome/", "Chrome"},
+	{"Trident/", "Internet Explorer"},
+	{"MSIE ", "Internet Explorer"},
+	// Safari last among browsers: every WebKit and Blink browser names it.
+	{"Version/", "Safari"},
+	{"Safari/", "Safari"},
+	{"curl/", "curl"},
+	{"Wget/", "Wget"},
+	{"Go-http-client/", "Go HTTP client"},
+	{"python-requests/", "Python requests"},
+	{"okhttp/", "OkHttp"},
+}
+
+var uaSystems = []uaRule{
+	// iPhone and iPad headers also say "like Mac OS X"; Android's often say "Linux".
+	{"iPhone", "iOS"},
+	{"iPod", "iOS"},
+	{"iPad", "iPadOS"},
+	{"Android", "Android"},
+	{"CrOS", "ChromeOS"},
+	{"Windows Phone", "Windows Phone"},
+	{"Windows", "Windows"},
+	{"Macintosh", "macOS"},
+	{"Mac OS X", "macOS"},
+	{"Ubuntu", "Ubuntu"},
+	{"Fedora", "Fedora"},
+	{"FreeBSD", "FreeBSD"},
+	{"OpenBSD", "OpenBSD"},
+	{"Linux", "Linux"},
+	{"X11", "Linux"},
+}
+
+// unknownDevice is deviceSummary's answer for a header it recognises nothing in.
+const unknownDevice = "Unknown device"
+
+// deviceSummary names the browser and operating system a User-Agent header claims ("Chrome on
+// macOS"), for the account page's lists of sessions and sign-ins. The answer is built only from
+// the names in the tables above, never from the header's own text, so a crafted header cannot
+// put words on the page; and it is a hint, not a fact: any client may claim anything.
+func deviceSummary(ua string) string {
+	ua = clipUserAgent(ua)
+	browser, system := firstMatch(ua, uaBrowsers), firstMatch(ua, uaSystems)
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	case system != "":
+		return system
+	default:
+		return unknownDevice
+	}
+}
+
+func firstMatch(ua string, rules []uaRule) string {
+	for _, r := range rules {
+		if strings.Contains(ua, r.token) {
+			return r.name
+		}
+	}
+	return ""
+}
