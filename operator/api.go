@@ -40,6 +40,8 @@ type Deps struct {
 	// bounds an upload. Operations stop reading below it, so an oversized body is answered 413
 	// by the operation rather than failing half-read. 0 means 1 MiB, the default limit.
 	MaxBodyBytes int64
+	// Inviter sends member invitations (POST /members); nil answers that operation 503.
+	Inviter Inviter
 }
 
 // Handler serves the operator REST API and its OpenAPI document.
@@ -50,6 +52,7 @@ type Handler struct {
 	now        func() time.Time
 	storageDir string
 	maxBody    int64
+	inviter    Inviter
 
 	api huma.API
 	// docs caches each school's OpenAPI document (keyed by *tenant.Tenant, which is immutable
@@ -70,7 +73,7 @@ func New(d Deps) *Handler {
 	}
 	return &Handler{
 		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
-		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes,
+		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -33,6 +34,19 @@ type MemberRoles struct {
 	Roles []string `json:"roles" maxItems:"4" uniqueItems:"true" enum:"owner,admin,lecturer,student"`
 }
 
+// NewMember is an invitation: who to invite and with which roles.
+type NewMember struct {
+	Email string   `json:"email" format:"email" maxLength:"254" doc:"The address the invitation goes to; an identity that already exists (at another school) joins this school and keeps its password."`
+	Name  string   `json:"name,omitempty" maxLength:"100" doc:"Display name of a new identity; an existing identity keeps its own."`
+	Roles []string `json:"roles,omitempty" minItems:"1" maxItems:"4" uniqueItems:"true" enum:"owner,admin,lecturer,student" doc:"Roles at the school; student if absent. Roles the member already holds here are kept."`
+}
+
+// Inviter invites members by e-mail (account.Service): the member gets a one-time link to
+// choose a password, and the invitation commits with its e-mail.
+type Inviter interface {
+	Invite(ctx context.Context, in account.Invitation) (account.InviteResult, error)
+}
+
 // MemberPath names a member of the school.
 type MemberPath struct {
 	MemberID int64 `path:"member_id" minimum:"1"`
@@ -51,6 +65,38 @@ func (h *Handler) registerMembers(api huma.API) {
 		return listOf(ms, next, func(m storage.MemberRoles) Member {
 			return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: roleNames(m.Roles)}
 		}), nil
+	})
+
+	register(h, api, operation{
+		ID: "invite-member", Method: http.MethodPost, Path: "/members", Scope: "members:write", Tag: tag,
+		Summary: "Invite a member", Status: http.StatusCreated,
+		Description: "Invites someone by e-mail: they receive a one-time link on the school's origin, valid 7 days, " +
+			"where they choose a password and are signed in. Inviting again replaces the earlier link. Only an " +
+			"owner may invite an owner. The member is returned with their roles at the school.",
+	}, func(ctx context.Context, in *struct{ Body NewMember }) (*struct{ Body Member }, error) {
+		roles := []storage.Role{storage.RoleStudent}
+		if len(in.Body.Roles) > 0 {
+			roles = make([]storage.Role, len(in.Body.Roles))
+			for i, r := range in.Body.Roles {
+				roles[i] = storage.Role(r)
+			}
+		}
+		if slices.Contains(roles, storage.RoleOwner) && !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) {
+			return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
+		}
+		if h.inviter == nil {
+			return nil, huma.Error503ServiceUnavailable("Invitations are not available on this server.")
+		}
+		res, err := h.inviter.Invite(ctx, account.Invitation{Email: in.Body.Email, Name: in.Body.Name, Roles: roles})
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
+		got, err := h.store.GetRoles(ctx, res.Member.ID)
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
+		m := res.Member
+		return &struct{ Body Member }{Member{ID: m.ID, Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, Roles: roleNames(got)}}, nil
 	})
 
 	register(h, api, operation{
