@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	"github.com/proctorhq/proctor/config"
@@ -22,6 +23,18 @@ func (s *Server) setUpMail() error {
 		return err
 	}
 	s.mailQueue = q
+	return nil
+}
+
+// setUpMailWorker builds the worker that empties the outbox, once the handlers are mounted:
+// the account pages contribute the expanders of their request entries (a password reset asked
+// for an address). Without mail.host there is no worker, and messages wait.
+func (s *Server) setUpMailWorker() error {
+	store, ok := s.deps.Store.(mail.Store)
+	if s.mailQueue == nil || !ok || s.deps.Only == OnlyMemberAPI {
+		// A Member API process sends nothing: it could not expand the account pages' requests.
+		return nil
+	}
 	cfg := s.deps.Config.Mail
 	if !cfg.Enabled() {
 		s.log.Warn("mail is not configured (mail.host): messages wait in the outbox until it is")
@@ -34,13 +47,18 @@ func (s *Server) setUpMail() error {
 	if err != nil {
 		return err
 	}
+	expanders := maps.Clone(s.mailExpanders)
+	if expanders == nil {
+		expanders = map[string]mail.Expander{}
+	}
+	maps.Copy(expanders, s.deps.MailExpanders)
 	w, err := mail.NewWorker(store, sender, s.deps.Config.Secret, mail.Options{
-		Logger: s.log.With("component", "mail"), Expanders: s.deps.MailExpanders,
+		Logger: s.log.With("component", "mail"), Expanders: expanders,
 	})
 	if err != nil {
 		return err
 	}
-	q.OnEnqueue(w.Wake)
+	s.mailQueue.OnEnqueue(w.Wake)
 	s.mailWorker = w
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
@@ -70,6 +71,8 @@ type Server struct {
 	// mailQueue takes outgoing e-mail; mailWorker, when mail is configured, sends it.
 	mailQueue  *mail.Queue
 	mailWorker *mail.Worker
+	// mailExpanders are the outbox request handlers of the mounted handlers (account).
+	mailExpanders map[string]mail.Expander
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -102,6 +105,9 @@ func New(d Deps) (*Server, error) {
 	}
 	s.public = newHTTP(public)
 	s.internal = newHTTP(s.internalHandler())
+	if err := s.setUpMailWorker(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -178,10 +184,21 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if unlocks == nil {
 		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
 	}
+	// The account pages record each sign-in as a security event; they are built after consent,
+	// which they use, so the hook reaches them through this variable.
+	var acct *account.Handler
 	login, err := consent.New(consent.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
 		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait,
+		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
+			if acct != nil {
+				acct.RecordSignIn(ctx, r, m)
+			}
+		},
 	})
+	if err == nil {
+		acct, err = s.accountPages(login, pages, limiter)
+	}
 	if err != nil {
 		if s.loginLimiter != nil {
 			_ = s.loginLimiter.Close()
@@ -199,6 +216,11 @@ func (s *Server) mountAll(r *mux.Router) error {
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	var inviter operator.Inviter
+	if acct != nil {
+		acct.Mount(r)
+		inviter = acct.Service()
+	}
 	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
@@ -206,8 +228,36 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter}).Mount(r)
 	return nil
+}
+
+// accountPages builds the invitation, recovery and account pages, and gives their outbox
+// request handlers to the mail worker. They need the store's account tables and the mail
+// outbox; without them (a stand-in store in some tests) there are no such pages.
+func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter) (*account.Handler, error) {
+	d := s.deps
+	store, ok := d.Store.(account.Store)
+	if !ok || s.mailQueue == nil {
+		s.log.Warn("the store keeps no account tables or mail outbox: no invitations, password recovery or account page")
+		return nil, nil
+	}
+	var schools func(int64) (*tenant.Tenant, bool)
+	if d.Tenants != nil {
+		schools = d.Tenants.BySchoolID
+	}
+	svc, err := account.NewService(account.ServiceDeps{
+		Store: store, Mail: s.mailQueue, Templates: pages, Secret: d.Config.Secret, Limiter: limiter,
+		Tenants: schools, Logger: d.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mailExpanders = svc.Expanders()
+	return account.New(account.Deps{
+		Store: store, Consent: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
+		Limiter: limiter, Logger: d.Logger, Service: svc,
+	})
 }
 
 // OnlyMemberAPI is the Deps.Only value of `proctor serve --only member-api`.
