@@ -15,11 +15,13 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -81,6 +83,15 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
 	r.Handle(authz.JWKSPath, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	queue, err := mail.NewQueue(e.Store, secret, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, err := account.New(account.Deps{Store: e.Store, Consent: login, Templates: pages, Mail: queue, Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct.Mount(r)
 	admin.New(admin.Deps{Store: e.Store, Secret: secret, Consent: login, Templates: pages}).Mount(r)
 	authz.New(authz.Deps{Store: e.Store, Secret: secret, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
@@ -98,6 +109,7 @@ var mountedInServer = map[string][]string{
 		"discovery.New(...).Mount",
 		"r.Handle(authz.JWKSPath)",
 		"login.Mount",
+		"acct.Mount",
 		"admin.New(...).Mount",
 		"authz.New(...).Mount",
 		"membergraphql.New(...).Mount",
