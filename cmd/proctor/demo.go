@@ -194,6 +194,7 @@ func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath str
 		fmt.Fprintf(w, "    resource:   %s\n", t.URL("/.well-known/oauth-protected-resource"))
 		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
 		fmt.Fprintf(w, "    client:     %s (public, PKCE S256, redirect %s on any port)\n", demoClientID(t), demoRedirectURI)
+		fmt.Fprintf(w, "    account:    %s (a member's own page; \"Forgot password?\" is on %s)\n", t.URL("/account"), t.URL("/login"))
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "  Demo accounts (demo only; these passwords are public):")
