@@ -8,30 +8,13 @@ import { test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 
 import {
-  authorizationUrl, decide, discover, env, insecure, requestedScopes, signIn, startCallback,
-  withBrowser,
+  authorizationUrl, decide, discover, env, insecure, oauthError, requestedScopes, signIn,
+  startCallback, withBrowser,
 } from './lib/harness.mjs';
 
 const publicClient = { client_id: env.clientId, token_endpoint_auth_method: 'none' };
 const confidentialClient = { client_id: env.confClientId, token_endpoint_auth_method: 'client_secret_post' };
 const withResource = { ...insecure, additionalParameters: { resource: env.issuer } };
-
-// oauthError says whether err is an OAuth error response with the given code, whether the
-// server sent it in the JSON body or in a WWW-Authenticate challenge.
-function oauthError(code) {
-  return (err) => {
-    if (err instanceof oauth.ResponseBodyError) {
-      assert.equal(err.error, code, `error ${err.error}: ${err.error_description ?? ''}`);
-      return true;
-    }
-    if (err instanceof oauth.WWWAuthenticateChallengeError) {
-      assert.ok(err.cause.some((c) => c.parameters.error === code),
-        `challenges: ${JSON.stringify(err.cause)}`);
-      return true;
-    }
-    throw err;
-  };
-}
 
 function jwtHeader(jwt) {
   return JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8'));

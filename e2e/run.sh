@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests: builds bin/proctor, starts it on free loopback ports with a throw-away
-# SQLite database and two schools, and runs the node:test suite in e2e/ against it, driving
-# Debian's chromium through playwright-core. See docs/e2e.md.
+# SQLite database, two schools and `proctor mailbox` as their SMTP server, and runs the
+# node:test suite in e2e/ against it, driving Debian's chromium through playwright-core.
+# See docs/e2e.md.
 #
 # Needs Node.js (20 or later), e2e/node_modules (`cd e2e && npm ci`; `make e2e` does it) and
 # chromium (CHROMIUM, default /usr/bin/chromium). Exits with the test runner's status.
@@ -34,18 +35,25 @@ while read -r name; do unset "$name"; done < <(env | sed -n 's/^\(PROCTOR_[A-Z0-
 work="$(mktemp -d "${TMPDIR:-/tmp}/proctor-e2e.XXXXXX")"
 log="$work/server.log"
 server_pid=""
+mailbox_pid=""
 status=1
 
+# stop ends a process this script started: TERM, up to 5 seconds, then KILL.
+stop() {
+  local pid="$1"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  stop "$server_pid"
+  stop "$mailbox_pid"
   if [ "$status" -ne 0 ] && [ -f "$log" ]; then
     echo "== server log (last 80 lines of $log)" >&2
     tail -n 80 "$log" >&2 || true
@@ -59,19 +67,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Two distinct free loopback ports, held open together while they are picked.
-read -r port internal_port < <(node -e '
+# Four distinct free loopback ports (the server's two listeners, the mailbox's SMTP and HTTP
+# listeners), held open together while they are picked.
+read -r port internal_port smtp_port mail_port < <(node -e '
   const net = require("node:net");
-  const a = net.createServer().listen(0, "127.0.0.1", () => {
-    const b = net.createServer().listen(0, "127.0.0.1", () => {
-      console.log(a.address().port, b.address().port);
-      a.close(); b.close();
-    });
-  });')
-[ -n "$port" ] && [ -n "$internal_port" ] || die "could not pick free ports"
+  const servers = [];
+  const next = () => {
+    if (servers.length === 4) {
+      console.log(servers.map((s) => s.address().port).join(" "));
+      servers.forEach((s) => s.close());
+      return;
+    }
+    const s = net.createServer().listen(0, "127.0.0.1", next);
+    servers.push(s);
+  };
+  next();')
+[ -n "$port" ] && [ -n "$internal_port" ] && [ -n "$smtp_port" ] && [ -n "$mail_port" ] ||
+  die "could not pick free ports"
 
 issuer="http://127.0.0.1:$port"
 school2="http://localhost:$port"
+mailbox_url="http://127.0.0.1:$mail_port"
 
 mkdir -p "$work/tenants"
 cat >"$work/proctor.yaml" <<EOF
@@ -82,6 +98,11 @@ database:
   dsn: "$work/proctor.db"
 tenants_dir: "$work/tenants"
 log: {level: info, format: json}
+mail:
+  host: 127.0.0.1
+  port: $smtp_port
+  tls: none
+  from: noreply@e2e.example
 EOF
 cat >"$work/tenants/01-e2e-one.yaml" <<EOF
 school_id: 1
@@ -122,6 +143,27 @@ client_id="$(json_field client_id <<<"$public_json")"
 conf_client_id="$(json_field client_id <<<"$conf_json")"
 conf_client_secret="$(json_field client_secret <<<"$conf_json")"
 
+# The invitation test's member: invited before the server starts, so the invitation waits in
+# the outbox and the server's mail worker sends it to the mailbox.
+invited_email="ivy.invited@e2e.example"
+"$proctor" members invite --tenant 1 --email "$invited_email" --name "Ivy Invited" \
+  >>"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; die "inviting $invited_email failed"; }
+
+echo "== mailbox: smtp 127.0.0.1:$smtp_port, messages at $mailbox_url/mail"
+"$proctor" mailbox --smtp-addr "127.0.0.1:$smtp_port" --http-addr "127.0.0.1:$mail_port" \
+  >"$work/mailbox.log" 2>&1 &
+mailbox_pid=$!
+ready=""
+for _ in $(seq 150); do
+  kill -0 "$mailbox_pid" 2>/dev/null || break
+  if curl -fsS -o /dev/null --max-time 2 "$mailbox_url/mail/messages.json" 2>/dev/null; then
+    ready=1
+    break
+  fi
+  sleep 0.2
+done
+[ -n "$ready" ] || { cat "$work/mailbox.log" >&2; die "the mailbox did not start"; }
+
 echo "== serve on $issuer (internal 127.0.0.1:$internal_port)"
 "$proctor" serve >"$log" 2>&1 &
 server_pid=$!
@@ -149,6 +191,8 @@ STUDENT_EMAIL="sam.student@e2e.example" \
 STUDENT_PASSWORD="e2e-student-password-1" \
 OWNER_EMAIL="olga.owner@e2e.example" \
 OWNER_PASSWORD="e2e-owner-password-1" \
+MAILBOX_URL="$mailbox_url" \
+INVITED_EMAIL="$invited_email" \
 CHROMIUM="$CHROMIUM" \
   timeout --kill-after=10 "$E2E_TIMEOUT" \
   node --test --test-concurrency=1 --test-timeout=120000 $E2E_FILES
@@ -181,6 +225,10 @@ if [ "${MCP_CONFORMANCE:-}" = 1 ] && [ "$status" -eq 0 ]; then
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "e2e: the server exited during the run" >&2
+  [ "$status" -ne 0 ] || status=1
+fi
+if ! kill -0 "$mailbox_pid" 2>/dev/null; then
+  echo "e2e: the mailbox exited during the run" >&2
   [ "$status" -ne 0 ] || status=1
 fi
 exit "$status"

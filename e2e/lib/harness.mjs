@@ -2,6 +2,7 @@
 // oauth4webapi client set-up, a loopback callback server, and Debian's chromium through
 // playwright-core.
 
+import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -59,6 +60,23 @@ export async function discover(issuer) {
     throw new Error(`discovery issuer ${JSON.stringify(as.issuer)} is not exactly ${JSON.stringify(issuer)}`);
   }
   return as;
+}
+
+// oauthError says whether err is an OAuth error response with the given code, whether the
+// server sent it in the JSON body or in a WWW-Authenticate challenge.
+export function oauthError(code) {
+  return (err) => {
+    if (err instanceof oauth.ResponseBodyError) {
+      assert.equal(err.error, code, `error ${err.error}: ${err.error_description ?? ''}`);
+      return true;
+    }
+    if (err instanceof oauth.WWWAuthenticateChallengeError) {
+      assert.ok(err.cause.some((c) => c.parameters.error === code),
+        `challenges: ${JSON.stringify(err.cause)}`);
+      return true;
+    }
+    throw err;
+  };
 }
 
 // startCallback listens on a random loopback port and records the first request to
@@ -135,8 +153,9 @@ const chromiumArgs = [
 ];
 
 // withBrowser runs fn with a page of a fresh chromium (its own new, empty user data
-// directory). If fn fails, a screenshot of the page goes to e2e/test-results/ first.
-export async function withBrowser(t, fn) {
+// directory). If fn fails, a screenshot of the page goes to e2e/test-results/ first, named
+// after the test and label (which tells two browsers of one test apart).
+export async function withBrowser(t, fn, label = '') {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'proctor-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: env.chromium,
@@ -152,7 +171,8 @@ export async function withBrowser(t, fn) {
   } catch (err) {
     try {
       await mkdir(resultsDir, { recursive: true });
-      const file = path.join(resultsDir, `${t.name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
+      const name = label ? `${t.name} ${label}` : t.name;
+      const file = path.join(resultsDir, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
       await page.screenshot({ path: file, fullPage: true, timeout: 5_000 });
       t.diagnostic(`screenshot: ${file} (page ${page.url()})`);
     } catch (shotErr) {
