@@ -1,19 +1,23 @@
 package securitytest
 
 import (
+	"database/sql"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // crawl fetches the start pages with b and every same-origin page they link to (GET only), at
@@ -180,6 +184,14 @@ func TestCSRFEveryForm(t *testing.T) {
 			admin.AppsPath + "/{id}/delete": {order: 4,
 				state: func() string { return client(public).ID + client(conf).ID },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther }},
+			// A refused request queues nothing; the form's own token queues one request
+			// (whatever the address, the answer is the same page). Before the sign-in, which
+			// replaces the browser's sign-in form token.
+			account.ForgotPath: {order: -1,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && outboxEntries(t, e.Database) == 1
+				}},
 			consent.LogoutPath: {order: 5,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
@@ -213,6 +225,9 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("email", a.Student.Email)
 						v.Set("password", servertest.Password)
 					}
+					if k == account.ForgotPath {
+						v.Set("email", a.Student.Email)
+					}
 					if k == admin.AppsPath {
 						v.Set("name", "Forged")
 						v.Set("redirect_uris", "http://127.0.0.1/forged")
@@ -230,7 +245,7 @@ func TestCSRFEveryForm(t *testing.T) {
 					"two tokens, the wrong one first": func(v url.Values) { v[consent.CSRFField] = []string{"wrong", own} },
 				}
 				others := sessionTokens
-				if k == consent.LoginPath {
+				if k == consent.LoginPath || k == account.ForgotPath {
 					others = loginTokens
 				}
 				for name, tok := range others {
@@ -264,6 +279,26 @@ func TestCSRFEveryForm(t *testing.T) {
 			})
 		}
 	})
+}
+
+// outboxEntries counts the mail outbox's entries, read with a connection of the test's own
+// (the outbox is the server's; nothing else in this suite sends mail).
+func outboxEntries(t *testing.T, cfg gormstore.Config) int {
+	t.Helper()
+	driver := "sqlite"
+	if cfg.Driver == gormstore.DriverPostgres {
+		driver = "pgx"
+	}
+	db, err := sql.Open(driver, cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM mail_outbox`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // flipFirst returns s with its first character changed.
