@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
@@ -97,10 +98,17 @@ func TestCSRFEveryForm(t *testing.T) {
 		anon := e.Browser() // signed out; has visited B's sign-in page too
 		anon.Get(e.B.URL(consent.LoginPath))
 
-		// Pages: the sign-in page, everything an operator reaches, the consent page, error pages.
+		// The owner's account page lists a second session and a connected application, so that
+		// it shows every one of its forms.
+		second := e.Browser()
+		second.SignIn(a, a.Owner.Email)
+		e.Tokens(a, a.Owner.Email, scope.OpenID, scope.AccountRead)
+
+		// Pages: the sign-in page, everything an operator reaches, the account page, the consent
+		// page, error pages.
 		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
 		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
-			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"))...)
+			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath))...)
 		authURL := servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), scope.OpenID, scope.AccountRead)
 		pages = append(pages, op.Get(authURL))
 		forbidden := e.Browser()
@@ -165,6 +173,29 @@ func TestCSRFEveryForm(t *testing.T) {
 		signedIn := func(b *servertest.Browser) string {
 			return http.StatusText(b.Get(a.URL(consent.DonePath)).Status)
 		}
+		owner := func() storage.Member {
+			m, err := e.Store.GetMember(e.Ctx(a), a.Owner.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		ownerHash := owner().PasswordHash
+		ownerSessions := func() int {
+			ss, err := e.Store.ListMemberSessions(e.Ctx(a), a.Owner.ID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ss)
+		}
+		sessionsBefore := ownerSessions()
+		connectedApps := func() int {
+			apps, err := e.Store.ListConnectedApps(e.Ctx(a), a.Owner.ID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(apps)
+		}
 		cases := map[string]csrfCase{
 			consent.LoginPath: {order: 0,
 				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
@@ -192,7 +223,34 @@ func TestCSRFEveryForm(t *testing.T) {
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusOK && outboxEntries(t, e.Database) == 1
 				}},
-			consent.LogoutPath: {order: 5,
+			account.ProfilePath: {order: 5,
+				state: func() string { return owner().Name },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && owner().Name == "Renamed By Form"
+				}},
+			account.EmailPath: {order: 6,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 2
+				}},
+			account.AppRemovePath: {order: 7,
+				state: func() string { return strconv.Itoa(connectedApps()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && connectedApps() == 0 }},
+			account.SessionEndPath: {order: 8,
+				state: func() string { return strconv.Itoa(ownerSessions()) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && ownerSessions() == sessionsBefore-1
+				}},
+			account.SessionEndOthersPath: {order: 9,
+				state: func() string { return strconv.Itoa(ownerSessions()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && ownerSessions() == 1 }},
+			// Last but the sign-out: a new password ends the owner's other sessions.
+			account.PasswordPath: {order: 10,
+				state: func() string { return owner().PasswordHash },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
+				}},
+			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
 		}
@@ -225,8 +283,18 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("email", a.Student.Email)
 						v.Set("password", servertest.Password)
 					}
-					if k == account.ForgotPath {
+					switch k {
+					case account.ForgotPath:
 						v.Set("email", a.Student.Email)
+					case account.ProfilePath:
+						v.Set("name", "Renamed By Form")
+					case account.EmailPath:
+						v.Set("email", "moved-by-form@example.com")
+						v.Set("current_password", servertest.Password)
+					case account.PasswordPath:
+						v.Set("current_password", servertest.Password)
+						v.Set("new_password", "a new passphrase by form")
+						v.Set("repeat_password", "a new passphrase by form")
 					}
 					if k == admin.AppsPath {
 						v.Set("name", "Forged")

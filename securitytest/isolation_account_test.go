@@ -266,7 +266,7 @@ func profileAtB(t *testing.T, s *sweep, _ route, path string) {
 func passwordAtB(t *testing.T, s *sweep, _ route, path string) {
 	before := memberOf(t, s, s.a.Owner.Email).PasswordHash
 	const pw = "a fresh passphrase set through B"
-	form := url.Values{consent.CSRFField: {s.csrfA}, "current_password": {servertest.Password}, "password": {pw}, "password2": {pw}}
+	form := url.Values{consent.CSRFField: {s.csrfA}, "current_password": {servertest.Password}, "new_password": {pw}, "repeat_password": {pw}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
 	if memberOf(t, s, s.a.Owner.Email).PasswordHash != before {
 		t.Error("A's owner's password changed through B")
