@@ -206,7 +206,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 		if _, err := h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
 			// Only over the hash that was verified: a reset or another tab that changed the
 			// password meanwhile wins, and this form is asked again.
-			if cur.PasswordHash != cp.hash {
+			if !accountStampEqual(cur.PasswordHash, cp.hash) {
 				return cur, errPasswordMoved
 			}
 			cur.PasswordHash = hash

@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -234,7 +235,7 @@ func (h *Handler) rehash(ctx context.Context, m storage.Member, pw string) {
 	hash, err := password.Hash(pw, password.Default)
 	if err == nil {
 		_, err = h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
-			if cur.PasswordHash != m.PasswordHash {
+			if subtle.ConstantTimeCompare([]byte(cur.PasswordHash), []byte(m.PasswordHash)) != 1 {
 				return cur, errHashChanged
 			}
 			cur.PasswordHash = hash

@@ -186,7 +186,17 @@ func refusals(api huma.API) map[string]*huma.Response {
 	content := map[string]*huma.MediaType{"application/json": {Schema: schema}}
 	return map[string]*huma.Response{
 		"401": {Description: "The token is missing, invalid, expired, revoked or issued for another school.", Headers: challenge, Content: content},
-		"403": {Description: "The token lacks the operation's scope, or its user is no longer an owner or admin of the school.", Headers: challenge, Content: content},
+		// An operation may also refuse what the caller's role does not allow (only an owner
+		// grants the owner role): a problem document, without a challenge.
+		"403": {
+			Description: "The token lacks the operation's scope, or its user is no longer an owner or admin of the school; " +
+				"or (a problem document) the caller's role does not allow the request, such as an admin granting the owner role.",
+			Headers: challenge,
+			Content: map[string]*huma.MediaType{
+				"application/json":         {Schema: schema},
+				"application/problem+json": {Schema: problem},
+			},
+		},
 		"503": {
 			Description: "The token could not be checked (temporarily_unavailable) or the school's data could not be reached (a problem document); retry.",
 			Content: map[string]*huma.MediaType{

@@ -24,6 +24,7 @@
 //	DELETE /api/v1/courses/{course_id}/enrollments/{member_id}        students:write
 //	GET    /api/v1/courses/{course_id}/enrollments/{member_id}/progress students:read
 //	GET    /api/v1/members                                            members:read         (path_members.go)
+//	POST   /api/v1/members                                            members:write        (Deps.Inviter)
 //	PUT    /api/v1/members/{member_id}/roles                          members:write
 //	GET    /api/v1/analytics/courses                                  analytics:read       (path_analytics.go)
 //	GET    /api/v1/analytics/revenue                                  analytics:read

@@ -56,7 +56,9 @@ type env struct {
 // allScopes is a token holding every operator scope, for an owner.
 const allScopes = "all"
 
-func newEnv(t testing.TB, backend string) *env {
+// newEnv builds the API for school 1 over a real store on backend; opts may add to its Deps
+// (they run after the store and the owner exist).
+func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	t.Helper()
 	e := &env{t: t, store: storetest.Open(t, backend), tn: testTenant(t, 1, "https://north.example"), dir: t.TempDir()}
 	e.ctx = tenant.NewContext(t.Context(), e.tn)
@@ -73,7 +75,11 @@ func newEnv(t testing.TB, backend string) *env {
 	e.owner = owner.ID
 	e.tokens = tokens{allScopes: {MemberID: owner.ID, Scopes: scope.NamesFor(scope.Operator)}}
 	r := mux.NewRouter()
-	h := New(Deps{Store: e.store, Verifier: e.tokens, StorageDir: e.dir, MaxBodyBytes: testBodyLimit})
+	d := Deps{Store: e.store, Verifier: e.tokens, StorageDir: e.dir, MaxBodyBytes: testBodyLimit}
+	for _, o := range opts {
+		o(e, &d)
+	}
+	h := New(d)
 	h.Mount(r)
 	e.handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// What the server's middleware does before the router: the school and the body limit.

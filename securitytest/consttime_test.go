@@ -37,6 +37,8 @@ var constantTimeAllowed = map[string]string{
 	"bench/child.go: int64(k) == key":                                   "an auxiliary-vector entry type (AT_*) in the benchmark's process reader",
 	"storage/conformance/clients.go: got.SecretHash != conf.SecretHash": "the storage conformance suite checks that a stored hash round-trips (test code, no secret)",
 	"storage/conformance/grants.go: sig != old.AccessSignature":         "the storage conformance suite checks which token pair a lookup returned (test code, no secret)",
+	`account/recovery.go: pw != r.PostForm.Get("password2")`:            "the two fields of one form, both typed by the person posting it: nothing stored is compared",
+	`cmd/proctor/members_invite.go: withoutPassword == (email != "")`:   "a command-line flag (a bool), not a password",
 }
 
 // words splits an identifier into lower-case words: camelCase, acronyms and snake_case.

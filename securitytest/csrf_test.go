@@ -1,19 +1,24 @@
 package securitytest
 
 import (
+	"database/sql"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // crawl fetches the start pages with b and every same-origin page they link to (GET only), at
@@ -93,10 +98,17 @@ func TestCSRFEveryForm(t *testing.T) {
 		anon := e.Browser() // signed out; has visited B's sign-in page too
 		anon.Get(e.B.URL(consent.LoginPath))
 
-		// Pages: the sign-in page, everything an operator reaches, the consent page, error pages.
+		// The owner's account page lists a second session and a connected application, so that
+		// it shows every one of its forms.
+		second := e.Browser()
+		second.SignIn(a, a.Owner.Email)
+		e.Tokens(a, a.Owner.Email, scope.OpenID, scope.AccountRead)
+
+		// Pages: the sign-in page, everything an operator reaches, the account page, the consent
+		// page, error pages.
 		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
 		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
-			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"))...)
+			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath))...)
 		authURL := servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), scope.OpenID, scope.AccountRead)
 		pages = append(pages, op.Get(authURL))
 		forbidden := e.Browser()
@@ -161,6 +173,29 @@ func TestCSRFEveryForm(t *testing.T) {
 		signedIn := func(b *servertest.Browser) string {
 			return http.StatusText(b.Get(a.URL(consent.DonePath)).Status)
 		}
+		owner := func() storage.Member {
+			m, err := e.Store.GetMember(e.Ctx(a), a.Owner.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		ownerHash := owner().PasswordHash
+		ownerSessions := func() int {
+			ss, err := e.Store.ListMemberSessions(e.Ctx(a), a.Owner.ID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ss)
+		}
+		sessionsBefore := ownerSessions()
+		connectedApps := func() int {
+			apps, err := e.Store.ListConnectedApps(e.Ctx(a), a.Owner.ID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(apps)
+		}
 		cases := map[string]csrfCase{
 			consent.LoginPath: {order: 0,
 				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
@@ -180,7 +215,42 @@ func TestCSRFEveryForm(t *testing.T) {
 			admin.AppsPath + "/{id}/delete": {order: 4,
 				state: func() string { return client(public).ID + client(conf).ID },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther }},
-			consent.LogoutPath: {order: 5,
+			// A refused request queues nothing; the form's own token queues one request
+			// (whatever the address, the answer is the same page). Before the sign-in, which
+			// replaces the browser's sign-in form token.
+			account.ForgotPath: {order: -1,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && outboxEntries(t, e.Database) == 1
+				}},
+			account.ProfilePath: {order: 5,
+				state: func() string { return owner().Name },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && owner().Name == "Renamed By Form"
+				}},
+			account.EmailPath: {order: 6,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 2
+				}},
+			account.AppRemovePath: {order: 7,
+				state: func() string { return strconv.Itoa(connectedApps()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && connectedApps() == 0 }},
+			account.SessionEndPath: {order: 8,
+				state: func() string { return strconv.Itoa(ownerSessions()) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && ownerSessions() == sessionsBefore-1
+				}},
+			account.SessionEndOthersPath: {order: 9,
+				state: func() string { return strconv.Itoa(ownerSessions()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && ownerSessions() == 1 }},
+			// Last but the sign-out: a new password ends the owner's other sessions.
+			account.PasswordPath: {order: 10,
+				state: func() string { return owner().PasswordHash },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
+				}},
+			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
 		}
@@ -213,6 +283,19 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("email", a.Student.Email)
 						v.Set("password", servertest.Password)
 					}
+					switch k {
+					case account.ForgotPath:
+						v.Set("email", a.Student.Email)
+					case account.ProfilePath:
+						v.Set("name", "Renamed By Form")
+					case account.EmailPath:
+						v.Set("email", "moved-by-form@example.com")
+						v.Set("current_password", servertest.Password)
+					case account.PasswordPath:
+						v.Set("current_password", servertest.Password)
+						v.Set("new_password", "a new passphrase by form")
+						v.Set("repeat_password", "a new passphrase by form")
+					}
 					if k == admin.AppsPath {
 						v.Set("name", "Forged")
 						v.Set("redirect_uris", "http://127.0.0.1/forged")
@@ -230,7 +313,7 @@ func TestCSRFEveryForm(t *testing.T) {
 					"two tokens, the wrong one first": func(v url.Values) { v[consent.CSRFField] = []string{"wrong", own} },
 				}
 				others := sessionTokens
-				if k == consent.LoginPath {
+				if k == consent.LoginPath || k == account.ForgotPath {
 					others = loginTokens
 				}
 				for name, tok := range others {
@@ -264,6 +347,26 @@ func TestCSRFEveryForm(t *testing.T) {
 			})
 		}
 	})
+}
+
+// outboxEntries counts the mail outbox's entries, read with a connection of the test's own
+// (the outbox is the server's; nothing else in this suite sends mail).
+func outboxEntries(t *testing.T, cfg gormstore.Config) int {
+	t.Helper()
+	driver := "sqlite"
+	if cfg.Driver == gormstore.DriverPostgres {
+		driver = "pgx"
+	}
+	db, err := sql.Open(driver, cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM mail_outbox`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // flipFirst returns s with its first character changed.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
@@ -37,6 +38,10 @@ type sweep struct {
 	csrfB  string
 	// appA is a confidential member client of A created through A's operator pages.
 	appA string
+	// office makes and reads links; sharedA and sharedB are browsers of the member of both
+	// schools (Env.Shared) signed in at A and at B.
+	office           *postOffice
+	sharedA, sharedB *servertest.Browser
 }
 
 func newSweep(t *testing.T, e *servertest.Env) *sweep {
@@ -52,6 +57,10 @@ func newSweep(t *testing.T, e *servertest.Env) *sweep {
 	s.ownerB.SignIn(e.B, e.B.Owner.Email)
 	s.csrfB = csrfOf(t, s.ownerB.Get(e.B.URL(consent.DonePath)))
 	s.appA = createApp(t, s.ownerA, e.A, "Isolation Probe", true)
+	s.office = newPostOffice(t, e)
+	s.sharedA, s.sharedB = e.Browser(), e.Browser()
+	s.sharedA.SignIn(e.A, e.Shared.Email)
+	s.sharedB.SignIn(e.B, e.Shared.Email)
 	return s
 }
 
@@ -134,6 +143,23 @@ var routeCases = map[string]probe{
 	"POST /logout":              sessionAtLogout,
 	"GET,POST /oauth/authorize": authorizeAcrossSchools,
 
+	// account: A's session, and links made at A, mean nothing at B.
+	"GET " + account.ForgotPath:            forgotFormAtB,
+	"POST " + account.ForgotPath:           forgotAtBForMemberOfA,
+	"GET " + account.ResetPath:             resetLinkOfA,
+	"POST " + account.ResetPath:            resetLinkOfA,
+	"GET " + account.InvitationPath:        invitationLinkOfA,
+	"POST " + account.InvitationPath:       invitationLinkOfA,
+	"GET " + account.AccountPath:           accountPageAtB,
+	"POST " + account.ProfilePath:          profileAtB,
+	"POST " + account.PasswordPath:         passwordAtB,
+	"POST " + account.EmailPath:            emailAtB,
+	"GET " + account.EmailConfirmPath:      emailConfirmLinkOfA,
+	"POST " + account.EmailConfirmPath:     emailConfirmLinkOfA,
+	"POST " + account.SessionEndPath:       endSessionAtB,
+	"POST " + account.SessionEndOthersPath: endOtherSessionsAtB,
+	"POST " + account.AppRemovePath:        removeAppAtB,
+
 	// consent/admin: A's session and A's applications mean nothing at B.
 	"GET " + admin.AppsPath:                   operatorPageNeedsSignIn,
 	"GET " + admin.NewAppPath:                 operatorPageNeedsSignIn,
@@ -167,6 +193,7 @@ var routeCases = map[string]probe{
 	"DELETE /api/v1/courses/{course_id}/enrollments/{member_id}":       operatorAPI,
 	"GET /api/v1/courses/{course_id}/enrollments/{member_id}/progress": operatorAPI,
 	"GET /api/v1/members":                                              operatorAPI,
+	"POST /api/v1/members":                                             inviteAcrossSchools,
 	"PUT /api/v1/members/{member_id}/roles":                            operatorAPI,
 	"GET /api/v1/analytics/courses":                                    operatorAPI,
 	"GET /api/v1/analytics/revenue":                                    operatorAPI,

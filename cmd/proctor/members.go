@@ -96,7 +96,7 @@ one is generated and printed once.`,
 			if err != nil {
 				return err
 			}
-			pw, generated, err := readOrGeneratePassword(cmd.InOrStdin(), passwordStdin)
+			pw, generated, err := readOrGeneratePassword(cmd.InOrStdin(), passwordStdin, email, name)
 			if err != nil {
 				return err
 			}
@@ -134,8 +134,10 @@ one is generated and printed once.`,
 	return cmd
 }
 
-// readOrGeneratePassword reads one line from in, or makes a random 128-bit password.
-func readOrGeneratePassword(in io.Reader, fromStdin bool) (pw string, generated bool, err error) {
+// readOrGeneratePassword reads one line from in, or makes a random 128-bit password. A password
+// read is held to the policy every page holds new passwords to (password.CheckPolicy), with
+// avoid (the member's address and name) as the member's own words.
+func readOrGeneratePassword(in io.Reader, fromStdin bool, avoid ...string) (pw string, generated bool, err error) {
 	if !fromStdin {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -148,8 +150,8 @@ func readOrGeneratePassword(in io.Reader, fromStdin bool) (pw string, generated 
 		return "", false, err
 	}
 	pw = strings.TrimRight(line, "\r\n")
-	if len(pw) < 8 {
-		return "", false, errors.New("the password must be at least 8 characters")
+	if err := password.CheckPolicy(pw, avoid...); err != nil {
+		return "", false, fmt.Errorf("the password is refused: %w", err)
 	}
 	return pw, false, nil
 }

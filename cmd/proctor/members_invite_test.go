@@ -1,0 +1,168 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// openDeployment opens the deployment's SQLite database, as a server would.
+func openDeployment(t *testing.T, root string) *gormstore.Store {
+	t.Helper()
+	s, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: filepath.Join(root, "p.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// queuedKinds takes every entry of the outbox (as the mail worker would, without sending) and
+// returns their kinds.
+func queuedKinds(t *testing.T, s *gormstore.Store) []string {
+	t.Helper()
+	entries, err := s.ClaimMail(t.Context(), time.Now().Add(time.Hour), time.Hour, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range entries {
+		if e.SchoolID != 1 {
+			t.Errorf("outbox entry %d is for school %d", e.ID, e.SchoolID)
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	return kinds
+}
+
+func TestMembersInvite(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+
+	t.Run("needs exactly one of --email and --without-password", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"members", "invite", "--tenant", "1"},
+			{"members", "invite", "--tenant", "1", "--email", "x@example.com", "--without-password"},
+		} {
+			code, _, stderr := runCmd(t, "", args...)
+			if code != exitFailure || !strings.Contains(stderr, "either --email or --without-password") {
+				t.Errorf("%v: %d %q", args, code, stderr)
+			}
+		}
+	})
+
+	s := openDeployment(t, root)
+	ctx := t.Context()
+	tn, err := tenant.New(mustTenantConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx := tenant.NewContext(ctx, tn)
+	if kinds := queuedKinds(t, s); len(kinds) != 0 {
+		t.Fatalf("refused invitations queued %q", kinds)
+	}
+
+	t.Run("--email invites a new address", func(t *testing.T) {
+		code, out, stderr := runCmd(t, "", "members", "invite", "--tenant", "1", "--email", " New@Example.com ", "--name", "Nora New", "--role", "lecturer,student")
+		if code != 0 || !strings.Contains(out, "created and invited member") || !strings.Contains(out, "<new@example.com>") {
+			t.Fatalf("invite: %d %q %q", code, out, stderr)
+		}
+		m, err := s.GetMemberByEmail(sctx, "new@example.com")
+		if err != nil || m.PasswordHash != "" || m.Name != "Nora New" {
+			t.Fatalf("the invited member: %+v %v, want one without a password", m, err)
+		}
+		roles, err := s.GetRoles(sctx, m.ID)
+		if err != nil || !slices.Equal(roles, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
+			t.Errorf("roles: %v %v", roles, err)
+		}
+		if kinds := queuedKinds(t, s); !slices.Equal(kinds, []string{"invitation"}) {
+			t.Errorf("outbox: %q, want one invitation", kinds)
+		}
+	})
+
+	t.Run("--without-password invites every member without one", func(t *testing.T) {
+		// Imported members without passwords, and one who has a password.
+		for _, email := range []string{"imported-1@example.com", "imported-2@example.com"} {
+			m, err := s.CreateMember(ctx, storage.Member{Email: email, Name: "Imported"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetRoles(sctx, m.ID, []storage.Role{storage.RoleStudent}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, _, stderr := runCmd(t, "a long enough passphrase\n", "members", "create", "--tenant", "1",
+			"--email", "has-password@example.com", "--name", "Has Password", "--password-stdin"); code != 0 {
+			t.Fatal(stderr)
+		}
+		before, err := s.GetMemberByEmail(sctx, "has-password@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		code, out, stderr := runCmd(t, "", "members", "invite", "--tenant", "1", "--without-password")
+		if code != 0 || !strings.Contains(out, "3 invitations queued") {
+			t.Fatalf("invite --without-password: %d %q %q", code, out, stderr)
+		}
+		for _, want := range []string{"<imported-1@example.com>", "<imported-2@example.com>", "<new@example.com>"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output does not name %s:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "has-password@example.com") {
+			t.Errorf("a member with a password was invited:\n%s", out)
+		}
+		if kinds := queuedKinds(t, s); !slices.Equal(kinds, []string{"invitation", "invitation", "invitation"}) {
+			t.Errorf("outbox: %q, want three invitations", kinds)
+		}
+		after, err := s.GetMemberByEmail(sctx, "has-password@example.com")
+		if err != nil || after.PasswordHash != before.PasswordHash {
+			t.Errorf("the member with a password changed: %v", err)
+		}
+		// Roles are kept as they were.
+		m, _ := s.GetMemberByEmail(sctx, "new@example.com")
+		if roles, err := s.GetRoles(sctx, m.ID); err != nil || !slices.Equal(roles, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
+			t.Errorf("roles after the second invitation: %v %v", roles, err)
+		}
+	})
+}
+
+// mustTenantConfig is schoolOne as a tenant file.
+func mustTenantConfig(t *testing.T) config.Tenant {
+	t.Helper()
+	c := config.DefaultTenant()
+	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "one", "One", "http://127.0.0.1:18080"
+	return c
+}
+
+// TestMembersCreateHoldsPasswordsToThePolicy: a password read from standard input is refused
+// when it is common or the member's own address, and nothing is created.
+func TestMembersCreateHoldsPasswordsToThePolicy(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, tc := range []struct{ pw, want string }{
+		{"password1\n", "too common"},
+		{"short\n", "at least 8"},
+		{"cara@example.com\n", "name or e-mail"},
+	} {
+		code, out, stderr := runCmd(t, tc.pw, "members", "create", "--tenant", "1", "--email", "cara@example.com", "--name", "Cara", "--password-stdin")
+		if code != exitFailure || !strings.Contains(stderr, tc.want) {
+			t.Errorf("password %q: %d %q %q, want a refusal saying %q", tc.pw, code, out, stderr, tc.want)
+		}
+	}
+	s := openDeployment(t, root)
+	if _, err := s.GetMemberByEmail(t.Context(), "cara@example.com"); err == nil {
+		t.Error("a refused password still created the member")
+	}
+}
