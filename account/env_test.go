@@ -1,10 +1,10 @@
 package account_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,13 +23,19 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -36,19 +43,31 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// cheap keeps argon2id fast in tests; Verify reads the parameters from the hash.
-var cheap = password.Params{MemoryKiB: 64, Time: 1, Threads: 1}
-
 const (
-	hostA       = "a.test"
-	hostB       = "b.test"
 	annEmail    = "ann@example.com"
-	annPassword = "correct horse battery staple"
+	bobEmail    = "bob@example.com"
+	memberPass  = "correct horse battery staple"
 	newPassword = "a brand new passphrase"
-	addrDefault = "192.0.2.1"
+	redirectURI = "http://127.0.0.1/callback"
+	chromeMac   = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	firefoxWin  = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	// addrDefault is the client address of a browser that sets none: the test server's peer.
+	addrDefault = "127.0.0.1"
 )
 
-var testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
+var (
+	testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
+	// cheap keeps argon2id fast in tests; Verify reads the parameters from the hash.
+	cheap = password.Params{MemoryKiB: 64, Time: 1, Threads: 1}
+	// cheapHash is memberPass hashed with cheap, every created member's password.
+	cheapHash = func() string {
+		h, err := password.Hash(memberPass, cheap)
+		if err != nil {
+			panic(err)
+		}
+		return h
+	}()
+)
 
 // clock is a settable time source.
 type clock struct {
@@ -114,116 +133,145 @@ func (o *countingOutbox) Kinds() []string {
 	return append([]string(nil), o.kinds...)
 }
 
-// logBuffer keeps every log line of the handlers and the service.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
+// env is the account handlers and service with the sign-in pages and the authorization server,
+// composed as the server composes them, behind a real HTTP server, on a real store (SQLite, or
+// PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set): school A (Northwind) at
+// http://127.0.0.1:<port> and school B (Lumen) at http://localhost:<port>, told apart by Host.
+// Ann is a student at A, Bob too; A has two public member clients, study-buddy and flash-cards.
+// The account store and the outbox are wrapped to count link operations and outbox entries, every
+// part runs on a settable clock, and the mail worker sends over SMTP to an in-process mailbox.
 type env struct {
 	t       *testing.T
 	gs      *gormstore.Store
 	store   *countingStore
 	outbox  *countingOutbox
 	clock   *clock
-	tenants map[string]*tenant.Tenant
-	reg     *tenant.Registry
+	a, b    *tenant.Tenant
 	consent *consent.Handler
 	svc     *account.Service
 	h       *account.Handler
 	srv     *httptest.Server
-	log     *logBuffer
+	log     *servertest.LogBuffer
 	logger  *slog.Logger
-	post    *postman
-	ann     storage.Member
+	// box is the SMTP server the worker sends to; seen counts the messages deliver returned.
+	box    *mailbox.Mailbox
+	worker *mail.Worker
+	seen   int
+	// quietSignIns stops sign-ins through the sign-in form from being recorded as account events.
+	quietSignIns atomic.Bool
+	ann, bob     storage.Member
 	// tokens are every link token the tests saw, checked against the log at the end.
 	tokens []string
 }
 
-// newEnv builds the account and consent handlers on a real store (SQLite, or PostgreSQL when
-// PROCTOR_TEST_POSTGRES_DSN is set) behind a real HTTP server, with two schools (a.test and
-// b.test) and one member, Ann, a student at school A with a password.
+// eachBackend runs f on a new env on every backend storetest offers.
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnvOn(t, backend)) })
+	}
+}
+
+// newEnv is an env on SQLite.
 func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 
-// newEnvOn is newEnv on the given backend.
+// newEnvOn builds the env on the given backend.
 func newEnvOn(t *testing.T, backend string) *env {
 	t.Helper()
-	ctx := t.Context()
 	gs := storetest.Open(t, backend)
 	e := &env{
 		t:      t,
 		gs:     gs,
 		store:  &countingStore{Store: gs},
 		outbox: &countingOutbox{Outbox: gs},
-		clock:  &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)},
-		tenants: map[string]*tenant.Tenant{
-			hostA: {SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "http://" + hostA, Host: hostA},
-			hostB: {SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "http://" + hostB, Host: hostB},
-		},
-		log: &logBuffer{},
+		clock:  &clock{t: time.Now().UTC().Truncate(time.Second)},
+		log:    &servertest.LogBuffer{},
 	}
-	var err error
-	if e.reg, err = tenant.NewRegistry([]*tenant.Tenant{e.tenants[hostA], e.tenants[hostB]}); err != nil {
-		t.Fatal(err)
-	}
-	for _, tn := range e.tenants {
-		if err := gs.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+	var handler http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if err := gs.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
 	}
-	hash, err := password.Hash(annPassword, cheap)
+	e.a, e.b = tenants[0], tenants[1]
+	reg, err := tenant.NewRegistry(tenants)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.ann, err = gs.CreateMember(ctx, storage.Member{Email: annEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
-		t.Fatal(err)
-	}
-	if err := gs.SetRoles(e.ctx(hostA), e.ann.ID, []storage.Role{storage.RoleStudent}); err != nil {
-		t.Fatal(err)
-	}
+
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e.logger = logger
+	e.logger = slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
 	queue, err := mail.NewQueue(e.outbox, testSecret, e.clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.consent, err = consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger, Limiter: limiter}); err != nil {
+	if e.consent, err = consent.New(consent.Deps{
+		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter,
+		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
+			if !e.quietSignIns.Load() {
+				e.h.RecordSignIn(ctx, r, m)
+			}
+		},
+	}); err != nil {
 		t.Fatal(err)
 	}
-	e.svc, err = account.NewService(account.ServiceDeps{
+	if e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
-		Tenants: e.reg.BySchoolID, Logger: logger, Now: e.clock.Now, PasswordParams: cheap,
-	})
-	if err != nil {
+		Tenants: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap,
+	}); err != nil {
 		t.Fatal(err)
 	}
-	e.h, err = account.New(account.Deps{Store: e.store, Consent: e.consent, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now, Service: e.svc})
-	if err != nil {
+	if e.h, err = account.New(account.Deps{
+		Store: e.store, Consent: e.consent, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter,
+		Logger: e.logger, Now: e.clock.Now, Service: e.svc,
+	}); err != nil {
 		t.Fatal(err)
 	}
+	verifier := resource.NewStoreVerifier(gs, authz.TokenHMACKey(testSecret), nil)
 	r := mux.NewRouter()
 	e.consent.Mount(r)
 	e.h.Mount(r)
-	e.srv = httptest.NewServer(e.middleware(r))
-	t.Cleanup(e.srv.Close)
-	e.post = newPostman(e)
+	authz.New(authz.Deps{
+		Store: gs, Secret: testSecret, Consent: e.consent, Logger: e.logger, Now: e.clock.Now, Verifier: verifier,
+		Keys: keys.NewManager(gs, testSecret, keys.Options{Now: e.clock.Now}),
+	}).Mount(r)
+	handler = e.middleware(reg, r)
+
+	if e.box, err = mailbox.Start(mailbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.box.Close() })
+	e.worker = e.newWorker(mail.Options{MaxAttempts: 1})
+
+	e.ann = e.newMember(annEmail, "Ann Example", e.a)
+	e.bob = e.newMember(bobEmail, "Bob Example", e.a)
+	scopes := []string{"openid", "profile", "email", "account:read", "account:write"}
+	for _, c := range []storage.Client{
+		{ID: "study-buddy", Name: "Study Buddy"},
+		{ID: "flash-cards", Name: "Flash Cards"},
+	} {
+		c.Kind, c.TokenEndpointAuthMethod, c.RedirectURIs, c.Scopes = storage.ClientMember, storage.AuthMethodNone, []string{redirectURI}, scopes
+		if _, err := gs.CreateClient(e.ctx(e.a), c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		logs := e.log.String()
 		for _, tok := range e.tokens {
@@ -235,67 +283,92 @@ func newEnvOn(t *testing.T, backend string) *env {
 	return e
 }
 
-// middleware stands in for the server's: the school by Host, and the edge info a trusted proxy
-// would give (the client address from a test-only header).
-func (e *env) middleware(next http.Handler) http.Handler {
+// middleware does what the server's does before routing: the school by Host, the request's id
+// and the client address a trusted proxy would give (the peer's, or a test-only header's).
+func (e *env) middleware(reg *tenant.Registry, next http.Handler) http.Handler {
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			host = r.Host
-		}
-		tn, ok := e.tenants[host]
+		tn, ok := reg.Resolve(r.Host)
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		addr := netip.MustParseAddr(addrDefault)
+		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
+		addr := ap.Addr()
 		if a := r.Header.Get("X-Test-Addr"); a != "" {
 			addr = netip.MustParseAddr(a)
 		}
-		info := &edge.Info{ID: "req-" + string(rune('a'+n.Add(1)%26)), ClientAddr: addr}
+		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr}
 		next.ServeHTTP(w, r.WithContext(tenant.NewContext(edge.NewContext(r.Context(), info), tn)))
 	})
 }
 
-// ctx is a context of the school served at host.
-func (e *env) ctx(host string) context.Context {
-	return tenant.NewContext(e.t.Context(), e.tenants[host])
+// ctx is a context of school s.
+func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
+
+// url is path at school s.
+func (e *env) url(s *tenant.Tenant, path string) string { return s.Origin + path }
+
+// newMember creates a member with memberPass who is a student at the given schools.
+func (e *env) newMember(email, name string, schools ...*tenant.Tenant) storage.Member {
+	e.t.Helper()
+	m, err := e.gs.CreateMember(e.ctx(schools[0]), storage.Member{Email: email, Name: name, PasswordHash: cheapHash})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, s := range schools {
+		e.enrol(s, m.ID)
+	}
+	return m
 }
 
-// browser is a real HTTP client with its own cookie jar; every host name reaches the test
-// server, so that each school keeps its own cookies, and redirects are not followed.
+// enrol makes member id a student at school s.
+func (e *env) enrol(s *tenant.Tenant, id int64) {
+	e.t.Helper()
+	if err := e.gs.SetRoles(e.ctx(s), id, []storage.Role{storage.RoleStudent}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// member reads the member with the address email.
+func (e *env) member(email string) storage.Member {
+	e.t.Helper()
+	m, err := e.gs.GetMemberByEmail(e.t.Context(), email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return m
+}
+
+// browser is a member's browser: its own cookies, User-Agent and client address (the test
+// server's peer unless addr is set), no automatic redirects.
 type browser struct {
 	e    *env
 	c    *http.Client
+	ua   string
 	addr string
 }
 
-func (e *env) browser() *browser {
+func (e *env) browser() *browser { return e.browserAs("") }
+
+// browserAs is a browser that sends the User-Agent ua.
+func (e *env) browserAs(ua string) *browser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	srvAddr := e.srv.Listener.Addr().String()
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, network, srvAddr)
-	}}
+	tr := &http.Transport{}
 	e.t.Cleanup(tr.CloseIdleConnections)
-	return &browser{e: e, c: &http.Client{
+	return &browser{e: e, ua: ua, c: &http.Client{
 		Jar: jar, Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
 
-type response struct {
-	status int
-	header http.Header
-	body   string
-}
+// response is an answer with its body read.
+type response = servertest.Response
 
-func (r response) location() string { return r.header.Get("Location") }
-
-func (b *browser) do(method, rawURL string, form url.Values) response {
+func (b *browser) do(method, rawURL string, form url.Values) *response {
 	b.e.t.Helper()
 	res, err := b.try(method, rawURL, form)
 	if err != nil {
@@ -304,80 +377,240 @@ func (b *browser) do(method, rawURL string, form url.Values) response {
 	return res
 }
 
-// try is do for a goroutine: it returns the error instead of failing the test.
-func (b *browser) try(method, rawURL string, form url.Values) (response, error) {
+// try is do for a goroutine: it returns the error (and an empty answer) instead of failing the
+// test.
+func (b *browser) try(method, rawURL string, form url.Values) (*response, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
 	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
 	if err != nil {
-		return response{}, err
+		return &response{}, err
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if b.ua != "" {
+		req.Header.Set("User-Agent", b.ua)
 	}
 	if b.addr != "" {
 		req.Header.Set("X-Test-Addr", b.addr)
 	}
 	res, err := b.c.Do(req)
 	if err != nil {
-		return response{}, err
+		return &response{}, err
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		return response{}, err
+		return &response{}, err
 	}
-	return response{status: res.StatusCode, header: res.Header, body: string(raw)}, nil
+	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(raw)}, nil
 }
 
-func (b *browser) get(rawURL string) response { return b.do(http.MethodGet, rawURL, nil) }
+func (b *browser) get(rawURL string) *response { return b.do(http.MethodGet, rawURL, nil) }
 
-func (b *browser) post(rawURL string, form url.Values) response {
+func (b *browser) post(rawURL string, form url.Values) *response {
 	return b.do(http.MethodPost, rawURL, form)
 }
 
-var (
-	csrfPattern  = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-	tokenPattern = regexp.MustCompile(`name="token" value="([^"]+)"`)
-)
+// trySignIn fills school s's sign-in form with email and pw and returns the answer to the POST
+// (303 on success).
+func (b *browser) trySignIn(s *tenant.Tenant, email, pw string) *response {
+	b.e.t.Helper()
+	res := b.get(b.e.url(s, consent.LoginPath))
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d", consent.LoginPath, res.Status)
+	}
+	f := formWith(b.e.t, res.Body, consent.LoginPath)
+	f.Set("email", email)
+	f.Set("password", pw)
+	return b.post(b.e.url(s, consent.LoginPath), f)
+}
 
-// csrfFrom returns the csrf_token of the first form in a page.
-func csrfFrom(t *testing.T, page string) string {
+// signIn signs the browser in at school s as email, with memberPass.
+func (b *browser) signIn(s *tenant.Tenant, email string) {
+	b.e.t.Helper()
+	if res := b.trySignIn(s, email, memberPass); res.Status != http.StatusSeeOther {
+		b.e.t.Fatalf("sign in as %s: %d\n%s", email, res.Status, res.Body)
+	}
+}
+
+// signedIn reports whether the browser's session at s opens the account page.
+func (b *browser) signedIn(s *tenant.Tenant) bool {
+	b.e.t.Helper()
+	res := b.get(b.e.url(s, account.AccountPath))
+	switch res.Status {
+	case http.StatusOK:
+		return true
+	case http.StatusSeeOther:
+		return false
+	}
+	b.e.t.Fatalf("GET /account: %d\n%s", res.Status, res.Body)
+	return false
+}
+
+// page loads /account at school s and fails unless it is shown.
+func (b *browser) page(s *tenant.Tenant) string {
+	b.e.t.Helper()
+	res := b.get(b.e.url(s, account.AccountPath))
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("GET /account: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
+	}
+	return res.Body
+}
+
+// submit loads the account page, fills the form posting to action with fields and posts it.
+func (b *browser) submit(s *tenant.Tenant, action string, fields url.Values) *response {
+	b.e.t.Helper()
+	f := formWith(b.e.t, b.page(s), action)
+	for k, v := range fields {
+		f[k] = v
+	}
+	return b.post(b.e.url(s, action), f)
+}
+
+// forms are the forms of a page, their actions as written.
+func forms(page string) []servertest.Form { return servertest.ParseForms(nil, page) }
+
+// formWith returns the values of the first form of page that posts to action.
+func formWith(t testing.TB, page, action string) url.Values {
 	t.Helper()
-	m := csrfPattern.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no csrf_token in page:\n%s", page)
+	for _, f := range forms(page) {
+		if f.Action == action {
+			return f.Values
+		}
 	}
-	return m[1]
+	t.Fatalf("no form posting to %s on the page:\n%s", action, page)
+	return nil
 }
 
-// signIn signs in through the sign-in form at host.
-func (b *browser) signIn(host, email, pw string) response {
-	b.e.t.Helper()
-	form := b.get("http://" + host + consent.LoginPath)
-	if form.status != http.StatusOK {
-		b.e.t.Fatalf("GET /login: %d", form.status)
+// formHaving returns the values of the first form of page that has a field named field.
+func formHaving(t testing.TB, page, field string) url.Values {
+	t.Helper()
+	for _, f := range forms(page) {
+		if f.Values.Has(field) {
+			return f.Values
+		}
 	}
-	return b.post("http://"+host+consent.LoginPath, url.Values{
-		"email": {email}, "password": {pw}, consent.CSRFField: {csrfFrom(b.e.t, form.body)},
-	})
+	t.Fatalf("no form with a field %s on the page:\n%s", field, page)
+	return nil
 }
 
-// signedIn reports whether the browser's session at host works (GET /login/done shows the
-// signed-in page rather than sending it to sign in).
-func (b *browser) signedIn(host string) bool {
+// allForms returns the values of every form posting to action (the session and application
+// lists have one per line).
+func allForms(page, action string) []url.Values {
+	var out []url.Values
+	for _, f := range forms(page) {
+		if f.Action == action {
+			out = append(out, f.Values)
+		}
+	}
+	return out
+}
+
+// csrfFrom returns the csrf_token of the first form in a page that has one.
+func csrfFrom(t testing.TB, page string) string {
+	t.Helper()
+	return formHaving(t, page, consent.CSRFField).Get(consent.CSRFField)
+}
+
+// forgot posts the forgotten-password form for email at school s from a fresh form.
+func (b *browser) forgot(s *tenant.Tenant, email string) *response {
 	b.e.t.Helper()
-	res := b.get("http://" + host + consent.DonePath)
-	return res.status == http.StatusOK
+	form := b.get(b.e.url(s, account.ForgotPath))
+	if form.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.Status)
+	}
+	return b.post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, consent.CSRFField: {csrfFrom(b.e.t, form.Body)}})
 }
 
-var linkPattern = regexp.MustCompile(`http://[a-z.]+/(?:invitation|login/reset)\?token=[A-Za-z0-9_-]+`)
+// openForm GETs a link's page and returns the form's hidden token and CSRF token.
+func (b *browser) openForm(link string) (token, csrf string) {
+	b.e.t.Helper()
+	res := b.get(link)
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d\n%s", link, res.Status, res.Body)
+	}
+	f := formHaving(b.e.t, res.Body, "token")
+	return f.Get("token"), f.Get(consent.CSRFField)
+}
+
+// setPassword opens link's page and posts a new password through its form.
+func (b *browser) setPassword(link, pw string, extra url.Values) *response {
+	b.e.t.Helper()
+	token, csrf := b.openForm(link)
+	u, _ := url.Parse(link)
+	form := url.Values{"token": {token}, "password": {pw}, "password2": {pw}, consent.CSRFField: {csrf}}
+	for k, v := range extra {
+		form[k] = v
+	}
+	return b.post(u.Scheme+"://"+u.Host+u.Path, form)
+}
+
+// newWorker is a mail worker, with the account service's expanders, the clock and the log,
+// sending over SMTP to the env's mailbox; o sets the rest.
+func (e *env) newWorker(o mail.Options) *mail.Worker {
+	e.t.Helper()
+	host, port, _ := net.SplitHostPort(e.box.Addr())
+	p, _ := strconv.Atoi(port)
+	sender, err := mail.NewSMTPSender(
+		mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
+		func(schoolID int64) (string, string) {
+			return "noreply@school.test", "School " + strconv.FormatInt(schoolID, 10)
+		},
+	)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o.Expanders, o.Now, o.Logger = e.svc.Expanders(), e.clock.Now, e.logger
+	w, err := mail.NewWorker(e.gs, sender, testSecret, o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return w
+}
+
+// runWorker runs w until nothing is due (an expanded request queues a message the next claim
+// takes).
+func (e *env) runWorker(w *mail.Worker) {
+	e.t.Helper()
+	for {
+		n, err := w.RunOnce(e.t.Context())
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// deliver runs the env's worker until nothing is due and returns the messages the mailbox
+// received since the last deliver.
+func (e *env) deliver() []mailbox.Message {
+	e.t.Helper()
+	e.runWorker(e.worker)
+	msgs := e.box.Messages()
+	out := msgs[e.seen:]
+	for _, m := range out {
+		if m.ParseError != "" {
+			e.t.Fatalf("message %d: %s", m.Seq, m.ParseError)
+		}
+	}
+	e.seen = len(msgs)
+	return out
+}
+
+// to is the To header's addresses of m.
+func to(m mailbox.Message) string { return strings.Join(m.To, ",") }
+
+var linkPattern = regexp.MustCompile(`http://[a-z0-9.:]+/(?:invitation|login/reset)\?token=[A-Za-z0-9_-]+`)
 
 // linkIn returns the one link of a message's text, remembered so that the log can be checked
 // for it.
-func (e *env) linkIn(m sent) string {
+func (e *env) linkIn(m mailbox.Message) string {
 	e.t.Helper()
 	links := linkPattern.FindAllString(m.Text, -1)
 	if len(links) != 1 {
@@ -394,76 +627,32 @@ func (e *env) linkIn(m sent) string {
 	return links[0]
 }
 
-// invite invites email to the school at host and returns the link of the message it sent.
-func (e *env) invite(host, email, name string, roles ...storage.Role) (account.InviteResult, string) {
+// invite invites email to school s and returns the link of the message it sent.
+func (e *env) invite(s *tenant.Tenant, email, name string, roles ...storage.Role) (account.InviteResult, string) {
 	e.t.Helper()
-	res, err := e.svc.Invite(e.ctx(host), account.Invitation{Email: email, Name: name, Roles: roles})
+	res, err := e.svc.Invite(e.ctx(s), account.Invitation{Email: email, Name: name, Roles: roles})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	msgs := e.post.deliver()
-	if len(msgs) != 1 || msgs[0].To != strings.ToLower(email) || !strings.HasPrefix(msgs[0].Subject, "You are invited to") {
+	msgs := e.deliver()
+	if len(msgs) != 1 || to(msgs[0]) != strings.ToLower(email) || !strings.HasPrefix(msgs[0].Subject, "You are invited to") {
 		e.t.Fatalf("invitation sent %+v", msgs)
 	}
 	return res, e.linkIn(msgs[0])
 }
 
-// forgot posts the forgotten-password form for email at host from a fresh form.
-func (b *browser) forgot(host, email string) response {
-	b.e.t.Helper()
-	form := b.get("http://" + host + account.ForgotPath)
-	if form.status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.status)
-	}
-	return b.post("http://"+host+account.ForgotPath, url.Values{"email": {email}, consent.CSRFField: {csrfFrom(b.e.t, form.body)}})
-}
-
-// resetLink asks for a reset of Ann's password at host and returns the link the worker sent.
-func (e *env) resetLink(host, email string) string {
+// resetLink asks for a reset of email's password at school s and returns the link the worker
+// sent.
+func (e *env) resetLink(s *tenant.Tenant, email string) string {
 	e.t.Helper()
-	if res := e.browser().forgot(host, email); res.status != http.StatusOK {
-		e.t.Fatalf("POST %s: %d", account.ForgotPath, res.status)
+	if res := e.browser().forgot(s, email); res.Status != http.StatusOK {
+		e.t.Fatalf("POST %s: %d", account.ForgotPath, res.Status)
 	}
-	msgs := e.post.deliver()
-	if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "Reset your password") || msgs[0].To != email {
+	msgs := e.deliver()
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "Reset your password") || to(msgs[0]) != email {
 		e.t.Fatalf("reset sent %+v", msgs)
 	}
 	return e.linkIn(msgs[0])
-}
-
-// openForm GETs a link's page and returns the form's hidden token and CSRF token.
-func (b *browser) openForm(link string) (token, csrf string) {
-	b.e.t.Helper()
-	res := b.get(link)
-	if res.status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d\n%s", link, res.status, res.body)
-	}
-	m := tokenPattern.FindStringSubmatch(res.body)
-	if m == nil {
-		b.e.t.Fatalf("no token field in\n%s", res.body)
-	}
-	return m[1], csrfFrom(b.e.t, res.body)
-}
-
-// setPassword opens link's page and posts a new password through its form.
-func (b *browser) setPassword(link, pw string, extra url.Values) response {
-	b.e.t.Helper()
-	token, csrf := b.openForm(link)
-	u, _ := url.Parse(link)
-	form := url.Values{"token": {token}, "password": {pw}, "password2": {pw}, consent.CSRFField: {csrf}}
-	for k, v := range extra {
-		form[k] = v
-	}
-	return b.post(u.Scheme+"://"+u.Host+u.Path, form)
-}
-
-func (e *env) member(email string) storage.Member {
-	e.t.Helper()
-	m, err := e.gs.GetMemberByEmail(e.t.Context(), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m
 }
 
 // randomToken is a well-formed link token that was never issued.
@@ -471,4 +660,80 @@ func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// oauthConfig is a golang.org/x/oauth2 client of school A.
+func (e *env) oauthConfig(clientID string) *oauth2.Config {
+	return &oauth2.Config{
+		ClientID: clientID, Scopes: []string{"openid", "profile", "account:read"}, RedirectURL: redirectURI,
+		Endpoint: oauth2.Endpoint{AuthURL: e.url(e.a, authz.AuthorizePath), TokenURL: e.url(e.a, authz.TokenPath), AuthStyle: oauth2.AuthStyleInParams},
+	}
+}
+
+// tokens runs a whole authorization of clientID at school A in a signed-in browser: the
+// consent page approved, the code exchanged with PKCE.
+func (b *browser) tokens(clientID string) *oauth2.Token {
+	b.e.t.Helper()
+	e := b.e
+	cfg := e.oauthConfig(clientID)
+	verifier := oauth2.GenerateVerifier()
+	resource := oauth2.SetAuthURLParam("resource", e.a.Origin)
+	authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier), resource)
+	res := b.get(authURL)
+	if res.Status != http.StatusOK {
+		e.t.Fatalf("consent page: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
+	}
+	u, _ := url.Parse(authURL)
+	f := formWith(e.t, res.Body, u.RequestURI())
+	f.Set("decision", "approve")
+	res = b.post(authURL, f)
+	if res.Status != http.StatusSeeOther && res.Status != http.StatusFound {
+		e.t.Fatalf("approve: %d\n%s", res.Status, res.Body)
+	}
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if err != nil || loc.Query().Get("code") == "" {
+		e.t.Fatalf("no code in %q", res.Header.Get("Location"))
+	}
+	tok, err := cfg.Exchange(e.t.Context(), loc.Query().Get("code"), oauth2.VerifierOption(verifier), resource)
+	if err != nil {
+		e.t.Fatalf("exchange: %v", err)
+	}
+	return tok
+}
+
+// userinfo answers the status of /api/oauth/userinfo with token.
+func (e *env) userinfo(token string) int {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.url(e.a, authz.UserinfoPath), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// refresh tries a refresh token of clientID at school A and returns the OAuth error code ("" on
+// success).
+func (e *env) refresh(clientID, refreshToken string) string {
+	e.t.Helper()
+	resp, err := http.PostForm(e.url(e.a, authz.TokenPath), url.Values{
+		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {e.a.Origin},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error string `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode == http.StatusOK {
+		return ""
+	}
+	if body.Error == "" {
+		return fmt.Sprintf("status %d", resp.StatusCode)
+	}
+	return body.Error
 }

@@ -1,14 +1,11 @@
 package account_test
 
 import (
-	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/account"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -19,38 +16,12 @@ func TestInvitationSurvivesAnSMTPOutage(t *testing.T) {
 	for _, backend := range storetest.Backends() {
 		t.Run(backend, func(t *testing.T) {
 			e := newEnvOn(t, backend)
-			box := e.post.box
-			host, port, _ := net.SplitHostPort(box.Addr())
-			p, _ := strconv.Atoi(port)
-			sender, err := mail.NewSMTPSender(
-				mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-				func(int64) (string, string) { return "noreply@school.test", "School" },
-			)
-			if err != nil {
-				t.Fatal(err)
-			}
-			worker, err := mail.NewWorker(e.gs, sender, testSecret, mail.Options{
-				Expanders: e.svc.Expanders(), Now: e.clock.Now, Logger: e.logger, MaxAttempts: 5,
-				Backoff: time.Minute, MaxBackoff: time.Minute,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			runUntilIdle := func() {
-				t.Helper()
-				for {
-					n, err := worker.RunOnce(t.Context())
-					if err != nil {
-						t.Fatal(err)
-					}
-					if n == 0 {
-						return
-					}
-				}
-			}
+			box := e.box
+			worker := e.newWorker(mail.Options{MaxAttempts: 5, Backoff: time.Minute, MaxBackoff: time.Minute})
+			runUntilIdle := func() { e.runWorker(worker) }
 
 			box.Stop()
-			res, err := e.svc.Invite(e.ctx(hostA), account.Invitation{Email: "olu@example.com", Name: "Olu"})
+			res, err := e.svc.Invite(e.ctx(e.a), account.Invitation{Email: "olu@example.com", Name: "Olu"})
 			if err != nil {
 				t.Fatalf("an invitation while the SMTP server is down: %v", err)
 			}
@@ -75,15 +46,15 @@ func TestInvitationSurvivesAnSMTPOutage(t *testing.T) {
 			if len(to) != 1 || to[0] != "olu@example.com" {
 				t.Fatalf("messages to %v, want exactly one to olu@example.com", to)
 			}
-			msgs := e.post.deliver()
+			msgs := e.deliver()
 			if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "You are invited to") {
 				t.Fatalf("received %+v", msgs)
 			}
 			// The link it carries works.
 			link := e.linkIn(msgs[0])
 			b := e.browser()
-			if done := b.setPassword(link, newPassword, nil); done.status != 303 || !b.signedIn(hostA) {
-				t.Fatalf("POST /invitation after the outage: %d\n%s", done.status, done.body)
+			if done := b.setPassword(link, newPassword, nil); done.Status != 303 || !b.signedIn(e.a) {
+				t.Fatalf("POST /invitation after the outage: %d\n%s", done.Status, done.Body)
 			}
 			if m := e.member("olu@example.com"); m.ID != res.Member.ID {
 				t.Errorf("member %d, invited %d", m.ID, res.Member.ID)

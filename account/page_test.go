@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/consent"
@@ -15,16 +14,17 @@ import (
 )
 
 func TestAccountPageNeedsSession(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		b := e.browserAs(chromeMac)
 		res := b.get(e.url(e.a, account.AccountPath))
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login?return_to=%2Faccount" {
-			t.Fatalf("GET /account: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/login?return_to=%2Faccount" {
+			t.Fatalf("GET /account: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		for _, path := range []string{account.ProfilePath, account.PasswordPath, account.EmailPath, account.SessionEndOthersPath, account.AppRemovePath} {
 			res := b.post(e.url(e.a, path), url.Values{"name": {"X"}})
-			if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.LoginPath) {
-				t.Errorf("POST %s: %d %q", path, res.StatusCode, res.Header.Get("Location"))
+			if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.LoginPath) {
+				t.Errorf("POST %s: %d %q", path, res.Status, res.Header.Get("Location"))
 			}
 		}
 		// A session of school A is nothing at school B.
@@ -36,21 +36,21 @@ func TestAccountPageNeedsSession(t *testing.T) {
 }
 
 func TestAccountPageShowsTheMemberEscaped(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
+	eachBackend(t, func(t *testing.T, e *env) {
 		setProfile(t, e, e.ann.ID, `<script>alert("x")</script>`, "https://img.example/ann.png")
-		b := e.pageBrowser(chromeMac)
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
 		res := b.get(e.url(e.a, account.AccountPath))
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("status %d", res.StatusCode)
+		if res.Status != http.StatusOK {
+			t.Fatalf("status %d", res.Status)
 		}
 		for _, want := range []string{"Northwind", annEmail, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",
 			`<img src="https://img.example/ann.png"`, "This device", "Chrome on macOS", "127.0.0.1", "Signed in</span>"} {
-			if !strings.Contains(res.body, want) {
+			if !strings.Contains(res.Body, want) {
 				t.Errorf("page lacks %q", want)
 			}
 		}
-		if strings.Contains(res.body, "<script>") {
+		if strings.Contains(res.Body, "<script>") {
 			t.Error("the name is not escaped")
 		}
 		if csp := res.Header.Get("Content-Security-Policy"); csp != account.AccountPolicy || res.Header.Get("Cache-Control") != "no-store" {
@@ -66,9 +66,9 @@ func TestAccountPageShowsTheMemberEscaped(t *testing.T) {
 	})
 }
 
-func setProfile(t *testing.T, e *pageEnv, id int64, name, picture string) {
+func setProfile(t *testing.T, e *env, id int64, name, picture string) {
 	t.Helper()
-	if _, err := e.store.UpdateMember(e.ctx(e.a), id, func(m storage.Member) (storage.Member, error) {
+	if _, err := e.gs.UpdateMember(e.ctx(e.a), id, func(m storage.Member) (storage.Member, error) {
 		m.Name, m.AvatarURL = name, picture
 		return m, nil
 	}); err != nil {
@@ -77,10 +77,10 @@ func setProfile(t *testing.T, e *pageEnv, id int64, name, picture string) {
 }
 
 func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
-		other := e.pageBrowser(firefoxWin) // so that the page has the "all other devices" form
+		other := e.browserAs(firefoxWin) // so that the page has the "all other devices" form
 		other.signIn(e.a, annEmail)
 		for _, tc := range []struct{ action, field, value string }{
 			{account.ProfilePath, "name", "Mallory"},
@@ -95,16 +95,16 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 			for _, token := range []string{"", "not-the-token"} {
 				f.Set("csrf_token", token)
 				res := b.post(e.url(e.a, tc.action), f)
-				if res.StatusCode != http.StatusForbidden || !strings.Contains(res.body, "This form has expired") {
-					t.Errorf("POST %s with csrf_token %q: %d", tc.action, token, res.StatusCode)
+				if res.Status != http.StatusForbidden || !strings.Contains(res.Body, "This form has expired") {
+					t.Errorf("POST %s with csrf_token %q: %d", tc.action, token, res.Status)
 				}
 			}
 		}
-		m, err := e.store.GetMember(e.ctx(e.a), e.ann.ID)
+		m, err := e.gs.GetMember(e.ctx(e.a), e.ann.ID)
 		if err != nil || m.Name != "Ann Example" || m.Email != annEmail || m.PasswordHash != cheapHash {
 			t.Errorf("member changed: %+v, %v", m, err)
 		}
-		if len(e.mails()) != 0 {
+		if len(e.deliver()) != 0 {
 			t.Error("a mail was queued")
 		}
 		if !other.signedIn(e.a) {
@@ -114,8 +114,8 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 }
 
 func TestProfileChange(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
 		for _, tc := range []struct{ name, picture, message string }{
 			{"   ", "", "Enter your name."},
@@ -128,47 +128,48 @@ func TestProfileChange(t *testing.T) {
 			{"Ann", "https://img.example/" + strings.Repeat("a", 2048), "https://"},
 		} {
 			res := b.submit(e.a, account.ProfilePath, url.Values{"name": {tc.name}, "picture": {tc.picture}})
-			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, tc.message) {
-				t.Errorf("name %q picture %q: %d, want the form with %q", tc.name, tc.picture, res.StatusCode, tc.message)
+			if res.Status != http.StatusOK || !strings.Contains(res.Body, tc.message) {
+				t.Errorf("name %q picture %q: %d, want the form with %q", tc.name, tc.picture, res.Status, tc.message)
 			}
 		}
 		res := b.submit(e.a, account.ProfilePath, url.Values{"name": {"  Ann <Ex> Ample  "}, "picture": {"https://img.example/new.png"}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=profile" {
-			t.Fatalf("save: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.body)
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=profile" {
+			t.Fatalf("save: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
-		m, err := e.store.GetMember(e.ctx(e.a), e.ann.ID)
+		m, err := e.gs.GetMember(e.ctx(e.a), e.ann.ID)
 		if err != nil || m.Name != "Ann <Ex> Ample" || m.AvatarURL != "https://img.example/new.png" {
 			t.Fatalf("member: %+v, %v", m, err)
 		}
-		page := b.get(e.url(e.a, res.Header.Get("Location"))).body
+		page := b.get(e.url(e.a, res.Header.Get("Location"))).Body
 		for _, want := range []string{"Your profile was saved.", "Ann &lt;Ex&gt; Ample", "Profile changed"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("page lacks %q", want)
 			}
 		}
 		// The picture may be removed.
-		if res := b.submit(e.a, account.ProfilePath, url.Values{"name": {"Ann"}, "picture": {""}}); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("remove picture: %d", res.StatusCode)
+		if res := b.submit(e.a, account.ProfilePath, url.Values{"name": {"Ann"}, "picture": {""}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("remove picture: %d", res.Status)
 		}
-		if m, _ := e.store.GetMember(e.ctx(e.a), e.ann.ID); m.AvatarURL != "" {
+		if m, _ := e.gs.GetMember(e.ctx(e.a), e.ann.ID); m.AvatarURL != "" {
 			t.Errorf("picture %q", m.AvatarURL)
 		}
 		// A done key that is not one of the page's is ignored, and nothing of it is shown.
-		if page := b.get(e.url(e.a, "/account?done=%3Cb%3Ehello")).body; strings.Contains(page, "hello") {
+		if page := b.get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "hello") {
 			t.Error("the done parameter was echoed")
 		}
 	})
 }
 
 func TestPasswordChange(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		here := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		here := e.browserAs(chromeMac)
 		here.signIn(e.a, annEmail)
-		other := e.pageBrowser(firefoxWin)
+		other := e.browserAs(firefoxWin)
 		other.signIn(e.a, annEmail)
-		elsewhere := e.pageBrowser(firefoxWin)
+		elsewhere := e.browserAs(firefoxWin)
 		elsewhere.signIn(e.b, annEmail)
-		bob := e.pageBrowser(chromeMac)
+		bob := e.browserAs(chromeMac)
 		bob.signIn(e.a, bobEmail)
 		const next = "a brand new passphrase"
 
@@ -181,19 +182,19 @@ func TestPasswordChange(t *testing.T) {
 			{"wrong password", next, next, "Your current password is not right."},
 		} {
 			res := here.submit(e.a, account.PasswordPath, url.Values{"current_password": {tc.current}, "new_password": {tc.next}, "repeat_password": {tc.repeat}})
-			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, tc.message) {
-				t.Errorf("%+v: %d, want the form with %q", tc, res.StatusCode, tc.message)
+			if res.Status != http.StatusOK || !strings.Contains(res.Body, tc.message) {
+				t.Errorf("%+v: %d, want the form with %q", tc, res.Status, tc.message)
 			}
 		}
-		if m, _ := e.store.GetMember(e.ctx(e.a), e.ann.ID); m.PasswordHash != cheapHash {
+		if m, _ := e.gs.GetMember(e.ctx(e.a), e.ann.ID); m.PasswordHash != cheapHash {
 			t.Fatal("a refused form changed the password")
 		}
 
 		res := here.submit(e.a, account.PasswordPath, url.Values{"current_password": {memberPass}, "new_password": {next}, "repeat_password": {next}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password" {
-			t.Fatalf("change: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.body)
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password" {
+			t.Fatalf("change: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
-		m, err := e.store.GetMember(e.ctx(e.a), e.ann.ID)
+		m, err := e.gs.GetMember(e.ctx(e.a), e.ann.ID)
 		if err != nil || password.Verify(next, m.PasswordHash) != nil {
 			t.Fatalf("the new password does not verify: %v", err)
 		}
@@ -213,31 +214,31 @@ func TestPasswordChange(t *testing.T) {
 			t.Error("no event for the change")
 		}
 		// The new password signs in; the old one does not.
-		fresh := e.pageBrowser(chromeMac)
+		fresh := e.browserAs(chromeMac)
 		res = fresh.get(e.url(e.a, consent.LoginPath))
-		f := formWith(t, res.body, consent.LoginPath)
+		f := formWith(t, res.Body, consent.LoginPath)
 		f.Set("email", annEmail)
 		f.Set("password", memberPass)
-		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.StatusCode == http.StatusSeeOther {
+		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.Status == http.StatusSeeOther {
 			t.Error("the old password still signs in")
 		}
 		f.Set("password", next)
-		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.StatusCode != http.StatusSeeOther {
-			t.Errorf("the new password does not sign in: %d", res.StatusCode)
+		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.Status != http.StatusSeeOther {
+			t.Errorf("the new password does not sign in: %d", res.Status)
 		}
 	})
 }
 
 func TestPasswordChangeCanSignOutApplications(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
 		tok := b.tokens("study-buddy")
 		const next = "a brand new passphrase"
 		res := b.submit(e.a, account.PasswordPath, url.Values{"current_password": {memberPass}, "new_password": {next},
 			"repeat_password": {next}, "sign_out_apps": {"yes"}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password-all" {
-			t.Fatalf("change: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password-all" {
+			t.Fatalf("change: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		if got := e.userinfo(tok.AccessToken); got != http.StatusUnauthorized {
 			t.Errorf("userinfo after sign-out of applications: %d", got)
@@ -249,22 +250,22 @@ func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 }
 
 func TestWrongCurrentPasswordsAreLimited(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
 		wrong := url.Values{"current_password": {"not it"}, "new_password": {"a brand new passphrase"}, "repeat_password": {"a brand new passphrase"}}
 		for i := range 5 {
-			if res := b.submit(e.a, account.PasswordPath, wrong); res.StatusCode != http.StatusOK {
-				t.Fatalf("attempt %d: %d", i+1, res.StatusCode)
+			if res := b.submit(e.a, account.PasswordPath, wrong); res.Status != http.StatusOK {
+				t.Fatalf("attempt %d: %d", i+1, res.Status)
 			}
 		}
 		// The budget is the member's, shared by the password and e-mail forms; even the right
 		// password is not checked now.
 		res := b.submit(e.a, account.EmailPath, url.Values{"email": {"ann.new@example.com"}, "current_password": {memberPass}})
-		if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.body, "Too many wrong passwords") || res.Header.Get("Retry-After") == "" {
-			t.Fatalf("sixth attempt: %d %q", res.StatusCode, res.Header.Get("Retry-After"))
+		if res.Status != http.StatusTooManyRequests || !strings.Contains(res.Body, "Too many wrong passwords") || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("sixth attempt: %d %q", res.Status, res.Header.Get("Retry-After"))
 		}
-		if len(e.mails()) != 0 {
+		if len(e.deliver()) != 0 {
 			t.Error("a mail was queued")
 		}
 	})
@@ -273,8 +274,9 @@ func TestWrongCurrentPasswordsAreLimited(t *testing.T) {
 var linkToken = regexp.MustCompile(`/account/email/confirm\?token=([A-Za-z0-9_-]{43})`)
 
 func TestEmailChange(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		ann := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		ann := e.browserAs(chromeMac)
 		ann.signIn(e.a, annEmail)
 		const newAddr = "ann.new@example.com"
 
@@ -287,27 +289,27 @@ func TestEmailChange(t *testing.T) {
 			{newAddr, "wrong password", "Your current password is not right."},
 		} {
 			res := ann.submit(e.a, account.EmailPath, url.Values{"email": {tc.email}, "current_password": {tc.pw}})
-			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, tc.message) {
-				t.Errorf("%+v: %d, want the form with %q", tc, res.StatusCode, tc.message)
+			if res.Status != http.StatusOK || !strings.Contains(res.Body, tc.message) {
+				t.Errorf("%+v: %d, want the form with %q", tc, res.Status, tc.message)
 			}
 		}
 		// An address that is another member's gets the same answer, and no mail.
 		res := ann.submit(e.a, account.EmailPath, url.Values{"email": {bobEmail}, "current_password": {memberPass}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email-sent" {
-			t.Fatalf("taken address: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email-sent" {
+			t.Fatalf("taken address: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if n := len(e.mails()); n != 0 {
+		if n := len(e.deliver()); n != 0 {
 			t.Fatalf("%d mails for a taken address", n)
 		}
 
 		res = ann.submit(e.a, account.EmailPath, url.Values{"email": {" Ann.New@Example.com "}, "current_password": {memberPass}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email-sent" {
-			t.Fatalf("request: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.body)
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email-sent" {
+			t.Fatalf("request: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
-		if page := ann.get(e.url(e.a, res.Header.Get("Location"))).body; !strings.Contains(page, "We sent a confirmation link") {
+		if page := ann.get(e.url(e.a, res.Header.Get("Location"))).Body; !strings.Contains(page, "We sent a confirmation link") {
 			t.Error("no notice after the request")
 		}
-		mails := e.mails()
+		mails := e.deliver()
 		if len(mails) != 1 {
 			t.Fatalf("%d mails", len(mails))
 		}
@@ -322,41 +324,41 @@ func TestEmailChange(t *testing.T) {
 		link := account.EmailConfirmPath + "?token=" + mt[1]
 
 		// Whoever opens the link must be signed in as Ann, at the school it was made at.
-		anon := e.pageBrowser(chromeMac)
-		if res := anon.get(e.url(e.a, link)); res.StatusCode != http.StatusSeeOther ||
+		anon := e.browserAs(chromeMac)
+		if res := anon.get(e.url(e.a, link)); res.Status != http.StatusSeeOther ||
 			res.Header.Get("Location") != "/login?return_to="+url.QueryEscape(link) {
-			t.Errorf("signed out: %d %q", res.StatusCode, res.Header.Get("Location"))
+			t.Errorf("signed out: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		bob := e.pageBrowser(chromeMac)
+		bob := e.browserAs(chromeMac)
 		bob.signIn(e.a, bobEmail)
-		if res := bob.get(e.url(e.a, link)); res.StatusCode != http.StatusForbidden || strings.Contains(res.body, newAddr) {
-			t.Errorf("another member: %d", res.StatusCode)
+		if res := bob.get(e.url(e.a, link)); res.Status != http.StatusForbidden || strings.Contains(res.Body, newAddr) {
+			t.Errorf("another member: %d", res.Status)
 		}
-		annB := e.pageBrowser(chromeMac)
+		annB := e.browserAs(chromeMac)
 		annB.signIn(e.b, annEmail)
-		if res := annB.get(e.url(e.b, link)); res.StatusCode != http.StatusNotFound {
-			t.Errorf("another school: %d", res.StatusCode)
+		if res := annB.get(e.url(e.b, link)); res.Status != http.StatusNotFound {
+			t.Errorf("another school: %d", res.Status)
 		}
 		// Bob cannot use it by posting either.
-		if res := bob.post(e.url(e.a, account.EmailConfirmPath), url.Values{"token": {mt[1]}, "csrf_token": {formWith(t, bob.page(e.a), account.ProfilePath).Get("csrf_token")}}); res.StatusCode != http.StatusForbidden {
-			t.Errorf("another member's POST: %d", res.StatusCode)
+		if res := bob.post(e.url(e.a, account.EmailConfirmPath), url.Values{"token": {mt[1]}, "csrf_token": {formWith(t, bob.page(e.a), account.ProfilePath).Get("csrf_token")}}); res.Status != http.StatusForbidden {
+			t.Errorf("another member's POST: %d", res.Status)
 		}
 
 		// Opening the link twice uses nothing; confirming does.
 		var page string
 		for range 2 {
 			res := ann.get(e.url(e.a, link))
-			if res.StatusCode != http.StatusOK || !strings.Contains(res.body, newAddr) {
-				t.Fatalf("confirm page: %d\n%s", res.StatusCode, res.body)
+			if res.Status != http.StatusOK || !strings.Contains(res.Body, newAddr) {
+				t.Fatalf("confirm page: %d\n%s", res.Status, res.Body)
 			}
-			page = res.body
+			page = res.Body
 		}
 		f := formWith(t, page, account.EmailConfirmPath)
 		res = ann.post(e.url(e.a, account.EmailConfirmPath), f)
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email" {
-			t.Fatalf("confirm: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.body)
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email" {
+			t.Fatalf("confirm: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
-		m, err := e.store.GetMember(e.ctx(e.a), e.ann.ID)
+		m, err := e.gs.GetMember(e.ctx(e.a), e.ann.ID)
 		if err != nil || m.Email != newAddr {
 			t.Fatalf("member: %+v, %v", m, err)
 		}
@@ -364,76 +366,77 @@ func TestEmailChange(t *testing.T) {
 			t.Error("the page does not show the new address and the event")
 		}
 		// Single use.
-		if res := ann.post(e.url(e.a, account.EmailConfirmPath), f); res.StatusCode != http.StatusNotFound {
-			t.Errorf("second confirmation: %d", res.StatusCode)
+		if res := ann.post(e.url(e.a, account.EmailConfirmPath), f); res.Status != http.StatusNotFound {
+			t.Errorf("second confirmation: %d", res.Status)
 		}
-		if res := ann.get(e.url(e.a, link)); res.StatusCode != http.StatusNotFound {
-			t.Errorf("link after use: %d", res.StatusCode)
+		if res := ann.get(e.url(e.a, link)); res.Status != http.StatusNotFound {
+			t.Errorf("link after use: %d", res.Status)
 		}
 		// The new address signs in.
-		fresh := e.pageBrowser(chromeMac)
+		fresh := e.browserAs(chromeMac)
 		fresh.signIn(e.a, newAddr)
 	})
 }
 
 func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		ann := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		ann := e.browserAs(chromeMac)
 		ann.signIn(e.a, annEmail)
 		const addr = "carol@example.com"
-		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {addr}, "current_password": {memberPass}}); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("request: %d", res.StatusCode)
+		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {addr}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("request: %d", res.Status)
 		}
-		mails := e.mails()
+		mails := e.deliver()
 		if len(mails) != 1 {
 			t.Fatalf("%d mails", len(mails))
 		}
 		link := linkToken.FindString(mails[0].Text)
-		e.member(addr, "Carol", e.a)
-		page := ann.get(e.url(e.a, link)).body
+		e.newMember(addr, "Carol", e.a)
+		page := ann.get(e.url(e.a, link)).Body
 		res := ann.post(e.url(e.a, account.EmailConfirmPath), formWith(t, page, account.EmailConfirmPath))
-		if res.StatusCode != http.StatusConflict || !strings.Contains(res.body, "Another account uses this e-mail address") {
-			t.Fatalf("confirm: %d\n%s", res.StatusCode, res.body)
+		if res.Status != http.StatusConflict || !strings.Contains(res.Body, "Another account uses this e-mail address") {
+			t.Fatalf("confirm: %d\n%s", res.Status, res.Body)
 		}
-		if m, _ := e.store.GetMember(e.ctx(e.a), e.ann.ID); m.Email != annEmail {
+		if m, _ := e.gs.GetMember(e.ctx(e.a), e.ann.ID); m.Email != annEmail {
 			t.Errorf("e-mail %q", m.Email)
 		}
 	})
 }
 
 func TestEmailLinkDiesWithANewPassword(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		ann := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		ann := e.browserAs(chromeMac)
 		ann.signIn(e.a, annEmail)
-		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {"ann.new@example.com"}, "current_password": {memberPass}}); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("request: %d", res.StatusCode)
+		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {"ann.new@example.com"}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("request: %d", res.Status)
 		}
-		link := linkToken.FindString(e.mails()[0].Text)
+		link := linkToken.FindString(e.deliver()[0].Text)
 		hash, err := password.Hash("another passphrase", password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.store.UpdateMember(e.ctx(e.a), e.ann.ID, func(m storage.Member) (storage.Member, error) {
+		if _, err := e.gs.UpdateMember(e.ctx(e.a), e.ann.ID, func(m storage.Member) (storage.Member, error) {
 			m.PasswordHash = hash
 			return m, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if res := ann.get(e.url(e.a, link)); res.StatusCode != http.StatusNotFound {
-			t.Errorf("link after a new password: %d", res.StatusCode)
+		if res := ann.get(e.url(e.a, link)); res.Status != http.StatusNotFound {
+			t.Errorf("link after a new password: %d", res.Status)
 		}
 	})
 }
 
 func TestSessions(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		here := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		here := e.browserAs(chromeMac)
 		here.signIn(e.a, annEmail)
-		laptop := e.pageBrowser(firefoxWin)
+		laptop := e.browserAs(firefoxWin)
 		laptop.signIn(e.a, annEmail)
-		atB := e.pageBrowser(firefoxWin)
+		atB := e.browserAs(firefoxWin)
 		atB.signIn(e.b, annEmail)
-		bob := e.pageBrowser(chromeMac)
+		bob := e.browserAs(chromeMac)
 		bob.signIn(e.a, bobEmail)
 
 		page := here.page(e.a)
@@ -445,7 +448,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("%d end forms, want one (the current session has none)", len(forms))
 		}
 		// The session in use cannot be ended here.
-		sessions, err := e.store.ListMemberSessions(e.ctx(e.a), e.ann.ID, time.Now())
+		sessions, err := e.gs.ListMemberSessions(e.ctx(e.a), e.ann.ID, e.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,25 +457,25 @@ func TestSessions(t *testing.T) {
 				continue
 			}
 			f := url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {s.ID}}
-			if res := here.post(e.url(e.a, account.SessionEndPath), f); res.StatusCode != http.StatusBadRequest || !strings.Contains(res.body, "sign out") {
-				t.Errorf("ending the current session: %d", res.StatusCode)
+			if res := here.post(e.url(e.a, account.SessionEndPath), f); res.Status != http.StatusBadRequest || !strings.Contains(res.Body, "sign out") {
+				t.Errorf("ending the current session: %d", res.Status)
 			}
 		}
 		// Another member's session is not ended, and nothing says whether it exists.
-		bobSessions, err := e.store.ListMemberSessions(e.ctx(e.a), e.bob.ID, time.Now())
+		bobSessions, err := e.gs.ListMemberSessions(e.ctx(e.a), e.bob.ID, e.clock.Now())
 		if err != nil || len(bobSessions) != 1 {
 			t.Fatalf("Bob's sessions: %v %v", bobSessions, err)
 		}
-		if res := here.post(e.url(e.a, account.SessionEndPath), url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {bobSessions[0].ID}}); res.StatusCode != http.StatusSeeOther {
-			t.Errorf("another member's session: %d", res.StatusCode)
+		if res := here.post(e.url(e.a, account.SessionEndPath), url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {bobSessions[0].ID}}); res.Status != http.StatusSeeOther {
+			t.Errorf("another member's session: %d", res.Status)
 		}
 		if !bob.signedIn(e.a) {
 			t.Error("Bob was signed out")
 		}
 
 		res := here.post(e.url(e.a, account.SessionEndPath), forms[0])
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=session" {
-			t.Fatalf("end: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=session" {
+			t.Fatalf("end: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		if laptop.signedIn(e.a) || !here.signedIn(e.a) || !atB.signedIn(e.b) {
 			t.Error("ending one session should end that one only")
@@ -482,12 +485,12 @@ func TestSessions(t *testing.T) {
 		}
 
 		// Ending the others at A leaves this one and the session at B.
-		phone, tablet := e.pageBrowser(firefoxWin), e.pageBrowser(chromeMac)
+		phone, tablet := e.browserAs(firefoxWin), e.browserAs(chromeMac)
 		phone.signIn(e.a, annEmail)
 		tablet.signIn(e.a, annEmail)
 		res = here.submit(e.a, account.SessionEndOthersPath, nil)
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=sessions" {
-			t.Fatalf("end others: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=sessions" {
+			t.Fatalf("end others: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		if phone.signedIn(e.a) || tablet.signedIn(e.a) || !here.signedIn(e.a) || !atB.signedIn(e.b) || !bob.signedIn(e.a) {
 			t.Error("end-others ended the wrong sessions")
@@ -499,8 +502,8 @@ func TestSessions(t *testing.T) {
 }
 
 func TestConnectedApps(t *testing.T) {
-	eachBackend(t, func(t *testing.T, e *pageEnv) {
-		b := e.pageBrowser(chromeMac)
+	eachBackend(t, func(t *testing.T, e *env) {
+		b := e.browserAs(chromeMac)
 		b.signIn(e.a, annEmail)
 		buddy := b.tokens("study-buddy")
 		cards := b.tokens("flash-cards")
@@ -525,8 +528,8 @@ func TestConnectedApps(t *testing.T) {
 			t.Fatal("no Remove access form for Study Buddy")
 		}
 		res := b.post(e.url(e.a, account.AppRemovePath), removeBuddy)
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=app" {
-			t.Fatalf("remove: %d %q", res.StatusCode, res.Header.Get("Location"))
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=app" {
+			t.Fatalf("remove: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		if got := e.userinfo(buddy.AccessToken); got != http.StatusUnauthorized {
 			t.Errorf("removed client's access token: %d", got)
