@@ -21,8 +21,9 @@
 // password they were made under, so that a password changed any other way kills them.
 //
 // Service (service.go) does the work without HTTP, for the pages, the CLI (proctor members
-// invite) and the operator API: Invite (identity, roles, link and e-mail in one transaction),
-// RequestReset (one outbox request, whoever the address belongs to), Expanders (the mail
-// worker's expander that turns such a request into a reset message, or into nothing),
-// ResetPassword and AcceptInvitation. docs/accounts.md describes the flows.
+// invite, reset-link) and the operator API: Invite (identity, roles, link and e-mail in one
+// transaction), RequestReset (one outbox request, whoever the address belongs to), Expanders
+// (the mail worker's expander that turns such a request into a reset message, or into
+// nothing), SendResetLink (an operator's reset link and message in one transaction, by the
+// expander's code), ResetPassword and AcceptInvitation. docs/accounts.md describes the flows.
 package account

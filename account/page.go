@@ -45,7 +45,7 @@ const AccountPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data
 const (
 	profileMaxName    = 100  // characters
 	profileMaxPicture = 2048 // bytes
-	accountMaxEmail   = 254  // RFC 5321 section 4.5.3.1.3
+	accountMaxEmail   = storage.MaxEmailLen
 )
 
 // accountPasswordLimit bounds wrong current passwords on the password and e-mail forms, per

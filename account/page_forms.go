@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"strconv"
 	"strings"
@@ -245,19 +244,11 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 }
 
 // newAddress normalises an address typed into the e-mail form as the sign-in form does
-// (consent.NormaliseEmail) and reports whether it is one: within RFC 5321's bound, a bare
-// addr-spec (no display name, no angle brackets) with a domain holding a dot.
+// (storage.NormaliseEmail) and reports whether it is one by the rule every entry point shares
+// (storage.ValidEmail).
 func newAddress(raw string) (string, bool) {
-	a := consent.NormaliseEmail(raw)
-	if a == "" || len(a) > accountMaxEmail {
-		return "", false
-	}
-	p, err := mail.ParseAddress(a)
-	if err != nil || p.Name != "" || p.Address != a {
-		return "", false
-	}
-	at := strings.LastIndexByte(a, '@')
-	if at < 1 || !strings.Contains(a[at+1:], ".") || strings.HasSuffix(a, ".") {
+	a := storage.NormaliseEmail(raw)
+	if !storage.ValidEmail(a) {
 		return "", false
 	}
 	return a, true
@@ -276,7 +267,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 	if !ok {
 		return refuse(http.StatusOK, msgEmailInvalid)
 	}
-	if addr == consent.NormaliseEmail(m.Email) {
+	if addr == storage.NormaliseEmail(m.Email) {
 		return refuse(http.StatusOK, msgEmailUnchanged)
 	}
 	current := r.PostForm.Get("current_password")

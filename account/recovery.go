@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -86,7 +87,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 		h.showForgot(w, r, t, http.StatusForbidden, MsgFormExpired)
 		return nil
 	}
-	email := consent.NormaliseEmail(r.PostForm.Get("email"))
+	email := storage.NormaliseEmail(r.PostForm.Get("email"))
 	if email == "" {
 		h.showForgot(w, r, t, http.StatusOK, MsgEmailMissing)
 		return nil

@@ -1,6 +1,7 @@
 package account_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -583,6 +584,7 @@ func TestInviteRefusesBadInput(t *testing.T) {
 	e := newEnv(t)
 	for _, inv := range []account.Invitation{
 		{Email: ""}, {Email: "not-an-address"}, {Email: strings.Repeat("a", 250) + "@x.example"},
+		{Email: "single@label"}, {Email: "Ann <ann@example.com>"}, {Email: "two@@example.com"},
 		{Email: "ok@example.com", Roles: []storage.Role{"emperor"}},
 	} {
 		if _, err := e.svc.Invite(e.ctx(e.a), inv); err == nil {
@@ -666,5 +668,49 @@ func TestInvitationAndItsMailCommitTogether(t *testing.T) {
 	e.outbox.fail.Store(false)
 	if msgs := e.deliver(); len(msgs) != 0 {
 		t.Errorf("sent %+v", msgs)
+	}
+}
+
+// TestSendResetLink: an operator's reset link is the sign-in page's link and message, made at
+// once, for a member of the school only; refusals say so and queue nothing.
+func TestSendResetLink(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct {
+		school *tenant.Tenant
+		email  string
+		want   error
+	}{
+		{e.b, annEmail, storage.ErrNotFound}, // Ann belongs to A only
+		{e.a, "nobody@example.com", storage.ErrNotFound},
+		{e.a, "not-an-address", storage.ErrInvalidArgument},
+		{e.a, "Ann <ann@example.com>", storage.ErrInvalidArgument},
+	} {
+		if err := e.svc.SendResetLink(e.ctx(c.school), c.email); !errors.Is(err, c.want) {
+			t.Errorf("SendResetLink(school %d, %q) = %v, want %v", c.school.SchoolID, c.email, err, c.want)
+		}
+	}
+	if err := e.svc.SendResetLink(t.Context(), annEmail); err == nil {
+		t.Error("SendResetLink without a school succeeded")
+	}
+	if kinds := e.outbox.Kinds(); len(kinds) != 0 {
+		t.Errorf("refused reset links queued %q", kinds)
+	}
+
+	if err := e.svc.SendResetLink(e.ctx(e.a), " Ann@Example.COM "); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.deliver()
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "Reset your password") || to(msgs[0]) != annEmail {
+		t.Fatalf("reset sent %+v", msgs)
+	}
+	link := e.linkIn(msgs[0])
+	if !strings.HasPrefix(link, e.url(e.a, account.ResetPath)) {
+		t.Errorf("link %s is not on school A's origin", link)
+	}
+	if res := e.browser().setPassword(link, newPassword, nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("set password through the link: %d", res.Status)
+	}
+	if password.Verify(newPassword, e.member(annEmail).PasswordHash) != nil {
+		t.Error("the password did not change")
 	}
 }

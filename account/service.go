@@ -38,9 +38,6 @@ const (
 	kindReset        = "password_reset"
 )
 
-// maxEmail is the longest e-mail address SMTP can carry (RFC 5321 section 4.5.3.1.3).
-const maxEmail = 254
-
 // ErrLinkDead means a one-time link cannot be used: unknown, at another school, expired,
 // already used, replaced by a newer one, or made under a password that has changed since.
 // Callers do not learn which.
@@ -179,8 +176,8 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	if err != nil {
 		return InviteResult{}, err
 	}
-	email := consent.NormaliseEmail(inv.Email)
-	if email == "" || len(email) > maxEmail || !strings.Contains(email, "@") {
+	email := storage.NormaliseEmail(inv.Email)
+	if !storage.ValidEmail(email) {
 		return InviteResult{}, fmt.Errorf("account: invite: not an e-mail address: %w", storage.ErrInvalidArgument)
 	}
 	roles := inv.Roles
@@ -310,8 +307,8 @@ func (s *Service) RequestReset(ctx context.Context, email string) error {
 	if err != nil {
 		return err
 	}
-	email = consent.NormaliseEmail(email)
-	if email == "" || len(email) > maxEmail {
+	email = storage.NormaliseEmail(email)
+	if !storage.ValidEmail(email) {
 		return nil
 	}
 	if err := s.mail.Request(ctx, t.SchoolID, KindResetRequest, []byte(email)); err != nil {
@@ -338,7 +335,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 		return nil
 	}
 	ctx = tenant.NewContext(ctx, t)
-	email := consent.NormaliseEmail(string(payload))
+	email := storage.NormaliseEmail(string(payload))
 	m, err := s.store.GetMemberByEmail(ctx, email)
 	if errors.Is(err, storage.ErrNotFound) {
 		s.log.Info("password reset requested for an address that is no member's", "school_id", schoolID)
@@ -363,6 +360,54 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 		s.log.Info("password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
 		return nil
 	}
+	if err := s.queueReset(ctx, t, m); err != nil {
+		return err
+	}
+	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
+	return nil
+}
+
+// SendResetLink sends a member of the context's school a password-reset link at an operator's
+// request (`proctor members reset-link`): the link and its message commit together in one
+// transaction, and the running server's mail worker sends it. Unlike RequestReset it answers:
+// storage.ErrNotFound for an address that is no identity's or whose identity holds no role at
+// the school, storage.ErrInvalidArgument for input that is no address. The per-account budget
+// of the sign-in page's requests does not apply: the operator is not a stranger.
+func (s *Service) SendResetLink(ctx context.Context, email string) error {
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return err
+	}
+	email = storage.NormaliseEmail(email)
+	if !storage.ValidEmail(email) {
+		return fmt.Errorf("account: reset link: not an e-mail address: %w", storage.ErrInvalidArgument)
+	}
+	var m storage.Member
+	err = s.inTx(ctx, func(ctx context.Context) error {
+		m, err = s.store.GetMemberByEmail(ctx, email)
+		if err != nil {
+			return fmt.Errorf("account: reset link: look up member: %w", err)
+		}
+		roles, err := s.store.GetRoles(ctx, m.ID)
+		if err != nil {
+			return fmt.Errorf("account: reset link: read roles: %w", err)
+		}
+		if len(roles) == 0 {
+			return fmt.Errorf("account: reset link: member %d holds no role at school %d: %w", m.ID, t.SchoolID, storage.ErrNotFound)
+		}
+		return s.queueReset(ctx, t, m)
+	})
+	if err != nil {
+		return err
+	}
+	s.log.Info("password reset message queued by an operator", "school_id", t.SchoolID, "member_id", m.ID)
+	return nil
+}
+
+// queueReset makes a reset link for m and queues its message, in ctx's transaction: the one
+// way a reset link is made and sent, whether a member asked (expandReset) or an operator did
+// (SendResetLink).
+func (s *Service) queueReset(ctx context.Context, t *tenant.Tenant, m storage.Member) error {
 	token, expires, err := s.createLink(ctx, m, PurposeReset, s.resetTTL)
 	if err != nil {
 		return err
@@ -374,11 +419,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	if err != nil {
 		return err
 	}
-	if err := s.send(ctx, t, kindReset, m, content); err != nil {
-		return err
-	}
-	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
-	return nil
+	return s.send(ctx, t, kindReset, m, content)
 }
 
 // LinkMember is the member a live link belongs to.

@@ -74,7 +74,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	page.CSRFToken = h.loginCSRF(w, r)
 
-	email := NormaliseEmail(r.PostForm.Get("email"))
+	email := storage.NormaliseEmail(r.PostForm.Get("email"))
 	pw := r.PostForm.Get("password")
 	if email == "" || pw == "" {
 		page.Message = MsgLoginIncomplete

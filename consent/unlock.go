@@ -5,8 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/proctorhq/proctor/storage"
 )
 
 // Unlocks keeps the times at which operators lifted accounts' lockouts (`proctor members
@@ -24,11 +25,8 @@ type Unlocks interface {
 // AccountDigest names an account in the limiter and in Unlocks: the first 128 bits of the
 // SHA-256 of the normalised e-mail, base64url, so that neither holds addresses in clear.
 func AccountDigest(email string) string {
-	return base64.RawURLEncoding.EncodeToString(accountDigestBytes(NormaliseEmail(email)))
+	return base64.RawURLEncoding.EncodeToString(accountDigestBytes(storage.NormaliseEmail(email)))
 }
-
-// NormaliseEmail is the form of an e-mail address the sign-in form looks up.
-func NormaliseEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 func accountDigestBytes(email string) []byte {
 	sum := sha256.Sum256([]byte(email))

@@ -195,7 +195,7 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("bad e-mail", func(t *testing.T) {
-				for _, bad := range []string{"not-an-address", "", "two@@example.test"} {
+				for _, bad := range []string{"not-an-address", "", "two@@example.test", "single@label", "Ada <ada@example.test>"} {
 					status, h, raw := invite(allScopes, map[string]any{"email": bad})
 					wantProblem(t, "e-mail "+bad, status, h, raw, http.StatusUnprocessableEntity, "")
 				}

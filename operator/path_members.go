@@ -74,6 +74,13 @@ func (h *Handler) registerMembers(api huma.API) {
 			"where they choose a password and are signed in. Inviting again replaces the earlier link. Only an " +
 			"owner may invite an owner. The member is returned with their roles at the school.",
 	}, func(ctx context.Context, in *struct{ Body NewMember }) (*struct{ Body Member }, error) {
+		// format:"email" is huma's looser check; the address rule is storage.ValidEmail, the
+		// same for the CLI, seed files and the invitation itself.
+		if !storage.ValidEmail(storage.NormaliseEmail(in.Body.Email)) {
+			return nil, huma.Error422UnprocessableEntity("The e-mail address is not one Proctor accepts.", &huma.ErrorDetail{
+				Location: "body.email", Message: "not an e-mail address",
+			})
+		}
 		roles := []storage.Role{storage.RoleStudent}
 		if len(in.Body.Roles) > 0 {
 			roles = make([]storage.Role, len(in.Body.Roles))

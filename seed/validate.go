@@ -2,7 +2,6 @@ package seed
 
 import (
 	"fmt"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
@@ -163,19 +162,11 @@ func (v *validator) key(field, s string) bool {
 	return true
 }
 
-func validEmail(s string) bool {
-	if len(s) > 254 {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Name == "" && a.Address == s
-}
-
 func (v *validator) email(field, s string) bool {
 	if !v.required(field, s) {
 		return false
 	}
-	if !validEmail(s) {
+	if !storage.ValidEmail(s) {
 		v.add(field, "%s is not an e-mail address", quote(s))
 		return false
 	}
@@ -252,7 +243,7 @@ func (v *validator) memberRef(field, email string, required bool) {
 		}
 		return
 	}
-	if !validEmail(email) {
+	if !storage.ValidEmail(email) {
 		v.add(field, "%s is not an e-mail address", quote(email))
 		return
 	}
@@ -1003,7 +994,7 @@ func (v *validator) submissionData(f string, fm *storage.FormSeed, data map[stri
 		var bad bool
 		switch fd.Type {
 		case "email":
-			bad = !validEmail(val)
+			bad = !storage.ValidEmail(val)
 		case "number":
 			_, err := strconv.ParseFloat(val, 64)
 			bad = err != nil

@@ -11,6 +11,9 @@
 // Backends live in sub-packages (storage/gormstore for SQLite and PostgreSQL) and must pass
 // storage/conformance. gorm and SQL never leak out of a backend: callers see only these types.
 //
+// Member addresses are stored as NormaliseEmail makes them, and ValidEmail is the one rule
+// every entry point (CLI, operator API, invitations, seed files) holds an address to.
+//
 // Times are stored and returned in UTC. Money amounts are integers in the currency's minor unit
 // (1999 USD is $19.99; 1990 JPY is ¥1990).
 package storage

@@ -164,6 +164,9 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 				if errors.Is(err, authz.ErrPublicClient) {
 					return errors.New("this is a public client: it has no secret to rotate")
 				}
+				if errors.Is(err, storage.ErrNotFound) {
+					return noClient(args[0], schoolID)
+				}
 				if err != nil {
 					return err
 				}
@@ -185,7 +188,11 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				if err := a.store.DeleteClient(ctx, args[0], time.Now()); err != nil {
+				err := a.store.DeleteClient(ctx, args[0], time.Now())
+				if errors.Is(err, storage.ErrNotFound) {
+					return noClient(args[0], schoolID)
+				}
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "deleted client %s and revoked its tokens\n", args[0])
@@ -196,4 +203,10 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
+}
+
+// noClient is what a command says when the client it was given is not one of the school's
+// (clients are school data: another school's client id is as unknown as a made-up one).
+func noClient(id string, schoolID int64) error {
+	return fmt.Errorf("no client %s at school %d (see `proctor clients list --tenant %d`)", id, schoolID, schoolID)
 }

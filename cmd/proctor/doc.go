@@ -6,7 +6,9 @@
 //	proctor demo                          zero-configuration demo on loopback (make run)
 //	proctor seed --tenant ID FILE         load a fixture into a school
 //	proctor tenants list|validate         show or check the tenant files
-//	proctor members create|list|set-role|unlock  manage members, their roles and sign-in lockouts
+//	proctor members create|list|set-role|invite|reset-link|unlock
+//	                                      manage members and their roles, invite them, send a
+//	                                      password-reset link, lift sign-in lockouts
 //	proctor clients create|list|rotate-secret|delete  manage a school's OAuth clients
 //	proctor keys rotate|list              rotate or list a school's signing keys
 //	proctor bench                         load test a server on loopback (docs/benchmarks.md)
@@ -14,5 +16,7 @@
 //
 // Every command but demo and version reads the server file named by --config (or
 // PROCTOR_CONFIG) and the PROCTOR_* environment. Invalid configuration exits with status 2
-// after listing every problem; other failures exit with status 1.
+// after listing every problem; other failures exit with status 1, with a sentence: an unknown
+// client id or member address is named with the school it was looked for at, not as the store's
+// error.
 package main

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/tenant"
 )
 
 func newKeysCommand(g *globalFlags) *cobra.Command {
@@ -27,9 +28,10 @@ func newKeysRotateCommand(g *globalFlags) *cobra.Command {
 	var (
 		schoolID     int64
 		secretChange bool
+		force        bool
 	)
 	cmd := &cobra.Command{
-		Use:   "rotate --tenant ID [--after-secret-change]",
+		Use:   "rotate --tenant ID [--after-secret-change] [--force]",
 		Short: "Make a new signing key current and print its kid",
 		Long: `Make a new signing key current. The key it replaces stays published in the JWKS, so ID tokens
 it signed still verify; keys older than that are retired. Running servers start signing with the
@@ -37,10 +39,20 @@ new key within their key cache time (30 seconds by default).
 
 Rotation refuses to run when the current key does not decrypt with the configured secret, since
 the servers could not open a key stored under a different one. After changing the system secret
-on purpose, rotate with --after-secret-change to replace the keys sealed under the old secret.`,
+on purpose, rotate with --after-secret-change to replace the keys sealed under the old secret.
+
+A school whose ID tokens are off (features.id_tokens false in its tenant file) signs nothing, so
+rotation refuses there unless --force: the key would only be published, unused.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				t, err := tenant.FromContext(ctx)
+				if err != nil {
+					return err
+				}
+				if !t.Features.IDTokens && !force {
+					return fmt.Errorf("school %d does not issue ID tokens (features.id_tokens is false in its tenant file), so no server would sign with a new key; turn ID tokens on first, or add --force to rotate anyway", schoolID)
+				}
 				m := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{})
 				rotate := m.Rotate
 				if secretChange {
@@ -62,6 +74,7 @@ on purpose, rotate with --after-secret-change to replace the keys sealed under t
 	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
 	cmd.Flags().BoolVar(&secretChange, "after-secret-change", false,
 		"rotate even though the current key does not decrypt (the system secret was changed)")
+	cmd.Flags().BoolVar(&force, "force", false, "rotate even though the school's ID tokens are off")
 	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }

@@ -28,7 +28,7 @@ func newMembersCommand(g *globalFlags) *cobra.Command {
 		Use:   "members",
 		Short: "Manage members and their roles at a school",
 	}
-	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g), newMembersInviteCommand(g))
+	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g), newMembersInviteCommand(g), newMembersResetLinkCommand(g))
 	return cmd
 }
 
@@ -92,6 +92,10 @@ the school. The password is read from standard input with --password-stdin; othe
 one is generated and printed once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			email = storage.NormaliseEmail(email)
+			if !storage.ValidEmail(email) {
+				return notAnAddress(email)
+			}
 			rs, err := parseRoles(roles)
 			if err != nil {
 				return err
@@ -203,14 +207,28 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				m, err := a.store.GetMemberByEmail(ctx, email)
+				m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
 				if errors.Is(err, storage.ErrNotFound) {
-					return fmt.Errorf("no member with e-mail %s", email)
+					return noMember(email, schoolID)
 				}
 				if err != nil {
 					return err
 				}
-				if err := a.store.SetRoles(ctx, m.ID, rs); err != nil {
+				// SetSchoolRoles is the operator API's method, so the rule that a school keeps an
+				// owner is one rule; it changes only someone who already belongs to the school.
+				_, err = a.store.SetSchoolRoles(ctx, m.ID, rs)
+				if errors.Is(err, storage.ErrLastOwner) {
+					return fmt.Errorf("member %d <%s> is the last owner of school %d: make someone else owner first, so the school keeps one", m.ID, m.Email, schoolID)
+				}
+				if errors.Is(err, storage.ErrNotFound) {
+					// An identity from another school joins this one: it holds no role here, so
+					// no owner can be lost.
+					if len(rs) == 0 {
+						return fmt.Errorf("member %d <%s> holds no role at school %d", m.ID, m.Email, schoolID)
+					}
+					err = a.store.SetRoles(ctx, m.ID, rs)
+				}
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> now has roles: %s\n", m.ID, m.Email, roles)
@@ -257,9 +275,9 @@ limited by their own budgets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(cmd, g, func(ctx context.Context, a *app) error {
-				m, err := a.store.GetMemberByEmail(ctx, consent.NormaliseEmail(email))
+				m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
 				if errors.Is(err, storage.ErrNotFound) {
-					return fmt.Errorf("no member with e-mail %s", email)
+					return fmt.Errorf("no member with e-mail %s at any school", email)
 				}
 				if err != nil {
 					return err
@@ -275,4 +293,15 @@ limited by their own budgets.`,
 	cmd.Flags().StringVar(&email, "email", "", "e-mail address of the member")
 	_ = cmd.MarkFlagRequired("email")
 	return cmd
+}
+
+// noMember is what a command says when no member of the school has the address it was given.
+func noMember(email string, schoolID int64) error {
+	return fmt.Errorf("no member with e-mail %s at school %d (see `proctor members list --tenant %d`)", email, schoolID, schoolID)
+}
+
+// notAnAddress refuses an --email that storage.ValidEmail, the rule of every entry point,
+// does not accept.
+func notAnAddress(email string) error {
+	return fmt.Errorf("%q is not an e-mail address (a bare address such as ada@example.com)", email)
 }

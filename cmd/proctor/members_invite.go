@@ -38,6 +38,12 @@ The messages go into the outbox in the database; a running server's mail worker 
 			if withoutPassword == (email != "") {
 				return errors.New("give either --email or --without-password")
 			}
+			if !withoutPassword {
+				email = storage.NormaliseEmail(email)
+				if !storage.ValidEmail(email) {
+					return notAnAddress(email)
+				}
+			}
 			rs, err := parseRoles(roles)
 			if err != nil {
 				return err

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const schoolTwo = "school_id: 2\nsubdomain: two\nname: Two\nbase_url: http://127.0.0.1:18081\n"
+
+func TestMembersResetLink(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne, "two.yaml": schoolTwo})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, args := range [][]string{
+		{"--tenant", "1", "--email", "ada@example.com", "--name", "Ada"},
+		{"--tenant", "2", "--email", "bo@example.com", "--name", "Bo"},
+	} {
+		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	for _, c := range []struct {
+		email, want string
+	}{
+		{"nobody@example.com", "no member with e-mail nobody@example.com at school 1"},
+		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
+		{"not an address", "is not an e-mail address"},
+	} {
+		code, _, stderr := runCmd(t, "", "members", "reset-link", "--tenant", "1", "--email", c.email)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("reset-link %q: %d %q", c.email, code, stderr)
+		}
+	}
+	s := openDeployment(t, root)
+	if kinds := queuedKinds(t, s); len(kinds) != 0 {
+		t.Fatalf("refused reset links queued %q", kinds)
+	}
+
+	code, out, stderr := runCmd(t, "", "members", "reset-link", "--tenant", "1", "--email", "Ada@Example.com")
+	if code != 0 || !strings.Contains(out, "queued a password-reset link for <ada@example.com> at school 1") {
+		t.Fatalf("reset-link: %d %q %q", code, out, stderr)
+	}
+	if kinds := queuedKinds(t, s); !slices.Equal(kinds, []string{"password_reset"}) {
+		t.Errorf("queued %q, want one password_reset", kinds)
+	}
+}
