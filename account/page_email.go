@@ -104,13 +104,26 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 		if err != nil {
 			return fmt.Errorf("account: consume e-mail link: %w", err)
 		}
+		var previous storage.Member
 		if _, err := h.store.UpdateMember(ctx, used.MemberID, func(m storage.Member) (storage.Member, error) {
 			if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), used.PasswordStamp) {
 				return m, errEmailLinkGone
 			}
+			previous = m
 			m.Email = used.Email
 			return m, nil
 		}); err != nil {
+			return err
+		}
+		// The previous address hears of it, in the same transaction: if someone else made the
+		// change, the owner learns of it where they still read mail.
+		notice, err := h.tpl.EmailChanged(templates.EmailChangedMail{
+			School: v.t.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
+		})
+		if err != nil {
+			return err
+		}
+		if err := h.svc.send(ctx, v.t, kindEmailChanged, previous, notice); err != nil {
 			return err
 		}
 		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {

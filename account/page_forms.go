@@ -22,18 +22,17 @@ import (
 
 // Messages of the account page's forms, shown next to the form they are about.
 const (
-	msgNameRequired     = "Enter your name."
-	msgNameTooLong      = "Your name can be at most 100 characters long."
-	msgNameUnprintable  = "Your name contains characters that cannot be shown."
-	msgPictureInvalid   = "The picture address must be an https:// address of at most 2048 characters, or empty."
-	msgCurrentRequired  = "Enter your current password."
-	msgCurrentWrong     = "Your current password is not right."
-	msgNoPassword       = "Your account has no password yet. Sign out and use “Forgot your password?” on the sign-in page to choose one."
-	msgRepeatMismatch   = "The new password and its repetition are not the same."
-	msgPasswordMoved    = "Your password was changed elsewhere meanwhile. Please try again."
-	msgEmailInvalid     = "Enter an e-mail address like name@example.com, of at most 254 characters."
-	msgEmailUnchanged   = "That is already your e-mail address."
-	emailChangeMailKind = "email_change"
+	msgNameRequired    = "Enter your name."
+	msgNameTooLong     = "Your name can be at most 100 characters long."
+	msgNameUnprintable = "Your name contains characters that cannot be shown."
+	msgPictureInvalid  = "The picture address must be an https:// address of at most 2048 characters, or empty."
+	msgCurrentRequired = "Enter your current password."
+	msgCurrentWrong    = "Your current password is not right."
+	msgNoPassword      = "Your account has no password yet. Sign out and use “Forgot your password?” on the sign-in page to choose one."
+	msgRepeatMismatch  = "The new password and its repetition are not the same."
+	msgPasswordMoved   = "Your password was changed elsewhere meanwhile. Please try again."
+	msgEmailInvalid    = "Enter an e-mail address like name@example.com, of at most 254 characters."
+	msgEmailUnchanged  = "That is already your e-mail address."
 	// accountPasswordKey prefixes the member id in the limiter key of current-password checks.
 	accountPasswordKey = "account-password:"
 )
@@ -311,7 +310,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 			return fmt.Errorf("account: create e-mail link: %w", err)
 		}
 		return h.mail.Send(ctx, mailqueue.Message{
-			SchoolID: v.t.SchoolID, Kind: emailChangeMailKind, To: addr, ToName: m.Name,
+			SchoolID: v.t.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
 			Subject: content.Subject, Text: content.Text, HTML: content.HTML,
 		})
 	})

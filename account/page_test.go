@@ -362,6 +362,12 @@ func TestEmailChange(t *testing.T) {
 		if err != nil || m.Email != newAddr {
 			t.Fatalf("member: %+v, %v", m, err)
 		}
+		// The previous address hears of the change, and gets no link.
+		notices := e.deliver()
+		if len(notices) != 1 || len(notices[0].EnvelopeTo) != 1 || notices[0].EnvelopeTo[0] != annEmail ||
+			!strings.Contains(notices[0].Subject, "was changed") || strings.Contains(notices[0].Text, "token=") {
+			t.Fatalf("notice to the previous address: %+v", notices)
+		}
 		if page := ann.page(e.a); !strings.Contains(page, newAddr) || !strings.Contains(page, "E-mail address changed") {
 			t.Error("the page does not show the new address and the event")
 		}

@@ -36,6 +36,8 @@ const (
 	KindResetRequest = "password_reset_request"
 	kindInvitation   = "invitation"
 	kindReset        = "password_reset"
+	kindEmailChange  = "email_change"
+	kindEmailChanged = "email_changed"
 )
 
 // ErrLinkDead means a one-time link cannot be used: unknown, at another school, expired,

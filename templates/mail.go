@@ -46,6 +46,15 @@ type EmailChangeMail struct {
 	Expires    string
 }
 
+// EmailChangedMail tells the previous address of an account that the account's address was
+// changed: if someone else did it, its owner learns of it where they still read mail.
+type EmailChangedMail struct {
+	School     string
+	MemberName string
+	// At is when the change was made, e.g. "2026-11-25 18:00 UTC".
+	At string
+}
+
 // mailKinds are the message kinds, each with mail/<kind>.txt (templates "subject" and "text")
 // and mail/<kind>.html (template "html"), and the sample each is checked with at start-up.
 var mailKinds = []struct {
@@ -55,6 +64,7 @@ var mailKinds = []struct {
 	{"invitation", InvitationMail{School: "S", MemberName: "N", Link: "https://s.example/x", Expires: "e", HasPassword: true}},
 	{"password_reset", ResetMail{School: "S", MemberName: "N", Link: "https://s.example/x", Expires: "e"}},
 	{"email_change", EmailChangeMail{School: "S", MemberName: "N", NewEmail: "n@example.com", Link: "https://s.example/x", Expires: "e"}},
+	{"email_changed", EmailChangedMail{School: "S", MemberName: "N", At: "t"}},
 }
 
 type mailTemplates struct {
@@ -118,4 +128,9 @@ func (s *Set) PasswordReset(v ResetMail) (MailContent, error) {
 // EmailChange renders the confirmation of a new e-mail address.
 func (s *Set) EmailChange(v EmailChangeMail) (MailContent, error) {
 	return s.renderMail("email_change", v)
+}
+
+// EmailChanged renders the notice to an account's previous address.
+func (s *Set) EmailChanged(v EmailChangedMail) (MailContent, error) {
+	return s.renderMail("email_changed", v)
 }
