@@ -2,33 +2,9 @@ package account
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 )
-
-const tokenBytes = 32 // 256 bits
-
-// newToken returns 256 random bits, base64url-encoded without padding: the secret part of a
-// one-time link.
-func newToken() string {
-	b := make([]byte, tokenBytes)
-	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// wellFormedToken reports whether s could be a token of newToken, so that junk is never hashed
-// or looked up.
-func wellFormedToken(s string) bool {
-	if len(s) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
-		return false
-	}
-	// The decoder skips '\r' and '\n', so the length of what it decodes is checked too.
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && len(b) == tokenBytes
-}
 
 // linkID is the store id of a link token: HMAC-SHA256 under a key derived from the system
 // secret, so that a leaked table holds nothing a browser could present.

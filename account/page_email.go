@@ -40,7 +40,7 @@ var errEmailLinkGone = errors.New("account: the e-mail link is gone")
 // explains a refusal and returns ok=false then.
 func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, token string) (Link, bool, error) {
 	ctx := r.Context()
-	if !wellFormedToken(token) {
+	if !consent.WellFormedToken(token) {
 		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return Link{}, false, nil
 	}

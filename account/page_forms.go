@@ -292,7 +292,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 		return fmt.Errorf("account: look up address: %w", err)
 	}
 
-	token, now := newToken(), h.now()
+	token, now := consent.NewToken(), h.now()
 	expires := now.Add(emailChangeLifetime)
 	content, err := h.tpl.EmailChange(templates.EmailChangeMail{
 		School: v.t.Name, MemberName: m.Name, NewEmail: addr,

@@ -265,7 +265,7 @@ func mergeRoles(have, add []storage.Role) []storage.Role {
 // createLink stores a new link for m (replacing m's earlier one of purpose at the context's
 // school) and returns its token and expiry.
 func (s *Service) createLink(ctx context.Context, m storage.Member, purpose Purpose, ttl time.Duration) (string, time.Time, error) {
-	token := newToken()
+	token := consent.NewToken()
 	now := s.now()
 	l := Link{
 		ID: linkID(s.linkKey, token), MemberID: m.ID, Purpose: purpose, Email: m.Email,
@@ -434,7 +434,7 @@ type LinkMember struct {
 // it (the pages a link opens show a form; only the form's POST uses the link). ErrLinkDead if
 // the link cannot be used. Junk tokens are refused before any store call.
 func (s *Service) PeekLink(ctx context.Context, token string, purpose Purpose) (LinkMember, error) {
-	if !wellFormedToken(token) {
+	if !consent.WellFormedToken(token) {
 		return LinkMember{}, ErrLinkDead
 	}
 	l, err := s.store.GetLink(ctx, linkID(s.linkKey, token), purpose, s.now())

@@ -56,7 +56,7 @@ func TestHTTPSSchoolCookiesAreHostPrefixed(t *testing.T) {
 			t.Errorf("secure=%v: an un-prefixed session cookie is read at an https school", secure)
 		}
 		// Nor is an un-prefixed login CSRF cookie: the form's token does not verify against it.
-		v := newToken()
+		v := NewToken()
 		planted.cookies[LoginCSRFCookie] = &http.Cookie{Name: LoginCSRFCookie, Value: v}
 		res = planted.do(http.MethodPost, LoginPath, url.Values{
 			"email": {annEmail}, "password": {annPassword}, CSRFField: {e.h.loginCSRFToken(v)},

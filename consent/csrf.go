@@ -44,10 +44,10 @@ func (h *Handler) CheckCSRF(r *http.Request, s Session) bool {
 func (h *Handler) loginCSRF(w http.ResponseWriter, r *http.Request) string {
 	secure := secureCookies(r)
 	name := loginCSRFCookieName(secure)
-	if c, err := r.Cookie(name); err == nil && wellFormedToken(c.Value) {
+	if c, err := r.Cookie(name); err == nil && WellFormedToken(c.Value) {
 		return h.loginCSRFToken(c.Value)
 	}
-	v := newToken()
+	v := NewToken()
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: v, Path: "/", MaxAge: int(loginCSRFLifetime / time.Second),
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
@@ -60,7 +60,7 @@ func (h *Handler) loginCSRF(w http.ResponseWriter, r *http.Request) string {
 // compute the HMAC.
 func (h *Handler) checkLoginCSRF(r *http.Request) bool {
 	c, err := r.Cookie(loginCSRFCookieName(secureCookies(r)))
-	if err != nil || !wellFormedToken(c.Value) {
+	if err != nil || !WellFormedToken(c.Value) {
 		return false
 	}
 	got := r.PostFormValue(CSRFField)

@@ -287,7 +287,7 @@ func (b *browser) loginForm() string {
 	case http.StatusOK:
 		return csrfFrom(b.e.t, res.body)
 	case http.StatusSeeOther:
-		v := newToken()
+		v := NewToken()
 		name := loginCSRFCookieName(b.secure)
 		b.cookies[name] = &http.Cookie{Name: name, Value: v}
 		return b.e.h.loginCSRFToken(v)

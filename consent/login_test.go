@@ -55,7 +55,7 @@ func TestLoginSetsSessionCookie(t *testing.T) {
 			if c.MaxAge != int((12 * time.Hour).Seconds()) {
 				t.Errorf("session cookie Max-Age = %d, want the absolute timeout", c.MaxAge)
 			}
-			if !wellFormedToken(c.Value) {
+			if !WellFormedToken(c.Value) {
 				t.Errorf("session token %q is not 256 bits of base64url", c.Value)
 			}
 			if cc := res.cookie(tc.csrfNam); cc == nil || cc.MaxAge >= 0 {

@@ -99,8 +99,8 @@ func TestConsentRefusesForeignFormAction(t *testing.T) {
 
 func TestCheckCSRF(t *testing.T) {
 	e := newEnv(t, nil)
-	s := Session{ID: e.h.sessionID(newToken())}
-	other := Session{ID: e.h.sessionID(newToken())}
+	s := Session{ID: e.h.sessionID(NewToken())}
+	other := Session{ID: e.h.sessionID(NewToken())}
 	right := e.h.CSRFToken(s)
 	for _, tc := range []struct {
 		name    string
@@ -116,7 +116,7 @@ func TestCheckCSRF(t *testing.T) {
 		{"truncated", s, url.Values{CSRFField: {right[:len(right)-1]}}, "", false},
 		{"another session's", s, url.Values{CSRFField: {e.h.CSRFToken(other)}}, "", false},
 		{"the session id itself", s, url.Values{CSRFField: {s.ID}}, "", false},
-		{"a login form's", s, url.Values{CSRFField: {e.h.loginCSRFToken(newToken())}}, "", false},
+		{"a login form's", s, url.Values{CSRFField: {e.h.loginCSRFToken(NewToken())}}, "", false},
 		{"in the query only", s, url.Values{}, CSRFField + "=" + url.QueryEscape(right), false},
 		{"no session", Session{}, url.Values{CSRFField: {e.h.CSRFToken(Session{})}}, "", false},
 	} {

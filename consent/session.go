@@ -70,7 +70,7 @@ func (h *Handler) Current(r *http.Request) (Session, bool) {
 func (h *Handler) Load(r *http.Request) (Session, error) {
 	ctx := r.Context()
 	c, err := r.Cookie(sessionCookieName(secureCookies(r)))
-	if err != nil || !wellFormedToken(c.Value) {
+	if err != nil || !WellFormedToken(c.Value) {
 		return Session{}, ErrNoSession
 	}
 	id := h.sessionID(c.Value)
@@ -113,10 +113,10 @@ func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 // already held at the school is ended.
 func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
 	secure := secureCookies(r)
-	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && wellFormedToken(c.Value) {
+	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && WellFormedToken(c.Value) {
 		h.deleteSession(ctx, h.sessionID(c.Value))
 	}
-	token := newToken()
+	token := NewToken()
 	now := h.now()
 	ls := storage.LoginSession{
 		ID:         h.sessionID(token),
@@ -210,20 +210,22 @@ func (h *Handler) sessionID(token string) string {
 
 const tokenBytes = 32 // 256 bits
 
-// newToken returns 256 random bits, base64url-encoded without padding.
-func newToken() string {
+// NewToken returns 256 random bits, base64url-encoded without padding: session and CSRF cookie
+// values here, one-time link tokens in package account.
+func NewToken() string {
 	b := make([]byte, tokenBytes)
 	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// wellFormedToken reports whether s could be a token of newToken, so that junk is never hashed
+// WellFormedToken reports whether s could be a token of NewToken, so that junk is never hashed
 // or looked up.
-func wellFormedToken(s string) bool {
+func WellFormedToken(s string) bool {
 	if len(s) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
 		return false
 	}
-	_, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil
+	// The decoder skips '\r' and '\n', so the length of what it decodes is checked too.
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == tokenBytes
 }

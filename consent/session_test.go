@@ -126,7 +126,7 @@ func TestLogout(t *testing.T) {
 		}
 
 		// Missing or wrong CSRF token: refused, session intact.
-		for _, form := range []url.Values{{}, {CSRFField: {"wrong"}}, {CSRFField: {e.h.loginCSRFToken(newToken())}}} {
+		for _, form := range []url.Values{{}, {CSRFField: {"wrong"}}, {CSRFField: {e.h.loginCSRFToken(NewToken())}}} {
 			res := b.do(http.MethodPost, LogoutPath, form)
 			if res.StatusCode != http.StatusForbidden {
 				t.Errorf("logout with %v: %d", form, res.StatusCode)
