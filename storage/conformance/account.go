@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,36 +169,10 @@ func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
 	for round := range rounds {
 		id := fmt.Sprintf("race-%d", round)
 		must(t, "CreateLink", as.CreateLink(ctxA, linkOf(id, member, accountstore.PurposeInvitation)))
-		var (
-			wg         sync.WaitGroup
-			mu         sync.Mutex
-			won, lost  int
-			start      = make(chan struct{})
-			unexpected []error
-		)
-		for range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				_, err := as.ConsumeLink(ctxA, id, accountstore.PurposeInvitation, at(1, 9))
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					won++
-				case errors.Is(err, storage.ErrNotFound):
-					lost++
-				default:
-					unexpected = append(unexpected, err)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
-		if won != 1 || lost != racers-1 || len(unexpected) > 0 {
-			t.Errorf("round %d: %d consumers won, %d lost, errors %v; want exactly one winner", round, won, lost, unexpected)
-		}
+		exactlyOneWins(t, fmt.Sprintf("round %d: consumers of one link", round), racers, func() error {
+			_, err := as.ConsumeLink(ctxA, id, accountstore.PurposeInvitation, at(1, 9))
+			return err
+		})
 	}
 }
 

@@ -83,36 +83,9 @@ func testConcurrentCodeUse(t *testing.T, s storage.Store) {
 	for round := range rounds {
 		sig := fmt.Sprintf("code-%d", round)
 		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", sig, sig, member)))
-		var (
-			wg         sync.WaitGroup
-			mu         sync.Mutex
-			won, lost  int
-			start      = make(chan struct{})
-			unexpected []error
-		)
-		for range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				err := s.InvalidateAuthorizationCode(ctxA, sig)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					won++
-				case errors.Is(err, storage.ErrNotFound):
-					lost++
-				default:
-					unexpected = append(unexpected, err)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
-		if won != 1 || lost != racers-1 || len(unexpected) > 0 {
-			t.Errorf("round %d: %d uses won, %d lost, errors %v; want exactly one winner", round, won, lost, unexpected)
-		}
+		exactlyOneWins(t, fmt.Sprintf("round %d: uses of one code", round), racers, func() error {
+			return s.InvalidateAuthorizationCode(ctxA, sig)
+		})
 	}
 }
 
@@ -649,4 +622,41 @@ func refresh(t *testing.T, s storage.Store, ctx context.Context, requestID, oldR
 		return false
 	}
 	return true
+}
+
+// exactlyOneWins runs call from racers goroutines released at once and fails the test unless
+// exactly one returns nil and every other storage.ErrNotFound: the store, not luck, decides
+// which single use of a one-time thing succeeds.
+func exactlyOneWins(t *testing.T, what string, racers int, call func() error) {
+	t.Helper()
+	var (
+		wg         sync.WaitGroup
+		mu         sync.Mutex
+		won, lost  int
+		start      = make(chan struct{})
+		unexpected []error
+	)
+	for range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			err := call()
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, storage.ErrNotFound):
+				lost++
+			default:
+				unexpected = append(unexpected, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if won != 1 || lost != racers-1 || len(unexpected) > 0 {
+		t.Errorf("%s: %d won, %d lost, errors %v; want exactly one winner", what, won, lost, unexpected)
+	}
 }
