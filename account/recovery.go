@@ -150,38 +150,59 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *tenant.Te
 // browser in.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
 	ctx := r.Context()
-	info := edge.FromContext(ctx)
-	if err := r.ParseForm(); err != nil {
-		return consent.FormError(err)
-	}
-	token := r.PostForm.Get("token")
-	if !h.consent.CheckFormToken(r) {
-		h.log.Info("password reset refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		return h.showReset(w, r, t, http.StatusForbidden, token, MsgFormExpired)
-	}
-	pw := r.PostForm.Get("password")
-	if pw != r.PostForm.Get("password2") {
-		return h.showReset(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+	show := func(status int, token, msg string) error { return h.showReset(w, r, t, status, token, msg) }
+	token, pw, ok, err := h.readLinkForm(w, r, t, "password reset", show)
+	if !ok {
+		return err
 	}
 	m, err := h.svc.ResetPassword(ctx, ResetRequest{
 		Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
 	})
-	var pe *PasswordError
-	switch {
-	case errors.As(err, &pe):
-		return h.showReset(w, r, t, http.StatusOK, token, pe.Error())
-	case errors.Is(err, ErrLinkDead):
-		h.linkDead(w, r, t, PurposeReset)
-		return nil
-	case err != nil:
-		return err
+	if err != nil {
+		return h.linkRefused(w, r, t, PurposeReset, token, err, show)
 	}
-	h.log.Info("password reset", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID)
+	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	if err := h.consent.StartSession(ctx, w, r, m); err != nil {
 		return err
 	}
 	consent.SeeOther(w, AccountPath)
 	return nil
+}
+
+// readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
+// form fault (a failed check, two passwords that differ) is answered through show, and ok is
+// false then, with show's error.
+func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, what string,
+	show func(status int, token, msg string) error) (token, pw string, ok bool, err error) {
+	if err := r.ParseForm(); err != nil {
+		return "", "", false, consent.FormError(err)
+	}
+	token = r.PostForm.Get("token")
+	if !h.consent.CheckFormToken(r) {
+		h.log.Info(what+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
+		return "", "", false, show(http.StatusForbidden, token, MsgFormExpired)
+	}
+	pw = r.PostForm.Get("password")
+	if pw != r.PostForm.Get("password2") {
+		return "", "", false, show(http.StatusOK, token, MsgPasswordsDiffer)
+	}
+	return token, pw, true, nil
+}
+
+// linkRefused answers a link's redemption that failed: a refused password is shown on the form
+// again, a dead link gets the dead-link page, anything else is an error.
+func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, purpose Purpose, token string, err error,
+	show func(status int, token, msg string) error) error {
+	var pe *PasswordError
+	switch {
+	case errors.As(err, &pe):
+		return show(http.StatusOK, token, pe.Error())
+	case errors.Is(err, ErrLinkDead):
+		h.linkDead(w, r, t, purpose)
+		return nil
+	default:
+		return err
+	}
 }
 
 // invitationForm shows the page of a live invitation link without using it.
@@ -211,31 +232,16 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *tena
 // in; a member who has one is sent to sign in with it.
 func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
 	ctx := r.Context()
-	info := edge.FromContext(ctx)
-	if err := r.ParseForm(); err != nil {
-		return consent.FormError(err)
-	}
-	token := r.PostForm.Get("token")
-	if !h.consent.CheckFormToken(r) {
-		h.log.Info("invitation refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		return h.showInvitation(w, r, t, http.StatusForbidden, token, MsgFormExpired)
-	}
-	pw := r.PostForm.Get("password")
-	if pw != r.PostForm.Get("password2") {
-		return h.showInvitation(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
-	}
-	res, err := h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
-	var pe *PasswordError
-	switch {
-	case errors.As(err, &pe):
-		return h.showInvitation(w, r, t, http.StatusOK, token, pe.Error())
-	case errors.Is(err, ErrLinkDead):
-		h.linkDead(w, r, t, PurposeInvitation)
-		return nil
-	case err != nil:
+	show := func(status int, token, msg string) error { return h.showInvitation(w, r, t, status, token, msg) }
+	token, pw, ok, err := h.readLinkForm(w, r, t, "invitation", show)
+	if !ok {
 		return err
 	}
-	h.log.Info("invitation accepted", "request_id", info.ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
+	res, err := h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
+	if err != nil {
+		return h.linkRefused(w, r, t, PurposeInvitation, token, err, show)
+	}
+	h.log.Info("invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {
 		consent.SeeOther(w, consent.LoginPath)
 		return nil
