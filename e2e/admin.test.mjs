@@ -141,7 +141,7 @@ test('operator pages: a student is refused', { timeout: 60_000 }, async (t) => {
   await withBrowser(t, async (page) => {
     await page.goto(`${env.issuer}${appsPath}/new`);
     await signIn(page, env.studentEmail, env.studentPassword);
-    await page.locator('h1', { hasText: 'You cannot manage applications here' }).waitFor({ state: 'visible' });
+    await page.locator('h1', { hasText: 'You cannot manage E2E School One here' }).waitFor({ state: 'visible' });
     assert.equal(new URL(page.url()).pathname, `${appsPath}/new`);
     assert.equal(await page.locator('#name').count(), 0, 'no creation form');
   });

@@ -64,12 +64,19 @@ func New(d Deps) *Handler {
 	return h
 }
 
-// Mount registers the routes listed in the package documentation. Every route also requires
-// the school's mcp_connections feature: without it none matches, and the router answers as it
-// does for any unknown path.
+// Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
+	h.mountApplications(r)
+	h.mountMembers(r)
+	h.mountEvents(r)
+}
+
+// mountApplications registers the OAuth applications pages. Every one also requires the
+// school's mcp_connections feature: without it none matches, and the router answers as it does
+// for any unknown path.
+func (h *Handler) mountApplications(r *mux.Router) {
 	route := func(path string, fn pageFunc, methods ...string) {
-		r.Handle(path, h.operator(fn)).Methods(methods...).MatcherFunc(featureEnabled)
+		r.Handle(path, h.operator(requireFeature(fn))).Methods(methods...).MatcherFunc(featureEnabled)
 	}
 	route(AppsPath, h.list, http.MethodGet)
 	route(AppsPath, h.create, http.MethodPost)
@@ -112,8 +119,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		t, err := tenant.FromContext(ctx)
-		if err != nil || !t.Features.MCPConnections {
-			// The route's matcher already requires both; this keeps the handler safe on its own.
+		if err != nil {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
 			return
 		}
@@ -135,8 +141,8 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
 			h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
-				Title:   "You cannot manage applications here",
-				Message: "Only the owners and admins of " + t.Name + " can manage its OAuth applications.",
+				Title:   "You cannot manage " + t.Name + " here",
+				Message: "Only the owners and admins of " + t.Name + " can use its administration pages.",
 			})
 			return
 		}
@@ -150,6 +156,18 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			h.consent.Fail(w, r, err)
 		}
 	})
+}
+
+// requireFeature answers 404 at a school without the mcp_connections feature. The routes'
+// matcher already requires it; this keeps the pages safe on their own.
+func requireFeature(fn pageFunc) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, v visit) error {
+		if !v.tenant.Features.MCPConnections {
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+			return nil
+		}
+		return fn(w, r, v)
+	}
 }
 
 func isOperator(roles []storage.Role) bool {

@@ -1,0 +1,89 @@
+package audit
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// maxUserAgent bounds the User-Agent an event keeps, in bytes.
+const maxUserAgent = 512
+
+// Recorder appends events to a Store, filling in what the request context knows, and counts
+// them. A nil *Recorder records nothing, so a package may take one as optional.
+type Recorder struct {
+	store Store
+	log   *slog.Logger
+	now   func() time.Time
+	// count, if set, is called once per recorded event (the Prometheus counter by school, kind
+	// and result).
+	count func(schoolID int64, k Kind, res Result)
+}
+
+// NewRecorder returns a recorder over store. log may be nil (discard).
+func NewRecorder(store Store, log *slog.Logger) *Recorder {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Recorder{store: store, log: log, now: time.Now}
+}
+
+// Record appends e and returns the store's error, for callers that record inside a transaction
+// and must roll back without it. Result defaults to ResultSuccess; At, RequestID and
+// ClientAddr default to the clock and the request context's edge.Info.
+func (rec *Recorder) Record(ctx context.Context, e Event) error {
+	if rec == nil {
+		return nil
+	}
+	e = rec.fill(ctx, e)
+	if err := rec.store.AppendSecurityEvent(ctx, e); err != nil {
+		return err
+	}
+	if rec.count != nil {
+		rec.count(e.SchoolID, e.Kind, e.Result)
+	}
+	return nil
+}
+
+// Note appends e like Record and logs a failure instead of returning it: for events recorded
+// after the fact they tell of (a sign-in is not undone because its record failed).
+func (rec *Recorder) Note(ctx context.Context, e Event) {
+	if err := rec.Record(ctx, e); err != nil {
+		rec.log.Error("security event not recorded", "kind", string(e.Kind), "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+}
+
+// FromRequest returns e with the request's User-Agent (clipped), for events of a browser's or
+// client's request.
+func FromRequest(r *http.Request, e Event) Event {
+	ua := r.UserAgent()
+	if len(ua) > maxUserAgent {
+		ua = ua[:maxUserAgent]
+	}
+	e.UserAgent = ua
+	return e
+}
+
+func (rec *Recorder) fill(ctx context.Context, e Event) Event {
+	if e.Result == "" {
+		e.Result = ResultSuccess
+	}
+	if e.At.IsZero() {
+		e.At = rec.now().UTC()
+	}
+	if t, err := tenant.FromContext(ctx); err == nil {
+		e.SchoolID = t.SchoolID
+	}
+	info := edge.FromContext(ctx)
+	if e.RequestID == "" {
+		e.RequestID = info.ID
+	}
+	if e.ClientAddr == "" && info.ClientAddr.IsValid() {
+		e.ClientAddr = info.ClientAddr.String()
+	}
+	return e
+}
