@@ -86,7 +86,10 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConcurrentConsumeLink", testConcurrentConsumeLink},
 		{"MemberSessions", testMemberSessions},
 		{"ConnectedApps", testConnectedApps},
-		{"MemberEvents", testMemberEvents},
+		{"SecurityEvents", testSecurityEvents},
+		{"SecurityEventFilters", testSecurityEventFilters},
+		{"SecurityEventTransactions", testSecurityEventTransactions},
+		{"SecurityEventPurge", testSecurityEventPurge},
 		{"AccountPurge", testAccountPurge},
 	}
 	for _, tc := range tests {
