@@ -293,13 +293,6 @@ func (h *Handler) requestEvent(r *http.Request, memberID int64, kind audit.Kind,
 	})
 }
 
-// RecordSignIn records that m signed in with r at the request's school (consent.Deps.OnSignIn):
-// the page's list of recent sign-ins. A failure is logged, not returned: the member is signed
-// in whether or not the note was kept.
-func (h *Handler) RecordSignIn(ctx context.Context, r *http.Request, m storage.Member) {
-	h.audit.Note(ctx, h.requestEvent(r, m.ID, audit.KindSignIn, ""))
-}
-
 // clipText bounds s to n runes, for details kept with events.
 func clipText(s string, n int) string {
 	if r := []rune(s); len(r) > n {

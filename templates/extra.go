@@ -1,7 +1,8 @@
 package templates
 
 // extraPages lists the pages rendered by name: the member's account pages (account.go) and the
-// pages of invitations and password recovery (recovery.go).
+// pages of invitations and password recovery (recovery.go), the security event log (audit.go).
 func extraPages() []namedPage {
-	return append(accountPages(), recoveryPages()...)
+	pages := append(accountPages(), recoveryPages()...)
+	return append(pages, auditPages()...)
 }
