@@ -88,6 +88,8 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConnectedApps", testConnectedApps},
 		{"MemberEvents", testMemberEvents},
 		{"AccountPurge", testAccountPurge},
+		{"Roster", testRoster},
+		{"RevokeSchoolGrants", testRevokeSchoolGrants},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
