@@ -1,7 +1,10 @@
 package templates
 
-// extraPages lists the pages rendered by name: the member's account pages (account.go) and the
-// pages of invitations and password recovery (recovery.go).
+// extraPages lists the pages rendered by name: the member's account pages (account.go), the
+// pages of invitations and password recovery (recovery.go) and member administration
+// (admin_members.go).
 func extraPages() []namedPage {
-	return append(accountPages(), recoveryPages()...)
+	pages := append(accountPages(), recoveryPages()...)
+	pages = append(pages, adminMemberPages()...)
+	return pages
 }
