@@ -3,6 +3,7 @@ package account_test
 import (
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,8 +61,8 @@ func TestInvitationOfANewAddress(t *testing.T) {
 			if page := b.get(link); page.Status != http.StatusGone {
 				t.Errorf("used link: %d", page.Status)
 			}
-			events, err := e.gs.ListMemberEvents(e.ctx(e.a), res.Member.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != account.EventInvitationUsed || events[0].ClientAddr != addrDefault {
+			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: res.Member.ID, Kinds: []audit.Kind{audit.KindInvitationAccepted}, Limit: 10})
+			if err != nil || len(events) != 1 || events[0].Actor != audit.ActorMember || events[0].SubjectID != res.Member.ID || events[0].ClientAddr != addrDefault {
 				t.Errorf("events %+v, %v", events, err)
 			}
 			// And the new password signs in from another browser.
@@ -284,8 +285,8 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			if password.Verify(newPassword, e.member(annEmail).PasswordHash) != nil {
 				t.Error("the new password was not stored")
 			}
-			events, err := e.gs.ListMemberEvents(e.ctx(e.a), e.ann.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != account.EventPasswordReset {
+			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: e.ann.ID, Kinds: []audit.Kind{audit.KindPasswordResetCompleted}, Limit: 10})
+			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID {
 				t.Errorf("events %+v, %v", events, err)
 			}
 		})

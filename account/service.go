@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"strings"
 	"time"
@@ -74,6 +75,9 @@ type ServiceDeps struct {
 	ResetAccountLimit consent.Limit
 	// PasswordParams are the argon2id costs of new passwords (zero: password.Default).
 	PasswordParams password.Params
+	// Audit records security events (nil: a recorder over Store that counts nothing, so that
+	// the account page's list of a member's events never misses one).
+	Audit *audit.Recorder
 }
 
 // Service invites members and resets passwords without HTTP: the pages of this package, the
@@ -92,6 +96,7 @@ type Service struct {
 	params       password.Params
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
 	linkKey, stampKey []byte
+	audit             *audit.Recorder
 }
 
 // deriveKeys is the one place the package's keys come from the system secret.
@@ -116,7 +121,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 	s := &Service{
 		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, tenants: d.Tenants,
 		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
-		accountLimit: d.ResetAccountLimit, params: d.PasswordParams,
+		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit,
 	}
 	s.linkKey, s.stampKey = deriveKeys(d.Secret)
 	if s.log == nil {
@@ -127,6 +132,9 @@ func NewService(d ServiceDeps) (*Service, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = consent.NewMemoryLimiter(0, s.now)
+	}
+	if s.audit == nil {
+		s.audit = audit.NewRecorder(s.store, s.log)
 	}
 	if s.invTTL == 0 {
 		s.invTTL = DefaultInvitationTTL
@@ -469,8 +477,13 @@ type Origin struct {
 	ClientAddr, UserAgent string
 }
 
-func (o Origin) event(memberID int64, kind EventKind, at time.Time) Event {
-	return Event{MemberID: memberID, Kind: kind, At: at, ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent)}
+// event is the member's own event of kind at `at`, from o. The request id and, when o has
+// none, the address come from the context (audit.Recorder).
+func (o Origin) event(memberID int64, kind audit.Kind, at time.Time) Event {
+	return Event{
+		Kind: kind, At: at, Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID,
+		ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent),
+	}
 }
 
 // ResetRequest is a new password from a reset link.
@@ -517,7 +530,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventPasswordReset, now)); err != nil {
+		if err := s.audit.Record(ctx, req.Origin.event(m.ID, audit.KindPasswordResetCompleted, now)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 		return nil
@@ -578,7 +591,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 		if err != nil {
 			return err
 		}
-		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventInvitationUsed, now)); err != nil {
+		if err := s.audit.Record(ctx, req.Origin.event(m.ID, audit.KindInvitationAccepted, now)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 		return nil

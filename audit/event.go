@@ -119,3 +119,11 @@ type Store interface {
 	// ListSecurityEvents returns the events f selects, newest first (highest ID first).
 	ListSecurityEvents(ctx context.Context, f Filter) ([]Event, error)
 }
+
+// Purger deletes old events, for the server's purge loop: the retention is a server setting
+// (security_events.retention), so the cut-off comes from the caller.
+type Purger interface {
+	// PurgeSecurityEvents deletes, across every school, at most batch events recorded before
+	// `before` and returns how many it deleted.
+	PurgeSecurityEvents(ctx context.Context, before time.Time, batch int) (int, error)
+}

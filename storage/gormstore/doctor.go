@@ -265,7 +265,7 @@ var doctorRelations = []relation{
 	bySchool("signing_keys"),
 	bySchool("login_sessions"), byMember("login_sessions", "member_id"),
 	bySchool("account_links"), byMember("account_links", "member_id"),
-	bySchool("member_events"), byMember("member_events", "member_id"),
+	bySchool("security_events"),
 }
 
 // rowExamples says how a finding names a child row (the example column) and orders them (k).
