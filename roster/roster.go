@@ -31,8 +31,9 @@ type Entry struct {
 	// school, zero when there is none.
 	InvitationExpiresAt time.Time
 	// LastSignInAt is the member's latest sign-in at the school, zero when none is known: the
-	// later of their latest recorded sign-in event and their latest session's start (a session
-	// outlives nothing, an event is purged in time; either alone can miss one).
+	// later of their latest successful sign-in in the security event log and their latest
+	// session's start (a session ends at sign-out, an event is purged after the log's
+	// retention: either alone can miss one).
 	LastSignInAt time.Time
 }
 

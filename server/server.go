@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
@@ -229,9 +230,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	// A store that keeps second factors offers their summaries and reset to member
 	// administration.
 	factors, _ := d.Store.(factor.Admin)
+	var events *audit.Recorder
+	if es, ok := d.Store.(audit.Store); ok {
+		events = audit.NewRecorder(es, d.Logger)
+	}
 	admin.New(admin.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger,
-		Accounts: memberMail, Factors: factors,
+		Accounts: memberMail, Factors: factors, Recorder: events,
 	}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
@@ -153,6 +154,31 @@ func (m *mailWorker) deliver() []mailbox.Message {
 	return out
 }
 
+// wantEvent checks that the log of school t holds exactly one event of kind by the operator
+// actor on subject, with a detail containing detail, and returns it.
+func (e *env) wantEvent(t *tenant.Tenant, kind audit.Kind, actor, subject int64, detail string) audit.Event {
+	e.t.Helper()
+	events, err := e.store.ListSecurityEvents(e.ctx(t), audit.Filter{MemberID: subject, Kinds: []audit.Kind{kind}, Limit: audit.MaxPage})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var found []audit.Event
+	for _, ev := range events {
+		if ev.Actor == audit.ActorOperator {
+			found = append(found, ev)
+		}
+	}
+	if len(found) != 1 {
+		e.t.Fatalf("%d operator events %s about member %d at %s, want 1: %+v", len(found), kind, subject, t.Name, events)
+	}
+	ev := found[0]
+	if ev.ActorID != actor || ev.SubjectID != subject || ev.Result != audit.ResultSuccess || !strings.Contains(ev.Detail, detail) ||
+		ev.SchoolID != t.SchoolID || ev.RequestID == "" || ev.UserAgent == "" {
+		e.t.Errorf("event %s: %+v; want actor %d, subject %d, detail with %q", kind, ev, actor, subject, detail)
+	}
+	return ev
+}
+
 var linkPattern = regexp.MustCompile(`http://[a-z0-9.:]+/(?:invitation|login/reset)\?token=[A-Za-z0-9_-]+`)
 
 // The list: the school's members only, with status and roles, searchable, paged by 50.
@@ -267,6 +293,8 @@ func TestMemberStatus(t *testing.T) {
 	if got := e.roles(e.a, newbie.ID); !slices.Equal(got, []storage.Role{storage.RoleLecturer}) {
 		t.Errorf("roles after the invitation: %v", got)
 	}
+	owner := e.memberID(ownerEmail)
+	e.wantEvent(e.a, audit.KindInvitationSent, owner, newbie.ID, "")
 	if r := b.get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.StatusCode != http.StatusNotFound {
 		t.Errorf("invitation of a member with a password: %d", r.StatusCode)
 	}
@@ -285,6 +313,7 @@ func TestMemberStatus(t *testing.T) {
 	if got := textOf(t, p.body, "member-status"); got != "Active" {
 		t.Errorf("status after the unlock %q", got)
 	}
+	e.wantEvent(e.a, audit.KindLockoutLifted, owner, student, "")
 	e.signedIn(e.a, studentEmail) // fails the test if refused
 }
 
@@ -304,7 +333,11 @@ func TestMemberActions(t *testing.T) {
 	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
 		t.Errorf("roles: %v", got)
 	}
+	owner := e.memberID(ownerEmail)
+	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer,student")
+	// An unchanged form records nothing more (wantEvent wants exactly one).
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "nothing changed")
+	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "")
 	token := csrf(t, b.get(e.membersURL(e.a, student, "/roles")).body)
 	if r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}}); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Pick at least one role") {
 		t.Errorf("no role: %d", r.StatusCode)
@@ -318,6 +351,9 @@ func TestMemberActions(t *testing.T) {
 	msgs := box.deliver()
 	if len(msgs) != 1 || msgs[0].To[0] != studentEmail || !linkPattern.MatchString(msgs[0].Text) || !strings.Contains(msgs[0].Text, "/login/reset?token=") {
 		t.Fatalf("messages: %+v", msgs)
+	}
+	if ev := e.wantEvent(e.a, audit.KindPasswordResetRequested, owner, student, ""); ev.Detail != "" {
+		t.Errorf("the event's detail %q", ev.Detail)
 	}
 
 	// Sign out everywhere: the member's sessions and grants at A end; at B they stay.
@@ -336,6 +372,11 @@ func TestMemberActions(t *testing.T) {
 	}
 	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("the student's token after sign-out everywhere: %d", got)
+	}
+	// Two sessions: the browser's, and the one that approved the application.
+	e.wantEvent(e.a, audit.KindSignedOutEverywhere, owner, student, "2 sessions ended, 1 token pair revoked")
+	if events, _ := e.store.ListSecurityEvents(e.ctx(e.b), audit.Filter{MemberID: student, Kinds: []audit.Kind{audit.KindSignedOutEverywhere}}); len(events) != 0 {
+		t.Errorf("school B's log holds A's action: %+v", events)
 	}
 
 	// Removal: roles, sessions and grants at A go; the account and B's roles stay.
@@ -363,6 +404,7 @@ func TestMemberActions(t *testing.T) {
 	if r := b.get(e.membersURL(e.a, student, "")); r.StatusCode != http.StatusNotFound {
 		t.Errorf("the removed member's page: %d", r.StatusCode)
 	}
+	e.wantEvent(e.a, audit.KindMemberRemoved, owner, student, "lecturer,student; 2 sessions ended, 1 token pair revoked")
 }
 
 // memberRoutes are every route of the member pages for the member id, with a form token.
@@ -454,6 +496,9 @@ func TestMembersLastOwner(t *testing.T) {
 	}
 	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
 		t.Fatalf("roles of the last owner: %v", got)
+	}
+	if events, _ := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{Kinds: []audit.Kind{audit.KindRoleChanged, audit.KindMemberRemoved}}); len(events) != 0 {
+		t.Errorf("refused changes were logged: %+v", events)
 	}
 	admID := e.memberID(adminEmail)
 	b.wantDone(e, b.confirm(e, admID, admin.ActionRoles, storage.RoleOwner), admID, "The roles were changed")

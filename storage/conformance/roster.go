@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/proctorhq/proctor/account/accountstore"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -23,6 +26,10 @@ func rosterStore(t *testing.T, s storage.Store) roster.Store {
 // case, wildcards taken literally; password, live invitation and latest sign-in per school.
 func testRoster(t *testing.T, s storage.Store) {
 	rs, as := rosterStore(t, s), accountStore(t, s)
+	es, ok := s.(audit.Store)
+	if !ok {
+		t.Fatalf("%T does not implement audit.Store", s)
+	}
 	ctxA, ctxB := syncSchools(t, s)
 	var ids []int64
 	for i, m := range []struct {
@@ -59,11 +66,20 @@ func testRoster(t *testing.T, s storage.Store) {
 	must(t, "CreateLink", as.CreateLink(ctxA, link("inv-alan", alan, 5)))
 	must(t, "CreateLink", as.CreateLink(ctxB, link("inv-grace-b", grace, 25)))
 	// Sign-ins: Ada by an event, later than her session; Edsger by a session only; Grace at B only.
-	must(t, "RecordEvent", as.RecordEvent(ctxA, accountstore.Event{MemberID: ada, Kind: accountstore.EventSignedIn, At: at(6, 1)}))
-	must(t, "RecordEvent", as.RecordEvent(ctxA, accountstore.Event{MemberID: ada, Kind: accountstore.EventPasswordChanged, At: at(9, 1)}))
+	signIn := func(ctx context.Context, m int64, when time.Time, res audit.Result, kind audit.Kind) {
+		t.Helper()
+		must(t, "AppendSecurityEvent", es.AppendSecurityEvent(ctx, audit.Event{Kind: kind, Result: res, At: when,
+			Actor: audit.ActorMember, ActorID: m, SubjectID: m}))
+	}
+	signIn(ctxA, ada, at(6, 1), audit.ResultSuccess, audit.KindSignIn)
+	signIn(ctxA, ada, at(9, 1), audit.ResultSuccess, audit.KindPasswordChanged)
+	signIn(ctxA, ada, at(9, 2), audit.ResultFailure, audit.KindSignIn)
+	// An operator acting on Ada is no sign-in of hers.
+	must(t, "AppendSecurityEvent", es.AppendSecurityEvent(ctxA, audit.Event{Kind: audit.KindLockoutLifted, At: at(9, 3),
+		Actor: audit.ActorOperator, ActorID: alan, SubjectID: ada}))
 	must(t, "CreateLoginSession", s.CreateLoginSession(ctxA, storage.LoginSession{ID: "s-ada", MemberID: ada, CreatedAt: at(5, 1), ExpiresAt: at(30, 0)}))
 	must(t, "CreateLoginSession", s.CreateLoginSession(ctxA, storage.LoginSession{ID: "s-ed", MemberID: edsger, CreatedAt: at(7, 1), ExpiresAt: at(30, 0)}))
-	must(t, "RecordEvent", as.RecordEvent(ctxB, accountstore.Event{MemberID: grace, Kind: accountstore.EventSignedIn, At: at(8, 1)}))
+	signIn(ctxB, grace, at(8, 1), audit.ResultSuccess, audit.KindSignIn)
 
 	now := at(10, 0)
 	list, next, err := rs.ListRoster(ctxA, roster.Query{}, now)

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/account/accountstore"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -92,16 +93,15 @@ func (s *Store) rosterEntries(ctx context.Context, sc scope, rows []memberRow, a
 	for _, r := range roleRows {
 		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
 	}
-	latest := func(model any, column string, where string, args ...any) (map[int64]time.Time, error) {
+	// latest is, per member, the greatest column of model's rows where: memberColumn names the
+	// member.
+	latest := func(model any, memberColumn, column, where string, args ...any) (map[int64]time.Time, error) {
 		var found []struct {
 			MemberID int64
 			Last     textTime
 		}
-		q := sc.in(db.Model(model)).Select("member_id, MAX("+column+") AS last").Where("member_id IN ?", ids)
-		if where != "" {
-			q = q.Where(where, args...)
-		}
-		if err := q.Group("member_id").Scan(&found).Error; err != nil {
+		q := sc.in(db.Model(model)).Select(memberColumn + " AS member_id, MAX(" + column + ") AS last").Where(where, args...)
+		if err := q.Group(memberColumn).Scan(&found).Error; err != nil {
 			return nil, err
 		}
 		m := make(map[int64]time.Time, len(found))
@@ -112,16 +112,17 @@ func (s *Store) rosterEntries(ctx context.Context, sc scope, rows []memberRow, a
 		}
 		return m, nil
 	}
-	invited, err := latest(&accountLinkRow{}, "expires_at", "purpose = ? AND used_at IS NULL AND expires_at > ?",
-		string(accountstore.PurposeInvitation), dbTime(at))
+	invited, err := latest(&accountLinkRow{}, "member_id", "expires_at", "member_id IN ? AND purpose = ? AND used_at IS NULL AND expires_at > ?",
+		ids, string(accountstore.PurposeInvitation), dbTime(at))
 	if err != nil {
 		return nil, err
 	}
-	signedIn, err := latest(&memberEventRow{}, "at", "kind = ?", string(accountstore.EventSignedIn))
+	signedIn, err := latest(&securityEventRow{}, "subject_id", "at", "kind = ? AND result = ? AND subject_id IN ?",
+		string(audit.KindSignIn), string(audit.ResultSuccess), ids)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := latest(&loginSessionRow{}, "created_at", "")
+	sessions, err := latest(&loginSessionRow{}, "member_id", "created_at", "member_id IN ?", ids)
 	if err != nil {
 		return nil, err
 	}
