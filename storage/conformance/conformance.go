@@ -88,6 +88,11 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConnectedApps", testConnectedApps},
 		{"MemberEvents", testMemberEvents},
 		{"AccountPurge", testAccountPurge},
+		{"TOTPFactor", testTOTPFactor},
+		{"RecoveryCodes", testRecoveryCodes},
+		{"ConcurrentFactorUse", testConcurrentFactorUse},
+		{"FactorIsolation", testFactorIsolation},
+		{"SessionFactor", testSessionFactor},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
