@@ -197,7 +197,7 @@ func TestMembersList(t *testing.T) {
 	if strings.Contains(list.body, outsiderEmail) {
 		t.Error("the list shows a member of another school")
 	}
-	if !strings.Contains(list.body, "Active") || strings.Contains(list.body, "Second factors") {
+	if !strings.Contains(list.body, "Active") || !strings.Contains(list.body, "Second factors") {
 		t.Errorf("status or factors column:\n%s", list.body)
 	}
 	// The owner's own sign-in is their last one.
@@ -574,5 +574,60 @@ func TestMembersCSRF(t *testing.T) {
 	}
 	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
 		t.Errorf("roles: %v", got)
+	}
+}
+
+// Second factors: shown on the list and the member's page; an owner resets them (not their
+// own), an admin cannot.
+func TestMemberFactorsReset(t *testing.T) {
+	e := newEnv(t)
+	student, owner := e.memberID(studentEmail), e.memberID(ownerEmail)
+	ctx := e.ctx(e.a)
+	if err := e.store.PutPendingTOTP(ctx, student, []byte("sealed"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ConfirmTOTP(ctx, student, 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ReplaceRecoveryCodes(ctx, student, []string{"h1", "h2"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// The same member's factor at B is not A's to reset.
+	if err := e.store.SetRoles(e.ctx(e.b), student, []storage.Role{storage.RoleStudent}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.PutPendingTOTP(e.ctx(e.b), student, []byte("sealed-b"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ConfirmTOTP(e.ctx(e.b), student, 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+
+	adm := e.signedIn(e.a, adminEmail)
+	p := adm.get(e.membersURL(e.a, student, ""))
+	if got := textOf(t, p.body, "member-factors"); got != "Authenticator app, 2 recovery codes left" {
+		t.Errorf("factors %q", got)
+	}
+	if strings.Contains(p.body, "/reset-factors") || !strings.Contains(p.body, "Only an owner can reset") {
+		t.Errorf("an admin is offered the reset:\n%s", p.body)
+	}
+	if r := adm.post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {csrf(t, p.body)}}); r.StatusCode != http.StatusForbidden {
+		t.Errorf("admin resets factors: %d", r.StatusCode)
+	}
+
+	b := e.signedIn(e.a, ownerEmail)
+	if list := b.get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.body, "Authenticator app, 2 recovery codes left") {
+		t.Error("the list does not show the factors")
+	}
+	if r := b.get(e.membersURL(e.a, owner, "/reset-factors")); r.StatusCode != http.StatusForbidden {
+		t.Errorf("an owner resets their own factors: %d", r.StatusCode)
+	}
+	p = b.wantDone(e, b.confirm(e, student, admin.ActionResetFactors), student, "second factor")
+	if got := textOf(t, p.body, "member-factors"); got != "None" || strings.Contains(p.body, "/reset-factors") {
+		t.Errorf("factors after the reset %q", got)
+	}
+	e.wantEvent(e.a, audit.KindFactorsReset, owner, student, "3 factors removed")
+	if sums, err := e.store.FactorSummaries(e.ctx(e.b), []int64{student}); err != nil || !sums[student].TOTP {
+		t.Errorf("the factor at B after A's reset: %+v, %v", sums, err)
 	}
 }
