@@ -23,8 +23,8 @@ import (
 	"github.com/proctorhq/proctor/templates"
 )
 
-// MembersPath is the member administration list; a member's page is MembersPath/{id}, and each
-// action's confirmation page (GET) and form (POST) MembersPath/{id}/{action}.
+// MembersPath is the member administration list; a member's page is MembersPath/{member_id},
+// and each action's confirmation page (GET) and form (POST) MembersPath/{member_id}/{action}.
 const MembersPath = "/admin/members"
 
 // Member actions, as the last segment of their path.
@@ -80,9 +80,9 @@ func (h *Handler) mountMembers(r *mux.Router) {
 		return
 	}
 	r.Handle(MembersPath, h.operator(h.members)).Methods(http.MethodGet)
-	r.Handle(MembersPath+"/{id}", h.operator(h.member)).Methods(http.MethodGet)
-	r.Handle(MembersPath+"/{id}/{action}", h.operator(h.confirmMemberAction)).Methods(http.MethodGet)
-	r.Handle(MembersPath+"/{id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
+	r.Handle(MembersPath+"/{member_id}", h.operator(h.member)).Methods(http.MethodGet)
+	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.confirmMemberAction)).Methods(http.MethodGet)
+	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
 }
 
 var (
@@ -227,7 +227,7 @@ type target struct {
 // unknown member and another school's member are all the same 404 page.
 func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
-	raw := mux.Vars(r)["id"]
+	raw := mux.Vars(r)["member_id"]
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
 		return target{}, &consent.PageError{Status: http.StatusNotFound, View: viewNoMember}
