@@ -108,7 +108,9 @@ func (s *Set) AdminMembers(w io.Writer, v MembersPage) error {
 }
 
 // AdminMember renders one member's page.
-func (s *Set) AdminMember(w io.Writer, v MemberPage) error { return s.renderNamed(w, adminMemberFile, v) }
+func (s *Set) AdminMember(w io.Writer, v MemberPage) error {
+	return s.renderNamed(w, adminMemberFile, v)
+}
 
 // AdminMemberConfirm renders the confirmation of an action on a member.
 func (s *Set) AdminMemberConfirm(w io.Writer, v MemberConfirmPage) error {

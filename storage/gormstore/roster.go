@@ -100,7 +100,7 @@ func (s *Store) rosterEntries(ctx context.Context, sc scope, rows []memberRow, a
 			MemberID int64
 			Last     textTime
 		}
-		q := sc.in(db.Model(model)).Select(memberColumn + " AS member_id, MAX(" + column + ") AS last").Where(where, args...)
+		q := sc.in(db.Model(model)).Select(memberColumn+" AS member_id, MAX("+column+") AS last").Where(where, args...)
 		if err := q.Group(memberColumn).Scan(&found).Error; err != nil {
 			return nil, err
 		}
