@@ -227,9 +227,8 @@ type target struct {
 // unknown member and another school's member are all the same 404 page.
 func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
-	raw := mux.Vars(r)["member_id"]
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+	id, ok := parseMemberID(mux.Vars(r)["member_id"])
+	if !ok {
 		return target{}, &consent.PageError{Status: http.StatusNotFound, View: viewNoMember}
 	}
 	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
@@ -253,7 +252,38 @@ func (h *Handler) target(r *http.Request) (target, error) {
 	return t, nil
 }
 
+// parseMemberID reads a member id from a path: the canonical decimal form of a positive
+// int64 only, so that one member has one URL ("01" and "+1" are not theirs).
+func parseMemberID(raw string) (int64, bool) {
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		return 0, false
+	}
+	return id, true
+}
+
 func (t target) id() int64 { return t.entry.Member.ID }
+
+// errOwnerNow is a change refused inside its transaction: the member became an owner after the
+// page read them, and the operator is an admin.
+var errOwnerNow = errors.New("admin: the member is an owner")
+
+// stillNotOwner repeats, inside the change's transaction, the check an admin passed on the
+// member's roles as the page read them, so that a member made an owner meanwhile is not
+// changed by an admin.
+func (h *Handler) stillNotOwner(ctx context.Context, v visit, t target) error {
+	if v.isOwner() {
+		return nil
+	}
+	roles, err := h.store.GetRoles(ctx, t.id())
+	if err != nil {
+		return err
+	}
+	if slices.Contains(roles, storage.RoleOwner) {
+		return errOwnerNow
+	}
+	return nil
+}
 
 func (t target) name() string {
 	if t.entry.Member.Name != "" {
@@ -551,17 +581,26 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 		h.rec.Note(ctx, event(r, v, t, audit.KindFactorsReset, plural(n, "factor", "factors")+" removed"))
 	case ActionSignOut:
 		err := h.inTx(ctx, func(ctx context.Context) error {
+			if err := h.stillNotOwner(ctx, v, t); err != nil {
+				return err
+			}
 			sessions, grants, err := h.endAtSchool(ctx, t)
 			if err != nil {
 				return err
 			}
 			return h.rec.Record(ctx, event(r, v, t, audit.KindSignedOutEverywhere, ended(sessions, grants)))
 		})
+		if errors.Is(err, errOwnerNow) {
+			return "", msgAdminOwner, nil
+		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: sign out member %d: %w", t.id(), err)
 		}
 	case ActionRemove:
 		err := h.inTx(ctx, func(ctx context.Context) error {
+			if err := h.stillNotOwner(ctx, v, t); err != nil {
+				return err
+			}
 			if _, err := h.store.SetSchoolRoles(ctx, t.id(), nil); err != nil {
 				return err
 			}
@@ -572,6 +611,8 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			return h.rec.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
 		})
 		switch {
+		case errors.Is(err, errOwnerNow):
+			return "", msgAdminOwner, nil
 		case errors.Is(err, storage.ErrLastOwner):
 			return "", lastOwner(t, v), nil
 		case errors.Is(err, storage.ErrNotFound):
@@ -604,6 +645,9 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 	before := rolesText(t.entry.Roles)
 	var after string
 	err = h.inTx(r.Context(), func(ctx context.Context) error {
+		if err := h.stillNotOwner(ctx, v, t); err != nil {
+			return err
+		}
 		got, err := h.store.SetSchoolRoles(ctx, t.id(), roles)
 		if err != nil {
 			return err
@@ -614,6 +658,8 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 		return h.rec.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
 	})
 	switch {
+	case errors.Is(err, errOwnerNow):
+		return "", msgAdminOwner, nil
 	case errors.Is(err, storage.ErrLastOwner):
 		return "", lastOwner(t, v), nil
 	case errors.Is(err, storage.ErrNotFound):
