@@ -2,7 +2,11 @@ package roster
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -10,11 +14,26 @@ import (
 // MaxSearch bounds a search text, in bytes: an e-mail address is at most 254.
 const MaxSearch = 256
 
+// CheckSearch refuses a search text a store cannot match literally: longer than MaxSearch, not
+// UTF-8, or holding a control character (SQLite ends a pattern at NUL, PostgreSQL refuses it).
+func CheckSearch(s string) error {
+	switch {
+	case len(s) > MaxSearch:
+		return errors.New("search text too long")
+	case !utf8.ValidString(s):
+		return errors.New("search text is not UTF-8")
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return errors.New("search text holds a control character")
+	}
+	return nil
+}
+
 // Query selects a page of the roster.
 type Query struct {
 	// Search keeps members whose e-mail address or name contains it, ignoring case (ASCII case
-	// on SQLite, Unicode case on PostgreSQL); "" keeps everyone. It is matched literally: % and
-	// _ are not wildcards.
+	// on SQLite, Unicode case on PostgreSQL) and surrounding space; "" keeps everyone. It is
+	// matched literally: % and _ are not wildcards. CheckSearch says which texts are refused
+	// (storage.ErrInvalidArgument).
 	Search string
 	Page   storage.Page
 }

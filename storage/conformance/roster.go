@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,8 +177,12 @@ func testRoster(t *testing.T, s storage.Store) {
 		}
 		wantEqual(t, fmt.Sprintf("search %q", c.search), found, c.want)
 	}
-	_, _, err = rs.ListRoster(ctxA, roster.Query{Search: string(make([]byte, roster.MaxSearch+1))}, now)
-	wantErr(t, "ListRoster with a long search", err, storage.ErrInvalidArgument)
+	for what, search := range map[string]string{
+		"a long search": strings.Repeat("a", roster.MaxSearch+1), "a NUL": "a\x00", "a line break": "a\nb", "no UTF-8": "a\xffb",
+	} {
+		_, _, err = rs.ListRoster(ctxA, roster.Query{Search: search}, now)
+		wantErr(t, "ListRoster with "+what, err, storage.ErrInvalidArgument)
+	}
 
 	// One entry: a member of the school, or not found.
 	e, err := rs.GetRosterEntry(ctxA, ada, now)

@@ -24,8 +24,8 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 		return nil, "", err
 	}
 	const op = "list roster"
-	if len(q.Search) > roster.MaxSearch {
-		return nil, "", invalidArg(op, "search text too long")
+	if err := roster.CheckSearch(q.Search); err != nil {
+		return nil, "", invalidArg(op, "%v", err)
 	}
 	after, err := decodeCursor(q.Page.After)
 	if err != nil {
