@@ -2,6 +2,7 @@ package consent
 
 import (
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -209,4 +210,40 @@ func FuzzKnownDevice(f *testing.F) {
 			t.Errorf("honoured a cookie with byte %d changed", pos%uint(len(tampered)))
 		}
 	})
+}
+
+// TestAccountLockedAndUnlock: the read-only check the member administration pages use says
+// locked exactly when the sign-in page refuses the account, charges nothing, and the handler's
+// UnlockAccount lifts it as the CLI's does.
+func TestAccountLockedAndUnlock(t *testing.T) {
+	for name, newLimiter := range limiters(t) {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, func(d *Deps) {
+				d.Limiter = newLimiter(t)
+				d.Unlocks = d.Store.(*countingStore).Store.(*gormstore.Store)
+			})
+			locked := func(want bool) {
+				t.Helper()
+				for range 3 { // asking never charges
+					if got, err := e.h.AccountLocked(t.Context(), " Ann@Example.com "); err != nil || got != want {
+						t.Fatalf("AccountLocked = %v, %v; want %v", got, err, want)
+					}
+				}
+			}
+			locked(false)
+			spendAccountBudget(t, e)
+			locked(true)
+			if err := e.h.UnlockAccount(t.Context(), annEmail); err != nil {
+				t.Fatal(err)
+			}
+			locked(false)
+			if res := e.browser(hostA, false).login(annEmail, annPassword, "/x"); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("after the unlock: %d, want 303", res.StatusCode)
+			}
+		})
+	}
+	e := newEnv(t, nil)
+	if err := e.h.UnlockAccount(t.Context(), annEmail); !errors.Is(err, ErrNoUnlocks) {
+		t.Errorf("UnlockAccount without Unlocks: %v", err)
+	}
 }

@@ -41,6 +41,10 @@ type Limiter interface {
 	Refund(ctx context.Context, key string) error
 	// Reset forgets key's count.
 	Reset(ctx context.Context, key string) error
+	// Spent reports whether key's budget under l is spent in its current window (a Take would
+	// be refused), charging nothing: the member administration pages show a locked account
+	// with it.
+	Spent(ctx context.Context, key string, l Limit) (bool, error)
 }
 
 // DefaultMaxKeys bounds a MemoryLimiter: about 100 bytes a key, so some 10 MB at most.
@@ -127,6 +131,17 @@ func (m *MemoryLimiter) Reset(_ context.Context, key string) error {
 		m.remove(el)
 	}
 	return nil
+}
+
+// Spent implements Limiter.
+func (m *MemoryLimiter) Spent(_ context.Context, key string, l Limit) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.live(key, m.now())
+	if f == nil {
+		return l.Max < 1, nil
+	}
+	return f.count >= l.Max, nil
 }
 
 // Len returns how many keys are held.

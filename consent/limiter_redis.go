@@ -239,6 +239,24 @@ func (r *RedisLimiter) Reset(ctx context.Context, key string) error {
 	return r.fallback.Reset(ctx, key)
 }
 
+// Spent implements Limiter: one GET. During an outage the fallback answers.
+func (r *RedisLimiter) Spent(ctx context.Context, key string, l Limit) (bool, error) {
+	if r.tryRedis() {
+		cctx, cancel := context.WithTimeout(ctx, r.timeout)
+		n, err := r.client.Get(cctx, r.redisKey(key)).Int()
+		cancel()
+		if errors.Is(err, redis.Nil) {
+			n, err = 0, nil
+		}
+		if err == nil {
+			r.answered()
+			return n >= l.Max, nil
+		}
+		r.failed(ctx, err)
+	}
+	return r.fallback.Spent(ctx, key, l)
+}
+
 // redisKey names key in Redis: the prefix and the hex SHA-256 of key.
 func (r *RedisLimiter) redisKey(key string) string {
 	sum := sha256.Sum256([]byte(key))

@@ -36,6 +36,41 @@ func limiterSuite(t *testing.T, newLimiter func(t *testing.T) Limiter) {
 		}
 		mustTake(t, l, "k", lim, false)
 	})
+	t.Run("spent", func(t *testing.T) {
+		l := newLimiter(t)
+		spent := func(key string, want bool) {
+			t.Helper()
+			got, err := l.Spent(t.Context(), key, lim)
+			if err != nil || got != want {
+				t.Fatalf("Spent(%q) = %v, %v; want %v", key, got, err, want)
+			}
+		}
+		spent("k", false) // never charged
+		for i := 0; i < lim.Max; i++ {
+			spent("k", false)
+			mustTake(t, l, "k", lim, true)
+		}
+		// Asking charges nothing, however often.
+		for range 3 {
+			spent("k", true)
+		}
+		spent("other", false)
+		if err := l.Refund(t.Context(), "k"); err != nil {
+			t.Fatal(err)
+		}
+		spent("k", false)
+		mustTake(t, l, "k", lim, true)
+		spent("k", true)
+		if err := l.Reset(t.Context(), "k"); err != nil {
+			t.Fatal(err)
+		}
+		spent("k", false)
+		// Asking about an uncharged key does not start its window: a full budget follows.
+		for i := 0; i < lim.Max; i++ {
+			mustTake(t, l, "other", lim, true)
+		}
+		mustTake(t, l, "other", lim, false)
+	})
 	t.Run("refund never goes below zero", func(t *testing.T) {
 		l := newLimiter(t)
 		for _, k := range []string{"never-charged", "once"} {

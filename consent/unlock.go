@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -48,4 +50,36 @@ func accountLimitKey(digest []byte, unlockedAt time.Time) string {
 		k += ":" + strconv.FormatInt(unlockedAt.UnixNano(), 36)
 	}
 	return k
+}
+
+// ErrNoUnlocks means the handler was built without Unlocks: a lockout can only run out.
+var ErrNoUnlocks = errors.New("consent: this server keeps no account unlocks")
+
+// AccountLocked reports whether the sign-in page refuses the account of email for now: its
+// failure budget (under the key of its latest unlock) is spent. A browser the account signed in
+// from before may still get its own device budget; the account itself is locked. Nothing is
+// charged.
+func (h *Handler) AccountLocked(ctx context.Context, email string) (bool, error) {
+	digest := accountDigestBytes(storage.NormaliseEmail(email))
+	var unlockedAt time.Time
+	if h.unlocks != nil {
+		var err error
+		if unlockedAt, err = h.unlocks.AccountUnlockedAt(ctx, base64.RawURLEncoding.EncodeToString(digest)); err != nil {
+			return false, fmt.Errorf("consent: read account unlock: %w", err)
+		}
+	}
+	spent, err := h.limiter.Spent(ctx, accountLimitKey(digest, unlockedAt), h.accountLimit)
+	if err != nil {
+		return false, fmt.Errorf("consent: rate limiter: %w", err)
+	}
+	return spent, nil
+}
+
+// UnlockAccount lifts the lockout of the account of email now, as `proctor members unlock`
+// does (UnlockAccount): every replica honours it. ErrNoUnlocks without Unlocks.
+func (h *Handler) UnlockAccount(ctx context.Context, email string) error {
+	if h.unlocks == nil {
+		return ErrNoUnlocks
+	}
+	return UnlockAccount(ctx, h.unlocks, email, h.now())
 }

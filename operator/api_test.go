@@ -94,6 +94,7 @@ func TestProblemDocuments(t *testing.T) {
 			{"an http logo", http.MethodPatch, "/api/v1/school/appearance", map[string]any{"logo_url": "http://x.example/logo.png"}, 422, "body.logo_url"},
 			{"an unknown role", http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", e.owner), map[string]any{"roles": []string{"wizard"}}, 422, ""},
 			{"demoting the last owner", http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", e.owner), map[string]any{"roles": []string{"admin"}}, 409, ""},
+			{"removing the last owner", http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", e.owner), map[string]any{"roles": []string{}}, 409, ""},
 			{"a body over the limit", http.MethodPost, "/api/v1/pages", map[string]any{"slug": "big", "title": "Big", "body": strings.Repeat("x", testBodyLimit)}, 413, ""},
 		} {
 			status, h, body := e.request(tc.method, tc.path, allScopes, tc.body)

@@ -2,6 +2,7 @@ package securitytest
 
 import (
 	"database/sql"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -109,6 +110,14 @@ func TestCSRFEveryForm(t *testing.T) {
 		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
 		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
 			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath))...)
+		// A member's page and the confirmation pages of the actions that apply to A's student.
+		student := strconv.FormatInt(a.Student.ID, 10)
+		ids = append(ids, student)
+		memberPages := []string{a.URL(admin.MembersPath + "/" + student)}
+		for _, action := range []string{admin.ActionRoles, admin.ActionResetLink, admin.ActionUnlock, admin.ActionSignOut, admin.ActionRemove} {
+			memberPages = append(memberPages, a.URL(admin.MembersPath+"/"+student+"/"+action))
+		}
+		pages = append(pages, crawl(op, a, len(memberPages)+1, memberPages...)...)
 		authURL := servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), scope.OpenID, scope.AccountRead)
 		pages = append(pages, op.Get(authURL))
 		forbidden := e.Browser()
@@ -122,6 +131,9 @@ func TestCSRFEveryForm(t *testing.T) {
 		for _, p := range pages {
 			for _, f := range p.Forms() {
 				seen++
+				if f.Method == http.MethodGet && strings.HasPrefix(f.Action, a.URL(admin.MembersPath)) && f.Values.Get(consent.CSRFField) == "" {
+					continue // the member list's search: a GET that changes nothing
+				}
 				if f.Method != http.MethodPost {
 					t.Errorf("form to %s on %s uses method %q, want POST", f.Action, p.URL, f.Method)
 				}
@@ -196,6 +208,27 @@ func TestCSRFEveryForm(t *testing.T) {
 			}
 			return len(apps)
 		}
+		studentRoles := func() []storage.Role {
+			rs, err := e.Store.GetRoles(e.Ctx(a), a.Student.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rs
+		}
+		studentSessions := func() int {
+			ss, err := e.Store.ListMemberSessions(e.Ctx(a), a.Student.ID, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ss)
+		}
+		unlockedAt := func() time.Time {
+			at, err := e.Store.AccountUnlockedAt(t.Context(), consent.AccountDigest(a.Student.Email))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return at
+		}
 		cases := map[string]csrfCase{
 			consent.LoginPath: {order: 0,
 				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
@@ -250,6 +283,27 @@ func TestCSRFEveryForm(t *testing.T) {
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
 				}},
+			// The member pages, on A's student: last but the sign-out, so that the outbox
+			// counts above are not disturbed.
+			admin.MembersPath + "/{id}/" + admin.ActionRoles: {order: 11,
+				state: func() string { return fmt.Sprint(studentRoles()) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && fmt.Sprint(studentRoles()) == "[lecturer]"
+				}},
+			admin.MembersPath + "/{id}/" + admin.ActionResetLink: {order: 12,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 3
+				}},
+			admin.MembersPath + "/{id}/" + admin.ActionUnlock: {order: 13,
+				state: func() string { return unlockedAt().String() },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && !unlockedAt().IsZero() }},
+			admin.MembersPath + "/{id}/" + admin.ActionSignOut: {order: 14,
+				state: func() string { return strconv.Itoa(studentSessions()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && studentSessions() == 0 }},
+			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 15,
+				state: func() string { return fmt.Sprint(studentRoles()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
 			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
@@ -295,6 +349,9 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("current_password", servertest.Password)
 						v.Set("new_password", "a new passphrase by form")
 						v.Set("repeat_password", "a new passphrase by form")
+					}
+					if k == admin.MembersPath+"/{id}/"+admin.ActionRoles {
+						v["role"] = []string{string(storage.RoleLecturer)}
 					}
 					if k == admin.AppsPath {
 						v.Set("name", "Forged")

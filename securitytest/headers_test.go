@@ -3,6 +3,7 @@ package securitytest
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,6 +73,12 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 		}
 	}
 	op.Post(s.URL(admin.AppsPath+"/"+conf+"/delete"), url.Values{consent.CSRFField: {"wrong"}}) // 403 form
+	// The member pages: the list, a search, a member, an action's confirmation, a refused form,
+	// a member of nowhere (404).
+	student := admin.MembersPath + "/" + strconv.FormatInt(s.Student.ID, 10)
+	crawl(op, s, 8, s.URL(admin.MembersPath), s.URL(admin.MembersPath+"?q=student"), s.URL(student), s.URL(student+"/roles"),
+		s.URL(admin.MembersPath+"/999999"))
+	op.Post(s.URL(student+"/sign-out"), url.Values{consent.CSRFField: {"wrong"}}) // 403 form
 	f, _ := op.Get(s.URL(admin.NewAppPath)).FormWith(consent.CSRFField)
 	f.Values.Set("name", "")
 	op.Submit(f, "") // 422: the form again with errors

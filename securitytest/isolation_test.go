@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,6 +172,11 @@ var routeCases = map[string]probe{
 	"POST " + admin.AppsPath + "/{id}/rotate": operatorRotateAcrossSchools,
 	"POST " + admin.AppsPath + "/{id}/delete": operatorDeleteAcrossSchools,
 	"GET " + admin.EventsPath:                 securityEventsAcrossSchools,
+	// consent/admin's member pages: A's session and A's members mean nothing at B.
+	"GET " + admin.MembersPath:                            operatorPageNeedsSignIn,
+	"GET " + admin.MembersPath + "/{member_id}":           memberPageOfA,
+	"GET " + admin.MembersPath + "/{member_id}/{action}":  memberPageOfA,
+	"POST " + admin.MembersPath + "/{member_id}/{action}": memberActionAcrossSchools,
 
 	// authz
 	"POST /api/oauth/token":        tokenEndpointAcrossSchools,
@@ -312,6 +318,10 @@ func fillPath(s *sweep, tpl string) string {
 		switch v {
 		case "{id}":
 			return url.PathEscape(s.appA)
+		case "{member_id}":
+			return strconv.FormatInt(s.a.Student.ID, 10)
+		case "{action}":
+			return admin.ActionRemove
 		case "{file}":
 			pages, _ := templates.New()
 			return strings.TrimPrefix(pages.StylesheetPath(), templates.AssetsPrefix)
@@ -568,6 +578,39 @@ func operatorDeleteAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 	appOfA(t, s) // still there
 }
 
+// memberPageOfA: A's session is nobody at B, and B's owner cannot see A's student (a member of
+// A only) at B.
+func memberPageOfA(t *testing.T, s *sweep, _ route, path string) {
+	operatorPageNeedsSignIn(t, s, route{}, path)
+	r := s.ownerB.Get(s.b.URL(path))
+	if r.Status != http.StatusNotFound || strings.Contains(r.Body, s.a.Student.Email) {
+		t.Errorf("GET %s (A's member) by B's owner: %d, want the 404 page", path, r.Status)
+	}
+}
+
+// memberActionAcrossSchools: neither A's session at B nor B's owner can act on A's student.
+func memberActionAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
+	roles := func() []storage.Role {
+		rs, err := s.e.Store.GetRoles(s.e.Ctx(s.a), s.a.Student.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	before := roles()
+	r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "role": {"admin"}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+		t.Errorf("POST %s at B with A's session: %d (Location %q), want 303 to /login", path, r.Status, r.Header.Get("Location"))
+	}
+	r = s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfB}, "role": {"admin"}})
+	if r.Status != http.StatusNotFound {
+		t.Errorf("POST %s (A's member) by B's owner: %d, want 404", path, r.Status)
+	}
+	if after := roles(); !slices.Equal(after, before) {
+		t.Errorf("A's student's roles went from %v to %v", before, after)
+	}
+}
+
 // tokenEndpointAcrossSchools: A's code and refresh token are worthless at B, with A's client id
 // or B's, and using them there does not spend them at A.
 func tokenEndpointAcrossSchools(t *testing.T, s *sweep, _ route, _ string) {
@@ -778,7 +821,7 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	}
 	documented := []string{
 		authz.AuthorizePath, authz.TokenPath, authz.RevokePath, authz.UserinfoPath, authz.RegisterPath, authz.JWKSPath,
-		consent.LoginPath, consent.DonePath, consent.LogoutPath, admin.AppsPath, admin.NewAppPath, admin.EventsPath,
+		consent.LoginPath, consent.DonePath, consent.LogoutPath, admin.AppsPath, admin.NewAppPath, admin.MembersPath, admin.EventsPath,
 		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
 		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", resource.MetadataPath,
 	}

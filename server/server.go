@@ -23,6 +23,7 @@ import (
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/operator"
@@ -221,7 +222,17 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct.Mount(r)
 		inviter = acct.Service()
 	}
-	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger, Audit: s.audit}).Mount(r)
+	var memberMail admin.MemberMail
+	if acct != nil {
+		memberMail = acct.Service()
+	}
+	// A store that keeps second factors offers their summaries and reset to member
+	// administration.
+	factors, _ := d.Store.(factor.Admin)
+	admin.New(admin.Deps{
+		Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger,
+		Accounts: memberMail, Factors: factors, Audit: s.audit,
+	}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
 		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,

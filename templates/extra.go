@@ -1,8 +1,10 @@
 package templates
 
-// extraPages lists the pages rendered by name: the member's account pages (account.go) and the
-// pages of invitations and password recovery (recovery.go), the security event log (audit.go).
+// extraPages lists the pages rendered by name: the member's account pages (account.go), the
+// pages of invitations and password recovery (recovery.go), member administration
+// (admin_members.go) and the security event log (audit.go).
 func extraPages() []namedPage {
 	pages := append(accountPages(), recoveryPages()...)
+	pages = append(pages, adminMemberPages()...)
 	return append(pages, auditPages()...)
 }

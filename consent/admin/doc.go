@@ -1,6 +1,7 @@
 // Package admin serves a school's operator pages: the OAuth applications (the member clients an
 // owner or admin creates for developers, who then ask the school's members for access; spec,
-// Registration rules 5 and 6) and the security event log (package audit). It lives beside package consent because it is the same kind of
+// Registration rules 5 and 6), member administration and the security event log (package
+// audit). It lives beside package consent because it is the same kind of
 // page at the same host, signed in with the same session and protected by the same CSRF token;
 // it adds no session or CSRF mechanism of its own.
 //
@@ -28,6 +29,19 @@
 //   - an id that is not one of this school's member clients (another school's, an operator
 //     client, a deleted one): 404 page;
 //   - a POST without the session's csrf_token: 403, the form shown again with a message.
+//
+// Member administration (members.go; docs/security.md, "Member administration"), at every
+// school whatever its features, behind the same sign-in and operator check:
+//
+//	GET  /admin/members                              list (50 a page; ?q= searches e-mail and name, ?after= continues)
+//	GET  /admin/members/{member_id}                  one member: status, roles, last sign-in, second factors, actions
+//	GET  /admin/members/{member_id}/{action}         asks to confirm the action (the roles form for "roles")
+//	POST /admin/members/{member_id}/{action}         takes it; 303 to the member's page (the list after "remove")
+//
+// Actions: roles, invite, reset-link, unlock, reset-factors, sign-out, remove. A member id that
+// is not of this school is the 404 page on every route; an action the operator may not take is
+// 403 with the reason; the last owner's demotion or removal is 409. Every action is recorded in
+// the security event log (package audit) with the operator as actor and the member as subject.
 //
 // A client secret is shown once, in the answer to the POST that issued it, with Cache-Control:
 // no-store; it never appears in a URL, a cookie or the log, and only its keyed hash is stored

@@ -37,6 +37,7 @@ type env struct {
 	srv    *httptest.Server
 	store  *gormstore.Store
 	hasher *authz.SecretHasher
+	secret config.Secret
 	a, b   *tenant.Tenant
 }
 
@@ -62,7 +63,7 @@ var cheapHash = func() string {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
-	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret))}
+	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret)), secret: secret}
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)

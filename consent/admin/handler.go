@@ -3,7 +3,6 @@ package admin
 import (
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,10 +10,13 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -37,6 +39,16 @@ type Deps struct {
 	Templates *templates.Set
 	Logger    *slog.Logger     // nil: discard
 	Now       func() time.Time // nil: time.Now
+
+	// The member administration pages need Store to implement roster.Store as well
+	// (gormstore does); without it they are not mounted.
+	//
+	// Accounts sends invitations and reset links (account.Service); nil: those actions are
+	// not offered.
+	Accounts MemberMail
+	// Factors reads and resets members' second factors; nil: the pages show none and offer no
+	// reset.
+	Factors factor.Admin
 	// Audit records the operators' changes in the security event log, which the events page
 	// reads (through Store, when it keeps the log); nil records nothing.
 	Audit *audit.Recorder
@@ -44,22 +56,27 @@ type Deps struct {
 
 // Handler serves the OAuth applications pages.
 type Handler struct {
-	store   storage.Store
-	consent *consent.Handler
-	tpl     *templates.Set
-	hasher  *authz.SecretHasher
-	log     *slog.Logger
-	now     func() time.Time
-	audit   *audit.Recorder
+	store    storage.Store
+	roster   roster.Store
+	accounts MemberMail
+	factors  factor.Admin
+	audit    *audit.Recorder
+	consent  *consent.Handler
+	tpl      *templates.Set
+	hasher   *authz.SecretHasher
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // New returns the handler. Like the other handlers mounted by package server it cannot fail:
 // its dependencies are built, and checked, before it.
 func New(d Deps) *Handler {
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now, audit: d.Audit,
-		hasher: authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
+		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		hasher:   authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
+		accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
 	}
+	h.roster, _ = d.Store.(roster.Store)
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -105,6 +122,7 @@ func featureEnabled(r *http.Request, _ *mux.RouteMatch) bool {
 type visit struct {
 	tenant  *tenant.Tenant
 	session consent.Session
+	roles   []storage.Role // the operator's roles at the school
 }
 
 // operatorView is the part of every page that names the signed-in operator.
@@ -157,7 +175,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 				return
 			}
 		}
-		if err := fn(w, r, visit{tenant: t, session: s}); err != nil {
+		if err := fn(w, r, visit{tenant: t, session: s, roles: roles}); err != nil {
 			h.consent.Fail(w, r, err)
 		}
 	})

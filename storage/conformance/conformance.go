@@ -91,6 +91,13 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"SecurityEventTransactions", testSecurityEventTransactions},
 		{"SecurityEventPurge", testSecurityEventPurge},
 		{"AccountPurge", testAccountPurge},
+		{"Roster", testRoster},
+		{"RevokeSchoolGrants", testRevokeSchoolGrants},
+		{"TOTPFactor", testTOTPFactor},
+		{"RecoveryCodes", testRecoveryCodes},
+		{"ConcurrentFactorUse", testConcurrentFactorUse},
+		{"FactorIsolation", testFactorIsolation},
+		{"SessionFactor", testSessionFactor},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
