@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
