@@ -225,7 +225,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, signedOutNote(signOutApps)))
 	})
 	if errors.Is(err, errPasswordMoved) {
 		return refuse(http.StatusConflict, msgPasswordMoved)

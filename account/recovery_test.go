@@ -284,7 +284,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 				t.Error("the new password was not stored")
 			}
 			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: e.ann.ID, Kinds: []audit.Kind{audit.KindPasswordResetCompleted}, Limit: 10})
-			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID {
+			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID || (events[0].Detail == "signed out of all applications") != signOutApps {
 				t.Errorf("events %+v, %v", events, err)
 			}
 		})
