@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	mailqueue "github.com/proctorhq/proctor/mail"
@@ -225,7 +225,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, signedOutNote(signOutApps)))
 	})
 	if errors.Is(err, errPasswordMoved) {
 		return refuse(http.StatusConflict, msgPasswordMoved)

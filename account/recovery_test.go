@@ -3,7 +3,6 @@ package account_test
 import (
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -284,7 +284,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 				t.Error("the new password was not stored")
 			}
 			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: e.ann.ID, Kinds: []audit.Kind{audit.KindPasswordResetCompleted}, Limit: 10})
-			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID {
+			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID || (events[0].Detail == "signed out of all applications") != signOutApps {
 				t.Errorf("events %+v, %v", events, err)
 			}
 		})

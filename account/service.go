@@ -5,11 +5,11 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/mail"
@@ -270,6 +270,15 @@ func byEvent(by audit.Event, kind audit.Kind, at time.Time, subject int64, detai
 		e.Actor = audit.ActorSystem
 	}
 	return e
+}
+
+// signedOutNote is the detail of a new password's event: whether the member also signed out of
+// every application (every grant revoked, at every school).
+func signedOutNote(signOutApps bool) string {
+	if signOutApps {
+		return "signed out of all applications"
+	}
+	return ""
 }
 
 // roleList names roles for an event's detail: "admin, student".
@@ -570,7 +579,9 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		if err := s.audit.Record(ctx, req.Origin.event(m.ID, audit.KindPasswordResetCompleted, now)); err != nil {
+		e := req.Origin.event(m.ID, audit.KindPasswordResetCompleted, now)
+		e.Detail = signedOutNote(req.SignOutApps)
+		if err := s.audit.Record(ctx, e); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 		return nil

@@ -8,6 +8,13 @@
 // browser's User-Agent and a short plain note. Recorder fills in what the request context
 // knows (school, request id, client address) and the time.
 //
+// The server builds one Recorder (NewRecorder with WithCounter, for the Prometheus counter) and
+// hands it to every package that records; a package records with Note after the fact it tells
+// of, or with Record inside the store transaction of the change, so that the event commits or
+// rolls back with it. storage/gormstore implements Store and Purger over one table; the server's
+// purge job deletes events older than the security_events.retention setting through Purger.
+// docs/security.md ("Security event log") lists every kind, where it is recorded and its fields.
+//
 // The package is a leaf (it imports storage, tenant and edge only) so that storage/gormstore can
 // implement Store without an import cycle.
 package audit
