@@ -22,8 +22,10 @@ import (
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -184,12 +186,22 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if unlocks == nil {
 		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
 	}
+	// Second factors live in the store's factor tables (gormstore); a store without them asks
+	// no one for a second factor.
+	var factors consent.SecondFactors
+	var mfaService *mfa.Service
+	if fs, ok := d.Store.(factor.Store); ok {
+		if mfaService, err = mfa.NewService(mfa.ServiceDeps{Store: fs, Secret: d.Config.Secret}); err != nil {
+			return err
+		}
+		factors = mfaService
+	}
 	// The account pages record each sign-in as a security event; they are built after consent,
 	// which they use, so the hook reaches them through this variable.
 	var acct *account.Handler
 	login, err := consent.New(consent.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
-		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait,
+		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Factors: factors,
 		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
 			if acct != nil {
 				acct.RecordSignIn(ctx, r, m)
@@ -216,6 +228,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	if mfaService != nil {
+		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger})
+		if err != nil {
+			return err
+		}
+		pagesMFA.Mount(r)
+	}
 	var inviter operator.Inviter
 	if acct != nil {
 		acct.Mount(r)
