@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
@@ -84,13 +84,15 @@ type Deps struct {
 	// FactorLimit is the failure budget of the second step per member (zero: 5 per
 	// AccountLimit's window); the address's is AddressLimit, shared with passwords.
 	FactorLimit Limit
-	// Audit records security events (nil: none).
+	// Audit records sign-ins (succeeded, failed, throttled) and uses of second factors in the
+	// security event log; nil records nothing.
 	Audit *audit.Recorder
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
+	audit                                   *audit.Recorder
 	store                                   storage.Store
 	tpl                                     *templates.Set
 	log                                     *slog.Logger
@@ -113,7 +115,6 @@ type Handler struct {
 	factorLimit                    Limit
 	// pendingKey signs the pending sign-in cookie of the second step.
 	pendingKey []byte
-	audit      *audit.Recorder
 }
 
 // New checks d and returns the handler.
@@ -131,12 +132,12 @@ func New(d Deps) (*Handler, error) {
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
 		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
 		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
-		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn, audit: d.Audit,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
-		factors:    d.Factors, factorLimit: d.FactorLimit, audit: d.Audit,
+		factors:    d.Factors, factorLimit: d.FactorLimit,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -1,7 +1,9 @@
 package templates
 
 // extraPages lists the pages rendered by name: the member's account pages (account.go) and the
-// pages of invitations and password recovery (recovery.go).
+// pages of invitations and password recovery (recovery.go), the security event log (audit.go).
 func extraPages() []namedPage {
-	return append(append(accountPages(), recoveryPages()...), mfaPages()...)
+	pages := append(accountPages(), recoveryPages()...)
+	pages = append(pages, mfaPages()...)
+	return append(pages, auditPages()...)
 }

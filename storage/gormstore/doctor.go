@@ -265,7 +265,7 @@ var doctorRelations = []relation{
 	bySchool("signing_keys"),
 	bySchool("login_sessions"), byMember("login_sessions", "member_id"),
 	bySchool("account_links"), byMember("account_links", "member_id"),
-	bySchool("member_events"), byMember("member_events", "member_id"),
+	bySchool("security_events"),
 	bySchool("member_totp"), byMember("member_totp", "member_id"),
 	bySchool("member_recovery_codes"), byMember("member_recovery_codes", "member_id"),
 }
