@@ -231,6 +231,20 @@ func eventWords(e Event) string {
 			return "Sign-in refused"
 		}
 		return "Signed in"
+	case audit.KindFactorEnrolled:
+		if e.Detail == "recovery_code" {
+			return "New recovery codes made"
+		}
+		return "Second factor added"
+	case audit.KindFactorRemoved:
+		return "Second factor removed"
+	case audit.KindFactorUsed:
+		if failed {
+			return "Second factor refused"
+		}
+		return "Second factor used"
+	case audit.KindFactorsReset:
+		return "Second factors reset"
 	case audit.KindPasswordChanged:
 		return "Password changed"
 	case audit.KindPasswordResetRequested:
@@ -262,20 +276,6 @@ func eventWords(e Event) string {
 		return "Sign-in lock lifted"
 	case audit.KindRoleChanged:
 		return "Role changed"
-	case audit.KindFactorEnrolled:
-		if e.Detail == "recovery_code" {
-			return "New recovery codes made"
-		}
-		return "Second factor added"
-	case audit.KindFactorRemoved:
-		return "Second factor removed"
-	case audit.KindFactorUsed:
-		if failed {
-			return "Second factor refused"
-		}
-		return "Second factor used"
-	case audit.KindFactorsReset:
-		return "Second factors reset"
 	default:
 		return "Account activity"
 	}
