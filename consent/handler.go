@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
@@ -74,10 +74,10 @@ type Deps struct {
 	// long after sign-in (zero: DefaultIdleTimeout, DefaultAbsoluteTimeout).
 	IdleTimeout, AbsoluteTimeout time.Duration
 	// OnSignIn, if set, is called after each successful password sign-in, once the session is
-	// started, with the request and the member (without PasswordHash). It is how the account
-	// package records sign-in events without consent importing it; it runs on the request's
-	// goroutine before the redirect is written, so it should be quick and must report its own
-	// failures (a sign-in is not undone by them).
+	// started, with the request and the member (without PasswordHash), for whatever must hear
+	// of it beyond the security event log (Audit records every attempt); it runs on the
+	// request's goroutine before the redirect is written, so it should be quick and must report
+	// its own failures (a sign-in is not undone by them).
 	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
 	// Factors are members' second factors (package mfa); nil: no second sign-in step.
 	Factors SecondFactors
