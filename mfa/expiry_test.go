@@ -47,9 +47,10 @@ func (c *testClock) Advance(d time.Duration) {
 
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
-// TestPendingSignInExpires: a real server on a settable clock; the second step refuses a pending
-// sign-in older than consent.PendingLifetime, whatever the code.
-func TestPendingSignInExpires(t *testing.T) {
+// TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
+// sign-in older than consent.PendingLifetime, whatever the code; a factor entered counts for
+// operator scopes for consent.StepUpWindow, after which a step-up renews it.
+func TestPendingAndStepUpWindows(t *testing.T) {
 	clk := &testClock{t: time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC)}
 	gs := storetest.Open(t, gormstore.DriverSQLite)
 	secret := config.Secret([]byte("0123456789abcdef0123456789abcdef"))
@@ -87,6 +88,22 @@ func TestPendingSignInExpires(t *testing.T) {
 	}
 	r := mux.NewRouter()
 	login.Mount(r)
+	// /gate answers as the consent page does for operator scopes: 200 when the member may go
+	// on, the gate's redirect otherwise.
+	r.HandleFunc("/gate", func(w http.ResponseWriter, req *http.Request) {
+		s, err := login.Load(req)
+		if err != nil {
+			http.Error(w, "no session", http.StatusUnauthorized)
+			return
+		}
+		if ok, err := login.OperatorFactorGate(w, req, s, true); err != nil || !ok {
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			}
+			return
+		}
+		_, _ = io.WriteString(w, "go on")
+	})
 	handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info := &edge.Info{ID: "req", ClientAddr: netip.MustParseAddr("127.0.0.1")}
 		r.ServeHTTP(w, req.WithContext(tenant.NewContext(edge.NewContext(req.Context(), info), tn)))
@@ -154,5 +171,29 @@ func TestPendingSignInExpires(t *testing.T) {
 	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != consent.DefaultReturnTo {
 		t.Fatalf("a fresh pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// Step-up: the factor entered at sign-in counts for consent.StepUpWindow, then not.
+	clk.Advance(consent.StepUpWindow - time.Second)
+	if res, body := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("gate within the window: %d %q %s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	clk.Advance(time.Second)
+	res, _ = do(http.MethodGet, "/gate", nil)
+	if want := consent.FactorPath + "?step_up=1&return_to=%2Fgate"; res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+		t.Fatalf("gate after the window: %d %q, want %q", res.StatusCode, res.Header.Get("Location"), want)
+	}
+	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
+	tok = csrfField.FindStringSubmatch(page)
+	if tok == nil {
+		t.Fatalf("no step-up form\n%s", page)
+	}
+	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "step_up": {"1"}, "return_to": {"/gate"},
+		"code": {totpAt(t, e.Secret, clk.Now())}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {
+		t.Fatalf("step-up: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, _ := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("gate after the step-up: %d", res.StatusCode)
 	}
 }
