@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -306,6 +307,19 @@ func TestCSRFEveryForm(t *testing.T) {
 			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 15,
 				state: func() string { return fmt.Sprint(studentRoles()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
+			// The enrolment form: a code it cannot check is refused with the form again, and
+			// TOTP stays off.
+			mfa.TOTPPath: {order: 16,
+				state: func() string {
+					sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Owner.ID})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strconv.FormatBool(sums[a.Owner.ID].TOTP)
+				},
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && strings.Contains(r.Body, `id="totp-message"`)
+				}},
 			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
