@@ -5,11 +5,11 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/mail"
@@ -163,6 +163,10 @@ type Invitation struct {
 	// Roles are given at the school (empty: student). Roles the person already holds there
 	// are kept.
 	Roles []storage.Role
+	// By says who invites and from where, for the security event log: its Actor, ActorID,
+	// ClientID and UserAgent (an operator through the REST API, or ActorCLI at the command
+	// line; an empty Actor is ActorSystem). The service fills in the rest.
+	By audit.Event
 }
 
 // InviteResult says what an invitation did.
@@ -243,6 +247,9 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	if err := s.send(ctx, t, kindInvitation, m, content); err != nil {
 		return InviteResult{}, err
 	}
+	if err := s.audit.Record(ctx, byEvent(inv.By, audit.KindInvitationSent, s.now(), m.ID, roleList(roles))); err != nil {
+		return InviteResult{}, fmt.Errorf("account: invite: record event: %w", err)
+	}
 	if err := s.store.Commit(ctx); err != nil {
 		return InviteResult{}, fmt.Errorf("account: invite: commit: %w", err)
 	}
@@ -250,6 +257,28 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	m.PasswordHash = ""
 	res.Member = m
 	return res, nil
+}
+
+// byEvent is the event of kind, at `at`, done to subject by the Actor, ActorID, ClientID and
+// UserAgent of by (ActorSystem when by names none).
+func byEvent(by audit.Event, kind audit.Kind, at time.Time, subject int64, detail string) audit.Event {
+	e := audit.Event{
+		Kind: kind, At: at, Actor: by.Actor, ActorID: by.ActorID, SubjectID: subject,
+		ClientID: by.ClientID, Scopes: by.Scopes, UserAgent: by.UserAgent, Detail: detail,
+	}
+	if e.Actor == "" {
+		e.Actor = audit.ActorSystem
+	}
+	return e
+}
+
+// roleList names roles for an event's detail: "admin, student".
+func roleList(roles []storage.Role) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
 }
 
 // mergeRoles returns have with the roles of add it lacks, most powerful first.
@@ -366,12 +395,19 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	if err != nil {
 		return fmt.Errorf("account: reset request: rate limiter: %w", err)
 	}
+	// The request's sender is unknown (anyone may type an address into the form): the event
+	// names the member whose account it is as its subject only.
+	requested := audit.Event{Kind: audit.KindPasswordResetRequested, At: s.now(), Actor: audit.ActorMember, SubjectID: m.ID}
 	if !ok {
 		s.log.Info("password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
-		return nil
+		requested.Result = audit.ResultThrottled
+		return s.audit.Record(ctx, requested)
 	}
 	if err := s.queueReset(ctx, t, m); err != nil {
 		return err
+	}
+	if err := s.audit.Record(ctx, requested); err != nil {
+		return fmt.Errorf("account: reset request: record event: %w", err)
 	}
 	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
 	return nil
@@ -382,8 +418,9 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 // transaction, and the running server's mail worker sends it. Unlike RequestReset it answers:
 // storage.ErrNotFound for an address that is no identity's or whose identity holds no role at
 // the school, storage.ErrInvalidArgument for input that is no address. The per-account budget
-// of the sign-in page's requests does not apply: the operator is not a stranger.
-func (s *Service) SendResetLink(ctx context.Context, email string) error {
+// of the sign-in page's requests does not apply: the operator is not a stranger. by says who
+// asked, for the security event log, as Invitation.By does.
+func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Event) error {
 	t, err := tenant.FromContext(ctx)
 	if err != nil {
 		return err
@@ -405,7 +442,10 @@ func (s *Service) SendResetLink(ctx context.Context, email string) error {
 		if len(roles) == 0 {
 			return fmt.Errorf("account: reset link: member %d holds no role at school %d: %w", m.ID, t.SchoolID, storage.ErrNotFound)
 		}
-		return s.queueReset(ctx, t, m)
+		if err := s.queueReset(ctx, t, m); err != nil {
+			return err
+		}
+		return s.audit.Record(ctx, byEvent(by, audit.KindPasswordResetRequested, s.now(), m.ID, ""))
 	})
 	if err != nil {
 		return err

@@ -23,7 +23,8 @@
 // a key derived from the system secret) in a school-scoped table, so a session exists only at
 // the school whose host created it, with the browser's User-Agent and address for the member's
 // list of sessions. Idle and absolute timeouts are checked on the server; Deps.OnSignIn hears
-// of each successful sign-in (package account records it).
+// of each successful sign-in. Every attempt (succeeded, failed, throttled) is recorded in the
+// security event log through Deps.Audit (audit.go), without the address typed.
 // Sign-in attempts are charged per e-mail (or per known-device cookie, device.go) and per
 // client address to a Limiter before any password is checked, atomically, and given back when
 // they were not failures; once a budget is spent the attempt is refused. Operators lift an

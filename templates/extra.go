@@ -1,10 +1,10 @@
 package templates
 
 // extraPages lists the pages rendered by name: the member's account pages (account.go), the
-// pages of invitations and password recovery (recovery.go) and member administration
-// (admin_members.go).
+// pages of invitations and password recovery (recovery.go), the security event log (audit.go)
+// and member administration (admin_members.go).
 func extraPages() []namedPage {
 	pages := append(accountPages(), recoveryPages()...)
-	pages = append(pages, adminMemberPages()...)
-	return pages
+	pages = append(pages, auditPages()...)
+	return append(pages, adminMemberPages()...)
 }

@@ -39,6 +39,9 @@ type Deps struct {
 	Templates *templates.Set
 	Logger    *slog.Logger     // nil: discard
 	Now       func() time.Time // nil: time.Now
+	// Audit records the operators' changes in the security event log, which the events page
+	// reads (through Store, when it keeps the log); nil records nothing.
+	Audit *audit.Recorder
 
 	// The member administration pages need Store to implement roster.Store as well
 	// (gormstore does); without it they are not mounted.
@@ -49,8 +52,6 @@ type Deps struct {
 	// Factors reads and resets members' second factors; nil: the pages show none and offer no
 	// reset.
 	Factors factor.Admin
-	// Recorder records every action in the security event log; nil records nothing.
-	Recorder *audit.Recorder
 }
 
 // Handler serves the OAuth applications pages.
@@ -59,21 +60,21 @@ type Handler struct {
 	roster   roster.Store
 	accounts MemberMail
 	factors  factor.Admin
-	rec      *audit.Recorder
 	consent  *consent.Handler
 	tpl      *templates.Set
 	hasher   *authz.SecretHasher
 	log      *slog.Logger
 	now      func() time.Time
+	audit    *audit.Recorder
 }
 
 // New returns the handler. Like the other handlers mounted by package server it cannot fail:
 // its dependencies are built, and checked, before it.
 func New(d Deps) *Handler {
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now, audit: d.Audit,
 		hasher:   authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
-		accounts: d.Accounts, factors: d.Factors, rec: d.Recorder,
+		accounts: d.Accounts, factors: d.Factors,
 	}
 	h.roster, _ = d.Store.(roster.Store)
 	if h.log == nil {
@@ -226,6 +227,12 @@ var (
 		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
 	}
 )
+
+// note records an event done by the visiting operator through the request r.
+func (h *Handler) note(r *http.Request, v visit, e audit.Event) {
+	e.At, e.Actor, e.ActorID = h.now(), audit.ActorOperator, v.session.Member.ID
+	h.audit.Note(r.Context(), audit.FromRequest(r, e))
+}
 
 // writePage writes an operator page through consent's page writer, under its strict policy.
 func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {

@@ -41,10 +41,12 @@ const (
 // memberActions lists every action, in the order the member's page offers them.
 var memberActions = []string{ActionRoles, ActionInvite, ActionResetLink, ActionUnlock, ActionResetFactors, ActionSignOut, ActionRemove}
 
-// MemberMail sends the messages an operator asks for (account.Service implements it).
+// MemberMail sends the messages an operator asks for (account.Service implements it). It
+// records their events itself, in the transaction that queues the message, from the by event
+// it is given.
 type MemberMail interface {
 	Invite(ctx context.Context, inv account.Invitation) (account.InviteResult, error)
-	SendResetLink(ctx context.Context, email string) error
+	SendResetLink(ctx context.Context, email string, by audit.Event) error
 }
 
 // Notices after a POST, by the key the redirect carries (?done=): fixed sentences, so that
@@ -555,15 +557,15 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 		return h.setRoles(r, v, t)
 	case ActionInvite:
 		// The member's own roles are passed so that the invitation adds none.
-		if _, err := h.accounts.Invite(ctx, account.Invitation{Email: t.entry.Member.Email, Name: t.entry.Member.Name, Roles: t.entry.Roles}); err != nil {
+		inv := account.Invitation{Email: t.entry.Member.Email, Name: t.entry.Member.Name, Roles: t.entry.Roles,
+			By: event(r, v, t, audit.KindInvitationSent, "")}
+		if _, err := h.accounts.Invite(ctx, inv); err != nil {
 			return "", "", fmt.Errorf("admin: invite member %d: %w", t.id(), err)
 		}
-		h.rec.Note(ctx, event(r, v, t, audit.KindInvitationSent, ""))
 	case ActionResetLink:
-		if err := h.accounts.SendResetLink(ctx, t.entry.Member.Email); err != nil {
+		if err := h.accounts.SendResetLink(ctx, t.entry.Member.Email, event(r, v, t, audit.KindPasswordResetRequested, "")); err != nil {
 			return "", "", fmt.Errorf("admin: reset link for member %d: %w", t.id(), err)
 		}
-		h.rec.Note(ctx, event(r, v, t, audit.KindPasswordResetRequested, ""))
 	case ActionUnlock:
 		err := h.consent.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, consent.ErrNoUnlocks) {
@@ -572,13 +574,13 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 		if err != nil {
 			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
 		}
-		h.rec.Note(ctx, event(r, v, t, audit.KindLockoutLifted, ""))
+		h.audit.Note(ctx, event(r, v, t, audit.KindLockoutLifted, ""))
 	case ActionResetFactors:
 		n, err := h.factors.ResetMemberFactors(ctx, t.id())
 		if err != nil {
 			return "", "", fmt.Errorf("admin: reset factors of member %d: %w", t.id(), err)
 		}
-		h.rec.Note(ctx, event(r, v, t, audit.KindFactorsReset, plural(n, "factor", "factors")+" removed"))
+		h.audit.Note(ctx, event(r, v, t, audit.KindFactorsReset, plural(n, "factor", "factors")+" removed"))
 	case ActionSignOut:
 		err := h.inTx(ctx, func(ctx context.Context) error {
 			if err := h.stillNotOwner(ctx, v, t); err != nil {
@@ -588,7 +590,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			if err != nil {
 				return err
 			}
-			return h.rec.Record(ctx, event(r, v, t, audit.KindSignedOutEverywhere, ended(sessions, grants)))
+			return h.audit.Record(ctx, event(r, v, t, audit.KindSignedOutEverywhere, ended(sessions, grants)))
 		})
 		if errors.Is(err, errOwnerNow) {
 			return "", msgAdminOwner, nil
@@ -608,7 +610,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			if err != nil {
 				return err
 			}
-			return h.rec.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
+			return h.audit.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
 		})
 		switch {
 		case errors.Is(err, errOwnerNow):
@@ -655,7 +657,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 		if after = rolesText(got); after == before {
 			return nil
 		}
-		return h.rec.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
+		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
 	})
 	switch {
 	case errors.Is(err, errOwnerNow):

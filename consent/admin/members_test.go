@@ -22,16 +22,6 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// memberID is the id of the member with email.
-func (e *env) memberID(email string) int64 {
-	e.t.Helper()
-	m, err := e.store.GetMemberByEmail(e.t.Context(), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m.ID
-}
-
 // membersURL is the URL at school t of the member page of id plus suffix (id 0: the list).
 func (e *env) membersURL(t *tenant.Tenant, id int64, suffix string) string {
 	if id == 0 {
