@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -285,25 +286,38 @@ func TestCSRFEveryForm(t *testing.T) {
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
 				}},
+			// The enrolment form: a code it cannot check is refused with the form again, and
+			// TOTP stays off.
+			mfa.TOTPPath: {order: 11,
+				state: func() string {
+					sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Owner.ID})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strconv.FormatBool(sums[a.Owner.ID].TOTP)
+				},
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && strings.Contains(r.Body, `id="totp-message"`)
+				}},
 			// The member pages, on A's student: last but the sign-out, so that the outbox
 			// counts above are not disturbed.
-			admin.MembersPath + "/{id}/" + admin.ActionRoles: {order: 11,
+			admin.MembersPath + "/{id}/" + admin.ActionRoles: {order: 12,
 				state: func() string { return fmt.Sprint(studentRoles()) },
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && fmt.Sprint(studentRoles()) == "[lecturer]"
 				}},
-			admin.MembersPath + "/{id}/" + admin.ActionResetLink: {order: 12,
+			admin.MembersPath + "/{id}/" + admin.ActionResetLink: {order: 13,
 				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 3
 				}},
-			admin.MembersPath + "/{id}/" + admin.ActionUnlock: {order: 13,
+			admin.MembersPath + "/{id}/" + admin.ActionUnlock: {order: 14,
 				state: func() string { return unlockedAt().String() },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && !unlockedAt().IsZero() }},
-			admin.MembersPath + "/{id}/" + admin.ActionSignOut: {order: 14,
+			admin.MembersPath + "/{id}/" + admin.ActionSignOut: {order: 15,
 				state: func() string { return strconv.Itoa(studentSessions()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && studentSessions() == 0 }},
-			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 15,
+			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 16,
 				state: func() string { return fmt.Sprint(studentRoles()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
 			consent.LogoutPath: {order: 20,

@@ -5,6 +5,7 @@ package templates
 // and member administration (admin_members.go).
 func extraPages() []namedPage {
 	pages := append(accountPages(), recoveryPages()...)
+	pages = append(pages, mfaPages()...)
 	pages = append(pages, auditPages()...)
 	return append(pages, adminMemberPages()...)
 }
