@@ -237,6 +237,20 @@ func eventWords(e Event, me int64) string {
 			return "Sign-in refused"
 		}
 		return "Signed in"
+	case audit.KindFactorEnrolled:
+		if e.Detail == "recovery_code" {
+			return "New recovery codes made"
+		}
+		return "Second factor added"
+	case audit.KindFactorRemoved:
+		return "Second factor removed"
+	case audit.KindFactorUsed:
+		if failed {
+			return "Second factor refused"
+		}
+		return "Second factor used"
+	case audit.KindFactorsReset:
+		return "Second factors reset"
 	case audit.KindPasswordChanged:
 		return "Password changed"
 	case audit.KindPasswordResetRequested:
