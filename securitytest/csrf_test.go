@@ -286,30 +286,9 @@ func TestCSRFEveryForm(t *testing.T) {
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
 				}},
-			// The member pages, on A's student: last but the sign-out, so that the outbox
-			// counts above are not disturbed.
-			admin.MembersPath + "/{id}/" + admin.ActionRoles: {order: 11,
-				state: func() string { return fmt.Sprint(studentRoles()) },
-				ok: func(r *servertest.Response) bool {
-					return r.Status == http.StatusSeeOther && fmt.Sprint(studentRoles()) == "[lecturer]"
-				}},
-			admin.MembersPath + "/{id}/" + admin.ActionResetLink: {order: 12,
-				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
-				ok: func(r *servertest.Response) bool {
-					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 3
-				}},
-			admin.MembersPath + "/{id}/" + admin.ActionUnlock: {order: 13,
-				state: func() string { return unlockedAt().String() },
-				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && !unlockedAt().IsZero() }},
-			admin.MembersPath + "/{id}/" + admin.ActionSignOut: {order: 14,
-				state: func() string { return strconv.Itoa(studentSessions()) },
-				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && studentSessions() == 0 }},
-			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 15,
-				state: func() string { return fmt.Sprint(studentRoles()) },
-				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
 			// The enrolment form: a code it cannot check is refused with the form again, and
 			// TOTP stays off.
-			mfa.TOTPPath: {order: 16,
+			mfa.TOTPPath: {order: 11,
 				state: func() string {
 					sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Owner.ID})
 					if err != nil {
@@ -320,6 +299,27 @@ func TestCSRFEveryForm(t *testing.T) {
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusOK && strings.Contains(r.Body, `id="totp-message"`)
 				}},
+			// The member pages, on A's student: last but the sign-out, so that the outbox
+			// counts above are not disturbed.
+			admin.MembersPath + "/{id}/" + admin.ActionRoles: {order: 12,
+				state: func() string { return fmt.Sprint(studentRoles()) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && fmt.Sprint(studentRoles()) == "[lecturer]"
+				}},
+			admin.MembersPath + "/{id}/" + admin.ActionResetLink: {order: 13,
+				state: func() string { return strconv.Itoa(outboxEntries(t, e.Database)) },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && outboxEntries(t, e.Database) == 3
+				}},
+			admin.MembersPath + "/{id}/" + admin.ActionUnlock: {order: 14,
+				state: func() string { return unlockedAt().String() },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && !unlockedAt().IsZero() }},
+			admin.MembersPath + "/{id}/" + admin.ActionSignOut: {order: 15,
+				state: func() string { return strconv.Itoa(studentSessions()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && studentSessions() == 0 }},
+			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 16,
+				state: func() string { return fmt.Sprint(studentRoles()) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
 			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},

@@ -41,7 +41,9 @@ const (
 // memberActions lists every action, in the order the member's page offers them.
 var memberActions = []string{ActionRoles, ActionInvite, ActionResetLink, ActionUnlock, ActionResetFactors, ActionSignOut, ActionRemove}
 
-// MemberMail sends the messages an operator asks for (account.Service implements it).
+// MemberMail sends the messages an operator asks for (account.Service implements it). It
+// records their events itself, in the transaction that queues the message, from the by event
+// it is given.
 type MemberMail interface {
 	Invite(ctx context.Context, inv account.Invitation) (account.InviteResult, error)
 	SendResetLink(ctx context.Context, email string, by audit.Event) error
@@ -643,17 +645,20 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 	if slices.Contains(roles, storage.RoleOwner) && !v.isOwner() {
 		return "", msgGrantOwner, nil
 	}
-	before := rolesText(t.entry.Roles)
-	var after string
+	var before, after string
 	err = h.inTx(r.Context(), func(ctx context.Context) error {
 		if err := h.stillNotOwner(ctx, v, t); err != nil {
+			return err
+		}
+		current, err := h.store.GetRoles(ctx, t.id())
+		if err != nil {
 			return err
 		}
 		got, err := h.store.SetSchoolRoles(ctx, t.id(), roles)
 		if err != nil {
 			return err
 		}
-		if after = rolesText(got); after == before {
+		if before, after = audit.RoleChange(roleNames(current), roleNames(got)); before == after {
 			return nil
 		}
 		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
@@ -690,12 +695,18 @@ func ended(sessions, grants int) string {
 	return plural(sessions, "session", "sessions") + " ended, " + plural(grants, "token pair", "token pairs") + " revoked"
 }
 
-func rolesText(roles []storage.Role) string {
+func roleNames(roles []storage.Role) []string {
 	names := make([]string, len(roles))
 	for i, r := range roles {
 		names[i] = string(r)
 	}
-	return strings.Join(names, ",")
+	return names
+}
+
+// rolesText is a role list as events write it (audit.RoleChange).
+func rolesText(roles []storage.Role) string {
+	text, _ := audit.RoleChange(roleNames(roles), nil)
+	return text
 }
 
 // inTx runs fn in a transaction of the store, so that a change and its security event commit

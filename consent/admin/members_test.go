@@ -324,7 +324,7 @@ func TestMemberActions(t *testing.T) {
 		t.Errorf("roles: %v", got)
 	}
 	owner := e.memberID(ownerEmail)
-	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer,student")
+	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer, student")
 	// An unchanged form records nothing more (wantEvent wants exactly one).
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "nothing changed")
 	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "")
@@ -394,7 +394,7 @@ func TestMemberActions(t *testing.T) {
 	if r := b.get(e.membersURL(e.a, student, "")); r.StatusCode != http.StatusNotFound {
 		t.Errorf("the removed member's page: %d", r.StatusCode)
 	}
-	e.wantEvent(e.a, audit.KindMemberRemoved, owner, student, "lecturer,student; 2 sessions ended, 1 token pair revoked")
+	e.wantEvent(e.a, audit.KindMemberRemoved, owner, student, "lecturer, student; 2 sessions ended, 1 token pair revoked")
 }
 
 // memberRoutes are every route of the member pages for the member id, with a form token.
