@@ -2,7 +2,6 @@ package account
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,48 +94,20 @@ type visit struct {
 	s consent.Session
 }
 
-// memberPage runs fn for a signed-in member of the request's school. Without a session a GET
-// goes to sign in and comes back; a POST goes to sign in and then to /account (its form is
-// gone). A POST must carry the session's CSRF token, or it is refused with the page and a
-// message.
+// memberPage runs fn for a signed-in member of the request's school (consent.MemberPage). A
+// POST without the session's CSRF token is refused with the page and a message.
 func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.serveMember(w, r, fn); err != nil {
-			h.consent.Fail(w, r, err)
-		}
-	})
-}
-
-func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, fn func(http.ResponseWriter, *http.Request, visit) error) error {
-	t, err := tenant.FromContext(r.Context())
-	if err != nil {
-		return err
-	}
-	post := r.Method == http.MethodPost
-	if post {
-		if err := r.ParseForm(); err != nil {
-			return consent.FormError(err)
-		}
-	}
-	s, err := h.consent.Load(r)
-	if errors.Is(err, consent.ErrNoSession) {
-		if post {
-			consent.SeeOther(w, consent.LoginPath+"?return_to="+url.QueryEscape(AccountPath))
-		} else {
-			h.consent.RedirectToLogin(w, r)
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	v := visit{t: t, s: s}
-	if post && !h.consent.CheckCSRF(r, s) {
-		h.log.Info("account form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
-			"school_id", t.SchoolID, "path", r.URL.Path)
+	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
 	}
-	return fn(w, r, v)
+	return h.consent.MemberPage(AccountPath, fromVisit(expired), fromVisit(fn))
+}
+
+// fromVisit adapts a page of this package to consent's visit.
+func fromVisit(fn func(http.ResponseWriter, *http.Request, visit) error) func(http.ResponseWriter, *http.Request, consent.Visit) error {
+	return func(w http.ResponseWriter, r *http.Request, cv consent.Visit) error {
+		return fn(w, r, visit{t: cv.Tenant, s: cv.Session})
+	}
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -105,47 +104,21 @@ type visit struct {
 	s consent.Session
 }
 
-// page runs fn for a signed-in member of the request's school: without a session a GET goes to
-// sign in and back, a POST to sign in and then to SecurityPath; a POST must carry the session's
-// CSRF token.
+// page runs fn for a signed-in member of the request's school (consent.MemberPage): without a
+// session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
+// token is refused with the page and a message.
 func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.serve(w, r, fn); err != nil {
-			h.consent.Fail(w, r, err)
-		}
-	})
-}
-
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, fn func(http.ResponseWriter, *http.Request, visit) error) error {
-	t, err := tenant.FromContext(r.Context())
-	if err != nil {
-		return err
-	}
-	post := r.Method == http.MethodPost
-	if post {
-		if err := r.ParseForm(); err != nil {
-			return consent.FormError(err)
-		}
-	}
-	s, err := h.consent.Load(r)
-	if errors.Is(err, consent.ErrNoSession) {
-		if post {
-			consent.SeeOther(w, consent.LoginPath+"?return_to="+url.QueryEscape(SecurityPath))
-		} else {
-			h.consent.RedirectToLogin(w, r)
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	v := visit{t: t, s: s}
-	if post && !h.consent.CheckCSRF(r, s) {
-		h.log.Info("second-factor form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
-			"school_id", t.SchoolID, "path", r.URL.Path)
+	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
 	}
-	return fn(w, r, v)
+	return h.consent.MemberPage(SecurityPath, fromVisit(expired), fromVisit(fn))
+}
+
+// fromVisit adapts a page of this package to consent's visit.
+func fromVisit(fn func(http.ResponseWriter, *http.Request, visit) error) func(http.ResponseWriter, *http.Request, consent.Visit) error {
+	return func(w http.ResponseWriter, r *http.Request, cv consent.Visit) error {
+		return fn(w, r, visit{t: cv.Tenant, s: cv.Session})
+	}
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
