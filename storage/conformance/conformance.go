@@ -88,6 +88,10 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConnectedApps", testConnectedApps},
 		{"MemberEvents", testMemberEvents},
 		{"AccountPurge", testAccountPurge},
+		{"Passkeys", testPasskeys},
+		{"PasskeyCounter", testPasskeyCounter},
+		{"PasskeyIsolation", testPasskeyIsolation},
+		{"PasskeyChallenges", testPasskeyChallenges},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,8 @@ import (
 // token keeps failing as used until it would have failed as expired anyway. A member's security
 // event goes once it is older than MemberEventRetention. Mail outbox entries are kept mailKeep
 // after they were sent or given up on, for operators who ask what became of a message (their
-// payload is already erased).
+// payload is already erased). A passkey ceremony's challenge goes once it has expired (a used
+// one is deleted by its use).
 var purgeTargets = []struct {
 	table, key, expired string
 	params              int
@@ -37,6 +38,7 @@ var purgeTargets = []struct {
 	{"account_links", "id", "expires_at < ?", 1, 0},
 	{"member_events", "id", "at < ?", 1, MemberEventRetention},
 	{"mail_outbox", "id", "finished_at < ? AND state IN ('sent', 'failed')", 1, mailKeep},
+	{"passkey_challenges", "id", "expires_at < ?", 1, 0},
 }
 
 // MemberEventRetention is how long a member's security events are kept (account.Events): long
