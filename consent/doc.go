@@ -9,7 +9,7 @@
 //	GET  /login/done     "you are signed in" page with a sign-out button
 //	GET  /logout         asks for confirmation (a GET never signs anyone out)
 //	POST /logout         deletes the session and clears its cookie (csrf_token required)
-//	GET  /assets/{file}  the pages' stylesheet, named by its content hash
+//	GET  /assets/{file}  the pages' stylesheet and the passkey script, named by their content hash
 //
 // For the authorization endpoint (package authz), which owns GET and POST /oauth/authorize:
 // Current and Load find the request's session, RedirectToLogin sends the browser to sign in

@@ -25,6 +25,7 @@ import (
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/operator"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -221,6 +222,9 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct.Mount(r)
 		inviter = acct.Service()
 	}
+	if err := s.mountPasskeys(r, login, pages, limiter, acct); err != nil {
+		return err
+	}
 	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
@@ -258,6 +262,31 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 		Store: store, Consent: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
 		Limiter: limiter, Logger: d.Logger, Service: svc,
 	})
+}
+
+// mountPasskeys mounts the passkey pages and ceremonies when the store keeps passkeys (a
+// stand-in store in some tests does not). Passwordless sign-ins are recorded on the account
+// page like password ones.
+func (s *Server) mountPasskeys(r *mux.Router, login *consent.Handler, pages *templates.Set, limiter consent.Limiter, acct *account.Handler) error {
+	d := s.deps
+	store, ok := d.Store.(passkey.Store)
+	if !ok {
+		s.log.Warn("the store keeps no passkeys: no passkey pages")
+		return nil
+	}
+	pk, err := passkey.New(passkey.Deps{
+		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Logger: d.Logger,
+		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
+			if acct != nil {
+				acct.RecordSignIn(ctx, r, m)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	pk.Mount(r)
+	return nil
 }
 
 // OnlyMemberAPI is the Deps.Only value of `proctor serve --only member-api`.

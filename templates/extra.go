@@ -1,7 +1,7 @@
 package templates
 
 // extraPages lists the pages rendered by name: the member's account pages (account.go) and the
-// pages of invitations and password recovery (recovery.go).
+// pages of invitations and password recovery (recovery.go), the passkey pages (passkey.go).
 func extraPages() []namedPage {
-	return append(accountPages(), recoveryPages()...)
+	return append(append(accountPages(), recoveryPages()...), passkeyPages()...)
 }
