@@ -15,6 +15,8 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -103,12 +105,26 @@ func TestCSRFEveryForm(t *testing.T) {
 		second := e.Browser()
 		second.SignIn(a, a.Owner.Email)
 		e.Tokens(a, a.Owner.Email, scope.OpenID, scope.AccountRead)
+		// Two passkeys, so that the passkey page shows its rename and remove forms (stored
+		// directly: A is served at an address, where no browser makes one).
+		for _, id := range []string{"csrf-key-1", "csrf-key-2"} {
+			if _, err := e.Store.CreatePasskey(e.Ctx(a), factor.Passkey{MemberID: a.Owner.ID, CredentialID: []byte(id), PublicKey: []byte("k"), Name: id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ownerPasskeys := func() []factor.Passkey {
+			keys, err := e.Store.ListPasskeys(e.Ctx(a), a.Owner.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return keys
+		}
 
 		// Pages: the sign-in page, everything an operator reaches, the account page, the consent
 		// page, error pages.
 		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
 		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
-			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath))...)
+			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath), a.URL(passkey.AccountPath))...)
 		authURL := servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), scope.OpenID, scope.AccountRead)
 		pages = append(pages, op.Get(authURL))
 		forbidden := e.Browser()
@@ -244,6 +260,15 @@ func TestCSRFEveryForm(t *testing.T) {
 			account.SessionEndOthersPath: {order: 9,
 				state: func() string { return strconv.Itoa(ownerSessions()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && ownerSessions() == 1 }},
+			passkey.RenamePath: {order: 5,
+				state: func() string { return ownerPasskeys()[0].Name },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && ownerPasskeys()[0].Name == "Renamed By Form"
+				}},
+			// Before the password changes: removing asks for it.
+			passkey.RemovePath: {order: 9,
+				state: func() string { return strconv.Itoa(len(ownerPasskeys())) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(ownerPasskeys()) == 1 }},
 			// Last but the sign-out: a new password ends the owner's other sessions.
 			account.PasswordPath: {order: 10,
 				state: func() string { return owner().PasswordHash },
@@ -290,6 +315,10 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("name", "Renamed By Form")
 					case account.EmailPath:
 						v.Set("email", "moved-by-form@example.com")
+						v.Set("current_password", servertest.Password)
+					case passkey.RenamePath:
+						v.Set("name", "Renamed By Form")
+					case passkey.RemovePath:
 						v.Set("current_password", servertest.Password)
 					case account.PasswordPath:
 						v.Set("current_password", servertest.Password)

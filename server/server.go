@@ -222,8 +222,12 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct.Mount(r)
 		inviter = acct.Service()
 	}
-	if err := s.mountPasskeys(r, login, pages, limiter, acct); err != nil {
+	pk, err := s.passkeyPages(login, pages, limiter, acct)
+	if err != nil {
 		return err
+	}
+	if pk != nil {
+		pk.Mount(r)
 	}
 	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
 	authz.New(authz.Deps{
@@ -264,17 +268,17 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 	})
 }
 
-// mountPasskeys mounts the passkey pages and ceremonies when the store keeps passkeys (a
-// stand-in store in some tests does not). Passwordless sign-ins are recorded on the account
-// page like password ones.
-func (s *Server) mountPasskeys(r *mux.Router, login *consent.Handler, pages *templates.Set, limiter consent.Limiter, acct *account.Handler) error {
+// passkeyPages builds the passkey pages and ceremonies when the store keeps passkeys (a
+// stand-in store in some tests does not: then there are none). Passwordless sign-ins are
+// recorded on the account page like password ones.
+func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter, acct *account.Handler) (*passkey.Handler, error) {
 	d := s.deps
 	store, ok := d.Store.(passkey.Store)
 	if !ok {
 		s.log.Warn("the store keeps no passkeys: no passkey pages")
-		return nil
+		return nil, nil
 	}
-	pk, err := passkey.New(passkey.Deps{
+	return passkey.New(passkey.Deps{
 		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Logger: d.Logger,
 		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
 			if acct != nil {
@@ -282,11 +286,6 @@ func (s *Server) mountPasskeys(r *mux.Router, login *consent.Handler, pages *tem
 			}
 		},
 	})
-	if err != nil {
-		return err
-	}
-	pk.Mount(r)
-	return nil
 }
 
 // OnlyMemberAPI is the Deps.Only value of `proctor serve --only member-api`.
