@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net"
@@ -157,9 +158,9 @@ type env struct {
 	box    *mailbox.Mailbox
 	worker *mail.Worker
 	seen   int
-	// quietSignIns stops sign-ins through the sign-in form from being recorded as account events.
-	quietSignIns atomic.Bool
-	ann, bob     storage.Member
+	// audit is the security event log's one recorder, as the server builds it.
+	audit    *audit.Recorder
+	ann, bob storage.Member
 	// tokens are every link token the tests saw, checked against the log at the end.
 	tokens []string
 }
@@ -222,19 +223,15 @@ func newEnvOn(t *testing.T, backend string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.audit = audit.NewRecorder(gs, e.logger, audit.WithClock(e.clock.Now))
 	if e.consent, err = consent.New(consent.Deps{
-		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter,
-		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
-			if !e.quietSignIns.Load() {
-				e.h.RecordSignIn(ctx, r, m)
-			}
-		},
+		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter, Audit: e.audit,
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
-		Tenants: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap,
+		Tenants: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package account
 import (
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"time"
 
@@ -33,6 +34,9 @@ type Deps struct {
 	// ResetAddressLimit bounds forgotten-password forms per client address (zero:
 	// DefaultResetAddressLimit).
 	ResetAddressLimit consent.Limit
+	// Audit records security events (nil: a recorder over Store that counts nothing). Used
+	// only to build the Service when Service is nil; otherwise the Service's is used.
+	Audit *audit.Recorder
 }
 
 // DefaultResetAddressLimit is how many forgotten-password forms one client address may post: a
@@ -53,6 +57,7 @@ type Handler struct {
 	linkKey, stampKey []byte
 	svc               *Service
 	addressLimit      consent.Limit
+	audit             *audit.Recorder
 }
 
 // New checks d and returns the handler.
@@ -72,7 +77,7 @@ func New(d Deps) (*Handler, error) {
 		var err error
 		svc, err = NewService(ServiceDeps{
 			Store: d.Store, Mail: d.Mail, Templates: d.Templates, Secret: d.Secret,
-			Limiter: d.Limiter, Logger: d.Logger, Now: d.Now,
+			Limiter: d.Limiter, Logger: d.Logger, Now: d.Now, Audit: d.Audit,
 		})
 		if err != nil {
 			return nil, err
@@ -80,7 +85,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{
 		store: d.Store, consent: d.Consent, tpl: d.Templates, mail: d.Mail, svc: svc,
-		limiter: d.Limiter, log: svc.log, now: svc.now,
+		limiter: d.Limiter, log: svc.log, now: svc.now, audit: svc.audit,
 		linkKey: svc.linkKey, stampKey: svc.stampKey,
 		addressLimit: d.ResetAddressLimit,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"net/http"
 	"net/url"
@@ -188,13 +189,13 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, s
 		}
 		page.Apps = append(page.Apps, item)
 	}
-	events, err := h.store.ListMemberEvents(ctx, m.ID, accountEventLimit)
+	events, err := h.store.ListSecurityEvents(ctx, audit.Filter{MemberID: m.ID, Limit: accountEventLimit})
 	if err != nil {
 		return fmt.Errorf("account: list events: %w", err)
 	}
 	for _, e := range events {
 		page.Events = append(page.Events, templates.AccountEvent{
-			At: pageTime(e.At), What: eventWords(e.Kind), Detail: e.Detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
+			At: pageTime(e.At), What: eventWords(e), Detail: e.Detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
 		})
 	}
 	if status == http.StatusTooManyRequests {
@@ -220,25 +221,47 @@ func pageTime(t time.Time) string {
 	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 }
 
-// eventWords says what an event was.
-func eventWords(k EventKind) string {
-	switch k {
-	case EventSignedIn:
+// eventWords says what an event of the member's was, in the member's terms: the log holds the
+// member's own acts and what others (an operator, Proctor itself) did to their account.
+func eventWords(e Event) string {
+	failed := e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled
+	switch e.Kind {
+	case audit.KindSignIn:
+		if failed {
+			return "Sign-in refused"
+		}
 		return "Signed in"
-	case EventPasswordChanged:
+	case audit.KindPasswordChanged:
 		return "Password changed"
-	case EventPasswordReset:
+	case audit.KindPasswordResetRequested:
+		return "Password reset link requested"
+	case audit.KindPasswordResetCompleted:
 		return "Password reset with an e-mail link"
-	case EventInvitationUsed:
+	case audit.KindInvitationSent:
+		return "Invitation sent"
+	case audit.KindInvitationAccepted:
 		return "Invitation accepted"
-	case EventEmailChanged:
+	case audit.KindEmailChanged:
 		return "E-mail address changed"
-	case EventSessionEnded:
+	case audit.KindSessionEnded:
 		return "Signed out a device"
-	case EventAppRemoved:
-		return "Removed an application's access"
-	case EventProfileChanged:
+	case audit.KindSignedOutEverywhere:
+		return "Signed out everywhere"
+	case audit.KindGrantRevoked:
+		if e.Actor == audit.ActorMember {
+			return "Removed an application's access"
+		}
+		return "An application's access was revoked"
+	case audit.KindProfileChanged:
 		return "Profile changed"
+	case audit.KindConsentApproved:
+		return "Allowed an application"
+	case audit.KindConsentDenied:
+		return "Refused an application"
+	case audit.KindLockoutLifted:
+		return "Sign-in lock lifted"
+	case audit.KindRoleChanged:
+		return "Role changed"
 	default:
 		return "Account activity"
 	}
@@ -262,23 +285,12 @@ func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) er
 	return nil
 }
 
-// requestEvent is an event of the member at the request's address and with its User-Agent.
-func (h *Handler) requestEvent(r *http.Request, memberID int64, kind EventKind, detail string) Event {
-	e := Event{MemberID: memberID, Kind: kind, At: h.now(), UserAgent: clipUserAgent(r.UserAgent()), Detail: detail}
-	if a := edge.FromContext(r.Context()).ClientAddr; a.IsValid() {
-		e.ClientAddr = a.Unmap().String()
-	}
-	return e
-}
-
-// RecordSignIn records that m signed in with r at the request's school (consent.Deps.OnSignIn):
-// the page's list of recent sign-ins. A failure is logged, not returned: the member is signed
-// in whether or not the note was kept.
-func (h *Handler) RecordSignIn(ctx context.Context, r *http.Request, m storage.Member) {
-	e := h.requestEvent(r, m.ID, EventSignedIn, "")
-	if err := h.store.RecordEvent(ctx, e); err != nil {
-		h.log.Error("account: record sign-in", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "err", err)
-	}
+// requestEvent is the member's own event of the request (its address, User-Agent and id
+// come from r through audit.FromRequest and the Recorder).
+func (h *Handler) requestEvent(r *http.Request, memberID int64, kind audit.Kind, detail string) Event {
+	return audit.FromRequest(r, Event{
+		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID, Detail: detail,
+	})
 }
 
 // clipText bounds s to n runes, for details kept with events.

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"net/http"
 
@@ -129,7 +130,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
 			return fmt.Errorf("account: delete e-mail links: %w", err)
 		}
-		return h.store.RecordEvent(ctx, h.requestEvent(r, used.MemberID, EventEmailChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, used.MemberID, audit.KindEmailChanged, ""))
 	})
 	switch {
 	case errors.Is(err, errEmailLinkGone):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -63,7 +64,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v visit)
 		}); err != nil {
 			return fmt.Errorf("account: update profile: %w", err)
 		}
-		return h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventProfileChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindProfileChanged, ""))
 	})
 	if err != nil {
 		return err
@@ -224,7 +225,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		return h.store.RecordEvent(ctx, h.requestEvent(r, m.ID, EventPasswordChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, ""))
 	})
 	if errors.Is(err, errPasswordMoved) {
 		return refuse(http.StatusConflict, msgPasswordMoved)

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"strconv"
 
@@ -54,7 +55,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) er
 	case err != nil:
 		return fmt.Errorf("account: end session: %w", err)
 	}
-	if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventSessionEnded, device)); err != nil {
+	if err := h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindSessionEnded, device)); err != nil {
 		return fmt.Errorf("account: record event: %w", err)
 	}
 	h.log.Info("session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
@@ -74,7 +75,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v vis
 		if n > 1 {
 			detail = strconv.Itoa(n) + " other devices"
 		}
-		if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventSessionEnded, detail)); err != nil {
+		if err := h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindSessionEnded, detail)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
@@ -99,9 +100,13 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) err
 		return fmt.Errorf("account: list applications: %w", err)
 	}
 	name := clientID
+	var scopes []string
 	for _, a := range apps {
-		if a.ClientID == clientID && a.ClientName != "" {
-			name = a.ClientName
+		if a.ClientID == clientID {
+			scopes = a.Scopes
+			if a.ClientName != "" {
+				name = a.ClientName
+			}
 		}
 	}
 	n, err := h.store.RevokeConnectedApp(ctx, v.s.Member.ID, clientID, now)
@@ -109,7 +114,9 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) err
 		return fmt.Errorf("account: revoke application: %w", err)
 	}
 	if n > 0 {
-		if err := h.store.RecordEvent(ctx, h.requestEvent(r, v.s.Member.ID, EventAppRemoved, clipText(name, maxEventDetail))); err != nil {
+		e := h.requestEvent(r, v.s.Member.ID, audit.KindGrantRevoked, clipText(name, maxEventDetail))
+		e.ClientID, e.Scopes = clientID, scopes
+		if err := h.audit.Record(ctx, e); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package account_test
 import (
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,8 +61,8 @@ func TestInvitationOfANewAddress(t *testing.T) {
 			if page := b.get(link); page.Status != http.StatusGone {
 				t.Errorf("used link: %d", page.Status)
 			}
-			events, err := e.gs.ListMemberEvents(e.ctx(e.a), res.Member.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != account.EventInvitationUsed || events[0].ClientAddr != addrDefault {
+			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: res.Member.ID, Kinds: []audit.Kind{audit.KindInvitationAccepted}, Limit: 10})
+			if err != nil || len(events) != 1 || events[0].Actor != audit.ActorMember || events[0].SubjectID != res.Member.ID || events[0].ClientAddr != addrDefault {
 				t.Errorf("events %+v, %v", events, err)
 			}
 			// And the new password signs in from another browser.
@@ -246,8 +247,6 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 	for _, signOutApps := range []bool{false, true} {
 		t.Run(map[bool]string{false: "grants kept", true: "grants revoked"}[signOutApps], func(t *testing.T) {
 			e := newEnv(t)
-			// The events checked below are the reset's alone, not the sign-ins that set the test up.
-			e.quietSignIns.Store(true)
 			e.enrol(e.b, e.ann.ID)
 			other := e.browser()
 			other.signIn(e.a, annEmail)
@@ -284,8 +283,8 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			if password.Verify(newPassword, e.member(annEmail).PasswordHash) != nil {
 				t.Error("the new password was not stored")
 			}
-			events, err := e.gs.ListMemberEvents(e.ctx(e.a), e.ann.ID, 10)
-			if err != nil || len(events) != 1 || events[0].Kind != account.EventPasswordReset {
+			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: e.ann.ID, Kinds: []audit.Kind{audit.KindPasswordResetCompleted}, Limit: 10})
+			if err != nil || len(events) != 1 || events[0].SubjectID != e.ann.ID {
 				t.Errorf("events %+v, %v", events, err)
 			}
 		})
@@ -685,18 +684,18 @@ func TestSendResetLink(t *testing.T) {
 		{e.a, "not-an-address", storage.ErrInvalidArgument},
 		{e.a, "Ann <ann@example.com>", storage.ErrInvalidArgument},
 	} {
-		if err := e.svc.SendResetLink(e.ctx(c.school), c.email); !errors.Is(err, c.want) {
+		if err := e.svc.SendResetLink(e.ctx(c.school), c.email, audit.Event{Actor: audit.ActorCLI}); !errors.Is(err, c.want) {
 			t.Errorf("SendResetLink(school %d, %q) = %v, want %v", c.school.SchoolID, c.email, err, c.want)
 		}
 	}
-	if err := e.svc.SendResetLink(t.Context(), annEmail); err == nil {
+	if err := e.svc.SendResetLink(t.Context(), annEmail, audit.Event{Actor: audit.ActorCLI}); err == nil {
 		t.Error("SendResetLink without a school succeeded")
 	}
 	if kinds := e.outbox.Kinds(); len(kinds) != 0 {
 		t.Errorf("refused reset links queued %q", kinds)
 	}
 
-	if err := e.svc.SendResetLink(e.ctx(e.a), " Ann@Example.COM "); err != nil {
+	if err := e.svc.SendResetLink(e.ctx(e.a), " Ann@Example.COM ", audit.Event{Actor: audit.ActorCLI}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := e.deliver()

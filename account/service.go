@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"strings"
 	"time"
@@ -74,6 +75,9 @@ type ServiceDeps struct {
 	ResetAccountLimit consent.Limit
 	// PasswordParams are the argon2id costs of new passwords (zero: password.Default).
 	PasswordParams password.Params
+	// Audit records security events (nil: a recorder over Store that counts nothing, so that
+	// the account page's list of a member's events never misses one).
+	Audit *audit.Recorder
 }
 
 // Service invites members and resets passwords without HTTP: the pages of this package, the
@@ -92,6 +96,7 @@ type Service struct {
 	params       password.Params
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
 	linkKey, stampKey []byte
+	audit             *audit.Recorder
 }
 
 // deriveKeys is the one place the package's keys come from the system secret.
@@ -116,7 +121,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 	s := &Service{
 		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, tenants: d.Tenants,
 		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
-		accountLimit: d.ResetAccountLimit, params: d.PasswordParams,
+		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit,
 	}
 	s.linkKey, s.stampKey = deriveKeys(d.Secret)
 	if s.log == nil {
@@ -127,6 +132,9 @@ func NewService(d ServiceDeps) (*Service, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = consent.NewMemoryLimiter(0, s.now)
+	}
+	if s.audit == nil {
+		s.audit = audit.NewRecorder(s.store, s.log)
 	}
 	if s.invTTL == 0 {
 		s.invTTL = DefaultInvitationTTL
@@ -155,6 +163,10 @@ type Invitation struct {
 	// Roles are given at the school (empty: student). Roles the person already holds there
 	// are kept.
 	Roles []storage.Role
+	// By says who invites and from where, for the security event log: its Actor, ActorID,
+	// ClientID and UserAgent (an operator through the REST API, or ActorCLI at the command
+	// line; an empty Actor is ActorSystem). The service fills in the rest.
+	By audit.Event
 }
 
 // InviteResult says what an invitation did.
@@ -235,6 +247,9 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	if err := s.send(ctx, t, kindInvitation, m, content); err != nil {
 		return InviteResult{}, err
 	}
+	if err := s.audit.Record(ctx, byEvent(inv.By, audit.KindInvitationSent, s.now(), m.ID, roleList(roles))); err != nil {
+		return InviteResult{}, fmt.Errorf("account: invite: record event: %w", err)
+	}
 	if err := s.store.Commit(ctx); err != nil {
 		return InviteResult{}, fmt.Errorf("account: invite: commit: %w", err)
 	}
@@ -242,6 +257,28 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	m.PasswordHash = ""
 	res.Member = m
 	return res, nil
+}
+
+// byEvent is the event of kind, at `at`, done to subject by the Actor, ActorID, ClientID and
+// UserAgent of by (ActorSystem when by names none).
+func byEvent(by audit.Event, kind audit.Kind, at time.Time, subject int64, detail string) audit.Event {
+	e := audit.Event{
+		Kind: kind, At: at, Actor: by.Actor, ActorID: by.ActorID, SubjectID: subject,
+		ClientID: by.ClientID, Scopes: by.Scopes, UserAgent: by.UserAgent, Detail: detail,
+	}
+	if e.Actor == "" {
+		e.Actor = audit.ActorSystem
+	}
+	return e
+}
+
+// roleList names roles for an event's detail: "admin, student".
+func roleList(roles []storage.Role) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
 }
 
 // mergeRoles returns have with the roles of add it lacks, most powerful first.
@@ -358,12 +395,19 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	if err != nil {
 		return fmt.Errorf("account: reset request: rate limiter: %w", err)
 	}
+	// The request's sender is unknown (anyone may type an address into the form): the event
+	// names the member whose account it is as its subject only.
+	requested := audit.Event{Kind: audit.KindPasswordResetRequested, At: s.now(), Actor: audit.ActorMember, SubjectID: m.ID}
 	if !ok {
 		s.log.Info("password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
-		return nil
+		requested.Result = audit.ResultThrottled
+		return s.audit.Record(ctx, requested)
 	}
 	if err := s.queueReset(ctx, t, m); err != nil {
 		return err
+	}
+	if err := s.audit.Record(ctx, requested); err != nil {
+		return fmt.Errorf("account: reset request: record event: %w", err)
 	}
 	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
 	return nil
@@ -374,8 +418,9 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 // transaction, and the running server's mail worker sends it. Unlike RequestReset it answers:
 // storage.ErrNotFound for an address that is no identity's or whose identity holds no role at
 // the school, storage.ErrInvalidArgument for input that is no address. The per-account budget
-// of the sign-in page's requests does not apply: the operator is not a stranger.
-func (s *Service) SendResetLink(ctx context.Context, email string) error {
+// of the sign-in page's requests does not apply: the operator is not a stranger. by says who
+// asked, for the security event log, as Invitation.By does.
+func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Event) error {
 	t, err := tenant.FromContext(ctx)
 	if err != nil {
 		return err
@@ -397,7 +442,10 @@ func (s *Service) SendResetLink(ctx context.Context, email string) error {
 		if len(roles) == 0 {
 			return fmt.Errorf("account: reset link: member %d holds no role at school %d: %w", m.ID, t.SchoolID, storage.ErrNotFound)
 		}
-		return s.queueReset(ctx, t, m)
+		if err := s.queueReset(ctx, t, m); err != nil {
+			return err
+		}
+		return s.audit.Record(ctx, byEvent(by, audit.KindPasswordResetRequested, s.now(), m.ID, ""))
 	})
 	if err != nil {
 		return err
@@ -469,8 +517,13 @@ type Origin struct {
 	ClientAddr, UserAgent string
 }
 
-func (o Origin) event(memberID int64, kind EventKind, at time.Time) Event {
-	return Event{MemberID: memberID, Kind: kind, At: at, ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent)}
+// event is the member's own event of kind at `at`, from o. The request id and, when o has
+// none, the address come from the context (audit.Recorder).
+func (o Origin) event(memberID int64, kind audit.Kind, at time.Time) Event {
+	return Event{
+		Kind: kind, At: at, Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID,
+		ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent),
+	}
 }
 
 // ResetRequest is a new password from a reset link.
@@ -517,7 +570,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventPasswordReset, now)); err != nil {
+		if err := s.audit.Record(ctx, req.Origin.event(m.ID, audit.KindPasswordResetCompleted, now)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 		return nil
@@ -578,7 +631,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 		if err != nil {
 			return err
 		}
-		if err := s.store.RecordEvent(ctx, req.Origin.event(m.ID, EventInvitationUsed, now)); err != nil {
+		if err := s.audit.Record(ctx, req.Origin.event(m.ID, audit.KindInvitationAccepted, now)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 		return nil

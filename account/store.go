@@ -21,20 +21,8 @@ type (
 	Link         = accountstore.Link
 	SessionInfo  = accountstore.SessionInfo
 	ConnectedApp = accountstore.ConnectedApp
-	EventKind    = accountstore.EventKind
-	Event        = accountstore.Event
-)
-
-// Event kinds recorded so far.
-const (
-	EventSignedIn        = accountstore.EventSignedIn
-	EventPasswordChanged = accountstore.EventPasswordChanged
-	EventPasswordReset   = accountstore.EventPasswordReset
-	EventInvitationUsed  = accountstore.EventInvitationUsed
-	EventEmailChanged    = accountstore.EventEmailChanged
-	EventSessionEnded    = accountstore.EventSessionEnded
-	EventAppRemoved      = accountstore.EventAppRemoved
-	EventProfileChanged  = accountstore.EventProfileChanged
+	// Event is an entry of the security event log (package audit names its kinds).
+	Event = accountstore.Event
 )
 
 // Store interfaces: Store is everything the account flows read and write.

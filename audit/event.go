@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -49,6 +51,20 @@ const (
 	KindClientDeleted       Kind = "client_deleted"
 	KindSigningKeyRotated   Kind = "signing_key_rotated"
 )
+
+// Kinds lists every kind, in the order of the constants above: the admin page's filter and the
+// CLI's --kind accept these.
+var Kinds = []Kind{
+	KindSignIn, KindLockoutLifted, KindSessionEnded, KindSignedOutEverywhere,
+	KindFactorEnrolled, KindFactorRemoved, KindFactorUsed, KindFactorsReset,
+	KindPasswordResetRequested, KindPasswordResetCompleted, KindPasswordChanged, KindEmailChanged, KindProfileChanged,
+	KindInvitationSent, KindInvitationAccepted, KindRoleChanged, KindMemberRemoved,
+	KindConsentApproved, KindConsentDenied, KindGrantRevoked,
+	KindClientCreated, KindClientSecretRotated, KindClientDeleted, KindSigningKeyRotated,
+}
+
+// KnownKind reports whether k is one of Kinds.
+func KnownKind(k Kind) bool { return slices.Contains(Kinds, k) }
 
 // Result is how an event ended.
 type Result string
@@ -118,4 +134,26 @@ type Store interface {
 	AppendSecurityEvent(ctx context.Context, e Event) error
 	// ListSecurityEvents returns the events f selects, newest first (highest ID first).
 	ListSecurityEvents(ctx context.Context, f Filter) ([]Event, error)
+}
+
+// Purger deletes old events, for the server's purge loop: the retention is a server setting
+// (security_events.retention), so the cut-off comes from the caller.
+type Purger interface {
+	// PurgeSecurityEvents deletes, across every school, at most batch events recorded before
+	// `before` and returns how many it deleted.
+	PurgeSecurityEvents(ctx context.Context, before time.Time, batch int) (int, error)
+}
+
+// RoleChange writes the two sides of a KindRoleChanged event's Detail ("student -> admin"):
+// each list of role names joined by ", ", "none" for no role. from == to when nothing changed,
+// and then no event is recorded.
+func RoleChange(before, after []string) (from, to string) {
+	return roleText(before), roleText(after)
+}
+
+func roleText(roles []string) string {
+	if len(roles) == 0 {
+		return "none"
+	}
+	return strings.Join(roles, ", ")
 }

@@ -24,12 +24,34 @@ type Recorder struct {
 	count func(schoolID int64, k Kind, res Result)
 }
 
+// Option configures a Recorder.
+type Option func(*Recorder)
+
+// WithCounter has the recorder call count once per recorded event (after the store accepted
+// it): the server's Prometheus counter by school, kind and result.
+func WithCounter(count func(schoolID int64, k Kind, res Result)) Option {
+	return func(rec *Recorder) { rec.count = count }
+}
+
+// WithClock sets the clock that dates events recorded without a time (tests).
+func WithClock(now func() time.Time) Option {
+	return func(rec *Recorder) {
+		if now != nil {
+			rec.now = now
+		}
+	}
+}
+
 // NewRecorder returns a recorder over store. log may be nil (discard).
-func NewRecorder(store Store, log *slog.Logger) *Recorder {
+func NewRecorder(store Store, log *slog.Logger, opts ...Option) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Recorder{store: store, log: log, now: time.Now}
+	rec := &Recorder{store: store, log: log, now: time.Now}
+	for _, o := range opts {
+		o(rec)
+	}
+	return rec
 }
 
 // Record appends e and returns the store's error, for callers that record inside a transaction
@@ -83,7 +105,7 @@ func (rec *Recorder) fill(ctx context.Context, e Event) Event {
 		e.RequestID = info.ID
 	}
 	if e.ClientAddr == "" && info.ClientAddr.IsValid() {
-		e.ClientAddr = info.ClientAddr.String()
+		e.ClientAddr = info.ClientAddr.Unmap().String()
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"errors"
+	"github.com/proctorhq/proctor/audit"
 	"net"
 	"net/http"
 	"net/url"
@@ -105,6 +106,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	case "approve":
 		h.issueCode(w, r, t, ar, sess, roles)
 	case "deny":
+		h.noteConsent(r, ar, sess, audit.KindConsentDenied)
 		h.authorizeError(w, r, t, ar, fosite.ErrAccessDenied.WithHint("The member denied the request."))
 	default:
 		h.authorizeError(w, r, t, ar, fosite.ErrInvalidRequest.WithHint("The decision must be approve or deny."))
@@ -262,7 +264,16 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Te
 		return
 	}
 	resp.AddParameter("iss", t.Origin) // RFC 9207
+	h.noteConsent(r, ar, s, audit.KindConsentApproved)
 	h.p.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// noteConsent records the member's decision on the client's request for its scopes.
+func (h *Handler) noteConsent(r *http.Request, ar fosite.AuthorizeRequester, s consent.Session, kind audit.Kind) {
+	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{
+		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: s.Member.ID, SubjectID: s.Member.ID,
+		ClientID: ar.GetClient().GetID(), Scopes: []string(ar.GetRequestedScopes()),
+	}))
 }
 
 // authorizeError shows an HTML page while the client or its redirect URI is unknown (never

@@ -322,3 +322,12 @@ func RotateClientSecret(ctx context.Context, st storage.Clients, h *SecretHasher
 	}
 	return c, secret, nil
 }
+
+// ClientEventDetail is the note of a client_created event in the security event log: the
+// client's kind and whether it holds a secret ("member, confidential"), never the secret.
+func ClientEventDetail(c storage.Client) string {
+	if c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost {
+		return string(c.Kind) + ", confidential"
+	}
+	return string(c.Kind) + ", public"
+}

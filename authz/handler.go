@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"errors"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"net/http"
 	"time"
@@ -41,6 +42,9 @@ type Deps struct {
 	Documents MetadataDocuments
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Audit records consent decisions and the grants revoked on refresh token reuse in the
+	// security event log; nil records nothing.
+	Audit *audit.Recorder
 }
 
 // Handler serves the authorization server's endpoints.
@@ -53,6 +57,7 @@ type Handler struct {
 	p        *provider
 	hasher   *SecretHasher
 	clients  *clientSource
+	audit    *audit.Recorder
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
@@ -72,7 +77,7 @@ func New(d Deps) *Handler {
 	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
-	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }}
+	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{
 		store:    d.Store,
 		consent:  d.Consent,
@@ -82,6 +87,7 @@ func New(d Deps) *Handler {
 		p:        newProvider(cfg, st, d.Keys),
 		hasher:   hasher,
 		clients:  clients,
+		audit:    d.Audit,
 	}
 }
 

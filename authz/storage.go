@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"net/url"
 	"time"
 
@@ -27,6 +28,8 @@ type fositeStore struct {
 	clients   *clientSource
 	now       func() time.Time
 	signature func(ctx context.Context, code string) string
+	// audit records the grants revoked on refresh token reuse.
+	audit *audit.Recorder
 }
 
 var (
@@ -333,8 +336,21 @@ func (s *fositeStore) DeleteAccessTokenSession(ctx context.Context, signature st
 	return s.deletePair(ctx, storage.AccessToken, signature)
 }
 
+// DeleteRefreshTokenSession is called by fosite only when it detects the reuse of a refresh
+// token (a revoked pair's, above), inside the transaction that revokes the grant: the event
+// commits with the revocation.
 func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
-	return s.deletePair(ctx, storage.RefreshToken, signature)
+	p, err := s.store.GetTokenPair(ctx, storage.RefreshToken, signature)
+	if err != nil {
+		return fositeErr(err)
+	}
+	if _, err := s.store.RevokeGrant(ctx, p.RequestID, s.now()); err != nil {
+		return err
+	}
+	return s.audit.Record(ctx, audit.Event{
+		Kind: audit.KindGrantRevoked, At: s.now(), Actor: audit.ActorSystem, SubjectID: p.MemberID,
+		ClientID: p.ClientID, Scopes: p.Scopes, Detail: "reuse_detected",
+	})
 }
 
 // RotateRefreshToken runs inside the refresh transaction. It revokes nothing (spec: the old

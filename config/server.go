@@ -52,7 +52,24 @@ type Server struct {
 	Login Login `mapstructure:"login"`
 	// Mail is the SMTP server e-mail goes through; without a host mail is off.
 	Mail Mail `mapstructure:"mail"`
+	// SecurityEvents governs the security event log (package audit).
+	SecurityEvents SecurityEvents `mapstructure:"security_events"`
 }
+
+// SecurityEvents governs the security event log.
+type SecurityEvents struct {
+	// Retention is how long an event is kept before the purge job deletes it: long enough to
+	// look back over a school year's sign-ins and changes, short enough that members'
+	// addresses and browsers are not kept for good.
+	Retention time.Duration `mapstructure:"retention"`
+}
+
+// Bounds and default of security_events.retention.
+const (
+	DefaultSecurityEventRetention = 365 * 24 * time.Hour
+	MinSecurityEventRetention     = 24 * time.Hour
+	MaxSecurityEventRetention     = 10 * 365 * 24 * time.Hour
+)
 
 // Login bounds the password hashing of sign-ins. Each argon2id verification holds 64 MiB for
 // its whole run, so HashConcurrency times 64 MiB is what a burst of sign-ins can hold at once.
@@ -152,8 +169,9 @@ func DefaultServer() Server {
 			ShutdownGrace:     20 * time.Second,
 			MaxBodyBytes:      1 << 20,
 		},
-		Redis: Redis{KeyPrefix: DefaultRedisKeyPrefix},
-		Mail:  Mail{Port: DefaultMailPort, TLS: MailTLSStartTLS, Timeout: DefaultMailTimeout},
+		Redis:          Redis{KeyPrefix: DefaultRedisKeyPrefix},
+		Mail:           Mail{Port: DefaultMailPort, TLS: MailTLSStartTLS, Timeout: DefaultMailTimeout},
+		SecurityEvents: SecurityEvents{Retention: DefaultSecurityEventRetention},
 	}
 }
 
@@ -299,6 +317,9 @@ func (s *Server) validate(c collector) {
 	}
 	if d := s.Login.HashWait; d < 0 || d > MaxHashWait {
 		c.add("login.hash_wait", "must be between 0 (the default, 5s) and %v, got %v", MaxHashWait, d)
+	}
+	if d := s.SecurityEvents.Retention; d < MinSecurityEventRetention || d > MaxSecurityEventRetention {
+		c.add("security_events.retention", "must be between %v (a day) and %v (ten years), got %v", MinSecurityEventRetention, MaxSecurityEventRetention, d)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -78,11 +79,15 @@ type Deps struct {
 	// goroutine before the redirect is written, so it should be quick and must report its own
 	// failures (a sign-in is not undone by them).
 	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
+	// Audit records sign-ins (succeeded, failed, throttled) in the security event log; nil
+	// records nothing.
+	Audit *audit.Recorder
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
+	audit                                   *audit.Recorder
 	store                                   storage.Store
 	tpl                                     *templates.Set
 	log                                     *slog.Logger
@@ -118,7 +123,7 @@ func New(d Deps) (*Handler, error) {
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
 		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
 		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
-		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn, audit: d.Audit,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),

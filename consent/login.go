@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -99,6 +100,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		// Refused before any lookup or hashing: a limited attacker gets no answer about the
 		// password and costs us nothing.
 		h.log.Warn("sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		h.noteSignIn(r, audit.ResultThrottled, 0)
 		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window).Seconds())))
 		page.Message = MsgLoginLimited
 		h.renderLogin(w, r, http.StatusTooManyRequests, page)
@@ -127,6 +129,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		// The attempt stays charged to every key Take charged: that is what a failure costs.
 		h.log.Info("sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String(), "known_device", known)
+		h.noteSignIn(r, audit.ResultFailure, m.ID)
 		page.Message = MsgLoginFailed
 		h.renderLogin(w, r, http.StatusOK, page)
 		return nil
@@ -147,6 +150,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	h.setKnownDevice(w, secureCookies(r), digest)
 	clearLoginCSRF(w, secureCookies(r))
 	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
+	h.noteSignIn(r, audit.ResultSuccess, m.ID)
 	if h.onSignIn != nil {
 		m.PasswordHash = ""
 		h.onSignIn(ctx, r, m)

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"net/http"
 	"os"
@@ -42,6 +43,9 @@ type Deps struct {
 	MaxBodyBytes int64
 	// Inviter sends member invitations (POST /members); nil answers that operation 503.
 	Inviter Inviter
+	// Audit records the security events of the API's changes (role changes; invitations are
+	// recorded by the Inviter); nil records nothing.
+	Audit *audit.Recorder
 }
 
 // Handler serves the operator REST API and its OpenAPI document.
@@ -53,6 +57,7 @@ type Handler struct {
 	storageDir string
 	maxBody    int64
 	inviter    Inviter
+	audit      *audit.Recorder
 
 	api huma.API
 	// docs caches each school's OpenAPI document (keyed by *tenant.Tenant, which is immutable
@@ -73,7 +78,7 @@ func New(d Deps) *Handler {
 	}
 	return &Handler{
 		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
-		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter,
+		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
 	}
 }
 

@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"errors"
+	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -22,6 +23,8 @@ const scopeKey = "proctor.scope"
 type caller struct {
 	grant resource.Grant
 	roles []storage.Role // at the request's school, most powerful first
+	// userAgent is the request's, for the security events the operation records.
+	userAgent string
 }
 
 type callerKey struct{}
@@ -30,6 +33,13 @@ type callerKey struct{}
 func callerFrom(ctx context.Context) caller {
 	c, _ := ctx.Value(callerKey{}).(caller)
 	return c
+}
+
+// by is the caller as the security event log names who acted: the operator, the client
+// their token was issued to, and the request's User-Agent (the Recorder adds the address and
+// request id from the context).
+func (c caller) by() audit.Event {
+	return audit.Event{Actor: audit.ActorOperator, ActorID: c.grant.MemberID, ClientID: c.grant.ClientID, UserAgent: c.userAgent}
 }
 
 // memberID returns the caller's member id, for the rows that record who wrote them.
@@ -94,5 +104,6 @@ func (h *Handler) authorize(ctx huma.Context, next func(huma.Context)) {
 			"The token's user is not an owner or admin of this school.", "")
 		return
 	}
-	next(huma.WithValue(ctx, callerKey{}, caller{grant: g, roles: roles}))
+	ua := audit.FromRequest(r, audit.Event{}).UserAgent
+	next(huma.WithValue(ctx, callerKey{}, caller{grant: g, roles: roles, userAgent: ua}))
 }

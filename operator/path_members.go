@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"slices"
 
@@ -94,7 +95,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		if h.inviter == nil {
 			return nil, huma.Error503ServiceUnavailable("Invitations are not available on this server.")
 		}
-		res, err := h.inviter.Invite(ctx, account.Invitation{Email: in.Body.Email, Name: in.Body.Name, Roles: roles})
+		res, err := h.inviter.Invite(ctx, account.Invitation{Email: in.Body.Email, Name: in.Body.Name, Roles: roles, By: callerFrom(ctx).by()})
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
 		}
@@ -119,20 +120,24 @@ func (h *Handler) registerMembers(api huma.API) {
 		for i, r := range in.Body.Roles {
 			roles[i] = storage.Role(r)
 		}
+		current, err := h.store.GetRoles(ctx, in.MemberID)
+		if err != nil {
+			return nil, h.problem(ctx, "member", err)
+		}
 		// Owners are the only ones who may change who owns the school; an admin could
 		// otherwise make themselves owner, or demote the owner who appointed them.
-		if !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) {
-			current, err := h.store.GetRoles(ctx, in.MemberID)
-			if err != nil {
-				return nil, h.problem(ctx, "member", err)
-			}
-			if slices.Contains(current, storage.RoleOwner) != slices.Contains(roles, storage.RoleOwner) {
-				return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
-			}
+		if !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) &&
+			slices.Contains(current, storage.RoleOwner) != slices.Contains(roles, storage.RoleOwner) {
+			return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
 		}
 		got, err := h.store.SetSchoolRoles(ctx, in.MemberID, roles)
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
+		}
+		if from, to := audit.RoleChange(roleNames(current), roleNames(got)); from != to {
+			e := callerFrom(ctx).by()
+			e.Kind, e.SubjectID, e.Detail = audit.KindRoleChanged, in.MemberID, from+" -> "+to
+			h.audit.Note(ctx, e)
 		}
 		m, err := h.store.GetMember(ctx, in.MemberID)
 		if err != nil {

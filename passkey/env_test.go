@@ -22,6 +22,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
@@ -128,12 +129,14 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}
 	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
-	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger, Limiter: limiter})
+	rec := audit.NewRecorder(gs, logger)
+	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger, Limiter: limiter, Audit: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pk, err := passkey.New(passkey.Deps{
 		Store: gs, Consent: login, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
+		Audit:        rec,
 		AddressLimit: consent.Limit{Max: 6, Window: 15 * time.Minute},
 	})
 	if err != nil {
@@ -183,6 +186,20 @@ func (e *env) newMember(email, name string, schools ...*tenant.Tenant) storage.M
 		}
 	}
 	return m
+}
+
+// events returns the security events of member m at s, oldest first, as "kind/result/detail".
+func (e *env) events(s *tenant.Tenant, m storage.Member) []string {
+	e.t.Helper()
+	evs, err := e.gs.ListSecurityEvents(e.ctx(s), audit.Filter{MemberID: m.ID, Limit: audit.MaxPage})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for i := len(evs) - 1; i >= 0; i-- {
+		out = append(out, string(evs[i].Kind)+"/"+string(evs[i].Result)+"/"+evs[i].Detail)
+	}
+	return out
 }
 
 // browser is a browser with its own cookies and, optionally, its own client address.

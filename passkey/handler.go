@@ -91,9 +91,6 @@ type Deps struct {
 	Audit  *audit.Recorder
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
-	// OnSignIn, if set, hears of each passwordless sign-in once its session is started, like
-	// consent.Deps.OnSignIn (package account records it for the member's page).
-	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
 }
 
 // Handler serves the passkey pages and ceremonies.
@@ -106,7 +103,6 @@ type Handler struct {
 	audit        *audit.Recorder
 	log          *slog.Logger
 	now          func() time.Time
-	onSignIn     func(ctx context.Context, r *http.Request, m storage.Member)
 	// challengeKey hashes challenge cookies into store ids; handleKey makes user handles.
 	challengeKey, handleKey []byte
 }
@@ -125,7 +121,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{
 		store: d.Store, consent: d.Consent, tpl: d.Templates, limiter: d.Limiter, addressLimit: d.AddressLimit,
-		audit: d.Audit, log: d.Logger, now: d.Now, onSignIn: d.OnSignIn,
+		audit: d.Audit, log: d.Logger, now: d.Now,
 		challengeKey: d.Secret.Derive("passkey challenge v1"),
 		handleKey:    d.Secret.Derive("passkey user handle v1"),
 	}
@@ -449,7 +445,8 @@ func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) 
 	})
 }
 
-// note records a security event of the request (nil-safe).
+// note records a security event of the request at the handler's clock (nil-safe).
 func (h *Handler) note(r *http.Request, e audit.Event) {
+	e.At = h.now()
 	h.audit.Note(r.Context(), audit.FromRequest(r, e))
 }

@@ -63,6 +63,10 @@ func TestRegisterAndSignIn(t *testing.T) {
 		if keys[0].LastUsedAt.IsZero() {
 			t.Error("the passkey's use was not recorded")
 		}
+		want := "sign_in/success/ factor_enrolled/success/passkey sign_in/success/passkey factor_used/success/passkey"
+		if got := strings.Join(e.events(e.a, e.ann), " "); got != want {
+			t.Errorf("events %q, want %q", got, want)
+		}
 		if strings.Contains(e.log.String(), cred.rpID+"\",\"challenge") {
 			t.Error("the log holds a ceremony")
 		}
@@ -183,6 +187,9 @@ func TestSignCountRegressionRefused(t *testing.T) {
 			t.Error("the refusal was not logged")
 		}
 		after, _ := e.gs.PasskeyByCredentialID(e.ctx(e.a), cred.id)
+		if got := strings.Join(e.events(e.a, e.ann), " "); !strings.Contains(got, "factor_used/failure/passkey") {
+			t.Errorf("events %q, want a failed use", got)
+		}
 		if after.SignCount != stored.SignCount {
 			t.Errorf("count %d after the refusal, want %d", after.SignCount, stored.SignCount)
 		}
@@ -338,6 +345,9 @@ func TestRenameAndRemove(t *testing.T) {
 		}
 		if _, err := e.gs.PasskeyByCredentialID(e.ctx(e.a), keys[0].CredentialID); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("after remove: %v", err)
+		}
+		if got := strings.Join(e.events(e.a, e.ann), " "); !strings.HasSuffix(got, "factor_removed/success/passkey") {
+			t.Errorf("events %q, want factor_removed last", got)
 		}
 		// Four more wrong passwords spend the budget of five.
 		for range 4 {

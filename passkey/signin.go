@@ -93,10 +93,6 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant
 	h.log.Info("signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
 	h.note(r, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	h.note(r, audit.Event{Kind: audit.KindFactorUsed, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
-	if h.onSignIn != nil {
-		m.PasswordHash = ""
-		h.onSignIn(ctx, r, m)
-	}
 	writeJSON(w, redirect{Redirect: consent.SafeReturnTo(r.PostForm.Get("return_to"))})
 	return nil
 }

@@ -2,6 +2,7 @@ package securitytest
 
 import (
 	"encoding/json"
+	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -180,6 +181,7 @@ var routeCases = map[string]probe{
 	"GET " + admin.AppsPath + "/{id}/delete":  operatorPageOfAApp,
 	"POST " + admin.AppsPath + "/{id}/rotate": operatorRotateAcrossSchools,
 	"POST " + admin.AppsPath + "/{id}/delete": operatorDeleteAcrossSchools,
+	"GET " + admin.EventsPath:                 securityEventsAcrossSchools,
 
 	// authz
 	"POST /api/oauth/token":        tokenEndpointAcrossSchools,
@@ -498,6 +500,19 @@ func operatorPageNeedsSignIn(t *testing.T, s *sweep, _ route, path string) {
 	}
 }
 
+// securityEventsAcrossSchools: A's session is nobody at B's events page, and B's owner sees
+// B's log only, never A's (whose events name A's application, created through A's pages).
+func securityEventsAcrossSchools(t *testing.T, s *sweep, rt route, path string) {
+	operatorPageNeedsSignIn(t, s, rt, path)
+	if err := s.e.Store.AppendSecurityEvent(s.e.Ctx(s.a), audit.Event{Kind: audit.KindClientCreated, Actor: audit.ActorCLI, ClientID: s.appA}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.ownerB.Get(s.b.URL(path))
+	if r.Status != http.StatusOK || strings.Contains(r.Body, s.appA) {
+		t.Errorf("GET %s as B's owner: %d, or it shows A's application %s", path, r.Status, s.appA)
+	}
+}
+
 // memberClients counts school s's member clients.
 func memberClients(t *testing.T, e *servertest.Env, s *servertest.School) int {
 	t.Helper()
@@ -774,7 +789,7 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	}
 	documented := []string{
 		authz.AuthorizePath, authz.TokenPath, authz.RevokePath, authz.UserinfoPath, authz.RegisterPath, authz.JWKSPath,
-		consent.LoginPath, consent.DonePath, consent.LogoutPath, admin.AppsPath, admin.NewAppPath,
+		consent.LoginPath, consent.DonePath, consent.LogoutPath, admin.AppsPath, admin.NewAppPath, admin.EventsPath,
 		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
 		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", resource.MetadataPath,
 	}

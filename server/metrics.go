@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/proctorhq/proctor/audit"
 )
 
 // metrics are the server's Prometheus collectors, on a registry of its own (no global state:
@@ -16,6 +18,8 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// securityEvents counts the security event log's entries (audit.Recorder's counter).
+	securityEvents *prometheus.CounterVec
 }
 
 // statementCounter is a store that counts the SQL statements it sends (gormstore does).
@@ -34,8 +38,12 @@ func newMetrics(reg *prometheus.Registry, store any) *metrics {
 			Help:    "HTTP request latency by listener and route template.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"listener", "route"}),
+		securityEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "proctor_security_events_total",
+			Help: "Security events recorded, by school id, kind and result.",
+		}, []string{"school", "kind", "result"}),
 	}
-	reg.MustRegister(m.requests, m.latency,
+	reg.MustRegister(m.requests, m.latency, m.securityEvents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sc, ok := store.(statementCounter); ok {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -49,6 +57,12 @@ func newMetrics(reg *prometheus.Registry, store any) *metrics {
 func (m *metrics) observe(listener, route, method string, status int, d time.Duration) {
 	m.requests.WithLabelValues(listener, route, method, strconv.Itoa(status)).Inc()
 	m.latency.WithLabelValues(listener, route).Observe(d.Seconds())
+}
+
+// securityEvent counts one recorded security event (audit.WithCounter). The school is its id:
+// stable when a school's subdomain changes, and bounded by the schools the server serves.
+func (m *metrics) securityEvent(schoolID int64, k audit.Kind, res audit.Result) {
+	m.securityEvents.WithLabelValues(strconv.FormatInt(schoolID, 10), string(k), string(res)).Inc()
 }
 
 func (m *metrics) handler() http.Handler {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
@@ -74,6 +75,9 @@ type Server struct {
 	mailWorker *mail.Worker
 	// mailExpanders are the outbox request handlers of the mounted handlers (account).
 	mailExpanders map[string]mail.Expander
+	// audit is the one recorder of security events every handler records through, counting
+	// them in metrics; nil when the store keeps no log (a stand-in store in some tests).
+	audit *audit.Recorder
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -84,6 +88,9 @@ func New(d Deps) (*Server, error) {
 	// Entries that do not parse were reported by config validation; they trust nobody here.
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
 	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted}
+	if log, ok := d.Store.(audit.Store); ok {
+		s.audit = audit.NewRecorder(log, d.Logger, audit.WithCounter(s.metrics.securityEvent))
+	}
 	s.warnPrivateNetworks()
 	if err := s.setUpMail(); err != nil {
 		return nil, err
@@ -185,17 +192,10 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if unlocks == nil {
 		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
 	}
-	// The account pages record each sign-in as a security event; they are built after consent,
-	// which they use, so the hook reaches them through this variable.
 	var acct *account.Handler
 	login, err := consent.New(consent.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
-		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait,
-		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
-			if acct != nil {
-				acct.RecordSignIn(ctx, r, m)
-			}
-		},
+		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit,
 	})
 	if err == nil {
 		acct, err = s.accountPages(login, pages, limiter)
@@ -222,21 +222,22 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct.Mount(r)
 		inviter = acct.Service()
 	}
-	pk, err := s.passkeyPages(login, pages, limiter, acct)
+	pk, err := s.passkeyPages(login, pages, limiter)
 	if err != nil {
 		return err
 	}
 	if pk != nil {
 		pk.Mount(r)
 	}
-	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger}).Mount(r)
+	admin.New(admin.Deps{Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger, Audit: s.audit}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
 		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
+		Audit: s.audit,
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 
@@ -256,7 +257,7 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 	}
 	svc, err := account.NewService(account.ServiceDeps{
 		Store: store, Mail: s.mailQueue, Templates: pages, Secret: d.Config.Secret, Limiter: limiter,
-		Tenants: schools, Logger: d.Logger,
+		Tenants: schools, Logger: d.Logger, Audit: s.audit,
 	})
 	if err != nil {
 		return nil, err
@@ -269,9 +270,8 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 }
 
 // passkeyPages builds the passkey pages and ceremonies when the store keeps passkeys (a
-// stand-in store in some tests does not: then there are none). Passwordless sign-ins are
-// recorded on the account page like password ones.
-func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter, acct *account.Handler) (*passkey.Handler, error) {
+// stand-in store in some tests does not: then there are none).
+func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter) (*passkey.Handler, error) {
 	d := s.deps
 	store, ok := d.Store.(passkey.Store)
 	if !ok {
@@ -279,12 +279,7 @@ func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limi
 		return nil, nil
 	}
 	return passkey.New(passkey.Deps{
-		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Logger: d.Logger,
-		OnSignIn: func(ctx context.Context, r *http.Request, m storage.Member) {
-			if acct != nil {
-				acct.RecordSignIn(ctx, r, m)
-			}
-		},
+		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Audit: s.audit, Logger: d.Logger,
 	})
 }
 

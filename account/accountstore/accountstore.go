@@ -1,14 +1,15 @@
 // Package accountstore holds the shapes package account keeps in a store (one-time links, a
 // member's sessions and connected applications, security events) and the store interfaces over
-// them, which storage/gormstore implements. It is a leaf (it imports only storage) so that the
-// store can implement them without importing package account, which imports consent, whose
-// tests open a gormstore. Package account re-exports every name here; use those.
+// them, which storage/gormstore implements. It is a leaf (it imports only storage and audit) so
+// that the store can implement them without importing package account, which imports consent,
+// whose tests open a gormstore. Package account re-exports every name here; use those.
 package accountstore
 
 import (
 	"context"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -109,42 +110,13 @@ type Apps interface {
 	RevokeAllConnectedApps(ctx context.Context, memberID int64, at time.Time) (int, error)
 }
 
-// EventKind names a security event of a member.
-type EventKind string
+// Event is an entry of the security event log (package audit), which holds a member's
+// security events (signed in, password changed, application removed ...) with every other
+// school event: the account page lists the member's own.
+type Event = audit.Event
 
-// Event kinds recorded so far.
-const (
-	EventSignedIn        EventKind = "signed_in"
-	EventPasswordChanged EventKind = "password_changed"
-	EventPasswordReset   EventKind = "password_reset"
-	EventInvitationUsed  EventKind = "invitation_accepted"
-	EventEmailChanged    EventKind = "email_changed"
-	EventSessionEnded    EventKind = "session_ended"
-	EventAppRemoved      EventKind = "app_removed"
-	EventProfileChanged  EventKind = "profile_changed"
-)
-
-// Event is one security event of a member at a school.
-type Event struct {
-	ID         int64
-	SchoolID   int64 // set by the store from the context's school
-	MemberID   int64
-	Kind       EventKind
-	At         time.Time
-	ClientAddr string
-	UserAgent  string
-	// Detail is a short plain note (the client of an app_removed, ...), never a secret.
-	Detail string
-}
-
-// Events records members' security events.
-type Events interface {
-	// RecordEvent stores e at the context's school. School-scoped.
-	RecordEvent(ctx context.Context, e Event) error
-	// ListMemberEvents returns the member's latest events at the context's school, newest
-	// first, at most limit. School-scoped.
-	ListMemberEvents(ctx context.Context, memberID int64, limit int) ([]Event, error)
-}
+// Events is the security event log's store.
+type Events = audit.Store
 
 // Members is what this package needs of the member store (storage.Members, in part).
 type Members interface {

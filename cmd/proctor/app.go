@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -115,4 +116,15 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// recorder records the command line's security events in the log of the school its context
+// carries. Nothing counts them: the counter is the running server's.
+func (a *app) recorder() *audit.Recorder { return audit.NewRecorder(a.store, a.log) }
+
+// note records e, done at the command line (Actor cli), after the change it tells of: a failure
+// is logged, the change stands.
+func (a *app) note(ctx context.Context, e audit.Event) {
+	e.Actor = audit.ActorCLI
+	a.recorder().Note(ctx, e)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,6 +83,7 @@ endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or
 				if err != nil {
 					return err
 				}
+				a.note(ctx, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: authz.ClientEventDetail(c)})
 				return printClient(cmd, asJSON, c, secret)
 			})
 		},
@@ -170,6 +172,7 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				a.note(ctx, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
 				return printClient(cmd, asJSON, c, secret)
 			})
 		},
@@ -188,6 +191,8 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				// Read first, for the event's scopes; DeleteClient says whether it was there.
+				c, _ := a.store.GetClient(ctx, args[0])
 				err := a.store.DeleteClient(ctx, args[0], time.Now())
 				if errors.Is(err, storage.ErrNotFound) {
 					return noClient(args[0], schoolID)
@@ -195,6 +200,7 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				a.note(ctx, audit.Event{Kind: audit.KindClientDeleted, ClientID: args[0], Scopes: c.Scopes, Detail: "tokens revoked"})
 				fmt.Fprintf(cmd.OutOrStdout(), "deleted client %s and revoked its tokens\n", args[0])
 				return nil
 			})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"text/tabwriter"
 	"time"
 
@@ -65,6 +66,11 @@ rotation refuses there unless --force: the key would only be published, unused.`
 				if err != nil {
 					return err
 				}
+				detail := "kid " + k.KID
+				if secretChange {
+					detail += ", after a change of the system secret"
+				}
+				a.note(ctx, audit.Event{Kind: audit.KindSigningKeyRotated, Detail: detail})
 				// The kid alone on stdout, so scripts can capture it.
 				fmt.Fprintln(cmd.OutOrStdout(), k.KID)
 				return nil

@@ -82,6 +82,7 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 		newMembersCommand(g),
 		newKeysCommand(g),
 		newClientsCommand(g),
+		newEventsCommand(g),
 		newBenchCommand(g),
 		newVersionCommand(),
 	)

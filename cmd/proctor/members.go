@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -214,6 +215,10 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				before, err := a.store.GetRoles(ctx, m.ID)
+				if err != nil {
+					return err
+				}
 				// SetSchoolRoles is the operator API's method, so the rule that a school keeps an
 				// owner is one rule; it changes only someone who already belongs to the school.
 				_, err = a.store.SetSchoolRoles(ctx, m.ID, rs)
@@ -231,6 +236,13 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				after, err := a.store.GetRoles(ctx, m.ID)
+				if err != nil {
+					return err
+				}
+				if from, to := audit.RoleChange(roleStrings(before), roleStrings(after)); from != to {
+					a.note(ctx, audit.Event{Kind: audit.KindRoleChanged, SubjectID: m.ID, Detail: from + " -> " + to})
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> now has roles: %s\n", m.ID, m.Email, roles)
 				return nil
 			})
@@ -243,6 +255,15 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 		_ = cmd.MarkFlagRequired(f)
 	}
 	return cmd
+}
+
+// roleStrings names roles, for audit.RoleChange.
+func roleStrings(roles []storage.Role) []string {
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = string(r)
+	}
+	return out
 }
 
 // eachPage walks every page of a store listing, calling fn for each item.
@@ -284,6 +305,17 @@ limited by their own budgets.`,
 				}
 				if err := consent.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
 					return err
+				}
+				// The unlock holds at every school; each school where the member belongs
+				// records it in its own log.
+				schools, err := a.store.ListMemberSchools(ctx, m.ID)
+				if err != nil {
+					return err
+				}
+				for _, s := range schools {
+					if sctx, _, err := a.tenantContext(ctx, s.SchoolID); err == nil {
+						a.note(sctx, audit.Event{Kind: audit.KindLockoutLifted, SubjectID: m.ID})
+					}
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "unlocked member %d <%s>: failed sign-ins count afresh from now\n", m.ID, m.Email)
 				return nil

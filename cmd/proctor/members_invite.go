@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ The messages go into the outbox in the database; a running server's mail worker 
 				if withoutPassword {
 					return inviteWithoutPassword(ctx, a, svc, cmd.OutOrStdout())
 				}
-				res, err := svc.Invite(ctx, account.Invitation{Email: email, Name: name, Roles: rs})
+				res, err := svc.Invite(ctx, account.Invitation{Email: email, Name: name, Roles: rs, By: audit.Event{Actor: audit.ActorCLI}})
 				if err != nil {
 					return err
 				}
@@ -88,7 +89,7 @@ func (a *app) accountService() (*account.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return account.NewService(account.ServiceDeps{Store: a.store, Mail: q, Templates: tpl, Secret: a.cfg.Server.Secret, Logger: a.log})
+	return account.NewService(account.ServiceDeps{Store: a.store, Mail: q, Templates: tpl, Secret: a.cfg.Server.Secret, Logger: a.log, Audit: a.recorder()})
 }
 
 // inviteWithoutPassword invites every member of the context's school whose identity has no
@@ -106,7 +107,7 @@ func inviteWithoutPassword(ctx context.Context, a *app, svc *account.Service, ou
 		return err
 	}
 	for _, m := range pending {
-		res, err := svc.Invite(ctx, account.Invitation{Email: m.Member.Email, Name: m.Member.Name, Roles: m.Roles})
+		res, err := svc.Invite(ctx, account.Invitation{Email: m.Member.Email, Name: m.Member.Name, Roles: m.Roles, By: audit.Event{Actor: audit.ActorCLI}})
 		if err != nil {
 			return fmt.Errorf("invite member %d: %w", m.Member.ID, err)
 		}

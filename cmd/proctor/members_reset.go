@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +36,7 @@ The message goes into the outbox in the database; a running server's mail worker
 				if err != nil {
 					return err
 				}
-				err = svc.SendResetLink(ctx, email)
+				err = svc.SendResetLink(ctx, email, audit.Event{Actor: audit.ActorCLI})
 				if errors.Is(err, storage.ErrNotFound) {
 					return noMember(email, schoolID)
 				}

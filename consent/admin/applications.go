@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"net/http"
 	"net/url"
@@ -123,6 +124,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
+	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: authz.ClientEventDetail(c)})
 	if secret == "" {
 		consent.SeeOther(w, appURL(c.ID))
 		return nil
@@ -208,6 +210,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.log.Info("oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
+	h.note(r, v, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
 	h.renderSecret(w, r, v, c, secret, true)
 	return nil
 }
@@ -253,6 +256,8 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
+	// Deleting the client revoked every grant it held (DeleteClient): one event says both.
+	h.note(r, v, audit.Event{Kind: audit.KindClientDeleted, ClientID: c.ID, Scopes: c.Scopes, Detail: "tokens revoked"})
 	consent.SeeOther(w, AppsPath)
 	return nil
 }

@@ -1,6 +1,6 @@
-// Package admin serves a school's operator pages for OAuth applications: the member clients an
-// owner or admin creates for developers, who then ask the school's members for access (spec,
-// Registration rules 5 and 6). It lives beside package consent because it is the same kind of
+// Package admin serves a school's operator pages: the OAuth applications (the member clients an
+// owner or admin creates for developers, who then ask the school's members for access; spec,
+// Registration rules 5 and 6) and the security event log (package audit). It lives beside package consent because it is the same kind of
 // page at the same host, signed in with the same session and protected by the same CSRF token;
 // it adds no session or CSRF mechanism of its own.
 //
@@ -15,10 +15,14 @@
 //	POST /admin/developers/oauth-applications/{id}/rotate  issues it: 200 with the one-time secret
 //	GET  /admin/developers/oauth-applications/{id}/delete  asks to confirm the deletion
 //	POST /admin/developers/oauth-applications/{id}/delete  deletes the client, revoking its tokens; 303 to the list
+//	GET  /admin/security-events                            the school's security events, newest first (50 a page);
+//	                                                       ?member= (e-mail or id), kind=, since=, until= (dates),
+//	                                                       before= (an event id: the older page)
 //
 // Who gets what, checked in this order:
-//   - a school without features.mcp_connections: the routes do not match, so the answer is the
-//     server's ordinary 404 and the pages' existence is not revealed;
+//   - a school without features.mcp_connections: the applications' routes do not match, so the
+//     answer is the server's ordinary 404 and the pages' existence is not revealed (the events
+//     page is every school's);
 //   - no valid session at this school: 303 to /login with return_to;
 //   - a signed-in member without the owner or admin role here: 403 page;
 //   - an id that is not one of this school's member clients (another school's, an operator

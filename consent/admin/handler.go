@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"fmt"
+	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -36,6 +37,9 @@ type Deps struct {
 	Templates *templates.Set
 	Logger    *slog.Logger     // nil: discard
 	Now       func() time.Time // nil: time.Now
+	// Audit records the operators' changes in the security event log, which the events page
+	// reads (through Store, when it keeps the log); nil records nothing.
+	Audit *audit.Recorder
 }
 
 // Handler serves the OAuth applications pages.
@@ -46,13 +50,14 @@ type Handler struct {
 	hasher  *authz.SecretHasher
 	log     *slog.Logger
 	now     func() time.Time
+	audit   *audit.Recorder
 }
 
 // New returns the handler. Like the other handlers mounted by package server it cannot fail:
 // its dependencies are built, and checked, before it.
 func New(d Deps) *Handler {
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now, audit: d.Audit,
 		hasher: authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
 	}
 	if h.log == nil {
@@ -204,6 +209,12 @@ var (
 		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
 	}
 )
+
+// note records an event done by the visiting operator through the request r.
+func (h *Handler) note(r *http.Request, v visit, e audit.Event) {
+	e.At, e.Actor, e.ActorID = h.now(), audit.ActorOperator, v.session.Member.ID
+	h.audit.Note(r.Context(), audit.FromRequest(r, e))
+}
 
 // writePage writes an operator page through consent's page writer, under its strict policy.
 func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account/accountstore"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -149,10 +150,10 @@ func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 			_, err := as.RevokeConnectedApp(ctx, member, "app", at(1, 9))
 			return err
 		},
-		"RecordEvent": func() error {
-			return as.RecordEvent(ctx, accountstore.Event{MemberID: member, Kind: accountstore.EventSignedIn, At: at(1, 9)})
+		"AppendSecurityEvent": func() error {
+			return as.AppendSecurityEvent(ctx, accountstore.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, ActorID: member, At: at(1, 9)})
 		},
-		"ListMemberEvents": func() error { _, err := as.ListMemberEvents(ctx, member, 10); return err },
+		"ListSecurityEvents": func() error { _, err := as.ListSecurityEvents(ctx, audit.Filter{MemberID: member}); return err },
 	}
 	for name, call := range calls {
 		wantErr(t, name+" without a tenant", call(), tenant.ErrNoTenant)
@@ -392,65 +393,6 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 	}
 }
 
-func testMemberEvents(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
-	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
-	event := func(ctx context.Context, m int64, kind accountstore.EventKind, when time.Time) accountstore.Event {
-		e := accountstore.Event{MemberID: m, Kind: kind, At: when, ClientAddr: "192.0.2.7", UserAgent: "Browser", Detail: "note " + string(kind)}
-		must(t, "RecordEvent", as.RecordEvent(ctx, e))
-		return e
-	}
-	e1 := event(ctxA, member, accountstore.EventSignedIn, at(1, 8))
-	e2 := event(ctxA, member, accountstore.EventPasswordChanged, at(3, 8))
-	e3 := event(ctxA, member, accountstore.EventAppRemoved, at(2, 8))
-	event(ctxA, other.ID, accountstore.EventSignedIn, at(4, 8))
-	event(ctxB, member, accountstore.EventSignedIn, at(5, 8))
-	wantErr(t, "RecordEvent for an unknown member",
-		as.RecordEvent(ctxA, accountstore.Event{MemberID: member + 1000, Kind: accountstore.EventSignedIn, At: at(1, 8)}), storage.ErrNotFound)
-	wantErr(t, "RecordEvent without a kind",
-		as.RecordEvent(ctxA, accountstore.Event{MemberID: member, At: at(1, 8)}), storage.ErrInvalidArgument)
-
-	got, err := as.ListMemberEvents(ctxA, member, 10)
-	must(t, "ListMemberEvents", err)
-	if len(got) != 3 {
-		t.Fatalf("ListMemberEvents: %d events, want 3: %+v", len(got), got)
-	}
-	for i, want := range []accountstore.Event{e2, e3, e1} {
-		want.ID, want.SchoolID = got[i].ID, schoolA.SchoolID
-		if got[i].ID == 0 {
-			t.Errorf("event %d has no id", i)
-		}
-		wantEqual(t, fmt.Sprintf("event %d, newest first", i), got[i], want)
-	}
-	got, err = as.ListMemberEvents(ctxA, member, 2)
-	must(t, "ListMemberEvents with limit 2", err)
-	if len(got) != 2 || got[0].Kind != e2.Kind || got[1].Kind != e3.Kind {
-		t.Errorf("ListMemberEvents with limit 2: %+v", got)
-	}
-	got, err = as.ListMemberEvents(ctxA, member, 0)
-	must(t, "ListMemberEvents with limit 0", err)
-	if len(got) != 1 || got[0].Kind != e2.Kind {
-		t.Errorf("ListMemberEvents with limit 0 (brought to 1): %+v", got)
-	}
-	got, err = as.ListMemberEvents(ctxB, member, 10)
-	must(t, "ListMemberEvents at B", err)
-	if len(got) != 1 || got[0].SchoolID != schoolB.SchoolID || !got[0].At.Equal(at(5, 8)) {
-		t.Errorf("events at B: %+v", got)
-	}
-
-	// The limit is bounded: more than 100 asked gets 100.
-	for i := range 105 {
-		event(ctxB, other.ID, accountstore.EventSignedIn, at(1, 0).Add(time.Duration(i)*time.Minute))
-	}
-	got, err = as.ListMemberEvents(ctxB, other.ID, 1000)
-	must(t, "ListMemberEvents with limit 1000", err)
-	if len(got) != 100 || !got[0].At.Equal(at(1, 0).Add(104*time.Minute)) {
-		t.Errorf("ListMemberEvents with limit 1000: %d events, first at %v", len(got), got[0].At)
-	}
-}
-
 func testAccountPurge(t *testing.T, s storage.Store) {
 	as := accountStore(t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
@@ -471,26 +413,10 @@ func testAccountPurge(t *testing.T, s storage.Store) {
 	link(ctxA, "l-used-live", accountstore.PurposeEmailChange, at(11, 0), true)
 	link(ctxA, "l-live", accountstore.PurposeEmailChange, at(11, 0), false)
 
-	retention := 180 * 24 * time.Hour
-	record := func(ctx context.Context, when time.Time) {
-		must(t, "RecordEvent", as.RecordEvent(ctx, accountstore.Event{MemberID: member, Kind: accountstore.EventSignedIn, At: when}))
-	}
-	record(ctxA, before.Add(-retention-time.Hour)) // old
-	record(ctxB, before.Add(-retention-time.Hour)) // old
-	record(ctxA, before.Add(-retention+time.Hour)) // kept
-	record(ctxA, before)                           // kept
-
 	n, err := s.PurgeExpired(t.Context(), before, 100)
 	must(t, "PurgeExpired", err)
-	if n != 5 {
-		t.Errorf("PurgeExpired deleted %d rows, want 5 (3 links, 2 events)", n)
-	}
-	eventsA, err := as.ListMemberEvents(ctxA, member, 100)
-	must(t, "ListMemberEvents", err)
-	eventsB, err := as.ListMemberEvents(ctxB, member, 100)
-	must(t, "ListMemberEvents", err)
-	if len(eventsA) != 2 || len(eventsB) != 0 {
-		t.Errorf("events left: %d at A (want 2), %d at B (want 0)", len(eventsA), len(eventsB))
+	if n != 3 {
+		t.Errorf("PurgeExpired deleted %d rows, want 3 links", n)
 	}
 	if _, err := as.GetLink(ctxA, "l-live", accountstore.PurposeEmailChange, at(9, 0)); err != nil {
 		t.Errorf("live link after the purge: %v", err)

@@ -230,5 +230,5 @@ var allModels = []any{
 	&commentRow{}, &lecturerRow{}, &lecturerCourseRow{}, &formRow{}, &formSubmissionRow{}, &pageRow{},
 	&oauthClientRow{}, &authorizationCodeRow{}, &pkceSessionRow{}, &oidcSessionRow{}, &tokenPairRow{},
 	&signingKeyRow{}, &loginSessionRow{}, &schemaMigrationRow{}, &storedFileRow{},
-	&accountLinkRow{}, &memberEventRow{},
+	&accountLinkRow{}, &securityEventRow{},
 }

@@ -477,7 +477,7 @@ type loginSessionRow struct {
 
 func (loginSessionRow) TableName() string { return "login_sessions" }
 
-// Account rows (account.Store): one-time links and members' security events.
+// Account rows (account.Store): one-time links.
 
 type accountLinkRow struct {
 	ID            string `gorm:"primaryKey"`
@@ -492,19 +492,6 @@ type accountLinkRow struct {
 }
 
 func (accountLinkRow) TableName() string { return "account_links" }
-
-type memberEventRow struct {
-	ID         int64
-	SchoolID   int64
-	MemberID   int64
-	Kind       string
-	At         time.Time
-	ClientAddr string
-	UserAgent  string
-	Detail     string
-}
-
-func (memberEventRow) TableName() string { return "member_events" }
 
 // stamper is implemented by rows whose timestamps the store keeps (rather than the data).
 type stamper interface {

@@ -20,11 +20,11 @@ import (
 // written in UTC in one format whose text order is time order (dbTime).
 //
 // A one-time link goes once it has expired, used or not: a used link is kept only so that its
-// token keeps failing as used until it would have failed as expired anyway. A member's security
-// event goes once it is older than MemberEventRetention. Mail outbox entries are kept mailKeep
-// after they were sent or given up on, for operators who ask what became of a message (their
-// payload is already erased). A passkey ceremony's challenge goes once it has expired (a used
-// one is deleted by its use).
+// token keeps failing as used until it would have failed as expired anyway. Mail outbox entries
+// are kept mailKeep after they were sent or given up on, for operators who ask what became of a
+// message (their payload is already erased). A passkey ceremony's challenge goes once it has
+// expired (a used one is deleted by its use). The security event log is not here: its retention
+// is a server setting, so the server purges it on its own (PurgeSecurityEvents).
 var purgeTargets = []struct {
 	table, key, expired string
 	params              int
@@ -36,15 +36,9 @@ var purgeTargets = []struct {
 	{"login_sessions", "id", "expires_at < ?", 1, 0},
 	{"oauth_token_pairs", "id", "COALESCE(refresh_expires_at, access_expires_at) < ? AND access_expires_at < ?", 2, 0},
 	{"account_links", "id", "expires_at < ?", 1, 0},
-	{"member_events", "id", "at < ?", 1, MemberEventRetention},
 	{"mail_outbox", "id", "finished_at < ? AND state IN ('sent', 'failed')", 1, mailKeep},
 	{"passkey_challenges", "id", "expires_at < ?", 1, 0},
 }
-
-// MemberEventRetention is how long a member's security events are kept (account.Events): long
-// enough to look back over a season's sign-ins, short enough that addresses and browsers are
-// not kept for good.
-const MemberEventRetention = 180 * 24 * time.Hour
 
 // mailKeep is how long a sent or failed mail outbox entry stays.
 const mailKeep = 30 * 24 * time.Hour
