@@ -265,7 +265,9 @@ var doctorRelations = []relation{
 	bySchool("signing_keys"),
 	bySchool("login_sessions"), byMember("login_sessions", "member_id"),
 	bySchool("account_links"), byMember("account_links", "member_id"),
-	bySchool("member_events"), byMember("member_events", "member_id"),
+	bySchool("security_events"),
+	bySchool("member_passkeys"), byMember("member_passkeys", "member_id"),
+	bySchool("passkey_challenges"), byMember("passkey_challenges", "member_id"),
 }
 
 // rowExamples says how a finding names a child row (the example column) and orders them (k).
@@ -285,6 +287,7 @@ var rowExamples = map[string][2]string{
 	"signing_keys":               {"'school ' || CAST(c.school_id AS TEXT) || ' key ' || c.kid", "c.kid"},
 	"login_sessions":             {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"account_links":              {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
+	"passkey_challenges":         {"'school ' || CAST(c.school_id AS TEXT) || ' ' || c.purpose || ' challenge'", "c.created_at"},
 }
 
 // checkRelation finds the child rows whose parent row is missing.
