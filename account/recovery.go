@@ -162,11 +162,9 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant
 		return h.linkRefused(w, r, t, PurposeReset, token, err, show)
 	}
 	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
-	if err := h.consent.StartSession(ctx, w, r, m); err != nil {
-		return err
-	}
-	consent.SeeOther(w, AccountPath)
-	return nil
+	// A member with a second factor enters it before the session starts: the link proves the
+	// mailbox, not the factor.
+	return h.consent.SignIn(ctx, w, r, m, AccountPath)
 }
 
 // readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
@@ -246,9 +244,5 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *te
 		consent.SeeOther(w, consent.LoginPath)
 		return nil
 	}
-	if err := h.consent.StartSession(ctx, w, r, res.Member); err != nil {
-		return err
-	}
-	consent.SeeOther(w, AccountPath)
-	return nil
+	return h.consent.SignIn(ctx, w, r, res.Member, AccountPath)
 }

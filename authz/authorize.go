@@ -91,6 +91,21 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if asksOperatorScope(ar.GetRequestedScopes()) {
+		// security.operator_mfa: an operator may have to enrol a second factor, or enter theirs
+		// again (step-up), before granting operator scopes; the redirect comes back here.
+		if ok, err := h.consent.OperatorFactorGate(w, r, sess, true); err != nil || !ok {
+			if err != nil {
+				h.logError(ctx, "authorize: second factor lookup failed", err)
+				h.consent.RenderError(w, r, http.StatusServiceUnavailable, consent.ErrorView{
+					Title:   "Sign-in is unavailable right now",
+					Message: "Please try again in a moment.",
+				})
+			}
+			return
+		}
+	}
+
 	if r.Method == http.MethodGet {
 		h.consent.RenderConsent(w, r, sess, consentView(ar, r))
 		return
@@ -210,6 +225,16 @@ func whyNotAllowed(t *tenant.Tenant, roles []storage.Role, scopes []string) stri
 	return ""
 }
 
+// asksOperatorScope reports whether any of scopes is an operator scope.
+func asksOperatorScope(scopes []string) bool {
+	for _, s := range scopes {
+		if sc, ok := scope.Lookup(s); ok && sc.Audience == scope.Operator {
+			return true
+		}
+	}
+	return false
+}
+
 // consentView describes the request for the consent page.
 func consentView(ar fosite.AuthorizeRequester, r *http.Request) consent.ConsentView {
 	v := consent.ConsentView{FormAction: r.URL.RequestURI()}
@@ -253,6 +278,9 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Te
 	sess.Subject = sub
 	sess.Claims.Subject = sub
 	sess.Claims.AuthTime = s.CreatedAt.UTC().Truncate(time.Second)
+	// How the member signed in (RFC 8176): ["pwd"], or ["pwd", "otp", "mfa"] after a second
+	// factor. It is kept with the grant, so a refreshed ID token and UserInfo repeat it.
+	sess.Claims.AuthenticationMethodsReferences = s.AMR
 	sess.Claims.RequestedAt = ar.GetRequestedAt()
 	claims := memberClaims(t, s.Member, roles, ar.GetGrantedScopes())
 	delete(claims, "sub")

@@ -56,5 +56,10 @@ func (h *Handler) writeUserinfo(w http.ResponseWriter, r *http.Request, t *tenan
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	edge.WriteJSON(w, http.StatusOK, memberClaims(t, m, roles, g.Scopes))
+	claims := memberClaims(t, m, roles, g.Scopes)
+	if len(g.AMR) > 0 {
+		// How the member signed in when they granted this (the ID token's amr).
+		claims["amr"] = g.AMR
+	}
+	edge.WriteJSON(w, http.StatusOK, claims)
 }

@@ -30,7 +30,29 @@ type Tenant struct {
 	CIMD         CIMD         `mapstructure:"cimd"`
 	// Mail is the school's From address and name; empty fields take the server's defaults.
 	Mail TenantMail `mapstructure:"mail"`
+	// Security holds the school's sign-in policies.
+	Security Security `mapstructure:"security"`
 }
+
+// Security is a school's sign-in policy.
+type Security struct {
+	// OperatorMFA is whether owners and admins need a second factor: OperatorMFAOff,
+	// OperatorMFAOptional (the default) or OperatorMFARequired.
+	OperatorMFA string `mapstructure:"operator_mfa"`
+}
+
+// security.operator_mfa values.
+const (
+	// OperatorMFAOff: no operator is asked for a second factor, and granting operator scopes
+	// needs no recent one (step-up is off).
+	OperatorMFAOff = "off"
+	// OperatorMFAOptional: operators may enrol; one who has a factor must have entered it in
+	// the last 15 minutes to grant operator scopes.
+	OperatorMFAOptional = "optional"
+	// OperatorMFARequired: as optional, and an owner or admin without a factor is sent to enrol
+	// before any administration page or operator scope.
+	OperatorMFARequired = "required"
+)
 
 // Features switches optional capabilities on per school.
 type Features struct {
@@ -63,7 +85,8 @@ func DefaultTenant() Tenant {
 			RefreshToken:      DefaultRefreshTokenLifetime,
 			AuthorizationCode: DefaultAuthorizationCodeLifetime,
 		},
-		CIMD: CIMD{CacheMin: DefaultCIMDCacheMin, CacheMax: DefaultCIMDCacheMax},
+		CIMD:     CIMD{CacheMin: DefaultCIMDCacheMin, CacheMax: DefaultCIMDCacheMax},
+		Security: Security{OperatorMFA: OperatorMFAOptional},
 	}
 }
 
@@ -85,6 +108,11 @@ func (t *Tenant) validate(c collector) {
 		c.add("base_url", "is required")
 	} else if _, err := ParseBaseURL(t.BaseURL); err != nil {
 		c.add("base_url", "%v (got %q)", err, t.BaseURL)
+	}
+	switch t.Security.OperatorMFA {
+	case OperatorMFAOff, OperatorMFAOptional, OperatorMFARequired:
+	default:
+		c.add("security.operator_mfa", "must be off, optional or required, got %q", t.Security.OperatorMFA)
 	}
 	l := t.Lifetimes
 	if l.AccessToken < time.Minute || l.AccessToken > 24*time.Hour {
@@ -120,3 +148,11 @@ func CheckTenantSet(tenants []Tenant) Errors {
 	}
 	return problems
 }
+
+// RequiresOperatorFactor reports whether owners and admins must enrol a second factor.
+func (s Security) RequiresOperatorFactor() bool { return s.OperatorMFA == OperatorMFARequired }
+
+// OperatorStepUp reports whether granting operator scopes needs a recent second factor from a
+// member who has one: everywhere but at "off" (an empty value, a tenant built in code, is the
+// default "optional").
+func (s Security) OperatorStepUp() bool { return s.OperatorMFA != OperatorMFAOff }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
@@ -79,15 +79,19 @@ type Deps struct {
 	// goroutine before the redirect is written, so it should be quick and must report its own
 	// failures (a sign-in is not undone by them).
 	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
-	// Audit records sign-ins (succeeded, failed, throttled) in the security event log; nil
-	// records nothing.
+	// Factors are members' second factors (package mfa); nil: no second sign-in step.
+	Factors SecondFactors
+	// FactorLimit is the failure budget of the second step per member (zero: 5 per
+	// AccountLimit's window); the address's is AddressLimit, shared with passwords.
+	FactorLimit Limit
+	// Audit records sign-ins (succeeded, failed, throttled) and the second step's uses in the
+	// security event log; nil records nothing.
 	Audit *audit.Recorder
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
-	audit                                   *audit.Recorder
 	store                                   storage.Store
 	tpl                                     *templates.Set
 	log                                     *slog.Logger
@@ -106,6 +110,11 @@ type Handler struct {
 	// deviceKey signs known-device cookies.
 	sessionKey, csrfKey, deviceKey []byte
 	onSignIn                       func(ctx context.Context, r *http.Request, m storage.Member)
+	factors                        SecondFactors
+	factorLimit                    Limit
+	// pendingKey signs the pending sign-in cookie of the second step.
+	pendingKey []byte
+	audit      *audit.Recorder
 }
 
 // New checks d and returns the handler.
@@ -123,10 +132,12 @@ func New(d Deps) (*Handler, error) {
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
 		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
 		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
-		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn, audit: d.Audit,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),
+		pendingKey: d.Secret.Derive("pending sign-in v1"),
+		factors:    d.Factors, factorLimit: d.FactorLimit, audit: d.Audit,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -146,6 +157,9 @@ func New(d Deps) (*Handler, error) {
 	if h.deviceLimit == (Limit{}) {
 		h.deviceLimit = DefaultDeviceLimit
 	}
+	if h.factorLimit == (Limit{}) {
+		h.factorLimit = Limit{Max: 5, Window: h.accountLimit.Window}
+	}
 	if h.deviceLifetime == 0 {
 		h.deviceLifetime = DefaultDeviceLifetime
 	}
@@ -159,7 +173,7 @@ func New(d Deps) (*Handler, error) {
 		return nil, fmt.Errorf("consent: HashSlots (%d) and DeviceLifetime (%v) must not be negative", d.HashSlots, h.deviceLifetime)
 	}
 	h.gate = newHashGate(d.HashSlots, d.HashWait)
-	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit} {
+	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit, h.factorLimit} {
 		if l.Max < 1 || l.Window <= 0 {
 			return nil, fmt.Errorf("consent: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
 		}
@@ -180,6 +194,8 @@ func New(d Deps) (*Handler, error) {
 func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(LoginPath, h.handle(h.loginForm)).Methods(http.MethodGet)
 	r.Handle(LoginPath, h.handle(h.login)).Methods(http.MethodPost)
+	r.Handle(FactorPath, h.handle(h.factorForm)).Methods(http.MethodGet)
+	r.Handle(FactorPath, h.handle(h.factor)).Methods(http.MethodPost)
 	r.Handle(DonePath, h.handle(h.signedIn)).Methods(http.MethodGet)
 	r.Handle(LogoutPath, h.handle(h.logoutForm)).Methods(http.MethodGet)
 	r.Handle(LogoutPath, h.handle(h.logout)).Methods(http.MethodPost)

@@ -144,6 +144,11 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		h.log.Error("rate limiter: reset", "request_id", info.ID, "err", err)
 	}
 	h.refund(ctx, charged[1:]...)
+	// A member with a second factor at this school is asked for it before any session.
+	if asked, err := h.askSecondFactor(ctx, w, r, m, page.ReturnTo); err != nil || asked {
+		h.setKnownDevice(w, secureCookies(r), digest)
+		return err
+	}
 	if err := h.StartSession(ctx, w, r, m); err != nil {
 		return err
 	}

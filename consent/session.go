@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -46,6 +47,11 @@ type Session struct {
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time
+	// AMR is how the member signed in (RFC 8176 values, package factor), for ID tokens; empty
+	// for a session older than the record of it. FactorAt is when a second factor was last
+	// entered in the session (zero: never), for step-up.
+	AMR      []string
+	FactorAt time.Time
 }
 
 // Current returns the request's session if it has a valid one. A store failure reads as "not
@@ -95,7 +101,8 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 		}
 	}
 	m.PasswordHash = ""
-	return Session{ID: id, Member: m, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt}, nil
+	return Session{ID: id, Member: m, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
+		AMR: ls.AMR, FactorAt: ls.FactorAt}, nil
 }
 
 // RedirectToLogin sends the browser to the sign-in page, which returns it to this request's
@@ -108,10 +115,17 @@ func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 	SeeOther(w, loc)
 }
 
-// StartSession signs m in: a fresh token (never one the browser brought, so a planted cookie
-// cannot become a session), its hash stored, the token in the cookie. A session this browser
-// already held at the school is ended.
+// StartSession signs m in with a password alone: a fresh token (never one the browser brought, so
+// a planted cookie cannot become a session), its hash stored, the token in the cookie. A session
+// this browser already held at the school is ended. A member who may have a second factor is
+// signed in with SignIn instead.
 func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
+	return h.startSession(ctx, w, r, m, []string{factor.AMRPassword}, time.Time{})
+}
+
+// startSession is StartSession with the methods the member signed in with and when a second
+// factor was entered (zero: none).
+func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member, amr []string, factorAt time.Time) error {
 	secure := secureCookies(r)
 	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && WellFormedToken(c.Value) {
 		h.deleteSession(ctx, h.sessionID(c.Value))
@@ -125,6 +139,8 @@ func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *ht
 		LastSeenAt: now,
 		ExpiresAt:  now.Add(h.absolute),
 		UserAgent:  sessionUserAgent(r.UserAgent()),
+		AMR:        amr,
+		FactorAt:   factorAt,
 	}
 	if addr := edge.FromContext(ctx).ClientAddr; addr.IsValid() {
 		ls.ClientAddr = addr.String()

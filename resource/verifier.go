@@ -39,6 +39,9 @@ type Grant struct {
 	Resource  string
 	ExpiresAt time.Time
 	IssuedAt  time.Time
+	// AMR is how the member had signed in when the grant was made (RFC 8176 values), from the
+	// session stored with the token pair; empty from a RemoteVerifier or for an older grant.
+	AMR []string
 }
 
 // HasScope reports whether the grant holds scope s.
@@ -101,7 +104,8 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 	if p.RevokedAt != nil || !p.AccessExpiresAt.After(now) || !boundTo(t, p.Resource) {
 		return Grant{}, ErrInvalidToken
 	}
-	if grantSchool(p.Data) != t.SchoolID {
+	stored := grantSession(p.Data)
+	if stored.Session.SchoolID != t.SchoolID {
 		return Grant{}, ErrOtherOrganization
 	}
 	if p.FirstUsedAt == nil {
@@ -120,22 +124,30 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 	return Grant{
 		PairID: p.ID, ClientID: p.ClientID, MemberID: p.MemberID, Scopes: p.Scopes,
 		Resource: p.Resource, ExpiresAt: p.AccessExpiresAt, IssuedAt: p.RequestedAt,
+		AMR: stored.Session.Claims.AMR,
 	}, nil
 }
 
-// grantSchool returns the school_id of the session stored with a token pair, 0 if it has none.
-// The pair's Data is the request package authz serialised, with its Session under "session";
-// only that one field is decoded, from the row already read, so the check costs no query.
-func grantSchool(data []byte) int64 {
-	var stored struct {
-		Session struct {
-			SchoolID int64 `json:"school_id"`
-		} `json:"session"`
-	}
+// storedSession is what a verifier reads of the session stored with a token pair: its school and
+// the ID token claims' amr.
+type storedSession struct {
+	Session struct {
+		SchoolID int64 `json:"school_id"`
+		Claims   struct {
+			AMR []string `json:"amr"`
+		} `json:"id_token_claims"`
+	} `json:"session"`
+}
+
+// grantSession reads the session stored with a token pair (zero if it has none). The pair's Data
+// is the request package authz serialised, with its Session under "session"; only the fields
+// needed are decoded, from the row already read, so the check costs no query.
+func grantSession(data []byte) storedSession {
+	var stored storedSession
 	if json.Unmarshal(data, &stored) != nil {
-		return 0
+		return storedSession{}
 	}
-	return stored.Session.SchoolID
+	return stored
 }
 
 // boundTo reports whether a token whose grant named resource may be used at the school's

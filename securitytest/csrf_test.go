@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -274,6 +275,19 @@ func TestCSRFEveryForm(t *testing.T) {
 				state: func() string { return owner().PasswordHash },
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && owner().PasswordHash != ownerHash
+				}},
+			// The enrolment form: a code it cannot check is refused with the form again, and
+			// TOTP stays off.
+			mfa.TOTPPath: {order: 11,
+				state: func() string {
+					sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Owner.ID})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return strconv.FormatBool(sums[a.Owner.ID].TOTP)
+				},
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusOK && strings.Contains(r.Body, `id="totp-message"`)
 				}},
 			consent.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },

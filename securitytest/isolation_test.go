@@ -14,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -161,6 +162,15 @@ var routeCases = map[string]probe{
 	"POST " + account.SessionEndPath:       endSessionAtB,
 	"POST " + account.SessionEndOthersPath: endOtherSessionsAtB,
 	"POST " + account.AppRemovePath:        removeAppAtB,
+
+	// second factors: A's session and A's pending sign-in mean nothing at B.
+	"GET " + consent.FactorPath:     factorStepAtB,
+	"POST " + consent.FactorPath:    factorStepAtB,
+	"GET " + mfa.SecurityPath:       accountPageAtB,
+	"GET " + mfa.TOTPPath:           accountPageAtB,
+	"POST " + mfa.TOTPPath:          factorFormAtB,
+	"POST " + mfa.RemoveTOTPPath:    factorFormAtB,
+	"POST " + mfa.RecoveryCodesPath: factorFormAtB,
 
 	// passkey: A's session and tokens mean nothing at B, and A's passkeys are not B's.
 	"GET " + passkey.AccountPath:         accountPageAtB,
@@ -789,7 +799,8 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	}
 	documented := []string{
 		authz.AuthorizePath, authz.TokenPath, authz.RevokePath, authz.UserinfoPath, authz.RegisterPath, authz.JWKSPath,
-		consent.LoginPath, consent.DonePath, consent.LogoutPath, admin.AppsPath, admin.NewAppPath, admin.EventsPath,
+		consent.LoginPath, consent.DonePath, consent.LogoutPath, consent.FactorPath, admin.AppsPath, admin.NewAppPath, admin.EventsPath,
+		mfa.SecurityPath, mfa.TOTPPath, mfa.RemoveTOTPPath, mfa.RecoveryCodesPath,
 		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
 		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", resource.MetadataPath,
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
@@ -75,7 +76,11 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, err := consent.New(consent.Deps{Store: e.Store, Secret: secret, Templates: pages})
+	factors, err := mfa.NewService(mfa.ServiceDeps{Store: e.Store, Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := consent.New(consent.Deps{Store: e.Store, Secret: secret, Templates: pages, Factors: factors})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +89,11 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
 	r.Handle(authz.JWKSPath, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Consent: login, Templates: pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pagesMFA.Mount(r)
 	queue, err := mail.NewQueue(e.Store, secret, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +125,7 @@ var mountedInServer = map[string][]string{
 		"discovery.New(...).Mount",
 		"r.Handle(authz.JWKSPath)",
 		"login.Mount",
+		"pagesMFA.Mount",
 		"acct.Mount",
 		"pk.Mount",
 		"admin.New(...).Mount",

@@ -23,8 +23,10 @@ import (
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
@@ -192,10 +194,20 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if unlocks == nil {
 		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
 	}
+	// Second factors live in the store's factor tables (gormstore); a store without them asks
+	// no one for a second factor.
+	var factors consent.SecondFactors
+	var mfaService *mfa.Service
+	if fs, ok := d.Store.(factor.Store); ok {
+		if mfaService, err = mfa.NewService(mfa.ServiceDeps{Store: fs, Secret: d.Config.Secret}); err != nil {
+			return err
+		}
+		factors = mfaService
+	}
 	var acct *account.Handler
 	login, err := consent.New(consent.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
-		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit,
+		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit, Factors: factors,
 	})
 	if err == nil {
 		acct, err = s.accountPages(login, pages, limiter)
@@ -217,6 +229,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
+	if mfaService != nil {
+		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger})
+		if err != nil {
+			return err
+		}
+		pagesMFA.Mount(r)
+	}
 	var inviter operator.Inviter
 	if acct != nil {
 		acct.Mount(r)

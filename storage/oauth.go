@@ -184,6 +184,11 @@ type LoginSession struct {
 	// started, for the member's list of their sessions (account.Sessions); "" if unknown.
 	UserAgent  string
 	ClientAddr string
+	// AMR is how the member signed in (RFC 8176 values: "pwd", then "otp" and "mfa" after a
+	// second factor), for ID tokens; FactorAt is when a second factor was last entered in the
+	// session (zero: never), for step-up.
+	AMR      []string
+	FactorAt time.Time
 }
 
 // LoginSessions stores login sessions. All methods are school-scoped.

@@ -6,5 +6,6 @@ package templates
 func extraPages() []namedPage {
 	pages := append(accountPages(), recoveryPages()...)
 	pages = append(pages, auditPages()...)
+	pages = append(pages, mfaPages()...)
 	return append(pages, passkeyPages()...)
 }

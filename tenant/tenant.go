@@ -31,6 +31,8 @@ type Tenant struct {
 	// Mail is the school's From address and name as its file gives them (config.TenantMail
 	// Resolve fills in the server's defaults).
 	Mail config.TenantMail
+	// Security is the school's sign-in policy (security.operator_mfa).
+	Security config.Security
 
 	AccessTokenLifetime       time.Duration
 	RefreshTokenLifetime      time.Duration
@@ -53,6 +55,7 @@ func New(c config.Tenant) (*Tenant, error) {
 		Registration:              c.Registration,
 		CIMD:                      c.CIMD,
 		Mail:                      c.Mail,
+		Security:                  c.Security,
 		AccessTokenLifetime:       c.Lifetimes.AccessToken,
 		RefreshTokenLifetime:      c.Lifetimes.RefreshToken,
 		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,

@@ -29,7 +29,7 @@ func newMembersCommand(g *globalFlags) *cobra.Command {
 		Use:   "members",
 		Short: "Manage members and their roles at a school",
 	}
-	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g), newMembersInviteCommand(g), newMembersResetLinkCommand(g))
+	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g), newMembersInviteCommand(g), newMembersResetLinkCommand(g), newMembersResetMFACommand(g))
 	return cmd
 }
 

@@ -151,6 +151,13 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			})
 			return
 		}
+		// security.operator_mfa: required sends an operator without a second factor to enrol.
+		if ok, err := h.consent.OperatorFactorGate(w, r, s, false); err != nil || !ok {
+			if err != nil {
+				h.consent.Fail(w, r, err)
+			}
+			return
+		}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
 				h.consent.Fail(w, r, consent.FormError(err))

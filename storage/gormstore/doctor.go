@@ -266,6 +266,8 @@ var doctorRelations = []relation{
 	bySchool("login_sessions"), byMember("login_sessions", "member_id"),
 	bySchool("account_links"), byMember("account_links", "member_id"),
 	bySchool("security_events"),
+	bySchool("member_totp"), byMember("member_totp", "member_id"),
+	bySchool("member_recovery_codes"), byMember("member_recovery_codes", "member_id"),
 	bySchool("member_passkeys"), byMember("member_passkeys", "member_id"),
 	bySchool("passkey_challenges"), byMember("passkey_challenges", "member_id"),
 }
@@ -287,6 +289,8 @@ var rowExamples = map[string][2]string{
 	"signing_keys":               {"'school ' || CAST(c.school_id AS TEXT) || ' key ' || c.kid", "c.kid"},
 	"login_sessions":             {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"account_links":              {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
+	"member_totp":                {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
+	"member_recovery_codes":      {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"passkey_challenges":         {"'school ' || CAST(c.school_id AS TEXT) || ' ' || c.purpose || ' challenge'", "c.created_at"},
 }
 

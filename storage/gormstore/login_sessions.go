@@ -9,7 +9,7 @@ import (
 )
 
 func (r loginSessionRow) session() storage.LoginSession {
-	return storage.LoginSession{
+	ls := storage.LoginSession{
 		ID:         r.ID,
 		MemberID:   r.MemberID,
 		CreatedAt:  utc(r.CreatedAt),
@@ -17,7 +17,12 @@ func (r loginSessionRow) session() storage.LoginSession {
 		ExpiresAt:  utc(r.ExpiresAt),
 		UserAgent:  r.UserAgent,
 		ClientAddr: r.ClientAddr,
+		AMR:        splitAMR(r.AMR),
 	}
+	if r.FactorAt != nil {
+		ls.FactorAt = utc(*r.FactorAt)
+	}
+	return ls
 }
 
 // CreateLoginSession stores a session at the context's school. A zero CreatedAt is the store's
@@ -53,6 +58,11 @@ func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession)
 		ExpiresAt:  dbTime(ls.ExpiresAt),
 		UserAgent:  ls.UserAgent,
 		ClientAddr: ls.ClientAddr,
+		AMR:        joinAMR(ls.AMR),
+	}
+	if !ls.FactorAt.IsZero() {
+		at := dbTime(ls.FactorAt)
+		row.FactorAt = &at
 	}
 	// An unknown member fails on the foreign key (ErrNotFound).
 	return wrap(op, s.conn(ctx).Create(&row).Error)
@@ -67,16 +77,20 @@ func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSe
 	}
 	row := loginSessionRow{ID: id, SchoolID: sc.schoolID}
 	var m memberRow
-	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at, s.user_agent, s.client_addr,
+	var factorAt textTime
+	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at, s.user_agent, s.client_addr, s.amr, s.factor_at,
   m.email, m.name, m.avatar_url, m.password_hash, m.created_at, m.updated_at
 FROM login_sessions s JOIN members m ON m.id = s.member_id
 WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
-		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt, &row.UserAgent, &row.ClientAddr,
+		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt, &row.UserAgent, &row.ClientAddr, &row.AMR, &factorAt,
 		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt)
 	if err != nil {
 		return storage.LoginSession{}, storage.Member{}, wrap("get login session", err)
 	}
 	m.ID = row.MemberID
+	if factorAt.Valid {
+		row.FactorAt = &factorAt.Time
+	}
 	return row.session(), m.member(), nil
 }
 

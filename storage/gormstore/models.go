@@ -473,6 +473,8 @@ type loginSessionRow struct {
 	ExpiresAt  time.Time
 	UserAgent  string
 	ClientAddr string
+	AMR        string `gorm:"column:amr"`
+	FactorAt   *time.Time
 }
 
 func (loginSessionRow) TableName() string { return "login_sessions" }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// TestMembersResetMFA: the command removes a member's factors at the named school only, and
+// refuses an address that is nobody there.
+func TestMembersResetMFA(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne, "two.yaml": schoolTwo})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, args := range [][]string{
+		{"--tenant", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "owner"},
+		{"--tenant", "2", "--email", "bo@example.com", "--name", "Bo"},
+	} {
+		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	s := openDeployment(t, root)
+	ada, err := s.GetMemberByEmail(t.Context(), "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1})
+	two := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 2})
+	// Ada has TOTP and recovery codes at school 1, and (as the store allows, whatever her role)
+	// TOTP at school 2.
+	now := time.Now()
+	if err := s.PutPendingTOTP(one, ada.ID, []byte("sealed"), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ConfirmTOTP(one, ada.ID, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceRecoveryCodes(one, ada.ID, []string{"h1", "h2"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutPendingTOTP(two, ada.ID, []byte("sealed"), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ConfirmTOTP(two, ada.ID, 1, now); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		email, want string
+	}{
+		{"nobody@example.com", "no member with e-mail nobody@example.com at school 1"},
+		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
+		{"not an address", "is not an e-mail address"},
+	} {
+		code, _, stderr := runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", c.email)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("reset-mfa %q: %d %q", c.email, code, stderr)
+		}
+	}
+
+	code, out, stderr := runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", "Ada@Example.com")
+	if code != 0 || !strings.Contains(out, "removed the second factors of member") || !strings.Contains(out, "<ada@example.com> at school 1") {
+		t.Fatalf("reset-mfa: %d %q %q", code, out, stderr)
+	}
+	if sums, err := s.FactorSummaries(one, []int64{ada.ID}); err != nil || len(sums) != 0 {
+		t.Errorf("factors at school 1 after the reset: %v, %v", sums, err)
+	}
+	if sums, err := s.FactorSummaries(two, []int64{ada.ID}); err != nil || sums[ada.ID] != (factor.Summary{TOTP: true}) {
+		t.Errorf("factors at school 2 after a reset at school 1: %v, %v", sums, err)
+	}
+	code, out, _ = runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", "ada@example.com")
+	if code != 0 || !strings.Contains(out, "has no second factor at school 1") {
+		t.Errorf("reset-mfa twice: %d %q", code, out)
+	}
+}

@@ -1,0 +1,397 @@
+package mfa_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/hotp"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/server/servertest"
+)
+
+var (
+	secretPattern = regexp.MustCompile(`<code id="totp-secret">([A-Z2-7 ]+)</code>`)
+	codesPattern  = regexp.MustCompile(`<li><code>([a-z2-7]{5}-[a-z2-7]{5})</code></li>`)
+)
+
+// totpAt is the code of secret (base32, as the page shows it) at t.
+func totpAt(t *testing.T, secret string, at time.Time) string {
+	t.Helper()
+	c, err := hotp.GenerateCodeCustom(strings.ReplaceAll(secret, " ", ""), uint64(at.Unix()/30),
+		hotp.ValidateOpts{Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// enrolment is a member's TOTP secret and recovery codes, as the pages showed them.
+type enrolment struct {
+	secret string
+	codes  []string
+	page   *servertest.Response // the recovery codes page
+}
+
+// enrol turns TOTP on for the browser's member at school s through the pages: the enrolment
+// page (from path, which may carry return_to), then the code of the current step. The server's
+// clock is the real one: a later sign-in uses the next step's code (nextCode), within the skew.
+func enrol(t *testing.T, b *servertest.Browser, s *servertest.School, path string) enrolment {
+	t.Helper()
+	page := b.Get(s.URL(path))
+	m := secretPattern.FindStringSubmatch(page.Body)
+	if page.Status != http.StatusOK || m == nil {
+		t.Fatalf("enrolment page: %d\n%s", page.Status, page.Body)
+	}
+	if !strings.Contains(page.Body, `src="data:image/png;base64,`) {
+		t.Error("the enrolment page shows no QR code")
+	}
+	f, ok := page.FormWith("code")
+	if !ok {
+		t.Fatal("no code form on the enrolment page")
+	}
+	// A wrong code first: nothing is turned on.
+	f.Values.Set("code", wrongCode(totpAt(t, m[1], time.Now())))
+	if r := b.Submit(f, ""); r.Status != http.StatusOK || !strings.Contains(r.Body, "not right") {
+		t.Fatalf("a wrong confirmation code: %d\n%s", r.Status, r.Body)
+	}
+	f.Values.Set("code", totpAt(t, m[1], time.Now()))
+	res := b.Submit(f, "")
+	if res.Status != http.StatusOK {
+		t.Fatalf("confirm TOTP: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
+	}
+	if cc := res.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("recovery codes page: Cache-Control %q", cc)
+	}
+	e := enrolment{secret: m[1], page: res}
+	for _, c := range codesPattern.FindAllStringSubmatch(res.Body, -1) {
+		e.codes = append(e.codes, c[1])
+	}
+	if len(e.codes) != mfa.RecoveryCodeCount {
+		t.Fatalf("%d recovery codes shown\n%s", len(e.codes), res.Body)
+	}
+	return e
+}
+
+// nextCode is the code of the step after the current one: accepted once (skew) after the
+// enrolment used the current step.
+func (en enrolment) nextCode(t *testing.T) string {
+	return totpAt(t, en.secret, time.Now().Add(30*time.Second))
+}
+
+// wrongCode is a six-digit code other than c.
+func wrongCode(c string) string {
+	if c == "000000" {
+		return "111111"
+	}
+	return "000000"
+}
+
+// passwordStep signs in with the password and expects to be asked for the second factor.
+func passwordStep(t *testing.T, b *servertest.Browser, s *servertest.School, email string) *servertest.Response {
+	t.Helper()
+	r := b.TrySignIn(s, email, servertest.Password)
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.FactorPath+"?") {
+		t.Fatalf("password step: %d, Location %q", r.Status, r.Header.Get("Location"))
+	}
+	if b.Cookie(s, servertest.SessionCookie(s)) != "" {
+		t.Fatal("a session before the second factor")
+	}
+	page := b.Get(r.Location())
+	if page.Status != http.StatusOK {
+		t.Fatalf("factor page: %d\n%s", page.Status, page.Body)
+	}
+	return page
+}
+
+// enterCode posts code on a factor page.
+func enterCode(t *testing.T, b *servertest.Browser, page *servertest.Response, code string) *servertest.Response {
+	t.Helper()
+	f, ok := page.FormWith("code")
+	if !ok {
+		t.Fatalf("no code form\n%s", page.Body)
+	}
+	f.Values.Set("code", code)
+	return b.Submit(f, "")
+}
+
+func signedIn(t *testing.T, b *servertest.Browser, s *servertest.School) bool {
+	t.Helper()
+	r := b.Get(s.URL(mfa.SecurityPath))
+	return r.Status == http.StatusOK
+}
+
+func TestSignInWithSecondFactor(t *testing.T) {
+	e := servertest.New(t, servertest.Options{})
+	a := e.A
+	b1 := e.Browser()
+	b1.SignIn(a, a.Student.Email)
+	en := enrol(t, b1, a, mfa.TOTPPath)
+
+	// The password alone no longer signs in; a wrong code is refused; the right one does.
+	b2 := e.Browser()
+	page := passwordStep(t, b2, a, a.Student.Email)
+	if r := enterCode(t, b2, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK || !strings.Contains(r.Body, consent.MsgFactorFailed) {
+		t.Fatalf("wrong code: %d\n%s", r.Status, r.Body)
+	}
+	if signedIn(t, b2, a) {
+		t.Fatal("signed in after a wrong code")
+	}
+	r := enterCode(t, b2, page, en.nextCode(t))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != consent.DefaultReturnTo {
+		t.Fatalf("right code: %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
+	}
+	if !signedIn(t, b2, a) {
+		t.Fatal("not signed in after the right code")
+	}
+	if b2.Cookie(a, consent.PendingCookie) != "" {
+		t.Error("the pending cookie outlived the sign-in")
+	}
+
+	// The same code again (another browser) is a replay.
+	b3 := e.Browser()
+	page = passwordStep(t, b3, a, a.Student.Email)
+	if r := enterCode(t, b3, page, en.nextCode(t)); r.Status != http.StatusOK {
+		t.Fatalf("replayed code: %d", r.Status)
+	}
+	// A recovery code signs in once.
+	if r := enterCode(t, b3, page, en.codes[0]); r.Status != http.StatusSeeOther {
+		t.Fatalf("recovery code: %d\n%s", r.Status, r.Body)
+	}
+	b4 := e.Browser()
+	page = passwordStep(t, b4, a, a.Student.Email)
+	if r := enterCode(t, b4, page, en.codes[0]); r.Status != http.StatusOK {
+		t.Fatalf("a used recovery code: %d", r.Status)
+	}
+
+	// The security page counts what is left.
+	sec := b1.Get(a.URL(mfa.SecurityPath))
+	if !strings.Contains(sec.Body, "Recovery codes left: 9") {
+		t.Errorf("security page:\n%s", sec.Body)
+	}
+	// The factor belongs to school A: at B the same member (Shared is everywhere; the student
+	// is A's) signs in with the password alone.
+	bs := e.Browser()
+	bs.SignIn(e.B, e.Shared.Email)
+}
+
+func TestFactorStepThrottled(t *testing.T) {
+	e := servertest.New(t, servertest.Options{})
+	a := e.A
+	b1 := e.Browser()
+	b1.SignIn(a, a.Student.Email)
+	en := enrol(t, b1, a, mfa.TOTPPath)
+	b := e.Browser()
+	page := passwordStep(t, b, a, a.Student.Email)
+	for i := range 5 {
+		if r := enterCode(t, b, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK {
+			t.Fatalf("wrong code %d: %d", i, r.Status)
+		}
+	}
+	// The member's budget is spent: even the right code is refused, unevaluated.
+	r := enterCode(t, b, page, en.nextCode(t))
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || signedIn(t, b, a) {
+		t.Fatalf("after five failures: %d\n%s", r.Status, r.Body)
+	}
+	// ... from another browser too (the count is the member's).
+	b2 := e.Browser()
+	page = passwordStep(t, b2, a, a.Student.Email)
+	if r := enterCode(t, b2, page, en.codes[0]); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("another browser after five failures: %d", r.Status)
+	}
+}
+
+func TestPendingCookieRefused(t *testing.T) {
+	e := servertest.New(t, servertest.Options{})
+	a, bSchool := e.A, e.B
+	b1 := e.Browser()
+	b1.SignIn(a, e.Shared.Email)
+	en := enrol(t, b1, a, mfa.TOTPPath)
+	b2 := e.Browser()
+	page := passwordStep(t, b2, a, e.Shared.Email)
+	pending := b2.Cookie(a, consent.PendingCookie)
+	if pending == "" {
+		t.Fatal("no pending cookie")
+	}
+
+	set := func(b *servertest.Browser, s *servertest.School, v string) {
+		u, _ := url.Parse(s.Origin + "/")
+		b.Jar.SetCookies(u, []*http.Cookie{{Name: consent.PendingCookie, Value: v, Path: "/"}})
+	}
+	tampered := pending[:len(pending)-2] + "AA"
+	body, sig, _ := strings.Cut(pending, ".")
+	for _, c := range []struct {
+		what   string
+		school *servertest.School
+		value  string
+	}{
+		{"of another school", bSchool, pending},
+		{"tampered with", a, tampered},
+		{"with another body", a, body[:len(body)-1] + "x." + sig},
+		{"forged", a, "MXwxfHB3ZHw5OTk5OTk5OTk5.AAAA"},
+	} {
+		b := e.Browser()
+		set(b, c.school, c.value)
+		if r := b.Get(c.school.URL(consent.FactorPath)); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath+"?") {
+			t.Errorf("GET with a pending cookie %s: %d %q", c.what, r.Status, r.Header.Get("Location"))
+		}
+		f, _ := page.FormWith("code")
+		f.Values.Set("code", en.nextCode(t))
+		f.Action = c.school.URL(consent.FactorPath)
+		if r := b.Submit(f, ""); r.Status != http.StatusSeeOther || signedIn(t, b, c.school) {
+			t.Errorf("POST with a pending cookie %s: %d, signed in %v", c.what, r.Status, signedIn(t, b, c.school))
+		}
+	}
+	// The genuine one still works where it was made.
+	if r := enterCode(t, b2, page, en.nextCode(t)); r.Status != http.StatusSeeOther || !signedIn(t, b2, a) {
+		t.Fatalf("genuine pending cookie: %d", r.Status)
+	}
+}
+
+func TestOperatorMFARequired(t *testing.T) {
+	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.Tenant) {
+		if c.Subdomain == "north" {
+			c.Security.OperatorMFA = config.OperatorMFARequired
+		}
+	}})
+	a := e.A
+	owner := e.Browser()
+	owner.SignIn(a, a.Owner.Email)
+	const adminPage = "/admin/developers/oauth-applications"
+	r := owner.Get(a.URL(adminPage))
+	want := consent.FactorEnrolPath + "?return_to=" + url.QueryEscape(adminPage)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+		t.Fatalf("admin page without a factor: %d, Location %q, want %q", r.Status, r.Header.Get("Location"), want)
+	}
+	// Operator scopes at consent are refused the same way, back to the request afterwards.
+	authURL := servertest.AuthorizeURL(a, a.OperatorClient, servertest.NewPKCE(), "openid", "school:read")
+	r = owner.Get(authURL)
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.FactorEnrolPath+"?return_to=%2Foauth%2Fauthorize") {
+		t.Fatalf("operator consent without a factor: %d, Location %q", r.Status, r.Header.Get("Location"))
+	}
+	// At B (optional) the same pages are open to B's owner.
+	ob := e.Browser()
+	ob.SignIn(e.B, e.B.Owner.Email)
+	if r := ob.Get(e.B.URL(adminPage)); r.Status != http.StatusOK {
+		t.Fatalf("B's admin page: %d", r.Status)
+	}
+	// A student of A is not asked.
+	st := e.Browser()
+	st.SignIn(a, a.Student.Email)
+	st.Approve(servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), "openid", "account:read"))
+
+	// The owner enrols from where they were sent and goes on.
+	en := enrol(t, owner, a, r.Header.Get("Location"))
+	if !strings.Contains(en.page.Body, `href="/oauth/authorize?`) {
+		t.Errorf("the recovery codes page does not lead back to the request\n%s", en.page.Body)
+	}
+	if r := owner.Get(a.URL(adminPage)); r.Status != http.StatusOK {
+		t.Fatalf("admin page after enrolment: %d", r.Status)
+	}
+	owner.Approve(authURL)
+}
+
+func TestStepUpAndAMR(t *testing.T) {
+	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.Tenant) {
+		if c.Subdomain == "lumen" {
+			c.Security.OperatorMFA = config.OperatorMFAOff
+		}
+	}})
+	a := e.A
+	// This browser signs in with the password while the owner has no factor yet...
+	stale := e.Browser()
+	stale.SignIn(a, a.Owner.Email)
+	// ... and the owner turns TOTP on in another.
+	other := e.Browser()
+	other.SignIn(a, a.Owner.Email)
+	en := enrol(t, other, a, mfa.TOTPPath)
+
+	// Member scopes need no step-up.
+	stale.Approve(servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), "openid", "account:read"))
+	// Operator scopes do: the session has no second factor.
+	p := servertest.NewPKCE()
+	authURL := servertest.AuthorizeURL(a, a.OperatorClient, p, "openid", "school:read")
+	r := stale.Get(authURL)
+	loc := r.Header.Get("Location")
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(loc, consent.FactorPath+"?step_up=1&return_to=") {
+		t.Fatalf("operator consent with a stale factor: %d, Location %q", r.Status, loc)
+	}
+	page := stale.Get(r.Location())
+	if page.Status != http.StatusOK || !strings.Contains(page.Body, "Confirm it is you") {
+		t.Fatalf("step-up page: %d\n%s", page.Status, page.Body)
+	}
+	if r := enterCode(t, stale, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK {
+		t.Fatalf("wrong step-up code: %d", r.Status)
+	}
+	r = enterCode(t, stale, page, en.nextCode(t))
+	back, _ := url.Parse(loc)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != back.Query().Get("return_to") {
+		t.Fatalf("step-up: %d, Location %q", r.Status, r.Header.Get("Location"))
+	}
+	code := stale.Approve(authURL)
+	res, tok := e.Exchange(a, a.OperatorClient, code, p)
+	if res.Status != http.StatusOK || tok.IDToken == "" {
+		t.Fatalf("exchange: %d %s", res.Status, res.Body)
+	}
+
+	// The ID token (verified through discovery and the JWKS) and UserInfo say how.
+	ctx := oidc.ClientContext(t.Context(), &http.Client{Transport: http.DefaultTransport})
+	provider, err := oidc.NewProvider(ctx, a.Origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idt, err := provider.Verifier(&oidc.Config{ClientID: a.OperatorClient.ID}).Verify(ctx, tok.IDToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct {
+		AMR []string `json:"amr"`
+	}
+	if err := idt.Claims(&claims); err != nil || !slices.Equal(claims.AMR, []string{"pwd", "otp", "mfa"}) {
+		t.Errorf("id_token amr %v (%v)", claims.AMR, err)
+	}
+	ui := e.Browser().Do(bearer(e, a, tok.AccessToken))
+	var info struct {
+		AMR []string `json:"amr"`
+	}
+	if ui.Status != http.StatusOK || !ui.JSON(&info) || !slices.Equal(info.AMR, []string{"pwd", "otp", "mfa"}) {
+		t.Errorf("userinfo: %d %s", ui.Status, ui.Body)
+	}
+
+	// A member without a factor: amr is the password alone.
+	st, sp := e.Code(a, a.Student.Email, a.MemberClient, "openid")
+	_, stok := e.Exchange(a, a.MemberClient, st, sp)
+	idt, err = provider.Verifier(&oidc.Config{ClientID: a.MemberClient.ID}).Verify(ctx, stok.IDToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idt.Claims(&claims); err != nil || !slices.Equal(claims.AMR, []string{"pwd"}) {
+		t.Errorf("student's id_token amr %v", claims.AMR)
+	}
+
+	// With operator_mfa off (B), no step-up: B's owner enrols in one browser, and another
+	// browser signed in before it grants operator scopes without entering the factor.
+	b := e.B
+	stale = e.Browser()
+	stale.SignIn(b, b.Owner.Email)
+	other = e.Browser()
+	other.SignIn(b, b.Owner.Email)
+	enrol(t, other, b, mfa.TOTPPath)
+	stale.Approve(servertest.AuthorizeURL(b, b.OperatorClient, servertest.NewPKCE(), "openid", "school:read"))
+}
+
+func bearer(e *servertest.Env, s *servertest.School, token string) *http.Request {
+	req := e.Request(http.MethodGet, s.URL(authz.UserinfoPath), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}

@@ -1,0 +1,350 @@
+package mfa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths served by Mount.
+const (
+	SecurityPath      = "/account/security"
+	TOTPPath          = consent.FactorEnrolPath
+	RemoveTOTPPath    = TOTPPath + "/remove"
+	RecoveryCodesPath = SecurityPath + "/recovery-codes"
+)
+
+// Messages of the pages.
+const (
+	msgExpired       = "This form has expired. Please try again."
+	msgCodeWrong     = "That code is not right. Check the time on your device and try the code your app shows now."
+	msgPasswordWrong = "The current password is not right."
+	msgPasswordLimit = "Too many wrong passwords. Please wait a few minutes and try again."
+	msgNoTOTP        = "The authenticator app is not on."
+	noticeRemoved    = "The authenticator app is off, and your recovery codes no longer work."
+)
+
+// passwordBudget bounds current-password checks of the pages per member.
+var passwordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+
+// Deps are what the handler is built from.
+type Deps struct {
+	Service *Service
+	// Members reads a member's password hash for the current-password check.
+	Members   storage.Members
+	Consent   *consent.Handler
+	Templates *templates.Set
+	// Limiter counts wrong current passwords (nil: a consent.MemoryLimiter).
+	Limiter consent.Limiter
+	Audit   *audit.Recorder // nil: no events
+	Logger  *slog.Logger    // nil: discard
+	Now     func() time.Time
+}
+
+// Handler serves the member's second-factor pages.
+type Handler struct {
+	svc     *Service
+	members storage.Members
+	consent *consent.Handler
+	tpl     *templates.Set
+	limiter consent.Limiter
+	audit   *audit.Recorder
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New checks d and returns the handler.
+func New(d Deps) (*Handler, error) {
+	if d.Service == nil || d.Members == nil || d.Consent == nil || d.Templates == nil {
+		return nil, errors.New("mfa: Service, Members, Consent and Templates are required")
+	}
+	h := &Handler{svc: d.Service, members: d.Members, consent: d.Consent, tpl: d.Templates, limiter: d.Limiter,
+		audit: d.Audit, log: d.Logger, now: d.Now}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.limiter == nil {
+		h.limiter = consent.NewMemoryLimiter(0, h.now)
+	}
+	return h, nil
+}
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	r.Handle(SecurityPath, h.page(h.security)).Methods(http.MethodGet)
+	r.Handle(TOTPPath, h.page(h.enrolForm)).Methods(http.MethodGet)
+	r.Handle(TOTPPath, h.page(h.confirm)).Methods(http.MethodPost)
+	r.Handle(RemoveTOTPPath, h.page(h.remove)).Methods(http.MethodPost)
+	r.Handle(RecoveryCodesPath, h.page(h.recoveryCodes)).Methods(http.MethodPost)
+}
+
+// visit is a signed-in member's request.
+type visit struct {
+	t *tenant.Tenant
+	s consent.Session
+}
+
+// page runs fn for a signed-in member of the request's school: without a session a GET goes to
+// sign in and back, a POST to sign in and then to SecurityPath; a POST must carry the session's
+// CSRF token.
+func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.serve(w, r, fn); err != nil {
+			h.consent.Fail(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, fn func(http.ResponseWriter, *http.Request, visit) error) error {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		return err
+	}
+	post := r.Method == http.MethodPost
+	if post {
+		if err := r.ParseForm(); err != nil {
+			return consent.FormError(err)
+		}
+	}
+	s, err := h.consent.Load(r)
+	if errors.Is(err, consent.ErrNoSession) {
+		if post {
+			consent.SeeOther(w, consent.LoginPath+"?return_to="+url.QueryEscape(SecurityPath))
+		} else {
+			h.consent.RedirectToLogin(w, r)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v := visit{t: t, s: s}
+	if post && !h.consent.CheckCSRF(r, s) {
+		h.log.Info("second-factor form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+			"school_id", t.SchoolID, "path", r.URL.Path)
+		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
+	}
+	return fn(w, r, v)
+}
+
+// required reports whether the school requires a second factor of this member (an operator).
+func (h *Handler) required(ctx context.Context, v visit) (bool, error) {
+	if !v.t.Security.RequiresOperatorFactor() {
+		return false, nil
+	}
+	roles, err := h.members.GetRoles(ctx, v.s.Member.ID)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range roles {
+		if r.IsOperator() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (h *Handler) security(w http.ResponseWriter, r *http.Request, v visit) error {
+	return h.showSecurity(w, r, v, http.StatusOK, r.URL.Query().Get("notice"), "")
+}
+
+func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, status int, notice, msg string) error {
+	ctx := r.Context()
+	sum, err := h.svc.Summary(ctx, v.s.Member.ID)
+	if err != nil {
+		return err
+	}
+	req, err := h.required(ctx, v)
+	if err != nil {
+		return err
+	}
+	if notice != "" && notice != "removed" {
+		notice = ""
+	}
+	if notice == "removed" {
+		notice = noticeRemoved
+	}
+	page := templates.SecurityPage{
+		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, CSRFToken: h.consent.CSRFToken(v.s),
+		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
+		Required: req, PasswordOptional: h.consent.FactorFresh(v.s),
+	}
+	h.consent.WritePage(w, r, status, consent.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
+	return nil
+}
+
+// enrolForm shows the pending TOTP secret (a new one if there is none).
+func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v visit) error {
+	return h.showEnrol(w, r, v, http.StatusOK, consent.SafeReturnTo(r.URL.Query().Get("return_to")), "")
+}
+
+func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, status int, returnTo, msg string) error {
+	ctx := r.Context()
+	e, err := h.svc.BeginTOTP(ctx, v.s.Member.ID, v.t.Name, v.s.Member.Email)
+	if errors.Is(err, ErrEnrolled) {
+		consent.SeeOther(w, SecurityPath)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	req, err := h.required(ctx, v)
+	if err != nil {
+		return err
+	}
+	page := templates.TOTPEnrolPage{
+		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, CSRFToken: h.consent.CSRFToken(v.s),
+		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
+		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
+		QRCode: template.URL(e.QRCode),
+	}
+	h.consent.WritePage(w, r, status, consent.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
+	return nil
+}
+
+// group writes a base32 key in groups of four, as apps that take it typed show it.
+func group(s string) string {
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if i > 0 && i%4 == 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// confirm turns TOTP on with a code of the pending secret; the session counts as signed in with
+// it from now on (the member just entered it).
+func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	returnTo := consent.SafeReturnTo(r.PostForm.Get("return_to"))
+	codes, ok, err := h.svc.ConfirmTOTP(ctx, v.s.Member.ID, r.PostForm.Get("code"))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return h.showEnrol(w, r, v, http.StatusOK, returnTo, msgCodeWrong)
+	}
+	amr := []string{factor.AMRPassword, factor.AMROTP, factor.AMRMultiFactor}
+	if err := h.svc.MarkSessionFactor(ctx, v.s.ID, amr, h.now()); err != nil {
+		return fmt.Errorf("mfa: mark session: %w", err)
+	}
+	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
+	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	if returnTo == consent.DefaultReturnTo {
+		returnTo = SecurityPath
+	}
+	return h.showCodes(w, r, v, codes, returnTo)
+}
+
+func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, codes []string, next string) error {
+	page := templates.RecoveryCodesPage{School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, Codes: codes, Continue: next}
+	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
+	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
+	return nil
+}
+
+// remove turns TOTP off after the current password (or with a fresh factor).
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
+		return err
+	}
+	err := h.svc.RemoveTOTP(ctx, v.s.Member.ID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
+	}
+	if err != nil {
+		return err
+	}
+	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
+	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	consent.SeeOther(w, SecurityPath+"?notice=removed")
+	return nil
+}
+
+// recoveryCodes replaces the member's recovery codes after the current password (or with a
+// fresh factor).
+func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
+		return err
+	}
+	sum, err := h.svc.Summary(ctx, v.s.Member.ID)
+	if err != nil {
+		return err
+	}
+	if !sum.TOTP {
+		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
+	}
+	codes, err := h.svc.NewRecoveryCodes(ctx, v.s.Member.ID)
+	if err != nil {
+		return err
+	}
+	h.note(r, v, audit.KindFactorEnrolled, factor.KindRecoveryCode)
+	return h.showCodes(w, r, v, codes, SecurityPath)
+}
+
+// reauthenticated checks the form's current_password, unless a second factor was entered in
+// the session within consent.StepUpWindow. Wrong passwords are charged to the member's budget.
+// When it refuses, it has shown the page.
+func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visit) (bool, error) {
+	if h.consent.FactorFresh(v.s) {
+		return true, nil
+	}
+	ctx := r.Context()
+	key := "mfa-password:" + strconv.FormatInt(v.t.SchoolID, 10) + ":" + strconv.FormatInt(v.s.Member.ID, 10)
+	ok, err := h.limiter.Take(ctx, key, passwordBudget)
+	if err != nil {
+		return false, &consent.PageError{Status: http.StatusServiceUnavailable,
+			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+			Err:  fmt.Errorf("mfa: rate limiter: %w", err)}
+	}
+	if !ok {
+		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", msgPasswordLimit)
+	}
+	m, err := h.members.GetMember(ctx, v.s.Member.ID)
+	if err != nil {
+		_ = h.limiter.Refund(ctx, key)
+		return false, err
+	}
+	pw := r.PostForm.Get("current_password")
+	if !password.IsHash(m.PasswordHash) {
+		_ = password.VerifyDummy(pw)
+		return false, h.showSecurity(w, r, v, http.StatusOK, "", msgPasswordWrong)
+	}
+	if password.Verify(pw, m.PasswordHash) != nil {
+		return false, h.showSecurity(w, r, v, http.StatusOK, "", msgPasswordWrong)
+	}
+	if err := h.limiter.Refund(ctx, key); err != nil {
+		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+	return true, nil
+}
+
+func (h *Handler) note(r *http.Request, v visit, k audit.Kind, kind factor.Kind) {
+	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: k, Actor: audit.ActorMember,
+		ActorID: v.s.Member.ID, SubjectID: v.s.Member.ID, Detail: string(kind)}))
+}
