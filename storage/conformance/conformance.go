@@ -100,6 +100,7 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"PasskeyCounter", testPasskeyCounter},
 		{"PasskeyIsolation", testPasskeyIsolation},
 		{"PasskeyChallenges", testPasskeyChallenges},
+		{"PasskeyFactors", testPasskeyFactors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

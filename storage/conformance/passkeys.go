@@ -252,3 +252,43 @@ func testPasskeyChallenges(t *testing.T, s storage.Store) {
 		t.Errorf("the live challenge went with the purge: %v", err)
 	}
 }
+
+// testPasskeyFactors: a member's passkeys count in their factor summary, and an owner's reset of
+// the member's factors removes them (and the ceremonies in progress) at that school only.
+func testPasskeyFactors(t *testing.T, s storage.Store) {
+	ps := passkeyStore(t, s)
+	admin, ok := s.(factor.Admin)
+	if !ok {
+		t.Fatalf("%T does not implement factor.Admin", s)
+	}
+	ctxA, ctxB, member := oauthSetup(t, s)
+	for _, cred := range []string{"a-1", "a-2"} {
+		_, err := ps.CreatePasskey(ctxA, passkeyOf(member, cred))
+		must(t, "CreatePasskey", err)
+	}
+	_, err := ps.CreatePasskey(ctxB, passkeyOf(member, "b-1"))
+	must(t, "CreatePasskey at B", err)
+	must(t, "CreatePasskeyChallenge", ps.CreatePasskeyChallenge(ctxA, factor.Challenge{ID: "reset-ch", Purpose: factor.ChallengeRegister,
+		MemberID: member, Session: []byte(`{}`), ExpiresAt: at(30, 9)}))
+
+	sums, err := admin.FactorSummaries(ctxA, []int64{member})
+	must(t, "FactorSummaries", err)
+	if sums[member].Passkeys != 2 || !sums[member].Any() {
+		t.Errorf("summary at A = %+v, want 2 passkeys", sums[member])
+	}
+	n, err := admin.ResetMemberFactors(ctxA, member)
+	must(t, "ResetMemberFactors", err)
+	if n != 2 {
+		t.Errorf("ResetMemberFactors removed %d, want the 2 passkeys", n)
+	}
+	if keys, _ := ps.ListPasskeys(ctxA, member); len(keys) != 0 {
+		t.Errorf("%d passkeys left at A after the reset", len(keys))
+	}
+	_, err = ps.ConsumePasskeyChallenge(ctxA, "reset-ch", factor.ChallengeRegister, at(30, 8))
+	wantErr(t, "a ceremony begun before the reset", err, storage.ErrNotFound)
+	sums, err = admin.FactorSummaries(ctxB, []int64{member})
+	must(t, "FactorSummaries at B", err)
+	if sums[member].Passkeys != 1 {
+		t.Errorf("summary at B after A's reset = %+v, want B's passkey", sums[member])
+	}
+}
