@@ -99,7 +99,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v visit, stat
 	}
 	_, available := relyingParty(v.t)
 	page.School, page.MemberName, page.MemberEmail = v.t.Name, v.s.Member.Name, v.s.Member.Email
-	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.consent.CSRFToken(v.s), available, true, maxNameRunes
+	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.consent.CSRFToken(v.s), available, !h.consent.FactorFresh(v.s), maxNameRunes
 	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
 	for _, p := range keys {
 		kind := "On this device only"
@@ -225,8 +225,9 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v visit) error 
 	return nil
 }
 
-// remove deletes a passkey once the member has given their current password: a session alone
-// (a browser left signed in) must not be enough to take away a factor.
+// remove deletes a passkey once the member has given their current password, or entered a
+// second factor within consent.StepUpWindow: a session alone (a browser left signed in) must
+// not be enough to take away a factor.
 func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
 	m := v.s.Member
@@ -234,12 +235,16 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
 	}
-	if msg, status, err := h.checkPassword(ctx, m.ID, r.PostForm.Get("current_password")); err != nil || msg != "" {
+	// A second factor entered in the last minutes stands in for the password.
+	if !h.consent.FactorFresh(v.s) {
+		msg, status, err := h.checkPassword(ctx, m.ID, r.PostForm.Get("current_password"))
 		if err != nil {
 			return err
 		}
-		h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "status", status)
-		return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+		if msg != "" {
+			h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "status", status)
+			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+		}
 	}
 	err = h.store.DeletePasskey(ctx, m.ID, id)
 	if errors.Is(err, storage.ErrNotFound) {

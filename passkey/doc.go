@@ -15,6 +15,9 @@
 //	GET  /login/passkey                     passwordless sign-in with a passkey
 //	POST /login/passkey/begin               JSON: the options of a sign-in (csrf_token)
 //	POST /login/passkey/finish              JSON: check the assertion, start the session (csrf_token, response, return_to)
+//	GET  /login/factor/passkey              the passkey as the second step (after a password, or step_up=1)
+//	POST /login/factor/passkey/begin        JSON: the options, the member's passkeys listed (csrf_token, return_to, step_up)
+//	POST /login/factor/passkey/finish       JSON: check the assertion, end the step (csrf_token, response, return_to, step_up)
 //
 // The JSON endpoints take form posts with a CSRF token (the session's when signed in,
 // consent.FormToken's double submit before) and answer JSON: the options for the browser's

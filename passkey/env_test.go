@@ -26,6 +26,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -130,7 +131,12 @@ func newEnvOn(t *testing.T, backend string) *env {
 	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
 	rec := audit.NewRecorder(gs, logger)
-	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger, Limiter: limiter, Audit: rec})
+	factors, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: testSecret, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger,
+		Limiter: limiter, Audit: rec, Factors: factors})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,6 +153,9 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(SignInPath, h.page(h.signInPage)).Methods(http.MethodGet)
 	r.Handle(SignInBeginPath, h.formJSON(h.signInBegin)).Methods(http.MethodPost)
 	r.Handle(SignInFinishPath, h.formJSON(h.signInFinish)).Methods(http.MethodPost)
+	r.Handle(FactorPagePath, h.page(h.factorPage)).Methods(http.MethodGet)
+	r.Handle(FactorBeginPath, h.formJSONAny(h.factorBegin)).Methods(http.MethodPost)
+	r.Handle(FactorFinishPath, h.formJSONAny(h.factorFinish)).Methods(http.MethodPost)
 }
 
 // relyingParty is the school's WebAuthn relying party: its id the school's host, its one origin

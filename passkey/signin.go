@@ -87,7 +87,9 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant
 		return err
 	}
 	h.refund(ctx, key)
-	if err := h.consent.StartSession(ctx, w, r, m); err != nil {
+	// A user-verified passkey is a second factor in itself: the session counts as one that
+	// entered its factor now (step-up for operator scopes is satisfied).
+	if err := h.consent.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
 		return err
 	}
 	h.log.Info("signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
@@ -148,7 +150,16 @@ func (h *Handler) assert(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 			lookup = err
 			return nil, errors.New("passkey: member not read")
 		}
-		u := h.newUser(t.SchoolID, m, []factor.Passkey{p})
+		keys := []factor.Passkey{p}
+		if memberID != 0 {
+			// The ceremony listed every passkey of the member; the library checks that the
+			// user holds them all.
+			if keys, err = h.store.ListPasskeys(ctx, memberID); err != nil {
+				lookup = err
+				return nil, errors.New("passkey: passkeys not read")
+			}
+		}
+		u := h.newUser(t.SchoolID, m, keys)
 		if userHandle != nil && subtle.ConstantTimeCompare(userHandle, u.handle) != 1 {
 			return nil, errors.New("passkey: the user handle is not the credential's member's")
 		}

@@ -106,6 +106,12 @@ func TestCSRFEveryForm(t *testing.T) {
 		second := e.Browser()
 		second.SignIn(a, a.Owner.Email)
 		e.Tokens(a, a.Owner.Email, scope.OpenID, scope.AccountRead)
+		// Other sessions of the owner and of another member, whose tokens are tried below:
+		// signed in before the owner has passkeys, which make the password alone not enough.
+		other := e.Browser()
+		other.SignIn(a, a.Owner.Email)
+		otherMember := e.Browser()
+		otherMember.SignIn(a, a.Student.Email)
 		// Two passkeys, so that the passkey page shows its rename and remove forms (stored
 		// directly: A is served at an address, where no browser makes one).
 		for _, id := range []string{"csrf-key-1", "csrf-key-2"} {
@@ -159,10 +165,6 @@ func TestCSRFEveryForm(t *testing.T) {
 		t.Logf("%d forms on %d pages, %d kinds", seen, len(pages), len(forms))
 
 		// Tokens of other sessions and of the other school.
-		other := e.Browser()
-		other.SignIn(a, a.Owner.Email)
-		otherMember := e.Browser()
-		otherMember.SignIn(a, a.Student.Email)
 		sessionTokens := map[string]string{
 			"another session of the same member": csrfOf(t, other.Get(a.URL(consent.DonePath))),
 			"another member's session":           csrfOf(t, otherMember.Get(a.URL(consent.DonePath))),

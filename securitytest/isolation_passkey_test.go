@@ -102,3 +102,26 @@ func jsonError(body string) string {
 	_ = json.Unmarshal([]byte(body), &v)
 	return v.Error
 }
+
+// passkeyFactorAtB: A's session (and a step-up with A's token) opens no second step at B: the
+// page sends to sign in, the endpoints refuse without beginning a ceremony.
+func passkeyFactorAtB(t *testing.T, s *sweep, _ route, path string) {
+	if strings.HasSuffix(path, "/passkey") {
+		for _, q := range []string{"", "?step_up=1"} {
+			r := withSessionOfA(s, http.MethodGet, s.b.URL(path)+q, nil)
+			if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+				t.Errorf("GET %s%s at B with A's session: %d (Location %q), want 303 to %s", path, q, r.Status, r.Header.Get("Location"), consent.LoginPath)
+			}
+		}
+		return
+	}
+	for _, stepUp := range []string{"", "1"} {
+		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "step_up": {stepUp}, "response": {"{}"}})
+		if r.Status != http.StatusUnauthorized || strings.Contains(r.Header.Get("Set-Cookie"), "passkey") {
+			t.Errorf("POST %s (step_up %q) at B with A's session: %d %s, want 401 and no ceremony", path, stepUp, r.Status, r.Body)
+		}
+	}
+	if r := s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "step_up": {"1"}}); r.Status != http.StatusForbidden {
+		t.Errorf("POST %s step-up by B's owner with A's CSRF token: %d, want 403", path, r.Status)
+	}
+}

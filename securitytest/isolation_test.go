@@ -181,6 +181,9 @@ var routeCases = map[string]probe{
 	"GET " + passkey.SignInPath:          passkeySignInPageAtB,
 	"POST " + passkey.SignInBeginPath:    passkeySignInAtB,
 	"POST " + passkey.SignInFinishPath:   passkeySignInAtB,
+	"GET " + passkey.FactorPagePath:      passkeyFactorAtB,
+	"POST " + passkey.FactorBeginPath:    passkeyFactorAtB,
+	"POST " + passkey.FactorFinishPath:   passkeyFactorAtB,
 
 	// consent/admin: A's session and A's applications mean nothing at B.
 	"GET " + admin.AppsPath:                   operatorPageNeedsSignIn,

@@ -66,12 +66,15 @@ type PasskeysPage struct {
 }
 
 // PasskeySignInPage is a sign-in with a passkey: passwordless at /login/passkey, or the second
-// step after a password. Its button's script posts csrf_token to BeginURL, then csrf_token,
-// return_to and response to FinishURL, and follows the redirect the answer names.
+// step after a password (/login/factor/passkey). Its button's script posts csrf_token,
+// return_to and step_up to BeginURL, then the same and response to FinishURL, and follows the
+// redirect the answer names.
 type PasskeySignInPage struct {
 	School    string
 	CSRFToken string
 	ReturnTo  string
+	// StepUp marks the second step of a signed-in member asked again (posted as step_up=1).
+	StepUp    bool
 	Available bool
 	BeginURL  string
 	FinishURL string
@@ -85,7 +88,7 @@ func passkeyPages() []namedPage {
 		{"passkeys.html", PasskeysPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t", Available: true,
 			NeedPassword: true, Notice: "n", Message: "m", MaxName: 64, BeginURL: "/b", FinishURL: "/f", RenameURL: "/r", RemoveURL: "/d",
 			Passkeys: []PasskeyItem{{ID: 1, Name: "Laptop", Kind: "Synced", CreatedAt: "c", LastUsed: "l"}, {ID: 2}}}},
-		{"passkey_login.html", PasskeySignInPage{School: "S", CSRFToken: "t", ReturnTo: "/x?y=z", Available: true,
+		{"passkey_login.html", PasskeySignInPage{School: "S", CSRFToken: "t", ReturnTo: "/x?y=z", Available: true, StepUp: true,
 			BeginURL: "/b", FinishURL: "/f", PasswordURL: "/login"}},
 	}
 }

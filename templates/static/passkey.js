@@ -1,7 +1,7 @@
 // The browser half of Proctor's passkey ceremonies (WebAuthn). A page marks its button with
 // data-passkey="register" or "sign-in" and names, in data- attributes, the two same-origin
 // endpoints (data-begin, data-finish), the form's CSRF token (data-csrf), where a sign-in goes
-// afterwards (data-return-to), the name field (data-name) and where to say what went wrong
+// afterwards (data-return-to), whether a signed-in member is asked again (data-step-up), the name field (data-name) and where to say what went wrong
 // (data-status). The endpoints take form posts and answer JSON: begin answers the options for
 // navigator.credentials, finish takes the credential as JSON and answers {"redirect": path} or
 // an error in the shape of RFC 6749 section 5.2 whose error_description is a sentence for the
@@ -113,14 +113,12 @@
   }
 
   function signIn(btn) {
-    return post(btn.dataset.begin, { csrf_token: btn.dataset.csrf }).then(function (opts) {
+    var fields = { csrf_token: btn.dataset.csrf, return_to: btn.dataset.returnTo || '', step_up: btn.dataset.stepUp || '' };
+    return post(btn.dataset.begin, fields).then(function (opts) {
       return navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) });
     }).then(function (cred) {
-      return post(btn.dataset.finish, {
-        csrf_token: btn.dataset.csrf,
-        return_to: btn.dataset.returnTo || '',
-        response: JSON.stringify(credentialJSON(cred))
-      });
+      fields.response = JSON.stringify(credentialJSON(cred));
+      return post(btn.dataset.finish, fields);
     });
   }
 
