@@ -1,6 +1,6 @@
 // Passkeys in a real browser: Chromium's virtual authenticator (through the DevTools protocol)
 // stands in for the device. A member adds a passkey from the account area and, signed out,
-// signs in with it alone, at school 2: it is served at http://localhost:PORT, and a browser
+// signs in with it alone, then with it as the second step after the password, at school 2: it is served at http://localhost:PORT, and a browser
 // refuses an IP address as a relying party id, so school 1 (http://127.0.0.1:PORT) offers no
 // passkeys. docs/security.md ("Passkeys").
 
@@ -67,6 +67,19 @@ test('passkeys: added from the account area, then used to sign in without a pass
 
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     assert.ok(after.credentials[0].signCount >= 1, 'the authenticator signed');
+
+    // With a passkey, the password alone is not enough: the second step asks for the passkey.
+    await page.locator('form.signout button[type="submit"]').click();
+    await page.getByRole('heading', { name: /You are signed out/ }).waitFor(slow);
+    await page.goto(`${origin}/account`);
+    await page.waitForURL(onPath(origin, '/login'));
+    await signIn(page, paula.email, paula.password);
+    await page.waitForURL(onPath(origin, '/login/factor'), slow);
+    await page.locator('#factor-passkey-link').click();
+    await page.waitForURL(onPath(origin, '/login/factor/passkey'));
+    await page.locator('#passkey-sign-in').click();
+    await page.waitForURL(onPath(origin, '/account'), slow);
+    assert.equal((await page.locator('#member-email').textContent()).trim(), paula.email);
   });
 });
 
