@@ -32,7 +32,7 @@ async function addAuthenticator(page) {
   return { cdp, authenticatorId };
 }
 
-test('passkeys: added from the account area, then used to sign in without a password', { timeout: 90_000 }, async (t) => {
+test('passkeys: added from the account area, then used to sign in without a password and as the second step', { timeout: 90_000 }, async (t) => {
   const origin = env.school2;
   await withBrowser(t, async (page) => {
     const { cdp, authenticatorId } = await addAuthenticator(page);
