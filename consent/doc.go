@@ -17,7 +17,9 @@
 // RenderError draws an error page. For pages of other packages (package account): StartSession
 // signs a member in, WritePage and Fail write pages, and FormToken/CheckFormToken give a form
 // shown before any session (a forgotten password, a link's page) the sign-in form's double-submit
-// CSRF token.
+// CSRF token. Package passkey signs a member in with StartSessionWith (the passkey's methods),
+// runs its second step through Challenge, TakeFactorAttempt and CompleteFactor, and names its
+// cookie by SecureCookies.
 //
 // Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
 // a key derived from the system secret) in a school-scoped table, so a session exists only at
