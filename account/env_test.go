@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"log/slog"
 	"net"
@@ -27,6 +26,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"

@@ -3,12 +3,12 @@ package account
 import (
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/mail"

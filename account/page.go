@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
@@ -194,8 +194,12 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, s
 		return fmt.Errorf("account: list events: %w", err)
 	}
 	for _, e := range events {
+		detail := e.Detail
+		if e.Kind == audit.KindGrantRevoked && e.Detail == "reuse_detected" {
+			detail = e.ClientID + " (one of its refresh tokens was used twice)"
+		}
 		page.Events = append(page.Events, templates.AccountEvent{
-			At: pageTime(e.At), What: eventWords(e), Detail: e.Detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
+			At: pageTime(e.At), What: eventWords(e, m.ID), Detail: detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
 		})
 	}
 	if status == http.StatusTooManyRequests {
@@ -221,16 +225,32 @@ func pageTime(t time.Time) string {
 	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 }
 
-// eventWords says what an event of the member's was, in the member's terms: the log holds the
-// member's own acts and what others (an operator, Proctor itself) did to their account.
-func eventWords(e Event) string {
+// eventWords says what an event of member me was, in the member's terms: the log holds the
+// member's own acts, on their account or as an operator on others', and what others (an
+// operator, Proctor itself) did to their account.
+func eventWords(e Event, me int64) string {
 	failed := e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled
+	toOther := e.SubjectID != me
 	switch e.Kind {
 	case audit.KindSignIn:
 		if failed {
 			return "Sign-in refused"
 		}
 		return "Signed in"
+	case audit.KindFactorEnrolled:
+		if e.Detail == "recovery_code" {
+			return "New recovery codes made"
+		}
+		return "Second factor added"
+	case audit.KindFactorRemoved:
+		return "Second factor removed"
+	case audit.KindFactorUsed:
+		if failed {
+			return "Second factor refused"
+		}
+		return "Second factor used"
+	case audit.KindFactorsReset:
+		return "Second factors reset"
 	case audit.KindPasswordChanged:
 		return "Password changed"
 	case audit.KindPasswordResetRequested:
@@ -238,7 +258,10 @@ func eventWords(e Event) string {
 	case audit.KindPasswordResetCompleted:
 		return "Password reset with an e-mail link"
 	case audit.KindInvitationSent:
-		return "Invitation sent"
+		if toOther {
+			return "Invited a member"
+		}
+		return "Invited to the school"
 	case audit.KindInvitationAccepted:
 		return "Invitation accepted"
 	case audit.KindEmailChanged:
@@ -261,7 +284,16 @@ func eventWords(e Event) string {
 	case audit.KindLockoutLifted:
 		return "Sign-in lock lifted"
 	case audit.KindRoleChanged:
+		if toOther {
+			return "Changed a member's role"
+		}
 		return "Role changed"
+	case audit.KindClientCreated:
+		return "Created an application"
+	case audit.KindClientSecretRotated:
+		return "Issued a new application secret"
+	case audit.KindClientDeleted:
+		return "Deleted an application"
 	default:
 		return "Account activity"
 	}

@@ -4,10 +4,10 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"strconv"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"

@@ -3,7 +3,6 @@ package account_test
 import (
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"

@@ -5,11 +5,11 @@ import (
 	"crypto/hmac"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/mail"

@@ -2,7 +2,6 @@ package authz
 
 import (
 	"errors"
-	"github.com/proctorhq/proctor/audit"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"

@@ -78,6 +78,12 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		if info["email"] != studentEmail || info["org_id"] != "1" || !slices.Equal(toStrings(info["roles"]), []string{"student"}) {
 			t.Errorf("userinfo = %v", info)
 		}
+		// How the member signed in (RFC 8176): a password alone, in the ID token and UserInfo
+		// alike (package mfa's tests add a second factor).
+		if idClaims["amr"] == nil || !slices.Equal(toStrings(idClaims["amr"]), []string{"pwd"}) ||
+			info["amr"] == nil || !slices.Equal(toStrings(info["amr"]), []string{"pwd"}) {
+			t.Errorf("amr: id_token %v, userinfo %v; want [pwd]", idClaims["amr"], info["amr"])
+		}
 
 		status, tr := e.refresh(e.a, publicClient, tok.RefreshToken)
 		if status != 200 || tr.AccessToken == "" || tr.RefreshToken == "" || tr.IDToken != "" || tr.SchoolID != 1 {

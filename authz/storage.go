@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"net/url"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/ory/fosite/handler/pkce"
 	fstorage "github.com/ory/fosite/storage"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )

@@ -83,7 +83,8 @@ http: {write_timeout: 45s}
 	}
 	a := cfg.Tenants[0]
 	if a.SchoolID != 1 || !a.Features.IDTokens || a.Lifetimes.RefreshToken != 720*time.Hour ||
-		a.Lifetimes.AccessToken != 2*time.Hour || a.Lifetimes.AuthorizationCode != DefaultAuthorizationCodeLifetime {
+		a.Lifetimes.AccessToken != 2*time.Hour || a.Lifetimes.AuthorizationCode != DefaultAuthorizationCodeLifetime ||
+		a.Security.OperatorMFA != OperatorMFAOptional {
 		t.Errorf("tenant a = %+v", a)
 	}
 }
@@ -122,6 +123,7 @@ subdomain: "Bad_Sub"
 name: ""
 base_url: http://school.example
 lifetimes: {access_token: 10s, authorization_code: 1h}
+security: {operator_mfa: sometimes}
 `,
 		"tenants/b.yaml": "school_id: 5\nsubdomain: dup\nname: B\nbase_url: https://dup.example\n",
 		"tenants/c.yaml": "school_id: 5\nsubdomain: dup\nname: C\nbase_url: https://DUP.example:443/\n",
@@ -154,6 +156,7 @@ trusted_proxies: [not-a-range]
 		{"a.yaml", "base_url"},
 		{"a.yaml", "lifetimes.access_token"},
 		{"a.yaml", "lifetimes.authorization_code"},
+		{"a.yaml", "security.operator_mfa"},
 		{"c.yaml", "school_id"},
 		{"c.yaml", "subdomain"},
 		{"c.yaml", "base_url"},

@@ -6,6 +6,9 @@
 //
 //	GET  /login          sign-in form (e-mail, password); a signed-in member goes on to return_to
 //	POST /login          check the password, start a session, 303 to return_to or /login/done
+//	GET  /login/factor   the second step: a TOTP or recovery code after the password (pending
+//	                     cookie), or again for a signed-in member (step_up=1)
+//	POST /login/factor   check the code; start the session, or mark it (step-up); 303 to return_to
 //	GET  /login/done     "you are signed in" page with a sign-out button
 //	GET  /logout         asks for confirmation (a GET never signs anyone out)
 //	POST /logout         deletes the session and clears its cookie (csrf_token required)
@@ -25,7 +28,8 @@
 // a key derived from the system secret) in a school-scoped table, so a session exists only at
 // the school whose host created it, with the browser's User-Agent and address for the member's
 // list of sessions. Idle and absolute timeouts are checked on the server; Deps.OnSignIn hears
-// of each successful sign-in (package account records it).
+// of each successful sign-in. Every attempt (succeeded, failed, throttled) is recorded in the
+// security event log through Deps.Audit (audit.go), without the address typed.
 // Sign-in attempts are charged per e-mail (or per known-device cookie, device.go) and per
 // client address to a Limiter before any password is checked, atomically, and given back when
 // they were not failures; once a budget is spent the attempt is refused. Operators lift an
@@ -34,5 +38,9 @@
 // costs the same whether or not the account exists (except, until its first sign-in, for a
 // member whose hash was imported from another platform). A successful sign-in replaces an imported
 // (bcrypt or PBKDF2) hash with argon2id at password.Default, in the same hash slot.
-// docs/sessions.md has the details.
+// A member with a second factor at the school (SecondFactors, package mfa) is asked for it after
+// the password (factorstep.go): a signed pending cookie, then /login/factor; the session records
+// how it was signed in (amr) and when a factor was last entered, for ID tokens and step-up.
+// OperatorFactorGate applies the school's security.operator_mfa to operator pages and scopes.
+// docs/sessions.md has the details; docs/security.md ("Second factors") those of the factors.
 package consent

@@ -311,6 +311,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 	setPendingCookie(w, secure, "", -1)
 	clearLoginCSRF(w, secure)
 	h.log.Info("signed in with a second factor", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "factor", string(kind))
+	h.noteSignIn(r, audit.ResultSuccess, m.ID)
 	if h.onSignIn != nil {
 		m.PasswordHash = ""
 		h.onSignIn(ctx, r, m)

@@ -74,17 +74,17 @@ type Deps struct {
 	// long after sign-in (zero: DefaultIdleTimeout, DefaultAbsoluteTimeout).
 	IdleTimeout, AbsoluteTimeout time.Duration
 	// OnSignIn, if set, is called after each successful password sign-in, once the session is
-	// started, with the request and the member (without PasswordHash). It is how the account
-	// package records sign-in events without consent importing it; it runs on the request's
-	// goroutine before the redirect is written, so it should be quick and must report its own
-	// failures (a sign-in is not undone by them).
+	// started, with the request and the member (without PasswordHash), for whatever must hear
+	// of it beyond the security event log (Audit records every attempt); it runs on the
+	// request's goroutine before the redirect is written, so it should be quick and must report
+	// its own failures (a sign-in is not undone by them).
 	OnSignIn func(ctx context.Context, r *http.Request, m storage.Member)
 	// Factors are members' second factors (package mfa); nil: no second sign-in step.
 	Factors SecondFactors
 	// FactorLimit is the failure budget of the second step per member (zero: 5 per
 	// AccountLimit's window); the address's is AddressLimit, shared with passwords.
 	FactorLimit Limit
-	// Audit records sign-ins (succeeded, failed, throttled) and the second step's uses in the
+	// Audit records sign-ins (succeeded, failed, throttled) and uses of second factors in the
 	// security event log; nil records nothing.
 	Audit *audit.Recorder
 }
@@ -92,6 +92,7 @@ type Deps struct {
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
 // authorization endpoint uses.
 type Handler struct {
+	audit                                   *audit.Recorder
 	store                                   storage.Store
 	tpl                                     *templates.Set
 	log                                     *slog.Logger
@@ -114,7 +115,6 @@ type Handler struct {
 	factorLimit                    Limit
 	// pendingKey signs the pending sign-in cookie of the second step.
 	pendingKey []byte
-	audit      *audit.Recorder
 }
 
 // New checks d and returns the handler.
@@ -132,12 +132,12 @@ func New(d Deps) (*Handler, error) {
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
 		accountLimit: d.AccountLimit, addressLimit: d.AddressLimit, deviceLimit: d.DeviceLimit,
 		unlocks: d.Unlocks, deviceLifetime: d.DeviceLifetime, verify: password.Verify,
-		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn,
+		idle: d.IdleTimeout, absolute: d.AbsoluteTimeout, onSignIn: d.OnSignIn, audit: d.Audit,
 		sessionKey: d.Secret.Derive("login session id"),
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
-		factors:    d.Factors, factorLimit: d.FactorLimit, audit: d.Audit,
+		factors:    d.Factors, factorLimit: d.FactorLimit,
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -118,6 +118,9 @@ school_id: 2
 subdomain: e2e-two
 name: E2E School Two
 base_url: $school2
+# School 2 requires a second factor of its owners and admins (e2e/mfa.test.mjs).
+security:
+  operator_mfa: required
 EOF
 
 export PROCTOR_CONFIG="$work/proctor.yaml"
@@ -141,6 +144,14 @@ public_json="$("$proctor" clients create --tenant 1 --name "E2E App" \
 conf_json="$("$proctor" clients create --tenant 1 --name "E2E Confidential App" \
   --redirect-uri http://127.0.0.1/callback --confidential --json 2>>"$work/setup.log")" ||
   { cat "$work/setup.log" >&2; die "creating the confidential client failed"; }
+operator_json="$("$proctor" clients create --tenant 1 --name "E2E Operator App" --kind operator \
+  --scopes "openid school:read" --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
+  { cat "$work/setup.log" >&2; die "creating the operator client failed"; }
+operator_client_id="$(json_field client_id <<<"$operator_json")"
+# School 2's owner, who must enrol a second factor before its administration pages.
+echo "e2e-owen-password-1" | "$proctor" members create --tenant 2 --email owen.owner@e2e.example \
+  --name "Owen Owner" --role owner --password-stdin >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "creating school 2's owner failed"; }
 client_id="$(json_field client_id <<<"$public_json")"
 conf_client_id="$(json_field client_id <<<"$conf_json")"
 conf_client_secret="$(json_field client_secret <<<"$conf_json")"
@@ -187,6 +198,7 @@ set +e
 ISSUER="$issuer" \
 SCHOOL2="$school2" \
 CLIENT_ID="$client_id" \
+OPERATOR_CLIENT_ID="$operator_client_id" \
 CONF_CLIENT_ID="$conf_client_id" \
 CONF_CLIENT_SECRET="$conf_client_secret" \
 STUDENT_EMAIL="sam.student@e2e.example" \

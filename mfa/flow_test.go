@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/hotp"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/consent"
@@ -183,6 +184,32 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	// is A's) signs in with the password alone.
 	bs := e.Browser()
 	bs.SignIn(e.B, e.Shared.Email)
+
+	// The log tells it, oldest first, and names the factor, never the code.
+	evs, err := e.Store.ListSecurityEvents(e.Ctx(a), audit.Filter{MemberID: a.Student.ID,
+		Kinds: []audit.Kind{audit.KindFactorEnrolled, audit.KindFactorUsed}, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		got = append(got, string(ev.Kind)+" "+string(ev.Result)+" "+ev.Detail)
+		for _, c := range en.codes {
+			if strings.Contains(ev.Detail, c) {
+				t.Errorf("event %d holds a recovery code", ev.ID)
+			}
+		}
+	}
+	want := []string{
+		"factor_enrolled success totp",
+		"factor_used failure totp", "factor_used success totp",
+		"factor_used failure totp", "factor_used success recovery_code",
+		"factor_used failure recovery_code",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 func TestFactorStepThrottled(t *testing.T) {
@@ -208,6 +235,10 @@ func TestFactorStepThrottled(t *testing.T) {
 	page = passwordStep(t, b2, a, a.Student.Email)
 	if r := enterCode(t, b2, page, en.codes[0]); r.Status != http.StatusTooManyRequests {
 		t.Fatalf("another browser after five failures: %d", r.Status)
+	}
+	evs, err := e.Store.ListSecurityEvents(e.Ctx(a), audit.Filter{MemberID: a.Student.ID, Kinds: []audit.Kind{audit.KindFactorUsed}, Limit: 100})
+	if err != nil || len(evs) != 7 || evs[0].Result != audit.ResultThrottled || evs[0].Detail != "recovery_code" || evs[1].Result != audit.ResultThrottled {
+		t.Errorf("factor_used events: %+v, %v", evs, err)
 	}
 }
 
@@ -394,4 +425,83 @@ func bearer(e *servertest.Env, s *servertest.School, token string) *http.Request
 	req := e.Request(http.MethodGet, s.URL(authz.UserinfoPath), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	return req
+}
+
+func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
+	e := servertest.New(t, servertest.Options{})
+	a := e.A
+	// This browser signed in before the factor existed: no fresh factor in its session.
+	b := e.Browser()
+	b.SignIn(a, a.Student.Email)
+	fresh := e.Browser()
+	fresh.SignIn(a, a.Student.Email)
+	en := enrol(t, fresh, a, mfa.TOTPPath)
+
+	page := b.Get(a.URL(mfa.SecurityPath))
+	var remove, codes servertest.Form
+	for _, f := range page.Forms() {
+		switch f.Action {
+		case a.URL(mfa.RemoveTOTPPath):
+			remove = f
+		case a.URL(mfa.RecoveryCodesPath):
+			codes = f
+		}
+	}
+	if !remove.Values.Has("current_password") || !codes.Values.Has("current_password") {
+		t.Fatalf("the forms ask for no password\n%s", page.Body)
+	}
+	on := func() bool {
+		sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Student.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sums[a.Student.ID].TOTP
+	}
+	for name, mutate := range map[string]func(url.Values){
+		"no token":       func(v url.Values) { v.Del(consent.CSRFField) },
+		"wrong token":    func(v url.Values) { v.Set(consent.CSRFField, "x"+v.Get(consent.CSRFField)) },
+		"wrong password": func(v url.Values) { v.Set("current_password", "not the password") },
+	} {
+		v := url.Values{}
+		for k, vs := range remove.Values {
+			v[k] = slices.Clone(vs)
+		}
+		v.Set("current_password", servertest.Password)
+		mutate(v)
+		r := b.Post(remove.Action, v)
+		if r.Status == http.StatusSeeOther || !on() {
+			t.Fatalf("%s: TOTP removed (%d)", name, r.Status)
+		}
+	}
+	// New codes with the password: the old ones end.
+	codes.Values.Set("current_password", servertest.Password)
+	r := b.Submit(codes, "")
+	if r.Status != http.StatusOK || len(codesPattern.FindAllString(r.Body, -1)) != mfa.RecoveryCodeCount || r.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("new codes: %d\n%s", r.Status, r.Body)
+	}
+	signer := e.Browser()
+	factorPage := passwordStep(t, signer, a, a.Student.Email)
+	if r := enterCode(t, signer, factorPage, en.codes[0]); r.Status != http.StatusOK {
+		t.Errorf("an old recovery code after new ones: %d", r.Status)
+	}
+	// The browser that just entered its factor needs no password to turn it off.
+	fp := fresh.Get(a.URL(mfa.SecurityPath))
+	f, ok := fp.FormWith(consent.CSRFField)
+	for _, g := range fp.Forms() {
+		if g.Action == a.URL(mfa.RemoveTOTPPath) {
+			f, ok = g, true
+		}
+	}
+	if !ok || f.Values.Has("current_password") {
+		t.Fatalf("remove form of a fresh session\n%s", fp.Body)
+	}
+	if r := fresh.Submit(f, ""); r.Status != http.StatusSeeOther || on() {
+		t.Fatalf("remove: %d, on %v", r.Status, on())
+	}
+	// The password alone signs in again.
+	e.Browser().SignIn(a, a.Student.Email)
+	evs, err := e.Store.ListSecurityEvents(e.Ctx(a), audit.Filter{MemberID: a.Student.ID, Kinds: []audit.Kind{audit.KindFactorRemoved}, Limit: 10})
+	if err != nil || len(evs) != 1 || evs[0].Detail != "totp" {
+		t.Errorf("factor_removed events: %+v, %v", evs, err)
+	}
 }

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humamux"
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"

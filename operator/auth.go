@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"errors"
-	"github.com/proctorhq/proctor/audit"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humamux"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"

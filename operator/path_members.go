@@ -2,13 +2,13 @@ package operator
 
 import (
 	"context"
-	"github.com/proctorhq/proctor/audit"
 	"net/http"
 	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 )
 

@@ -230,7 +230,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	if mfaService != nil {
-		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger})
+		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ package templates
 // the passkey pages (passkey.go).
 func extraPages() []namedPage {
 	pages := append(accountPages(), recoveryPages()...)
-	pages = append(pages, auditPages()...)
 	pages = append(pages, mfaPages()...)
+	pages = append(pages, auditPages()...)
 	return append(pages, passkeyPages()...)
 }

@@ -11,6 +11,7 @@
 //	                                      password-reset link, lift sign-in lockouts
 //	proctor clients create|list|rotate-secret|delete  manage a school's OAuth clients
 //	proctor keys rotate|list              rotate or list a school's signing keys
+//	proctor events list                   read a school's security event log (a table, or JSON lines)
 //	proctor bench                         load test a server on loopback (docs/benchmarks.md)
 //	proctor version                       print the version
 //

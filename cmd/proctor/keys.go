@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/tenant"
 )

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -72,6 +73,10 @@ func TestMembersResetMFA(t *testing.T) {
 	}
 	if sums, err := s.FactorSummaries(two, []int64{ada.ID}); err != nil || sums[ada.ID] != (factor.Summary{TOTP: true}) {
 		t.Errorf("factors at school 2 after a reset at school 1: %v, %v", sums, err)
+	}
+	evs, err := s.ListSecurityEvents(one, audit.Filter{Kinds: []audit.Kind{audit.KindFactorsReset}, Limit: 100})
+	if err != nil || len(evs) != 1 || evs[0].Actor != audit.ActorCLI || evs[0].SubjectID != ada.ID {
+		t.Errorf("factors_reset events: %+v, %v", evs, err)
 	}
 	code, out, _ = runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", "ada@example.com")
 	if code != 0 || !strings.Contains(out, "has no second factor at school 1") {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proctorhq/proctor/audit"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 )
 

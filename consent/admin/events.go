@@ -59,7 +59,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	for _, k := range audit.Kinds {
 		page.Kinds = append(page.Kinds, templates.SecurityEventKind{Value: string(k), Selected: string(k) == page.Kind})
 	}
-	f, none, msg, err := h.eventFilter(r, page)
+	f, none, msg, err := h.eventFilter(r)
 	if err != nil {
 		return err
 	}
@@ -116,64 +116,86 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	return nil
 }
 
-// eventFilter reads the page's query into a filter. none is set when the filter names an
-// address nobody has: the answer is an empty list, the same as for a member with no events
-// here, so that the page tells nothing about identities of other schools. msg is a sentence
-// for a filter that cannot be used.
-func (h *Handler) eventFilter(r *http.Request, page templates.SecurityEventsPage) (f audit.Filter, none bool, msg string, err error) {
-	f.Limit = eventsPageSize
-	if m := page.Member; m != "" {
-		if id, perr := strconv.ParseInt(m, 10, 64); perr == nil {
+// eventQuery is the page's query, read: the member as an id or a normalised address, and the
+// rest of the filter.
+type eventQuery struct {
+	memberID int64
+	email    string
+	filter   audit.Filter
+}
+
+// readEventQuery reads the page's filter from its query; msg is a sentence for a filter that
+// cannot be used. It looks nothing up.
+func readEventQuery(q url.Values) (eq eventQuery, msg string) {
+	eq.filter.Limit = eventsPageSize
+	if m := strings.TrimSpace(q.Get("member")); m != "" {
+		if id, err := strconv.ParseInt(m, 10, 64); err == nil {
 			if id <= 0 {
-				return f, false, MsgEventsBadMember, nil
+				return eq, MsgEventsBadMember
 			}
-			f.MemberID = id
+			eq.memberID = id
 		} else {
-			email := storage.NormaliseEmail(m)
-			if !storage.ValidEmail(email) {
-				return f, false, MsgEventsBadMember, nil
-			}
-			found, gerr := h.store.GetMemberByEmail(r.Context(), email)
-			switch {
-			case errors.Is(gerr, storage.ErrNotFound):
-				none = true
-			case gerr != nil:
-				return f, false, "", fmt.Errorf("admin: look up member: %w", gerr)
-			default:
-				f.MemberID = found.ID
+			eq.email = storage.NormaliseEmail(m)
+			if !storage.ValidEmail(eq.email) {
+				return eq, MsgEventsBadMember
 			}
 		}
 	}
-	if k := audit.Kind(page.Kind); k != "" {
+	if k := audit.Kind(q.Get("kind")); k != "" {
 		if !audit.KnownKind(k) {
-			return f, false, MsgEventsBadKind, nil
+			return eq, MsgEventsBadKind
 		}
-		f.Kinds = []audit.Kind{k}
+		eq.filter.Kinds = []audit.Kind{k}
 	}
-	if page.Since != "" {
-		if f.Since, err = time.Parse(dateLayout, page.Since); err != nil {
-			return f, false, MsgEventsBadDate, nil
+	var err error
+	if s := q.Get("since"); s != "" {
+		if eq.filter.Since, err = time.Parse(dateLayout, s); err != nil {
+			return eq, MsgEventsBadDate
 		}
 	}
-	if page.Until != "" {
-		until, perr := time.Parse(dateLayout, page.Until)
-		if perr != nil {
-			return f, false, MsgEventsBadDate, nil
+	if s := q.Get("until"); s != "" {
+		until, err := time.Parse(dateLayout, s)
+		if err != nil {
+			return eq, MsgEventsBadDate
 		}
 		// The day named is included.
-		f.Until = until.Add(24 * time.Hour)
+		eq.filter.Until = until.Add(24 * time.Hour)
 	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		return f, false, MsgEventsBadDate, nil
+	if f := eq.filter; !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return eq, MsgEventsBadDate
 	}
-	if b := r.URL.Query().Get("before"); b != "" {
-		id, perr := strconv.ParseInt(b, 10, 64)
-		if perr != nil || id <= 0 {
-			return f, false, MsgEventsBadPage, nil
+	if b := q.Get("before"); b != "" {
+		id, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || id <= 0 {
+			return eq, MsgEventsBadPage
 		}
-		f.BeforeID = id
+		eq.filter.BeforeID = id
 	}
-	return f, none, "", nil
+	return eq, ""
+}
+
+// eventFilter reads the page's query into a filter, finding the member of an address. none is
+// set when the address is nobody's: the answer is an empty list, the same as for a member with
+// no events here, so that the page tells nothing about identities of other schools. msg is a
+// sentence for a filter that cannot be used.
+func (h *Handler) eventFilter(r *http.Request) (f audit.Filter, none bool, msg string, err error) {
+	eq, msg := readEventQuery(r.URL.Query())
+	if msg != "" {
+		return eq.filter, false, msg, nil
+	}
+	f = eq.filter
+	f.MemberID = eq.memberID
+	if eq.email != "" {
+		m, err := h.store.GetMemberByEmail(r.Context(), eq.email)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			return f, true, "", nil
+		case err != nil:
+			return f, false, "", fmt.Errorf("admin: look up member: %w", err)
+		}
+		f.MemberID = m.ID
+	}
+	return f, false, "", nil
 }
 
 // actorName says who did e: a member's or operator's e-mail, or what acted.

@@ -1,0 +1,199 @@
+package mfa_test
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+// TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
+// sign-in older than consent.PendingLifetime, whatever the code; a factor entered counts for
+// operator scopes for consent.StepUpWindow, after which a step-up renews it.
+func TestPendingAndStepUpWindows(t *testing.T) {
+	clk := &testClock{t: time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC)}
+	gs := storetest.Open(t, gormstore.DriverSQLite)
+	secret := config.Secret([]byte("0123456789abcdef0123456789abcdef"))
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A", Origin: "http://127.0.0.1:" + port, Host: "127.0.0.1:" + port}
+	ctx := tenant.NewContext(t.Context(), tn)
+	if err := gs.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
+		t.Fatal(err)
+	}
+	hash, err := password.Hash("a long enough passphrase", password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := gs.CreateMember(t.Context(), storage.Member{Email: "ann@example.com", Name: "Ann", PasswordHash: hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gs.SetRoles(ctx, m.ID, []storage.Role{storage.RoleStudent}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: secret, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := templates.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := consent.New(consent.Deps{Store: gs, Secret: secret, Templates: tpl, Now: clk.Now, Factors: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mux.NewRouter()
+	login.Mount(r)
+	// /gate answers as the consent page does for operator scopes: 200 when the member may go
+	// on, the gate's redirect otherwise.
+	r.HandleFunc("/gate", func(w http.ResponseWriter, req *http.Request) {
+		s, err := login.Load(req)
+		if err != nil {
+			http.Error(w, "no session", http.StatusUnauthorized)
+			return
+		}
+		if ok, err := login.OperatorFactorGate(w, req, s, true); err != nil || !ok {
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			}
+			return
+		}
+		_, _ = io.WriteString(w, "go on")
+	})
+	handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info := &edge.Info{ID: "req", ClientAddr: netip.MustParseAddr("127.0.0.1")}
+		r.ServeHTTP(w, req.WithContext(tenant.NewContext(edge.NewContext(req.Context(), info), tn)))
+	})
+	e, err := svc.BeginTOTP(ctx, m.ID, "A", m.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := svc.ConfirmTOTP(ctx, m.ID, totpAt(t, e.Secret, clk.Now())); !ok || err != nil {
+		t.Fatalf("confirm: %v %v", ok, err)
+	}
+
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path string, form url.Values) (*http.Response, string) {
+		t.Helper()
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), method, tn.Origin+path, body)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	_, page := do(http.MethodGet, consent.LoginPath, nil)
+	tok := csrfField.FindStringSubmatch(page)
+	if tok == nil {
+		t.Fatal("no sign-in form")
+	}
+	res, _ := do(http.MethodPost, consent.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.FactorPath) {
+		t.Fatalf("password: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
+	tok = csrfField.FindStringSubmatch(page)
+	if tok == nil {
+		t.Fatalf("no factor form\n%s", page)
+	}
+	clk.Advance(consent.PendingLifetime)
+	code := totpAt(t, e.Secret, clk.Now())
+	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.LoginPath+"?") {
+		t.Fatalf("an expired pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, _ := do(http.MethodGet, consent.DonePath, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("signed in after an expired pending sign-in: %d", res.StatusCode)
+	}
+	// The code was not used up: a fresh sign-in takes it.
+	_, page = do(http.MethodGet, consent.LoginPath, nil)
+	tok = csrfField.FindStringSubmatch(page)
+	do(http.MethodPost, consent.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	_, page = do(http.MethodGet, consent.FactorPath, nil)
+	tok = csrfField.FindStringSubmatch(page)
+	if tok == nil {
+		t.Fatalf("no factor form\n%s", page)
+	}
+	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != consent.DefaultReturnTo {
+		t.Fatalf("a fresh pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// Step-up: the factor entered at sign-in counts for consent.StepUpWindow, then not.
+	clk.Advance(consent.StepUpWindow - time.Second)
+	if res, body := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("gate within the window: %d %q %s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	clk.Advance(time.Second)
+	res, _ = do(http.MethodGet, "/gate", nil)
+	if want := consent.FactorPath + "?step_up=1&return_to=%2Fgate"; res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+		t.Fatalf("gate after the window: %d %q, want %q", res.StatusCode, res.Header.Get("Location"), want)
+	}
+	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
+	tok = csrfField.FindStringSubmatch(page)
+	if tok == nil {
+		t.Fatalf("no step-up form\n%s", page)
+	}
+	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "step_up": {"1"}, "return_to": {"/gate"},
+		"code": {totpAt(t, e.Secret, clk.Now())}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {
+		t.Fatalf("step-up: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res, _ := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("gate after the step-up: %d", res.StatusCode)
+	}
+}
