@@ -18,7 +18,6 @@ import (
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths of the account page and its forms.
@@ -89,10 +88,7 @@ func (h *Handler) mountAccount(r *mux.Router) {
 }
 
 // visit is a signed-in member's request to the account page: their school and session.
-type visit struct {
-	t *tenant.Tenant
-	s consent.Session
-}
+type visit = consent.Visit
 
 // memberPage runs fn for a signed-in member of the request's school (consent.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
@@ -100,14 +96,7 @@ func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) 
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
 	}
-	return h.consent.MemberPage(AccountPath, fromVisit(expired), fromVisit(fn))
-}
-
-// fromVisit adapts a page of this package to consent's visit.
-func fromVisit(fn func(http.ResponseWriter, *http.Request, visit) error) func(http.ResponseWriter, *http.Request, consent.Visit) error {
-	return func(w http.ResponseWriter, r *http.Request, cv consent.Visit) error {
-		return fn(w, r, visit{t: cv.Tenant, s: cv.Session})
-	}
+	return h.consent.MemberPage(AccountPath, expired, fn)
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.
@@ -124,8 +113,8 @@ func accountDone(w http.ResponseWriter, done string) {
 // page. page carries what the caller decides: messages, and a refused form's input.
 func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
-	m, now := v.s.Member, h.now()
-	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.t.Name, m.Name, m.Email, h.consent.CSRFToken(v.s)
+	m, now := v.Session.Member, h.now()
+	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.Tenant.Name, m.Name, m.Email, h.consent.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
 	if page.Name == "" && page.ProfileMessage == "" {
 		page.Name, page.Picture = m.Name, m.AvatarURL
@@ -139,7 +128,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, s
 	for _, s := range sessions {
 		page.Sessions = append(page.Sessions, templates.AccountSession{
 			ID: s.ID, Device: deviceSummary(s.UserAgent), Address: s.ClientAddr,
-			LastSeen: pageTime(s.LastSeenAt), CreatedAt: pageTime(s.CreatedAt), Current: s.ID == v.s.ID,
+			LastSeen: pageTime(s.LastSeenAt), CreatedAt: pageTime(s.CreatedAt), Current: s.ID == v.Session.ID,
 		})
 	}
 	apps, err := h.store.ListConnectedApps(ctx, m.ID, now)

@@ -53,9 +53,9 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, tok
 	if err != nil {
 		return Link{}, false, fmt.Errorf("account: get e-mail link: %w", err)
 	}
-	if l.MemberID != v.s.Member.ID {
+	if l.MemberID != v.Session.Member.ID {
 		h.log.Info("e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 		h.consent.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
 		return Link{}, false, nil
 	}
@@ -79,8 +79,8 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v vis
 		return err
 	}
 	page := templates.EmailConfirmPage{
-		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email,
-		NewEmail: l.Email, Token: token, CSRFToken: h.consent.CSRFToken(v.s),
+		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
+		NewEmail: l.Email, Token: token, CSRFToken: h.consent.CSRFToken(v.Session),
 	}
 	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
 	return nil
@@ -99,7 +99,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 	}
 	err = h.accountTx(ctx, func(ctx context.Context) error {
 		used, err := h.store.ConsumeLink(ctx, l.ID, PurposeEmailChange, h.now())
-		if errors.Is(err, storage.ErrNotFound) || (err == nil && used.MemberID != v.s.Member.ID) {
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && used.MemberID != v.Session.Member.ID) {
 			return errEmailLinkGone
 		}
 		if err != nil {
@@ -119,12 +119,12 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 		// The previous address hears of it, in the same transaction: if someone else made the
 		// change, the owner learns of it where they still read mail.
 		notice, err := h.tpl.EmailChanged(templates.EmailChangedMail{
-			School: v.t.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
+			School: v.Tenant.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
 		})
 		if err != nil {
 			return err
 		}
-		if err := h.svc.send(ctx, v.t, kindEmailChanged, previous, notice); err != nil {
+		if err := h.svc.send(ctx, v.Tenant, kindEmailChanged, previous, notice); err != nil {
 			return err
 		}
 		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
@@ -138,13 +138,13 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
 		h.log.Info("e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 		h.consent.RenderError(w, r, http.StatusConflict, viewEmailTaken)
 		return nil
 	case err != nil:
 		return err
 	}
-	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "email")
 	return nil
 }

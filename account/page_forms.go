@@ -58,18 +58,18 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v visit)
 		return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Name: name, Picture: picture, ProfileMessage: msg})
 	}
 	err := h.accountTx(ctx, func(ctx context.Context) error {
-		if _, err := h.store.UpdateMember(ctx, v.s.Member.ID, func(m storage.Member) (storage.Member, error) {
+		if _, err := h.store.UpdateMember(ctx, v.Session.Member.ID, func(m storage.Member) (storage.Member, error) {
 			m.Name, m.AvatarURL = name, picture
 			return m, nil
 		}); err != nil {
 			return fmt.Errorf("account: update profile: %w", err)
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindProfileChanged, ""))
+		return h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindProfileChanged, ""))
 	})
 	if err != nil {
 		return err
 	}
-	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "profile")
 	return nil
 }
@@ -173,7 +173,7 @@ func passwordStatus(c currentPassword) int {
 // sign_out_apps it also revokes every application's tokens.
 func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	m := v.s.Member
+	m := v.Session.Member
 	current, next, repeat := r.PostForm.Get("current_password"), r.PostForm.Get("new_password"), r.PostForm.Get("repeat_password")
 	signOutApps := r.PostForm.Get("sign_out_apps") == "yes"
 	refuse := func(status int, msg string) error {
@@ -193,7 +193,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 		return err
 	}
 	if !cp.ok {
-		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "limited", cp.limited)
 		return refuse(passwordStatus(cp), cp.message)
 	}
 	hash, err := password.Hash(next, password.Default)
@@ -214,7 +214,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 			return err
 		}
 		var err error
-		if ended, err = h.store.DeleteOtherSessions(ctx, m.ID, v.s.ID, true); err != nil {
+		if ended, err = h.store.DeleteOtherSessions(ctx, m.ID, v.Session.ID, true); err != nil {
 			return fmt.Errorf("account: end other sessions: %w", err)
 		}
 		if err := h.store.DeleteMemberLinks(ctx, m.ID, PurposeReset); err != nil {
@@ -233,7 +233,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit
 	if err != nil {
 		return err
 	}
-	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID,
+	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID,
 		"sessions_ended", ended, "token_pairs_revoked", revoked)
 	if signOutApps {
 		accountDone(w, "password-all")
@@ -259,7 +259,7 @@ func newAddress(raw string) (string, bool) {
 // tell who has an account.
 func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	m := v.s.Member
+	m := v.Session.Member
 	refuse := func(status int, msg string) error {
 		return h.showAccount(w, r, v, status, templates.AccountPage{EmailMessage: msg})
 	}
@@ -279,14 +279,14 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 		return err
 	}
 	if !cp.ok {
-		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "limited", cp.limited)
 		return refuse(passwordStatus(cp), cp.message)
 	}
 	_, err = h.store.GetMemberByEmail(ctx, addr)
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID)
+		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
@@ -296,8 +296,8 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 	token, now := consent.NewToken(), h.now()
 	expires := now.Add(emailChangeLifetime)
 	content, err := h.tpl.EmailChange(templates.EmailChangeMail{
-		School: v.t.Name, MemberName: m.Name, NewEmail: addr,
-		Link:    v.t.URL(EmailConfirmPath + "?token=" + token),
+		School: v.Tenant.Name, MemberName: m.Name, NewEmail: addr,
+		Link:    v.Tenant.URL(EmailConfirmPath + "?token=" + token),
 		Expires: "in 24 hours (" + expires.UTC().Format("2006-01-02 15:04 UTC") + ")",
 	})
 	if err != nil {
@@ -311,14 +311,14 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 			return fmt.Errorf("account: create e-mail link: %w", err)
 		}
 		return h.mail.Send(ctx, mailqueue.Message{
-			SchoolID: v.t.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
+			SchoolID: v.Tenant.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
 			Subject: content.Subject, Text: content.Text, HTML: content.HTML,
 		})
 	})
 	if err != nil {
 		return err
 	}
-	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", m.ID)
+	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
 	accountDone(w, "email-sent")
 	return nil
 }

@@ -30,14 +30,14 @@ const msgSessionIsCurrent = "That is the device you are using now: to end its se
 func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
 	id := r.PostForm.Get("session_id")
-	if subtle.ConstantTimeCompare([]byte(id), []byte(v.s.ID)) == 1 {
+	if subtle.ConstantTimeCompare([]byte(id), []byte(v.Session.ID)) == 1 {
 		return h.showAccount(w, r, v, http.StatusBadRequest, templates.AccountPage{SessionsMessage: msgSessionIsCurrent})
 	}
 	if !isHex(id, sessionIDLength) {
 		accountDone(w, "session")
 		return nil
 	}
-	sessions, err := h.store.ListMemberSessions(ctx, v.s.Member.ID, h.now())
+	sessions, err := h.store.ListMemberSessions(ctx, v.Session.Member.ID, h.now())
 	if err != nil {
 		return fmt.Errorf("account: list sessions: %w", err)
 	}
@@ -47,7 +47,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) er
 			device = deviceSummary(s.UserAgent)
 		}
 	}
-	err = h.store.DeleteMemberSession(ctx, v.s.Member.ID, id)
+	err = h.store.DeleteMemberSession(ctx, v.Session.Member.ID, id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		accountDone(w, "session")
@@ -55,10 +55,10 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) er
 	case err != nil:
 		return fmt.Errorf("account: end session: %w", err)
 	}
-	if err := h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindSessionEnded, device)); err != nil {
+	if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, device)); err != nil {
 		return fmt.Errorf("account: record event: %w", err)
 	}
-	h.log.Info("session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	h.log.Info("session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "session")
 	return nil
 }
@@ -66,7 +66,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) er
 // endOtherSessions signs every other device out at this school.
 func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	n, err := h.store.DeleteOtherSessions(ctx, v.s.Member.ID, v.s.ID, false)
+	n, err := h.store.DeleteOtherSessions(ctx, v.Session.Member.ID, v.Session.ID, false)
 	if err != nil {
 		return fmt.Errorf("account: end other sessions: %w", err)
 	}
@@ -75,12 +75,12 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v vis
 		if n > 1 {
 			detail = strconv.Itoa(n) + " other devices"
 		}
-		if err := h.audit.Record(ctx, h.requestEvent(r, v.s.Member.ID, audit.KindSessionEnded, detail)); err != nil {
+		if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, detail)); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.Info("other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID,
-		"member_id", v.s.Member.ID, "sessions_ended", n)
+	h.log.Info("other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID,
+		"member_id", v.Session.Member.ID, "sessions_ended", n)
 	accountDone(w, "sessions")
 	return nil
 }
@@ -95,7 +95,7 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) err
 		return nil
 	}
 	now := h.now()
-	apps, err := h.store.ListConnectedApps(ctx, v.s.Member.ID, now)
+	apps, err := h.store.ListConnectedApps(ctx, v.Session.Member.ID, now)
 	if err != nil {
 		return fmt.Errorf("account: list applications: %w", err)
 	}
@@ -109,19 +109,19 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) err
 			}
 		}
 	}
-	n, err := h.store.RevokeConnectedApp(ctx, v.s.Member.ID, clientID, now)
+	n, err := h.store.RevokeConnectedApp(ctx, v.Session.Member.ID, clientID, now)
 	if err != nil {
 		return fmt.Errorf("account: revoke application: %w", err)
 	}
 	if n > 0 {
-		e := h.requestEvent(r, v.s.Member.ID, audit.KindGrantRevoked, clipText(name, maxEventDetail))
+		e := h.requestEvent(r, v.Session.Member.ID, audit.KindGrantRevoked, clipText(name, maxEventDetail))
 		e.ClientID, e.Scopes = clientID, scopes
 		if err := h.audit.Record(ctx, e); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.Info("application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID,
-		"member_id", v.s.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
+	h.log.Info("application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID,
+		"member_id", v.Session.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
 	accountDone(w, "app")
 	return nil
 }

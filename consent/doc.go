@@ -12,7 +12,7 @@
 //	GET  /login/done     "you are signed in" page with a sign-out button
 //	GET  /logout         asks for confirmation (a GET never signs anyone out)
 //	POST /logout         deletes the session and clears its cookie (csrf_token required)
-//	GET  /assets/{file}  the pages' stylesheet, named by its content hash
+//	GET  /assets/{file}  the pages' stylesheet and the passkey script, named by their content hash
 //
 // For the authorization endpoint (package authz), which owns GET and POST /oauth/authorize:
 // Current and Load find the request's session, RedirectToLogin sends the browser to sign in
@@ -20,7 +20,9 @@
 // RenderError draws an error page. For pages of other packages (package account): StartSession
 // signs a member in, WritePage and Fail write pages, and FormToken/CheckFormToken give a form
 // shown before any session (a forgotten password, a link's page) the sign-in form's double-submit
-// CSRF token.
+// CSRF token. Package passkey signs a member in with StartSessionWith (the passkey's methods),
+// runs its second step through Challenge, TakeFactorAttempt and CompleteFactor, and names its
+// cookie by SecureCookies.
 //
 // Sessions: the cookie carries 256 random bits; the store keeps only their HMAC-SHA256 (under
 // a key derived from the system secret) in a school-scoped table, so a session exists only at

@@ -263,6 +263,17 @@ func (h *Handler) TakeFactorAttempt(ctx context.Context, ch FactorChallenge) ([]
 // charge given back, the event recorded; then a pending sign-in becomes a session (with the
 // methods so far, these and "mfa"), or a step-up marks the session. It redirects to ReturnTo.
 func (h *Handler) FactorPassed(w http.ResponseWriter, r *http.Request, ch FactorChallenge, charged []string, kind factor.Kind, detail string, amr ...string) error {
+	loc, err := h.CompleteFactor(w, r, ch, charged, kind, detail, amr...)
+	if err != nil {
+		return err
+	}
+	SeeOther(w, loc)
+	return nil
+}
+
+// CompleteFactor is FactorPassed without the redirect: it sets the cookies and returns where the
+// browser goes, for a step that answers a script rather than a form (the passkey step's JSON).
+func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch FactorChallenge, charged []string, kind factor.Kind, detail string, amr ...string) (string, error) {
 	ctx := r.Context()
 	if len(charged) > 0 {
 		if err := h.limiter.Reset(ctx, charged[0]); err != nil {
@@ -284,18 +295,17 @@ func (h *Handler) FactorPassed(w http.ResponseWriter, r *http.Request, ch Factor
 	now := h.now()
 	if ch.StepUp {
 		if err := h.factors.MarkSessionFactor(ctx, ch.Session.ID, methods, now); err != nil {
-			return fmt.Errorf("consent: mark session factor: %w", err)
+			return "", fmt.Errorf("consent: mark session factor: %w", err)
 		}
 		h.log.Info("second factor entered again", "request_id", edge.FromContext(ctx).ID, "member_id", ch.MemberID)
-		SeeOther(w, ch.ReturnTo)
-		return nil
+		return ch.ReturnTo, nil
 	}
 	m, err := h.store.GetMember(ctx, ch.MemberID)
 	if err != nil {
-		return fmt.Errorf("consent: member of a pending sign-in: %w", err)
+		return "", fmt.Errorf("consent: member of a pending sign-in: %w", err)
 	}
 	if err := h.startSession(ctx, w, r, m, methods, now); err != nil {
-		return err
+		return "", err
 	}
 	secure := secureCookies(r)
 	setPendingCookie(w, secure, "", -1)
@@ -306,8 +316,7 @@ func (h *Handler) FactorPassed(w http.ResponseWriter, r *http.Request, ch Factor
 		m.PasswordHash = ""
 		h.onSignIn(ctx, r, m)
 	}
-	SeeOther(w, ch.ReturnTo)
-	return nil
+	return ch.ReturnTo, nil
 }
 
 // FactorFailed records a second step that failed (the charges stay: that is what a failure

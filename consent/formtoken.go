@@ -23,3 +23,11 @@ func (h *Handler) CheckFormToken(r *http.Request) bool {
 // IPv6 (a client usually holds a whole /64). Other budgets per address prefix it with their own
 // name.
 func AddressKey(a netip.Addr) string { return addressLimitKey(a) }
+
+// PasskeyLoginPath is the passwordless sign-in with a passkey (package passkey), which the
+// sign-in form links to.
+const PasskeyLoginPath = "/login/passkey"
+
+// SecureCookies reports whether r's cookies are the Secure, "__Host-" prefixed ones: other
+// packages' cookies (a passkey ceremony's) follow the session cookie's rule.
+func SecureCookies(r *http.Request) bool { return secureCookies(r) }

@@ -202,17 +202,18 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.HandleFunc(templates.AssetsPrefix+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
 }
 
-// asset serves the stylesheet. Its name carries a hash of its content, so it may be cached for
-// good.
+// asset serves the stylesheet and the passkey pages' script. Their names carry a hash of their
+// content, so they may be cached for good.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != h.tpl.StylesheetPath() {
+	content, contentType, ok := h.tpl.Asset(r.URL.Path)
+	if !ok {
 		edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
 		return
 	}
 	hd := w.Header()
-	hd.Set("Content-Type", "text/css; charset=utf-8")
+	hd.Set("Content-Type", contentType)
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(h.tpl.Stylesheet()))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(content))
 }
 
 // PageError is a failure shown as an error page with a plain message (the sign-in pages and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -278,6 +279,12 @@ func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, page templates.LoginPage) {
+	// The way to a passkey sign-in (package passkey), where the school's host can have passkeys.
+	if t, err := tenant.FromContext(r.Context()); err == nil {
+		if _, ok := t.PasskeyRPID(); ok {
+			page.PasskeyURL = PasskeyLoginPath + "?return_to=" + url.QueryEscape(page.ReturnTo)
+		}
+	}
 	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(out, page) })
 }
 

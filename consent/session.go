@@ -123,6 +123,13 @@ func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *ht
 	return h.startSession(ctx, w, r, m, []string{factor.AMRPassword}, time.Time{})
 }
 
+// StartSessionWith signs m in like StartSession, with the methods they signed in with (RFC 8176
+// values) and when a second factor was entered (zero: none): a passwordless sign-in with a
+// passkey (package passkey).
+func (h *Handler) StartSessionWith(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member, amr []string, factorAt time.Time) error {
+	return h.startSession(ctx, w, r, m, amr, factorAt)
+}
+
 // startSession is StartSession with the methods the member signed in with and when a second
 // factor was entered (zero: none).
 func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member, amr []string, factorAt time.Time) error {

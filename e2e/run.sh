@@ -133,6 +133,8 @@ echo "== migrate, seed, clients"
   { cat "$work/setup.log" >&2; die "seed failed"; }
 "$proctor" seed --tenant 1 e2e/mcp-fixture.yaml >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "seeding the MCP catalogue failed"; }
+"$proctor" seed --tenant 2 e2e/passkey-fixture.yaml >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "seeding school 2 failed"; }
 
 json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||!v)process.exit(1);console.log(v)})' "$1"; }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths served by Mount.
@@ -99,10 +98,7 @@ func (h *Handler) Mount(r *mux.Router) {
 }
 
 // visit is a signed-in member's request.
-type visit struct {
-	t *tenant.Tenant
-	s consent.Session
-}
+type visit = consent.Visit
 
 // page runs fn for a signed-in member of the request's school (consent.MemberPage): without a
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
@@ -111,22 +107,15 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error)
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
 	}
-	return h.consent.MemberPage(SecurityPath, fromVisit(expired), fromVisit(fn))
-}
-
-// fromVisit adapts a page of this package to consent's visit.
-func fromVisit(fn func(http.ResponseWriter, *http.Request, visit) error) func(http.ResponseWriter, *http.Request, consent.Visit) error {
-	return func(w http.ResponseWriter, r *http.Request, cv consent.Visit) error {
-		return fn(w, r, visit{t: cv.Tenant, s: cv.Session})
-	}
+	return h.consent.MemberPage(SecurityPath, expired, fn)
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
 func (h *Handler) required(ctx context.Context, v visit) (bool, error) {
-	if !v.t.Security.RequiresOperatorFactor() {
+	if !v.Tenant.Security.RequiresOperatorFactor() {
 		return false, nil
 	}
-	roles, err := h.members.GetRoles(ctx, v.s.Member.ID)
+	roles, err := h.members.GetRoles(ctx, v.Session.Member.ID)
 	if err != nil {
 		return false, err
 	}
@@ -144,7 +133,7 @@ func (h *Handler) security(w http.ResponseWriter, r *http.Request, v visit) erro
 
 func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, status int, notice, msg string) error {
 	ctx := r.Context()
-	sum, err := h.svc.Summary(ctx, v.s.Member.ID)
+	sum, err := h.svc.Summary(ctx, v.Session.Member.ID)
 	if err != nil {
 		return err
 	}
@@ -159,9 +148,9 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, 
 		notice = noticeRemoved
 	}
 	page := templates.SecurityPage{
-		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, CSRFToken: h.consent.CSRFToken(v.s),
+		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.consent.CSRFToken(v.Session),
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
-		Required: req, PasswordOptional: h.consent.FactorFresh(v.s),
+		Required: req, PasswordOptional: h.consent.FactorFresh(v.Session),
 	}
 	h.consent.WritePage(w, r, status, consent.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
 	return nil
@@ -174,7 +163,7 @@ func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v visit) err
 
 func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, status int, returnTo, msg string) error {
 	ctx := r.Context()
-	e, err := h.svc.BeginTOTP(ctx, v.s.Member.ID, v.t.Name, v.s.Member.Email)
+	e, err := h.svc.BeginTOTP(ctx, v.Session.Member.ID, v.Tenant.Name, v.Session.Member.Email)
 	if errors.Is(err, ErrEnrolled) {
 		consent.SeeOther(w, SecurityPath)
 		return nil
@@ -187,7 +176,7 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, sta
 		return err
 	}
 	page := templates.TOTPEnrolPage{
-		School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, CSRFToken: h.consent.CSRFToken(v.s),
+		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.consent.CSRFToken(v.Session),
 		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
@@ -213,7 +202,7 @@ func group(s string) string {
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
 	returnTo := consent.SafeReturnTo(r.PostForm.Get("return_to"))
-	codes, ok, err := h.svc.ConfirmTOTP(ctx, v.s.Member.ID, r.PostForm.Get("code"))
+	codes, ok, err := h.svc.ConfirmTOTP(ctx, v.Session.Member.ID, r.PostForm.Get("code"))
 	if err != nil {
 		return err
 	}
@@ -221,11 +210,11 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 		return h.showEnrol(w, r, v, http.StatusOK, returnTo, msgCodeWrong)
 	}
 	amr := []string{factor.AMRPassword, factor.AMROTP, factor.AMRMultiFactor}
-	if err := h.svc.MarkSessionFactor(ctx, v.s.ID, amr, h.now()); err != nil {
+	if err := h.svc.MarkSessionFactor(ctx, v.Session.ID, amr, h.now()); err != nil {
 		return fmt.Errorf("mfa: mark session: %w", err)
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
-	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 	if returnTo == consent.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
@@ -233,7 +222,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 }
 
 func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, codes []string, next string) error {
-	page := templates.RecoveryCodesPage{School: v.t.Name, MemberName: v.s.Member.Name, MemberEmail: v.s.Member.Email, Codes: codes, Continue: next}
+	page := templates.RecoveryCodesPage{School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
 	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
 	return nil
@@ -245,7 +234,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
 		return err
 	}
-	err := h.svc.RemoveTOTP(ctx, v.s.Member.ID)
+	err := h.svc.RemoveTOTP(ctx, v.Session.Member.ID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
 	}
@@ -253,7 +242,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 		return err
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
-	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.t.SchoolID, "member_id", v.s.Member.ID)
+	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
 	consent.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }
@@ -265,14 +254,14 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit)
 	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
 		return err
 	}
-	sum, err := h.svc.Summary(ctx, v.s.Member.ID)
+	sum, err := h.svc.Summary(ctx, v.Session.Member.ID)
 	if err != nil {
 		return err
 	}
 	if !sum.TOTP {
 		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
 	}
-	codes, err := h.svc.NewRecoveryCodes(ctx, v.s.Member.ID)
+	codes, err := h.svc.NewRecoveryCodes(ctx, v.Session.Member.ID)
 	if err != nil {
 		return err
 	}
@@ -284,11 +273,11 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit)
 // the session within consent.StepUpWindow. Wrong passwords are charged to the member's budget.
 // When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visit) (bool, error) {
-	if h.consent.FactorFresh(v.s) {
+	if h.consent.FactorFresh(v.Session) {
 		return true, nil
 	}
 	ctx := r.Context()
-	key := "mfa-password:" + strconv.FormatInt(v.t.SchoolID, 10) + ":" + strconv.FormatInt(v.s.Member.ID, 10)
+	key := "mfa-password:" + strconv.FormatInt(v.Tenant.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
 		return false, &consent.PageError{Status: http.StatusServiceUnavailable,
@@ -298,7 +287,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visi
 	if !ok {
 		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", msgPasswordLimit)
 	}
-	m, err := h.members.GetMember(ctx, v.s.Member.ID)
+	m, err := h.members.GetMember(ctx, v.Session.Member.ID)
 	if err != nil {
 		_ = h.limiter.Refund(ctx, key)
 		return false, err
@@ -319,5 +308,5 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visi
 
 func (h *Handler) note(r *http.Request, v visit, k audit.Kind, kind factor.Kind) {
 	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: k, Actor: audit.ActorMember,
-		ActorID: v.s.Member.ID, SubjectID: v.s.Member.ID, Detail: string(kind)}))
+		ActorID: v.Session.Member.ID, SubjectID: v.Session.Member.ID, Detail: string(kind)}))
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -105,13 +107,33 @@ func TestCSRFEveryForm(t *testing.T) {
 		second := e.Browser()
 		second.SignIn(a, a.Owner.Email)
 		e.Tokens(a, a.Owner.Email, scope.OpenID, scope.AccountRead)
+		// Other sessions of the owner and of another member, whose tokens are tried below:
+		// signed in before the owner has passkeys, which make the password alone not enough.
+		other := e.Browser()
+		other.SignIn(a, a.Owner.Email)
+		otherMember := e.Browser()
+		otherMember.SignIn(a, a.Student.Email)
+		// Two passkeys, so that the passkey page shows its rename and remove forms (stored
+		// directly: A is served at an address, where no browser makes one).
+		for _, id := range []string{"csrf-key-1", "csrf-key-2"} {
+			if _, err := e.Store.CreatePasskey(e.Ctx(a), factor.Passkey{MemberID: a.Owner.ID, CredentialID: []byte(id), PublicKey: []byte("k"), Name: id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ownerPasskeys := func() []factor.Passkey {
+			keys, err := e.Store.ListPasskeys(e.Ctx(a), a.Owner.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return keys
+		}
 
 		// Pages: the sign-in page, everything an operator reaches, the account page, the consent
 		// page, error pages.
 		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
 		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
 			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath),
-			a.URL(admin.EventsPath))...)
+			a.URL(admin.EventsPath), a.URL(passkey.AccountPath))...)
 		// A member's page and the confirmation pages of the actions that apply to A's student.
 		student := strconv.FormatInt(a.Student.ID, 10)
 		ids = append(ids, student)
@@ -157,10 +179,6 @@ func TestCSRFEveryForm(t *testing.T) {
 		t.Logf("%d forms on %d pages, %d kinds", seen, len(pages), len(forms))
 
 		// Tokens of other sessions and of the other school.
-		other := e.Browser()
-		other.SignIn(a, a.Owner.Email)
-		otherMember := e.Browser()
-		otherMember.SignIn(a, a.Student.Email)
 		sessionTokens := map[string]string{
 			"another session of the same member": csrfOf(t, other.Get(a.URL(consent.DonePath))),
 			"another member's session":           csrfOf(t, otherMember.Get(a.URL(consent.DonePath))),
@@ -280,6 +298,15 @@ func TestCSRFEveryForm(t *testing.T) {
 			account.SessionEndOthersPath: {order: 9,
 				state: func() string { return strconv.Itoa(ownerSessions()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && ownerSessions() == 1 }},
+			passkey.RenamePath: {order: 5,
+				state: func() string { return ownerPasskeys()[0].Name },
+				ok: func(r *servertest.Response) bool {
+					return r.Status == http.StatusSeeOther && ownerPasskeys()[0].Name == "Renamed By Form"
+				}},
+			// Before the password changes: removing asks for it.
+			passkey.RemovePath: {order: 9,
+				state: func() string { return strconv.Itoa(len(ownerPasskeys())) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(ownerPasskeys()) == 1 }},
 			// Last but the sign-out: a new password ends the owner's other sessions.
 			account.PasswordPath: {order: 10,
 				state: func() string { return owner().PasswordHash },
@@ -360,6 +387,10 @@ func TestCSRFEveryForm(t *testing.T) {
 						v.Set("name", "Renamed By Form")
 					case account.EmailPath:
 						v.Set("email", "moved-by-form@example.com")
+						v.Set("current_password", servertest.Password)
+					case passkey.RenamePath:
+						v.Set("name", "Renamed By Form")
+					case passkey.RemovePath:
 						v.Set("current_password", servertest.Password)
 					case account.PasswordPath:
 						v.Set("current_password", servertest.Password)

@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -171,6 +172,19 @@ var routeCases = map[string]probe{
 	"POST " + mfa.TOTPPath:          factorFormAtB,
 	"POST " + mfa.RemoveTOTPPath:    factorFormAtB,
 	"POST " + mfa.RecoveryCodesPath: factorFormAtB,
+
+	// passkey: A's session and tokens mean nothing at B, and A's passkeys are not B's.
+	"GET " + passkey.AccountPath:         accountPageAtB,
+	"POST " + passkey.RegisterBeginPath:  passkeyJSONAtB,
+	"POST " + passkey.RegisterFinishPath: passkeyJSONAtB,
+	"POST " + passkey.RenamePath:         passkeyFormAtB,
+	"POST " + passkey.RemovePath:         passkeyFormAtB,
+	"GET " + passkey.SignInPath:          passkeySignInPageAtB,
+	"POST " + passkey.SignInBeginPath:    passkeySignInAtB,
+	"POST " + passkey.SignInFinishPath:   passkeySignInAtB,
+	"GET " + passkey.FactorPagePath:      passkeyFactorAtB,
+	"POST " + passkey.FactorBeginPath:    passkeyFactorAtB,
+	"POST " + passkey.FactorFinishPath:   passkeyFactorAtB,
 
 	// consent/admin: A's session and A's applications mean nothing at B.
 	"GET " + admin.AppsPath:                   operatorPageNeedsSignIn,

@@ -24,6 +24,7 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -102,6 +103,11 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 		t.Fatal(err)
 	}
 	acct.Mount(r)
+	pk, err := passkey.New(passkey.Deps{Store: e.Store, Consent: login, Templates: pages, Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk.Mount(r)
 	admin.New(admin.Deps{Store: e.Store, Secret: secret, Consent: login, Templates: pages}).Mount(r)
 	authz.New(authz.Deps{Store: e.Store, Secret: secret, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
@@ -121,6 +127,7 @@ var mountedInServer = map[string][]string{
 		"login.Mount",
 		"pagesMFA.Mount",
 		"acct.Mount",
+		"pk.Mount",
 		"admin.New(...).Mount",
 		"authz.New(...).Mount",
 		"membergraphql.New(...).Mount",

@@ -28,6 +28,7 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
+	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -241,6 +242,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct.Mount(r)
 		inviter, memberMail = acct.Service(), acct.Service()
 	}
+	pk, err := s.passkeyPages(login, pages, limiter)
+	if err != nil {
+		return err
+	}
+	if pk != nil {
+		pk.Mount(r)
+	}
 	// A store that keeps second factors offers their summaries and reset to member
 	// administration.
 	factorAdmin, _ := d.Store.(factor.Admin)
@@ -284,6 +292,20 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 	return account.New(account.Deps{
 		Store: store, Consent: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
 		Limiter: limiter, Logger: d.Logger, Service: svc,
+	})
+}
+
+// passkeyPages builds the passkey pages and ceremonies when the store keeps passkeys (a
+// stand-in store in some tests does not: then there are none).
+func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter) (*passkey.Handler, error) {
+	d := s.deps
+	store, ok := d.Store.(passkey.Store)
+	if !ok {
+		s.log.Warn("the store keeps no passkeys: no passkey pages")
+		return nil, nil
+	}
+	return passkey.New(passkey.Deps{
+		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Audit: s.audit, Logger: d.Logger,
 	})
 }
 

@@ -69,6 +69,8 @@ type LoginPage struct {
 	ReturnTo string
 	// Message is a plain sentence above the form (a failed attempt, a rate limit).
 	Message string
+	// PasskeyURL is the passkey sign-in, with return_to ("" where the school has no passkeys).
+	PasskeyURL string
 }
 
 // ConsentPage asks the signed-in member to approve or deny a client.
@@ -233,6 +235,7 @@ func New() (*Set, error) {
 	s := &Set{cssPath: AssetsPrefix + "proctor-" + hex.EncodeToString(sum[:6]) + ".css"}
 	funcs := template.FuncMap{
 		"stylesheet": func() string { return s.cssPath },
+		"script":     func() string { return scriptPath },
 	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFiles, "html/layout.html")
 	if err != nil {
@@ -242,7 +245,7 @@ func New() (*Set, error) {
 	app := OAuthAppDetails{Name: "A", ClientID: "pc_x", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
 		Scopes: []ScopeItem{{"openid", "d"}}, CreatedAt: "today"}
 	pages := []pageSpec{
-		{"login.html", &s.login, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m"}},
+		{"login.html", &s.login, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m", PasskeyURL: "/login/passkey?return_to=%2F"}},
 		{"consent.html", &s.consent, ConsentPage{
 			School: "S", ClientName: "C", RedirectHost: "r.example", ClientIDHost: "c.example", LoopbackOnly: true,
 			Scopes: []ScopeItem{{"openid", "d"}}, MemberName: "N", MemberEmail: "e@example.com", FormAction: "/x?y=z", CSRFToken: "t",

@@ -108,3 +108,24 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestPasskeyRPID(t *testing.T) {
+	for _, c := range []struct {
+		base, id string
+		ok       bool
+	}{
+		{"https://north.example.com", "north.example.com", true},
+		{"https://North.Example.com:8443/", "north.example.com", true},
+		{"http://localhost:8080", "localhost", true},
+		{"http://127.0.0.1:8080", "", false},
+		{"http://[::1]:8080", "", false},
+	} {
+		tn, err := New(config.Tenant{SchoolID: 1, Subdomain: "s", Name: "S", BaseURL: c.base})
+		if err != nil {
+			t.Fatalf("%s: %v", c.base, err)
+		}
+		if id, ok := tn.PasskeyRPID(); id != c.id || ok != c.ok {
+			t.Errorf("%s: PasskeyRPID = %q, %v; want %q, %v", c.base, id, ok, c.id, c.ok)
+		}
+	}
+}

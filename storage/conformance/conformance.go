@@ -98,6 +98,11 @@ func RunTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConcurrentFactorUse", testConcurrentFactorUse},
 		{"FactorIsolation", testFactorIsolation},
 		{"SessionFactor", testSessionFactor},
+		{"Passkeys", testPasskeys},
+		{"PasskeyCounter", testPasskeyCounter},
+		{"PasskeyIsolation", testPasskeyIsolation},
+		{"PasskeyChallenges", testPasskeyChallenges},
+		{"PasskeyFactors", testPasskeyFactors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

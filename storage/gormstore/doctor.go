@@ -268,6 +268,8 @@ var doctorRelations = []relation{
 	bySchool("security_events"),
 	bySchool("member_totp"), byMember("member_totp", "member_id"),
 	bySchool("member_recovery_codes"), byMember("member_recovery_codes", "member_id"),
+	bySchool("member_passkeys"), byMember("member_passkeys", "member_id"),
+	bySchool("passkey_challenges"), byMember("passkey_challenges", "member_id"),
 }
 
 // rowExamples says how a finding names a child row (the example column) and orders them (k).
@@ -289,6 +291,7 @@ var rowExamples = map[string][2]string{
 	"account_links":              {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"member_totp":                {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
 	"member_recovery_codes":      {"'school ' || CAST(c.school_id AS TEXT) || ' member ' || CAST(c.member_id AS TEXT)", "c.member_id"},
+	"passkey_challenges":         {"'school ' || CAST(c.school_id AS TEXT) || ' ' || c.purpose || ' challenge'", "c.created_at"},
 }
 
 // checkRelation finds the child rows whose parent row is missing.

@@ -197,12 +197,23 @@ func (s *Store) FactorSummaries(ctx context.Context, memberIDs []int64) (map[int
 		sm.RecoveryCodesLeft = c.N
 		out[c.MemberID] = sm
 	}
+	counts = counts[:0]
+	if err := sc.in(db.Model(&passkeyRow{})).Select("member_id, COUNT(*) AS n").
+		Where("member_id IN ?", memberIDs).Group("member_id").Scan(&counts).Error; err != nil {
+		return nil, wrap("factor summaries: passkeys", err)
+	}
+	for _, c := range counts {
+		sm := out[c.MemberID]
+		sm.Passkeys = c.N
+		out[c.MemberID] = sm
+	}
 	return out, nil
 }
 
-// ResetMemberFactors deletes the member's TOTP factor (pending or not) and recovery codes at the
-// context's school in one transaction, and returns how many it deleted: 1 for the TOTP factor
-// plus one per recovery code, used or not.
+// ResetMemberFactors deletes the member's TOTP factor (pending or not), recovery codes and
+// passkeys at the context's school in one transaction, and returns how many it deleted: 1 for
+// the TOTP factor plus one per recovery code, used or not, and one per passkey. The member's
+// passkey ceremonies in progress there go too (not counted): none may finish afterwards.
 func (s *Store) ResetMemberFactors(ctx context.Context, memberID int64) (int, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
@@ -211,14 +222,14 @@ func (s *Store) ResetMemberFactors(ctx context.Context, memberID int64) (int, er
 	const op = "reset member factors"
 	n := 0
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		for _, model := range []any{&recoveryCodeRow{}, &memberTOTPRow{}} {
+		for _, model := range []any{&recoveryCodeRow{}, &memberTOTPRow{}, &passkeyRow{}} {
 			res := sc.in(tx).Where("member_id = ?", memberID).Delete(model)
 			if res.Error != nil {
 				return wrap(op, res.Error)
 			}
 			n += int(res.RowsAffected)
 		}
-		return nil
+		return wrap(op, sc.in(tx).Where("member_id = ?", memberID).Delete(&passkeyChallengeRow{}).Error)
 	})
 	return n, err
 }

@@ -22,7 +22,8 @@ import (
 // A one-time link goes once it has expired, used or not: a used link is kept only so that its
 // token keeps failing as used until it would have failed as expired anyway. Mail outbox entries
 // are kept mailKeep after they were sent or given up on, for operators who ask what became of a
-// message (their payload is already erased). The security event log is not here: its retention
+// message (their payload is already erased). A passkey ceremony's challenge goes once it has
+// expired (a used one is deleted by its use). The security event log is not here: its retention
 // is a server setting, so the server purges it on its own (PurgeSecurityEvents).
 var purgeTargets = []struct {
 	table, key, expired string
@@ -36,6 +37,7 @@ var purgeTargets = []struct {
 	{"oauth_token_pairs", "id", "COALESCE(refresh_expires_at, access_expires_at) < ? AND access_expires_at < ?", 2, 0},
 	{"account_links", "id", "expires_at < ?", 1, 0},
 	{"mail_outbox", "id", "finished_at < ? AND state IN ('sent', 'failed')", 1, mailKeep},
+	{"passkey_challenges", "id", "expires_at < ?", 1, 0},
 }
 
 // mailKeep is how long a sent or failed mail outbox entry stays.

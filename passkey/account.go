@@ -1,0 +1,270 @@
+package passkey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// passwordBudget bounds wrong current passwords on the remove form, per member, under the key
+// the account page's forms use (package account): one budget for every form of the member's
+// that asks for the password, so that a stolen session cannot test guesses on each in turn.
+var passwordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+
+// passwordKey prefixes the member id in that budget's key (account's accountPasswordKey).
+const passwordKey = "account-password:"
+
+// notices are the sentences a finished form's redirect names with ?done=.
+var notices = map[string]string{
+	"added":   "Your passkey was added. You can sign in with it here.",
+	"renamed": "The passkey was renamed.",
+	"removed": "The passkey was removed.",
+}
+
+// Messages of the list page.
+const (
+	msgExpired         = "This form has expired. Please try again."
+	msgPasswordMissing = "Enter your current password to remove a passkey."
+	msgPasswordWrong   = "That is not your current password."
+	msgPasswordLimit   = "Too many wrong passwords. Please wait a few minutes and try again."
+	msgNoPassword      = "Your account has no password; set one from the sign-in page's \"Forgot password?\" first."
+	msgGone            = "That passkey is no longer there."
+	msgNameEmpty       = "Give the passkey a name."
+)
+
+// memberPage runs fn for a signed-in member of the request's school (consent.MemberPage):
+// without a session a POST goes to sign in and then to the list. A POST without the session's
+// CSRF token is refused with the list and a message.
+func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
+	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
+		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
+	}
+	return h.consent.MemberPage(AccountPath, expired, fn)
+}
+
+// listPage shows the member's passkeys, with the sentence of a form that just finished.
+func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, v visit) error {
+	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: notices[r.URL.Query().Get("done")]})
+}
+
+// showList fills in the member's passkeys and writes the list page.
+func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.PasskeysPage) error {
+	keys, err := h.store.ListPasskeys(r.Context(), v.Session.Member.ID)
+	if err != nil {
+		return fmt.Errorf("passkey: list: %w", err)
+	}
+	_, available := relyingParty(v.Tenant)
+	page.School, page.MemberName, page.MemberEmail = v.Tenant.Name, v.Session.Member.Name, v.Session.Member.Email
+	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.consent.CSRFToken(v.Session), available, !h.consent.FactorFresh(v.Session), maxNameRunes
+	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
+	for _, p := range keys {
+		kind := "On this device only"
+		if p.BackupEligible {
+			kind = "Synced"
+		}
+		page.Passkeys = append(page.Passkeys, templates.PasskeyItem{
+			ID: p.ID, Name: p.Name, Kind: kind, CreatedAt: pageTime(p.CreatedAt), LastUsed: pageTime(p.LastUsedAt),
+		})
+	}
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(int(passwordBudget.Window.Seconds())))
+	}
+	h.consent.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(out, page) })
+	return nil
+}
+
+// pageTime writes a time for the page, in UTC.
+func pageTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+}
+
+// registerBegin answers the options of a new passkey for the signed-in member: a discoverable
+// credential with user verification, none of the member's passkeys here again (the browser
+// skips an authenticator that holds one), no attestation.
+func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v visit) error {
+	wa, ok := relyingParty(v.Tenant)
+	if !ok {
+		return errUnavailable
+	}
+	keys, err := h.store.ListPasskeys(r.Context(), v.Session.Member.ID)
+	if err != nil {
+		return fmt.Errorf("passkey: list: %w", err)
+	}
+	if len(keys) >= maxPasskeys {
+		return errTooMany
+	}
+	u := h.newUser(v.Tenant.SchoolID, v.Session.Member, keys)
+	creation, sd, err := wa.BeginRegistration(u,
+		webauthn.WithExclusions(webauthn.Credentials(u.credentials).CredentialDescriptors()),
+		webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
+	if err != nil {
+		return fmt.Errorf("passkey: begin registration: %w", err)
+	}
+	if err := h.startCeremony(w, r, factor.ChallengeRegister, v.Session.Member.ID, sd); err != nil {
+		return err
+	}
+	writeJSON(w, creation)
+	return nil
+}
+
+// registerFinish checks the browser's new credential against the ceremony the member began and
+// stores it.
+func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	wa, ok := relyingParty(v.Tenant)
+	if !ok {
+		return errUnavailable
+	}
+	m := v.Session.Member
+	c, sd, err := h.finishCeremony(w, r, factor.ChallengeRegister)
+	if errors.Is(err, errNoCeremony) {
+		return refused(errNotCompleted, err)
+	}
+	if err != nil {
+		return err
+	}
+	if c.MemberID != m.ID {
+		// Begun by another member in this browser (who signed out, and this one in, since).
+		return refused(errNotCompleted, errors.New("passkey: the ceremony was begun by another member"))
+	}
+	parsed, err := parseCreation(r.PostForm)
+	if err != nil {
+		return refused(errNotCompleted, err)
+	}
+	cred, err := wa.CreateCredential(h.newUser(v.Tenant.SchoolID, m, nil), sd, parsed)
+	if err != nil {
+		return refused(errNotCompleted, err)
+	}
+	name := cleanName(r.PostForm.Get("name"))
+	if name == "" {
+		name = "Passkey"
+	}
+	_, err = h.store.CreatePasskey(ctx, factor.Passkey{
+		MemberID: m.ID, CredentialID: cred.ID, PublicKey: cred.PublicKey, AttestationFormat: cred.AttestationFormat,
+		SignCount: cred.Authenticator.SignCount, AAGUID: cred.Authenticator.AAGUID, Transports: cleanTransports(cred.Transport),
+		BackupEligible: cred.Flags.BackupEligible, BackupState: cred.Flags.BackupState, Name: name, CreatedAt: h.now(),
+	})
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		return refused(errRegistered, err)
+	}
+	if err != nil {
+		return fmt.Errorf("passkey: store: %w", err)
+	}
+	h.log.Info("passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID,
+		"backup_eligible", cred.Flags.BackupEligible)
+	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
+	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
+	return nil
+}
+
+// rename sets a passkey's name.
+func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v visit) error {
+	id, err := readID(r.PostForm)
+	if err != nil {
+		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
+	}
+	name := cleanName(r.PostForm.Get("name"))
+	if name == "" {
+		return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Message: msgNameEmpty})
+	}
+	err = h.store.RenamePasskey(r.Context(), v.Session.Member.ID, id, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: msgGone})
+	}
+	if err != nil {
+		return fmt.Errorf("passkey: rename: %w", err)
+	}
+	consent.SeeOther(w, AccountPath+"?done=renamed")
+	return nil
+}
+
+// remove deletes a passkey once the member has given their current password, or entered a
+// second factor within consent.StepUpWindow: a session alone (a browser left signed in) must
+// not be enough to take away a factor.
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	m := v.Session.Member
+	id, err := readID(r.PostForm)
+	if err != nil {
+		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
+	}
+	// A second factor entered in the last minutes stands in for the password.
+	if !h.consent.FactorFresh(v.Session) {
+		msg, status, err := h.checkPassword(ctx, m.ID, r.PostForm.Get("current_password"))
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "status", status)
+			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+		}
+	}
+	err = h.store.DeletePasskey(ctx, m.ID, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: msgGone})
+	}
+	if err != nil {
+		return fmt.Errorf("passkey: remove: %w", err)
+	}
+	h.log.Info("passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
+	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
+	consent.SeeOther(w, AccountPath+"?done=removed")
+	return nil
+}
+
+// checkPassword verifies the member's current password, charged to their budget and given back
+// when right. It returns the sentence and status of a refusal ("" when the password is right).
+func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) (string, int, error) {
+	if pw == "" {
+		return msgPasswordMissing, http.StatusOK, nil
+	}
+	key := passwordKey + strconv.FormatInt(memberID, 10)
+	ok, err := h.limiter.Take(ctx, key, passwordBudget)
+	if err != nil {
+		return "", 0, &consent.PageError{Status: http.StatusServiceUnavailable,
+			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+			Err:  fmt.Errorf("passkey: rate limiter: %w", err)}
+	}
+	if !ok {
+		return msgPasswordLimit, http.StatusTooManyRequests, nil
+	}
+	m, err := h.store.GetMember(ctx, memberID)
+	if err != nil {
+		h.refund(ctx, key)
+		return "", 0, fmt.Errorf("passkey: get member: %w", err)
+	}
+	if !password.IsHash(m.PasswordHash) {
+		_ = password.VerifyDummy(pw)
+		h.refund(ctx, key)
+		return msgNoPassword, http.StatusOK, nil
+	}
+	if password.Verify(pw, m.PasswordHash) != nil {
+		return msgPasswordWrong, http.StatusOK, nil
+	}
+	h.refund(ctx, key)
+	return "", 0, nil
+}
+
+func (h *Handler) refund(ctx context.Context, key string) {
+	if err := h.limiter.Refund(ctx, key); err != nil {
+		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+}

@@ -1,0 +1,392 @@
+package passkey_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/passkey"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+const memberPass = "correct horse battery staple"
+
+var (
+	testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
+	cheapHash  = func() string {
+		h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
+		if err != nil {
+			panic(err)
+		}
+		return h
+	}()
+)
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// env is the sign-in pages and the passkey pages, composed as the server composes them, behind
+// a real HTTPS server on a real store (SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is
+// set). Schools A (https://north.example.com) and B (https://lumen.example.com) are told apart
+// by Host, so each is its own relying party; school C is served at https://127.0.0.1:<port>, an
+// address, which can have no passkeys. Browsers dial the one listener whatever the host and
+// trust the test server's certificate (it names *.example.com and 127.0.0.1). Ann is a member
+// of A and B, Bob of A.
+type env struct {
+	t       *testing.T
+	gs      *gormstore.Store
+	clock   *clock
+	a, b, c *tenant.Tenant
+	srv     *httptest.Server
+	log     *servertest.LogBuffer
+	ann     storage.Member
+	bob     storage.Member
+}
+
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnvOn(t, backend)) })
+	}
+}
+
+func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
+
+func newEnvOn(t *testing.T, backend string) *env {
+	t.Helper()
+	gs := storetest.Open(t, backend)
+	e := &env{t: t, gs: gs, clock: &clock{t: time.Now().UTC().Truncate(time.Second)}, log: &servertest.LogBuffer{}}
+	var handler http.Handler
+	e.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "https://north.example.com"},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example.com"},
+		{SchoolID: 3, Subdomain: "numeric", Name: "Numeric", BaseURL: "https://127.0.0.1:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gs.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	e.a, e.b, e.c = tenants[0], tenants[1], tenants[2]
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := templates.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
+	rec := audit.NewRecorder(gs, logger)
+	factors, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: testSecret, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger,
+		Limiter: limiter, Audit: rec, Factors: factors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := passkey.New(passkey.Deps{
+		Store: gs, Consent: login, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
+		Audit:        rec,
+		AddressLimit: consent.Limit{Max: 6, Window: 15 * time.Minute},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mux.NewRouter()
+	login.Mount(r)
+	pk.Mount(r)
+	handler = middleware(reg, r)
+
+	e.ann = e.newMember("ann@example.com", "Ann Example", e.a, e.b, e.c)
+	e.bob = e.newMember("bob@example.com", "Bob Example", e.a)
+	return e
+}
+
+// middleware does what the server's does before routing: the school by Host, the request's id,
+// and the client address (the peer's, or a test-only header's).
+func middleware(reg *tenant.Registry, next http.Handler) http.Handler {
+	var n atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tn, ok := reg.Resolve(r.Host)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
+		addr := ap.Addr()
+		if a := r.Header.Get("X-Test-Addr"); a != "" {
+			addr = netip.MustParseAddr(a)
+		}
+		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr, Secure: true}
+		next.ServeHTTP(w, r.WithContext(tenant.NewContext(edge.NewContext(r.Context(), info), tn)))
+	})
+}
+
+func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
+
+func (e *env) newMember(email, name string, schools ...*tenant.Tenant) storage.Member {
+	e.t.Helper()
+	m, err := e.gs.CreateMember(e.ctx(schools[0]), storage.Member{Email: email, Name: name, PasswordHash: cheapHash})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, s := range schools {
+		if err := e.gs.SetRoles(e.ctx(s), m.ID, []storage.Role{storage.RoleStudent}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// events returns the security events of member m at s, oldest first, as "kind/result/detail".
+func (e *env) events(s *tenant.Tenant, m storage.Member) []string {
+	e.t.Helper()
+	evs, err := e.gs.ListSecurityEvents(e.ctx(s), audit.Filter{MemberID: m.ID, Limit: audit.MaxPage})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for i := len(evs) - 1; i >= 0; i-- {
+		out = append(out, string(evs[i].Kind)+"/"+string(evs[i].Result)+"/"+evs[i].Detail)
+	}
+	return out
+}
+
+// browser is a browser with its own cookies and, optionally, its own client address.
+type browser struct {
+	e    *env
+	c    *http.Client
+	addr string
+}
+
+func (e *env) browser() *browser {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	dialer := &net.Dialer{}
+	listener := e.srv.Listener.Addr().String()
+	tr := &http.Transport{
+		TLSClientConfig: e.srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone(),
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, network, listener)
+		},
+	}
+	e.t.Cleanup(tr.CloseIdleConnections)
+	return &browser{e: e, c: &http.Client{
+		Jar: jar, Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+type response = servertest.Response
+
+func (b *browser) do(method, rawURL string, form url.Values) *response {
+	b.e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if b.addr != "" {
+		req.Header.Set("X-Test-Addr", b.addr)
+	}
+	res, err := b.c.Do(req)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(raw)}
+}
+
+func (b *browser) get(rawURL string) *response { return b.do(http.MethodGet, rawURL, nil) }
+
+func (b *browser) post(rawURL string, form url.Values) *response {
+	return b.do(http.MethodPost, rawURL, form)
+}
+
+// signIn signs the browser in at s as m with the password.
+func (b *browser) signIn(s *tenant.Tenant, m storage.Member) {
+	b.e.t.Helper()
+	res := b.get(s.URL(consent.LoginPath))
+	f := url.Values{"csrf_token": {attr(b.e.t, res.Body, `name="csrf_token" value`)}, "email": {m.Email}, "password": {memberPass}}
+	if res := b.post(s.URL(consent.LoginPath), f); res.Status != http.StatusSeeOther {
+		b.e.t.Fatalf("sign in as %s: %d\n%s", m.Email, res.Status, res.Body)
+	}
+}
+
+// signedInAs returns the e-mail the browser's session at s shows, or "" when it has none.
+func (b *browser) signedInAs(s *tenant.Tenant) string {
+	b.e.t.Helper()
+	res := b.get(s.URL(consent.DonePath))
+	if res.Status != http.StatusOK {
+		return ""
+	}
+	for _, m := range []storage.Member{b.e.ann, b.e.bob} {
+		if strings.Contains(res.Body, m.Email) {
+			return m.Email
+		}
+	}
+	return "?"
+}
+
+// sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
+func (b *browser) sessionCSRF(s *tenant.Tenant) string {
+	b.e.t.Helper()
+	return attr(b.e.t, b.get(s.URL(consent.DonePath)).Body, `name="csrf_token" value`)
+}
+
+// attr returns the first value of the HTML attribute written as prefix="..." in page.
+func attr(t testing.TB, page, prefix string) string {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(prefix) + `="([^"]*)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no %s=\"...\" in the page:\n%s", prefix, page)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// jsonBody decodes a JSON answer.
+func jsonBody[T any](t testing.TB, res *response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(res.Body), &v); err != nil {
+		t.Fatalf("%s %s: %d, not JSON: %v\n%s", res.Method, res.URL, res.Status, err, res.Body)
+	}
+	return v
+}
+
+// errorBody is a JSON refusal.
+type errorBody struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+}
+
+// finished is a finish endpoint's answer.
+type finished struct {
+	Redirect string `json:"redirect"`
+}
+
+// ceremony is a begun ceremony: the options and the CSRF token it was begun with.
+type ceremony struct {
+	opts options
+	csrf string
+}
+
+// beginRegistration opens the list page at s and begins adding a passkey.
+func (b *browser) beginRegistration(s *tenant.Tenant) ceremony {
+	b.e.t.Helper()
+	page := b.get(s.URL(passkey.AccountPath))
+	if page.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d\n%s", passkey.AccountPath, page.Status, page.Body)
+	}
+	csrf := attr(b.e.t, page.Body, "data-csrf")
+	res := b.post(s.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {csrf}})
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("register begin: %d\n%s", res.Status, res.Body)
+	}
+	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
+}
+
+// register adds a passkey of auth at s for the signed-in member, named name.
+func (b *browser) register(s *tenant.Tenant, auth *authenticator, name string) *softCredential {
+	b.e.t.Helper()
+	c := b.beginRegistration(s)
+	res := b.post(s.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "name": {name}, "response": {string(auth.create(c.opts))}})
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("register finish: %d\n%s", res.Status, res.Body)
+	}
+	if got := jsonBody[finished](b.e.t, res).Redirect; got != passkey.AccountPath+"?done=added" {
+		b.e.t.Errorf("register finish redirects to %q", got)
+	}
+	return auth.creds[len(auth.creds)-1]
+}
+
+// beginSignIn opens the passwordless sign-in page at s and begins a sign-in.
+func (b *browser) beginSignIn(s *tenant.Tenant) ceremony {
+	b.e.t.Helper()
+	page := b.get(s.URL(passkey.SignInPath + "?return_to=%2Foauth%2Fauthorize%3Fx%3D1"))
+	if page.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d\n%s", passkey.SignInPath, page.Status, page.Body)
+	}
+	csrf := attr(b.e.t, page.Body, "data-csrf")
+	res := b.post(s.URL(passkey.SignInBeginPath), url.Values{"csrf_token": {csrf}})
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("sign-in begin: %d\n%s", res.Status, res.Body)
+	}
+	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
+}
+
+// finishSignIn posts an assertion to s's finish endpoint.
+func (b *browser) finishSignIn(s *tenant.Tenant, c ceremony, assertion []byte) *response {
+	b.e.t.Helper()
+	return b.post(s.URL(passkey.SignInFinishPath), url.Values{
+		"csrf_token": {c.csrf}, "return_to": {"/oauth/authorize?x=1"}, "response": {string(assertion)},
+	})
+}

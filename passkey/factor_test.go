@@ -1,0 +1,131 @@
+package passkey_test
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/passkey"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// beginFactor opens the second step's passkey page at s (after a password, or with stepUp for a
+// signed-in member) and begins the ceremony.
+func (b *browser) beginFactor(s *tenant.Tenant, stepUp bool) ceremony {
+	b.e.t.Helper()
+	q := url.Values{"return_to": {"/account"}}
+	if stepUp {
+		q.Set("step_up", "1")
+	}
+	page := b.get(s.URL(passkey.FactorPagePath + "?" + q.Encode()))
+	if page.Status != http.StatusOK {
+		b.e.t.Fatalf("GET %s: %d %s\n%s", passkey.FactorPagePath, page.Status, page.Header.Get("Location"), page.Body)
+	}
+	csrf := attr(b.e.t, page.Body, "data-csrf")
+	q.Set("csrf_token", csrf)
+	res := b.post(s.URL(passkey.FactorBeginPath), q)
+	if res.Status != http.StatusOK {
+		b.e.t.Fatalf("second step begin: %d\n%s", res.Status, res.Body)
+	}
+	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
+}
+
+func (b *browser) finishFactor(s *tenant.Tenant, c ceremony, stepUp bool, assertion []byte) *response {
+	b.e.t.Helper()
+	f := url.Values{"csrf_token": {c.csrf}, "return_to": {"/account"}, "response": {string(assertion)}}
+	if stepUp {
+		f.Set("step_up", "1")
+	}
+	return b.post(s.URL(passkey.FactorFinishPath), f)
+}
+
+// A member with a passkey who signs in with their password is asked for it as the second step;
+// the page of the step links to the passkey, whose assertion (of the member's passkey, listed in
+// the options) starts the session. Another member's passkey does not do.
+func TestPasskeyAsSecondFactor(t *testing.T) {
+	eachBackend(t, func(t *testing.T, e *env) {
+		setup := e.browser()
+		setup.signIn(e.a, e.ann)
+		auth := &authenticator{t: t, origin: e.a.Origin}
+		cred := setup.register(e.a, auth, "Key")
+		bobs := e.browser()
+		bobs.signIn(e.a, e.bob)
+		bobCred := bobs.register(e.a, auth, "Bob's key")
+
+		br := e.browser()
+		res := br.get(e.a.URL(consent.LoginPath))
+		res = br.post(e.a.URL(consent.LoginPath), url.Values{"csrf_token": {attr(t, res.Body, `name="csrf_token" value`)},
+			"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
+		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.FactorPath) {
+			t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
+		}
+		if got := br.signedInAs(e.a); got != "" {
+			t.Fatalf("signed in as %q by the password alone", got)
+		}
+		step := br.get(e.a.URL(res.Header.Get("Location")))
+		if link := attr(t, step.Body, `id="factor-passkey-link" href`); !strings.HasPrefix(link, passkey.FactorPagePath+"?return_to=%2faccount") {
+			t.Errorf("the second step links to %q", link)
+		}
+
+		c := br.beginFactor(e.a, false)
+		if n := len(c.opts.PublicKey.AllowCredentials); n != 1 || c.opts.PublicKey.UserVerification != "required" {
+			t.Errorf("options list %d credentials, user verification %q", n, c.opts.PublicKey.UserVerification)
+		}
+		if res := br.finishFactor(e.a, c, false, auth.assert(c.opts, bobCred)); res.Status != http.StatusBadRequest {
+			t.Errorf("Bob's passkey for Ann's second step: %d %s", res.Status, res.Body)
+		}
+		c = br.beginFactor(e.a, false)
+		res = br.finishFactor(e.a, c, false, auth.assert(c.opts, cred))
+		if res.Status != http.StatusOK || jsonBody[finished](t, res).Redirect != "/account" {
+			t.Fatalf("second step: %d %s", res.Status, res.Body)
+		}
+		if got := br.signedInAs(e.a); got != e.ann.Email {
+			t.Errorf("signed in as %q", got)
+		}
+		events := strings.Join(e.events(e.a, e.ann), " ")
+		if !strings.Contains(events, "factor_used/failure/passkey") || !strings.Contains(events, "factor_used/success/passkey") {
+			t.Errorf("events %q", events)
+		}
+
+		// Without a pending sign-in there is no step: the page sends to sign in, the endpoints
+		// refuse.
+		anon := e.browser()
+		if res := anon.get(e.a.URL(passkey.FactorPagePath)); res.Status != http.StatusSeeOther {
+			t.Errorf("the step's page without a pending sign-in: %d", res.Status)
+		}
+		if res := anon.post(e.a.URL(passkey.FactorBeginPath), url.Values{"csrf_token": {c.csrf}}); res.Status != http.StatusUnauthorized {
+			t.Errorf("begin without a pending sign-in: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+// A signed-in member asked again (step-up) answers with the passkey; a fresh factor then stands
+// in for the password when removing a passkey.
+func TestPasskeyStepUp(t *testing.T) {
+	e := newEnv(t)
+	br := e.browser()
+	br.signIn(e.a, e.ann)
+	auth := &authenticator{t: t, origin: e.a.Origin}
+	cred := br.register(e.a, auth, "Key")
+	br.register(e.a, auth, "Spare")
+	if page := br.get(e.a.URL(passkey.AccountPath)).Body; !strings.Contains(page, `name="current_password"`) {
+		t.Error("removing asks for no password before a fresh factor")
+	}
+	c := br.beginFactor(e.a, true)
+	res := br.finishFactor(e.a, c, true, auth.assert(c.opts, cred))
+	if res.Status != http.StatusOK || jsonBody[finished](t, res).Redirect != "/account" {
+		t.Fatalf("step-up: %d %s\n%s", res.Status, res.Body, e.log.String())
+	}
+	page := br.get(e.a.URL(passkey.AccountPath)).Body
+	if strings.Contains(page, `name="current_password"`) {
+		t.Error("removing still asks for the password after a fresh factor")
+	}
+	keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
+	res = br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
+	if res.Status != http.StatusSeeOther {
+		t.Errorf("remove with a fresh factor: %d %s", res.Status, res.Body)
+	}
+}

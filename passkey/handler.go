@@ -1,0 +1,452 @@
+package passkey
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths served by Mount.
+const (
+	AccountPath        = "/account/passkeys"
+	RegisterBeginPath  = "/account/passkeys/register/begin"
+	RegisterFinishPath = "/account/passkeys/register/finish"
+	RenamePath         = "/account/passkeys/rename"
+	RemovePath         = "/account/passkeys/remove"
+	SignInPath         = consent.PasskeyLoginPath // "/login/passkey"
+	SignInBeginPath    = "/login/passkey/begin"
+	SignInFinishPath   = "/login/passkey/finish"
+)
+
+// Policy is the Content-Security-Policy of the passkey pages: consent.PagePolicy with script
+// from this origin (the one static script, no inline script) and fetch to this origin (its
+// JSON endpoints). Every other page keeps loading no script at all.
+const Policy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// Cookie names of a ceremony in progress. The cookie holds a random value; the store holds its
+// keyed hash with the ceremony's state, so that any replica can finish what another began, and
+// the value answers once. Over https the "__Host-" prefix keeps a sibling host from planting one
+// (consent.SecureCookies decides, as for the session cookie).
+const (
+	ChallengeCookie       = "proctor_passkey"
+	SecureChallengeCookie = "__Host-proctor_passkey"
+)
+
+// Bounds.
+const (
+	// ceremonyLifetime is how long a begun ceremony may be finished. The browser is told
+	// ceremonyTimeout (WebAuthn's timeout), a little less, so that it gives up first.
+	ceremonyLifetime = 5 * time.Minute
+	ceremonyTimeout  = 4 * time.Minute
+	// maxPasskeys bounds a member's passkeys at a school: each is a row, an entry of every
+	// registration's exclude list, and a line of the page.
+	maxPasskeys = 20
+)
+
+// Store is what the passkey pages need of the store: the passkeys and their challenges, and the
+// member a passkey belongs to.
+type Store interface {
+	factor.Passkeys
+	GetMember(ctx context.Context, id int64) (storage.Member, error)
+}
+
+// Deps are what the handler is built from.
+type Deps struct {
+	Store Store
+	// Consent provides sessions, CSRF tokens and the page writer.
+	Consent   *consent.Handler
+	Templates *templates.Set
+	// Secret keys the challenge cookie's hash and the members' user handles (through keys
+	// derived for each).
+	Secret config.Secret
+	// Limiter counts failed assertions (nil: a consent.MemoryLimiter); AddressLimit is the
+	// budget per client address (zero: consent.DefaultAddressLimit), charged under the same
+	// key as the sign-in form's, so that an address spends one budget on failed passwords and
+	// failed passkeys alike.
+	Limiter      consent.Limiter
+	AddressLimit consent.Limit
+	// Audit records factor_enrolled, factor_removed, factor_used and passkey sign-ins (nil:
+	// nothing recorded).
+	Audit  *audit.Recorder
+	Logger *slog.Logger     // nil: discard
+	Now    func() time.Time // nil: time.Now
+}
+
+// Handler serves the passkey pages and ceremonies.
+type Handler struct {
+	store        Store
+	consent      *consent.Handler
+	tpl          *templates.Set
+	limiter      consent.Limiter
+	addressLimit consent.Limit
+	audit        *audit.Recorder
+	log          *slog.Logger
+	now          func() time.Time
+	// challengeKey hashes challenge cookies into store ids; handleKey makes user handles.
+	challengeKey, handleKey []byte
+}
+
+// New checks d and returns the handler.
+func New(d Deps) (*Handler, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("passkey: no store")
+	case d.Consent == nil:
+		return nil, errors.New("passkey: no consent handler")
+	case d.Templates == nil:
+		return nil, errors.New("passkey: no templates")
+	case len(d.Secret) < config.MinSecretBytes:
+		return nil, fmt.Errorf("passkey: the secret must hold at least %d bytes", config.MinSecretBytes)
+	}
+	h := &Handler{
+		store: d.Store, consent: d.Consent, tpl: d.Templates, limiter: d.Limiter, addressLimit: d.AddressLimit,
+		audit: d.Audit, log: d.Logger, now: d.Now,
+		challengeKey: d.Secret.Derive("passkey challenge v1"),
+		handleKey:    d.Secret.Derive("passkey user handle v1"),
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.limiter == nil {
+		h.limiter = consent.NewMemoryLimiter(0, h.now)
+	}
+	if h.addressLimit == (consent.Limit{}) {
+		h.addressLimit = consent.DefaultAddressLimit
+	}
+	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
+		return nil, fmt.Errorf("passkey: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
+	}
+	return h, nil
+}
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	r.Handle(AccountPath, h.memberPage(h.listPage)).Methods(http.MethodGet)
+	r.Handle(RegisterBeginPath, h.memberJSON(h.registerBegin)).Methods(http.MethodPost)
+	r.Handle(RegisterFinishPath, h.memberJSON(h.registerFinish)).Methods(http.MethodPost)
+	r.Handle(RenamePath, h.memberPage(h.rename)).Methods(http.MethodPost)
+	r.Handle(RemovePath, h.memberPage(h.remove)).Methods(http.MethodPost)
+	r.Handle(SignInPath, h.page(h.signInPage)).Methods(http.MethodGet)
+	r.Handle(SignInBeginPath, h.formJSON(h.signInBegin)).Methods(http.MethodPost)
+	r.Handle(SignInFinishPath, h.formJSON(h.signInFinish)).Methods(http.MethodPost)
+	r.Handle(FactorPagePath, h.page(h.factorPage)).Methods(http.MethodGet)
+	r.Handle(FactorBeginPath, h.formJSONAny(h.factorBegin)).Methods(http.MethodPost)
+	r.Handle(FactorFinishPath, h.formJSONAny(h.factorFinish)).Methods(http.MethodPost)
+}
+
+// relyingParty is the school's WebAuthn relying party: its id the school's host, its one origin
+// the school's origin. ok is false at a school served at an IP address (no passkeys there).
+func relyingParty(t *tenant.Tenant) (*webauthn.WebAuthn, bool) {
+	id, ok := t.PasskeyRPID()
+	if !ok {
+		return nil, false
+	}
+	wa, err := webauthn.New(&webauthn.Config{
+		RPID:          id,
+		RPDisplayName: t.Name,
+		RPOrigins:     []string{t.Origin},
+		// No attestation: Proctor does not restrict authenticator models, and "none" asks the
+		// browser for nothing that identifies the device.
+		AttestationPreference: protocol.PreferNoAttestation,
+		AuthenticatorSelection: protocol.AuthenticatorSelection{
+			ResidentKey:        protocol.ResidentKeyRequirementRequired,
+			RequireResidentKey: protocol.ResidentKeyRequired(),
+			UserVerification:   protocol.VerificationRequired,
+		},
+		// The store enforces the ceremony's lifetime with the handler's clock.
+		Timeouts: webauthn.TimeoutsConfig{
+			Login:        webauthn.TimeoutConfig{Timeout: ceremonyTimeout, TimeoutUVD: ceremonyTimeout},
+			Registration: webauthn.TimeoutConfig{Timeout: ceremonyTimeout, TimeoutUVD: ceremonyTimeout},
+		},
+	})
+	if err != nil {
+		// Only a host the library refuses gets here; such a school has no passkeys.
+		return nil, false
+	}
+	return wa, true
+}
+
+// userHandle is the member's WebAuthn user handle at the school: an HMAC of the school and the
+// member, so that it names nobody to anyone without the secret (WebAuthn section 14.6.1: no
+// personal data in a user handle), is the same for every passkey of the member at the school,
+// and needs no column.
+func (h *Handler) userHandle(schoolID, memberID int64) []byte {
+	var msg [16]byte
+	binary.BigEndian.PutUint64(msg[:8], uint64(schoolID))
+	binary.BigEndian.PutUint64(msg[8:], uint64(memberID))
+	m := hmac.New(sha256.New, h.handleKey)
+	m.Write(msg[:])
+	return m.Sum(nil)
+}
+
+// challengeID is the store id of a challenge cookie's value.
+func (h *Handler) challengeID(token string) string {
+	m := hmac.New(sha256.New, h.challengeKey)
+	m.Write([]byte(token))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// user is a member as the WebAuthn library sees them.
+type user struct {
+	handle      []byte
+	name        string
+	displayName string
+	credentials []webauthn.Credential
+}
+
+func (u *user) WebAuthnID() []byte                         { return u.handle }
+func (u *user) WebAuthnName() string                       { return u.name }
+func (u *user) WebAuthnDisplayName() string                { return u.displayName }
+func (u *user) WebAuthnCredentials() []webauthn.Credential { return u.credentials }
+
+// newUser is m at the school, with the given passkeys.
+func (h *Handler) newUser(schoolID int64, m storage.Member, keys []factor.Passkey) *user {
+	u := &user{handle: h.userHandle(schoolID, m.ID), name: m.Email, displayName: m.Name}
+	if u.displayName == "" {
+		u.displayName = m.Email
+	}
+	for _, p := range keys {
+		u.credentials = append(u.credentials, credential(p))
+	}
+	return u
+}
+
+// credential is p as the WebAuthn library keeps a credential.
+func credential(p factor.Passkey) webauthn.Credential {
+	c := webauthn.Credential{
+		ID:                p.CredentialID,
+		PublicKey:         p.PublicKey,
+		AttestationFormat: p.AttestationFormat,
+		Flags: webauthn.CredentialFlags{
+			UserPresent: true, UserVerified: true,
+			BackupEligible: p.BackupEligible, BackupState: p.BackupState,
+		},
+		Authenticator: webauthn.Authenticator{AAGUID: p.AAGUID, SignCount: p.SignCount},
+	}
+	for _, t := range p.Transports {
+		c.Transport = append(c.Transport, protocol.AuthenticatorTransport(t))
+	}
+	return c
+}
+
+// startCeremony stores the ceremony's state under a fresh cookie value and sets the cookie.
+func (h *Handler) startCeremony(w http.ResponseWriter, r *http.Request, purpose factor.ChallengePurpose, memberID int64, sd *webauthn.SessionData) error {
+	raw, err := json.Marshal(sd)
+	if err != nil {
+		return fmt.Errorf("passkey: encode ceremony: %w", err)
+	}
+	token, now := consent.NewToken(), h.now()
+	c := factor.Challenge{ID: h.challengeID(token), Purpose: purpose, MemberID: memberID, Session: raw,
+		CreatedAt: now, ExpiresAt: now.Add(ceremonyLifetime)}
+	if err := h.store.CreatePasskeyChallenge(r.Context(), c); err != nil {
+		return fmt.Errorf("passkey: store challenge: %w", err)
+	}
+	secure := consent.SecureCookies(r)
+	http.SetCookie(w, &http.Cookie{
+		Name: challengeCookieName(secure), Value: token, Path: "/", MaxAge: int(ceremonyLifetime / time.Second),
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
+	})
+	return nil
+}
+
+// errNoCeremony means the request has no live ceremony of the purpose: no cookie, an expired,
+// used or unknown one, or one of another school.
+var errNoCeremony = errors.New("passkey: no ceremony in progress")
+
+// finishCeremony consumes the request's ceremony of purpose (it answers once, whatever happens
+// next) and clears the cookie.
+func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose factor.ChallengePurpose) (factor.Challenge, webauthn.SessionData, error) {
+	secure := consent.SecureCookies(r)
+	name := challengeCookieName(secure)
+	ck, err := r.Cookie(name)
+	if err != nil || !consent.WellFormedToken(ck.Value) {
+		return factor.Challenge{}, webauthn.SessionData{}, errNoCeremony
+	}
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+	c, err := h.store.ConsumePasskeyChallenge(r.Context(), h.challengeID(ck.Value), purpose, h.now())
+	if errors.Is(err, storage.ErrNotFound) {
+		return factor.Challenge{}, webauthn.SessionData{}, errNoCeremony
+	}
+	if err != nil {
+		return factor.Challenge{}, webauthn.SessionData{}, fmt.Errorf("passkey: consume challenge: %w", err)
+	}
+	var sd webauthn.SessionData
+	if err := json.Unmarshal(c.Session, &sd); err != nil {
+		return factor.Challenge{}, webauthn.SessionData{}, fmt.Errorf("passkey: decode ceremony: %w", err)
+	}
+	return c, sd, nil
+}
+
+func challengeCookieName(secure bool) string {
+	if secure {
+		return SecureChallengeCookie
+	}
+	return ChallengeCookie
+}
+
+// jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member.
+// Err, if any, is only logged.
+type jsonError struct {
+	status        int
+	code, message string
+	err           error
+}
+
+func (e *jsonError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("%d %s", e.status, e.code)
+	}
+	return fmt.Sprintf("%d %s: %v", e.status, e.code, e.err)
+}
+
+func (e *jsonError) Unwrap() error { return e.err }
+
+// Refusals of the JSON endpoints. Their sentences say what the member can do, never why a
+// check failed.
+var (
+	errExpired      = &jsonError{status: http.StatusForbidden, code: "expired", message: "This page has expired. Reload it and try again."}
+	errSignedOut    = &jsonError{status: http.StatusUnauthorized, code: "signed_out", message: "You are no longer signed in. Sign in again and retry."}
+	errUnavailable  = &jsonError{status: http.StatusConflict, code: "unavailable", message: "Passkeys cannot be used at this address."}
+	errRefused      = &jsonError{status: http.StatusBadRequest, code: "refused", message: "That passkey could not be used. Please try again."}
+	errLimited      = &jsonError{status: http.StatusTooManyRequests, code: "rate_limited", message: "Too many failed attempts. Please wait a few minutes and try again."}
+	errTooMany      = &jsonError{status: http.StatusConflict, code: "too_many", message: fmt.Sprintf("You have %d passkeys here, the most there can be. Remove one first.", maxPasskeys)}
+	errRegistered   = &jsonError{status: http.StatusConflict, code: "registered", message: "This passkey is already registered here."}
+	errNotCompleted = &jsonError{status: http.StatusBadRequest, code: "not_completed", message: "The passkey was not added. Please try again."}
+)
+
+// refused is errRefused with the reason, for the log.
+func refused(base *jsonError, err error) *jsonError {
+	e := *base
+	e.err = err
+	return &e
+}
+
+// writeJSONError answers err: a *jsonError as itself, 413 for a body over the limit, 503 for a
+// store outage, 500 for anything else. The log has the detail, the answer none.
+func (h *Handler) writeJSONError(w http.ResponseWriter, r *http.Request, err error) {
+	je := &jsonError{status: http.StatusInternalServerError, code: "server_error", message: "Something went wrong. Please try again later."}
+	switch {
+	case errors.As(err, &je):
+	case edge.TooLarge(err):
+		edge.WriteTooLarge(w)
+		return
+	case errors.Is(err, storage.ErrUnavailable):
+		je = &jsonError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", message: "Passkeys cannot be used right now. Please try again in a few minutes."}
+	}
+	level := slog.LevelInfo
+	if je.status >= 500 {
+		level = slog.LevelError
+	}
+	h.log.Log(r.Context(), level, "passkey request refused", "request_id", edge.FromContext(r.Context()).ID, "path", r.URL.Path,
+		"status", je.status, "code", je.code, "err", err)
+	if je.status == http.StatusTooManyRequests || je.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "60")
+	}
+	edge.WriteError(w, je.status, je.code, je.message)
+}
+
+// writeJSON answers v, never cached (the options carry a challenge).
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Cache-Control", "no-store")
+	edge.WriteJSON(w, http.StatusOK, v)
+}
+
+// redirect is a finish endpoint's answer: where the script sends the browser.
+type redirect struct {
+	Redirect string `json:"redirect"`
+}
+
+// page adapts a page handler that returns an error (consent's error page for it).
+func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			h.consent.Fail(w, r, err)
+		}
+	})
+}
+
+// formJSON adapts a JSON endpoint of a page shown before sign-in: the form is read and its
+// double-submit token (consent.FormToken) checked before fn runs.
+func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := func() error {
+			t, err := tenant.FromContext(r.Context())
+			if err != nil {
+				return err
+			}
+			if err := r.ParseForm(); err != nil {
+				return err
+			}
+			if !h.consent.CheckFormToken(r) {
+				return errExpired
+			}
+			return fn(w, r, t)
+		}()
+		if err != nil {
+			h.writeJSONError(w, r, err)
+		}
+	})
+}
+
+// visit is a signed-in member's request: their school and session.
+type visit = consent.Visit
+
+// memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
+// form must carry its CSRF token.
+func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := func() error {
+			t, err := tenant.FromContext(r.Context())
+			if err != nil {
+				return err
+			}
+			if err := r.ParseForm(); err != nil {
+				return err
+			}
+			s, err := h.consent.Load(r)
+			if errors.Is(err, consent.ErrNoSession) {
+				return errSignedOut
+			}
+			if err != nil {
+				return err
+			}
+			if !h.consent.CheckCSRF(r, s) {
+				return errExpired
+			}
+			return fn(w, r, visit{Tenant: t, Session: s})
+		}()
+		if err != nil {
+			h.writeJSONError(w, r, err)
+		}
+	})
+}
+
+// note records a security event of the request at the handler's clock (nil-safe).
+func (h *Handler) note(r *http.Request, e audit.Event) {
+	e.At = h.now()
+	h.audit.Note(r.Context(), audit.FromRequest(r, e))
+}
