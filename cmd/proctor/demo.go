@@ -195,6 +195,8 @@ func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath str
 		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
 		fmt.Fprintf(w, "    client:     %s (public, PKCE S256, redirect %s on any port)\n", demoClientID(t), demoRedirectURI)
 		fmt.Fprintf(w, "    account:    %s (a member's own page; \"Forgot password?\" is on %s)\n", t.URL("/account"), t.URL("/login"))
+		fmt.Fprintf(w, "    security:   %s (second factors) and %s (passkeys, at a host name only)\n", t.URL("/account/security"), t.URL("/account/passkeys"))
+		fmt.Fprintf(w, "    admin:      %s and %s (owners and admins)\n", t.URL("/admin/members"), t.URL("/admin/security-events"))
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "  Demo accounts (demo only; these passwords are public):")
