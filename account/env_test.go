@@ -29,9 +29,9 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/password"
@@ -148,7 +148,7 @@ type env struct {
 	outbox  *countingOutbox
 	clock   *clock
 	a, b    *tenant.Tenant
-	consent *consent.Handler
+	consent *login.Handler
 	svc     *account.Service
 	h       *account.Handler
 	srv     *httptest.Server
@@ -218,13 +218,13 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	e.logger = slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
+	limiter := login.NewMemoryLimiter(0, e.clock.Now)
 	queue, err := mail.NewQueue(e.outbox, testSecret, e.clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.audit = audit.NewRecorder(gs, e.logger, audit.WithClock(e.clock.Now))
-	if e.consent, err = consent.New(consent.Deps{
+	if e.consent, err = login.New(login.Deps{
 		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter, Audit: e.audit,
 	}); err != nil {
 		t.Fatal(err)
@@ -416,14 +416,14 @@ func (b *browser) post(rawURL string, form url.Values) *response {
 // (303 on success).
 func (b *browser) trySignIn(s *tenant.Tenant, email, pw string) *response {
 	b.e.t.Helper()
-	res := b.get(b.e.url(s, consent.LoginPath))
+	res := b.get(b.e.url(s, login.LoginPath))
 	if res.Status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d", consent.LoginPath, res.Status)
+		b.e.t.Fatalf("GET %s: %d", login.LoginPath, res.Status)
 	}
-	f := formWith(b.e.t, res.Body, consent.LoginPath)
+	f := formWith(b.e.t, res.Body, login.LoginPath)
 	f.Set("email", email)
 	f.Set("password", pw)
-	return b.post(b.e.url(s, consent.LoginPath), f)
+	return b.post(b.e.url(s, login.LoginPath), f)
 }
 
 // signIn signs the browser in at school s as email, with memberPass.
@@ -510,7 +510,7 @@ func allForms(page, action string) []url.Values {
 // csrfFrom returns the csrf_token of the first form in a page that has one.
 func csrfFrom(t testing.TB, page string) string {
 	t.Helper()
-	return formHaving(t, page, consent.CSRFField).Get(consent.CSRFField)
+	return formHaving(t, page, login.CSRFField).Get(login.CSRFField)
 }
 
 // forgot posts the forgotten-password form for email at school s from a fresh form.
@@ -520,7 +520,7 @@ func (b *browser) forgot(s *tenant.Tenant, email string) *response {
 	if form.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.Status)
 	}
-	return b.post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, consent.CSRFField: {csrfFrom(b.e.t, form.Body)}})
+	return b.post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, login.CSRFField: {csrfFrom(b.e.t, form.Body)}})
 }
 
 // openForm GETs a link's page and returns the form's hidden token and CSRF token.
@@ -531,7 +531,7 @@ func (b *browser) openForm(link string) (token, csrf string) {
 		b.e.t.Fatalf("GET %s: %d\n%s", link, res.Status, res.Body)
 	}
 	f := formHaving(b.e.t, res.Body, "token")
-	return f.Get("token"), f.Get(consent.CSRFField)
+	return f.Get("token"), f.Get(login.CSRFField)
 }
 
 // setPassword opens link's page and posts a new password through its form.
@@ -539,7 +539,7 @@ func (b *browser) setPassword(link, pw string, extra url.Values) *response {
 	b.e.t.Helper()
 	token, csrf := b.openForm(link)
 	u, _ := url.Parse(link)
-	form := url.Values{"token": {token}, "password": {pw}, "password2": {pw}, consent.CSRFField: {csrf}}
+	form := url.Values{"token": {token}, "password": {pw}, "password2": {pw}, login.CSRFField: {csrf}}
 	for k, v := range extra {
 		form[k] = v
 	}

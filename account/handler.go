@@ -10,7 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -19,13 +19,13 @@ import (
 type Deps struct {
 	Store Store
 	// Consent provides sessions, CSRF and the page writer.
-	Consent   *consent.Handler
+	Consent   *login.Handler
 	Templates *templates.Set
 	// Mail queues messages in the outbox.
 	Mail   *mail.Queue
 	Secret config.Secret
-	// Limiter counts password-reset requests (nil: a consent.MemoryLimiter).
-	Limiter consent.Limiter
+	// Limiter counts password-reset requests (nil: a login.MemoryLimiter).
+	Limiter login.Limiter
 	Logger  *slog.Logger     // nil: discard
 	Now     func() time.Time // nil: time.Now
 	// Service invites and resets (nil: one built from the fields above, without a tenant
@@ -33,7 +33,7 @@ type Deps struct {
 	Service *Service
 	// ResetAddressLimit bounds forgotten-password forms per client address (zero:
 	// DefaultResetAddressLimit).
-	ResetAddressLimit consent.Limit
+	ResetAddressLimit login.Limit
 	// Audit records security events (nil: a recorder over Store that counts nothing). Used
 	// only to build the Service when Service is nil; otherwise the Service's is used.
 	Audit *audit.Recorder
@@ -41,22 +41,22 @@ type Deps struct {
 
 // DefaultResetAddressLimit is how many forgotten-password forms one client address may post: a
 // budget of the client, never of the account, so that its answer says nothing about accounts.
-var DefaultResetAddressLimit = consent.Limit{Max: 5, Window: 15 * time.Minute}
+var DefaultResetAddressLimit = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // Handler serves the invitation, recovery and account pages.
 type Handler struct {
 	store   Store
-	consent *consent.Handler
+	consent *login.Handler
 	tpl     *templates.Set
 	mail    *mail.Queue
-	limiter consent.Limiter
+	limiter login.Limiter
 	log     *slog.Logger
 	now     func() time.Time
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps (the
 	// service's: deriveKeys is their one source).
 	linkKey, stampKey []byte
 	svc               *Service
-	addressLimit      consent.Limit
+	addressLimit      login.Limit
 	audit             *audit.Recorder
 }
 
@@ -92,7 +92,7 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = svc.limiter
 	}
-	if h.addressLimit == (consent.Limit{}) {
+	if h.addressLimit == (login.Limit{}) {
 		h.addressLimit = DefaultResetAddressLimit
 	}
 	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {

@@ -12,8 +12,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
@@ -32,7 +32,7 @@ const (
 	AppRemovePath        = "/account/apps/remove"
 )
 
-// AccountPolicy is consent.PagePolicy with img-src widened to https: for the account page
+// AccountPolicy is login.PagePolicy with img-src widened to https: for the account page
 // alone, so that the member's picture, wherever it is hosted, can be shown. The page loads
 // nothing else from elsewhere, sends no Referer (the layout's meta tag), and shows a picture
 // only from an https address: an image from plain http would be readable and replaceable on
@@ -49,8 +49,8 @@ const (
 
 // accountPasswordLimit bounds wrong current passwords on the password and e-mail forms, per
 // member: a stolen session must not become an unlimited way to test guesses of the password.
-// It matches the sign-in form's budget per account (consent.DefaultAccountLimit).
-var accountPasswordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+// It matches the sign-in form's budget per account (login.DefaultAccountLimit).
+var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
@@ -88,9 +88,9 @@ func (h *Handler) mountAccount(r *mux.Router) {
 }
 
 // visit is a signed-in member's request to the account page: their school and session.
-type visit = consent.Visit
+type visit = login.Visit
 
-// memberPage runs fn for a signed-in member of the request's school (consent.MemberPage). A
+// memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
 func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -106,7 +106,7 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v visit) e
 
 // accountDone ends a form that did its work: back to the page, with a fixed sentence.
 func accountDone(w http.ResponseWriter, done string) {
-	consent.SeeOther(w, AccountPath+"?done="+done)
+	login.SeeOther(w, AccountPath+"?done="+done)
 }
 
 // showAccount fills in the member, their sessions, applications and events, and writes the

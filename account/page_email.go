@@ -9,8 +9,8 @@ import (
 	"net/http"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -19,15 +19,15 @@ import (
 // never existed, expired, was used, was made at another school or was outdated by a new
 // password.
 var (
-	viewEmailLinkInvalid = consent.ErrorView{
+	viewEmailLinkInvalid = login.ErrorView{
 		Title:   "This link does not work",
 		Message: "The link is not valid any more: it may have expired or been used already. Ask for a new one on your account page.",
 	}
-	viewEmailLinkOtherMember = consent.ErrorView{
+	viewEmailLinkOtherMember = login.ErrorView{
 		Title:   "This link is for another account",
 		Message: "Sign out, then open the link again and sign in as the person who asked for the change.",
 	}
-	viewEmailTaken = consent.ErrorView{
+	viewEmailTaken = login.ErrorView{
 		Title:   "That address is taken",
 		Message: "Another account uses this e-mail address now, so it cannot become yours. Your address has not changed.",
 	}
@@ -41,7 +41,7 @@ var errEmailLinkGone = errors.New("account: the e-mail link is gone")
 // explains a refusal and returns ok=false then.
 func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, token string) (Link, bool, error) {
 	ctx := r.Context()
-	if !consent.WellFormedToken(token) {
+	if !login.WellFormedToken(token) {
 		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return Link{}, false, nil
 	}
@@ -82,7 +82,7 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v vis
 		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
 		NewEmail: l.Email, Token: token, CSRFToken: h.consent.CSRFToken(v.Session),
 	}
-	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
+	h.consent.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
 	return nil
 }
 

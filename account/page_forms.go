@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	mailqueue "github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -130,8 +130,8 @@ func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw s
 	key := accountPasswordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, accountPasswordBudget)
 	if err != nil {
-		return currentPassword{}, &consent.PageError{Status: http.StatusServiceUnavailable,
-			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+		return currentPassword{}, &login.PageError{Status: http.StatusServiceUnavailable,
+			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
 			Err:  fmt.Errorf("account: rate limiter: %w", err)}
 	}
 	if !ok {
@@ -293,7 +293,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v v
 		return fmt.Errorf("account: look up address: %w", err)
 	}
 
-	token, now := consent.NewToken(), h.now()
+	token, now := login.NewToken(), h.now()
 	expires := now.Add(emailChangeLifetime)
 	content, err := h.tpl.EmailChange(templates.EmailChangeMail{
 		School: v.Tenant.Name, MemberName: m.Name, NewEmail: addr,

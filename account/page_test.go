@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/account"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -23,7 +23,7 @@ func TestAccountPageNeedsSession(t *testing.T) {
 		}
 		for _, path := range []string{account.ProfilePath, account.PasswordPath, account.EmailPath, account.SessionEndOthersPath, account.AppRemovePath} {
 			res := b.post(e.url(e.a, path), url.Values{"name": {"X"}})
-			if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.LoginPath) {
+			if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.LoginPath) {
 				t.Errorf("POST %s: %d %q", path, res.Status, res.Header.Get("Location"))
 			}
 		}
@@ -215,15 +215,15 @@ func TestPasswordChange(t *testing.T) {
 		}
 		// The new password signs in; the old one does not.
 		fresh := e.browserAs(chromeMac)
-		res = fresh.get(e.url(e.a, consent.LoginPath))
-		f := formWith(t, res.Body, consent.LoginPath)
+		res = fresh.get(e.url(e.a, login.LoginPath))
+		f := formWith(t, res.Body, login.LoginPath)
 		f.Set("email", annEmail)
 		f.Set("password", memberPass)
-		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.Status == http.StatusSeeOther {
+		if res := fresh.post(e.url(e.a, login.LoginPath), f); res.Status == http.StatusSeeOther {
 			t.Error("the old password still signs in")
 		}
 		f.Set("password", next)
-		if res := fresh.post(e.url(e.a, consent.LoginPath), f); res.Status != http.StatusSeeOther {
+		if res := fresh.post(e.url(e.a, login.LoginPath), f); res.Status != http.StatusSeeOther {
 			t.Errorf("the new password does not sign in: %d", res.Status)
 		}
 	})

@@ -8,8 +8,8 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -40,7 +40,7 @@ func (h *Handler) mountRecovery(r *mux.Router) {
 	r.Handle(InvitationPath, h.recoveryPage(h.acceptInvitation)).Methods(http.MethodPost)
 }
 
-// recoveryPage adapts a page that returns an error: consent.Fail logs it and shows a page that
+// recoveryPage adapts a page that returns an error: login.Fail logs it and shows a page that
 // says nothing about it.
 func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +55,7 @@ func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *tena
 }
 
 func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
-	h.consent.WritePage(w, r, status, consent.PagePolicy, render)
+	h.consent.WritePage(w, r, status, login.PagePolicy, render)
 }
 
 func origin(r *http.Request) Origin {
@@ -80,7 +80,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 	ctx := r.Context()
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
-		return consent.FormError(err)
+		return login.FormError(err)
 	}
 	if !h.consent.CheckFormToken(r) {
 		h.log.Info("forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
@@ -92,16 +92,16 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 		h.showForgot(w, r, t, http.StatusOK, MsgEmailMissing)
 		return nil
 	}
-	ok, err := h.limiter.Take(ctx, "reset-"+consent.AddressKey(info.ClientAddr), h.addressLimit)
+	ok, err := h.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
 	if err != nil {
-		return &consent.PageError{Status: http.StatusServiceUnavailable, View: consent.ErrorView{
+		return &login.PageError{Status: http.StatusServiceUnavailable, View: login.ErrorView{
 			Title: "Service unavailable", Message: "Please try again in a few minutes.",
 		}, Err: err}
 	}
 	if !ok {
 		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
-		h.consent.RenderError(w, r, http.StatusTooManyRequests, consent.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
+		h.consent.RenderError(w, r, http.StatusTooManyRequests, login.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
 		return nil
 	}
 	if err := h.svc.RequestReset(ctx, email); err != nil {
@@ -118,7 +118,7 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *tenant.Ten
 	switch purpose {
 	case PurposeInvitation:
 		page.Message = "An invitation link works once. If you have already chosen your password, sign in with it; otherwise ask " + t.Name + " to invite you again."
-		page.NextURL, page.NextText = consent.LoginPath, "Sign in"
+		page.NextURL, page.NextText = login.LoginPath, "Sign in"
 	default:
 		page.Message = "A link to choose a new password works once, for a short time, and only the latest one sent works. You can ask for a new one."
 		page.NextURL, page.NextText = ForgotPath, "Ask for a new link"
@@ -173,7 +173,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant
 func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, what string,
 	show func(status int, token, msg string) error) (token, pw string, ok bool, err error) {
 	if err := r.ParseForm(); err != nil {
-		return "", "", false, consent.FormError(err)
+		return "", "", false, login.FormError(err)
 	}
 	token = r.PostForm.Get("token")
 	if !h.consent.CheckFormToken(r) {
@@ -241,7 +241,7 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *te
 	}
 	h.log.Info("invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {
-		consent.SeeOther(w, consent.LoginPath)
+		login.SeeOther(w, login.LoginPath)
 		return nil
 	}
 	return h.consent.SignIn(ctx, w, r, res.Member, AccountPath)

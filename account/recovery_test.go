@@ -13,7 +13,7 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -44,7 +44,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 					!strings.Contains(page.Body, `name="password2"`) {
 					t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
 				}
-				if page.Header.Get("Cache-Control") != "no-store" || page.Header.Get("Content-Security-Policy") != consent.PagePolicy {
+				if page.Header.Get("Cache-Control") != "no-store" || page.Header.Get("Content-Security-Policy") != login.PagePolicy {
 					t.Errorf("headers %v", page.Header)
 				}
 			}
@@ -91,8 +91,8 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 	}
 	token, csrf := b.openForm(link)
 	// A password posted anyway is ignored: an invitation never changes an existing password.
-	done := b.post(e.url(e.b, account.InvitationPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
-	if done.Status != http.StatusSeeOther || done.Header.Get("Location") != consent.LoginPath {
+	done := b.post(e.url(e.b, account.InvitationPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
+	if done.Status != http.StatusSeeOther || done.Header.Get("Location") != login.LoginPath {
 		t.Fatalf("POST /invitation: %d %s", done.Status, done.Header.Get("Location"))
 	}
 	if b.signedIn(e.b) {
@@ -136,7 +136,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		_, link := e.invite(e.a, "one@example.com", "One")
 		b := e.browser()
 		token, csrf := b.openForm(link)
-		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
+		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
 		if res := b.post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusSeeOther {
 			t.Fatalf("first use: %d", res.Status)
 		}
@@ -153,7 +153,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		if page := b.get(link); page.Status != http.StatusGone {
 			t.Errorf("expired link GET: %d", page.Status)
 		}
-		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
+		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
 		if res := b.post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusGone {
 			t.Errorf("expired link POST: %d", res.Status)
 		}
@@ -162,7 +162,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		link := e.resetLink(e.a, annEmail)
 		b := e.browser()
 		token, csrf := b.openForm(link)
-		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}
+		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
 		if res := b.post(e.url(e.a, account.ResetPath), form); res.Status != http.StatusSeeOther || res.Header.Get("Location") != account.AccountPath {
 			t.Fatalf("first use: %d %s", res.Status, res.Header.Get("Location"))
 		}
@@ -195,7 +195,7 @@ func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 	// A form of B's own, carrying A's token.
 	form := b.get(e.url(e.b, account.ForgotPath))
 	res := b.post(e.url(e.b, account.ResetPath), url.Values{
-		"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrfFrom(t, form.Body)},
+		"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrfFrom(t, form.Body)},
 	})
 	if res.Status != http.StatusGone {
 		t.Errorf("POST at B: %d", res.Status)
@@ -310,7 +310,7 @@ func TestPasswordChangedElsewhereKillsResetLink(t *testing.T) {
 	if page := b.get(link); page.Status != http.StatusGone {
 		t.Errorf("GET: %d", page.Status)
 	}
-	res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
+	res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
 	if res.Status != http.StatusGone {
 		t.Errorf("POST: %d", res.Status)
 	}
@@ -329,7 +329,7 @@ func TestResetRefusesAWeakPasswordOnTheForm(t *testing.T) {
 		{newPassword, newPassword + "x", account.MsgPasswordsDiffer},
 	} {
 		token, csrf := b.openForm(link)
-		res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, consent.CSRFField: {csrf}})
+		res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, login.CSRFField: {csrf}})
 		if res.Status != http.StatusOK || !strings.Contains(res.Body, `name="password2"`) || !strings.Contains(res.Body, `role="alert"`) {
 			t.Errorf("%.20q: %d\n%s", tc.pw, res.Status, res.Body)
 		}
@@ -423,7 +423,7 @@ func TestForgotTiming(t *testing.T) {
 			form := b.get(e.url(e.a, account.ForgotPath))
 			csrf := csrfFrom(t, form.Body)
 			start := time.Now()
-			res := b.post(e.url(e.a, account.ForgotPath), url.Values{"email": {tc.email}, consent.CSRFField: {csrf}})
+			res := b.post(e.url(e.a, account.ForgotPath), url.Values{"email": {tc.email}, login.CSRFField: {csrf}})
 			*tc.into = append(*tc.into, time.Since(start))
 			if res.Status != http.StatusOK {
 				t.Fatalf("POST: %d", res.Status)
@@ -521,7 +521,7 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 				f[k] = v
 			}
 			if csrf != "" {
-				f.Set(consent.CSRFField, csrf)
+				f.Set(login.CSRFField, csrf)
 			}
 			if res := b.post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
 				t.Errorf("POST %s with csrf %q: %d", tc.path, csrf, res.Status)
@@ -533,7 +533,7 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 		for k, v := range tc.form {
 			f[k] = v
 		}
-		f.Set(consent.CSRFField, csrfFrom(t, b.get(e.url(e.a, account.ForgotPath)).Body))
+		f.Set(login.CSRFField, csrfFrom(t, b.get(e.url(e.a, account.ForgotPath)).Body))
 		if res := stranger.post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
 			t.Errorf("POST %s without the cookie: %d", tc.path, res.Status)
 		}
@@ -564,7 +564,7 @@ func TestJunkTokensNeverReachTheStore(t *testing.T) {
 			if res := b.get(e.url(e.a, path) + "?token=" + url.QueryEscape(tok)); res.Status != http.StatusGone {
 				t.Errorf("GET %s?token=%q: %d", path, tok, res.Status)
 			}
-			res := b.post(e.url(e.a, path), url.Values{"token": {tok}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}})
+			res := b.post(e.url(e.a, path), url.Values{"token": {tok}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
 			if res.Status != http.StatusGone {
 				t.Errorf("POST %s token=%q: %d", path, tok, res.Status)
 			}
@@ -612,7 +612,7 @@ func TestConcurrentUsesOfOneLinkSucceedOnce(t *testing.T) {
 			for range n {
 				b := e.browser()
 				token, csrf := b.openForm(link)
-				attempts = append(attempts, attempt{b, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, consent.CSRFField: {csrf}}})
+				attempts = append(attempts, attempt{b, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}})
 			}
 			statuses := make(chan int, n)
 			for _, a := range attempts {

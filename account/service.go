@@ -11,7 +11,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -28,7 +28,7 @@ const (
 // DefaultResetAccountLimit is how many reset messages one address receives at most (per
 // school's worker, counted by the Limiter): enough for a member who lost a message, too few to
 // fill a mailbox on a stranger's behalf.
-var DefaultResetAccountLimit = consent.Limit{Max: 3, Window: time.Hour}
+var DefaultResetAccountLimit = login.Limit{Max: 3, Window: time.Hour}
 
 // Mail kinds of this package.
 const (
@@ -61,8 +61,8 @@ type ServiceDeps struct {
 	Templates *templates.Set
 	// Secret keys link ids and password stamps (each through a key derived for it).
 	Secret config.Secret
-	// Limiter counts reset messages per account (nil: a consent.MemoryLimiter).
-	Limiter consent.Limiter
+	// Limiter counts reset messages per account (nil: a login.MemoryLimiter).
+	Limiter login.Limiter
 	// Tenants finds a school by id: the worker's requests name their school by id only.
 	// Needed by Expanders.
 	Tenants func(schoolID int64) (*tenant.Tenant, bool)
@@ -72,7 +72,7 @@ type ServiceDeps struct {
 	// DefaultResetTTL).
 	InvitationTTL, ResetTTL time.Duration
 	// ResetAccountLimit bounds reset messages per address (zero: DefaultResetAccountLimit).
-	ResetAccountLimit consent.Limit
+	ResetAccountLimit login.Limit
 	// PasswordParams are the argon2id costs of new passwords (zero: password.Default).
 	PasswordParams password.Params
 	// Audit records security events (nil: a recorder over Store that counts nothing, so that
@@ -86,13 +86,13 @@ type Service struct {
 	store        Store
 	mail         *mail.Queue
 	tpl          *templates.Set
-	limiter      consent.Limiter
+	limiter      login.Limiter
 	tenants      func(int64) (*tenant.Tenant, bool)
 	log          *slog.Logger
 	now          func() time.Time
 	invTTL       time.Duration
 	resetTTL     time.Duration
-	accountLimit consent.Limit
+	accountLimit login.Limit
 	params       password.Params
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
 	linkKey, stampKey []byte
@@ -131,7 +131,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 		s.now = time.Now
 	}
 	if s.limiter == nil {
-		s.limiter = consent.NewMemoryLimiter(0, s.now)
+		s.limiter = login.NewMemoryLimiter(0, s.now)
 	}
 	if s.audit == nil {
 		s.audit = audit.NewRecorder(s.store, s.log)
@@ -142,7 +142,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 	if s.resetTTL == 0 {
 		s.resetTTL = DefaultResetTTL
 	}
-	if s.accountLimit == (consent.Limit{}) {
+	if s.accountLimit == (login.Limit{}) {
 		s.accountLimit = DefaultResetAccountLimit
 	}
 	if s.accountLimit.Max < 1 || s.accountLimit.Window <= 0 {
@@ -311,7 +311,7 @@ func mergeRoles(have, add []storage.Role) []storage.Role {
 // createLink stores a new link for m (replacing m's earlier one of purpose at the context's
 // school) and returns its token and expiry.
 func (s *Service) createLink(ctx context.Context, m storage.Member, purpose Purpose, ttl time.Duration) (string, time.Time, error) {
-	token := consent.NewToken()
+	token := login.NewToken()
 	now := s.now()
 	l := Link{
 		ID: linkID(s.linkKey, token), MemberID: m.ID, Purpose: purpose, Email: m.Email,
@@ -400,7 +400,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 		s.log.Info("password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
 		return nil
 	}
-	ok, err = s.limiter.Take(ctx, "reset-account:"+consent.AccountDigest(email), s.accountLimit)
+	ok, err = s.limiter.Take(ctx, "reset-account:"+login.AccountDigest(email), s.accountLimit)
 	if err != nil {
 		return fmt.Errorf("account: reset request: rate limiter: %w", err)
 	}
@@ -491,7 +491,7 @@ type LinkMember struct {
 // it (the pages a link opens show a form; only the form's POST uses the link). ErrLinkDead if
 // the link cannot be used. Junk tokens are refused before any store call.
 func (s *Service) PeekLink(ctx context.Context, token string, purpose Purpose) (LinkMember, error) {
-	if !consent.WellFormedToken(token) {
+	if !login.WellFormedToken(token) {
 		return LinkMember{}, ErrLinkDead
 	}
 	l, err := s.store.GetLink(ctx, linkID(s.linkKey, token), purpose, s.now())

@@ -13,7 +13,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
@@ -64,9 +64,9 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 
 	sess, err := h.consent.Load(r)
-	if err != nil && !errors.Is(err, consent.ErrNoSession) {
+	if err != nil && !errors.Is(err, login.ErrNoSession) {
 		h.logError(ctx, "authorize: session lookup failed", err)
-		h.consent.RenderError(w, r, http.StatusServiceUnavailable, consent.ErrorView{
+		h.consent.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
 			Title:   "Sign-in is unavailable right now",
 			Message: "Please try again in a moment.",
 		})
@@ -84,7 +84,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	if msg := whyNotAllowed(t, roles, ar.GetRequestedScopes()); msg != "" {
 		// The member is known but may not grant this: a page says why, and the client learns
 		// access_denied if the member goes back to it.
-		h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
+		h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 			Title:   "You cannot authorize this application here",
 			Message: msg,
 		})
@@ -97,7 +97,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		if ok, err := h.consent.OperatorFactorGate(w, r, sess, true); err != nil || !ok {
 			if err != nil {
 				h.logError(ctx, "authorize: second factor lookup failed", err)
-				h.consent.RenderError(w, r, http.StatusServiceUnavailable, consent.ErrorView{
+				h.consent.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
 					Title:   "Sign-in is unavailable right now",
 					Message: "Please try again in a moment.",
 				})
@@ -111,7 +111,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.consent.CheckCSRF(r, sess) {
-		h.consent.RenderError(w, r, http.StatusForbidden, consent.ErrorView{
+		h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 			Title:   "This form has expired",
 			Message: "Go back to the application and start signing in again.",
 		})
@@ -134,7 +134,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 func oauthParams(form url.Values) url.Values {
 	out := make(url.Values, len(form))
 	for k, v := range form {
-		if k != consent.CSRFField && k != "decision" {
+		if k != login.CSRFField && k != "decision" {
 			out[k] = v
 		}
 	}
@@ -183,7 +183,7 @@ func printable(s string) bool {
 
 // needsFreshLogin honours prompt=login and max_age (OpenID Connect Core section 3.1.2.1): the
 // member signs in again; the login page returns here without the prompt.
-func needsFreshLogin(form url.Values, s consent.Session, now time.Time) bool {
+func needsFreshLogin(form url.Values, s login.Session, now time.Time) bool {
 	for _, p := range strings.Fields(form.Get("prompt")) {
 		if p == "login" {
 			return true
@@ -236,8 +236,8 @@ func asksOperatorScope(scopes []string) bool {
 }
 
 // consentView describes the request for the consent page.
-func consentView(ar fosite.AuthorizeRequester, r *http.Request) consent.ConsentView {
-	v := consent.ConsentView{FormAction: r.URL.RequestURI()}
+func consentView(ar fosite.AuthorizeRequester, r *http.Request) login.ConsentView {
+	v := login.ConsentView{FormAction: r.URL.RequestURI()}
 	if c, ok := ar.GetClient().(*client); ok {
 		v.ClientName = c.name
 		v.LoopbackOnly = loopbackOnly(c.GetRedirectURIs())
@@ -260,7 +260,7 @@ func consentView(ar fosite.AuthorizeRequester, r *http.Request) consent.ConsentV
 }
 
 // issueCode grants what was asked and redirects with code, state and iss.
-func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, s consent.Session, roles []storage.Role) {
+func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, s login.Session, roles []storage.Role) {
 	ctx := r.Context()
 	for _, sc := range ar.GetRequestedScopes() {
 		ar.GrantScope(sc)
@@ -297,7 +297,7 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Te
 }
 
 // noteConsent records the member's decision on the client's request for its scopes.
-func (h *Handler) noteConsent(r *http.Request, ar fosite.AuthorizeRequester, s consent.Session, kind audit.Kind) {
+func (h *Handler) noteConsent(r *http.Request, ar fosite.AuthorizeRequester, s login.Session, kind audit.Kind) {
 	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{
 		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: s.Member.ID, SubjectID: s.Member.ID,
 		ClientID: ar.GetClient().GetID(), Scopes: []string(ar.GetRequestedScopes()),
@@ -320,7 +320,7 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tena
 		if errors.As(err, &ce) {
 			msg = ce.Description
 		}
-		h.consent.RenderError(w, r, e.CodeField, consent.ErrorView{
+		h.consent.RenderError(w, r, e.CodeField, login.ErrorView{
 			Title:   "This sign-in request cannot be completed",
 			Message: msg,
 		})

@@ -33,7 +33,7 @@ const (
 )
 
 // ClientRequest is what an operator asks for when creating a client. Both ways of creating one
-// (the operator pages of package consent/admin and the CLI) go through CheckClientRequest and
+// (the operator pages of package login/admin and the CLI) go through CheckClientRequest and
 // SecretHasher.NewClient, so that a client is held to the same rules whichever way it was made.
 type ClientRequest struct {
 	Kind         storage.ClientKind

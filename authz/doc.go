@@ -18,7 +18,7 @@
 // redirect URIs match as registered, the loopback port aside (params.go).
 //
 // Clients come from three places (clientsource.go): the school's stored clients (created by its
-// operators: consent/admin, proctor clients), the deployment's vendor integrations (server file;
+// operators: admin, proctor clients), the deployment's vendor integrations (server file;
 // POST /api/oauth/register answers their ids and stores nothing), and Client ID Metadata
 // Documents, fetched by package authz/cimd when the client_id is an https URL.
 //

@@ -12,9 +12,9 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -33,7 +33,7 @@ const (
 type Deps struct {
 	Store    storage.Store
 	Secret   config.Secret
-	Consent  *consent.Handler
+	Consent  *login.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
 	// Integrations are the deployment's vendor platforms (server file).
@@ -50,7 +50,7 @@ type Deps struct {
 // Handler serves the authorization server's endpoints.
 type Handler struct {
 	store    storage.Store
-	consent  *consent.Handler
+	consent  *login.Handler
 	verifier resource.Verifier
 	log      *slog.Logger
 	now      func() time.Time

@@ -75,10 +75,10 @@ const (
 // its whole run, so HashConcurrency times 64 MiB is what a burst of sign-ins can hold at once.
 type Login struct {
 	// HashConcurrency is how many password hashes may run at once; 0 is half the processors Go
-	// may use, at least 1 and at most 4 (consent.DefaultHashSlots).
+	// may use, at least 1 and at most 4 (login.DefaultHashSlots).
 	HashConcurrency int `mapstructure:"hash_concurrency"`
 	// HashWait is how long a sign-in waits for a hashing slot before it is answered 503 with
-	// Retry-After; 0 is 5s (consent.DefaultHashWait).
+	// Retry-After; 0 is 5s (login.DefaultHashWait).
 	HashWait time.Duration `mapstructure:"hash_wait"`
 }
 

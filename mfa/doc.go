@@ -5,7 +5,7 @@
 // Service is the factor logic over factor.Store: it seals TOTP secrets with AES-256-GCM under
 // a key derived from the system secret (the store holds only ciphertext, bound to the school and
 // member), hashes recovery codes with HMAC-SHA256 under another derived key, and verifies codes
-// for the second sign-in step (it is consent.SecondFactors). Handler serves the member's pages:
+// for the second sign-in step (it is login.SecondFactors). Handler serves the member's pages:
 //
 //	GET  /account/security                  the member's second factors
 //	GET  /account/security/totp             enrol: a new secret as a QR code and as text

@@ -17,8 +17,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -48,8 +48,8 @@ func (c *testClock) Advance(d time.Duration) {
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
 // TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
-// sign-in older than consent.PendingLifetime, whatever the code; a factor entered counts for
-// operator scopes for consent.StepUpWindow, after which a step-up renews it.
+// sign-in older than login.PendingLifetime, whatever the code; a factor entered counts for
+// operator scopes for login.StepUpWindow, after which a step-up renews it.
 func TestPendingAndStepUpWindows(t *testing.T) {
 	clk := &testClock{t: time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC)}
 	gs := storetest.Open(t, gormstore.DriverSQLite)
@@ -82,21 +82,21 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, err := consent.New(consent.Deps{Store: gs, Secret: secret, Templates: tpl, Now: clk.Now, Factors: svc})
+	door, err := login.New(login.Deps{Store: gs, Secret: secret, Templates: tpl, Now: clk.Now, Factors: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := mux.NewRouter()
-	login.Mount(r)
+	door.Mount(r)
 	// /gate answers as the consent page does for operator scopes: 200 when the member may go
 	// on, the gate's redirect otherwise.
 	r.HandleFunc("/gate", func(w http.ResponseWriter, req *http.Request) {
-		s, err := login.Load(req)
+		s, err := door.Load(req)
 		if err != nil {
 			http.Error(w, "no session", http.StatusUnauthorized)
 			return
 		}
-		if ok, err := login.OperatorFactorGate(w, req, s, true); err != nil || !ok {
+		if ok, err := door.OperatorFactorGate(w, req, s, true); err != nil || !ok {
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 			}
@@ -136,13 +136,13 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res, string(b)
 	}
-	_, page := do(http.MethodGet, consent.LoginPath, nil)
+	_, page := do(http.MethodGet, login.LoginPath, nil)
 	tok := csrfField.FindStringSubmatch(page)
 	if tok == nil {
 		t.Fatal("no sign-in form")
 	}
-	res, _ := do(http.MethodPost, consent.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.FactorPath) {
+	res, _ := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 		t.Fatalf("password: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
 	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
@@ -150,37 +150,37 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if tok == nil {
 		t.Fatalf("no factor form\n%s", page)
 	}
-	clk.Advance(consent.PendingLifetime)
+	clk.Advance(login.PendingLifetime)
 	code := totpAt(t, e.Secret, clk.Now())
-	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.LoginPath+"?") {
+	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.LoginPath+"?") {
 		t.Fatalf("an expired pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	if res, _ := do(http.MethodGet, consent.DonePath, nil); res.StatusCode != http.StatusSeeOther {
+	if res, _ := do(http.MethodGet, login.DonePath, nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("signed in after an expired pending sign-in: %d", res.StatusCode)
 	}
 	// The code was not used up: a fresh sign-in takes it.
-	_, page = do(http.MethodGet, consent.LoginPath, nil)
+	_, page = do(http.MethodGet, login.LoginPath, nil)
 	tok = csrfField.FindStringSubmatch(page)
-	do(http.MethodPost, consent.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
-	_, page = do(http.MethodGet, consent.FactorPath, nil)
+	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	_, page = do(http.MethodGet, login.FactorPath, nil)
 	tok = csrfField.FindStringSubmatch(page)
 	if tok == nil {
 		t.Fatalf("no factor form\n%s", page)
 	}
-	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != consent.DefaultReturnTo {
+	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != login.DefaultReturnTo {
 		t.Fatalf("a fresh pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
 
-	// Step-up: the factor entered at sign-in counts for consent.StepUpWindow, then not.
-	clk.Advance(consent.StepUpWindow - time.Second)
+	// Step-up: the factor entered at sign-in counts for login.StepUpWindow, then not.
+	clk.Advance(login.StepUpWindow - time.Second)
 	if res, body := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("gate within the window: %d %q %s", res.StatusCode, res.Header.Get("Location"), body)
 	}
 	clk.Advance(time.Second)
 	res, _ = do(http.MethodGet, "/gate", nil)
-	if want := consent.FactorPath + "?step_up=1&return_to=%2Fgate"; res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+	if want := login.FactorPath + "?step_up=1&return_to=%2Fgate"; res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
 		t.Fatalf("gate after the window: %d %q, want %q", res.StatusCode, res.Header.Get("Location"), want)
 	}
 	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
@@ -188,7 +188,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if tok == nil {
 		t.Fatalf("no step-up form\n%s", page)
 	}
-	res, _ = do(http.MethodPost, consent.FactorPath, url.Values{"csrf_token": {tok[1]}, "step_up": {"1"}, "return_to": {"/gate"},
+	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "step_up": {"1"}, "return_to": {"/gate"},
 		"code": {totpAt(t, e.Secret, clk.Now())}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {
 		t.Fatalf("step-up: %d %q", res.StatusCode, res.Header.Get("Location"))

@@ -16,7 +16,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -102,7 +102,7 @@ func wrongCode(c string) string {
 func passwordStep(t *testing.T, b *servertest.Browser, s *servertest.School, email string) *servertest.Response {
 	t.Helper()
 	r := b.TrySignIn(s, email, servertest.Password)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.FactorPath+"?") {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.FactorPath+"?") {
 		t.Fatalf("password step: %d, Location %q", r.Status, r.Header.Get("Location"))
 	}
 	if b.Cookie(s, servertest.SessionCookie(s)) != "" {
@@ -142,20 +142,20 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	// The password alone no longer signs in; a wrong code is refused; the right one does.
 	b2 := e.Browser()
 	page := passwordStep(t, b2, a, a.Student.Email)
-	if r := enterCode(t, b2, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK || !strings.Contains(r.Body, consent.MsgFactorFailed) {
+	if r := enterCode(t, b2, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK || !strings.Contains(r.Body, login.MsgFactorFailed) {
 		t.Fatalf("wrong code: %d\n%s", r.Status, r.Body)
 	}
 	if signedIn(t, b2, a) {
 		t.Fatal("signed in after a wrong code")
 	}
 	r := enterCode(t, b2, page, en.nextCode(t))
-	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != consent.DefaultReturnTo {
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != login.DefaultReturnTo {
 		t.Fatalf("right code: %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
 	if !signedIn(t, b2, a) {
 		t.Fatal("not signed in after the right code")
 	}
-	if b2.Cookie(a, consent.PendingCookie) != "" {
+	if b2.Cookie(a, login.PendingCookie) != "" {
 		t.Error("the pending cookie outlived the sign-in")
 	}
 
@@ -250,14 +250,14 @@ func TestPendingCookieRefused(t *testing.T) {
 	en := enrol(t, b1, a, mfa.TOTPPath)
 	b2 := e.Browser()
 	page := passwordStep(t, b2, a, e.Shared.Email)
-	pending := b2.Cookie(a, consent.PendingCookie)
+	pending := b2.Cookie(a, login.PendingCookie)
 	if pending == "" {
 		t.Fatal("no pending cookie")
 	}
 
 	set := func(b *servertest.Browser, s *servertest.School, v string) {
 		u, _ := url.Parse(s.Origin + "/")
-		b.Jar.SetCookies(u, []*http.Cookie{{Name: consent.PendingCookie, Value: v, Path: "/"}})
+		b.Jar.SetCookies(u, []*http.Cookie{{Name: login.PendingCookie, Value: v, Path: "/"}})
 	}
 	// Each alteration changes the first character of a part: a base64 character's every bit
 	// counts there, whereas the last character may carry unused bits that decode the same.
@@ -275,12 +275,12 @@ func TestPendingCookieRefused(t *testing.T) {
 	} {
 		b := e.Browser()
 		set(b, c.school, c.value)
-		if r := b.Get(c.school.URL(consent.FactorPath)); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath+"?") {
+		if r := b.Get(c.school.URL(login.FactorPath)); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath+"?") {
 			t.Errorf("GET with a pending cookie %s: %d %q", c.what, r.Status, r.Header.Get("Location"))
 		}
 		f, _ := page.FormWith("code")
 		f.Values.Set("code", en.nextCode(t))
-		f.Action = c.school.URL(consent.FactorPath)
+		f.Action = c.school.URL(login.FactorPath)
 		if r := b.Submit(f, ""); r.Status != http.StatusSeeOther || signedIn(t, b, c.school) {
 			t.Errorf("POST with a pending cookie %s: %d, signed in %v", c.what, r.Status, signedIn(t, b, c.school))
 		}
@@ -302,14 +302,14 @@ func TestOperatorMFARequired(t *testing.T) {
 	owner.SignIn(a, a.Owner.Email)
 	const adminPage = "/admin/developers/oauth-applications"
 	r := owner.Get(a.URL(adminPage))
-	want := consent.FactorEnrolPath + "?return_to=" + url.QueryEscape(adminPage)
+	want := login.FactorEnrolPath + "?return_to=" + url.QueryEscape(adminPage)
 	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
 		t.Fatalf("admin page without a factor: %d, Location %q, want %q", r.Status, r.Header.Get("Location"), want)
 	}
 	// Operator scopes at consent are refused the same way, back to the request afterwards.
 	authURL := servertest.AuthorizeURL(a, a.OperatorClient, servertest.NewPKCE(), "openid", "school:read")
 	r = owner.Get(authURL)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.FactorEnrolPath+"?return_to=%2Foauth%2Fauthorize") {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.FactorEnrolPath+"?return_to=%2Foauth%2Fauthorize") {
 		t.Fatalf("operator consent without a factor: %d, Location %q", r.Status, r.Header.Get("Location"))
 	}
 	// At B (optional) the same pages are open to B's owner.
@@ -356,7 +356,7 @@ func TestStepUpAndAMR(t *testing.T) {
 	authURL := servertest.AuthorizeURL(a, a.OperatorClient, p, "openid", "school:read")
 	r := stale.Get(authURL)
 	loc := r.Header.Get("Location")
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(loc, consent.FactorPath+"?step_up=1&return_to=") {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(loc, login.FactorPath+"?step_up=1&return_to=") {
 		t.Fatalf("operator consent with a stale factor: %d, Location %q", r.Status, loc)
 	}
 	page := stale.Get(r.Location())
@@ -460,8 +460,8 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 		return sums[a.Student.ID].TOTP
 	}
 	for name, mutate := range map[string]func(url.Values){
-		"no token":       func(v url.Values) { v.Del(consent.CSRFField) },
-		"wrong token":    func(v url.Values) { v.Set(consent.CSRFField, "x"+v.Get(consent.CSRFField)) },
+		"no token":       func(v url.Values) { v.Del(login.CSRFField) },
+		"wrong token":    func(v url.Values) { v.Set(login.CSRFField, "x"+v.Get(login.CSRFField)) },
 		"wrong password": func(v url.Values) { v.Set("current_password", "not the password") },
 	} {
 		v := url.Values{}
@@ -488,7 +488,7 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 	}
 	// The browser that just entered its factor needs no password to turn it off.
 	fp := fresh.Get(a.URL(mfa.SecurityPath))
-	f, ok := fp.FormWith(consent.CSRFField)
+	f, ok := fp.FormWith(login.CSRFField)
 	for _, g := range fp.Forms() {
 		if g.Action == a.URL(mfa.RemoveTOTPPath) {
 			f, ok = g, true

@@ -14,9 +14,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -25,7 +25,7 @@ import (
 // Paths served by Mount.
 const (
 	SecurityPath      = "/account/security"
-	TOTPPath          = consent.FactorEnrolPath
+	TOTPPath          = login.FactorEnrolPath
 	RemoveTOTPPath    = TOTPPath + "/remove"
 	RecoveryCodesPath = SecurityPath + "/recovery-codes"
 )
@@ -41,17 +41,17 @@ const (
 )
 
 // passwordBudget bounds current-password checks of the pages per member.
-var passwordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // Deps are what the handler is built from.
 type Deps struct {
 	Service *Service
 	// Members reads a member's password hash for the current-password check.
 	Members   storage.Members
-	Consent   *consent.Handler
+	Consent   *login.Handler
 	Templates *templates.Set
-	// Limiter counts wrong current passwords (nil: a consent.MemoryLimiter).
-	Limiter consent.Limiter
+	// Limiter counts wrong current passwords (nil: a login.MemoryLimiter).
+	Limiter login.Limiter
 	Audit   *audit.Recorder // nil: no events
 	Logger  *slog.Logger    // nil: discard
 	Now     func() time.Time
@@ -61,9 +61,9 @@ type Deps struct {
 type Handler struct {
 	svc     *Service
 	members storage.Members
-	consent *consent.Handler
+	consent *login.Handler
 	tpl     *templates.Set
-	limiter consent.Limiter
+	limiter login.Limiter
 	audit   *audit.Recorder
 	log     *slog.Logger
 	now     func() time.Time
@@ -83,7 +83,7 @@ func New(d Deps) (*Handler, error) {
 		h.now = time.Now
 	}
 	if h.limiter == nil {
-		h.limiter = consent.NewMemoryLimiter(0, h.now)
+		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
 	return h, nil
 }
@@ -98,9 +98,9 @@ func (h *Handler) Mount(r *mux.Router) {
 }
 
 // visit is a signed-in member's request.
-type visit = consent.Visit
+type visit = login.Visit
 
-// page runs fn for a signed-in member of the request's school (consent.MemberPage): without a
+// page runs fn for a signed-in member of the request's school (login.MemberPage): without a
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
 // token is refused with the page and a message.
 func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
@@ -152,20 +152,20 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, 
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
 		Required: req, PasswordOptional: h.consent.FactorFresh(v.Session),
 	}
-	h.consent.WritePage(w, r, status, consent.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
+	h.consent.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
 	return nil
 }
 
 // enrolForm shows the pending TOTP secret (a new one if there is none).
 func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v visit) error {
-	return h.showEnrol(w, r, v, http.StatusOK, consent.SafeReturnTo(r.URL.Query().Get("return_to")), "")
+	return h.showEnrol(w, r, v, http.StatusOK, login.SafeReturnTo(r.URL.Query().Get("return_to")), "")
 }
 
 func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, status int, returnTo, msg string) error {
 	ctx := r.Context()
 	e, err := h.svc.BeginTOTP(ctx, v.Session.Member.ID, v.Tenant.Name, v.Session.Member.Email)
 	if errors.Is(err, ErrEnrolled) {
-		consent.SeeOther(w, SecurityPath)
+		login.SeeOther(w, SecurityPath)
 		return nil
 	}
 	if err != nil {
@@ -181,7 +181,7 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, sta
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
 	}
-	h.consent.WritePage(w, r, status, consent.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
+	h.consent.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
 	return nil
 }
 
@@ -201,7 +201,7 @@ func group(s string) string {
 // it from now on (the member just entered it).
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	returnTo := consent.SafeReturnTo(r.PostForm.Get("return_to"))
+	returnTo := login.SafeReturnTo(r.PostForm.Get("return_to"))
 	codes, ok, err := h.svc.ConfirmTOTP(ctx, v.Session.Member.ID, r.PostForm.Get("code"))
 	if err != nil {
 		return err
@@ -215,7 +215,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
 	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
-	if returnTo == consent.DefaultReturnTo {
+	if returnTo == login.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
 	return h.showCodes(w, r, v, codes, returnTo)
@@ -224,7 +224,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, codes []string, next string) error {
 	page := templates.RecoveryCodesPage{School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
-	h.consent.WritePage(w, r, http.StatusOK, consent.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
+	h.consent.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
 	return nil
 }
 
@@ -243,7 +243,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
 	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
-	consent.SeeOther(w, SecurityPath+"?notice=removed")
+	login.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }
 
@@ -270,7 +270,7 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit)
 }
 
 // reauthenticated checks the form's current_password, unless a second factor was entered in
-// the session within consent.StepUpWindow. Wrong passwords are charged to the member's budget.
+// the session within login.StepUpWindow. Wrong passwords are charged to the member's budget.
 // When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visit) (bool, error) {
 	if h.consent.FactorFresh(v.Session) {
@@ -280,8 +280,8 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visi
 	key := "mfa-password:" + strconv.FormatInt(v.Tenant.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
-		return false, &consent.PageError{Status: http.StatusServiceUnavailable,
-			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+		return false, &login.PageError{Status: http.StatusServiceUnavailable,
+			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
 			Err:  fmt.Errorf("mfa: rate limiter: %w", err)}
 	}
 	if !ok {

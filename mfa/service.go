@@ -21,8 +21,8 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -41,7 +41,7 @@ type ServiceDeps struct {
 	Now    func() time.Time // nil: time.Now
 }
 
-// Service verifies and manages second factors. It is consent.SecondFactors.
+// Service verifies and manages second factors. It is login.SecondFactors.
 type Service struct {
 	store factor.Store
 	now   func() time.Time
@@ -49,7 +49,7 @@ type Service struct {
 	sealKey, codeKey []byte
 }
 
-var _ consent.SecondFactors = (*Service)(nil)
+var _ login.SecondFactors = (*Service)(nil)
 
 // NewService checks d and returns the service.
 func NewService(d ServiceDeps) (*Service, error) {
@@ -82,8 +82,8 @@ func (s *Service) MarkSessionFactor(ctx context.Context, sessionID string, amr [
 
 // VerifyCode checks a TOTP or recovery code the member typed and uses it up.
 func (s *Service) VerifyCode(ctx context.Context, memberID int64, raw string) (factor.Kind, bool, error) {
-	code, ok := consent.ReadCodeField(raw)
-	kind := consent.CodeKind(code)
+	code, ok := login.ReadCodeField(raw)
+	kind := login.CodeKind(code)
 	if !ok {
 		return kind, false, nil
 	}
@@ -184,8 +184,8 @@ func (s *Service) BeginTOTP(ctx context.Context, memberID int64, issuer, account
 // ConfirmTOTP turns the pending factor on if code is its current code, and returns new recovery
 // codes (shown once). ok is false for a wrong code or when nothing is pending.
 func (s *Service) ConfirmTOTP(ctx context.Context, memberID int64, raw string) (codes []string, ok bool, err error) {
-	code, ok := consent.ReadCodeField(raw)
-	if !ok || consent.CodeKind(code) != factor.KindTOTP {
+	code, ok := login.ReadCodeField(raw)
+	if !ok || login.CodeKind(code) != factor.KindTOTP {
 		return nil, false, nil
 	}
 	if ok, err = s.verifyTOTP(ctx, memberID, code, false); err != nil || !ok {

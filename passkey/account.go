@@ -13,9 +13,9 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -24,7 +24,7 @@ import (
 // passwordBudget bounds wrong current passwords on the remove form, per member, under the key
 // the account page's forms use (package account): one budget for every form of the member's
 // that asks for the password, so that a stolen session cannot test guesses on each in turn.
-var passwordBudget = consent.Limit{Max: 5, Window: 15 * time.Minute}
+var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // passwordKey prefixes the member id in that budget's key (account's accountPasswordKey).
 const passwordKey = "account-password:"
@@ -47,7 +47,7 @@ const (
 	msgNameEmpty       = "Give the passkey a name."
 )
 
-// memberPage runs fn for a signed-in member of the request's school (consent.MemberPage):
+// memberPage runs fn for a signed-in member of the request's school (login.MemberPage):
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
@@ -192,12 +192,12 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return fmt.Errorf("passkey: rename: %w", err)
 	}
-	consent.SeeOther(w, AccountPath+"?done=renamed")
+	login.SeeOther(w, AccountPath+"?done=renamed")
 	return nil
 }
 
 // remove deletes a passkey once the member has given their current password, or entered a
-// second factor within consent.StepUpWindow: a session alone (a browser left signed in) must
+// second factor within login.StepUpWindow: a session alone (a browser left signed in) must
 // not be enough to take away a factor.
 func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
@@ -226,7 +226,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	h.log.Info("passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
-	consent.SeeOther(w, AccountPath+"?done=removed")
+	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
 }
 
@@ -239,8 +239,8 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 	key := passwordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
-		return "", 0, &consent.PageError{Status: http.StatusServiceUnavailable,
-			View: consent.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
+		return "", 0, &login.PageError{Status: http.StatusServiceUnavailable,
+			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
 			Err:  fmt.Errorf("passkey: rate limiter: %w", err)}
 	}
 	if !ok {

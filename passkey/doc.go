@@ -20,7 +20,7 @@
 //	POST /login/factor/passkey/finish       JSON: check the assertion, end the step (csrf_token, response, return_to, step_up)
 //
 // The JSON endpoints take form posts with a CSRF token (the session's when signed in,
-// consent.FormToken's double submit before) and answer JSON: the options for the browser's
+// login.FormToken's double submit before) and answer JSON: the options for the browser's
 // navigator.credentials, {"redirect": path} when a ceremony finished, or an RFC 6749-shaped
 // error whose description is a sentence for the member. The pages are the only ones that run a
 // script (templates/static/passkey.js, from this origin only: Policy).

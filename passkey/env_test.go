@@ -24,8 +24,8 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/password"
@@ -129,27 +129,27 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	limiter := consent.NewMemoryLimiter(0, e.clock.Now)
+	limiter := login.NewMemoryLimiter(0, e.clock.Now)
 	rec := audit.NewRecorder(gs, logger)
 	factors, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: testSecret, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, err := consent.New(consent.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger,
+	door, err := login.New(login.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger,
 		Limiter: limiter, Audit: rec, Factors: factors})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pk, err := passkey.New(passkey.Deps{
-		Store: gs, Consent: login, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
+		Store: gs, Consent: door, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
 		Audit:        rec,
-		AddressLimit: consent.Limit{Max: 6, Window: 15 * time.Minute},
+		AddressLimit: login.Limit{Max: 6, Window: 15 * time.Minute},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := mux.NewRouter()
-	login.Mount(r)
+	door.Mount(r)
 	pk.Mount(r)
 	handler = middleware(reg, r)
 
@@ -274,9 +274,9 @@ func (b *browser) post(rawURL string, form url.Values) *response {
 // signIn signs the browser in at s as m with the password.
 func (b *browser) signIn(s *tenant.Tenant, m storage.Member) {
 	b.e.t.Helper()
-	res := b.get(s.URL(consent.LoginPath))
+	res := b.get(s.URL(login.LoginPath))
 	f := url.Values{"csrf_token": {attr(b.e.t, res.Body, `name="csrf_token" value`)}, "email": {m.Email}, "password": {memberPass}}
-	if res := b.post(s.URL(consent.LoginPath), f); res.Status != http.StatusSeeOther {
+	if res := b.post(s.URL(login.LoginPath), f); res.Status != http.StatusSeeOther {
 		b.e.t.Fatalf("sign in as %s: %d\n%s", m.Email, res.Status, res.Body)
 	}
 }
@@ -284,7 +284,7 @@ func (b *browser) signIn(s *tenant.Tenant, m storage.Member) {
 // signedInAs returns the e-mail the browser's session at s shows, or "" when it has none.
 func (b *browser) signedInAs(s *tenant.Tenant) string {
 	b.e.t.Helper()
-	res := b.get(s.URL(consent.DonePath))
+	res := b.get(s.URL(login.DonePath))
 	if res.Status != http.StatusOK {
 		return ""
 	}
@@ -299,7 +299,7 @@ func (b *browser) signedInAs(s *tenant.Tenant) string {
 // sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
 func (b *browser) sessionCSRF(s *tenant.Tenant) string {
 	b.e.t.Helper()
-	return attr(b.e.t, b.get(s.URL(consent.DonePath)).Body, `name="csrf_token" value`)
+	return attr(b.e.t, b.get(s.URL(login.DonePath)).Body, `name="csrf_token" value`)
 }
 
 // attr returns the first value of the HTML attribute written as prefix="..." in page.

@@ -10,25 +10,25 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
 
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths of the passkey as the second sign-in step. consent's second-step page
-// (consent.FactorPath) links to FactorPagePath for a member with a passkey.
+// (login.FactorPath) links to FactorPagePath for a member with a passkey.
 const (
 	FactorPagePath   = "/login/factor/passkey"
 	FactorBeginPath  = "/login/factor/passkey/begin"
 	FactorFinishPath = "/login/factor/passkey/finish"
 )
 
-// factorChallenge reads the second step the request belongs to (consent.Challenge: the
+// factorChallenge reads the second step the request belongs to (login.Challenge: the
 // pending sign-in after a password, or with step_up=1 the signed-in member asked again) and
 // checks its CSRF token: the session's for a step-up, the sign-in form's double submit
 // otherwise.
-func (h *Handler) factorChallenge(r *http.Request, form url.Values) (consent.FactorChallenge, error) {
+func (h *Handler) factorChallenge(r *http.Request, form url.Values) (login.FactorChallenge, error) {
 	ch, ok, err := h.consent.Challenge(r, form.Get("step_up") == "1", form.Get("return_to"))
 	if err != nil {
 		return ch, err
@@ -61,14 +61,14 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !ok {
-		consent.SeeOther(w, consent.LoginPath+"?return_to="+url.QueryEscape(ch.ReturnTo))
+		login.SeeOther(w, login.LoginPath+"?return_to="+url.QueryEscape(ch.ReturnTo))
 		return nil
 	}
 	_, available := relyingParty(t)
 	page := templates.PasskeySignInPage{
 		School: t.Name, ReturnTo: ch.ReturnTo, Available: available, StepUp: ch.StepUp,
 		BeginURL: FactorBeginPath, FinishURL: FactorFinishPath,
-		PasswordURL: consent.FactorPath + "?return_to=" + url.QueryEscape(ch.ReturnTo),
+		PasswordURL: login.FactorPath + "?return_to=" + url.QueryEscape(ch.ReturnTo),
 	}
 	if ch.StepUp {
 		page.CSRFToken = h.consent.CSRFToken(ch.Session)

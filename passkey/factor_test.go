@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -56,10 +56,10 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 		bobCred := bobs.register(e.a, auth, "Bob's key")
 
 		br := e.browser()
-		res := br.get(e.a.URL(consent.LoginPath))
-		res = br.post(e.a.URL(consent.LoginPath), url.Values{"csrf_token": {attr(t, res.Body, `name="csrf_token" value`)},
+		res := br.get(e.a.URL(login.LoginPath))
+		res = br.post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {attr(t, res.Body, `name="csrf_token" value`)},
 			"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
-		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), consent.FactorPath) {
+		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 			t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
 		}
 		if got := br.signedInAs(e.a); got != "" {

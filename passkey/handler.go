@@ -19,9 +19,9 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -34,12 +34,12 @@ const (
 	RegisterFinishPath = "/account/passkeys/register/finish"
 	RenamePath         = "/account/passkeys/rename"
 	RemovePath         = "/account/passkeys/remove"
-	SignInPath         = consent.PasskeyLoginPath // "/login/passkey"
+	SignInPath         = login.PasskeyLoginPath // "/login/passkey"
 	SignInBeginPath    = "/login/passkey/begin"
 	SignInFinishPath   = "/login/passkey/finish"
 )
 
-// Policy is the Content-Security-Policy of the passkey pages: consent.PagePolicy with script
+// Policy is the Content-Security-Policy of the passkey pages: login.PagePolicy with script
 // from this origin (the one static script, no inline script) and fetch to this origin (its
 // JSON endpoints). Every other page keeps loading no script at all.
 const Policy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -47,7 +47,7 @@ const Policy = "default-src 'none'; script-src 'self'; connect-src 'self'; style
 // Cookie names of a ceremony in progress. The cookie holds a random value; the store holds its
 // keyed hash with the ceremony's state, so that any replica can finish what another began, and
 // the value answers once. Over https the "__Host-" prefix keeps a sibling host from planting one
-// (consent.SecureCookies decides, as for the session cookie).
+// (login.SecureCookies decides, as for the session cookie).
 const (
 	ChallengeCookie       = "proctor_passkey"
 	SecureChallengeCookie = "__Host-proctor_passkey"
@@ -75,17 +75,17 @@ type Store interface {
 type Deps struct {
 	Store Store
 	// Consent provides sessions, CSRF tokens and the page writer.
-	Consent   *consent.Handler
+	Consent   *login.Handler
 	Templates *templates.Set
 	// Secret keys the challenge cookie's hash and the members' user handles (through keys
 	// derived for each).
 	Secret config.Secret
-	// Limiter counts failed assertions (nil: a consent.MemoryLimiter); AddressLimit is the
-	// budget per client address (zero: consent.DefaultAddressLimit), charged under the same
+	// Limiter counts failed assertions (nil: a login.MemoryLimiter); AddressLimit is the
+	// budget per client address (zero: login.DefaultAddressLimit), charged under the same
 	// key as the sign-in form's, so that an address spends one budget on failed passwords and
 	// failed passkeys alike.
-	Limiter      consent.Limiter
-	AddressLimit consent.Limit
+	Limiter      login.Limiter
+	AddressLimit login.Limit
 	// Audit records factor_enrolled, factor_removed, factor_used and passkey sign-ins (nil:
 	// nothing recorded).
 	Audit  *audit.Recorder
@@ -96,10 +96,10 @@ type Deps struct {
 // Handler serves the passkey pages and ceremonies.
 type Handler struct {
 	store        Store
-	consent      *consent.Handler
+	consent      *login.Handler
 	tpl          *templates.Set
-	limiter      consent.Limiter
-	addressLimit consent.Limit
+	limiter      login.Limiter
+	addressLimit login.Limit
 	audit        *audit.Recorder
 	log          *slog.Logger
 	now          func() time.Time
@@ -132,10 +132,10 @@ func New(d Deps) (*Handler, error) {
 		h.now = time.Now
 	}
 	if h.limiter == nil {
-		h.limiter = consent.NewMemoryLimiter(0, h.now)
+		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
-	if h.addressLimit == (consent.Limit{}) {
-		h.addressLimit = consent.DefaultAddressLimit
+	if h.addressLimit == (login.Limit{}) {
+		h.addressLimit = login.DefaultAddressLimit
 	}
 	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
 		return nil, fmt.Errorf("passkey: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
@@ -259,13 +259,13 @@ func (h *Handler) startCeremony(w http.ResponseWriter, r *http.Request, purpose 
 	if err != nil {
 		return fmt.Errorf("passkey: encode ceremony: %w", err)
 	}
-	token, now := consent.NewToken(), h.now()
+	token, now := login.NewToken(), h.now()
 	c := factor.Challenge{ID: h.challengeID(token), Purpose: purpose, MemberID: memberID, Session: raw,
 		CreatedAt: now, ExpiresAt: now.Add(ceremonyLifetime)}
 	if err := h.store.CreatePasskeyChallenge(r.Context(), c); err != nil {
 		return fmt.Errorf("passkey: store challenge: %w", err)
 	}
-	secure := consent.SecureCookies(r)
+	secure := login.SecureCookies(r)
 	http.SetCookie(w, &http.Cookie{
 		Name: challengeCookieName(secure), Value: token, Path: "/", MaxAge: int(ceremonyLifetime / time.Second),
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
@@ -280,10 +280,10 @@ var errNoCeremony = errors.New("passkey: no ceremony in progress")
 // finishCeremony consumes the request's ceremony of purpose (it answers once, whatever happens
 // next) and clears the cookie.
 func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose factor.ChallengePurpose) (factor.Challenge, webauthn.SessionData, error) {
-	secure := consent.SecureCookies(r)
+	secure := login.SecureCookies(r)
 	name := challengeCookieName(secure)
 	ck, err := r.Cookie(name)
-	if err != nil || !consent.WellFormedToken(ck.Value) {
+	if err != nil || !login.WellFormedToken(ck.Value) {
 		return factor.Challenge{}, webauthn.SessionData{}, errNoCeremony
 	}
 	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
@@ -390,7 +390,7 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.H
 }
 
 // formJSON adapts a JSON endpoint of a page shown before sign-in: the form is read and its
-// double-submit token (consent.FormToken) checked before fn runs.
+// double-submit token (login.FormToken) checked before fn runs.
 func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
@@ -413,7 +413,7 @@ func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.T
 }
 
 // visit is a signed-in member's request: their school and session.
-type visit = consent.Visit
+type visit = login.Visit
 
 // memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
 // form must carry its CSRF token.
@@ -428,7 +428,7 @@ func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) 
 				return err
 			}
 			s, err := h.consent.Load(r)
-			if errors.Is(err, consent.ErrNoSession) {
+			if errors.Is(err, login.ErrNoSession) {
 				return errSignedOut
 			}
 			if err != nil {

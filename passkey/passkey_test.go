@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -232,7 +232,7 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 	}
 	br := e.browser()
 	br.signIn(e.a, e.ann)
-	for _, tok := range []string{"", "wrong", consent.NewToken()} {
+	for _, tok := range []string{"", "wrong", login.NewToken()} {
 		for _, path := range []string{passkey.RegisterBeginPath, passkey.RegisterFinishPath} {
 			res := br.post(e.a.URL(path), url.Values{"csrf_token": {tok}})
 			if res.Status != http.StatusForbidden || jsonBody[errorBody](t, res).Error != "expired" {
@@ -254,7 +254,7 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 	}
 	// A registration begun by Ann cannot be finished by Bob in the same browser.
 	c := br.beginRegistration(e.a)
-	br.post(e.a.URL(consent.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
+	br.post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
 	br.signIn(e.a, e.bob)
 	page = br.get(e.a.URL(passkey.AccountPath)).Body
 	auth := &authenticator{t: t, origin: e.a.Origin}
@@ -276,10 +276,10 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 func TestNoPasskeysAtAnAddress(t *testing.T) {
 	e := newEnv(t)
 	br := e.browser()
-	if body := br.get(e.c.URL(consent.LoginPath)).Body; strings.Contains(body, "passkey-sign-in-link") {
+	if body := br.get(e.c.URL(login.LoginPath)).Body; strings.Contains(body, "passkey-sign-in-link") {
 		t.Error("the sign-in form at an address links to passkeys")
 	}
-	if body := br.get(e.a.URL(consent.LoginPath)).Body; !strings.Contains(body, "passkey-sign-in-link") {
+	if body := br.get(e.a.URL(login.LoginPath)).Body; !strings.Contains(body, "passkey-sign-in-link") {
 		t.Error("the sign-in form at a host does not link to passkeys")
 	}
 	page := br.get(e.c.URL(passkey.SignInPath)).Body
@@ -405,7 +405,7 @@ func TestPagesAndScript(t *testing.T) {
 	if js.Status != http.StatusOK || !strings.HasPrefix(js.Header.Get("Content-Type"), "text/javascript") || !strings.Contains(js.Body, "navigator.credentials") {
 		t.Errorf("script: %d %s", js.Status, js.Header.Get("Content-Type"))
 	}
-	if res := br.get(e.a.URL(consent.LoginPath)); strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src") {
+	if res := br.get(e.a.URL(login.LoginPath)); strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src") {
 		t.Error("the password sign-in form allows scripts")
 	}
 	// Signed in, the sign-in page goes on.

@@ -12,9 +12,9 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -27,15 +27,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	returnTo := consent.SafeReturnTo(r.URL.Query().Get("return_to"))
+	returnTo := login.SafeReturnTo(r.URL.Query().Get("return_to"))
 	if _, ok := h.consent.Current(r); ok {
-		consent.SeeOther(w, returnTo)
+		login.SeeOther(w, returnTo)
 		return nil
 	}
 	_, available := relyingParty(t)
 	page := templates.PasskeySignInPage{
 		School: t.Name, CSRFToken: h.consent.FormToken(w, r), ReturnTo: returnTo, Available: available,
-		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: consent.LoginPath + "?return_to=" + url.QueryEscape(returnTo),
+		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: login.LoginPath + "?return_to=" + url.QueryEscape(returnTo),
 	}
 	h.consent.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
 	return nil
@@ -68,7 +68,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant
 		return errUnavailable
 	}
 	info := edge.FromContext(ctx)
-	key := consent.AddressKey(info.ClientAddr)
+	key := login.AddressKey(info.ClientAddr)
 	taken, err := h.limiter.Take(ctx, key, h.addressLimit)
 	if err != nil {
 		return fmt.Errorf("passkey: rate limiter: %w", err)
@@ -95,7 +95,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant
 	h.log.Info("signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
 	h.note(r, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	h.note(r, audit.Event{Kind: audit.KindFactorUsed, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
-	writeJSON(w, redirect{Redirect: consent.SafeReturnTo(r.PostForm.Get("return_to"))})
+	writeJSON(w, redirect{Redirect: login.SafeReturnTo(r.PostForm.Get("return_to"))})
 	return nil
 }
 

@@ -4,5 +4,5 @@
 // method is scoped by the context's school.
 //
 // The package is a leaf (it imports storage only) so that the store can implement it without
-// importing consent/admin, whose tests open a gormstore.
+// importing admin, whose tests open a gormstore.
 package roster

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/scope"
@@ -100,7 +100,7 @@ func TestCSRFEveryForm(t *testing.T) {
 			ids = append(ids, c.ID)
 		}
 		anon := e.Browser() // signed out; has visited B's sign-in page too
-		anon.Get(e.B.URL(consent.LoginPath))
+		anon.Get(e.B.URL(login.LoginPath))
 
 		// The owner's account page lists a second session and a connected application, so that
 		// it shows every one of its forms.
@@ -130,8 +130,8 @@ func TestCSRFEveryForm(t *testing.T) {
 
 		// Pages: the sign-in page, everything an operator reaches, the account page, the consent
 		// page, error pages.
-		pages := crawl(anon, a, 10, a.URL(consent.LoginPath), a.URL(consent.LogoutPath))
-		pages = append(pages, crawl(op, a, 60, a.URL(consent.DonePath), a.URL(consent.LogoutPath), a.URL(admin.AppsPath),
+		pages := crawl(anon, a, 10, a.URL(login.LoginPath), a.URL(login.LogoutPath))
+		pages = append(pages, crawl(op, a, 60, a.URL(login.DonePath), a.URL(login.LogoutPath), a.URL(admin.AppsPath),
 			a.URL(admin.AppsPath+"/no-such-app"), a.URL(admin.AppsPath+"/"+public+"/rotate"), a.URL(account.AccountPath),
 			a.URL(admin.EventsPath), a.URL(passkey.AccountPath))...)
 		// A member's page and the confirmation pages of the actions that apply to A's student.
@@ -162,14 +162,14 @@ func TestCSRFEveryForm(t *testing.T) {
 				if f.Method != http.MethodPost {
 					t.Errorf("form to %s on %s uses method %q, want POST", f.Action, p.URL, f.Method)
 				}
-				if f.Values.Get(consent.CSRFField) == "" {
-					t.Errorf("form to %s on %s carries no %s", f.Action, p.URL, consent.CSRFField)
+				if f.Values.Get(login.CSRFField) == "" {
+					t.Errorf("form to %s on %s carries no %s", f.Action, p.URL, login.CSRFField)
 				}
 				k := formKey(f, ids)
 				if _, ok := forms[k]; !ok {
 					forms[k] = f
 					browsers[k] = op
-					if strings.HasPrefix(f.Action, a.URL(consent.LoginPath)) {
+					if strings.HasPrefix(f.Action, a.URL(login.LoginPath)) {
 						browsers[k] = anon
 					}
 				}
@@ -180,13 +180,13 @@ func TestCSRFEveryForm(t *testing.T) {
 
 		// Tokens of other sessions and of the other school.
 		sessionTokens := map[string]string{
-			"another session of the same member": csrfOf(t, other.Get(a.URL(consent.DonePath))),
-			"another member's session":           csrfOf(t, otherMember.Get(a.URL(consent.DonePath))),
-			"the same member's session at B":     csrfOf(t, op.Get(e.B.URL(consent.DonePath))),
+			"another session of the same member": csrfOf(t, other.Get(a.URL(login.DonePath))),
+			"another member's session":           csrfOf(t, otherMember.Get(a.URL(login.DonePath))),
+			"the same member's session at B":     csrfOf(t, op.Get(e.B.URL(login.DonePath))),
 		}
 		loginTokens := map[string]string{
-			"another browser's sign-in form": csrfOf(t, e.Browser().Get(a.URL(consent.LoginPath))),
-			"this browser's form at B":       csrfOf(t, anon.Get(e.B.URL(consent.LoginPath))),
+			"another browser's sign-in form": csrfOf(t, e.Browser().Get(a.URL(login.LoginPath))),
+			"this browser's form at B":       csrfOf(t, anon.Get(e.B.URL(login.LoginPath))),
 		}
 
 		client := func(id string) storage.Client {
@@ -204,7 +204,7 @@ func TestCSRFEveryForm(t *testing.T) {
 			return strings.Repeat("x", len(cs))
 		}
 		signedIn := func(b *servertest.Browser) string {
-			return http.StatusText(b.Get(a.URL(consent.DonePath)).Status)
+			return http.StatusText(b.Get(a.URL(login.DonePath)).Status)
 		}
 		owner := func() storage.Member {
 			m, err := e.Store.GetMember(e.Ctx(a), a.Owner.ID)
@@ -244,14 +244,14 @@ func TestCSRFEveryForm(t *testing.T) {
 			return len(ss)
 		}
 		unlockedAt := func() time.Time {
-			at, err := e.Store.AccountUnlockedAt(t.Context(), consent.AccountDigest(a.Student.Email))
+			at, err := e.Store.AccountUnlockedAt(t.Context(), login.AccountDigest(a.Student.Email))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return at
 		}
 		cases := map[string]csrfCase{
-			consent.LoginPath: {order: 0,
+			login.LoginPath: {order: 0,
 				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && signedIn(anon) == "OK" }},
 			authz.AuthorizePath: {order: 1,
@@ -347,7 +347,7 @@ func TestCSRFEveryForm(t *testing.T) {
 			admin.MembersPath + "/{id}/" + admin.ActionRemove: {order: 16,
 				state: func() string { return fmt.Sprint(studentRoles()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
-			consent.LogoutPath: {order: 20,
+			login.LogoutPath: {order: 20,
 				state: func() string { return signedIn(op) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
 		}
@@ -370,13 +370,13 @@ func TestCSRFEveryForm(t *testing.T) {
 		for _, k := range keys {
 			f, b, c := forms[k], browsers[k], cases[k]
 			t.Run(k, func(t *testing.T) {
-				own := f.Values.Get(consent.CSRFField)
+				own := f.Values.Get(login.CSRFField)
 				button := ""
 				if len(f.Buttons) > 0 {
 					button = f.Buttons[0].Name // consent: "decision", approve first
 				}
 				fill := func(v url.Values) url.Values {
-					if k == consent.LoginPath {
+					if k == login.LoginPath {
 						v.Set("email", a.Student.Email)
 						v.Set("password", servertest.Password)
 					}
@@ -408,20 +408,20 @@ func TestCSRFEveryForm(t *testing.T) {
 					return v
 				}
 				variants := map[string]func(url.Values){
-					"no token":    func(v url.Values) { v.Del(consent.CSRFField) },
-					"empty token": func(v url.Values) { v.Set(consent.CSRFField, "") },
-					"wrong token": func(v url.Values) { v.Set(consent.CSRFField, flipFirst(own)) },
+					"no token":    func(v url.Values) { v.Del(login.CSRFField) },
+					"empty token": func(v url.Values) { v.Set(login.CSRFField, "") },
+					"wrong token": func(v url.Values) { v.Set(login.CSRFField, flipFirst(own)) },
 					"a random token": func(v url.Values) {
-						v.Set(consent.CSRFField, "dGhpcyBpcyBub3QgYSB0b2tlbiBvZiB0aGlzIHNlc3Npb24")
+						v.Set(login.CSRFField, "dGhpcyBpcyBub3QgYSB0b2tlbiBvZiB0aGlzIHNlc3Npb24")
 					},
-					"two tokens, the wrong one first": func(v url.Values) { v[consent.CSRFField] = []string{"wrong", own} },
+					"two tokens, the wrong one first": func(v url.Values) { v[login.CSRFField] = []string{"wrong", own} },
 				}
 				others := sessionTokens
-				if k == consent.LoginPath || k == account.ForgotPath {
+				if k == login.LoginPath || k == account.ForgotPath {
 					others = loginTokens
 				}
 				for name, tok := range others {
-					variants[name] = func(v url.Values) { v.Set(consent.CSRFField, tok) }
+					variants[name] = func(v url.Values) { v.Set(login.CSRFField, tok) }
 				}
 				before := c.state()
 				for name, mutate := range variants {
@@ -443,7 +443,7 @@ func TestCSRFEveryForm(t *testing.T) {
 					t.Errorf("POST %s with its own token: %d (Location %q)\n%.400s", k, r.Status, r.Header.Get("Location"), r.Body)
 				} else if r.IsHTML() {
 					for _, g := range r.Forms() {
-						if g.Values.Get(consent.CSRFField) == "" {
+						if g.Values.Get(login.CSRFField) == "" {
 							t.Errorf("the answer to POST %s has a form to %s without a token", k, g.Action)
 						}
 					}

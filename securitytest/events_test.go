@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -154,7 +154,7 @@ func TestSecurityEventLogOfAFlow(t *testing.T) {
 		// the account's budget is spent.
 		guesser := e.Browser()
 		keep("typed input", a.Owner.Email)
-		for i := range consent.DefaultAccountLimit.Max {
+		for i := range login.DefaultAccountLimit.Max {
 			if r := guesser.TrySignIn(a, a.Owner.Email, fmt.Sprintf("guess %d", i)); r.Status != http.StatusOK {
 				t.Fatalf("guess %d: %d", i, r.Status)
 			}
@@ -181,7 +181,7 @@ func TestSecurityEventLogOfAFlow(t *testing.T) {
 			member(audit.KindPasswordResetCompleted, audit.ResultSuccess, student.ID, false),
 			member(audit.KindSignIn, audit.ResultSuccess, student.ID, false),
 		}
-		for range consent.DefaultAccountLimit.Max {
+		for range login.DefaultAccountLimit.Max {
 			want = append(want, member(audit.KindSignIn, audit.ResultFailure, a.Owner.ID, false))
 		}
 		want = append(want, member(audit.KindSignIn, audit.ResultThrottled, 0, false))

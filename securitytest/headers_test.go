@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
@@ -23,18 +23,18 @@ import (
 func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 	t.Helper()
 	anon := e.Browser()
-	for _, p := range []string{consent.LoginPath, consent.DonePath, consent.LogoutPath, "/no-such-page", "/assets/no-such.css",
+	for _, p := range []string{login.LoginPath, login.DonePath, login.LogoutPath, "/no-such-page", "/assets/no-such.css",
 		admin.AppsPath, "/.well-known/openid-configuration", "/llms.txt", "/openapi.json"} {
 		anon.Get(s.URL(p))
 	}
-	anon.Post(s.URL(consent.LogoutPath), url.Values{})
-	anon.Do(e.Request(http.MethodDelete, s.URL(consent.LoginPath), nil)) // 405
+	anon.Post(s.URL(login.LogoutPath), url.Values{})
+	anon.Do(e.Request(http.MethodDelete, s.URL(login.LoginPath), nil)) // 405
 	anon.TrySignIn(s, s.Student.Email, "not the password")
 	limited := e.Browser()
 	for range 6 { // the account's budget is 5 failures: the last answer is the 429 page
 		limited.TrySignIn(s, e.Shared.Email, "not the password either")
 	}
-	anon.Post(s.URL(consent.LoginPath), url.Values{"email": {s.Student.Email}}) // no CSRF token: 403
+	anon.Post(s.URL(login.LoginPath), url.Values{"email": {s.Student.Email}}) // no CSRF token: 403
 
 	// Authorization: error pages before and after sign-in, consent, approve and deny.
 	p := servertest.NewPKCE()
@@ -42,8 +42,8 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 	anon.Get(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID))
 	member := e.Browser()
 	member.SignIn(s, s.Student.Email)
-	member.Get(s.URL(consent.DonePath))
-	member.Get(s.URL(consent.LoginPath))
+	member.Get(s.URL(login.DonePath))
+	member.Get(s.URL(login.LoginPath))
 	member.Get(servertest.AuthorizeURL(s, s.OperatorClient, p, "courses:read")) // 403: not an operator
 	member.Consent(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID), "deny")
 	code := member.Approve(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID, scope.AccountRead))
@@ -72,17 +72,17 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 			}
 		}
 	}
-	op.Post(s.URL(admin.AppsPath+"/"+conf+"/delete"), url.Values{consent.CSRFField: {"wrong"}}) // 403 form
+	op.Post(s.URL(admin.AppsPath+"/"+conf+"/delete"), url.Values{login.CSRFField: {"wrong"}}) // 403 form
 	// The member pages: the list, a search, a member, an action's confirmation, a refused form,
 	// a member of nowhere (404).
 	student := admin.MembersPath + "/" + strconv.FormatInt(s.Student.ID, 10)
 	crawl(op, s, 8, s.URL(admin.MembersPath), s.URL(admin.MembersPath+"?q=student"), s.URL(student), s.URL(student+"/roles"),
 		s.URL(admin.MembersPath+"/999999"))
-	op.Post(s.URL(student+"/sign-out"), url.Values{consent.CSRFField: {"wrong"}}) // 403 form
-	f, _ := op.Get(s.URL(admin.NewAppPath)).FormWith(consent.CSRFField)
+	op.Post(s.URL(student+"/sign-out"), url.Values{login.CSRFField: {"wrong"}}) // 403 form
+	f, _ := op.Get(s.URL(admin.NewAppPath)).FormWith(login.CSRFField)
 	f.Values.Set("name", "")
 	op.Submit(f, "") // 422: the form again with errors
-	logout, _ := op.Get(s.URL(consent.LogoutPath)).FormWith(consent.CSRFField)
+	logout, _ := op.Get(s.URL(login.LogoutPath)).FormWith(login.CSRFField)
 	op.Submit(logout, "")
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
@@ -36,7 +36,7 @@ func TestHTTPSSchoolNotServedOverHTTP(t *testing.T) {
 		tr := e.Tokens(c, c.Student.Email, scope.OpenID, scope.Email, scope.AccountRead)
 		browser := e.Browser()
 		browser.SignIn(c, c.Student.Email)
-		session := browser.Cookie(c, consent.SecureSessionCookie)
+		session := browser.Cookie(c, login.SecureSessionCookie)
 		if session == "" {
 			t.Fatal("no session cookie after signing in at the https school")
 		}
@@ -98,8 +98,8 @@ func TestHTTPSSchoolNotServedOverHTTP(t *testing.T) {
 
 				// Pages: to the https origin, same path and query; the session cookie, under either
 				// name, does not sign the request in.
-				for _, path := range []string{consent.DonePath, consent.LoginPath + "?return_to=%2Flogin%2Fdone", servertest.AuthorizeURL(c, c.MemberClient, servertest.NewPKCE(), scope.OpenID)[len(c.Origin):]} {
-					resp := send(http.MethodGet, path, "", "", "Cookie", consent.SessionCookie+"="+session+"; "+consent.SecureSessionCookie+"="+session)
+				for _, path := range []string{login.DonePath, login.LoginPath + "?return_to=%2Flogin%2Fdone", servertest.AuthorizeURL(c, c.MemberClient, servertest.NewPKCE(), scope.OpenID)[len(c.Origin):]} {
+					resp := send(http.MethodGet, path, "", "", "Cookie", login.SessionCookie+"="+session+"; "+login.SecureSessionCookie+"="+session)
 					if resp.Status != http.StatusMovedPermanently || resp.Header.Get("Location") != c.Origin+path {
 						t.Errorf("GET %s: %d, Location %q; want 301 to %s", path, resp.Status, resp.Header.Get("Location"), c.Origin+path)
 					}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/scope"
@@ -132,8 +132,8 @@ func formTokenAtB(t *testing.T, s *sweep) (*servertest.Browser, string) {
 // checkLoginRedirect fails unless r sends the browser to B's sign-in and names nothing of A.
 func checkLoginRedirect(t *testing.T, s *sweep, what string, r *servertest.Response) {
 	t.Helper()
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
-		t.Errorf("%s at B with A's session: %d (Location %q), want 303 to %s", what, r.Status, r.Header.Get("Location"), consent.LoginPath)
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
+		t.Errorf("%s at B with A's session: %d (Location %q), want 303 to %s", what, r.Status, r.Header.Get("Location"), login.LoginPath)
 	}
 	if strings.Contains(r.Body, s.a.Owner.Email) || len(mentionsA(s, r.Body)) > 0 {
 		t.Errorf("%s at B: the answer names A or A's owner", what)
@@ -158,7 +158,7 @@ func forgotAtBForMemberOfA(t *testing.T, s *sweep, _ route, path string) {
 	po.deliver(t) // whatever earlier probes left
 	for _, m := range []servertest.Member{s.a.Owner, s.b.Student} {
 		b, tok := formTokenAtB(t, s)
-		r := b.Post(s.b.URL(path), url.Values{consent.CSRFField: {tok}, "email": {m.Email}})
+		r := b.Post(s.b.URL(path), url.Values{login.CSRFField: {tok}, "email": {m.Email}})
 		if r.Status >= 400 {
 			t.Fatalf("POST %s at B for %s: %d\n%.300s", path, m.Email, r.Status, r.Body)
 		}
@@ -227,7 +227,7 @@ func deadAtB(t *testing.T, s *sweep, link *url.URL, email string) {
 	b, tok := formTokenAtB(t, s)
 	const pw = "a fresh passphrase set through B"
 	r := b.Post(s.b.URL(link.Path), url.Values{
-		consent.CSRFField: {tok}, "token": {link.Query().Get("token")}, "password": {pw}, "password2": {pw},
+		login.CSRFField: {tok}, "token": {link.Query().Get("token")}, "password": {pw}, "password2": {pw},
 	})
 	if r.Status != http.StatusGone {
 		t.Errorf("POST %s at B (A's link): %d (Location %q), want 410", link.Path, r.Status, r.Header.Get("Location"))
@@ -249,7 +249,7 @@ func accountPageAtB(t *testing.T, s *sweep, _ route, path string) {
 // token): A's owner keeps its name.
 func profileAtB(t *testing.T, s *sweep, _ route, path string) {
 	before := memberOf(t, s, s.a.Owner.Email).Name
-	form := url.Values{consent.CSRFField: {s.csrfA}, "name": {"Renamed Through B"}}
+	form := url.Values{login.CSRFField: {s.csrfA}, "name": {"Renamed Through B"}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
 	if r := s.ownerB.Post(s.b.URL(path), form); r.Status != http.StatusForbidden {
 		t.Errorf("POST %s by B's owner with A's CSRF token: %d, want 403", path, r.Status)
@@ -266,7 +266,7 @@ func profileAtB(t *testing.T, s *sweep, _ route, path string) {
 func passwordAtB(t *testing.T, s *sweep, _ route, path string) {
 	before := memberOf(t, s, s.a.Owner.Email).PasswordHash
 	const pw = "a fresh passphrase set through B"
-	form := url.Values{consent.CSRFField: {s.csrfA}, "current_password": {servertest.Password}, "new_password": {pw}, "repeat_password": {pw}}
+	form := url.Values{login.CSRFField: {s.csrfA}, "current_password": {servertest.Password}, "new_password": {pw}, "repeat_password": {pw}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
 	if memberOf(t, s, s.a.Owner.Email).PasswordHash != before {
 		t.Error("A's owner's password changed through B")
@@ -279,7 +279,7 @@ func emailAtB(t *testing.T, s *sweep, _ route, path string) {
 	po := s.office
 	po.deliver(t)
 	const addr = "moved-through-b@example.com"
-	form := url.Values{consent.CSRFField: {s.csrfA}, "email": {addr}, "current_password": {servertest.Password}}
+	form := url.Values{login.CSRFField: {s.csrfA}, "email": {addr}, "current_password": {servertest.Password}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
 	for _, m := range po.deliver(t) {
 		if strings.EqualFold(strings.Join(m.To, ","), addr) {
@@ -308,7 +308,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	addr := "confirm-" + strings.ToLower(rt.methods[0]) + "@example.com"
 	r := atA.Post(s.a.URL(account.EmailPath), url.Values{
-		consent.CSRFField: {csrfOf(t, atA.Get(s.a.URL(consent.DonePath)))}, "email": {addr}, "current_password": {servertest.Password},
+		login.CSRFField: {csrfOf(t, atA.Get(s.a.URL(login.DonePath)))}, "email": {addr}, "current_password": {servertest.Password},
 	})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("e-mail change at A: %d\n%.300s", r.Status, r.Body)
@@ -324,7 +324,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 		t.Errorf("GET %s at B (A's link) by the member signed in at B: %d, want the 404 page", path, r.Status)
 	}
 	r = atBrowser.Post(s.b.URL(path), url.Values{
-		consent.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(consent.DonePath)))}, "token": {link.Query().Get("token")},
+		login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}, "token": {link.Query().Get("token")},
 	})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s at B (A's link) by the member signed in at B: %d, want 404", path, r.Status)
@@ -352,8 +352,8 @@ func sessionIDAt(t *testing.T, s *sweep, sc *servertest.School) string {
 func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	id := sessionIDAt(t, s, s.a)
-	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "session_id": {id}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{consent.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(consent.DonePath)))}, "session_id": {id}})
+	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "session_id": {id}}))
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}, "session_id": {id}})
 	if r.Status >= 500 {
 		t.Errorf("POST %s at B: %d", path, r.Status)
 	}
@@ -367,8 +367,8 @@ func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 // endOtherSessionsAtB: ending "every other session" at B leaves the member's session at A.
 func endOtherSessionsAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
-	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{consent.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(consent.DonePath)))}})
+	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}}))
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}})
 	if r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}
@@ -384,9 +384,9 @@ func removeAppAtB(t *testing.T, s *sweep, _ route, path string) {
 	tr := s.e.Tokens(s.a, s.e.Shared.Email, scope.OpenID, scope.AccountRead)
 	ownerTokens := s.e.Tokens(s.a, s.a.Owner.Email, scope.OpenID, scope.AccountRead)
 	form := url.Values{"client_id": {s.a.MemberClient.ID}}
-	form.Set(consent.CSRFField, s.csrfA)
+	form.Set(login.CSRFField, s.csrfA)
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
-	form.Set(consent.CSRFField, csrfOf(t, atBrowser.Get(s.b.URL(consent.DonePath))))
+	form.Set(login.CSRFField, csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath))))
 	if r := atBrowser.Post(s.b.URL(path), form); r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/consent"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
 )
 
 // passkeyOfOwnerA gives A's owner a passkey at A (stored directly: A is served at an address,
@@ -40,13 +40,13 @@ func passkeysUnchanged(t *testing.T, s *sweep, p factor.Passkey) {
 // (sent to sign in), nor does B's owner with A's token (403).
 func passkeyFormAtB(t *testing.T, s *sweep, _ route, path string) {
 	p := passkeyOfOwnerA(t, s)
-	form := url.Values{consent.CSRFField: {s.csrfA}, "id": {strconv.FormatInt(p.ID, 10)}, "name": {"Renamed Through B"},
+	form := url.Values{login.CSRFField: {s.csrfA}, "id": {strconv.FormatInt(p.ID, 10)}, "name": {"Renamed Through B"},
 		"current_password": {"correct horse battery staple"}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
 	if r := s.ownerB.Post(s.b.URL(path), form); r.Status != http.StatusForbidden {
 		t.Errorf("POST %s by B's owner with A's CSRF token: %d, want 403", path, r.Status)
 	}
-	form.Set(consent.CSRFField, s.csrfB)
+	form.Set(login.CSRFField, s.csrfB)
 	if r := s.ownerB.Post(s.b.URL(path), form); r.Status != http.StatusNotFound {
 		t.Errorf("POST %s by B's owner, with A's passkey id: %d, want 404", path, r.Status)
 	}
@@ -58,7 +58,7 @@ func passkeyFormAtB(t *testing.T, s *sweep, _ route, path string) {
 // is signed in (401), and with B's owner's session and A's token 403; nothing names A.
 func passkeyJSONAtB(t *testing.T, s *sweep, _ route, path string) {
 	p := passkeyOfOwnerA(t, s)
-	form := url.Values{consent.CSRFField: {s.csrfA}, "response": {"{}"}}
+	form := url.Values{login.CSRFField: {s.csrfA}, "response": {"{}"}}
 	r := withSessionOfA(s, http.MethodPost, s.b.URL(path), form)
 	if r.Status != http.StatusUnauthorized || jsonError(r.Body) != "signed_out" {
 		t.Errorf("POST %s at B with A's session: %d %s, want 401 signed_out", path, r.Status, r.Body)
@@ -86,9 +86,9 @@ func passkeySignInPageAtB(t *testing.T, s *sweep, _ route, path string) {
 // passkeySignInAtB: the passwordless endpoints at B refuse A's tokens (A's session's and A's
 // sign-in form's): 403, no ceremony begun, nobody signed in.
 func passkeySignInAtB(t *testing.T, s *sweep, _ route, path string) {
-	loginA := csrfOf(t, s.e.Browser().Get(s.a.URL(consent.LoginPath)))
+	loginA := csrfOf(t, s.e.Browser().Get(s.a.URL(login.LoginPath)))
 	for _, tok := range []string{s.csrfA, loginA} {
-		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {tok}, "response": {"{}"}})
+		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {tok}, "response": {"{}"}})
 		if r.Status != http.StatusForbidden || strings.Contains(r.Header.Get("Set-Cookie"), "passkey") {
 			t.Errorf("POST %s at B with A's token: %d %s, want 403 and no ceremony", path, r.Status, r.Body)
 		}
@@ -109,19 +109,19 @@ func passkeyFactorAtB(t *testing.T, s *sweep, _ route, path string) {
 	if strings.HasSuffix(path, "/passkey") {
 		for _, q := range []string{"", "?step_up=1"} {
 			r := withSessionOfA(s, http.MethodGet, s.b.URL(path)+q, nil)
-			if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
-				t.Errorf("GET %s%s at B with A's session: %d (Location %q), want 303 to %s", path, q, r.Status, r.Header.Get("Location"), consent.LoginPath)
+			if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
+				t.Errorf("GET %s%s at B with A's session: %d (Location %q), want 303 to %s", path, q, r.Status, r.Header.Get("Location"), login.LoginPath)
 			}
 		}
 		return
 	}
 	for _, stepUp := range []string{"", "1"} {
-		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "step_up": {stepUp}, "response": {"{}"}})
+		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "step_up": {stepUp}, "response": {"{}"}})
 		if r.Status != http.StatusUnauthorized || strings.Contains(r.Header.Get("Set-Cookie"), "passkey") {
 			t.Errorf("POST %s (step_up %q) at B with A's session: %d %s, want 401 and no ceremony", path, stepUp, r.Status, r.Body)
 		}
 	}
-	if r := s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "step_up": {"1"}}); r.Status != http.StatusForbidden {
+	if r := s.ownerB.Post(s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "step_up": {"1"}}); r.Status != http.StatusForbidden {
 		t.Errorf("POST %s step-up by B's owner with A's CSRF token: %d, want 403", path, r.Status)
 	}
 }

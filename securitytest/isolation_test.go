@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
@@ -56,10 +56,10 @@ func newSweep(t *testing.T, e *servertest.Env) *sweep {
 	s.ownerA = e.Browser()
 	s.ownerA.SignIn(e.A, e.A.Owner.Email)
 	s.sessionA = s.ownerA.Cookie(e.A, servertest.SessionCookie(e.A))
-	s.csrfA = csrfOf(t, s.ownerA.Get(e.A.URL(consent.DonePath)))
+	s.csrfA = csrfOf(t, s.ownerA.Get(e.A.URL(login.DonePath)))
 	s.ownerB = e.Browser()
 	s.ownerB.SignIn(e.B, e.B.Owner.Email)
-	s.csrfB = csrfOf(t, s.ownerB.Get(e.B.URL(consent.DonePath)))
+	s.csrfB = csrfOf(t, s.ownerB.Get(e.B.URL(login.DonePath)))
 	s.appA = createApp(t, s.ownerA, e.A, "Isolation Probe", true)
 	s.office = newPostOffice(t, e)
 	s.sharedA, s.sharedB = e.Browser(), e.Browser()
@@ -71,11 +71,11 @@ func newSweep(t *testing.T, e *servertest.Env) *sweep {
 // csrfOf returns the csrf_token of a page's first form that has one.
 func csrfOf(t testing.TB, page *servertest.Response) string {
 	t.Helper()
-	f, ok := page.FormWith(consent.CSRFField)
+	f, ok := page.FormWith(login.CSRFField)
 	if !ok {
 		t.Fatalf("no form with a CSRF token on %s (%d):\n%s", page.URL, page.Status, page.Body)
 	}
-	return f.Values.Get(consent.CSRFField)
+	return f.Values.Get(login.CSRFField)
 }
 
 // createApp creates a member client of school s through its operator pages as the signed-in
@@ -165,8 +165,8 @@ var routeCases = map[string]probe{
 	"POST " + account.AppRemovePath:        removeAppAtB,
 
 	// second factors: A's session and A's pending sign-in mean nothing at B.
-	"GET " + consent.FactorPath:     factorStepAtB,
-	"POST " + consent.FactorPath:    factorStepAtB,
+	"GET " + login.FactorPath:       factorStepAtB,
+	"POST " + login.FactorPath:      factorStepAtB,
 	"GET " + mfa.SecurityPath:       accountPageAtB,
 	"GET " + mfa.TOTPPath:           accountPageAtB,
 	"POST " + mfa.TOTPPath:          factorFormAtB,
@@ -186,7 +186,7 @@ var routeCases = map[string]probe{
 	"POST " + passkey.FactorBeginPath:    passkeyFactorAtB,
 	"POST " + passkey.FactorFinishPath:   passkeyFactorAtB,
 
-	// consent/admin: A's session and A's applications mean nothing at B.
+	// admin: A's session and A's applications mean nothing at B.
 	"GET " + admin.AppsPath:                   operatorPageNeedsSignIn,
 	"GET " + admin.NewAppPath:                 operatorPageNeedsSignIn,
 	"POST " + admin.AppsPath:                  operatorCreateAcrossSchools,
@@ -196,7 +196,7 @@ var routeCases = map[string]probe{
 	"POST " + admin.AppsPath + "/{id}/rotate": operatorRotateAcrossSchools,
 	"POST " + admin.AppsPath + "/{id}/delete": operatorDeleteAcrossSchools,
 	"GET " + admin.EventsPath:                 securityEventsAcrossSchools,
-	// consent/admin's member pages: A's session and A's members mean nothing at B.
+	// admin's member pages: A's session and A's members mean nothing at B.
 	"GET " + admin.MembersPath:                            operatorPageNeedsSignIn,
 	"GET " + admin.MembersPath + "/{member_id}":           memberPageOfA,
 	"GET " + admin.MembersPath + "/{member_id}/{action}":  memberPageOfA,
@@ -427,7 +427,7 @@ func withSessionOfA(s *sweep, method, rawURL string, form url.Values) *servertes
 // aStillSignedIn fails unless A's owner is still signed in at A.
 func aStillSignedIn(t *testing.T, s *sweep) {
 	t.Helper()
-	if r := s.ownerA.Get(s.a.URL(consent.DonePath)); r.Status != http.StatusOK {
+	if r := s.ownerA.Get(s.a.URL(login.DonePath)); r.Status != http.StatusOK {
 		t.Errorf("A's session no longer works at A: %d", r.Status)
 	}
 }
@@ -441,7 +441,7 @@ func sessionAtLoginForm(t *testing.T, s *sweep, _ route, path string) {
 
 func sessionAtSignedIn(t *testing.T, s *sweep, _ route, path string) {
 	r := withSessionOfA(s, http.MethodGet, s.b.URL(path), nil)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
 		t.Errorf("GET /login/done at B with A's session: %d (Location %q), want 303 to /login", r.Status, r.Header.Get("Location"))
 	}
 	if strings.Contains(r.Body, s.a.Owner.Email) {
@@ -451,13 +451,13 @@ func sessionAtSignedIn(t *testing.T, s *sweep, _ route, path string) {
 
 func sessionAtLogoutForm(t *testing.T, s *sweep, _ route, path string) {
 	r := withSessionOfA(s, http.MethodGet, s.b.URL(path), nil)
-	if _, ok := r.FormWith(consent.CSRFField); ok || strings.Contains(r.Body, s.a.Owner.Email) {
+	if _, ok := r.FormWith(login.CSRFField); ok || strings.Contains(r.Body, s.a.Owner.Email) {
 		t.Errorf("GET /logout at B with A's session shows a signed-in member's form (%d)", r.Status)
 	}
 }
 
 func sessionAtLogout(t *testing.T, s *sweep, _ route, path string) {
-	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}})
+	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}})
 	aStillSignedIn(t, s)
 }
 
@@ -505,11 +505,11 @@ func authorizeAcrossSchools(t *testing.T, s *sweep, rt route, path string) {
 	}
 	own := servertest.AuthorizeURL(s.b, s.b.MemberClient, p, scope.OpenID)
 	r := withSessionOfA(s, http.MethodGet, own, nil)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
 		t.Errorf("authorize at B with A's session: %d (Location %q), want 303 to /login", r.Status, r.Header.Get("Location"))
 	}
 	// The consent POST with A's session and CSRF token issues nothing at B.
-	r = withSessionOfA(s, http.MethodPost, own, url.Values{consent.CSRFField: {s.csrfA}, "decision": {"approve"}})
+	r = withSessionOfA(s, http.MethodPost, own, url.Values{login.CSRFField: {s.csrfA}, "decision": {"approve"}})
 	if strings.Contains(r.Header.Get("Location"), "code=") {
 		t.Errorf("consent POST at B with A's session issued a code: %s", r.Header.Get("Location"))
 	}
@@ -518,7 +518,7 @@ func authorizeAcrossSchools(t *testing.T, s *sweep, rt route, path string) {
 // operatorPageNeedsSignIn: A's operator session is not a session at B.
 func operatorPageNeedsSignIn(t *testing.T, s *sweep, _ route, path string) {
 	r := withSessionOfA(s, http.MethodGet, s.b.URL(path), nil)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
 		t.Errorf("GET %s at B with A's session: %d (Location %q), want 303 to /login", path, r.Status, r.Header.Get("Location"))
 	}
 }
@@ -548,9 +548,9 @@ func memberClients(t *testing.T, e *servertest.Env, s *servertest.School) int {
 
 func operatorCreateAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 	before := memberClients(t, s.e, s.b)
-	form := url.Values{consent.CSRFField: {s.csrfA}, "name": {"Cross School"}, "redirect_uris": {"http://127.0.0.1/x"}, "scope": {scope.OpenID}}
+	form := url.Values{login.CSRFField: {s.csrfA}, "name": {"Cross School"}, "redirect_uris": {"http://127.0.0.1/x"}, "scope": {scope.OpenID}}
 	r := withSessionOfA(s, http.MethodPost, s.b.URL(path), form)
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
 		t.Errorf("POST %s at B with A's session: %d (Location %q), want 303 to /login", path, r.Status, r.Header.Get("Location"))
 	}
 	// B's own owner with A's CSRF token is refused too.
@@ -583,8 +583,8 @@ func appOfA(t *testing.T, s *sweep) storage.Client {
 
 func operatorRotateAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 	before := appOfA(t, s).SecretHash
-	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}})
-	r := s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfB}})
+	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}})
+	r := s.ownerB.Post(s.b.URL(path), url.Values{login.CSRFField: {s.csrfB}})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s (A's application) by B's owner: %d, want 404", path, r.Status)
 	}
@@ -594,8 +594,8 @@ func operatorRotateAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 }
 
 func operatorDeleteAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
-	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}})
-	r := s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfB}})
+	withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}})
+	r := s.ownerB.Post(s.b.URL(path), url.Values{login.CSRFField: {s.csrfB}})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s (A's application) by B's owner: %d, want 404", path, r.Status)
 	}
@@ -622,11 +622,11 @@ func memberActionAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 		return rs
 	}
 	before := roles()
-	r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{consent.CSRFField: {s.csrfA}, "role": {"admin"}})
-	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), consent.LoginPath) {
+	r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "role": {"admin"}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath) {
 		t.Errorf("POST %s at B with A's session: %d (Location %q), want 303 to /login", path, r.Status, r.Header.Get("Location"))
 	}
-	r = s.ownerB.Post(s.b.URL(path), url.Values{consent.CSRFField: {s.csrfB}, "role": {"admin"}})
+	r = s.ownerB.Post(s.b.URL(path), url.Values{login.CSRFField: {s.csrfB}, "role": {"admin"}})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s (A's member) by B's owner: %d, want 404", path, r.Status)
 	}
@@ -835,7 +835,7 @@ func apiKeyRequired(t *testing.T, s *sweep, rt route, path string) {
 }
 
 // TestTenantIsolationSweepCoversTheDocumentedRoutes: every route named in the route lists of the
-// packages' documentation (server, authz, consent, consent/admin, discovery, operator) is among
+// packages' documentation (server, authz, login, admin, discovery, operator) is among
 // the walked routes, so the documentation and the sweep cannot drift apart unnoticed.
 func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	e := newEnv(t, "sqlite")
@@ -845,7 +845,7 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	}
 	documented := []string{
 		authz.AuthorizePath, authz.TokenPath, authz.RevokePath, authz.UserinfoPath, authz.RegisterPath, authz.JWKSPath,
-		consent.LoginPath, consent.DonePath, consent.LogoutPath, consent.FactorPath, admin.AppsPath, admin.NewAppPath, admin.MembersPath, admin.EventsPath,
+		login.LoginPath, login.DonePath, login.LogoutPath, login.FactorPath, admin.AppsPath, admin.NewAppPath, admin.MembersPath, admin.EventsPath,
 		mfa.SecurityPath, mfa.TOTPPath, mfa.RemoveTOTPPath, mfa.RecoveryCodesPath,
 		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
 		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", resource.MetadataPath,

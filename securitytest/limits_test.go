@@ -14,7 +14,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
@@ -51,7 +51,7 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	head := "GET " + consent.LoginPath + " HTTP/1.1\r\nHost: " + e.A.Host + "\r\n" +
+	head := "GET " + login.LoginPath + " HTTP/1.1\r\nHost: " + e.A.Host + "\r\n" +
 		"X-Slow: " + strings.Repeat("s", 200) + "\r\n\r\n"
 
 	// The reader ends when the server closes the connection (or answers).
@@ -135,7 +135,7 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 			{"MCP", mcpendpoint.Path, "application/json", member.AccessToken},
 			{"operator REST API", "/api/v1/courses", "application/json", op.AccessToken},
 			{"registration", authz.RegisterPath, "application/json", ""},
-			{"sign-in", consent.LoginPath, "application/x-www-form-urlencoded", ""},
+			{"sign-in", login.LoginPath, "application/x-www-form-urlencoded", ""},
 		}
 		// Every request is sent at once, so that the liveness guard is waited for once, not once
 		// per endpoint, should the server wait; the answers are judged one by one afterwards.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/scope"
@@ -78,10 +78,10 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		b := e.Browser()
 		b.TrySignIn(a, a.Student.Email, wrongPassword)
 		sec.add("login CSRF cookie", b.Cookie(a, servertest.LoginCSRFCookie(a)))
-		sec.add("login CSRF token", csrfOf(t, b.Get(a.URL(consent.LoginPath))))
+		sec.add("login CSRF token", csrfOf(t, b.Get(a.URL(login.LoginPath))))
 		b.SignIn(a, a.Student.Email)
 		sec.add("session cookie", b.Cookie(a, servertest.SessionCookie(a)))
-		sec.add("session CSRF token", csrfOf(t, b.Get(a.URL(consent.DonePath))))
+		sec.add("session CSRF token", csrfOf(t, b.Get(a.URL(login.DonePath))))
 
 		// A public client: consent, exchange, ID token, use, refresh, revoke.
 		p := servertest.NewPKCE()
@@ -131,7 +131,7 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		}
 		sec.addToken("confidential access token", tr2.AccessToken)
 		sec.addToken("confidential refresh token", tr2.RefreshToken)
-		confirm, _ := op.Get(a.URL(admin.AppsPath + "/" + url.PathEscape(conf.ID) + "/rotate")).FormWith(consent.CSRFField)
+		confirm, _ := op.Get(a.URL(admin.AppsPath + "/" + url.PathEscape(conf.ID) + "/rotate")).FormWith(login.CSRFField)
 		rotated := op.Submit(confirm, "")
 		newSecret := elementText(rotated.Body, "client-secret")
 		if newSecret == "" || newSecret == conf.Secret {
@@ -163,7 +163,7 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		e.Send(http.MethodGet, e.InternalURL+"/debug/pprof/", nil, "Authorization", "Bearer "+wrongKey)
 
 		// Sign out, then scan.
-		logout, _ := b.Get(a.URL(consent.LogoutPath)).FormWith(consent.CSRFField)
+		logout, _ := b.Get(a.URL(login.LogoutPath)).FormWith(login.CSRFField)
 		b.Submit(logout, "")
 
 		lines := e.Log.Lines()

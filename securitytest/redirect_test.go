@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -39,7 +39,7 @@ func badRedirectURIs(e *servertest.Env) []string {
 		"not a url",
 		"http://127.0.0.1/north/callback\r\nLocation: https://evil.example",
 		e.B.MemberClient.RedirectURI,           // school B's client's URI
-		e.B.Origin + consent.DonePath,          // school B's origin
+		e.B.Origin + login.DonePath,            // school B's origin
 		e.A.Origin + "/login?return_to=//evil", // the school's own origin
 	}
 }
@@ -54,7 +54,7 @@ func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
 		a, c := e.A, e.A.MemberClient
 		signedIn := e.Browser()
 		signedIn.SignIn(a, a.Student.Email)
-		csrf := csrfOf(t, signedIn.Get(a.URL(consent.DonePath)))
+		csrf := csrfOf(t, signedIn.Get(a.URL(login.DonePath)))
 		for _, uri := range badRedirectURIs(e) {
 			t.Run(uri, func(t *testing.T) {
 				params := servertest.AuthorizeParams(a, c, servertest.NewPKCE(), scope.OpenID)
@@ -64,7 +64,7 @@ func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
 					"GET signed out":  e.Send(http.MethodGet, authURL, nil),
 					"POST signed out": e.Send(http.MethodPost, a.URL(authz.AuthorizePath), params),
 					"GET signed in":   signedIn.Get(authURL),
-					"consent POST":    signedIn.Post(authURL, url.Values{consent.CSRFField: {csrf}, "decision": {"approve"}}),
+					"consent POST":    signedIn.Post(authURL, url.Values{login.CSRFField: {csrf}, "decision": {"approve"}}),
 				}
 				var failures []string
 				for how, r := range answers {
@@ -129,7 +129,7 @@ func returnToVariants(e *servertest.Env) []string {
 		"/\u3002evil.example",
 		"//evil%2Eexample/",
 		"http://127.0.0.1:" + port + ".evil.example/",
-		e.B.Origin + consent.DonePath,
+		e.B.Origin + login.DonePath,
 		e.B.Origin,
 	}
 }
@@ -156,13 +156,13 @@ func TestReturnToNeverLeavesTheOrigin(t *testing.T) {
 		for _, v := range returnToVariants(e) {
 			for _, name := range nextStyle {
 				q := url.Values{name: {v}}.Encode()
-				check("GET /login signed in, "+name, v, signedIn.Get(a.URL(consent.LoginPath)+"?"+q))
-				check("GET /logout, "+name, v, signedIn.Get(a.URL(consent.LogoutPath)+"?"+q))
+				check("GET /login signed in, "+name, v, signedIn.Get(a.URL(login.LoginPath)+"?"+q))
+				check("GET /logout, "+name, v, signedIn.Get(a.URL(login.LogoutPath)+"?"+q))
 			}
 
 			// The sign-in form carries only a local return_to, and the sign-in goes there.
 			b := e.Browser()
-			page := b.Get(a.URL(consent.LoginPath) + "?" + url.Values{"return_to": {v}}.Encode())
+			page := b.Get(a.URL(login.LoginPath) + "?" + url.Values{"return_to": {v}}.Encode())
 			f, ok := page.FormWith("password")
 			if !ok {
 				t.Fatalf("no sign-in form (%d)", page.Status)
@@ -180,7 +180,7 @@ func TestReturnToNeverLeavesTheOrigin(t *testing.T) {
 			check("POST /login", v, r)
 
 			// Signing out answers a page, wherever the form says to go.
-			out := b.Post(a.URL(consent.LogoutPath), url.Values{consent.CSRFField: {csrfOf(t, b.Get(a.URL(consent.DonePath)))}, "return_to": {v}, "next": {v}})
+			out := b.Post(a.URL(login.LogoutPath), url.Values{login.CSRFField: {csrfOf(t, b.Get(a.URL(login.DonePath)))}, "return_to": {v}, "next": {v}})
 			check("POST /logout", v, out)
 
 			// An operator page sends a signed-out browser to sign in and back to a local path.

@@ -16,11 +16,11 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
@@ -80,7 +80,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, err := consent.New(consent.Deps{Store: e.Store, Secret: secret, Templates: pages, Factors: factors})
+	login, err := login.New(login.Deps{Store: e.Store, Secret: secret, Templates: pages, Factors: factors})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@
 //	GET  /.well-known/oauth-protected-resource[/...]  discovery
 //	GET  /.well-known/jwks.json, /auth.md, /llms.txt, /pricing.md, /openapi.json
 //	     /login, /logout, /assets/*                      consent (sign-in pages)
-//	     /admin/developers/oauth-applications/*          consent/admin (operator pages)
+//	     /admin/developers/oauth-applications/*          admin (operator pages)
 //	     /oauth/authorize, /api/oauth/*                  authz
 //	POST /member/graphql                                 resource/graphql
 //	     /mcp                                            resource/mcp

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/server/servertest"
 )
 
@@ -50,7 +50,7 @@ func BenchmarkLoginBurst(b *testing.B) {
 	for _, n := range slots {
 		name := fmt.Sprintf("slots=%d", n)
 		if n == 0 {
-			name = fmt.Sprintf("slots=default(%d)", consent.DefaultHashSlots())
+			name = fmt.Sprintf("slots=default(%d)", login.DefaultHashSlots())
 		}
 		b.Run(name, func(b *testing.B) { benchLoginBurst(b, n) })
 	}
@@ -88,7 +88,7 @@ func benchLoginBurst(b *testing.B, slots int) {
 	type form struct{ cookie, token string }
 	forms := make([]form, burstSize)
 	for i := range forms {
-		res, err := client.Get(school.Origin + consent.LoginPath)
+		res, err := client.Get(school.Origin + login.LoginPath)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,8 +102,8 @@ func benchLoginBurst(b *testing.B, slots int) {
 	}
 	signIn := func(i int) int {
 		body := url.Values{"email": {fmt.Sprintf("burst%d@example.com", i)}, "password": {"wrong password"},
-			consent.CSRFField: {forms[i].token}}.Encode()
-		req, _ := http.NewRequest(http.MethodPost, school.Origin+consent.LoginPath, strings.NewReader(body))
+			login.CSRFField: {forms[i].token}}.Encode()
+		req, _ := http.NewRequest(http.MethodPost, school.Origin+login.LoginPath, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Cookie", forms[i].cookie)
 		req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.18.%d.%d", i/250, 1+i%250))

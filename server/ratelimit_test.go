@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
@@ -55,8 +55,8 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	csrfCookie, token := rateLimitLoginForm(t, a)
 	post := func(r *rateLimitReplica, pw string) (int, string) {
 		t.Helper()
-		form := url.Values{"email": {rateLimitEmail}, "password": {pw}, "return_to": {"/x"}, consent.CSRFField: {token}}
-		req, _ := http.NewRequest(http.MethodPost, r.public.URL+consent.LoginPath, strings.NewReader(form.Encode()))
+		form := url.Values{"email": {rateLimitEmail}, "password": {pw}, "return_to": {"/x"}, login.CSRFField: {token}}
+		req, _ := http.NewRequest(http.MethodPost, r.public.URL+login.LoginPath, strings.NewReader(form.Encode()))
 		req.Host = rateLimitHost
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.AddCookie(csrfCookie)
@@ -70,15 +70,15 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	}
 
 	replicas := []*rateLimitReplica{a, b}
-	for i := 0; i < consent.DefaultAccountLimit.Max; i++ {
+	for i := 0; i < login.DefaultAccountLimit.Max; i++ {
 		status, body := post(replicas[i%2], "not the password")
-		if status != http.StatusOK || !strings.Contains(body, consent.MsgLoginFailed) {
+		if status != http.StatusOK || !strings.Contains(body, login.MsgLoginFailed) {
 			t.Fatalf("failure %d on replica %d: %d\n%s", i+1, i%2, status, body)
 		}
 	}
 	for i, r := range replicas {
 		status, body := post(r, rateLimitPassword)
-		if status != http.StatusTooManyRequests || !strings.Contains(body, consent.MsgLoginLimited) {
+		if status != http.StatusTooManyRequests || !strings.Contains(body, login.MsgLoginLimited) {
 			t.Errorf("replica %d after the shared budget: %d\n%s", i, status, body)
 		}
 	}
@@ -140,7 +140,7 @@ var rateLimitCSRF = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 // Every replica derives the token's key from the same system secret, so both accept them.
 func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, r.public.URL+consent.LoginPath, nil)
+	req, _ := http.NewRequest(http.MethodGet, r.public.URL+login.LoginPath, nil)
 	req.Host = rateLimitHost
 	resp, err := noRedirects.Do(req)
 	if err != nil {
@@ -153,11 +153,11 @@ func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string
 		t.Fatalf("GET /login: %d\n%s", resp.StatusCode, body)
 	}
 	for _, c := range resp.Cookies() {
-		if c.Name == consent.LoginCSRFCookie {
+		if c.Name == login.LoginCSRFCookie {
 			return &http.Cookie{Name: c.Name, Value: c.Value}, string(m[1])
 		}
 	}
-	t.Fatalf("GET /login set no %s cookie", consent.LoginCSRFCookie)
+	t.Fatalf("GET /login set no %s cookie", login.LoginCSRFCookie)
 	return nil, ""
 }
 

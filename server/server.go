@@ -16,15 +16,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/consent"
-	"github.com/proctorhq/proctor/consent/admin"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/operator"
@@ -71,7 +71,7 @@ type Server struct {
 	verifier     resource.Verifier
 	shuttingDown atomic.Bool
 	// loginLimiter is the shared sign-in rate limiter when redis.url is set; Serve closes it.
-	loginLimiter *consent.RedisLimiter
+	loginLimiter *login.RedisLimiter
 	// mailQueue takes outgoing e-mail; mailWorker, when mail is configured, sends it.
 	mailQueue  *mail.Queue
 	mailWorker *mail.Worker
@@ -179,9 +179,9 @@ func (s *Server) mountAll(r *mux.Router) error {
 		return err
 	}
 	// Without Redis the limiter stays nil: consent counts in this process's memory.
-	var limiter consent.Limiter
+	var limiter login.Limiter
 	if redisURL := d.Config.Redis.URL; len(redisURL) > 0 {
-		rl, err := consent.NewRedisLimiter(string(redisURL), consent.RedisOptions{KeyPrefix: d.Config.Redis.KeyPrefix, Logger: d.Logger})
+		rl, err := login.NewRedisLimiter(string(redisURL), login.RedisOptions{KeyPrefix: d.Config.Redis.KeyPrefix, Logger: d.Logger})
 		if err != nil {
 			return err
 		}
@@ -190,13 +190,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}
 	// Operators' unlocks (`proctor members unlock`) live in the database, so every replica
 	// honours them whatever the limiter; gormstore implements them.
-	unlocks, _ := d.Store.(consent.Unlocks)
+	unlocks, _ := d.Store.(login.Unlocks)
 	if unlocks == nil {
 		s.log.Warn("the store keeps no account unlocks: `proctor members unlock` has no effect on this server")
 	}
 	// Second factors live in the store's factor tables (gormstore); a store without them asks
 	// no one for a second factor.
-	var factors consent.SecondFactors
+	var factors login.SecondFactors
 	var mfaService *mfa.Service
 	if fs, ok := d.Store.(factor.Store); ok {
 		if mfaService, err = mfa.NewService(mfa.ServiceDeps{Store: fs, Secret: d.Config.Secret}); err != nil {
@@ -205,7 +205,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		factors = mfaService
 	}
 	var acct *account.Handler
-	login, err := consent.New(consent.Deps{
+	login, err := login.New(login.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
 		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit, Factors: factors,
 	})
@@ -270,7 +270,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 // accountPages builds the invitation, recovery and account pages, and gives their outbox
 // request handlers to the mail worker. They need the store's account tables and the mail
 // outbox; without them (a stand-in store in some tests) there are no such pages.
-func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter) (*account.Handler, error) {
+func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limiter login.Limiter) (*account.Handler, error) {
 	d := s.deps
 	store, ok := d.Store.(account.Store)
 	if !ok || s.mailQueue == nil {
@@ -297,7 +297,7 @@ func (s *Server) accountPages(login *consent.Handler, pages *templates.Set, limi
 
 // passkeyPages builds the passkey pages and ceremonies when the store keeps passkeys (a
 // stand-in store in some tests does not: then there are none).
-func (s *Server) passkeyPages(login *consent.Handler, pages *templates.Set, limiter consent.Limiter) (*passkey.Handler, error) {
+func (s *Server) passkeyPages(login *login.Handler, pages *templates.Set, limiter login.Limiter) (*passkey.Handler, error) {
 	d := s.deps
 	store, ok := d.Store.(passkey.Store)
 	if !ok {

@@ -64,7 +64,7 @@ func New(c config.Tenant) (*Tenant, error) {
 
 // HTTPS reports whether the school's base_url is https. Such a school is never served over
 // plain http (package server redirects or refuses), and its cookies are always the "__Host-"
-// ones (package consent).
+// ones (package login).
 func (t *Tenant) HTTPS() bool { return strings.HasPrefix(t.Origin, "https://") }
 
 // URL returns the absolute URL of path on the tenant's origin.

@@ -15,14 +15,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // The unlocks `members unlock` writes are read by every server's sign-in page.
-var _ consent.Unlocks = (*gormstore.Store)(nil)
+var _ login.Unlocks = (*gormstore.Store)(nil)
 
 func newMembersCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
@@ -303,7 +303,7 @@ limited by their own budgets.`,
 				if err != nil {
 					return err
 				}
-				if err := consent.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
+				if err := login.UnlockAccount(ctx, a.store, m.Email, time.Now()); err != nil {
 					return err
 				}
 				// The unlock holds at every school; each school where the member belongs

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -33,10 +33,10 @@ func TestMembersUnlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if at, err := s.AccountUnlockedAt(t.Context(), consent.AccountDigest("ada@example.com")); err != nil || at.IsZero() {
+	if at, err := s.AccountUnlockedAt(t.Context(), login.AccountDigest("ada@example.com")); err != nil || at.IsZero() {
 		t.Fatalf("no unlock recorded for ada: %v, %v", at, err)
 	}
-	if at, err := s.AccountUnlockedAt(t.Context(), consent.AccountDigest("nobody@example.com")); err != nil || !at.IsZero() {
+	if at, err := s.AccountUnlockedAt(t.Context(), login.AccountDigest("nobody@example.com")); err != nil || !at.IsZero() {
 		t.Errorf("an unlock was recorded for an unknown e-mail: %v, %v", at, err)
 	}
 }

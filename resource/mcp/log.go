@@ -8,7 +8,7 @@ import (
 // clientMistakes are the messages the SDK logs at ERROR for a client's protocol mistake: a
 // method the 2026-07-28 revision removed, a request before or a second initialize handshake.
 // Nothing is wrong with the server, so they are lowered to INFO, the level of every other
-// client error in Proctor (consent.Handler.Fail logs 4xx at INFO): ERROR stays for what an
+// client error in Proctor (login.Handler.Fail logs 4xx at INFO): ERROR stays for what an
 // operator must act on.
 var clientMistakes = map[string]bool{
 	"method removed in the new protocol":   true,

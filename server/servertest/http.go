@@ -15,7 +15,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/consent"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 )
@@ -177,24 +177,24 @@ func (b *Browser) Cookie(s *School, name string) string {
 // SessionCookie returns the name of the session cookie at school s.
 func SessionCookie(s *School) string {
 	if strings.HasPrefix(s.Origin, "https://") {
-		return consent.SecureSessionCookie
+		return login.SecureSessionCookie
 	}
-	return consent.SessionCookie
+	return login.SessionCookie
 }
 
 // LoginCSRFCookie returns the name of the sign-in form's CSRF cookie at school s.
 func LoginCSRFCookie(s *School) string {
 	if strings.HasPrefix(s.Origin, "https://") {
-		return consent.SecureLoginCSRFCookie
+		return login.SecureLoginCSRFCookie
 	}
-	return consent.LoginCSRFCookie
+	return login.LoginCSRFCookie
 }
 
 // TrySignIn fills school s's sign-in form with email and pass and returns the answer to the
 // POST (303 on success).
 func (b *Browser) TrySignIn(s *School, email, pass string) *Response {
 	b.env.t.Helper()
-	page := b.Get(s.URL(consent.LoginPath))
+	page := b.Get(s.URL(login.LoginPath))
 	f, ok := page.FormWith("password")
 	if !ok {
 		b.env.t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", s.Origin, page.Status, page.Body)
@@ -217,7 +217,7 @@ func (b *Browser) SignIn(s *School, email string) {
 func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
 	b.env.t.Helper()
 	page = b.Get(authURL)
-	f, ok := page.FormWith(consent.CSRFField)
+	f, ok := page.FormWith(login.CSRFField)
 	if page.Status != http.StatusOK || !ok || !strings.Contains(f.Action, authz.AuthorizePath) {
 		b.env.t.Fatalf("servertest: consent page for %s: status %d (Location %q)\n%s", authURL, page.Status, page.Header.Get("Location"), page.Body)
 	}

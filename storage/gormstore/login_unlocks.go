@@ -18,7 +18,7 @@ type loginUnlockRow struct {
 func (loginUnlockRow) TableName() string { return "login_unlocks" }
 
 // AccountUnlockedAt returns the latest unlock of the account digest names, or the zero time.
-// It implements consent.Unlocks (declared there, not in storage.Store: only sign-in reads it).
+// It implements login.Unlocks (declared there, not in storage.Store: only sign-in reads it).
 func (s *Store) AccountUnlockedAt(ctx context.Context, digest string) (time.Time, error) {
 	var row loginUnlockRow
 	err := s.conn(ctx).Where("account_key = ?", digest).Take(&row).Error
@@ -32,7 +32,7 @@ func (s *Store) AccountUnlockedAt(ctx context.Context, digest string) (time.Time
 }
 
 // UnlockAccount records an unlock of the account digest names at at, in one statement (an
-// upsert on the key). It implements consent.Unlocks.
+// upsert on the key). It implements login.Unlocks.
 func (s *Store) UnlockAccount(ctx context.Context, digest string, at time.Time) error {
 	const op = "unlock account"
 	switch {

@@ -1,0 +1,327 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/login"
+
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// listPageSize is how many applications one page of the list shows.
+const listPageSize = 50
+
+// maxCursor bounds the list's ?after= cursor; the store's cursors are far shorter.
+const maxCursor = 512
+
+// MsgFormExpired is shown above a form whose csrf_token did not match the session.
+const MsgFormExpired = "This form has expired. Check it and submit it again."
+
+// appURL is the path of an application's page. Client ids are ours (authz.NewClientID) or an
+// operator's choice through the CLI, so they are escaped.
+func appURL(id string) string { return AppsPath + "/" + url.PathEscape(id) }
+
+// list shows one page of the school's member clients, oldest first. Operator clients are not
+// listed: the pages manage what Registration rule 5 gives operators, member clients.
+func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
+	after := r.URL.Query().Get("after")
+	if len(after) > maxCursor {
+		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+	}
+	clients, next, err := h.store.ListClients(r.Context(), storage.ClientMember, storage.Page{First: listPageSize, After: after})
+	if errors.Is(err, storage.ErrInvalidArgument) {
+		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("admin: list clients: %w", err)
+	}
+	page := templates.OAuthAppsPage{School: v.tenant.Name, Operator: h.operatorView(v), NewURL: NewAppPath}
+	for _, c := range clients {
+		page.Apps = append(page.Apps, templates.OAuthAppItem{
+			Name: c.Name, ClientID: c.ID, Confidential: confidential(c), URL: appURL(c.ID), CreatedAt: formatTime(c.CreatedAt),
+		})
+	}
+	if next != "" {
+		page.NextURL = AppsPath + "?" + url.Values{"after": {next}}.Encode()
+	}
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApps(out, page) })
+	return nil
+}
+
+// newForm shows an empty creation form. Only openid is checked at first: every scope beyond
+// it is a choice the operator should make, not a default they may overlook.
+func (h *Handler) newForm(w http.ResponseWriter, r *http.Request, v visit) error {
+	page := h.formPage(v, "", "", []string{scope.OpenID}, false)
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, page) })
+	return nil
+}
+
+// formPage is the creation form holding the given input.
+func (h *Handler) formPage(v visit, name, redirectURIs string, checked []string, confidential bool) templates.OAuthAppNewPage {
+	page := templates.OAuthAppNewPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), FormAction: AppsPath, ListURL: AppsPath,
+		Name: name, RedirectURIs: redirectURIs, Confidential: confidential,
+		MaxName: authz.MaxClientName, MaxRedirectURIs: authz.MaxRedirectURIs,
+	}
+	for _, s := range authz.ClientScopes(storage.ClientMember) {
+		page.Scopes = append(page.Scopes, templates.ScopeChoice{
+			Name: s.Name, Description: s.Description, Checked: slices.Contains(checked, s.Name),
+		})
+	}
+	return page
+}
+
+// create makes a member client of the school from the form. A public client's page follows by
+// redirect; a confidential client's secret is in this very answer and nowhere else.
+func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	f := r.PostForm
+	req := authz.ClientRequest{
+		Kind:         storage.ClientMember,
+		Name:         f.Get("name"),
+		RedirectURIs: splitLines(f.Get("redirect_uris")),
+		Scopes:       f["scope"],
+		Confidential: f.Get("confidential") != "",
+	}
+	form := h.formPage(v, req.Name, f.Get("redirect_uris"), req.Scopes, req.Confidential)
+	if !h.checkCSRF(r, v) {
+		form.Message = MsgFormExpired
+		h.writePage(w, r, http.StatusForbidden, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
+		return nil
+	}
+	c, secret, err := h.hasher.NewClient(req)
+	var invalid *authz.ClientRequestError
+	if errors.As(err, &invalid) {
+		form.Invalid = true
+		form.NameErrors = sentences(invalid.For(authz.FieldName))
+		form.RedirectURIErrors = sentences(invalid.For(authz.FieldRedirectURIs))
+		form.ScopeErrors = sentences(invalid.For(authz.FieldScopes))
+		h.writePage(w, r, http.StatusUnprocessableEntity, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("admin: new client: %w", err)
+	}
+	c, err = h.store.CreateClient(ctx, c)
+	if err != nil {
+		return fmt.Errorf("admin: create client: %w", err)
+	}
+	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
+	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: authz.ClientEventDetail(c)})
+	if secret == "" {
+		login.SeeOther(w, appURL(c.ID))
+		return nil
+	}
+	h.renderSecret(w, r, v, c, secret, false)
+	return nil
+}
+
+// renderSecret answers the POST that issued secret with the one page that will ever show it.
+// The page is not a resource that can be fetched again: a reload re-submits the form, which the
+// browser asks about first, and issues another secret.
+func (h *Handler) renderSecret(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, secret string, rotated bool) {
+	page := templates.OAuthAppSecretPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), App: details(c), Secret: secret, Rotated: rotated,
+		AppURL: appURL(c.ID), ListURL: AppsPath,
+	}
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppSecret(out, page) })
+}
+
+// show is one application's page: what a developer needs (the client_id) and what can be done
+// to it.
+func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
+	c, err := h.client(r)
+	if err != nil {
+		return err
+	}
+	page := templates.OAuthAppPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), App: details(c), ListURL: AppsPath,
+		DeleteURL: appURL(c.ID) + "/delete",
+	}
+	if confidential(c) {
+		page.RotateURL = appURL(c.ID) + "/rotate"
+	}
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApp(out, page) })
+	return nil
+}
+
+func (h *Handler) confirmRotate(w http.ResponseWriter, r *http.Request, v visit) error {
+	c, err := h.client(r)
+	if err != nil {
+		return err
+	}
+	if !confidential(c) {
+		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
+	}
+	h.renderConfirmRotate(w, r, v, c, http.StatusOK, "")
+	return nil
+}
+
+func (h *Handler) renderConfirmRotate(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
+	page := templates.OAuthAppConfirmPage{
+		School: v.tenant.Name, Operator: h.operatorView(v),
+		Title:       "Issue a new secret for " + c.Name + "?",
+		Explanation: "The current secret stops working at once: the application cannot sign members in or refresh their tokens until it is given the new one, which is shown only once. Tokens it already holds stay valid.",
+		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/rotate", Button: "Issue a new secret",
+		CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+	}
+	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
+}
+
+// rotate replaces a confidential client's secret and shows the new one, once.
+func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	c, err := h.client(r)
+	if err != nil {
+		return err
+	}
+	if !confidential(c) {
+		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
+	}
+	if !h.checkCSRF(r, v) {
+		h.renderConfirmRotate(w, r, v, c, http.StatusForbidden, MsgFormExpired)
+		return nil
+	}
+	c, secret, err := authz.RotateClientSecret(ctx, h.store, h.hasher, c.ID, storage.ClientMember)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+	case errors.Is(err, authz.ErrPublicClient):
+		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp, Err: err}
+	case err != nil:
+		return fmt.Errorf("admin: rotate secret: %w", err)
+	}
+	h.log.Info("oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+		"member_id", v.session.Member.ID, "client_id", c.ID)
+	h.note(r, v, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
+	h.renderSecret(w, r, v, c, secret, true)
+	return nil
+}
+
+func (h *Handler) confirmDelete(w http.ResponseWriter, r *http.Request, v visit) error {
+	c, err := h.client(r)
+	if err != nil {
+		return err
+	}
+	h.renderConfirmDelete(w, r, v, c, http.StatusOK, "")
+	return nil
+}
+
+func (h *Handler) renderConfirmDelete(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
+	page := templates.OAuthAppConfirmPage{
+		School: v.tenant.Name, Operator: h.operatorView(v),
+		Title:       "Delete " + c.Name + "?",
+		Explanation: "Every token the application holds stops working at once, and no member can authorize it again. This cannot be undone.",
+		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/delete", Button: "Delete application", Danger: true,
+		CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+	}
+	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
+}
+
+// delete removes the client; the store revokes every token pair and authorization code it
+// holds in the same transaction, so nothing it was given outlives it.
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	c, err := h.client(r)
+	if err != nil {
+		return err
+	}
+	if !h.checkCSRF(r, v) {
+		h.renderConfirmDelete(w, r, v, c, http.StatusForbidden, MsgFormExpired)
+		return nil
+	}
+	err = h.store.DeleteClient(ctx, c.ID, h.now())
+	if errors.Is(err, storage.ErrNotFound) {
+		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("admin: delete client: %w", err)
+	}
+	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+		"member_id", v.session.Member.ID, "client_id", c.ID)
+	// Deleting the client revoked every grant it held (DeleteClient): one event says both.
+	h.note(r, v, audit.Event{Kind: audit.KindClientDeleted, ClientID: c.ID, Scopes: c.Scopes, Detail: "tokens revoked"})
+	login.SeeOther(w, AppsPath)
+	return nil
+}
+
+// client returns the member client named by the path. The store is school-scoped, so another
+// school's client is not found; an operator client is treated as absent too, since these pages
+// neither made it nor manage it.
+func (h *Handler) client(r *http.Request) (storage.Client, error) {
+	id := mux.Vars(r)["id"]
+	c, err := h.store.GetClient(r.Context(), id)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.Kind != storage.ClientMember) {
+		return storage.Client{}, &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+	}
+	if err != nil {
+		return storage.Client{}, fmt.Errorf("admin: get client: %w", err)
+	}
+	return c, nil
+}
+
+func confidential(c storage.Client) bool {
+	return c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost
+}
+
+// details is what the pages show of a client; never its secret hash.
+func details(c storage.Client) templates.OAuthAppDetails {
+	d := templates.OAuthAppDetails{
+		Name: c.Name, ClientID: c.ID, Confidential: confidential(c), RedirectURIs: c.RedirectURIs,
+		CreatedAt: formatTime(c.CreatedAt),
+	}
+	for _, name := range c.Scopes {
+		item := templates.ScopeItem{Name: name, Description: name}
+		if s, ok := scope.Lookup(name); ok {
+			item.Description = s.Description
+		}
+		d.Scopes = append(d.Scopes, item)
+	}
+	return d
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") }
+
+// splitLines reads the redirect URIs text area: one URI a line, blank lines ignored, whatever
+// the line ending the browser sent (forms submit CR LF).
+func splitLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// sentences turns authz's messages, written as Go errors (lower case, no full stop, so that they
+// compose), into sentences for the page.
+func sentences(msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		r, size := utf8.DecodeRuneInString(m)
+		m = string(unicode.ToUpper(r)) + m[size:]
+		if !strings.HasSuffix(m, ".") {
+			m += "."
+		}
+		out[i] = m
+	}
+	return out
+}

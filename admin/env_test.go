@@ -1,0 +1,452 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/proctorhq/proctor/admin"
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// env is a whole Proctor (server.New's public handler on a real SQLite store) behind an
+// httptest server: school A at 127.0.0.1:<port> shows the OAuth applications pages, school B
+// at localhost:<port> does not.
+type env struct {
+	t      *testing.T
+	srv    *httptest.Server
+	store  *gormstore.Store
+	hasher *authz.SecretHasher
+	secret config.Secret
+	a, b   *tenant.Tenant
+}
+
+const (
+	ownerEmail    = "owner@example.com" // owner at A and at B
+	adminEmail    = "admin@example.com"
+	lecturerEmail = "lecturer@example.com"
+	studentEmail  = "student@example.com"
+	outsiderEmail = "outsider@example.com" // no role at A
+	memberPass    = "correct horse battery"
+	callback      = "http://127.0.0.1/callback"
+)
+
+// cheapHash keeps sign-in fast; Verify reads the parameters from the hash.
+var cheapHash = func() string {
+	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
+	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret)), secret: secret}
+	var handler http.Handler
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(e.srv.Close)
+	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
+
+	var tenants []*tenant.Tenant
+	for _, c := range []config.Tenant{
+		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{MCPConnections: true}},
+		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
+	} {
+		c.Lifetimes = config.DefaultTenant().Lifetimes
+		tn, err := tenant.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	e.a, e.b = tenants[0], tenants[1]
+	reg, err := tenant.NewRegistry(tenants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := config.DefaultServer()
+	sc.Secret = secret
+	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler = s.PublicHandler()
+
+	for _, m := range []struct {
+		email string
+		a, b  storage.Role
+	}{
+		{ownerEmail, storage.RoleOwner, storage.RoleOwner},
+		{adminEmail, storage.RoleAdmin, ""},
+		{lecturerEmail, storage.RoleLecturer, ""},
+		{studentEmail, storage.RoleStudent, ""},
+		{outsiderEmail, "", storage.RoleStudent},
+	} {
+		member, err := e.store.CreateMember(t.Context(), storage.Member{Email: m.email, Name: "Name of " + m.email, PasswordHash: cheapHash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tn, role := range map[*tenant.Tenant]storage.Role{e.a: m.a, e.b: m.b} {
+			if role == "" {
+				continue
+			}
+			if err := e.store.SetRoles(e.ctx(tn), member.ID, []storage.Role{role}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return e
+}
+
+func (e *env) ctx(t *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), t) }
+
+// appsURL is the list's URL at school t.
+func (e *env) appsURL(t *tenant.Tenant, suffix string) string {
+	return t.Origin + admin.AppsPath + suffix
+}
+
+// client reads a client of school t from the store.
+func (e *env) client(t *tenant.Tenant, id string) (storage.Client, error) {
+	return e.store.GetClient(e.ctx(t), id)
+}
+
+// browser is a member's browser: cookies, no automatic redirects.
+type browser struct {
+	t      *testing.T
+	client *http.Client
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: e.t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+// page is one response, its body read.
+type page struct {
+	*http.Response
+	body string
+}
+
+func (b *browser) do(req *http.Request) page {
+	b.t.Helper()
+	resp, err := b.client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return page{resp, string(body)}
+}
+
+func (b *browser) get(rawURL string) page {
+	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
+	return b.do(req)
+}
+
+func (b *browser) post(rawURL string, form url.Values) page {
+	req, _ := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return b.do(req)
+}
+
+// signIn signs the browser in at school t.
+func (b *browser) signIn(t *tenant.Tenant, email string) {
+	b.t.Helper()
+	p := b.get(t.Origin + "/login")
+	f := formWith(b.t, p.body, "email")
+	f.values.Set("email", email)
+	f.values.Set("password", memberPass)
+	if r := b.post(resolve(t.Origin+"/login", f.action), f.values); r.StatusCode != http.StatusSeeOther {
+		b.t.Fatalf("sign in as %s: status %d\n%s", email, r.StatusCode, r.body)
+	}
+}
+
+// signedIn returns a browser signed in at t as email.
+func (e *env) signedIn(t *tenant.Tenant, email string) *browser {
+	e.t.Helper()
+	b := e.browser()
+	b.signIn(t, email)
+	return b
+}
+
+// csrf returns the csrf_token of the page's first form that has one.
+func csrf(t *testing.T, body string) string {
+	t.Helper()
+	return formWith(t, body, "csrf_token").values.Get("csrf_token")
+}
+
+// htmlForm is one form of a page: where it posts and its inputs' values (text inputs, hidden
+// inputs, checked boxes, text areas).
+type htmlForm struct {
+	action string
+	values url.Values
+}
+
+func forms(body string) []htmlForm {
+	var out []htmlForm
+	z := html.NewTokenizer(strings.NewReader(body))
+	var textarea string
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		tok := z.Token()
+		attr := func(name string) (string, bool) {
+			for _, a := range tok.Attr {
+				if a.Key == name {
+					return a.Val, true
+				}
+			}
+			return "", false
+		}
+		switch {
+		case tt == html.StartTagToken && tok.Data == "form":
+			action, _ := attr("action")
+			out = append(out, htmlForm{action: action, values: url.Values{}})
+		case len(out) == 0:
+		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && tok.Data == "input":
+			name, _ := attr("name")
+			typ, _ := attr("type")
+			val, _ := attr("value")
+			_, checked := attr("checked")
+			if name != "" && typ != "submit" && (typ != "checkbox" || checked) {
+				out[len(out)-1].values.Add(name, val)
+			}
+		case tt == html.StartTagToken && tok.Data == "textarea":
+			textarea, _ = attr("name")
+			out[len(out)-1].values.Set(textarea, "")
+		case tt == html.TextToken && textarea != "":
+			out[len(out)-1].values.Set(textarea, tok.Data)
+		case tt == html.EndTagToken && tok.Data == "textarea":
+			textarea = ""
+		}
+	}
+}
+
+// formWith returns the first form having an input named field.
+func formWith(t *testing.T, body, field string) htmlForm {
+	t.Helper()
+	for _, f := range forms(body) {
+		if _, ok := f.values[field]; ok {
+			return f
+		}
+	}
+	t.Fatalf("no form with %q on the page:\n%s", field, body)
+	return htmlForm{}
+}
+
+// textOf returns the text of the element with the given id.
+func textOf(t *testing.T, body, id string) string {
+	t.Helper()
+	z := html.NewTokenizer(strings.NewReader(body))
+	depth := 0
+	var text strings.Builder
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			t.Fatalf("no element #%s on the page:\n%s", id, body)
+		}
+		tok := z.Token()
+		switch {
+		case depth > 0 && tt == html.TextToken:
+			text.WriteString(tok.Data)
+		case depth > 0 && tt == html.StartTagToken:
+			depth++
+		case depth > 0 && tt == html.EndTagToken:
+			if depth--; depth == 0 {
+				return strings.TrimSpace(text.String())
+			}
+		case tt == html.StartTagToken:
+			for _, a := range tok.Attr {
+				if a.Key == "id" && a.Val == id {
+					depth = 1
+				}
+			}
+		}
+	}
+}
+
+func resolve(base, ref string) string {
+	b, _ := url.Parse(base)
+	r, _ := url.Parse(ref)
+	return b.ResolveReference(r).String()
+}
+
+// appForm is what the creation form posts.
+type appForm struct {
+	name         string
+	redirectURIs string
+	scopes       []string
+	confidential bool
+}
+
+func (f appForm) values(csrfToken string) url.Values {
+	v := url.Values{"csrf_token": {csrfToken}, "name": {f.name}, "redirect_uris": {f.redirectURIs}, "scope": f.scopes}
+	if f.confidential {
+		v.Set("confidential", "yes")
+	}
+	return v
+}
+
+// create fills the creation form at school A the way a browser does (token from the form)
+// and returns the answer.
+func (b *browser) create(e *env, f appForm) page {
+	b.t.Helper()
+	form := b.get(e.appsURL(e.a, "/new"))
+	if form.StatusCode != http.StatusOK {
+		b.t.Fatalf("creation form: status %d\n%s", form.StatusCode, form.body)
+	}
+	return b.post(e.appsURL(e.a, ""), f.values(csrf(b.t, form.body)))
+}
+
+// createPublic creates a public client through the pages and returns its id.
+func (b *browser) createPublic(e *env, name string) string {
+	b.t.Helper()
+	r := b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}})
+	if r.StatusCode != http.StatusSeeOther {
+		b.t.Fatalf("create public: status %d\n%s", r.StatusCode, r.body)
+	}
+	show := b.get(resolve(e.appsURL(e.a, ""), r.Header.Get("Location")))
+	if show.StatusCode != http.StatusOK {
+		b.t.Fatalf("application page: status %d\n%s", show.StatusCode, show.body)
+	}
+	return textOf(b.t, show.body, "client-id")
+}
+
+// createConfidential creates a confidential client through the pages and returns its id and
+// the secret the answer showed.
+func (b *browser) createConfidential(e *env, name string) (id, secret string, r page) {
+	b.t.Helper()
+	r = b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}, confidential: true})
+	if r.StatusCode != http.StatusOK {
+		b.t.Fatalf("create confidential: status %d\n%s", r.StatusCode, r.body)
+	}
+	return textOf(b.t, r.body, "client-id"), textOf(b.t, r.body, "client-secret"), r
+}
+
+// pkce is a verifier and its S256 challenge.
+type pkce struct{ verifier, challenge string }
+
+func newPKCE() pkce {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	v := base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(v))
+	return pkce{verifier: v, challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
+}
+
+// code runs the browser part of an authorization at school A for clientID as a student and
+// returns the code.
+func (e *env) code(clientID string, p pkce) string {
+	e.t.Helper()
+	b := e.signedIn(e.a, studentEmail)
+	q := url.Values{
+		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
+		"state": {"state-123456"}, "code_challenge": {p.challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
+	}
+	authURL := e.a.Origin + authz.AuthorizePath + "?" + q.Encode()
+	consentPage := b.get(authURL)
+	if consentPage.StatusCode != http.StatusOK {
+		e.t.Fatalf("consent page: status %d\n%s", consentPage.StatusCode, consentPage.body)
+	}
+	f := formWith(e.t, consentPage.body, "csrf_token")
+	f.values.Set("decision", "approve")
+	r := b.post(resolve(authURL, f.action), f.values)
+	loc, err := url.Parse(r.Header.Get("Location"))
+	if err != nil || loc.Query().Get("code") == "" {
+		e.t.Fatalf("approve: status %d, Location %q\n%s", r.StatusCode, r.Header.Get("Location"), r.body)
+	}
+	return loc.Query().Get("code")
+}
+
+// tokenResponse is the token endpoint's JSON.
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	Error        string `json:"error"`
+}
+
+func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
+	e.t.Helper()
+	resp, err := http.PostForm(e.a.Origin+authz.TokenPath, form)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tr tokenResponse
+	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
+		e.t.Fatalf("token endpoint: not JSON (%d): %v", resp.StatusCode, err)
+	}
+	return resp.StatusCode, tr
+}
+
+// exchange trades a code for tokens; secret "" sends none.
+func (e *env) exchange(clientID, secret, code string, p pkce) (int, tokenResponse) {
+	form := url.Values{
+		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback}, "client_id": {clientID},
+		"code_verifier": {p.verifier}, "resource": {e.a.Origin},
+	}
+	if secret != "" {
+		form.Set("client_secret", secret)
+	}
+	return e.tokenRequest(form)
+}
+
+func (e *env) refresh(clientID, secret, refreshToken string) (int, tokenResponse) {
+	return e.tokenRequest(url.Values{
+		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID},
+		"client_secret": {secret}, "resource": {e.a.Origin},
+	})
+}
+
+// tokens runs a whole authorization for the client and returns its tokens.
+func (e *env) tokens(clientID, secret string) tokenResponse {
+	e.t.Helper()
+	p := newPKCE()
+	status, tr := e.exchange(clientID, secret, e.code(clientID, p), p)
+	if status != http.StatusOK || tr.AccessToken == "" {
+		e.t.Fatalf("exchange for %s: %d %+v", clientID, status, tr)
+	}
+	return tr
+}
+
+// userinfo calls UserInfo at school A and returns the status.
+func (e *env) userinfo(accessToken string) int {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+authz.UserinfoPath, nil)
+	req.Header.Set("Authorization", "Bearer "+accessToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

@@ -1,0 +1,247 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Paths served by Mount.
+const (
+	AppsPath   = "/admin/developers/oauth-applications"
+	NewAppPath = AppsPath + "/new"
+)
+
+// Deps are what the handler is built from. Store, Secret, Consent and Templates are required.
+type Deps struct {
+	Store storage.Store
+	// Secret is the system secret. Client secrets are hashed under authz.ClientSecretKey of it,
+	// the key the token and revocation endpoints check them with.
+	Secret config.Secret
+	// Consent provides the member's session, its CSRF token and the error pages.
+	Consent   *login.Handler
+	Templates *templates.Set
+	Logger    *slog.Logger     // nil: discard
+	Now       func() time.Time // nil: time.Now
+
+	// The member administration pages need Store to implement roster.Store as well
+	// (gormstore does); without it they are not mounted.
+	//
+	// Accounts sends invitations and reset links (account.Service); nil: those actions are
+	// not offered.
+	Accounts MemberMail
+	// Factors reads and resets members' second factors; nil: the pages show none and offer no
+	// reset.
+	Factors factor.Admin
+	// Audit records the operators' changes in the security event log, which the events page
+	// reads (through Store, when it keeps the log); nil records nothing.
+	Audit *audit.Recorder
+}
+
+// Handler serves the OAuth applications pages.
+type Handler struct {
+	store    storage.Store
+	roster   roster.Store
+	accounts MemberMail
+	factors  factor.Admin
+	audit    *audit.Recorder
+	consent  *login.Handler
+	tpl      *templates.Set
+	hasher   *authz.SecretHasher
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New returns the handler. Like the other handlers mounted by package server it cannot fail:
+// its dependencies are built, and checked, before it.
+func New(d Deps) *Handler {
+	h := &Handler{
+		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		hasher:   authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
+		accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
+	}
+	h.roster, _ = d.Store.(roster.Store)
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	return h
+}
+
+// Mount registers the routes listed in the package documentation.
+func (h *Handler) Mount(r *mux.Router) {
+	h.mountApplications(r)
+	h.mountMembers(r)
+	h.mountEvents(r)
+}
+
+// mountApplications registers the OAuth applications pages. Every one also requires the
+// school's mcp_connections feature: without it none matches, and the router answers as it does
+// for any unknown path.
+func (h *Handler) mountApplications(r *mux.Router) {
+	route := func(path string, fn pageFunc, methods ...string) {
+		r.Handle(path, h.operator(requireFeature(fn))).Methods(methods...).MatcherFunc(featureEnabled)
+	}
+	route(AppsPath, h.list, http.MethodGet)
+	route(AppsPath, h.create, http.MethodPost)
+	// Before "{id}", so that "new" is the form and never a client id.
+	route(NewAppPath, h.newForm, http.MethodGet)
+	route(AppsPath+"/{id}", h.show, http.MethodGet)
+	route(AppsPath+"/{id}/rotate", h.confirmRotate, http.MethodGet)
+	route(AppsPath+"/{id}/rotate", h.rotate, http.MethodPost)
+	route(AppsPath+"/{id}/delete", h.confirmDelete, http.MethodGet)
+	route(AppsPath+"/{id}/delete", h.delete, http.MethodPost)
+}
+
+// featureEnabled matches requests of schools that show the pages (the "MCP connections" beta,
+// spec Registration rule 5).
+func featureEnabled(r *http.Request, _ *mux.RouteMatch) bool {
+	t, err := tenant.FromContext(r.Context())
+	return err == nil && t.Features.MCPConnections
+}
+
+// visit is an operator's request that passed the checks of operator.
+type visit struct {
+	tenant  *tenant.Tenant
+	session login.Session
+	roles   []storage.Role // the operator's roles at the school
+}
+
+// operatorView is the part of every page that names the signed-in operator.
+func (h *Handler) operatorView(v visit) templates.Operator {
+	return templates.Operator{
+		MemberName: v.session.Member.Name, MemberEmail: v.session.Member.Email, CSRFToken: h.consent.CSRFToken(v.session),
+	}
+}
+
+type pageFunc func(http.ResponseWriter, *http.Request, visit) error
+
+// operator admits only a signed-in owner or admin of the request's school (storage.Role
+// IsOperator): no session sends the browser to sign in and back; any other member is refused.
+// A session is a sign-in at this school's host only (package login), and the roles are read
+// for this school, so an operator of one school is nobody at another.
+func (h *Handler) operator(fn pageFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		t, err := tenant.FromContext(ctx)
+		if err != nil {
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+			return
+		}
+		s, err := h.consent.Load(r)
+		if errors.Is(err, login.ErrNoSession) {
+			h.consent.RedirectToLogin(w, r)
+			return
+		}
+		if err != nil {
+			h.consent.Fail(w, r, err)
+			return
+		}
+		roles, err := h.store.GetRoles(ctx, s.Member.ID)
+		if err != nil {
+			h.consent.Fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
+			return
+		}
+		if !isOperator(roles) {
+			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
+				"school_id", t.SchoolID, "member_id", s.Member.ID)
+			h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
+				Title:   "You cannot manage " + t.Name + " here",
+				Message: "Only the owners and admins of " + t.Name + " can use its administration pages.",
+			})
+			return
+		}
+		// security.operator_mfa: required sends an operator without a second factor to enrol.
+		if ok, err := h.consent.OperatorFactorGate(w, r, s, false); err != nil || !ok {
+			if err != nil {
+				h.consent.Fail(w, r, err)
+			}
+			return
+		}
+		if r.Method == http.MethodPost {
+			if err := r.ParseForm(); err != nil {
+				h.consent.Fail(w, r, login.FormError(err))
+				return
+			}
+		}
+		if err := fn(w, r, visit{tenant: t, session: s, roles: roles}); err != nil {
+			h.consent.Fail(w, r, err)
+		}
+	})
+}
+
+// requireFeature answers 404 at a school without the mcp_connections feature. The routes'
+// matcher already requires it; this keeps the pages safe on their own.
+func requireFeature(fn pageFunc) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, v visit) error {
+		if !v.tenant.Features.MCPConnections {
+			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
+			return nil
+		}
+		return fn(w, r, v)
+	}
+}
+
+func isOperator(roles []storage.Role) bool {
+	for _, r := range roles {
+		if r.IsOperator() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCSRF checks the form's csrf_token against the session's (login.CheckCSRF), logging a
+// failure. The caller answers 403 with its form shown again.
+func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
+	if h.consent.CheckCSRF(r, v.session) {
+		return true
+	}
+	h.log.Info("operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+		"school_id", v.tenant.SchoolID, "member_id", v.session.Member.ID)
+	return false
+}
+
+var (
+	viewBadForm = login.ErrorView{
+		Title:   "The form could not be read",
+		Message: "Go back, reload the page and try again.",
+	}
+	viewNoApp = login.ErrorView{
+		Title:   "Application not found",
+		Message: "There is no such OAuth application here. It may have been deleted.",
+	}
+	viewPublicApp = login.ErrorView{
+		Title:   "This application has no secret",
+		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
+	}
+)
+
+// note records an event done by the visiting operator through the request r.
+func (h *Handler) note(r *http.Request, v visit, e audit.Event) {
+	e.At, e.Actor, e.ActorID = h.now(), audit.ActorOperator, v.session.Member.ID
+	h.audit.Note(r.Context(), audit.FromRequest(r, e))
+}
+
+// writePage writes an operator page through consent's page writer, under its strict policy.
+func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
+	h.consent.WritePage(w, r, status, login.PagePolicy, render)
+}

@@ -1,0 +1,724 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+)
+
+// MembersPath is the member administration list; a member's page is MembersPath/{member_id},
+// and each action's confirmation page (GET) and form (POST) MembersPath/{member_id}/{action}.
+const MembersPath = "/admin/members"
+
+// Member actions, as the last segment of their path.
+const (
+	ActionRoles        = "roles"
+	ActionInvite       = "invite"
+	ActionResetLink    = "reset-link"
+	ActionUnlock       = "unlock"
+	ActionResetFactors = "reset-factors"
+	ActionSignOut      = "sign-out"
+	ActionRemove       = "remove"
+)
+
+// memberActions lists every action, in the order the member's page offers them.
+var memberActions = []string{ActionRoles, ActionInvite, ActionResetLink, ActionUnlock, ActionResetFactors, ActionSignOut, ActionRemove}
+
+// MemberMail sends the messages an operator asks for (account.Service implements it). It
+// records their events itself, in the transaction that queues the message, from the by event
+// it is given.
+type MemberMail interface {
+	Invite(ctx context.Context, inv account.Invitation) (account.InviteResult, error)
+	SendResetLink(ctx context.Context, email string, by audit.Event) error
+}
+
+// Notices after a POST, by the key the redirect carries (?done=): fixed sentences, so that
+// nothing of the URL is echoed onto the page.
+var memberNotices = map[string]string{
+	ActionRoles:        "The roles were changed.",
+	"roles-unchanged":  "The roles were already those; nothing changed.",
+	ActionInvite:       "An invitation was sent. It replaces any earlier one.",
+	ActionResetLink:    "A password reset link was sent. It replaces any earlier one.",
+	ActionUnlock:       "The lockout was lifted: failed sign-ins count afresh from now.",
+	ActionResetFactors: "Every second factor of the member was removed here. They sign in with their password alone until they set up new ones.",
+	ActionSignOut:      "The member was signed out everywhere at this school, and every application's access was revoked.",
+	ActionRemove:       "The member was removed from this school.",
+}
+
+// Refusals, as the pages say them.
+const (
+	msgLastOwner    = "%s is the last owner of %s: make someone else an owner first, so that the school keeps one."
+	msgSelf         = "You cannot reset your own second factors or sign yourself out everywhere here: your account page does both."
+	msgAdminOwner   = "Only an owner can change an owner's roles, second factors or membership, or sign an owner out."
+	msgAdminFactors = "Only an owner can reset a member's second factors."
+	msgNoRole       = "Pick at least one role. To take every role away, remove the member from the school."
+	msgGrantOwner   = "Only an owner can make someone an owner."
+)
+
+func memberURL(id int64) string { return MembersPath + "/" + strconv.FormatInt(id, 10) }
+
+// mountMembers registers the member administration pages (/admin/members). They need the
+// roster store; unlike the OAuth applications pages they do not depend on a feature.
+func (h *Handler) mountMembers(r *mux.Router) {
+	if h.roster == nil {
+		h.log.Warn("the store keeps no member roster: no member administration pages")
+		return
+	}
+	r.Handle(MembersPath, h.operator(h.members)).Methods(http.MethodGet)
+	r.Handle(MembersPath+"/{member_id}", h.operator(h.member)).Methods(http.MethodGet)
+	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.confirmMemberAction)).Methods(http.MethodGet)
+	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
+}
+
+var (
+	viewNoMember = login.ErrorView{
+		Title:   "Member not found",
+		Message: "There is no such member here. They may have been removed from the school.",
+	}
+	viewNoAction = login.ErrorView{
+		Title:   "Page not found",
+		Message: "There is no such page.",
+	}
+	viewNoUnlocks = login.ErrorView{
+		Title:   "Lockouts cannot be lifted here",
+		Message: "This server keeps no record of lifted lockouts; a lockout ends when its time runs out.",
+	}
+)
+
+// members lists one page of the school's members, optionally searched.
+func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx := r.Context()
+	q := r.URL.Query()
+	search, after := strings.TrimSpace(q.Get("q")), q.Get("after")
+	if len(search) > roster.MaxSearch || len(after) > maxCursor {
+		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+	}
+	entries, next, err := h.roster.ListRoster(ctx, roster.Query{Search: search, Page: storage.Page{First: listPageSize, After: after}}, h.now())
+	if errors.Is(err, storage.ErrInvalidArgument) {
+		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("admin: list members: %w", err)
+	}
+	summaries, err := h.summaries(ctx, entries)
+	if err != nil {
+		return err
+	}
+	page := templates.MembersPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), SearchAction: MembersPath, Search: search,
+		Members: summaries, FactorsShown: h.factors != nil,
+	}
+	if q.Get("done") == ActionRemove {
+		page.Notice = memberNotices[ActionRemove]
+	}
+	if next != "" {
+		nq := url.Values{"after": {next}}
+		if search != "" {
+			nq.Set("q", search)
+		}
+		page.NextURL = MembersPath + "?" + nq.Encode()
+	}
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMembers(out, page) })
+	return nil
+}
+
+// summaries completes roster entries with what the store does not know: lockouts (the sign-in
+// limiter's) and second factors (the factor store's, one read for the page).
+func (h *Handler) summaries(ctx context.Context, entries []roster.Entry) ([]templates.MemberSummary, error) {
+	var factors map[int64]factor.Summary
+	if h.factors != nil && len(entries) > 0 {
+		ids := make([]int64, len(entries))
+		for i, e := range entries {
+			ids[i] = e.Member.ID
+		}
+		var err error
+		if factors, err = h.factors.FactorSummaries(ctx, ids); err != nil {
+			return nil, fmt.Errorf("admin: factor summaries: %w", err)
+		}
+	}
+	out := make([]templates.MemberSummary, len(entries))
+	for i, e := range entries {
+		locked, err := h.consent.AccountLocked(ctx, e.Member.Email)
+		if err != nil {
+			return nil, fmt.Errorf("admin: lockout of member %d: %w", e.Member.ID, err)
+		}
+		out[i] = h.summary(e, locked, factors[e.Member.ID])
+	}
+	return out, nil
+}
+
+func (h *Handler) summary(e roster.Entry, locked bool, f factor.Summary) templates.MemberSummary {
+	s := templates.MemberSummary{
+		Name: e.Member.Name, Email: e.Member.Email, URL: memberURL(e.Member.ID),
+		FactorsShown: h.factors != nil, Factors: factorsText(f),
+	}
+	for _, r := range e.Roles {
+		s.Roles = append(s.Roles, string(r))
+	}
+	if !e.LastSignInAt.IsZero() {
+		s.LastSignIn = formatTime(e.LastSignInAt)
+	}
+	s.Status, s.StatusText = memberStatus(e, locked)
+	if e.Invited() {
+		s.InvitationExpires = formatTime(e.InvitationExpiresAt)
+	}
+	return s
+}
+
+// memberStatus names where the member stands: locked (the sign-in page refuses their account
+// now) before anything else, then invited (no password yet, a live invitation), no password
+// (the invitation lapsed or was never sent), active.
+func memberStatus(e roster.Entry, locked bool) (status, text string) {
+	switch {
+	case locked:
+		return "locked", "Locked"
+	case e.Invited():
+		return "invited", "Invited"
+	case !e.HasPassword:
+		return "no-password", "No password"
+	}
+	return "active", "Active"
+}
+
+func factorsText(f factor.Summary) string {
+	var parts []string
+	if f.TOTP {
+		parts = append(parts, "Authenticator app")
+	}
+	if f.RecoveryCodesLeft > 0 {
+		parts = append(parts, plural(f.RecoveryCodesLeft, "recovery code", "recovery codes")+" left")
+	}
+	if f.Passkeys > 0 {
+		parts = append(parts, plural(f.Passkeys, "passkey", "passkeys"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// target is the member a page is about, with what the pages need to decide.
+type target struct {
+	entry  roster.Entry
+	locked bool
+	f      factor.Summary
+}
+
+// target reads the member named by the path at the request's school. A malformed id, an
+// unknown member and another school's member are all the same 404 page.
+func (h *Handler) target(r *http.Request) (target, error) {
+	ctx := r.Context()
+	id, ok := parseMemberID(mux.Vars(r)["member_id"])
+	if !ok {
+		return target{}, &login.PageError{Status: http.StatusNotFound, View: viewNoMember}
+	}
+	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
+	if errors.Is(err, storage.ErrNotFound) {
+		return target{}, &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+	}
+	if err != nil {
+		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
+	}
+	t := target{entry: e}
+	if t.locked, err = h.consent.AccountLocked(ctx, e.Member.Email); err != nil {
+		return target{}, fmt.Errorf("admin: lockout of member %d: %w", id, err)
+	}
+	if h.factors != nil {
+		fs, err := h.factors.FactorSummaries(ctx, []int64{id})
+		if err != nil {
+			return target{}, fmt.Errorf("admin: factor summary of member %d: %w", id, err)
+		}
+		t.f = fs[id]
+	}
+	return t, nil
+}
+
+// parseMemberID reads a member id from a path: the canonical decimal form of a positive
+// int64 only, so that one member has one URL ("01" and "+1" are not theirs).
+func parseMemberID(raw string) (int64, bool) {
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		return 0, false
+	}
+	return id, true
+}
+
+func (t target) id() int64 { return t.entry.Member.ID }
+
+// errOwnerNow is a change refused inside its transaction: the member became an owner after the
+// page read them, and the operator is an admin.
+var errOwnerNow = errors.New("admin: the member is an owner")
+
+// stillNotOwner repeats, inside the change's transaction, the check an admin passed on the
+// member's roles as the page read them, so that a member made an owner meanwhile is not
+// changed by an admin.
+func (h *Handler) stillNotOwner(ctx context.Context, v visit, t target) error {
+	if v.isOwner() {
+		return nil
+	}
+	roles, err := h.store.GetRoles(ctx, t.id())
+	if err != nil {
+		return err
+	}
+	if slices.Contains(roles, storage.RoleOwner) {
+		return errOwnerNow
+	}
+	return nil
+}
+
+func (t target) name() string {
+	if t.entry.Member.Name != "" {
+		return t.entry.Member.Name
+	}
+	return t.entry.Member.Email
+}
+
+func (t target) isOwner() bool { return slices.Contains(t.entry.Roles, storage.RoleOwner) }
+
+func (v visit) isOwner() bool { return slices.Contains(v.roles, storage.RoleOwner) }
+
+// refusal says why the operator may not take action on t, or "" if they may. The rules
+// (docs/security.md, "Member administration"): owners may do everything; admins may not touch
+// an owner's roles, factors, sessions or membership, nor make anyone an owner (checked on the
+// form's input), nor reset anyone's factors; nobody resets their own factors or signs
+// themself out everywhere here (their account page does both). An operator may change their
+// own roles or leave the school: the school's last owner cannot (storage.ErrLastOwner), and an
+// admin cannot make themself an owner. Whether an action applies at all (a reset link for a
+// member without a password ...) is available's business.
+func (h *Handler) refusal(v visit, t target, action string) string {
+	self := t.id() == v.session.Member.ID
+	switch action {
+	case ActionSignOut, ActionResetFactors:
+		if self {
+			return msgSelf
+		}
+	}
+	switch action {
+	case ActionResetFactors:
+		if !v.isOwner() {
+			return msgAdminFactors
+		}
+	case ActionRoles, ActionSignOut, ActionRemove:
+		if t.isOwner() && !v.isOwner() {
+			return msgAdminOwner
+		}
+	}
+	return ""
+}
+
+// available reports whether the action applies to t on this server.
+func (h *Handler) available(t target, action string) bool {
+	switch action {
+	case ActionRoles, ActionSignOut, ActionRemove, ActionUnlock:
+		return true
+	case ActionInvite:
+		return h.accounts != nil && !t.entry.HasPassword
+	case ActionResetLink:
+		return h.accounts != nil && t.entry.HasPassword
+	case ActionResetFactors:
+		return h.factors != nil
+	}
+	return false
+}
+
+// member is one member's page.
+func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error {
+	t, err := h.target(r)
+	if err != nil {
+		return err
+	}
+	page := templates.MemberPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(t.entry, t.locked, t.f),
+		Notice: memberNotices[r.URL.Query().Get("done")],
+	}
+	refused := map[string]bool{}
+	for _, a := range memberActions {
+		if !h.available(t, a) {
+			continue
+		}
+		// Lifting a lockout is offered while there is one; the reset of factors while there
+		// are some. Their POSTs work regardless (nothing happens twice).
+		if (a == ActionUnlock && !t.locked) || (a == ActionResetFactors && t.f == (factor.Summary{})) {
+			continue
+		}
+		if why := h.refusal(v, t, a); why != "" {
+			refused[why] = true
+			continue
+		}
+		c := actionCopy(a, t, v)
+		page.Actions = append(page.Actions, templates.MemberAction{ID: "action-" + a, URL: memberURL(t.id()) + "/" + a, Label: c.link, Danger: c.danger})
+	}
+	for _, why := range []string{msgSelf, msgAdminOwner, msgAdminFactors} {
+		if refused[why] {
+			page.Refusals = append(page.Refusals, why)
+		}
+	}
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMember(out, page) })
+	return nil
+}
+
+// copyOf is what the pages say about an action.
+type copyOf struct {
+	link, title, explanation, button string
+	danger                           bool
+}
+
+func actionCopy(action string, t target, v visit) copyOf {
+	name, school := t.name(), v.tenant.Name
+	switch action {
+	case ActionRoles:
+		return copyOf{link: "Change roles", title: "Change the roles of " + name + "?",
+			explanation: "Roles take effect at once, on every page and API call. Owners and admins manage the school; the school always keeps at least one owner.",
+			button:      "Save roles"}
+	case ActionInvite:
+		return copyOf{link: "Send an invitation", title: "Send " + name + " an invitation?",
+			explanation: "An e-mail with a link to choose a password goes to " + t.entry.Member.Email + ". It replaces any earlier invitation to " + school + ".",
+			button:      "Send invitation"}
+	case ActionResetLink:
+		return copyOf{link: "Send a password reset link", title: "Send " + name + " a password reset link?",
+			explanation: "An e-mail with a link to choose a new password goes to " + t.entry.Member.Email + ". Their password keeps working until they use it.",
+			button:      "Send reset link"}
+	case ActionUnlock:
+		return copyOf{link: "Lift the lockout", title: "Lift the lockout of " + name + "?",
+			explanation: "Too many failed sign-ins have locked this account for a while. Lifting the lockout lets anyone try again at once: do it when you know the member is the one trying.",
+			button:      "Lift lockout"}
+	case ActionResetFactors:
+		return copyOf{link: "Reset second factors", title: "Reset the second factors of " + name + "?",
+			explanation: "Their authenticator app, recovery codes and passkeys at " + school + " are removed: they sign in with their password alone until they set up new ones. Do this only when you are sure who is asking.",
+			button:      "Reset second factors", danger: true}
+	case ActionSignOut:
+		return copyOf{link: "Sign out everywhere", title: "Sign " + name + " out everywhere?",
+			explanation: "Every session of theirs at " + school + " ends, and every application they gave access to at " + school + " loses it. They can sign in again.",
+			button:      "Sign out everywhere", danger: true}
+	case ActionRemove:
+		return copyOf{link: "Remove from the school", title: "Remove " + name + " from " + school + "?",
+			explanation: "Their roles at " + school + " are taken away, their sessions here end and every application they gave access to here loses it. Their account and their roles at other schools stay.",
+			button:      "Remove member", danger: true}
+	}
+	return copyOf{}
+}
+
+// confirmPage is the confirmation page of action on t.
+func (h *Handler) confirmPage(v visit, t target, action string) templates.MemberConfirmPage {
+	c := actionCopy(action, t, v)
+	page := templates.MemberConfirmPage{
+		School: v.tenant.Name, Operator: h.operatorView(v), Title: c.title, Explanation: c.explanation,
+		Member: h.summary(t.entry, t.locked, t.f), FormAction: memberURL(t.id()) + "/" + action, Button: c.button, Danger: c.danger,
+		CancelURL: memberURL(t.id()), ListURL: MembersPath,
+	}
+	if action == ActionRoles {
+		for _, r := range storage.Roles {
+			// An admin is not offered the owner box; the POST refuses it too.
+			if r == storage.RoleOwner && !v.isOwner() {
+				continue
+			}
+			page.Roles = append(page.Roles, templates.RoleChoice{
+				Name: string(r), Label: roleLabel(r), Checked: slices.Contains(t.entry.Roles, r),
+			})
+		}
+	}
+	return page
+}
+
+func roleLabel(r storage.Role) string {
+	switch r {
+	case storage.RoleOwner:
+		return "Owner: everything, including other owners"
+	case storage.RoleAdmin:
+		return "Admin: manages the school and its members, except owners"
+	case storage.RoleLecturer:
+		return "Lecturer"
+	case storage.RoleStudent:
+		return "Student"
+	}
+	return string(r)
+}
+
+func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status int, page templates.MemberConfirmPage) {
+	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.AdminMemberConfirm(out, page) })
+}
+
+// checkAction returns the target and whether action may be taken on it, having answered the
+// request itself when not: 404 for an unknown action or one that does not apply, 403 with the
+// confirmation page carrying the reason for a refused one.
+func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (target, string, bool, error) {
+	action := mux.Vars(r)["action"]
+	if !slices.Contains(memberActions, action) {
+		return target{}, "", false, &login.PageError{Status: http.StatusNotFound, View: viewNoAction}
+	}
+	t, err := h.target(r)
+	if err != nil {
+		return target{}, "", false, err
+	}
+	if !h.available(t, action) {
+		return target{}, "", false, &login.PageError{Status: http.StatusNotFound, View: viewNoAction}
+	}
+	if why := h.refusal(v, t, action); why != "" {
+		h.log.Info("member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.tenant.SchoolID,
+			"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
+		page := h.confirmPage(v, t, action)
+		page.Refusal = why
+		h.renderConfirm(w, r, http.StatusForbidden, page)
+		return target{}, "", false, nil
+	}
+	return t, action, true, nil
+}
+
+func (h *Handler) confirmMemberAction(w http.ResponseWriter, r *http.Request, v visit) error {
+	t, action, ok, err := h.checkAction(w, r, v)
+	if !ok || err != nil {
+		return err
+	}
+	h.renderConfirm(w, r, http.StatusOK, h.confirmPage(v, t, action))
+	return nil
+}
+
+// memberAction takes a confirmed action and redirects to the member's page (the list, after a
+// removal) with a notice.
+func (h *Handler) memberAction(w http.ResponseWriter, r *http.Request, v visit) error {
+	t, action, ok, err := h.checkAction(w, r, v)
+	if !ok || err != nil {
+		return err
+	}
+	if !h.checkCSRF(r, v) {
+		page := h.confirmPage(v, t, action)
+		page.Message = MsgFormExpired
+		h.renderConfirm(w, r, http.StatusForbidden, page)
+		return nil
+	}
+	done, refusal, err := h.act(r, v, t, action)
+	if err != nil {
+		return err
+	}
+	if refusal != "" {
+		page := h.confirmPage(v, t, action)
+		page.Refusal = refusal
+		h.renderConfirm(w, r, refusalStatus(refusal, t, v), page)
+		return nil
+	}
+	h.log.Info("member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.tenant.SchoolID,
+		"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
+	if action == ActionRemove {
+		login.SeeOther(w, MembersPath+"?done="+ActionRemove)
+		return nil
+	}
+	login.SeeOther(w, memberURL(t.id())+"?done="+url.QueryEscape(done))
+	return nil
+}
+
+// refusalStatus is 409 for the last owner (the state of the school refuses it, as the REST
+// API answers), 422 for a roles form that cannot be saved, 403 for what the operator may not do.
+func refusalStatus(refusal string, t target, v visit) int {
+	switch {
+	case refusal == lastOwner(t, v):
+		return http.StatusConflict
+	case refusal == msgNoRole:
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusForbidden
+}
+
+func lastOwner(t target, v visit) string { return fmt.Sprintf(msgLastOwner, t.name(), v.tenant.Name) }
+
+// event is the security event of an operator's action on t.
+func event(r *http.Request, v visit, t target, kind audit.Kind, detail string) audit.Event {
+	return audit.FromRequest(r, audit.Event{
+		Kind: kind, Actor: audit.ActorOperator, ActorID: v.session.Member.ID, SubjectID: t.id(), Detail: detail,
+	})
+}
+
+// act takes the action. It returns the notice's key, or a sentence saying why the action was
+// refused (the last owner, a roles form without a role).
+func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, refusal string, err error) {
+	ctx := r.Context()
+	switch action {
+	case ActionRoles:
+		return h.setRoles(r, v, t)
+	case ActionInvite:
+		// The member's own roles are passed so that the invitation adds none.
+		// The service records invitation_sent with the invitation, in its transaction.
+		inv := account.Invitation{Email: t.entry.Member.Email, Name: t.entry.Member.Name, Roles: t.entry.Roles, By: event(r, v, t, "", "")}
+		if _, err := h.accounts.Invite(ctx, inv); err != nil {
+			return "", "", fmt.Errorf("admin: invite member %d: %w", t.id(), err)
+		}
+	case ActionResetLink:
+		// The service records password_reset_requested with the link, in its transaction.
+		if err := h.accounts.SendResetLink(ctx, t.entry.Member.Email, event(r, v, t, "", "")); err != nil {
+			return "", "", fmt.Errorf("admin: reset link for member %d: %w", t.id(), err)
+		}
+	case ActionUnlock:
+		err := h.consent.UnlockAccount(ctx, t.entry.Member.Email)
+		if errors.Is(err, login.ErrNoUnlocks) {
+			return "", "", &login.PageError{Status: http.StatusServiceUnavailable, View: viewNoUnlocks, Err: err}
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
+		}
+		h.audit.Note(ctx, event(r, v, t, audit.KindLockoutLifted, ""))
+	case ActionResetFactors:
+		n, err := h.factors.ResetMemberFactors(ctx, t.id())
+		if err != nil {
+			return "", "", fmt.Errorf("admin: reset factors of member %d: %w", t.id(), err)
+		}
+		h.audit.Note(ctx, event(r, v, t, audit.KindFactorsReset, plural(n, "factor", "factors")+" removed"))
+	case ActionSignOut:
+		err := h.inTx(ctx, func(ctx context.Context) error {
+			if err := h.stillNotOwner(ctx, v, t); err != nil {
+				return err
+			}
+			sessions, grants, err := h.endAtSchool(ctx, t)
+			if err != nil {
+				return err
+			}
+			return h.audit.Record(ctx, event(r, v, t, audit.KindSignedOutEverywhere, ended(sessions, grants)))
+		})
+		if errors.Is(err, errOwnerNow) {
+			return "", msgAdminOwner, nil
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("admin: sign out member %d: %w", t.id(), err)
+		}
+	case ActionRemove:
+		err := h.inTx(ctx, func(ctx context.Context) error {
+			if err := h.stillNotOwner(ctx, v, t); err != nil {
+				return err
+			}
+			if _, err := h.store.SetSchoolRoles(ctx, t.id(), nil); err != nil {
+				return err
+			}
+			sessions, grants, err := h.endAtSchool(ctx, t)
+			if err != nil {
+				return err
+			}
+			return h.audit.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
+		})
+		switch {
+		case errors.Is(err, errOwnerNow):
+			return "", msgAdminOwner, nil
+		case errors.Is(err, storage.ErrLastOwner):
+			return "", lastOwner(t, v), nil
+		case errors.Is(err, storage.ErrNotFound):
+			return "", "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+		case err != nil:
+			return "", "", fmt.Errorf("admin: remove member %d: %w", t.id(), err)
+		}
+	}
+	return action, "", nil
+}
+
+// setRoles replaces the member's roles with the form's, in one transaction with its event.
+func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal string, err error) {
+	var roles []storage.Role
+	for _, name := range r.PostForm["role"] {
+		role := storage.Role(name)
+		if !role.Valid() {
+			return "", "", &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+		}
+		if !slices.Contains(roles, role) {
+			roles = append(roles, role)
+		}
+	}
+	if len(roles) == 0 {
+		return "", msgNoRole, nil
+	}
+	if slices.Contains(roles, storage.RoleOwner) && !v.isOwner() {
+		return "", msgGrantOwner, nil
+	}
+	var before, after string
+	err = h.inTx(r.Context(), func(ctx context.Context) error {
+		if err := h.stillNotOwner(ctx, v, t); err != nil {
+			return err
+		}
+		current, err := h.store.GetRoles(ctx, t.id())
+		if err != nil {
+			return err
+		}
+		got, err := h.store.SetSchoolRoles(ctx, t.id(), roles)
+		if err != nil {
+			return err
+		}
+		if before, after = audit.RoleChange(roleNames(current), roleNames(got)); before == after {
+			return nil
+		}
+		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
+	})
+	switch {
+	case errors.Is(err, errOwnerNow):
+		return "", msgAdminOwner, nil
+	case errors.Is(err, storage.ErrLastOwner):
+		return "", lastOwner(t, v), nil
+	case errors.Is(err, storage.ErrNotFound):
+		return "", "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+	case err != nil:
+		return "", "", fmt.Errorf("admin: set roles of member %d: %w", t.id(), err)
+	}
+	if after == before {
+		return "roles-unchanged", "", nil
+	}
+	return ActionRoles, "", nil
+}
+
+// endAtSchool ends every session of the member at the request's school and revokes every
+// grant they gave there; sessions and grants at other schools stay.
+func (h *Handler) endAtSchool(ctx context.Context, t target) (sessions, grants int, err error) {
+	if sessions, err = h.roster.DeleteOtherSessions(ctx, t.id(), "", false); err != nil {
+		return 0, 0, err
+	}
+	if grants, err = h.roster.RevokeSchoolGrants(ctx, t.id(), h.now()); err != nil {
+		return 0, 0, err
+	}
+	return sessions, grants, nil
+}
+
+func ended(sessions, grants int) string {
+	return plural(sessions, "session", "sessions") + " ended, " + plural(grants, "token pair", "token pairs") + " revoked"
+}
+
+func roleNames(roles []storage.Role) []string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return names
+}
+
+// rolesText is a role list as events write it (audit.RoleChange).
+func rolesText(roles []storage.Role) string {
+	text, _ := audit.RoleChange(roleNames(roles), nil)
+	return text
+}
+
+// inTx runs fn in a transaction of the store, so that a change and its security event commit
+// together or not at all.
+func (h *Handler) inTx(ctx context.Context, fn func(context.Context) error) error {
+	ctx, err := h.store.BeginTx(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = h.store.Rollback(ctx) }()
+	if err := fn(ctx); err != nil {
+		return err
+	}
+	return h.store.Commit(ctx)
+}

@@ -1,0 +1,623 @@
+package admin_test
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/admin"
+	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/mail/mailbox"
+	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// membersURL is the URL at school t of the member page of id plus suffix (id 0: the list).
+func (e *env) membersURL(t *tenant.Tenant, id int64, suffix string) string {
+	if id == 0 {
+		return t.Origin + admin.MembersPath + suffix
+	}
+	return t.Origin + admin.MembersPath + "/" + strconv.FormatInt(id, 10) + suffix
+}
+
+// roles reads the member's roles at t.
+func (e *env) roles(t *tenant.Tenant, id int64) []storage.Role {
+	e.t.Helper()
+	roles, err := e.store.GetRoles(e.ctx(t), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return roles
+}
+
+// confirm opens an action's confirmation page at school A, fills it with set (the roles form's
+// boxes replaced by roles, when given) and posts it, the way a browser does.
+func (b *browser) confirm(e *env, id int64, action string, roles ...storage.Role) page {
+	b.t.Helper()
+	p := b.get(e.membersURL(e.a, id, "/"+action))
+	if p.StatusCode != http.StatusOK {
+		b.t.Fatalf("confirmation page of %s: %d\n%s", action, p.StatusCode, p.body)
+	}
+	f := formWith(b.t, p.body, "csrf_token")
+	if f.action != admin.MembersPath+"/"+strconv.FormatInt(id, 10)+"/"+action {
+		b.t.Fatalf("the %s form posts to %q", action, f.action)
+	}
+	if roles != nil {
+		f.values.Del("role")
+		for _, r := range roles {
+			f.values.Add("role", string(r))
+		}
+	}
+	return b.post(resolve(e.a.Origin+admin.MembersPath, f.action), f.values)
+}
+
+// wantDone checks a POST's Post/Redirect/Get to the member's page, and that page's notice.
+func (b *browser) wantDone(e *env, r page, id int64, notice string) page {
+	b.t.Helper()
+	want := admin.MembersPath + "/" + strconv.FormatInt(id, 10) + "?done="
+	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), want) {
+		b.t.Fatalf("POST: %d Location %q, want 303 to %s...\n%s", r.StatusCode, r.Header.Get("Location"), want, r.body)
+	}
+	p := b.get(resolve(e.a.Origin, r.Header.Get("Location")))
+	if p.StatusCode != http.StatusOK || !strings.Contains(p.body, notice) {
+		b.t.Fatalf("after the POST: %d, want the notice %q\n%s", p.StatusCode, notice, p.body)
+	}
+	return p
+}
+
+// lockOut spends email's failed sign-in budget at school A (five wrong passwords).
+func (e *env) lockOut(email string) {
+	e.t.Helper()
+	for i := range login.DefaultAccountLimit.Max {
+		b := e.browser()
+		p := b.get(e.a.Origin + "/login")
+		f := formWith(e.t, p.body, "email")
+		f.values.Set("email", email)
+		f.values.Set("password", "wrong guess "+strconv.Itoa(i))
+		if r := b.post(e.a.Origin+"/login", f.values); r.StatusCode != http.StatusOK {
+			e.t.Fatalf("failed sign-in %d: %d", i, r.StatusCode)
+		}
+	}
+	b := e.browser()
+	p := b.get(e.a.Origin + "/login")
+	f := formWith(e.t, p.body, "email")
+	f.values.Set("email", email)
+	f.values.Set("password", memberPass)
+	if r := b.post(e.a.Origin+"/login", f.values); r.StatusCode != http.StatusTooManyRequests {
+		e.t.Fatalf("after the failures: %d, want 429", r.StatusCode)
+	}
+}
+
+// mailWorker sends the outbox over SMTP to a mailbox; deliver runs it and returns what arrived.
+type mailWorker struct {
+	e      *env
+	box    *mailbox.Mailbox
+	worker *mail.Worker
+	seen   int
+}
+
+func (e *env) mailbox() *mailWorker {
+	e.t.Helper()
+	box, err := mailbox.Start(mailbox.Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = box.Close() })
+	host, port, _ := net.SplitHostPort(box.Addr())
+	p, _ := strconv.Atoi(port)
+	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
+		func(int64) (string, string) { return "noreply@school.test", "School" })
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	w, err := mail.NewWorker(e.store, sender, e.secret, mail.Options{MaxAttempts: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &mailWorker{e: e, box: box, worker: w}
+}
+
+func (m *mailWorker) deliver() []mailbox.Message {
+	m.e.t.Helper()
+	for {
+		n, err := m.worker.RunOnce(m.e.t.Context())
+		if err != nil {
+			m.e.t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	msgs := m.box.Messages()
+	out := msgs[m.seen:]
+	m.seen = len(msgs)
+	return out
+}
+
+// wantEvent checks that the log of school t holds exactly one event of kind by the operator
+// actor on subject, with a detail containing detail, and returns it.
+func (e *env) wantEvent(t *tenant.Tenant, kind audit.Kind, actor, subject int64, detail string) audit.Event {
+	e.t.Helper()
+	events, err := e.store.ListSecurityEvents(e.ctx(t), audit.Filter{MemberID: subject, Kinds: []audit.Kind{kind}, Limit: audit.MaxPage})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var found []audit.Event
+	for _, ev := range events {
+		if ev.Actor == audit.ActorOperator {
+			found = append(found, ev)
+		}
+	}
+	if len(found) != 1 {
+		e.t.Fatalf("%d operator events %s about member %d at %s, want 1: %+v", len(found), kind, subject, t.Name, events)
+	}
+	ev := found[0]
+	if ev.ActorID != actor || ev.SubjectID != subject || ev.Result != audit.ResultSuccess || !strings.Contains(ev.Detail, detail) ||
+		ev.SchoolID != t.SchoolID || ev.RequestID == "" || ev.UserAgent == "" {
+		e.t.Errorf("event %s: %+v; want actor %d, subject %d, detail with %q", kind, ev, actor, subject, detail)
+	}
+	return ev
+}
+
+var linkPattern = regexp.MustCompile(`http://[a-z0-9.:]+/(?:invitation|login/reset)\?token=[A-Za-z0-9_-]+`)
+
+// The list: the school's members only, with status and roles, searchable, paged by 50.
+func TestMembersList(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn(e.a, ownerEmail)
+	list := b.get(e.membersURL(e.a, 0, ""))
+	if list.StatusCode != http.StatusOK {
+		t.Fatalf("list: %d\n%s", list.StatusCode, list.body)
+	}
+	for _, email := range []string{ownerEmail, adminEmail, lecturerEmail, studentEmail} {
+		if !strings.Contains(list.body, email) {
+			t.Errorf("the list lacks %s", email)
+		}
+	}
+	if strings.Contains(list.body, outsiderEmail) {
+		t.Error("the list shows a member of another school")
+	}
+	if !strings.Contains(list.body, "Active") || !strings.Contains(list.body, "Second factors") {
+		t.Errorf("status or factors column:\n%s", list.body)
+	}
+	// The owner's own sign-in is their last one.
+	if !strings.Contains(list.body, time.Now().UTC().Format("2 January 2006")) {
+		t.Error("the list shows no sign-in of today")
+	}
+
+	for q, want := range map[string][]string{
+		"LECTURER":                  {lecturerEmail},
+		"name of student":           {studentEmail},
+		"example.com":               {ownerEmail, adminEmail, lecturerEmail, studentEmail},
+		"outsider":                  nil,
+		"%":                         nil,
+		`<script>alert(1)</script>`: nil,
+	} {
+		r := b.get(e.membersURL(e.a, 0, "?"+url.Values{"q": {q}}.Encode()))
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("search %q: %d", q, r.StatusCode)
+		}
+		for _, email := range []string{ownerEmail, adminEmail, lecturerEmail, studentEmail, outsiderEmail} {
+			if got := strings.Contains(r.body, ">"+email+"<"); got != slices.Contains(want, email) {
+				t.Errorf("search %q: shows %s %v", q, email, got)
+			}
+		}
+		if strings.Contains(r.body, "<script>") {
+			t.Errorf("search %q is echoed unescaped", q)
+		}
+	}
+	if r := b.get(e.membersURL(e.a, 0, "?q="+strings.Repeat("x", roster.MaxSearch+1))); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("a long search: %d", r.StatusCode)
+	}
+	if r := b.get(e.membersURL(e.a, 0, "?after=junk")); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("a junk cursor: %d", r.StatusCode)
+	}
+
+	// Paging: 55 more members, 50 a page; the search is kept on the next page.
+	for i := range 55 {
+		m, err := e.store.CreateMember(t.Context(), storage.Member{Email: "many" + strconv.Itoa(i) + "@example.org", Name: "Many"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.SetRoles(e.ctx(e.a), m.ID, []storage.Role{storage.RoleStudent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := b.get(e.membersURL(e.a, 0, "?q=example.org"))
+	if n := strings.Count(first.body, `class="member-name"`); n != 50 {
+		t.Errorf("first page: %d members", n)
+	}
+	next := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(first.body)
+	if next == nil {
+		t.Fatal("no link to the next page")
+	}
+	second := b.get(resolve(e.a.Origin+admin.MembersPath, strings.ReplaceAll(next[1], "&amp;", "&")))
+	if n := strings.Count(second.body, `class="member-name"`); n != 5 || strings.Contains(second.body, `rel="next"`) {
+		t.Errorf("second page: %d members\n%s", n, second.body)
+	}
+}
+
+// Statuses: no password, invited (after the invitation action), locked.
+func TestMemberStatus(t *testing.T) {
+	e := newEnv(t)
+	box := e.mailbox()
+	b := e.signedIn(e.a, ownerEmail)
+	newbie, err := e.store.CreateMember(t.Context(), storage.Member{Email: "newbie@example.com", Name: "Newbie"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SetRoles(e.ctx(e.a), newbie.ID, []storage.Role{storage.RoleLecturer}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.get(e.membersURL(e.a, newbie.ID, ""))
+	if got := textOf(t, p.body, "member-status"); got != "No password" {
+		t.Errorf("status %q", got)
+	}
+	if strings.Contains(p.body, "/reset-link") || strings.Contains(p.body, "/unlock") {
+		t.Error("a reset link or an unlock is offered to a member without a password or a lockout")
+	}
+	if r := b.get(e.membersURL(e.a, newbie.ID, "/reset-link")); r.StatusCode != http.StatusNotFound {
+		t.Errorf("reset link for a member without a password: %d", r.StatusCode)
+	}
+
+	// The invitation: the message goes out, the member is invited, their roles unchanged.
+	b.wantDone(e, b.confirm(e, newbie.ID, admin.ActionInvite), newbie.ID, "An invitation was sent")
+	msgs := box.deliver()
+	if len(msgs) != 1 || msgs[0].To[0] != "newbie@example.com" || !strings.Contains(msgs[0].Text, "/invitation?token=") {
+		t.Fatalf("messages: %+v", msgs)
+	}
+	p = b.get(e.membersURL(e.a, newbie.ID, ""))
+	if got := textOf(t, p.body, "member-status"); !strings.HasPrefix(got, "Invited") {
+		t.Errorf("status after the invitation %q", got)
+	}
+	if got := e.roles(e.a, newbie.ID); !slices.Equal(got, []storage.Role{storage.RoleLecturer}) {
+		t.Errorf("roles after the invitation: %v", got)
+	}
+	owner := e.memberID(ownerEmail)
+	e.wantEvent(e.a, audit.KindInvitationSent, owner, newbie.ID, "")
+	if r := b.get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.StatusCode != http.StatusNotFound {
+		t.Errorf("invitation of a member with a password: %d", r.StatusCode)
+	}
+
+	// A lockout shows, is offered to be lifted, and goes.
+	student := e.memberID(studentEmail)
+	e.lockOut(studentEmail)
+	p = b.get(e.membersURL(e.a, student, ""))
+	if got := textOf(t, p.body, "member-status"); got != "Locked" || !strings.Contains(p.body, `id="action-unlock"`) {
+		t.Errorf("status of a locked member %q\n%s", got, p.body)
+	}
+	if list := b.get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.body, "status-locked") {
+		t.Error("the list does not show the lockout")
+	}
+	p = b.wantDone(e, b.confirm(e, student, admin.ActionUnlock), student, "The lockout was lifted")
+	if got := textOf(t, p.body, "member-status"); got != "Active" {
+		t.Errorf("status after the unlock %q", got)
+	}
+	e.wantEvent(e.a, audit.KindLockoutLifted, owner, student, "")
+	e.signedIn(e.a, studentEmail) // fails the test if refused
+}
+
+// Each action of an owner does what it says, to this school only.
+func TestMemberActions(t *testing.T) {
+	e := newEnv(t)
+	box := e.mailbox()
+	b := e.signedIn(e.a, ownerEmail)
+	student := e.memberID(studentEmail)
+
+	// Roles: a confirmation page with the current roles checked, then the change.
+	confirm := b.get(e.membersURL(e.a, student, "/roles"))
+	if f := formWith(t, confirm.body, "csrf_token"); !slices.Equal(f.values["role"], []string{"student"}) {
+		t.Errorf("roles form: %v", f.values)
+	}
+	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "The roles were changed")
+	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
+		t.Errorf("roles: %v", got)
+	}
+	owner := e.memberID(ownerEmail)
+	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer, student")
+	// An unchanged form records nothing more (wantEvent wants exactly one).
+	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "nothing changed")
+	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "")
+	token := csrf(t, b.get(e.membersURL(e.a, student, "/roles")).body)
+	if r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}}); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Pick at least one role") {
+		t.Errorf("no role: %d", r.StatusCode)
+	}
+	if r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"wizard"}}); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown role: %d", r.StatusCode)
+	}
+
+	// A reset link goes to the member.
+	b.wantDone(e, b.confirm(e, student, admin.ActionResetLink), student, "A password reset link was sent")
+	msgs := box.deliver()
+	if len(msgs) != 1 || msgs[0].To[0] != studentEmail || !linkPattern.MatchString(msgs[0].Text) || !strings.Contains(msgs[0].Text, "/login/reset?token=") {
+		t.Fatalf("messages: %+v", msgs)
+	}
+	if ev := e.wantEvent(e.a, audit.KindPasswordResetRequested, owner, student, ""); ev.Detail != "" {
+		t.Errorf("the event's detail %q", ev.Detail)
+	}
+
+	// Sign out everywhere: the member's sessions and grants at A end; at B they stay.
+	if err := e.store.SetRoles(e.ctx(e.b), student, []storage.Role{storage.RoleStudent}); err != nil {
+		t.Fatal(err)
+	}
+	atA, atB := e.signedIn(e.a, studentEmail), e.signedIn(e.b, studentEmail)
+	id := b.createPublic(e, "Study Buddy")
+	tr := e.tokens(id, "") // the student's grant
+	b.wantDone(e, b.confirm(e, student, admin.ActionSignOut), student, "signed out everywhere")
+	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
+		t.Errorf("the student's session at A after sign-out everywhere: %d", r.StatusCode)
+	}
+	if r := atB.get(e.b.Origin + "/account"); r.StatusCode != http.StatusOK {
+		t.Errorf("the student's session at B after sign-out everywhere at A: %d", r.StatusCode)
+	}
+	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
+		t.Errorf("the student's token after sign-out everywhere: %d", got)
+	}
+	// Two sessions: the browser's, and the one that approved the application.
+	e.wantEvent(e.a, audit.KindSignedOutEverywhere, owner, student, "2 sessions ended, 1 token pair revoked")
+	if events, _ := e.store.ListSecurityEvents(e.ctx(e.b), audit.Filter{MemberID: student, Kinds: []audit.Kind{audit.KindSignedOutEverywhere}}); len(events) != 0 {
+		t.Errorf("school B's log holds A's action: %+v", events)
+	}
+
+	// Removal: roles, sessions and grants at A go; the account and B's roles stay.
+	atA = e.signedIn(e.a, studentEmail)
+	tr = e.tokens(id, "")
+	r := b.confirm(e, student, admin.ActionRemove)
+	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != admin.MembersPath+"?done=remove" {
+		t.Fatalf("remove: %d %q", r.StatusCode, r.Header.Get("Location"))
+	}
+	if list := b.get(resolve(e.a.Origin, r.Header.Get("Location"))); !strings.Contains(list.body, "was removed") || strings.Contains(list.body, studentEmail) {
+		t.Errorf("the list after the removal:\n%s", list.body)
+	}
+	if got := e.roles(e.a, student); len(got) != 0 {
+		t.Errorf("roles at A after the removal: %v", got)
+	}
+	if got := e.roles(e.b, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
+		t.Errorf("roles at B after the removal at A: %v", got)
+	}
+	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
+		t.Errorf("the session at A after the removal: %d", r.StatusCode)
+	}
+	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
+		t.Errorf("the token after the removal: %d", got)
+	}
+	if r := b.get(e.membersURL(e.a, student, "")); r.StatusCode != http.StatusNotFound {
+		t.Errorf("the removed member's page: %d", r.StatusCode)
+	}
+	e.wantEvent(e.a, audit.KindMemberRemoved, owner, student, "lecturer, student; 2 sessions ended, 1 token pair revoked")
+}
+
+// memberRoutes are every route of the member pages for the member id, with a form token.
+func (e *env) memberRoutes(b *browser, id int64, token string) []page {
+	out := []page{b.get(e.membersURL(e.a, 0, "")), b.get(e.membersURL(e.a, id, ""))}
+	for _, a := range []string{admin.ActionRoles, admin.ActionInvite, admin.ActionResetLink, admin.ActionUnlock,
+		admin.ActionResetFactors, admin.ActionSignOut, admin.ActionRemove} {
+		out = append(out,
+			b.get(e.membersURL(e.a, id, "/"+a)),
+			b.post(e.membersURL(e.a, id, "/"+a), url.Values{"csrf_token": {token}, "role": {"owner"}}))
+	}
+	return out
+}
+
+// Students, lecturers and members of other schools get the 403 page on every route, and
+// nothing changes.
+func TestMembersOnlyOperators(t *testing.T) {
+	e := newEnv(t)
+	box := e.mailbox()
+	student := e.memberID(studentEmail)
+	for _, email := range []string{studentEmail, lecturerEmail, outsiderEmail} {
+		t.Run(email, func(t *testing.T) {
+			b := e.signedIn(e.a, email)
+			token := csrf(t, b.get(e.a.Origin+login.LogoutPath).body)
+			for _, r := range e.memberRoutes(b, student, token) {
+				if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only the owners and admins of Northwind") {
+					t.Errorf("%s %s: %d, want the 403 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+				}
+				if strings.Contains(r.body, studentEmail) && email != studentEmail {
+					t.Errorf("%s %s: the 403 page shows the member", r.Request.Method, r.Request.URL.Path)
+				}
+			}
+		})
+	}
+	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
+		t.Errorf("roles after the refusals: %v", got)
+	}
+	if msgs := box.deliver(); len(msgs) != 0 {
+		t.Errorf("mail after the refusals: %d", len(msgs))
+	}
+	// Not signed in: to the sign-in page and back.
+	r := e.browser().get(e.membersURL(e.a, student, ""))
+	want := login.LoginPath + "?return_to=" + url.QueryEscape(admin.MembersPath+"/"+strconv.FormatInt(student, 10))
+	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != want {
+		t.Errorf("not signed in: %d %q", r.StatusCode, r.Header.Get("Location"))
+	}
+	// The pages do not depend on the MCP feature: school B, without it, has them.
+	if r := e.signedIn(e.b, ownerEmail).get(e.membersURL(e.b, 0, "")); r.StatusCode != http.StatusOK || !strings.Contains(r.body, outsiderEmail) {
+		t.Errorf("list at B: %d", r.StatusCode)
+	}
+}
+
+// Another school's member, an unknown one, a malformed id and an unknown action: the 404 page,
+// on every route, and nothing changes.
+func TestMembersOtherSchoolNotFound(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn(e.a, ownerEmail)
+	token := csrf(t, b.get(e.membersURL(e.a, 0, "")).body)
+	outsider := e.memberID(outsiderEmail)
+	for _, r := range e.memberRoutes(b, outsider, token)[1:] {
+		if r.StatusCode != http.StatusNotFound || !strings.Contains(r.body, "Member not found") || strings.Contains(r.body, outsiderEmail) {
+			t.Errorf("%s %s: %d, want the 404 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+		}
+	}
+	if got := e.roles(e.b, outsider); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
+		t.Errorf("the outsider's roles at B: %v", got)
+	}
+	student := strconv.FormatInt(e.memberID(studentEmail), 10)
+	for _, path := range []string{"/999999", "/abc", "/0", "/-1", "/0" + student, "/" + student + "/nope", "/" + student + "/roles/x"} {
+		if r := b.get(e.a.Origin + admin.MembersPath + path); r.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", path, r.StatusCode)
+		}
+	}
+}
+
+// The school's last owner can be neither demoted nor removed; once someone else owns it, they
+// can.
+func TestMembersLastOwner(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn(e.a, ownerEmail)
+	owner := e.memberID(ownerEmail)
+	for _, r := range []page{
+		b.confirm(e, owner, admin.ActionRoles, storage.RoleAdmin),
+		b.confirm(e, owner, admin.ActionRemove),
+	} {
+		if r.StatusCode != http.StatusConflict || !strings.Contains(r.body, "is the last owner of Northwind") {
+			t.Errorf("%s: %d, want 409 with the sentence\n%s", r.Request.URL.Path, r.StatusCode, r.body)
+		}
+	}
+	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
+		t.Fatalf("roles of the last owner: %v", got)
+	}
+	if events, _ := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{Kinds: []audit.Kind{audit.KindRoleChanged, audit.KindMemberRemoved}}); len(events) != 0 {
+		t.Errorf("refused changes were logged: %+v", events)
+	}
+	admID := e.memberID(adminEmail)
+	b.wantDone(e, b.confirm(e, admID, admin.ActionRoles, storage.RoleOwner), admID, "The roles were changed")
+	b.wantDone(e, b.confirm(e, owner, admin.ActionRoles, storage.RoleAdmin), owner, "The roles were changed")
+	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
+		t.Errorf("roles after the demotion: %v", got)
+	}
+}
+
+// What an admin may not do: touch an owner, make an owner, reset factors, sign themself out
+// here. What they may: manage other members.
+func TestMembersAdminLimits(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn(e.a, adminEmail)
+	owner, student, self := e.memberID(ownerEmail), e.memberID(studentEmail), e.memberID(adminEmail)
+	p := b.get(e.membersURL(e.a, owner, ""))
+	if p.StatusCode != http.StatusOK || strings.Contains(p.body, "/roles") || strings.Contains(p.body, "/remove") ||
+		strings.Contains(p.body, "/sign-out") || !strings.Contains(p.body, "Only an owner can change an owner") {
+		t.Errorf("an owner's page for an admin:\n%s", p.body)
+	}
+	token := csrf(t, p.body)
+	for _, a := range []string{admin.ActionRoles, admin.ActionRemove, admin.ActionSignOut} {
+		for _, r := range []page{
+			b.get(e.membersURL(e.a, owner, "/"+a)),
+			b.post(e.membersURL(e.a, owner, "/"+a), url.Values{"csrf_token": {token}, "role": {"student"}}),
+		} {
+			if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only an owner can") {
+				t.Errorf("%s %s: %d", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+			}
+		}
+	}
+	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
+		t.Errorf("the owner's roles: %v", got)
+	}
+	// No owner box, and an owner role posted anyway is refused.
+	if f := formWith(t, b.get(e.membersURL(e.a, student, "/roles")).body, "csrf_token"); strings.Contains(b.get(e.membersURL(e.a, student, "/roles")).body, `value="owner"`) {
+		t.Errorf("the roles form offers owner to an admin: %v", f.values)
+	}
+	r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}})
+	if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only an owner can make someone an owner") {
+		t.Errorf("admin grants owner: %d", r.StatusCode)
+	}
+	if r := b.post(e.membersURL(e.a, self, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}}); r.StatusCode != http.StatusForbidden {
+		t.Errorf("admin makes themself owner: %d", r.StatusCode)
+	}
+	if r := b.get(e.membersURL(e.a, self, "/sign-out")); r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "your account page") {
+		t.Errorf("sign yourself out: %d", r.StatusCode)
+	}
+	// Other members: allowed.
+	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleAdmin), student, "The roles were changed")
+	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
+		t.Errorf("roles set by the admin: %v", got)
+	}
+}
+
+// Every POST needs the session's token; without it, 403 and the form again, nothing done.
+func TestMembersCSRF(t *testing.T) {
+	e := newEnv(t)
+	b := e.signedIn(e.a, ownerEmail)
+	student := e.memberID(studentEmail)
+	other := csrf(t, e.signedIn(e.a, adminEmail).get(e.membersURL(e.a, 0, "")).body)
+	for _, token := range []string{"", "nope", other} {
+		for _, a := range []string{admin.ActionRoles, admin.ActionResetLink, admin.ActionUnlock, admin.ActionSignOut, admin.ActionRemove} {
+			form := url.Values{"role": {"admin"}}
+			if token != "" {
+				form.Set("csrf_token", token)
+			}
+			r := b.post(e.membersURL(e.a, student, "/"+a), form)
+			if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, admin.MsgFormExpired) {
+				t.Errorf("%s with token %q: %d", a, token, r.StatusCode)
+			}
+		}
+	}
+	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
+		t.Errorf("roles: %v", got)
+	}
+}
+
+// Second factors: shown on the list and the member's page; an owner resets them (not their
+// own), an admin cannot.
+func TestMemberFactorsReset(t *testing.T) {
+	e := newEnv(t)
+	student, owner := e.memberID(studentEmail), e.memberID(ownerEmail)
+	ctx := e.ctx(e.a)
+	if err := e.store.PutPendingTOTP(ctx, student, []byte("sealed"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ConfirmTOTP(ctx, student, 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ReplaceRecoveryCodes(ctx, student, []string{"h1", "h2"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// The same member's factor at B is not A's to reset.
+	if err := e.store.SetRoles(e.ctx(e.b), student, []storage.Role{storage.RoleStudent}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.PutPendingTOTP(e.ctx(e.b), student, []byte("sealed-b"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.ConfirmTOTP(e.ctx(e.b), student, 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+
+	adm := e.signedIn(e.a, adminEmail)
+	p := adm.get(e.membersURL(e.a, student, ""))
+	if got := textOf(t, p.body, "member-factors"); got != "Authenticator app, 2 recovery codes left" {
+		t.Errorf("factors %q", got)
+	}
+	if strings.Contains(p.body, "/reset-factors") || !strings.Contains(p.body, "Only an owner can reset") {
+		t.Errorf("an admin is offered the reset:\n%s", p.body)
+	}
+	if r := adm.post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {csrf(t, p.body)}}); r.StatusCode != http.StatusForbidden {
+		t.Errorf("admin resets factors: %d", r.StatusCode)
+	}
+
+	b := e.signedIn(e.a, ownerEmail)
+	if list := b.get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.body, "Authenticator app, 2 recovery codes left") {
+		t.Error("the list does not show the factors")
+	}
+	if r := b.get(e.membersURL(e.a, owner, "/reset-factors")); r.StatusCode != http.StatusForbidden {
+		t.Errorf("an owner resets their own factors: %d", r.StatusCode)
+	}
+	p = b.wantDone(e, b.confirm(e, student, admin.ActionResetFactors), student, "second factor")
+	if got := textOf(t, p.body, "member-factors"); got != "None" || strings.Contains(p.body, "/reset-factors") {
+		t.Errorf("factors after the reset %q", got)
+	}
+	e.wantEvent(e.a, audit.KindFactorsReset, owner, student, "3 factors removed")
+	if sums, err := e.store.FactorSummaries(e.ctx(e.b), []int64{student}); err != nil || !sums[student].TOTP {
+		t.Errorf("the factor at B after A's reset: %+v, %v", sums, err)
+	}
+}

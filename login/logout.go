@@ -1,0 +1,83 @@
+package login
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// MsgLogoutExpired asks the member to confirm again after a sign-out form that failed its CSRF
+// check.
+const MsgLogoutExpired = "Please confirm again that you want to sign out."
+
+// logoutForm asks for confirmation. GET never signs anyone out: any page on the web can make a
+// browser GET a URL.
+func (h *Handler) logoutForm(w http.ResponseWriter, r *http.Request) error {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		return err
+	}
+	s, ok := h.Current(r)
+	if !ok {
+		h.renderSignedOut(w, r, t)
+		return nil
+	}
+	h.renderLogout(w, r, http.StatusOK, templates.LogoutPage{
+		School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
+	})
+	return nil
+}
+
+// logout ends the session: its row is deleted, so the token is worthless even if the browser
+// keeps the cookie, and the cookie is cleared.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	t, err := tenant.FromContext(ctx)
+	if err != nil {
+		return err
+	}
+	info := edge.FromContext(ctx)
+	if err := r.ParseForm(); err != nil {
+		return FormError(err)
+	}
+	s, err := h.Load(r)
+	if errors.Is(err, ErrNoSession) {
+		// Nothing to end; a stale cookie goes.
+		clearSessionCookie(w, secureCookies(r))
+		h.renderSignedOut(w, r, t)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !h.CheckCSRF(r, s) {
+		h.log.Info("sign-out refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.renderLogout(w, r, http.StatusForbidden, templates.LogoutPage{
+			School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
+			Message: MsgLogoutExpired,
+		})
+		return nil
+	}
+	if err := h.store.DeleteLoginSession(ctx, s.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	clearSessionCookie(w, secureCookies(r))
+	h.log.Info("signed out", "request_id", info.ID, "school_id", t.SchoolID, "member_id", s.Member.ID)
+	h.renderSignedOut(w, r, t)
+	return nil
+}
+
+func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) {
+	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error {
+		return h.tpl.SignedOut(out, templates.SignedOutPage{School: t.Name})
+	})
+}
+
+func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status int, page templates.LogoutPage) {
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
+}

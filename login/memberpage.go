@@ -1,0 +1,62 @@
+package login
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Visit is a signed-in member's request to one of their own pages: their school and session.
+type Visit struct {
+	Tenant  *tenant.Tenant
+	Session Session
+}
+
+// MemberPage serves fn to a signed-in member of the request's school, the one way every page of
+// a member's own account (account, second factors, passkeys) is guarded. Without a session a
+// GET goes to sign in and comes back; a POST goes to sign in and then to home, since its form
+// is gone. A POST's form is parsed and must carry the session's CSRF token: without it,
+// expired answers (the page again, 403, with a message) and fn does not run. What fn or
+// expired return is written by Fail.
+func (h *Handler) MemberPage(home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.serveMember(w, r, home, expired, fn); err != nil {
+			h.Fail(w, r, err)
+		}
+	})
+}
+
+func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) error {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		return err
+	}
+	post := r.Method == http.MethodPost
+	if post {
+		if err := r.ParseForm(); err != nil {
+			return FormError(err)
+		}
+	}
+	s, err := h.Load(r)
+	if errors.Is(err, ErrNoSession) {
+		if post {
+			SeeOther(w, LoginPath+"?return_to="+url.QueryEscape(home))
+		} else {
+			h.RedirectToLogin(w, r)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v := Visit{Tenant: t, Session: s}
+	if post && !h.CheckCSRF(r, s) {
+		h.log.Info("member form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+			"school_id", t.SchoolID, "path", r.URL.Path)
+		return expired(w, r, v)
+	}
+	return fn(w, r, v)
+}

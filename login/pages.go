@@ -1,0 +1,94 @@
+package login
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/templates"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// maxFormAction bounds the consent form's action: the authorization request's URI.
+const maxFormAction = maxReturnTo
+
+// ConsentView is what the authorization endpoint tells the consent page.
+type ConsentView struct {
+	ClientName string
+	// RedirectHost is the host of the redirect URI the answer goes to.
+	RedirectHost string
+	// ClientIDHost is set for a client identified by a metadata-document URL: its host is the
+	// client's only verified name, and the page shows it prominently.
+	ClientIDHost string
+	// LoopbackOnly warns that every redirect URI is a loopback address: whatever runs on the
+	// member's machine receives the code.
+	LoopbackOnly bool
+	Scopes       []scope.Scope
+	// FormAction is where the decision is POSTed: the authorization URL with its query, as a
+	// path on this origin ("/oauth/authorize?..."). The form carries csrf_token and decision
+	// ("approve" or "deny").
+	FormAction string
+}
+
+// ErrorView is an error page's text. It is shown as is: plain words for the member, never
+// debug detail (that goes to the log).
+type ErrorView struct {
+	Title, Message string
+}
+
+// RenderConsent writes the consent page for s. Consent is asked on every authorization (spec,
+// "Consent is shown on every authorization"), so the page has no "remember" option.
+func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Session, v ConsentView) {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		h.Fail(w, r, err)
+		return
+	}
+	if !localPath(v.FormAction, maxFormAction) {
+		// A programming error upstream; a form posting elsewhere must never be drawn.
+		h.log.Error("consent form action is not a path on this origin", "request_id", edge.FromContext(r.Context()).ID)
+		h.RenderError(w, r, http.StatusInternalServerError, viewInternal)
+		return
+	}
+	items := make([]templates.ScopeItem, 0, len(v.Scopes))
+	for _, sc := range v.Scopes {
+		d := sc.Description
+		if d == "" {
+			d = sc.Name
+		}
+		items = append(items, templates.ScopeItem{Name: sc.Name, Description: d})
+	}
+	page := templates.ConsentPage{
+		School:       t.Name,
+		ClientName:   v.ClientName,
+		RedirectHost: v.RedirectHost,
+		ClientIDHost: v.ClientIDHost,
+		LoopbackOnly: v.LoopbackOnly,
+		Scopes:       items,
+		MemberName:   s.Member.Name,
+		MemberEmail:  s.Member.Email,
+		FormAction:   v.FormAction,
+		CSRFToken:    h.CSRFToken(s),
+	}
+	h.WritePage(w, r, http.StatusOK, ConsentPolicy, func(out io.Writer) error { return h.tpl.Consent(out, page) })
+}
+
+// RenderError writes an error page with the given status. The page shows v and the request
+// id (so that support can find the log line) and nothing else.
+func (h *Handler) RenderError(w http.ResponseWriter, r *http.Request, status int, v ErrorView) {
+	if v.Title == "" {
+		v.Title = viewInternal.Title
+	}
+	page := templates.ErrorPage{Title: v.Title, Message: v.Message, RequestID: edge.FromContext(r.Context()).ID}
+	if t, err := tenant.FromContext(r.Context()); err == nil {
+		page.School = t.Name
+	}
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", strconv.Itoa(30))
+		}
+	}
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Error(out, page) })
+}

@@ -1,0 +1,254 @@
+package login
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
+)
+
+// Session cookie names. Over https the "__Host-" prefix makes browsers refuse the cookie unless
+// it is Secure, host-only and for Path "/", so a sibling host (another school on the same parent
+// domain) cannot plant or shadow it. Which name a request uses is secureCookies's choice.
+const (
+	SessionCookie       = "proctor_session"
+	SecureSessionCookie = "__Host-proctor_session"
+)
+
+// touchEvery is how stale LastSeenAt may be before a request writes it again: the idle timeout
+// is counted in minutes, and a write per request would cost more than it tells.
+const touchEvery = time.Minute
+
+// ErrNoSession means the request carries no valid session of its school.
+var ErrNoSession = errors.New("consent: no session")
+
+// Session is a member's valid sign-in at the request's school.
+type Session struct {
+	// ID is the session's store id (the keyed hash of the cookie's token, never the token).
+	ID string
+	// Member is the signed-in member, without PasswordHash (nothing past sign-in needs it).
+	Member storage.Member
+	// CreatedAt is when the member signed in (OpenID Connect's auth_time).
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	// AMR is how the member signed in (RFC 8176 values, package factor), for ID tokens; empty
+	// for a session older than the record of it. FactorAt is when a second factor was last
+	// entered in the session (zero: never), for step-up.
+	AMR      []string
+	FactorAt time.Time
+}
+
+// Current returns the request's session if it has a valid one. A store failure reads as "not
+// signed in" (and is logged); use Load to tell the two apart.
+func (h *Handler) Current(r *http.Request) (Session, bool) {
+	s, err := h.Load(r)
+	if err != nil {
+		if !errors.Is(err, ErrNoSession) {
+			h.log.Error("load session", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+		}
+		return Session{}, false
+	}
+	return s, true
+}
+
+// Load returns the request's session, ErrNoSession if it has no valid one, or a store error
+// (storage.ErrUnavailable and the like, wrapped). The session must belong to the request's
+// school: the store is school-scoped, so a cookie from one school's host finds nothing at
+// another's. Idle and absolute expiry are checked here, against the server's clock, whatever
+// the cookie's own lifetime; an expired session is deleted. LastSeenAt is moved forward at
+// most once a minute.
+func (h *Handler) Load(r *http.Request) (Session, error) {
+	ctx := r.Context()
+	c, err := r.Cookie(sessionCookieName(secureCookies(r)))
+	if err != nil || !WellFormedToken(c.Value) {
+		return Session{}, ErrNoSession
+	}
+	id := h.sessionID(c.Value)
+	ls, m, err := h.store.GetLoginSession(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Session{}, ErrNoSession
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("consent: get session: %w", err)
+	}
+	now := h.now()
+	if !now.Before(ls.ExpiresAt) || now.Sub(ls.CreatedAt) >= h.absolute || now.Sub(ls.LastSeenAt) >= h.idle {
+		h.deleteSession(ctx, id)
+		return Session{}, ErrNoSession
+	}
+	if now.Sub(ls.LastSeenAt) >= touchEvery {
+		if err := h.store.TouchLoginSession(ctx, id, now); err != nil {
+			// The session is still valid; the next request tries again.
+			h.log.Warn("touch session", "request_id", edge.FromContext(ctx).ID, "err", err)
+		} else {
+			ls.LastSeenAt = now
+		}
+	}
+	m.PasswordHash = ""
+	return Session{ID: id, Member: m, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
+		AMR: ls.AMR, FactorAt: ls.FactorAt}, nil
+}
+
+// RedirectToLogin sends the browser to the sign-in page, which returns it to this request's
+// URI afterwards.
+func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
+	loc := LoginPath
+	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
+		loc += "?return_to=" + url.QueryEscape(rt)
+	}
+	SeeOther(w, loc)
+}
+
+// StartSession signs m in with a password alone: a fresh token (never one the browser brought, so
+// a planted cookie cannot become a session), its hash stored, the token in the cookie. A session
+// this browser already held at the school is ended. A member who may have a second factor is
+// signed in with SignIn instead.
+func (h *Handler) StartSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member) error {
+	return h.startSession(ctx, w, r, m, []string{factor.AMRPassword}, time.Time{})
+}
+
+// StartSessionWith signs m in like StartSession, with the methods they signed in with (RFC 8176
+// values) and when a second factor was entered (zero: none): a passwordless sign-in with a
+// passkey (package passkey).
+func (h *Handler) StartSessionWith(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member, amr []string, factorAt time.Time) error {
+	return h.startSession(ctx, w, r, m, amr, factorAt)
+}
+
+// startSession is StartSession with the methods the member signed in with and when a second
+// factor was entered (zero: none).
+func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, m storage.Member, amr []string, factorAt time.Time) error {
+	secure := secureCookies(r)
+	if c, err := r.Cookie(sessionCookieName(secure)); err == nil && WellFormedToken(c.Value) {
+		h.deleteSession(ctx, h.sessionID(c.Value))
+	}
+	token := NewToken()
+	now := h.now()
+	ls := storage.LoginSession{
+		ID:         h.sessionID(token),
+		MemberID:   m.ID,
+		CreatedAt:  now,
+		LastSeenAt: now,
+		ExpiresAt:  now.Add(h.absolute),
+		UserAgent:  sessionUserAgent(r.UserAgent()),
+		AMR:        amr,
+		FactorAt:   factorAt,
+	}
+	if addr := edge.FromContext(ctx).ClientAddr; addr.IsValid() {
+		ls.ClientAddr = addr.String()
+	}
+	if err := h.store.CreateLoginSession(ctx, ls); err != nil {
+		return fmt.Errorf("consent: create session: %w", err)
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     sessionCookieName(secure),
+		Value:    token,
+		Path:     "/",
+		MaxAge:   int(h.absolute / time.Second),
+		HttpOnly: true,
+		Secure:   secure,
+		SameSite: http.SameSiteLaxMode, // sent on the top-level GET a client's link to /oauth/authorize makes
+	})
+	return nil
+}
+
+// maxUserAgent bounds the User-Agent a session keeps, in bytes: enough for any real browser's,
+// while a client sending kilobytes cannot make every session row that large.
+const maxUserAgent = 512
+
+// sessionUserAgent is the User-Agent as a session keeps it for the member's list of sessions:
+// control characters (and invalid UTF-8) dropped, so the text is safe to show and to log, and
+// cut to maxUserAgent bytes without splitting a character.
+func sessionUserAgent(ua string) string {
+	var b strings.Builder
+	for _, c := range ua {
+		if c == utf8.RuneError || unicode.IsControl(c) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(c) > maxUserAgent {
+			break
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// clearSessionCookie tells the browser to drop the session cookie.
+func clearSessionCookie(w http.ResponseWriter, secure bool) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookieName(secure), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// deleteSession removes a session row, logging rather than failing: callers are already on
+// their way to treating the session as gone.
+func (h *Handler) deleteSession(ctx context.Context, id string) {
+	if err := h.store.DeleteLoginSession(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		h.log.Warn("delete session", "request_id", edge.FromContext(ctx).ID, "err", err)
+	}
+}
+
+// secureCookies reports whether r's cookies are the Secure, "__Host-" ones. At a school whose
+// base_url is https they always are, whatever scheme the request says it came by: such a school
+// is served over https only (package server), and an un-prefixed cookie presented to it could
+// have been planted by a sibling host or over plain http, so it is neither read nor set.
+// Elsewhere (a loopback http school) they are when the request came over https.
+func secureCookies(r *http.Request) bool {
+	if t, err := tenant.FromContext(r.Context()); err == nil && t.HTTPS() {
+		return true
+	}
+	return edge.FromContext(r.Context()).Secure
+}
+
+func sessionCookieName(secure bool) string {
+	if secure {
+		return SecureSessionCookie
+	}
+	return SessionCookie
+}
+
+// sessionID is the store id of a session token: HMAC-SHA256 under a key derived from the
+// system secret, so that a leaked table holds nothing a browser could present.
+func (h *Handler) sessionID(token string) string {
+	mac := hmac.New(sha256.New, h.sessionKey)
+	mac.Write([]byte(token))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+const tokenBytes = 32 // 256 bits
+
+// NewToken returns 256 random bits, base64url-encoded without padding: session and CSRF cookie
+// values here, one-time link tokens in package account.
+func NewToken() string {
+	b := make([]byte, tokenBytes)
+	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// WellFormedToken reports whether s could be a token of NewToken, so that junk is never hashed
+// or looked up.
+func WellFormedToken(s string) bool {
+	if len(s) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
+		return false
+	}
+	// The decoder skips '\r' and '\n', so the length of what it decodes is checked too.
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == tokenBytes
+}
