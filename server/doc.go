@@ -7,7 +7,7 @@
 //	GET  /.well-known/openid-configuration            discovery
 //	GET  /.well-known/oauth-protected-resource[/...]  discovery
 //	GET  /.well-known/jwks.json, /auth.md, /llms.txt, /pricing.md, /openapi.json
-//	     /login, /logout, /assets/*                      consent (sign-in pages)
+//	     /login, /logout, /assets/*                      login (sign-in pages)
 //	     /admin/developers/oauth-applications/*          admin (operator pages)
 //	     /oauth/authorize, /api/oauth/*                  authz
 //	POST /member/graphql                                 resource/graphql
