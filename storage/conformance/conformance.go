@@ -73,6 +73,7 @@ func RunIdentityTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"Roles", testRoles},
 		{"ListSchoolMembers", testListSchoolMembers},
 		{"ListMemberSchools", testListMemberSchools},
+		{"RolesNoTenant", testRolesNoTenant},
 		{"Clients", testClients},
 		{"ListClients", testListClients},
 		{"UpdateClient", testUpdateClient},
