@@ -47,7 +47,7 @@ const ConsentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' data
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store storage.Store
+	Store Store
 	// Secret keys the session-id hash and the CSRF tokens (each through a key derived for it).
 	Secret    config.Secret
 	Templates *templates.Set
@@ -93,7 +93,7 @@ type Deps struct {
 // authorization endpoint uses.
 type Handler struct {
 	audit                                   *audit.Recorder
-	store                                   storage.Store
+	store                                   Store
 	tpl                                     *templates.Set
 	log                                     *slog.Logger
 	now                                     func() time.Time

@@ -109,7 +109,7 @@ func TestLoginImportedHashWrongPassword(t *testing.T) {
 // racingStore changes the member's hash between the sign-in's check and its rehash, as a
 // password change in another request would, or fails the rehash's update outright.
 type racingStore struct {
-	storage.Store
+	Store
 	changeTo string
 	fail     bool
 	updates  sync.Mutex

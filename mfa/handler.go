@@ -43,11 +43,19 @@ const (
 // passwordBudget bounds current-password checks of the pages per member.
 var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
+// Members is what the pages read of the identity store: the member's roles at the school
+// (whether the school requires a second factor of them) and their password hash (the
+// current-password check).
+type Members interface {
+	GetRoles(ctx context.Context, memberID int64) ([]storage.Role, error)
+	GetMember(ctx context.Context, id int64) (storage.Member, error)
+}
+
 // Deps are what the handler is built from.
 type Deps struct {
 	Service *Service
 	// Members reads a member's password hash for the current-password check.
-	Members   storage.Members
+	Members   Members
 	Consent   *login.Handler
 	Templates *templates.Set
 	// Limiter counts wrong current passwords (nil: a login.MemoryLimiter).
@@ -60,7 +68,7 @@ type Deps struct {
 // Handler serves the member's second-factor pages.
 type Handler struct {
 	svc     *Service
-	members storage.Members
+	members Members
 	consent *login.Handler
 	tpl     *templates.Set
 	limiter login.Limiter

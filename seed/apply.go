@@ -41,7 +41,7 @@ const hashWorkers = 4
 // The import is idempotent: records are upserted by natural key, and a plain password whose
 // member already has a hash of it (made with the same Params) keeps that hash, so applying the
 // same fixture twice changes nothing.
-func (f *Fixture) Apply(ctx context.Context, st storage.Store, opts Options) (storage.ImportStats, error) {
+func (f *Fixture) Apply(ctx context.Context, st Store, opts Options) (storage.ImportStats, error) {
 	if errs := f.Validate(); len(errs) > 0 {
 		return nil, errs
 	}
@@ -104,7 +104,7 @@ func (f *Fixture) Apply(ctx context.Context, st storage.Store, opts Options) (st
 
 // hashPasswords returns a copy of the members with every plain password replaced by its hash,
 // so that the Fixture itself is left as loaded and can be applied again.
-func (f *Fixture) hashPasswords(ctx context.Context, st storage.Store, p password.Params, tick func()) ([]storage.MemberSeed, error) {
+func (f *Fixture) hashPasswords(ctx context.Context, st Store, p password.Params, tick func()) ([]storage.MemberSeed, error) {
 	members := slices.Clone(f.Data.Members)
 	jobs := make(chan int)
 	errs := make([]error, len(members))
@@ -149,7 +149,7 @@ feed:
 // hashMember replaces m.Password by a hash. If the member already exists with a hash of that
 // password made with the same parameters, that hash is kept: re-applying a fixture then leaves
 // the row untouched, and a changed Params still re-hashes.
-func hashMember(ctx context.Context, st storage.Store, m *storage.MemberSeed, p password.Params) error {
+func hashMember(ctx context.Context, st Store, m *storage.MemberSeed, p password.Params) error {
 	existing, err := st.GetMemberByEmail(ctx, m.Email)
 	switch {
 	case err == nil && strings.HasPrefix(existing.PasswordHash, phcPrefix(p)) && password.Verify(m.Password, existing.PasswordHash) == nil:
@@ -174,7 +174,7 @@ func phcPrefix(p password.Params) string {
 
 // ApplyFile loads, validates and applies the fixture at path: what `proctor seed` does, for
 // callers that need no progress between the steps. Errors located in the file are Errors.
-func ApplyFile(ctx context.Context, st storage.Store, path string, opts Options) (storage.ImportStats, error) {
+func ApplyFile(ctx context.Context, st Store, path string, opts Options) (storage.ImportStats, error) {
 	r, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -1,5 +1,8 @@
-// Package storage defines Proctor's domain storage: the Store interface, the value types it
-// reads and writes, and the sentinel errors every backend returns.
+// Package storage defines Proctor's domain storage: the identity provider's store
+// (IdentityStore) and the school-data store (SchoolDataStore), the small interfaces they are
+// composed of and consumers pick from, the value types they read and write, and the sentinel
+// errors every backend returns. Store, both stores with a lifecycle, is what the composition
+// root opens and the conformance suites check.
 //
 // Scoping. School data (courses, enrollments, payments, clients, tokens ...) is always read
 // and written for the school carried by the context (tenant.FromContext); a call whose context

@@ -2,13 +2,44 @@ package storage
 
 import "context"
 
-// Store is the whole of Proctor's persistence. Methods marked "school-scoped" act on the school
-// carried by ctx and fail with tenant.ErrNoTenant without one; the others say what they act on.
-// Every method returns ErrNotFound, ErrAlreadyExists or ErrUnavailable (wrapped) where those
-// apply, and never a driver error a caller would have to recognise.
-type Store interface {
-	Schools
+// Proctor keeps two kinds of state, and storage names each as a store of its own:
+//
+//   - IdentityStore is the identity provider's: who the members are and what they may do at a
+//     school, the OAuth clients, the grants and token pairs issued to them, the signing keys and
+//     the login sessions. The account state beside it (one-time links, security events, second
+//     factors, rosters, the mail outbox) is declared by the leaf packages that use it
+//     (account/accountstore, audit, factor, roster, mail) and implemented by the same backend;
+//     storage cannot name it without importing them.
+//   - SchoolDataStore is the school's own data: its row and settings, the catalogue and
+//     curricula, members' progress, payments and notifications, the operators' content, and
+//     the import that fills them.
+//
+// Both are composites for a backend to implement and for its conformance suite to check. A
+// consumer never takes one whole: it declares the few methods it calls, in its own package, or
+// takes one of the small named interfaces below (Members, Clients, Catalog ...). One backend
+// implements both over one database, so that a transaction begun through one (BeginTx) carries
+// the other's calls, and an import writes members and school data in one transaction.
+
+// IdentityStore is the identity provider's state (see above). Its methods fail with
+// ErrNotFound, ErrAlreadyExists or ErrUnavailable (wrapped) where those apply.
+type IdentityStore interface {
 	Members
+	Clients
+	Grants
+	SigningKeys
+	LoginSessions
+	Transactions
+	Purger
+}
+
+// SchoolDataStore is the school's own data (see above).
+//
+// Schools belongs here: the school row carries what operators edit (settings and appearance),
+// while the identity provider knows a school only as the id in the context. The row must exist
+// before either store writes for the school; the composition root syncs every configured
+// school at start-up (SyncSchool) before anything is served.
+type SchoolDataStore interface {
+	Schools
 	Courses
 	Progress
 	MemberData
@@ -16,12 +47,17 @@ type Store interface {
 	Catalog
 	Reports
 	Importer
-	Clients
-	Grants
-	SigningKeys
-	LoginSessions
-	Transactions
-	Purger
+}
+
+// Store is a whole backend: both stores over one database, with its lifecycle. Only the
+// composition root (server, cmd/proctor), which builds every consumer from one backend, and the
+// conformance suite hold it. Methods marked "school-scoped" act on the school carried by ctx and
+// fail with tenant.ErrNoTenant without one; the others say what they act on. Every method
+// returns ErrNotFound, ErrAlreadyExists or ErrUnavailable (wrapped) where those apply, and
+// never a driver error a caller would have to recognise.
+type Store interface {
+	IdentityStore
+	SchoolDataStore
 
 	// Ping checks that the database answers (the internal listener's /readyz).
 	Ping(ctx context.Context) error

@@ -1,5 +1,7 @@
-// Package conformance is the test suite every storage.Store backend must pass: RunTests, called
-// from a backend's own tests with a function that returns a fresh, migrated, empty store.
+// Package conformance holds the two test suites every storage.Store backend must pass, one for
+// each of its stores: RunIdentityTests (storage.IdentityStore and the account state declared
+// beside it) and RunSchoolDataTests (storage.SchoolDataStore), each called from a backend's own
+// tests with a function that returns a fresh, migrated, empty store.
 //
 // It owns the behaviour the storage package documents but cannot enforce by types: ErrNotFound
 // and ErrAlreadyExists where they apply, tenant.ErrNoTenant for school-scoped calls without a

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/tenant"
 )
 
 func testCreateAndGetMember(t *testing.T, s storage.Store) {
@@ -246,5 +247,29 @@ func testListMemberSchools(t *testing.T, s storage.Store) {
 	must(t, "ListMemberSchools", err)
 	if len(got) != 0 {
 		t.Errorf("schools of a member without roles: %v", got)
+	}
+}
+
+// testRolesNoTenant calls the school-scoped member methods without a tenant.
+func testRolesNoTenant(t *testing.T, s storage.Store) {
+	ctxA, _ := syncSchools(t, s)
+	mustImport(t, s, ctxA, FullSchoolData())
+	ada, err := s.GetMemberByEmail(ctxA, "ada@example.test")
+	must(t, "GetMemberByEmail", err)
+	ctx := t.Context()
+
+	calls := map[string]func() error{
+		"SetRoles":          func() error { return s.SetRoles(ctx, ada.ID, []storage.Role{storage.RoleStudent}) },
+		"GetRoles":          func() error { _, err := s.GetRoles(ctx, ada.ID); return err },
+		"ListSchoolMembers": func() error { _, _, err := s.ListSchoolMembers(ctx, storage.Page{}); return err },
+	}
+	for name, call := range calls {
+		wantErr(t, name, call(), tenant.ErrNoTenant)
+	}
+	// The refused SetRoles changed nothing.
+	roles, err := s.GetRoles(ctxA, ada.ID)
+	must(t, "GetRoles", err)
+	if !slices.Equal(roles, []storage.Role{storage.RoleOwner, storage.RoleStudent}) {
+		t.Errorf("roles after SetRoles without tenant: %v", roles)
 	}
 }

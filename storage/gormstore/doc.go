@@ -1,6 +1,13 @@
 // Package gormstore is the storage.Store backend on gorm, for SQLite (the embedded default,
 // through the pure-Go glebarez driver) and PostgreSQL (production, through pgx).
 //
+// Two stores, one value. A Store implements both storage.IdentityStore and
+// storage.SchoolDataStore over one database, and hands out no separate value for either: the
+// two share its connections and its transactions (a transaction BeginTx puts into the context
+// carries both stores' calls, and ImportSchoolData writes members and school data at once), so
+// a value per store would be the same handle under another name. Consumers see one or the other
+// because each declares the few methods it calls.
+//
 // It owns the database schema: versioned SQL migrations (migrations/NNN_name.sql, written once in
 // PostgreSQL and translated to SQLite by migrate.go), the unexported gorm row structs that mirror
 // them (models.go), and the mapping of driver errors onto storage's sentinels (errors.go). No gorm

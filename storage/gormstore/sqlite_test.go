@@ -7,6 +7,10 @@ import (
 	"github.com/proctorhq/proctor/storage/conformance"
 )
 
-func TestSQLite(t *testing.T) {
-	conformance.RunTests(t, func(t *testing.T) storage.Store { return newSQLiteStore(t) })
+func TestSQLiteIdentity(t *testing.T) {
+	conformance.RunIdentityTests(t, func(t *testing.T) storage.Store { return newSQLiteStore(t) })
+}
+
+func TestSQLiteSchoolData(t *testing.T) {
+	conformance.RunSchoolDataTests(t, func(t *testing.T) storage.Store { return newSQLiteStore(t) })
 }
