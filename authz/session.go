@@ -48,3 +48,12 @@ func (s *Session) Clone() fosite.Session {
 	}
 	return c
 }
+
+// amr is how the member signed in (the ID token's amr), which the pair records for the resource
+// servers.
+func (s *Session) amr() []string {
+	if s.DefaultSession == nil || s.Claims == nil {
+		return nil
+	}
+	return s.Claims.AuthenticationMethodsReferences
+}

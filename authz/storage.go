@@ -284,6 +284,8 @@ func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 		RequestedAt:     s.now(),
 		AccessExpiresAt: sess.GetExpiresAt(fosite.AccessToken),
 		ReplacesPairID:  txStateOf(ctx).replacedPairID,
+		SchoolID:        sess.SchoolID,
+		AMR:             sess.amr(),
 	})
 	return err
 }
