@@ -36,7 +36,7 @@ func (e *ClientError) Unwrap() error { return e.Err }
 //     audience; nothing is stored per registration, docs/decisions.md);
 //   - anything else: a client stored for the school (member clients, created by operators).
 type clientSource struct {
-	store        storage.Store
+	store        clientReader
 	integrations []config.Integration
 	documents    MetadataDocuments
 }

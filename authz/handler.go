@@ -16,7 +16,6 @@ import (
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 )
 
 // Paths of the authorization server's endpoints (spec, Authorization server table).
@@ -31,7 +30,7 @@ const (
 
 // Deps are the authorization server's dependencies.
 type Deps struct {
-	Store    storage.Store
+	Store    Store
 	Secret   config.Secret
 	Consent  *login.Handler
 	Keys     *keys.Manager
@@ -49,7 +48,7 @@ type Deps struct {
 
 // Handler serves the authorization server's endpoints.
 type Handler struct {
-	store    storage.Store
+	store    endpointStore
 	consent  *login.Handler
 	verifier resource.Verifier
 	log      *slog.Logger
@@ -77,7 +76,7 @@ func New(d Deps) *Handler {
 	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
-	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
+	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{
 		store:    d.Store,
 		consent:  d.Consent,

@@ -22,7 +22,7 @@ import (
 // authorization: RFC 7009 asks that revoking a refresh token also invalidate the access tokens
 // of the same grant, and a user who revokes expects the whole session of that app to end.
 type revocation struct {
-	store storage.Store
+	store pairRevoker
 	hmac  *hmac.HMACStrategy
 	now   func() time.Time
 }

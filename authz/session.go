@@ -20,6 +20,11 @@ type Session struct {
 	// Resource is the value of `resource` sent at /oauth/authorize, byte for byte; the token
 	// request must repeat it (RFC 8707 section 2.2).
 	Resource string `json:"resource"`
+
+	// pairID is the stored token pair the session was read from (0: read from an authorization
+	// code). It is not stored: it says, for the refresh fosite is running, which pair the new
+	// one replaces (refresh.go).
+	pairID int64
 }
 
 var _ fosite.Session = (*Session)(nil)
@@ -33,7 +38,8 @@ func newSession() *Session {
 }
 
 // Clone deep-copies the session. fosite clones sessions on refresh; the embedded type's Clone
-// would return a bare DefaultSession and drop our fields, so a JSON round trip copies all.
+// would return a bare DefaultSession and drop our fields, so a JSON round trip copies all those
+// stored, and pairID is copied by hand.
 func (s *Session) Clone() fosite.Session {
 	if s == nil {
 		return nil
@@ -46,5 +52,15 @@ func (s *Session) Clone() fosite.Session {
 	if err := json.Unmarshal(b, c); err != nil {
 		return nil
 	}
+	c.pairID = s.pairID
 	return c
+}
+
+// amr is how the member signed in (the ID token's amr), which the pair records for the resource
+// servers.
+func (s *Session) amr() []string {
+	if s.DefaultSession == nil || s.Claims == nil {
+		return nil
+	}
+	return s.Claims.AuthenticationMethodsReferences
 }

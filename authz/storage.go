@@ -19,12 +19,14 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// fositeStore maps fosite's narrow storage interfaces onto storage.Store. Codes and tokens are
-// stored by their HMAC signatures only (fosite hands us signatures, never the raw values),
+// fositeStore maps fosite's narrow storage interfaces onto the store's grants. Codes and tokens
+// are stored by their HMAC signatures only (fosite hands us signatures, never the raw values),
 // except for the OpenID Connect session, which fosite keys by the raw code: that key is hashed
-// here before it reaches the database.
+// here before it reaches the database. The refresh grant's part (rotation, reuse) is in
+// refresh.go.
 type fositeStore struct {
-	store     storage.Store
+	grants    grantStore
+	tx        transactions
 	clients   *clientSource
 	now       func() time.Time
 	signature func(ctx context.Context, code string) string
@@ -156,7 +158,7 @@ func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature 
 	if err != nil {
 		return err
 	}
-	return s.store.CreateAuthorizationCode(ctx, storage.AuthorizationCode{
+	return s.grants.CreateAuthorizationCode(ctx, storage.AuthorizationCode{
 		Signature:   signature,
 		RequestID:   r.GetID(),
 		ClientID:    r.GetClient().GetID(),
@@ -172,7 +174,7 @@ func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature 
 // ErrInvalidatedAuthorizeCode, so that fosite revokes what its first use issued (RFC 6749
 // section 4.1.2).
 func (s *fositeStore) GetAuthorizeCodeSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
-	c, err := s.store.GetAuthorizationCode(ctx, signature)
+	c, err := s.grants.GetAuthorizationCode(ctx, signature)
 	if err != nil {
 		return nil, fositeErr(err)
 	}
@@ -189,7 +191,7 @@ func (s *fositeStore) GetAuthorizeCodeSession(ctx context.Context, signature str
 // InvalidateAuthorizeCodeSession is atomic: of two concurrent exchanges of one code only one
 // gets past here; the other sees ErrInvalidatedAuthorizeCode (answered invalid_grant).
 func (s *fositeStore) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
-	err := s.store.InvalidateAuthorizationCode(ctx, signature)
+	err := s.grants.InvalidateAuthorizationCode(ctx, signature)
 	if errors.Is(err, storage.ErrNotFound) {
 		return fosite.ErrInvalidatedAuthorizeCode
 	}
@@ -207,13 +209,13 @@ func (s *fositeStore) createGrantSession(ctx context.Context, kind storage.Sessi
 	if exp.IsZero() {
 		exp = s.now().Add(time.Hour)
 	}
-	return s.store.CreateGrantSession(ctx, kind, storage.GrantSession{
+	return s.grants.CreateGrantSession(ctx, kind, storage.GrantSession{
 		Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp,
 	})
 }
 
 func (s *fositeStore) getGrantSession(ctx context.Context, kind storage.SessionKind, signature string, session fosite.Session) (fosite.Requester, error) {
-	g, err := s.store.GetGrantSession(ctx, kind, signature)
+	g, err := s.grants.GetGrantSession(ctx, kind, signature)
 	if err != nil {
 		return nil, fositeErr(err)
 	}
@@ -234,7 +236,7 @@ func (s *fositeStore) DeletePKCERequestSession(ctx context.Context, signature st
 // of one code, the loser may find it gone, and must then fail at the code's atomic
 // invalidation (invalid_grant), not here with a server error.
 func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error {
-	err := s.store.DeleteGrantSession(ctx, kind, signature)
+	err := s.grants.DeleteGrantSession(ctx, kind, signature)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
@@ -250,7 +252,7 @@ func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code strin
 // after the code was spent in a committed transaction, so nothing can need it again: a failed
 // exchange cannot be retried with the same code.
 func (s *fositeStore) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
-	g, err := s.store.TakeGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
+	g, err := s.grants.TakeGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
 	if errors.Is(err, storage.ErrNotFound) {
 		// fosite's OpenID Connect handler treats this error as "no openid scope was granted".
 		return nil, openid.ErrNoSessionFound
@@ -273,7 +275,7 @@ func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 	if err != nil {
 		return err
 	}
-	_, err = s.store.CreateTokenPair(ctx, storage.TokenPair{
+	_, err = s.grants.CreateTokenPair(ctx, storage.TokenPair{
 		RequestID:       r.GetID(),
 		ClientID:        r.GetClient().GetID(),
 		MemberID:        sess.MemberID,
@@ -283,27 +285,24 @@ func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 		Data:            data,
 		RequestedAt:     s.now(),
 		AccessExpiresAt: sess.GetExpiresAt(fosite.AccessToken),
-		ReplacesPairID:  txStateOf(ctx).replacedPairID,
+		ReplacesPairID:  replacedPair(sess),
+		SchoolID:        sess.SchoolID,
+		AMR:             sess.amr(),
 	})
 	return err
 }
 
-func (s *fositeStore) CreateRefreshTokenSession(ctx context.Context, signature, accessSignature string, r fosite.Requester) error {
-	var exp *time.Time
-	if t := r.GetSession().GetExpiresAt(fosite.RefreshToken); !t.IsZero() {
-		exp = &t
-	}
-	return s.store.SetRefreshToken(ctx, accessSignature, signature, exp)
-}
-
 func (s *fositeStore) getPair(ctx context.Context, kind storage.TokenKind, signature string, session fosite.Session) (fosite.Requester, error) {
-	p, err := s.store.GetTokenPair(ctx, kind, signature)
+	p, err := s.grants.GetTokenPair(ctx, kind, signature)
 	if err != nil {
 		return nil, fositeErr(err)
 	}
 	r, err := s.unmarshalRequest(ctx, p.Data, session)
 	if err != nil {
 		return nil, err
+	}
+	if sess, ok := r.GetSession().(*Session); ok {
+		sess.pairID = p.ID // what a refresh of this pair replaces (refresh.go)
 	}
 	if p.RevokedAt != nil {
 		// For a refresh token this makes fosite treat the request as reuse and revoke the
@@ -317,18 +316,14 @@ func (s *fositeStore) GetAccessTokenSession(ctx context.Context, signature strin
 	return s.getPair(ctx, storage.AccessToken, signature, session)
 }
 
-func (s *fositeStore) GetRefreshTokenSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
-	return s.getPair(ctx, storage.RefreshToken, signature, session)
-}
-
 // deletePair is what fosite calls "deleting" a token: it only does so on the way to revoking the
 // token's grant, so the pair is revoked (its row is kept to recognise a replay).
 func (s *fositeStore) deletePair(ctx context.Context, kind storage.TokenKind, signature string) error {
-	p, err := s.store.GetTokenPair(ctx, kind, signature)
+	p, err := s.grants.GetTokenPair(ctx, kind, signature)
 	if err != nil {
 		return fositeErr(err)
 	}
-	_, err = s.store.RevokeGrant(ctx, p.RequestID, s.now())
+	_, err = s.grants.RevokeGrant(ctx, p.RequestID, s.now())
 	return err
 }
 
@@ -336,76 +331,23 @@ func (s *fositeStore) DeleteAccessTokenSession(ctx context.Context, signature st
 	return s.deletePair(ctx, storage.AccessToken, signature)
 }
 
-// DeleteRefreshTokenSession is called by fosite only when it detects the reuse of a refresh
-// token (a revoked pair's, above), inside the transaction that revokes the grant: the event
-// commits with the revocation.
-func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
-	p, err := s.store.GetTokenPair(ctx, storage.RefreshToken, signature)
-	if err != nil {
-		return fositeErr(err)
-	}
-	if _, err := s.store.RevokeGrant(ctx, p.RequestID, s.now()); err != nil {
-		return err
-	}
-	return s.audit.Record(ctx, audit.Event{
-		Kind: audit.KindGrantRevoked, At: s.now(), Actor: audit.ActorSystem, SubjectID: p.MemberID,
-		ClientID: p.ClientID, Scopes: p.Scopes, Detail: "reuse_detected",
-	})
-}
-
-// RotateRefreshToken runs inside the refresh transaction. It revokes nothing (spec: the old
-// pair stays live until the new access token is first used); it locks the grant so that a
-// concurrent revocation is ordered against this refresh, re-checks the old pair under that
-// lock, and notes which pair the new one replaces.
-func (s *fositeStore) RotateRefreshToken(ctx context.Context, requestID, refreshSignature string) error {
-	if err := s.store.LockGrant(ctx, requestID); err != nil {
-		return err
-	}
-	p, err := s.store.GetTokenPair(ctx, storage.RefreshToken, refreshSignature)
-	if err != nil {
-		return fositeErr(err)
-	}
-	if p.RevokedAt != nil {
-		return fosite.ErrInactiveToken
-	}
-	txStateOf(ctx).replacedPairID = p.ID
-	return nil
-}
-
-func (s *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	_, err := s.store.RevokeGrant(ctx, requestID, s.now())
-	return err
-}
-
 func (s *fositeStore) RevokeAccessToken(ctx context.Context, requestID string) error {
-	_, err := s.store.RevokeGrant(ctx, requestID, s.now())
+	_, err := s.grants.RevokeGrant(ctx, requestID, s.now())
 	return err
 }
 
 // ---- transactions ----
 
-// txState is what one fosite transaction remembers between storage calls: the pair a refresh
-// replaces (RotateRefreshToken learns it, CreateAccessTokenSession records it).
-type txState struct {
-	replacedPairID int64
+// transactions are what fosite's storage.Transactional asks for: the code exchange, a refresh
+// and the revocation of a reused refresh token each run in one transaction, which travels in the
+// context to every adapter call made with it. Only the adapter opens them; the endpoints write in
+// single store calls.
+type transactions interface {
+	BeginTx(ctx context.Context) (context.Context, error)
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
 }
 
-type txStateKey struct{}
-
-func txStateOf(ctx context.Context) *txState {
-	if st, ok := ctx.Value(txStateKey{}).(*txState); ok {
-		return st
-	}
-	return &txState{}
-}
-
-func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) {
-	ctx, err := s.store.BeginTx(ctx)
-	if err != nil {
-		return ctx, err
-	}
-	return context.WithValue(ctx, txStateKey{}, &txState{}), nil
-}
-
-func (s *fositeStore) Commit(ctx context.Context) error   { return s.store.Commit(ctx) }
-func (s *fositeStore) Rollback(ctx context.Context) error { return s.store.Rollback(ctx) }
+func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) { return s.tx.BeginTx(ctx) }
+func (s *fositeStore) Commit(ctx context.Context) error                     { return s.tx.Commit(ctx) }
+func (s *fositeStore) Rollback(ctx context.Context) error                   { return s.tx.Rollback(ctx) }

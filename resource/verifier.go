@@ -2,7 +2,6 @@ package resource
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,7 +39,7 @@ type Grant struct {
 	ExpiresAt time.Time
 	IssuedAt  time.Time
 	// AMR is how the member had signed in when the grant was made (RFC 8176 values), from the
-	// session stored with the token pair; empty from a RemoteVerifier or for an older grant.
+	// token pair; empty from a RemoteVerifier or for an older grant.
 	AMR []string
 }
 
@@ -59,16 +58,23 @@ type Verifier interface {
 	Verify(ctx context.Context, token string) (Grant, error)
 }
 
+// PairStore is what a StoreVerifier reads and writes: the pair of a presented access token, and
+// the step of refresh rotation that a pair's first use takes.
+type PairStore interface {
+	GetTokenPair(ctx context.Context, kind storage.TokenKind, signature string) (storage.TokenPair, error)
+	RetireReplaced(ctx context.Context, pairID int64, at time.Time) (first bool, err error)
+}
+
 // StoreVerifier verifies tokens against the shared store.
 type StoreVerifier struct {
-	store storage.Store
+	store PairStore
 	hmac  *hmac.HMACStrategy
 	now   func() time.Time
 }
 
 // NewStoreVerifier returns a verifier keyed with the token HMAC key
 // (config.Secret.Derive("token hmac"), the key the authorization server signs tokens with).
-func NewStoreVerifier(st storage.Store, hmacKey []byte, now func() time.Time) *StoreVerifier {
+func NewStoreVerifier(st PairStore, hmacKey []byte, now func() time.Time) *StoreVerifier {
 	if now == nil {
 		now = time.Now
 	}
@@ -104,16 +110,15 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 	if p.RevokedAt != nil || !p.AccessExpiresAt.After(now) || !boundTo(t, p.Resource) {
 		return Grant{}, ErrInvalidToken
 	}
-	stored := grantSession(p.Data)
-	if stored.Session.SchoolID != t.SchoolID {
+	if p.SchoolID != t.SchoolID {
 		return Grant{}, ErrOtherOrganization
 	}
 	if p.FirstUsedAt == nil {
 		// The first use commits the refresh rotation: it retires the pair this one replaced and
 		// every other line minted from it (a forked refresh), unless another line was used
-		// first, in which case this pair is revoked by now and MarkFirstUse finds no live pair
-		// (docs/decisions.md, "Refresh rotation").
-		_, err := v.store.MarkFirstUse(ctx, p.ID, now)
+		// first, in which case this pair is revoked by now and RetireReplaced finds no live
+		// pair (authz/refresh.go; docs/decisions.md, "Refresh rotation").
+		_, err := v.store.RetireReplaced(ctx, p.ID, now)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			return Grant{}, ErrInvalidToken
@@ -124,30 +129,8 @@ func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error)
 	return Grant{
 		PairID: p.ID, ClientID: p.ClientID, MemberID: p.MemberID, Scopes: p.Scopes,
 		Resource: p.Resource, ExpiresAt: p.AccessExpiresAt, IssuedAt: p.RequestedAt,
-		AMR: stored.Session.Claims.AMR,
+		AMR: p.AMR,
 	}, nil
-}
-
-// storedSession is what a verifier reads of the session stored with a token pair: its school and
-// the ID token claims' amr.
-type storedSession struct {
-	Session struct {
-		SchoolID int64 `json:"school_id"`
-		Claims   struct {
-			AMR []string `json:"amr"`
-		} `json:"id_token_claims"`
-	} `json:"session"`
-}
-
-// grantSession reads the session stored with a token pair (zero if it has none). The pair's Data
-// is the request package authz serialised, with its Session under "session"; only the fields
-// needed are decoded, from the row already read, so the check costs no query.
-func grantSession(data []byte) storedSession {
-	var stored storedSession
-	if json.Unmarshal(data, &stored) != nil {
-		return storedSession{}
-	}
-	return stored
 }
 
 // boundTo reports whether a token whose grant named resource may be used at the school's

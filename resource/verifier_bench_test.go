@@ -89,7 +89,7 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
 	if _, err := st.CreateTokenPair(tctx, storage.TokenPair{
 		RequestID: "grant-measured", ClientID: "bench-app", MemberID: member, AccessSignature: signature,
 		Resource: t.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
-		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
+		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: school,
 	}); err != nil {
 		b.Fatal(err)
 	}

@@ -104,6 +104,13 @@ type TokenPair struct {
 	FirstUsedAt      *time.Time
 	// ReplacesPairID is the pair this one was refreshed from (0 for a code exchange).
 	ReplacesPairID int64
+	// SchoolID is the school the grant was made at, as the authorization server recorded it
+	// when it issued the pair (0: none). A resource server accepts the access token only at that
+	// school (spec, Authentication 8).
+	SchoolID int64
+	// AMR is how the member had signed in when the grant was made (RFC 8176 values, each a
+	// token without whitespace), as the authorization server recorded it; empty if unknown.
+	AMR []string
 }
 
 // TokenKind says which half of a pair a signature belongs to.
@@ -145,12 +152,15 @@ type Grants interface {
 	// RevokeGrant stamps every live pair of the grant revoked at `at` and deactivates its
 	// authorization codes, after locking the grant; it returns how many pairs it revoked.
 	RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error)
-	// MarkFirstUse records the first presentation of a pair's access token at an API. The first
-	// call for a pair (and only it, however many race) returns true and, in the same
-	// transaction, revokes the pair it replaced (spec: "New access token first presented to an
-	// API -> old pair revoked"), every other pair minted from that one (a forked refresh) and
-	// every pair minted from those. A pair already revoked is ErrNotFound.
-	MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error)
+	// RetireReplaced is the step of refresh rotation that revokes (docs/decisions.md, "Refresh
+	// rotation"): a resource server calls it at the first presentation of a pair's access token.
+	// It records that first use and, for the first call for a pair only (however many race),
+	// revokes in the same transaction the pair it replaced (spec: "New access token first
+	// presented to an API -> old pair revoked"), every other pair minted from that one (a forked
+	// refresh) and every pair minted from those. It returns whether this call was the first. A
+	// pair already revoked (another line was used first, or the grant was revoked) is
+	// ErrNotFound, and nothing changes.
+	RetireReplaced(ctx context.Context, pairID int64, at time.Time) (first bool, err error)
 }
 
 // SigningKey is one school's ES256 key. The private key is stored only encrypted (package keys).

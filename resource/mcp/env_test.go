@@ -212,7 +212,7 @@ func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
 	pair := storage.TokenPair{
 		RequestID: hex.EncodeToString(b), ClientID: "member-app", MemberID: m.ID, AccessSignature: signature,
 		Resource: sess.Resource, Scopes: o.scopes, Data: data, RequestedAt: now,
-		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
+		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: sess.SchoolID,
 	}
 	if o.expired {
 		pair.AccessExpiresAt = now.Add(-time.Minute)

@@ -264,7 +264,58 @@ func testRevokeGrant(t *testing.T, s storage.Store) {
 	must(t, "Rollback", s.Rollback(tx))
 }
 
-func testMarkFirstUse(t *testing.T, s storage.Store) {
+// testTokenPairGrant: the school and sign-in methods the authorization server records on a pair
+// are read back with it, by either signature and after it is revoked, in their own fields; a pair
+// without them reads as no school and no methods.
+func testTokenPairGrant(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+
+	p := pairOf("app", "r1", "1", member)
+	p.SchoolID, p.AMR = 42, []string{"pwd", "otp", "mfa"}
+	created := mustPair(t, s, ctxA, p)
+	want := p
+	want.ID = created.ID
+	wantEqual(t, "CreateTokenPair's result", created, want)
+	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
+	got, err := s.GetTokenPair(ctxA, storage.RefreshToken, "rt-1")
+	must(t, "GetTokenPair by refresh signature", err)
+	wantEqual(t, "pair found by its refresh token", got, want)
+
+	// A refreshed pair carries what it was given, not what the pair it replaces holds.
+	next := pairOf("app", "r1", "2", member)
+	next.ReplacesPairID, next.SchoolID, next.AMR = created.ID, 42, []string{"pwd"}
+	mustPair(t, s, ctxA, next)
+	if got := getPair(t, s, ctxA, "at-2"); got.SchoolID != 42 || len(got.AMR) != 1 || got.AMR[0] != "pwd" {
+		t.Errorf("refreshed pair: school %d, amr %q", got.SchoolID, got.AMR)
+	}
+
+	// Revoking, and retiring a replaced pair, leave both fields alone.
+	_, err = s.RetireReplaced(ctxA, getPair(t, s, ctxA, "at-2").ID, at(2, 0))
+	must(t, "RetireReplaced", err)
+	if got := getPair(t, s, ctxA, "at-1"); got.RevokedAt == nil || got.SchoolID != 42 || len(got.AMR) != 3 {
+		t.Errorf("retired pair: revoked %v, school %d, amr %q", got.RevokedAt, got.SchoolID, got.AMR)
+	}
+
+	// Neither given: no school, no methods.
+	bare := pairOf("app", "r2", "3", member)
+	mustPair(t, s, ctxA, bare)
+	if got := getPair(t, s, ctxA, "at-3"); got.SchoolID != 0 || got.AMR != nil {
+		t.Errorf("pair without a school or methods: school %d, amr %q", got.SchoolID, got.AMR)
+	}
+
+	for name, bad := range map[string]func(*storage.TokenPair){
+		"a method holding a space": func(p *storage.TokenPair) { p.AMR = []string{"pwd otp"} },
+		"an empty method":          func(p *storage.TokenPair) { p.AMR = []string{"pwd", ""} },
+		"a negative school":        func(p *storage.TokenPair) { p.SchoolID = -1 },
+	} {
+		p := pairOf("app", "r3", "bad", member)
+		bad(&p)
+		_, err := s.CreateTokenPair(ctxA, p)
+		wantErr(t, "CreateTokenPair with "+name, err, storage.ErrInvalidArgument)
+	}
+}
+
+func testRetireReplaced(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	p1 := mustPair(t, s, ctxA, pairOf("app", "g", "1", member))
 	next := pairOf("app", "g", "2", member)
@@ -272,17 +323,17 @@ func testMarkFirstUse(t *testing.T, s storage.Store) {
 	p2 := mustPair(t, s, ctxA, next)
 
 	// The code exchange's pair replaces nothing: its first use revokes nothing.
-	first, err := s.MarkFirstUse(ctxA, p1.ID, at(2, 0))
-	must(t, "MarkFirstUse", err)
+	first, err := s.RetireReplaced(ctxA, p1.ID, at(2, 0))
+	must(t, "RetireReplaced", err)
 	if !first {
-		t.Error("MarkFirstUse of an unused pair is not the first")
+		t.Error("RetireReplaced of an unused pair is not the first")
 	}
 	got := getPair(t, s, ctxA, p1.AccessSignature)
 	if got.FirstUsedAt == nil || !got.FirstUsedAt.Equal(at(2, 0)) || got.RevokedAt != nil {
 		t.Errorf("pair after its first use: first used %v, revoked %v", got.FirstUsedAt, got.RevokedAt)
 	}
-	first, err = s.MarkFirstUse(ctxA, p1.ID, at(3, 0))
-	must(t, "MarkFirstUse again", err)
+	first, err = s.RetireReplaced(ctxA, p1.ID, at(3, 0))
+	must(t, "RetireReplaced again", err)
 	if first {
 		t.Error("the second use of a pair is reported first")
 	}
@@ -291,8 +342,8 @@ func testMarkFirstUse(t *testing.T, s storage.Store) {
 	}
 
 	// The refreshed pair's first use revokes the pair it replaced, and only that one.
-	first, err = s.MarkFirstUse(ctxA, p2.ID, at(4, 0))
-	must(t, "MarkFirstUse of the refreshed pair", err)
+	first, err = s.RetireReplaced(ctxA, p2.ID, at(4, 0))
+	must(t, "RetireReplaced of the refreshed pair", err)
 	if !first {
 		t.Error("the refreshed pair's first use is not the first")
 	}
@@ -303,8 +354,8 @@ func testMarkFirstUse(t *testing.T, s storage.Store) {
 		t.Errorf("refreshed pair after its first use: %+v", got)
 	}
 
-	_, err = s.MarkFirstUse(ctxA, p2.ID+1000, at(4, 0))
-	wantErr(t, "MarkFirstUse of an unknown pair", err, storage.ErrNotFound)
+	_, err = s.RetireReplaced(ctxA, p2.ID+1000, at(4, 0))
+	wantErr(t, "RetireReplaced of an unknown pair", err, storage.ErrNotFound)
 }
 
 // grantTree stores a grant's pairs: the root (the code exchange's pair) and one pair per edge
@@ -349,8 +400,8 @@ func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
 		rid := "fork-" + used
 		pairs := grantTree(t, s, ctxA, rid, member, "root", edges...)
 
-		first, err := s.MarkFirstUse(ctxA, pairs[used].ID, at(3, 0))
-		must(t, "MarkFirstUse of "+used, err)
+		first, err := s.RetireReplaced(ctxA, pairs[used].ID, at(3, 0))
+		must(t, "RetireReplaced of "+used, err)
 		if !first {
 			t.Errorf("%s first: not reported first", used)
 		}
@@ -360,8 +411,8 @@ func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
 		}
 
 		// The other line's access token is then no live pair: nothing changes.
-		first, err = s.MarkFirstUse(ctxA, pairs[other].ID, at(4, 0))
-		wantErr(t, "MarkFirstUse of the retired sibling "+other, err, storage.ErrNotFound)
+		first, err = s.RetireReplaced(ctxA, pairs[other].ID, at(4, 0))
+		wantErr(t, "RetireReplaced of the retired sibling "+other, err, storage.ErrNotFound)
 		if first {
 			t.Errorf("%s after %s: reported first", other, used)
 		}
@@ -376,14 +427,14 @@ func testFirstUseRetiresForks(t *testing.T, s storage.Store) {
 	// token still works (p's access token was never used: the retry rule), and so q, minted
 	// from g, is left to the first use of one of g's children.
 	pairs := grantTree(t, s, ctxA, "fork-up", member, "g", [2]string{"g", "p"}, [2]string{"g", "q"}, [2]string{"p", "x"})
-	_, err := s.MarkFirstUse(ctxA, pairs["x"].ID, at(5, 0))
-	must(t, "MarkFirstUse of x", err)
+	_, err := s.RetireReplaced(ctxA, pairs["x"].ID, at(5, 0))
+	must(t, "RetireReplaced of x", err)
 	wantLive(t, s, ctxA, "x used", pairs, "g", "q", "x")
 
 	// Another grant of the same member and client is untouched.
 	other := grantTree(t, s, ctxA, "fork-other", member, "root", [2]string{"root", "a"}, [2]string{"root", "b"})
-	_, err = s.MarkFirstUse(ctxA, pairs["p"].ID, at(6, 0))
-	wantErr(t, "MarkFirstUse of a retired pair", err, storage.ErrNotFound)
+	_, err = s.RetireReplaced(ctxA, pairs["p"].ID, at(6, 0))
+	wantErr(t, "RetireReplaced of a retired pair", err, storage.ErrNotFound)
 	wantLive(t, s, ctxA, "another grant", other, "root", "a", "b")
 }
 
@@ -409,14 +460,14 @@ func testConcurrentForkUse(t *testing.T, s storage.Store) {
 			go func() {
 				defer wg.Done()
 				<-start
-				first, err := s.MarkFirstUse(ctxA, pairs[name].ID, at(5, 0))
+				first, err := s.RetireReplaced(ctxA, pairs[name].ID, at(5, 0))
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
 				case errors.Is(err, storage.ErrNotFound):
 					gone[name]++
 				case err != nil:
-					t.Errorf("round %d: MarkFirstUse(%s): %v", round, name, err)
+					t.Errorf("round %d: RetireReplaced(%s): %v", round, name, err)
 				default:
 					ok[name]++
 					if first {
@@ -461,9 +512,9 @@ func testConcurrentFirstUse(t *testing.T, s storage.Store) {
 			go func() {
 				defer wg.Done()
 				<-start
-				first, err := s.MarkFirstUse(ctxA, p.ID, at(5, i%24))
+				first, err := s.RetireReplaced(ctxA, p.ID, at(5, i%24))
 				if err != nil {
-					t.Errorf("MarkFirstUse: %v", err)
+					t.Errorf("RetireReplaced: %v", err)
 					return
 				}
 				if first {
@@ -516,8 +567,8 @@ func testFirstUseRevokeRace(t *testing.T, s storage.Store) {
 				}
 				// After the revocation the pair is no longer live: ErrNotFound, and nothing
 				// changes.
-				if _, err := s.MarkFirstUse(ctxA, p.ID, at(5, 0)); err != nil && !errors.Is(err, storage.ErrNotFound) {
-					t.Errorf("round %d: MarkFirstUse: %v", round, err)
+				if _, err := s.RetireReplaced(ctxA, p.ID, at(5, 0)); err != nil && !errors.Is(err, storage.ErrNotFound) {
+					t.Errorf("round %d: RetireReplaced: %v", round, err)
 				}
 			}()
 		}

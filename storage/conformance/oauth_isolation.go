@@ -59,8 +59,8 @@ func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
 	if n != 0 {
 		t.Errorf("RevokeGrant of B's grant at A revoked %d pairs", n)
 	}
-	_, err = s.MarkFirstUse(ctxA, pairB.ID, when)
-	wantErr(t, "MarkFirstUse of B's pair at A", err, storage.ErrNotFound)
+	_, err = s.RetireReplaced(ctxA, pairB.ID, when)
+	wantErr(t, "RetireReplaced of B's pair at A", err, storage.ErrNotFound)
 	steal := pairOf("client-a", "req-b", "steal", member)
 	steal.ReplacesPairID = pairB.ID
 	_, err = s.CreateTokenPair(ctxA, steal)
@@ -145,7 +145,7 @@ func testOAuthNoTenant(t *testing.T, s storage.Store) {
 		"GetTokenPair":       func() error { _, err := s.GetTokenPair(ctx, storage.AccessToken, "at-1"); return err },
 		"LockGrant":          func() error { return s.LockGrant(ctx, "r") },
 		"RevokeGrant":        func() error { _, err := s.RevokeGrant(ctx, "r", now); return err },
-		"MarkFirstUse":       func() error { _, err := s.MarkFirstUse(ctx, 1, now); return err },
+		"RetireReplaced":     func() error { _, err := s.RetireReplaced(ctx, 1, now); return err },
 		"CreateSigningKey":   func() error { return s.CreateSigningKey(ctx, signingKey("k", 1)) },
 		"ListSigningKeys":    func() error { _, err := s.ListSigningKeys(ctx); return err },
 		"RetireSigningKey":   func() error { return s.RetireSigningKey(ctx, "k", now) },

@@ -143,9 +143,9 @@ func testPurgeExpired(t *testing.T, s storage.Store) {
 	if got.ReplacesPairID != 0 {
 		t.Errorf("live pair still replaces purged pair %d", got.ReplacesPairID)
 	}
-	first, err := s.MarkFirstUse(ctxA, renewed.ID, at(10, 1))
-	must(t, "MarkFirstUse after the replaced pair was purged", err)
+	first, err := s.RetireReplaced(ctxA, renewed.ID, at(10, 1))
+	must(t, "RetireReplaced after the replaced pair was purged", err)
 	if !first {
-		t.Error("MarkFirstUse after the purge is not the first")
+		t.Error("RetireReplaced after the purge is not the first")
 	}
 }

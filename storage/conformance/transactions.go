@@ -73,10 +73,10 @@ func testTransactions(t *testing.T, s storage.Store) {
 		t.Errorf("client read inside the transaction that renamed it: %+v, %v", c, err)
 	}
 	// First use before the revocation: a revoked pair is no live pair to mark.
-	first, err := s.MarkFirstUse(tx, p.ID, at(7, 0))
-	must(t, "MarkFirstUse in the transaction", err)
+	first, err := s.RetireReplaced(tx, p.ID, at(7, 0))
+	must(t, "RetireReplaced in the transaction", err)
 	if !first {
-		t.Error("MarkFirstUse in the transaction is not the first")
+		t.Error("RetireReplaced in the transaction is not the first")
 	}
 	n, err := s.RevokeGrant(tx, "g1", at(7, 0))
 	must(t, "RevokeGrant in the transaction", err)

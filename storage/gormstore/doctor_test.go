@@ -92,10 +92,10 @@ func seedDoctor(t *testing.T, s *Store) *doctorFixture {
 
 	code("rotated", true)
 	f.a = pair("rotated", "a", 0)
-	_, err = s.MarkFirstUse(ctx, f.a.ID, now)
+	_, err = s.RetireReplaced(ctx, f.a.ID, now)
 	must(err)
 	f.b = pair("rotated", "b", f.a.ID)
-	_, err = s.MarkFirstUse(ctx, f.b.ID, now) // revokes A
+	_, err = s.RetireReplaced(ctx, f.b.ID, now) // revokes A
 	must(err)
 	f.c = pair("rotated", "c", f.b.ID)
 

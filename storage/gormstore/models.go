@@ -448,6 +448,8 @@ type tokenPairRow struct {
 	RevokedAt        *time.Time
 	FirstUsedAt      *time.Time
 	ReplacesPairID   *int64
+	GrantSchoolID    int64  // storage.TokenPair.SchoolID; 0: none
+	AMR              string `gorm:"column:amr"` // space-separated
 }
 
 func (tokenPairRow) TableName() string { return "oauth_token_pairs" }

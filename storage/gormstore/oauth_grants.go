@@ -16,7 +16,7 @@ import (
 // signature that exists at another school is not found here.
 //
 // Concurrency. Every decision that two requests could race on is taken by one conditional
-// UPDATE whose affected row count says who won (InvalidateAuthorizationCode, MarkFirstUse), or
+// UPDATE whose affected row count says who won (InvalidateAuthorizationCode, RetireReplaced), or
 // ordered by LockGrant, which locks every pair of a grant in id order. Every statement that
 // locks several pairs takes them in that order, so the lockers queue instead of deadlocking.
 
@@ -212,6 +212,10 @@ func (r tokenPairRow) pair() storage.TokenPair {
 		RefreshExpiresAt: utcPtr(r.RefreshExpiresAt),
 		RevokedAt:        utcPtr(r.RevokedAt),
 		FirstUsedAt:      utcPtr(r.FirstUsedAt),
+		SchoolID:         r.GrantSchoolID,
+	}
+	if r.AMR != "" {
+		p.AMR = strings.Fields(r.AMR)
 	}
 	if r.MemberID != nil {
 		p.MemberID = *r.MemberID
@@ -225,15 +229,16 @@ func (r tokenPairRow) pair() storage.TokenPair {
 	return p
 }
 
-// joinScopes writes scopes space-separated; a scope that is empty or holds whitespace could not be
-// read back as itself, and is not a scope token anyway (RFC 6749 section 3.3).
-func joinScopes(op string, scopes []string) (string, error) {
-	for _, sc := range scopes {
-		if sc == "" || strings.ContainsAny(sc, " \t\r\n") {
-			return "", invalidArg(op, "malformed scope %q", sc)
+// joinTokens writes scopes or authentication methods space-separated; a value that is empty or
+// holds whitespace could not be read back as itself, and is not a scope token (RFC 6749 section
+// 3.3) or an RFC 8176 value anyway.
+func joinTokens(op, what string, values []string) (string, error) {
+	for _, v := range values {
+		if v == "" || strings.ContainsAny(v, " \t\r\n") {
+			return "", invalidArg(op, "malformed %s %q", what, v)
 		}
 	}
-	return strings.Join(scopes, " "), nil
+	return strings.Join(values, " "), nil
 }
 
 // CreateTokenPair stores a new pair at the context's school.
@@ -248,10 +253,14 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 		return storage.TokenPair{}, invalidArg(op, "access signature, request id and client id are required")
 	case p.AccessExpiresAt.IsZero():
 		return storage.TokenPair{}, invalidArg(op, "no access token expiry")
-	case p.MemberID < 0 || p.ReplacesPairID < 0:
+	case p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0:
 		return storage.TokenPair{}, invalidArg(op, "negative id")
 	}
-	scopes, err := joinScopes(op, p.Scopes)
+	scopes, err := joinTokens(op, "scope", p.Scopes)
+	if err != nil {
+		return storage.TokenPair{}, err
+	}
+	amr, err := joinTokens(op, "authentication method", p.AMR)
 	if err != nil {
 		return storage.TokenPair{}, err
 	}
@@ -272,6 +281,8 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 		RefreshExpiresAt: dbTimePtr(p.RefreshExpiresAt),
 		RevokedAt:        dbTimePtr(p.RevokedAt),
 		FirstUsedAt:      dbTimePtr(p.FirstUsedAt),
+		GrantSchoolID:    p.SchoolID,
+		AMR:              amr,
 	}
 	if p.MemberID != 0 {
 		row.MemberID = &p.MemberID
@@ -282,7 +293,7 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 	db := s.conn(ctx)
 	if p.ReplacesPairID != 0 {
 		// The foreign key only says the pair exists. It must also be this school's and of the
-		// same grant: MarkFirstUse revokes it, and RevokeGrant must reach every pair of a grant.
+		// same grant: RetireReplaced revokes it, and RevokeGrant must reach every pair of a grant.
 		var n int64
 		err := sc.in(db.Model(&tokenPairRow{})).
 			Where("id = ? AND request_id = ?", p.ReplacesPairID, p.RequestID).Count(&n).Error
@@ -357,7 +368,7 @@ func (s *Store) GetTokenPair(ctx context.Context, kind storage.TokenKind, signat
 	err = s.conn(ctx).Raw("SELECT "+tokenPairColumns+" FROM oauth_token_pairs WHERE school_id = ? AND "+column+" = ?", sc.schoolID, signature).
 		Row().Scan(&row.ID, &row.RequestID, &row.ClientID, &row.MemberID, &row.AccessSignature, &row.RefreshSignature,
 		&row.Resource, &row.Scopes, &row.Data, &row.RequestedAt, &row.AccessExpiresAt, &row.RefreshExpiresAt,
-		&row.RevokedAt, &row.FirstUsedAt, &row.ReplacesPairID)
+		&row.RevokedAt, &row.FirstUsedAt, &row.ReplacesPairID, &row.GrantSchoolID, &row.AMR)
 	if err != nil {
 		return storage.TokenPair{}, wrap("get token pair", err)
 	}
@@ -366,7 +377,7 @@ func (s *Store) GetTokenPair(ctx context.Context, kind storage.TokenKind, signat
 
 // tokenPairColumns are the columns GetTokenPair scans, in its order.
 const tokenPairColumns = "id, request_id, client_id, member_id, access_signature, refresh_signature, resource, scopes, data, " +
-	"requested_at, access_expires_at, refresh_expires_at, revoked_at, first_used_at, replaces_pair_id"
+	"requested_at, access_expires_at, refresh_expires_at, revoked_at, first_used_at, replaces_pair_id, grant_school_id, amr"
 
 // lockGrant locks the grant's pairs until tx ends, in id order. On PostgreSQL these are row locks;
 // on SQLite forUpdate adds nothing, and the transaction already holds the database's write lock
@@ -430,7 +441,7 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 	return revoked, err
 }
 
-// MarkFirstUse records the first use of a pair's access token and, for that first use only,
+// RetireReplaced records the first use of a pair's access token and, for that first use only,
 // revokes the pair it replaced, every other pair minted from that one (a fork: two refreshes of
 // one refresh token) and every pair minted from those since. A grant is a tree of pairs (the
 // code exchange's pair at the root, each refresh a child of the pair it replaced): the first use
@@ -445,12 +456,12 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 // are the whole tree, so finding the pairs to retire costs no further query. A pair that is
 // revoked by the time the lock is held (a sibling was used first, or the grant was revoked) is
 // ErrNotFound: no live pair, and nothing is changed.
-func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error) {
+func (s *Store) RetireReplaced(ctx context.Context, pairID int64, at time.Time) (bool, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return false, err
 	}
-	op := fmt.Sprintf("mark first use of pair %d", pairID)
+	op := fmt.Sprintf("retire the pairs replaced by pair %d", pairID)
 	at = dbTime(at)
 	var first bool
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
@@ -494,7 +505,7 @@ func (s *Store) MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (b
 	return first, err
 }
 
-// grantNode is one pair of a grant's tree, as MarkFirstUse locks it.
+// grantNode is one pair of a grant's tree, as RetireReplaced locks it.
 type grantNode struct {
 	ID             int64
 	ReplacesPairID *int64

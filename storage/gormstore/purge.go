@@ -14,7 +14,7 @@ import (
 // not. The second condition keeps a pair whose access token outlives its refresh token (not a
 // configuration Proctor uses, but cheap to honour) until that token expires too. Deleting a pair
 // that another names as the one it replaced sets that reference to NULL (ON DELETE SET NULL),
-// which only costs MarkFirstUse a revocation of a pair that no longer exists.
+// which only costs RetireReplaced a revocation of a pair that no longer exists.
 //
 // Times compare correctly in SQL on both databases: SQLite keeps them as text, but every time is
 // written in UTC in one format whose text order is time order (dbTime).
