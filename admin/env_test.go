@@ -21,6 +21,7 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
@@ -372,7 +373,7 @@ func (e *env) code(clientID string, p pkce) string {
 		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
 		"state": {"state-123456"}, "code_challenge": {p.challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
 	}
-	authURL := e.a.Origin + authz.AuthorizePath + "?" + q.Encode()
+	authURL := e.a.Origin + endpoint.Authorize + "?" + q.Encode()
 	consentPage := b.get(authURL)
 	if consentPage.StatusCode != http.StatusOK {
 		e.t.Fatalf("consent page: status %d\n%s", consentPage.StatusCode, consentPage.body)
@@ -396,7 +397,7 @@ type tokenResponse struct {
 
 func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
 	e.t.Helper()
-	resp, err := http.PostForm(e.a.Origin+authz.TokenPath, form)
+	resp, err := http.PostForm(e.a.Origin+endpoint.Token, form)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func (e *env) tokens(clientID, secret string) tokenResponse {
 // userinfo calls UserInfo at school A and returns the status.
 func (e *env) userinfo(accessToken string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+authz.UserinfoPath, nil)
+	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+endpoint.Userinfo, nil)
 	req.Header.Set("Authorization", "Bearer "+accessToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

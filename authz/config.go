@@ -6,6 +6,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -63,5 +64,5 @@ func (c *fositeConfig) GetAuthorizeCodeLifespan(ctx context.Context) time.Durati
 }
 func (c *fositeConfig) GetIDTokenLifespan(context.Context) time.Duration { return IDTokenLifetime }
 func (c *fositeConfig) GetTokenURLs(ctx context.Context) []string {
-	return []string{c.tenant(ctx).URL(TokenPath)}
+	return []string{c.tenant(ctx).URL(endpoint.Token)}
 }

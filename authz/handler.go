@@ -13,20 +13,11 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
-)
-
-// Paths of the authorization server's endpoints (spec, Authorization server table).
-const (
-	AuthorizePath = "/oauth/authorize"
-	TokenPath     = "/api/oauth/token"
-	RevokePath    = "/api/oauth/revoke"
-	UserinfoPath  = "/api/oauth/userinfo"
-	RegisterPath  = "/api/oauth/register"
-	JWKSPath      = "/.well-known/jwks.json"
 )
 
 // Deps are the authorization server's dependencies.
@@ -96,11 +87,11 @@ func (h *Handler) Hasher() *SecretHasher { return h.hasher }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(AuthorizePath, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(TokenPath, memoizeClients(h.token)).Methods(http.MethodPost)
-	r.Handle(RevokePath, memoizeClients(h.revoke)).Methods(http.MethodPost)
-	r.Handle(UserinfoPath, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(RegisterPath, memoizeClients(h.register)).Methods(http.MethodPost)
+	r.Handle(endpoint.Authorize, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Token, memoizeClients(h.token)).Methods(http.MethodPost)
+	r.Handle(endpoint.Revoke, memoizeClients(h.revoke)).Methods(http.MethodPost)
+	r.Handle(endpoint.Userinfo, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Register, memoizeClients(h.register)).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told: the cause behind the error, and the request

@@ -23,6 +23,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
@@ -196,7 +197,7 @@ func (e *env) oauthConfig(t *tenant.Tenant, clientID, secret string, scopes ...s
 	style := oauth2.AuthStyleInParams
 	return &oauth2.Config{
 		ClientID: clientID, ClientSecret: secret, Scopes: scopes, RedirectURL: redirectURI,
-		Endpoint: oauth2.Endpoint{AuthURL: e.url(t, authz.AuthorizePath), TokenURL: e.url(t, authz.TokenPath), AuthStyle: style},
+		Endpoint: oauth2.Endpoint{AuthURL: e.url(t, endpoint.Authorize), TokenURL: e.url(t, endpoint.Token), AuthStyle: style},
 	}
 }
 
@@ -353,7 +354,7 @@ func (e *env) code(t *tenant.Tenant, email string, params url.Values) string {
 	e.t.Helper()
 	b := e.browser()
 	b.login(t, email)
-	loc := b.consent(e.url(t, authz.AuthorizePath)+"?"+params.Encode(), "approve")
+	loc := b.consent(e.url(t, endpoint.Authorize)+"?"+params.Encode(), "approve")
 	q := loc.Query()
 	if q.Get("code") == "" {
 		e.t.Fatalf("no code in %s", loc)
@@ -406,26 +407,26 @@ func (e *env) exchange(t *tenant.Tenant, clientID, code string, p pkce, extra ur
 	for k, v := range extra {
 		form[k] = v
 	}
-	status, tr, _ := e.postForm(t, authz.TokenPath, form)
+	status, tr, _ := e.postForm(t, endpoint.Token, form)
 	return status, tr
 }
 
 func (e *env) refresh(t *tenant.Tenant, clientID, refreshToken string) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, authz.TokenPath, url.Values{
+	status, tr, _ := e.postForm(t, endpoint.Token, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {t.Origin},
 	})
 	return status, tr
 }
 
 func (e *env) revoke(t *tenant.Tenant, form url.Values) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, authz.RevokePath, form)
+	status, tr, _ := e.postForm(t, endpoint.Revoke, form)
 	return status, tr
 }
 
 // userinfo calls UserInfo with a bearer token and returns the status and decoded body.
 func (e *env) userinfo(t *tenant.Tenant, token string) (int, map[string]any, http.Header) {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(t, authz.UserinfoPath), nil)
+	req, _ := http.NewRequest(http.MethodGet, e.url(t, endpoint.Userinfo), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

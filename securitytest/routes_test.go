@@ -19,6 +19,7 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
@@ -87,7 +88,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	signing := keys.NewManager(e.Store, secret, keys.Options{})
 	verifier := resource.NewStoreVerifier(e.Store, authz.TokenHMACKey(secret), nil)
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
-	r.Handle(authz.JWKSPath, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(endpoint.JWKS, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Consent: login, Templates: pages})
 	if err != nil {
@@ -123,7 +124,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 var mountedInServer = map[string][]string{
 	"mountAll": {
 		"discovery.New(...).Mount",
-		"r.Handle(authz.JWKSPath)",
+		"r.Handle(endpoint.JWKS)",
 		"login.Mount",
 		"pagesMFA.Mount",
 		"acct.Mount",

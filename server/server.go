@@ -22,6 +22,7 @@ import (
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
@@ -227,7 +228,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	s.verifier = verifier
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
-	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	if mfaService != nil {
 		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
