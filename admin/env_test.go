@@ -19,7 +19,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
@@ -37,7 +37,7 @@ type env struct {
 	t      *testing.T
 	srv    *httptest.Server
 	store  *gormstore.Store
-	hasher *authz.SecretHasher
+	hasher *client.SecretHasher
 	secret config.Secret
 	a, b   *tenant.Tenant
 }
@@ -64,7 +64,7 @@ var cheapHash = func() string {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
-	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret)), secret: secret}
+	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: client.NewSecretHasher(secret), secret: secret}
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)

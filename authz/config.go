@@ -6,6 +6,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -19,6 +20,10 @@ const IDTokenLifetime = 10 * time.Minute
 type fositeConfig struct {
 	*fosite.Config
 }
+
+// The client-secret hasher is fosite's: client authentication at the token and revocation
+// endpoints compares the presented secret with it.
+var _ fosite.Hasher = (*client.SecretHasher)(nil)
 
 func newFositeConfig(hmacKey []byte, hasher fosite.Hasher) *fositeConfig {
 	return &fositeConfig{Config: &fosite.Config{

@@ -11,6 +11,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
@@ -22,8 +23,11 @@ import (
 
 // Deps are the authorization server's dependencies.
 type Deps struct {
-	Store    storage.Store
-	Secret   config.Secret
+	Store  storage.Store
+	Secret config.Secret
+	// Clients manages the school's clients; the token and revocation endpoints check client
+	// secrets with its hasher. nil builds one from Store and Secret.
+	Clients  *client.Manager
 	Consent  *login.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
@@ -46,16 +50,12 @@ type Handler struct {
 	log      *slog.Logger
 	now      func() time.Time
 	p        *provider
-	hasher   *SecretHasher
 	clients  *clientSource
 	audit    *audit.Recorder
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
 func TokenHMACKey(s config.Secret) []byte { return s.Derive("token hmac") }
-
-// ClientSecretKey keys the stored hashes of client secrets.
-func ClientSecretKey(s config.Secret) []byte { return s.Derive("client secrets") }
 
 // New composes the fosite provider and returns the handler.
 func New(d Deps) *Handler {
@@ -65,8 +65,10 @@ func New(d Deps) *Handler {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
-	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
+	if d.Clients == nil {
+		d.Clients = client.NewManager(d.Store, d.Secret)
+	}
+	cfg := newFositeConfig(TokenHMACKey(d.Secret), d.Clients.Hasher())
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
 	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{
@@ -76,14 +78,10 @@ func New(d Deps) *Handler {
 		log:      d.Logger,
 		now:      d.Now,
 		p:        newProvider(cfg, st, d.Keys),
-		hasher:   hasher,
 		clients:  clients,
 		audit:    d.Audit,
 	}
 }
-
-// Hasher returns the client-secret hasher (operator pages and the CLI issue secrets with it).
-func (h *Handler) Hasher() *SecretHasher { return h.hasher }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {

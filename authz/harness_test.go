@@ -22,6 +22,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
@@ -42,7 +43,7 @@ type env struct {
 	store    *gormstore.Store
 	secret   config.Secret
 	a, b     *tenant.Tenant
-	hasher   *authz.SecretHasher
+	hasher   *client.SecretHasher
 }
 
 const (
@@ -145,7 +146,7 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	handler = s.PublicHandler()
 	e.internal = httptest.NewServer(s.InternalHandler())
 	t.Cleanup(e.internal.Close)
-	e.hasher = authz.NewSecretHasher(authz.ClientSecretKey(e.secret))
+	e.hasher = client.NewSecretHasher(e.secret)
 
 	ctxA := e.ctx(e.a)
 	for email, roles := range map[string][]storage.Role{
@@ -180,7 +181,7 @@ func (e *env) mustClient(t *tenant.Tenant, c storage.Client) {
 
 // confidential registers a confidential member client at school A and returns its secret.
 func (e *env) confidential() string {
-	secret, hash, err := e.hasher.NewClientSecret()
+	secret, hash, err := e.hasher.NewSecret()
 	if err != nil {
 		e.t.Fatal(err)
 	}

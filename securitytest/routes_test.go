@@ -18,6 +18,7 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
@@ -109,8 +110,9 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 		t.Fatal(err)
 	}
 	pk.Mount(r)
-	admin.New(admin.Deps{Store: e.Store, Secret: secret, Consent: login, Templates: pages}).Mount(r)
-	authz.New(authz.Deps{Store: e.Store, Secret: secret, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
+	clients := client.NewManager(e.Store, secret)
+	admin.New(admin.Deps{Store: e.Store, Clients: clients, Consent: login, Templates: pages}).Mount(r)
+	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
 	operator.New(operator.Deps{Store: e.Store, Verifier: verifier, StorageDir: t.TempDir()}).Mount(r)

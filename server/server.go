@@ -20,6 +20,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/endpoint"
@@ -253,12 +254,15 @@ func (s *Server) mountAll(r *mux.Router) error {
 	// A store that keeps second factors offers their summaries and reset to member
 	// administration.
 	factorAdmin, _ := d.Store.(factor.Admin)
+	// One client manager: the operator pages create and rotate secrets with the hasher the
+	// token and revocation endpoints check them with.
+	clients := client.NewManager(d.Store, d.Config.Secret)
 	admin.New(admin.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger,
+		Store: d.Store, Clients: clients, Consent: login, Templates: pages, Logger: d.Logger,
 		Accounts: memberMail, Factors: factorAdmin, Audit: s.audit,
 	}).Mount(r)
 	authz.New(authz.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
+		Store: d.Store, Secret: d.Config.Secret, Clients: clients, Consent: login, Keys: signing,
 		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 		Audit: s.audit,
 	}).Mount(r)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
@@ -287,7 +288,7 @@ func (e *Env) AddClient(s *School, c storage.Client) Client {
 	var secret string
 	if c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost && c.SecretHash == "" {
 		var err error
-		secret, c.SecretHash, err = authz.NewSecretHasher(authz.ClientSecretKey(e.Config.Secret)).NewClientSecret()
+		secret, c.SecretHash, err = client.NewSecretHasher(e.Config.Secret).NewSecret()
 		if err != nil {
 			e.t.Fatal(err)
 		}
