@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
@@ -288,7 +287,7 @@ func (e *Env) AddClient(s *School, c storage.Client) Client {
 	var secret string
 	if c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost && c.SecretHash == "" {
 		var err error
-		secret, c.SecretHash, err = client.NewSecretHasher(e.Config.Secret).NewSecret()
+		secret, c.SecretHash, err = e.Server.Clients().Hasher().NewSecret()
 		if err != nil {
 			e.t.Fatal(err)
 		}
