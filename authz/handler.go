@@ -26,7 +26,8 @@ type Deps struct {
 	Store  storage.Store
 	Secret config.Secret
 	// Clients manages the school's clients; the token and revocation endpoints check client
-	// secrets with its hasher. nil builds one from Store and Secret.
+	// secrets with its hasher. nil checks them with a hasher keyed under Secret, as a manager
+	// built from the same Secret hashes them.
 	Clients  *client.Manager
 	Consent  *login.Handler
 	Keys     *keys.Manager
@@ -65,10 +66,11 @@ func New(d Deps) *Handler {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	if d.Clients == nil {
-		d.Clients = client.NewManager(d.Store, d.Secret)
+	hasher := client.NewSecretHasher(d.Secret)
+	if d.Clients != nil {
+		hasher = d.Clients.Hasher()
 	}
-	cfg := newFositeConfig(TokenHMACKey(d.Secret), d.Clients.Hasher())
+	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
 	st := &fositeStore{store: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{
