@@ -30,6 +30,7 @@ import (
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
@@ -663,7 +664,7 @@ func randomToken() string {
 func (e *env) oauthConfig(clientID string) *oauth2.Config {
 	return &oauth2.Config{
 		ClientID: clientID, Scopes: []string{"openid", "profile", "account:read"}, RedirectURL: redirectURI,
-		Endpoint: oauth2.Endpoint{AuthURL: e.url(e.a, authz.AuthorizePath), TokenURL: e.url(e.a, authz.TokenPath), AuthStyle: oauth2.AuthStyleInParams},
+		Endpoint: oauth2.Endpoint{AuthURL: e.url(e.a, endpoint.Authorize), TokenURL: e.url(e.a, endpoint.Token), AuthStyle: oauth2.AuthStyleInParams},
 	}
 }
 
@@ -701,7 +702,7 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 // userinfo answers the status of /api/oauth/userinfo with token.
 func (e *env) userinfo(token string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(e.a, authz.UserinfoPath), nil)
+	req, _ := http.NewRequest(http.MethodGet, e.url(e.a, endpoint.Userinfo), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -715,7 +716,7 @@ func (e *env) userinfo(token string) int {
 // success).
 func (e *env) refresh(clientID, refreshToken string) string {
 	e.t.Helper()
-	resp, err := http.PostForm(e.url(e.a, authz.TokenPath), url.Values{
+	resp, err := http.PostForm(e.url(e.a, endpoint.Token), url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {e.a.Origin},
 	})
 	if err != nil {

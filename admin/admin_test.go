@@ -390,7 +390,7 @@ func TestValidation(t *testing.T) {
 // change or delete.
 func TestOtherClientsNotFound(t *testing.T) {
 	e := newEnv(t)
-	secret, hash, err := e.hasher.NewClientSecret()
+	secret, hash, err := e.hasher.NewSecret()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/login"
-
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -33,7 +32,7 @@ const maxCursor = 512
 // MsgFormExpired is shown above a form whose csrf_token did not match the session.
 const MsgFormExpired = "This form has expired. Check it and submit it again."
 
-// appURL is the path of an application's page. Client ids are ours (authz.NewClientID) or an
+// appURL is the path of an application's page. Client ids are ours (client.NewID) or an
 // operator's choice through the CLI, so they are escaped.
 func appURL(id string) string { return AppsPath + "/" + url.PathEscape(id) }
 
@@ -77,9 +76,9 @@ func (h *Handler) formPage(v visit, name, redirectURIs string, checked []string,
 	page := templates.OAuthAppNewPage{
 		School: v.tenant.Name, Operator: h.operatorView(v), FormAction: AppsPath, ListURL: AppsPath,
 		Name: name, RedirectURIs: redirectURIs, Confidential: confidential,
-		MaxName: authz.MaxClientName, MaxRedirectURIs: authz.MaxRedirectURIs,
+		MaxName: client.MaxName, MaxRedirectURIs: client.MaxRedirectURIs,
 	}
-	for _, s := range authz.ClientScopes(storage.ClientMember) {
+	for _, s := range client.Scopes(storage.ClientMember) {
 		page.Scopes = append(page.Scopes, templates.ScopeChoice{
 			Name: s.Name, Description: s.Description, Checked: slices.Contains(checked, s.Name),
 		})
@@ -92,7 +91,7 @@ func (h *Handler) formPage(v visit, name, redirectURIs string, checked []string,
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
 	f := r.PostForm
-	req := authz.ClientRequest{
+	req := client.Request{
 		Kind:         storage.ClientMember,
 		Name:         f.Get("name"),
 		RedirectURIs: splitLines(f.Get("redirect_uris")),
@@ -105,26 +104,22 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 		h.writePage(w, r, http.StatusForbidden, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
 		return nil
 	}
-	c, secret, err := h.hasher.NewClient(req)
-	var invalid *authz.ClientRequestError
+	c, secret, err := h.clients.Create(ctx, req)
+	var invalid *client.RequestError
 	if errors.As(err, &invalid) {
 		form.Invalid = true
-		form.NameErrors = sentences(invalid.For(authz.FieldName))
-		form.RedirectURIErrors = sentences(invalid.For(authz.FieldRedirectURIs))
-		form.ScopeErrors = sentences(invalid.For(authz.FieldScopes))
+		form.NameErrors = sentences(invalid.For(client.FieldName))
+		form.RedirectURIErrors = sentences(invalid.For(client.FieldRedirectURIs))
+		form.ScopeErrors = sentences(invalid.For(client.FieldScopes))
 		h.writePage(w, r, http.StatusUnprocessableEntity, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("admin: new client: %w", err)
-	}
-	c, err = h.store.CreateClient(ctx, c)
 	if err != nil {
 		return fmt.Errorf("admin: create client: %w", err)
 	}
 	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
-	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: authz.ClientEventDetail(c)})
+	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: client.EventDetail(c)})
 	if secret == "" {
 		login.SeeOther(w, appURL(c.ID))
 		return nil
@@ -199,11 +194,11 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 		h.renderConfirmRotate(w, r, v, c, http.StatusForbidden, MsgFormExpired)
 		return nil
 	}
-	c, secret, err := authz.RotateClientSecret(ctx, h.store, h.hasher, c.ID, storage.ClientMember)
+	c, secret, err := h.clients.RotateSecret(ctx, c.ID, storage.ClientMember)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
-	case errors.Is(err, authz.ErrPublicClient):
+	case errors.Is(err, client.ErrPublic):
 		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp, Err: err}
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
@@ -247,7 +242,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 		h.renderConfirmDelete(w, r, v, c, http.StatusForbidden, MsgFormExpired)
 		return nil
 	}
-	err = h.store.DeleteClient(ctx, c.ID, h.now())
+	err = h.clients.Delete(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
 		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
 	}
@@ -311,7 +306,7 @@ func splitLines(s string) []string {
 	return out
 }
 
-// sentences turns authz's messages, written as Go errors (lower case, no full stop, so that they
+// sentences turns package client's messages, written as Go errors (lower case, no full stop, so that they
 // compose), into sentences for the page.
 func sentences(msgs []string) []string {
 	out := make([]string, len(msgs))

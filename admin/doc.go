@@ -45,8 +45,8 @@
 //
 // A client secret is shown once, in the answer to the POST that issued it, with Cache-Control:
 // no-store; it never appears in a URL, a cookie or the log, and only its keyed hash is stored
-// (authz.SecretHasher). A page fetched later cannot show it, which is why that one answer is not
-// a redirect; the other POSTs end in one (Post/Redirect/Get). Creation and rotation share their
-// rules with the CLI through package authz (CheckClientRequest, SecretHasher.NewClient,
-// RotateClientSecret). docs/clients.md, "Operator pages", has the details.
+// (client.SecretHasher). A page fetched later cannot show it, which is why that one answer is not
+// a redirect; the other POSTs end in one (Post/Redirect/Get). Creation, rotation and deletion
+// share their rules with the CLI through the server's client.Manager (Create, RotateSecret,
+// Delete). docs/clients.md, "Operator pages", has the details.
 package admin

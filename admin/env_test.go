@@ -19,8 +19,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
@@ -36,7 +37,7 @@ type env struct {
 	t      *testing.T
 	srv    *httptest.Server
 	store  *gormstore.Store
-	hasher *authz.SecretHasher
+	hasher *client.SecretHasher
 	secret config.Secret
 	a, b   *tenant.Tenant
 }
@@ -63,7 +64,7 @@ var cheapHash = func() string {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
-	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret)), secret: secret}
+	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: client.NewSecretHasher(secret), secret: secret}
 	var handler http.Handler
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)
@@ -372,7 +373,7 @@ func (e *env) code(clientID string, p pkce) string {
 		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
 		"state": {"state-123456"}, "code_challenge": {p.challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
 	}
-	authURL := e.a.Origin + authz.AuthorizePath + "?" + q.Encode()
+	authURL := e.a.Origin + endpoint.Authorize + "?" + q.Encode()
 	consentPage := b.get(authURL)
 	if consentPage.StatusCode != http.StatusOK {
 		e.t.Fatalf("consent page: status %d\n%s", consentPage.StatusCode, consentPage.body)
@@ -396,7 +397,7 @@ type tokenResponse struct {
 
 func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
 	e.t.Helper()
-	resp, err := http.PostForm(e.a.Origin+authz.TokenPath, form)
+	resp, err := http.PostForm(e.a.Origin+endpoint.Token, form)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func (e *env) tokens(clientID, secret string) tokenResponse {
 // userinfo calls UserInfo at school A and returns the status.
 func (e *env) userinfo(accessToken string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+authz.UserinfoPath, nil)
+	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+endpoint.Userinfo, nil)
 	req.Header.Set("Authorization", "Bearer "+accessToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
@@ -28,12 +28,29 @@ const (
 	NewAppPath = AppsPath + "/new"
 )
 
-// Deps are what the handler is built from. Store, Secret, Consent and Templates are required.
+// Store is what the pages read and change in the store themselves; clients are created, rotated
+// and deleted through Deps.Clients. The events page also reads the security event log when the
+// store keeps it (audit.Store), and the member pages need roster.Store.
+type Store interface {
+	// ListClients lists the school's clients of a kind, oldest first.
+	ListClients(ctx context.Context, kind storage.ClientKind, page storage.Page) (clients []storage.Client, next string, err error)
+	GetClient(ctx context.Context, id string) (storage.Client, error)
+	GetMember(ctx context.Context, id int64) (storage.Member, error)
+	GetMemberByEmail(ctx context.Context, email string) (storage.Member, error)
+	GetRoles(ctx context.Context, memberID int64) ([]storage.Role, error)
+	SetSchoolRoles(ctx context.Context, memberID int64, roles []storage.Role) ([]storage.Role, error)
+	// BeginTx, Commit and Rollback group a role change with the checks it depends on.
+	BeginTx(ctx context.Context) (context.Context, error)
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Deps are what the handler is built from. Store, Clients, Consent and Templates are required.
 type Deps struct {
-	Store storage.Store
-	// Secret is the system secret. Client secrets are hashed under authz.ClientSecretKey of it,
-	// the key the token and revocation endpoints check them with.
-	Secret config.Secret
+	Store Store
+	// Clients creates, rotates and deletes the school's clients: the manager the server built,
+	// whose hasher the token and revocation endpoints check secrets with.
+	Clients *client.Manager
 	// Consent provides the member's session, its CSRF token and the error pages.
 	Consent   *login.Handler
 	Templates *templates.Set
@@ -56,14 +73,14 @@ type Deps struct {
 
 // Handler serves the OAuth applications pages.
 type Handler struct {
-	store    storage.Store
+	store    Store
+	clients  *client.Manager
 	roster   roster.Store
 	accounts MemberMail
 	factors  factor.Admin
 	audit    *audit.Recorder
 	consent  *login.Handler
 	tpl      *templates.Set
-	hasher   *authz.SecretHasher
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -73,8 +90,7 @@ type Handler struct {
 func New(d Deps) *Handler {
 	h := &Handler{
 		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
-		hasher:   authz.NewSecretHasher(authz.ClientSecretKey(d.Secret)),
-		accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
+		clients: d.Clients, accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
 	}
 	h.roster, _ = d.Store.(roster.Store)
 	if h.log == nil {

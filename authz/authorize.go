@@ -2,7 +2,6 @@ package authz
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
@@ -238,9 +238,9 @@ func asksOperatorScope(scopes []string) bool {
 // consentView describes the request for the consent page.
 func consentView(ar fosite.AuthorizeRequester, r *http.Request) login.ConsentView {
 	v := login.ConsentView{FormAction: r.URL.RequestURI()}
-	if c, ok := ar.GetClient().(*client); ok {
+	if c, ok := ar.GetClient().(*namedClient); ok {
 		v.ClientName = c.name
-		v.LoopbackOnly = loopbackOnly(c.GetRedirectURIs())
+		v.LoopbackOnly = client.LoopbackOnly(c.GetRedirectURIs())
 		if IsMetadataDocumentURL(c.GetID()) {
 			// The document's host is the only identity such a client has: show it prominently.
 			if u, err := url.Parse(c.GetID()); err == nil {
@@ -340,19 +340,4 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tena
 	u.RawQuery = q.Encode()
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)
-}
-
-// loopbackOnly reports whether every redirect URI of a client is a loopback address: such a
-// client runs on the member's own machine, and the consent page says so.
-func loopbackOnly(uris []string) bool {
-	for _, raw := range uris {
-		u, err := url.Parse(raw)
-		if err != nil || u.Scheme != "http" {
-			return false
-		}
-		if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
-			return false
-		}
-	}
-	return len(uris) > 0
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -30,11 +30,11 @@ func BenchmarkCodeExchange(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			p := newPKCE()
-			loc := br.consent(e.url(e.a, authz.AuthorizePath)+"?"+e.authorizeParams(e.a, publicClient, p, "openid", "account:read").Encode(), "approve")
+			loc := br.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "openid", "account:read").Encode(), "approve")
 			form := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "redirect_uri": {redirectURI},
 				"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.a.Origin}}
 			b.StartTimer()
-			resp, err := client.Post(e.url(e.a, authz.TokenPath), "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+			resp, err := client.Post(e.url(e.a, endpoint.Token), "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 			if err != nil || resp.StatusCode != 200 {
 				b.Fatalf("exchange: %v %v", err, resp.Status)
 			}
@@ -53,7 +53,7 @@ func BenchmarkRefresh(b *testing.B) {
 		client := &http.Client{}
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				resp, err := client.Post(e.url(e.a, authz.TokenPath), "application/x-www-form-urlencoded", strings.NewReader(body))
+				resp, err := client.Post(e.url(e.a, endpoint.Token), "application/x-www-form-urlencoded", strings.NewReader(body))
 				if err != nil || resp.StatusCode != 200 {
 					b.Errorf("refresh: %v %v", err, resp.Status)
 					return

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // TestMetadataDocumentFlow: a client identified by a Client ID Metadata Document on a local
@@ -67,7 +67,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 		b := e.browser()
 		b.login(e.a, operatorEmail)
 		p := newPKCE()
-		authURL := e.url(e.a, authz.AuthorizePath) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
+		authURL := e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
 		resp, page := b.get(authURL)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("consent page: %d\n%s", resp.StatusCode, page)
@@ -93,7 +93,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 		b := e.browser()
 		b.login(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, clientID, newPKCE(), "courses:write")
-		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 		loc, _ := url.Parse(resp.Header.Get("Location"))
 		if loc == nil || !strings.HasPrefix(loc.String(), redirectURI) || loc.Query().Get("error") != "invalid_scope" {
 			t.Fatalf("courses:write: %d %q, want a redirect with invalid_scope\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
@@ -110,7 +110,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 		b := e.browser()
 		b.login(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, docs.URL+"/broken.json", newPKCE(), "courses:read")
-		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not list this client_id") {
 			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 		}
@@ -136,7 +136,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 			// The client is looked up before the member is asked to sign in.
 			b := e.browser()
 			q := e.authorizeParams(sch, tc.id, newPKCE(), "openid")
-			resp, body := b.get(e.url(sch, authz.AuthorizePath) + "?" + q.Encode())
+			resp, body := b.get(e.url(sch, endpoint.Authorize) + "?" + q.Encode())
 			if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not exist") || strings.Contains(body, "metadata document") {
 				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.StatusCode, resp.Header.Get("Location"), body)
 			}

@@ -13,8 +13,8 @@ var (
 	responseTypes = []string{"code"}
 )
 
-// client is a stored client as fosite sees it, with the name the consent page shows.
-type client struct {
+// namedClient is a stored client as fosite sees it, with the name the consent page shows.
+type namedClient struct {
 	*fosite.DefaultOpenIDConnectClient
 	name string
 }
@@ -26,7 +26,7 @@ func fositeClient(t *tenant.Tenant, c storage.Client) fosite.Client {
 	if method == "" {
 		method = storage.AuthMethodNone
 	}
-	return &client{name: c.Name, DefaultOpenIDConnectClient: &fosite.DefaultOpenIDConnectClient{
+	return &namedClient{name: c.Name, DefaultOpenIDConnectClient: &fosite.DefaultOpenIDConnectClient{
 		DefaultClient: &fosite.DefaultClient{
 			ID:            c.ID,
 			Secret:        []byte(c.SecretHash),

@@ -6,6 +6,8 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/client"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -18,6 +20,10 @@ const IDTokenLifetime = 10 * time.Minute
 type fositeConfig struct {
 	*fosite.Config
 }
+
+// The client-secret hasher is fosite's: client authentication at the token and revocation
+// endpoints compares the presented secret with it.
+var _ fosite.Hasher = (*client.SecretHasher)(nil)
 
 func newFositeConfig(hmacKey []byte, hasher fosite.Hasher) *fositeConfig {
 	return &fositeConfig{Config: &fosite.Config{
@@ -63,5 +69,5 @@ func (c *fositeConfig) GetAuthorizeCodeLifespan(ctx context.Context) time.Durati
 }
 func (c *fositeConfig) GetIDTokenLifespan(context.Context) time.Duration { return IDTokenLifetime }
 func (c *fositeConfig) GetTokenURLs(ctx context.Context) []string {
-	return []string{c.tenant(ctx).URL(TokenPath)}
+	return []string{c.tenant(ctx).URL(endpoint.Token)}
 }

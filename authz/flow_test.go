@@ -12,7 +12,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // TestAuthorizationCodeFlow runs discover, authorize (login and consent in a browser), exchange,
@@ -200,7 +200,7 @@ func TestAuthorizeErrors(t *testing.T) {
 	authorize := func(mutate func(url.Values)) (*http.Response, string) {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		mutate(q)
-		return b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		return b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 	}
 	for name, mutate := range map[string]func(url.Values){
 		"unknown client":           func(q url.Values) { q.Set("client_id", "nobody") },
@@ -240,12 +240,12 @@ func TestAuthorizeErrors(t *testing.T) {
 	}
 	// An operator client asking for account:read is refused (spec, Authentication 11).
 	q := e.authorizeParams(e.a, opClient, p, "account:read")
-	resp, _ := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+	resp, _ := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
 		t.Errorf("operator client with account:read: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	// Deny.
-	loc := b.consent(e.url(e.a, authz.AuthorizePath)+"?"+e.authorizeParams(e.a, publicClient, p, "account:read").Encode(), "deny")
+	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "account:read").Encode(), "deny")
 	if loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != e.a.Origin {
 		t.Errorf("deny: %s", loc)
 	}
@@ -267,7 +267,7 @@ func TestWhoMayAuthorize(t *testing.T) {
 	} {
 		b := e.browser()
 		b.login(e.a, tc.email)
-		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + e.authorizeParams(e.a, tc.client, p, tc.scope).Encode())
+		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, tc.client, p, tc.scope).Encode())
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.StatusCode, tc.want, body)
 		}
@@ -291,7 +291,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		}
 	})
 	t.Run("unknown grant type", func(t *testing.T) {
-		status, tr, _ := e.postForm(e.a, authz.TokenPath, url.Values{"grant_type": {"password"}, "client_id": {publicClient}})
+		status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{"grant_type": {"password"}, "client_id": {publicClient}})
 		if status != 400 || tr.Error != "unsupported_grant_type" {
 			t.Errorf("%d %+v", status, tr)
 		}
@@ -364,7 +364,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 	})
 	t.Run("public client using Basic authentication", func(t *testing.T) {
 		code, p := fresh(publicClient)
-		req, _ := http.NewRequest(http.MethodPost, e.url(e.a, authz.TokenPath), strings.NewReader(url.Values{
+		req, _ := http.NewRequest(http.MethodPost, e.url(e.a, endpoint.Token), strings.NewReader(url.Values{
 			"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
 			"code_verifier": {p.verifier}, "resource": {e.a.Origin},
 		}.Encode()))
@@ -399,7 +399,7 @@ func TestTenantIsolation(t *testing.T) {
 	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
 		"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.b.Origin}}
-	if status, tr, _ := e.postForm(e.b, authz.TokenPath, form); status == 200 {
+	if status, tr, _ := e.postForm(e.b, endpoint.Token, form); status == 200 {
 		t.Fatalf("school A's code exchanged at school B: %+v", tr)
 	}
 	// The code is still good at A (the attempt at B touched nothing).
@@ -426,7 +426,7 @@ func TestIDTokensOff(t *testing.T) {
 	b := e.browser()
 	b.login(e.b, studentEmail) // no role at B yet: give one
 	e.giveRole(e.b, studentEmail)
-	loc := b.consent(e.url(e.b, authz.AuthorizePath)+"?"+e.authorizeParams(e.b, publicClient+"-b", p, "openid", "account:read").Encode(), "approve")
+	loc := b.consent(e.url(e.b, endpoint.Authorize)+"?"+e.authorizeParams(e.b, publicClient+"-b", p, "openid", "account:read").Encode(), "approve")
 	status, tr := e.exchange(e.b, publicClient+"-b", loc.Query().Get("code"), p, nil)
 	if status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {
 		t.Fatalf("exchange at B: %d id_token=%q school_id=%d", status, tr.IDToken, tr.SchoolID)
@@ -435,7 +435,7 @@ func TestIDTokensOff(t *testing.T) {
 	if resp.StatusCode != 200 || strings.Contains(body, "jwks_uri") || strings.Contains(body, "id_token_signing_alg_values_supported") {
 		t.Errorf("discovery at B advertises ID tokens: %s", body)
 	}
-	if resp, _ := b.get(e.url(e.b, authz.JWKSPath)); resp.StatusCode != 404 {
+	if resp, _ := b.get(e.url(e.b, endpoint.JWKS)); resp.StatusCode != 404 {
 		t.Errorf("JWKS at B: %d", resp.StatusCode)
 	}
 }
@@ -448,7 +448,7 @@ func TestLoopbackRedirectAnyPort(t *testing.T) {
 	q.Set("redirect_uri", "http://127.0.0.1:54321/callback")
 	b := e.browser()
 	b.login(e.a, studentEmail)
-	loc := b.consent(e.url(e.a, authz.AuthorizePath)+"?"+q.Encode(), "approve")
+	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
 	if loc.Host != "127.0.0.1:54321" || loc.Query().Get("code") == "" {
 		t.Fatalf("redirect %s", loc)
 	}

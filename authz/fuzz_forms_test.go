@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // FuzzAuthorizeQuery sends arbitrary query strings to GET /oauth/authorize of a real server, as
@@ -75,7 +75,7 @@ func FuzzAuthorizeQuery(f *testing.F) {
 	// A member signed in once; each iteration carries the session cookie or not.
 	b := e.browser()
 	b.login(e.a, studentEmail)
-	authorizeURL, _ := url.Parse(e.url(e.a, authz.AuthorizePath))
+	authorizeURL, _ := url.Parse(e.url(e.a, endpoint.Authorize))
 	cookies := b.client.Jar.Cookies(authorizeURL)
 	if len(cookies) == 0 {
 		f.Fatal("no session cookie after signing in")
@@ -88,9 +88,9 @@ func FuzzAuthorizeQuery(f *testing.F) {
 	host := strings.TrimPrefix(e.a.Origin, "http://")
 
 	f.Fuzz(func(t *testing.T, query string, signedIn bool) {
-		req := httptest.NewRequest(http.MethodGet, authz.AuthorizePath, nil)
+		req := httptest.NewRequest(http.MethodGet, endpoint.Authorize, nil)
 		req.URL.RawQuery = query
-		req.RequestURI = authz.AuthorizePath + "?" + query
+		req.RequestURI = endpoint.Authorize + "?" + query
 		req.Host = host
 		if signedIn {
 			for _, c := range cookies {
@@ -179,5 +179,5 @@ func FuzzRevokeForm(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	fuzzFormEndpoint(f, e, authz.RevokePath)
+	fuzzFormEndpoint(f, e, endpoint.Revoke)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // FuzzTokenEndpoint posts arbitrary form bodies to the token endpoint of a real server.
@@ -21,7 +21,7 @@ func FuzzTokenEndpoint(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	fuzzFormEndpoint(f, newEnv(f, "sqlite"), authz.TokenPath)
+	fuzzFormEndpoint(f, newEnv(f, "sqlite"), endpoint.Token)
 }
 
 // fuzzFormEndpoint posts each fuzzed body as a form to path at school A: whatever the body, the

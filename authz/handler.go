@@ -11,27 +11,23 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 )
 
-// Paths of the authorization server's endpoints (spec, Authorization server table).
-const (
-	AuthorizePath = "/oauth/authorize"
-	TokenPath     = "/api/oauth/token"
-	RevokePath    = "/api/oauth/revoke"
-	UserinfoPath  = "/api/oauth/userinfo"
-	RegisterPath  = "/api/oauth/register"
-	JWKSPath      = "/.well-known/jwks.json"
-)
-
 // Deps are the authorization server's dependencies.
 type Deps struct {
-	Store    Store
-	Secret   config.Secret
+	Store  Store
+	Secret config.Secret
+	// Clients manages the school's clients; the token and revocation endpoints check client
+	// secrets with its hasher. nil checks them with a hasher keyed under Secret, as a manager
+	// built from the same Secret hashes them.
+	Clients  *client.Manager
 	Consent  *login.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
@@ -54,16 +50,12 @@ type Handler struct {
 	log      *slog.Logger
 	now      func() time.Time
 	p        *provider
-	hasher   *SecretHasher
 	clients  *clientSource
 	audit    *audit.Recorder
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
 func TokenHMACKey(s config.Secret) []byte { return s.Derive("token hmac") }
-
-// ClientSecretKey keys the stored hashes of client secrets.
-func ClientSecretKey(s config.Secret) []byte { return s.Derive("client secrets") }
 
 // New composes the fosite provider and returns the handler.
 func New(d Deps) *Handler {
@@ -73,7 +65,10 @@ func New(d Deps) *Handler {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	hasher := NewSecretHasher(ClientSecretKey(d.Secret))
+	hasher := client.NewSecretHasher(d.Secret)
+	if d.Clients != nil {
+		hasher = d.Clients.Hasher()
+	}
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
 	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
@@ -84,22 +79,18 @@ func New(d Deps) *Handler {
 		log:      d.Logger,
 		now:      d.Now,
 		p:        newProvider(cfg, st, d.Keys),
-		hasher:   hasher,
 		clients:  clients,
 		audit:    d.Audit,
 	}
 }
 
-// Hasher returns the client-secret hasher (operator pages and the CLI issue secrets with it).
-func (h *Handler) Hasher() *SecretHasher { return h.hasher }
-
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(AuthorizePath, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(TokenPath, memoizeClients(h.token)).Methods(http.MethodPost)
-	r.Handle(RevokePath, memoizeClients(h.revoke)).Methods(http.MethodPost)
-	r.Handle(UserinfoPath, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(RegisterPath, memoizeClients(h.register)).Methods(http.MethodPost)
+	r.Handle(endpoint.Authorize, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Token, memoizeClients(h.token)).Methods(http.MethodPost)
+	r.Handle(endpoint.Revoke, memoizeClients(h.revoke)).Methods(http.MethodPost)
+	r.Handle(endpoint.Userinfo, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Register, memoizeClients(h.register)).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told: the cause behind the error, and the request

@@ -22,7 +22,9 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
@@ -41,7 +43,7 @@ type env struct {
 	store    *gormstore.Store
 	secret   config.Secret
 	a, b     *tenant.Tenant
-	hasher   *authz.SecretHasher
+	hasher   *client.SecretHasher
 }
 
 const (
@@ -144,7 +146,7 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	handler = s.PublicHandler()
 	e.internal = httptest.NewServer(s.InternalHandler())
 	t.Cleanup(e.internal.Close)
-	e.hasher = authz.NewSecretHasher(authz.ClientSecretKey(e.secret))
+	e.hasher = client.NewSecretHasher(e.secret)
 
 	ctxA := e.ctx(e.a)
 	for email, roles := range map[string][]storage.Role{
@@ -179,7 +181,7 @@ func (e *env) mustClient(t *tenant.Tenant, c storage.Client) {
 
 // confidential registers a confidential member client at school A and returns its secret.
 func (e *env) confidential() string {
-	secret, hash, err := e.hasher.NewClientSecret()
+	secret, hash, err := e.hasher.NewSecret()
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func (e *env) oauthConfig(t *tenant.Tenant, clientID, secret string, scopes ...s
 	style := oauth2.AuthStyleInParams
 	return &oauth2.Config{
 		ClientID: clientID, ClientSecret: secret, Scopes: scopes, RedirectURL: redirectURI,
-		Endpoint: oauth2.Endpoint{AuthURL: e.url(t, authz.AuthorizePath), TokenURL: e.url(t, authz.TokenPath), AuthStyle: style},
+		Endpoint: oauth2.Endpoint{AuthURL: e.url(t, endpoint.Authorize), TokenURL: e.url(t, endpoint.Token), AuthStyle: style},
 	}
 }
 
@@ -353,7 +355,7 @@ func (e *env) code(t *tenant.Tenant, email string, params url.Values) string {
 	e.t.Helper()
 	b := e.browser()
 	b.login(t, email)
-	loc := b.consent(e.url(t, authz.AuthorizePath)+"?"+params.Encode(), "approve")
+	loc := b.consent(e.url(t, endpoint.Authorize)+"?"+params.Encode(), "approve")
 	q := loc.Query()
 	if q.Get("code") == "" {
 		e.t.Fatalf("no code in %s", loc)
@@ -406,26 +408,26 @@ func (e *env) exchange(t *tenant.Tenant, clientID, code string, p pkce, extra ur
 	for k, v := range extra {
 		form[k] = v
 	}
-	status, tr, _ := e.postForm(t, authz.TokenPath, form)
+	status, tr, _ := e.postForm(t, endpoint.Token, form)
 	return status, tr
 }
 
 func (e *env) refresh(t *tenant.Tenant, clientID, refreshToken string) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, authz.TokenPath, url.Values{
+	status, tr, _ := e.postForm(t, endpoint.Token, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {t.Origin},
 	})
 	return status, tr
 }
 
 func (e *env) revoke(t *tenant.Tenant, form url.Values) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, authz.RevokePath, form)
+	status, tr, _ := e.postForm(t, endpoint.Revoke, form)
 	return status, tr
 }
 
 // userinfo calls UserInfo with a bearer token and returns the status and decoded body.
 func (e *env) userinfo(t *tenant.Tenant, token string) (int, map[string]any, http.Header) {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(t, authz.UserinfoPath), nil)
+	req, _ := http.NewRequest(http.MethodGet, e.url(t, endpoint.Userinfo), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

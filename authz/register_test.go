@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage"
 )
 
 // postJSON posts body to the registration endpoint of school A.
 func (e *env) postRegistration(contentType, body string) (int, map[string]any) {
 	e.t.Helper()
-	resp, err := http.Post(e.url(e.a, authz.RegisterPath), contentType, strings.NewReader(body))
+	resp, err := http.Post(e.url(e.a, endpoint.Register), contentType, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -91,12 +91,12 @@ func TestRegisteredIntegrationAuthorizes(t *testing.T) {
 	q.Set("redirect_uri", "http://127.0.0.1:40000/callback")
 	b := e.browser()
 	b.login(e.a, operatorEmail)
-	loc := b.consent(e.url(e.a, authz.AuthorizePath)+"?"+q.Encode(), "approve")
+	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
 	if loc.Query().Get("code") == "" {
 		t.Fatalf("no code: %s", loc)
 	}
 	q.Set("scope", "account:read")
-	resp, _ := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+	resp, _ := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "error=invalid_scope") {
 		t.Errorf("integration asking account:read: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -112,7 +112,7 @@ func FuzzRegistration(f *testing.F) {
 	}
 	e := newEnv(f, "sqlite")
 	f.Fuzz(func(t *testing.T, body string) {
-		resp, err := http.Post(e.url(e.a, authz.RegisterPath), "application/json", strings.NewReader(body))
+		resp, err := http.Post(e.url(e.a, endpoint.Register), "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

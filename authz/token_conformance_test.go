@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -48,7 +48,7 @@ func TestExpiresInIsTheLifetime(t *testing.T) {
 func TestRefreshScope(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		refresh := func(token, scope string) (int, tokenResponse) {
-			status, tr, _ := e.postForm(e.a, authz.TokenPath, url.Values{
+			status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{
 				"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {publicClient}, "scope": {scope},
 			})
 			return status, tr
@@ -113,7 +113,7 @@ func TestRepeatedParameters(t *testing.T) {
 			t.Fatalf("exchange after the refused ones: %d %+v", status, tr)
 		}
 		live := e.tokens("account:read")
-		status, tr, _ := e.postForm(e.a, authz.TokenPath, url.Values{"grant_type": {"refresh_token"}, "client_id": {publicClient},
+		status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{"grant_type": {"refresh_token"}, "client_id": {publicClient},
 			"refresh_token": {live.RefreshToken}, "resource": {e.a.Origin, e.b.Origin}})
 		if status != http.StatusBadRequest || tr.Error != "invalid_target" {
 			t.Errorf("two resources: %d %+v, want invalid_target", status, tr)
@@ -139,7 +139,7 @@ func TestRepeatedParameters(t *testing.T) {
 		p := newPKCE()
 		authorize := func(extra string) (*http.Response, string) {
 			q := e.authorizeParams(e.a, publicClient, p, "account:read")
-			return b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode() + "&" + extra)
+			return b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode() + "&" + extra)
 		}
 		for name, extra := range map[string]string{
 			"redirect_uri":       "redirect_uri=" + url.QueryEscape("http://127.0.0.1:9/callback"),
@@ -159,7 +159,7 @@ func TestRepeatedParameters(t *testing.T) {
 				q.Set(name, "nonce-one-1")
 				q.Add(name, "nonce-two-2")
 			}
-			resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+			resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 			loc, _ := url.Parse(resp.Header.Get("Location"))
 			if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI+"?") {
 				t.Errorf("repeated %s: want a redirect to the client, got %d %q\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
@@ -198,7 +198,7 @@ func TestRedirectURIExact(t *testing.T) {
 	} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode())
+		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
 		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" {
 			t.Errorf("%s: %d Location=%q: want an error page\n%s", uri, resp.StatusCode, resp.Header.Get("Location"), body)
 		}
@@ -206,7 +206,7 @@ func TestRedirectURIExact(t *testing.T) {
 	for _, uri := range []string{redirectURI, "http://127.0.0.1:1/callback", "http://127.0.0.1:65535/callback"} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		if resp, body := b.get(e.url(e.a, authz.AuthorizePath) + "?" + q.Encode()); resp.StatusCode != http.StatusOK {
+		if resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode()); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.StatusCode, body)
 		}
 	}
@@ -222,7 +222,7 @@ func TestTokenErrorLog(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	status, body, header := e.postForm(e.a, authz.TokenPath, url.Values{
+	status, body, header := e.postForm(e.a, endpoint.Token, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {tr.RefreshToken}, "client_id": {publicClient},
 	})
 	if status != http.StatusServiceUnavailable || body.Error != "temporarily_unavailable" {

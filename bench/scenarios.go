@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 )
 
@@ -254,7 +254,7 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 
 // userinfoCall presents token at UserInfo and wants the member's claims back.
 func userinfoCall(ctx context.Context, a *browser, token string) error {
-	resp, err := a.get(ctx, a.url(authz.UserinfoPath), bearer(token))
+	resp, err := a.get(ctx, a.url(endpoint.Userinfo), bearer(token))
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver: schema set-up, insert baseline
 	"gopkg.in/yaml.v3"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/seed"
@@ -318,13 +318,10 @@ func seedSchool(ctx context.Context, cfg *config.Config, size DataSize, learners
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 
-	c, _, err := authz.NewSecretHasher(authz.ClientSecretKey(cfg.Server.Secret)).NewClient(authz.ClientRequest{
+	c, _, err := client.NewManager(st, cfg.Server.Secret).Create(tctx, client.Request{
 		Kind: storage.ClientMember, Name: "Proctor Bench", RedirectURIs: []string{benchRedirectURI}, Scopes: benchScopes,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if c, err = st.CreateClient(tctx, c); err != nil {
 		return nil, err
 	}
 	s.clientID = c.ID

@@ -11,8 +11,8 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
@@ -76,17 +76,17 @@ func (d docData) CourseURL(slug string) string { return d.Origin + "/courses/" +
 func newDocData(t *tenant.Tenant) docData {
 	u := map[string]string{}
 	for name, path := range map[string]string{
-		"asMetadata":       "/.well-known/oauth-authorization-server",
-		"oidc":             "/.well-known/openid-configuration",
+		"asMetadata":       endpoint.ServerMetadata,
+		"oidc":             endpoint.OpenIDConfiguration,
 		"resourceMetadata": resource.MetadataPath,
 		"mcpMetadata":      resource.MetadataPath + MCPPath,
 		"memberMetadata":   resource.MetadataPath + MemberAPIPath,
-		"authorize":        authz.AuthorizePath,
-		"token":            authz.TokenPath,
-		"revoke":           authz.RevokePath,
-		"userinfo":         authz.UserinfoPath,
-		"register":         authz.RegisterPath,
-		"jwks":             authz.JWKSPath,
+		"authorize":        endpoint.Authorize,
+		"token":            endpoint.Token,
+		"revoke":           endpoint.Revoke,
+		"userinfo":         endpoint.Userinfo,
+		"register":         endpoint.Register,
+		"jwks":             endpoint.JWKS,
 		"auth":             AuthDocPath,
 		"llms":             LLMSTxtPath,
 		"pricing":          PricingDocPath,

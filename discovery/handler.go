@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
@@ -46,7 +47,7 @@ func (h *Handler) now() time.Time { return h.deps.Now() }
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+	for _, path := range []string{endpoint.ServerMetadata, endpoint.OpenIDConfiguration} {
 		r.Handle(path, serveDocument(func(t *tenant.Tenant) any { return ServerMetadataFor(t) })).
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}

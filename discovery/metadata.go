@@ -1,7 +1,7 @@
 package discovery
 
 import (
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/tenant"
@@ -38,11 +38,11 @@ type ServerMetadata struct {
 func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
 	md := ServerMetadata{
 		Issuer:                                     t.Origin,
-		AuthorizationEndpoint:                      t.URL(authz.AuthorizePath),
-		TokenEndpoint:                              t.URL(authz.TokenPath),
-		UserinfoEndpoint:                           t.URL(authz.UserinfoPath),
-		RevocationEndpoint:                         t.URL(authz.RevokePath),
-		RegistrationEndpoint:                       t.URL(authz.RegisterPath),
+		AuthorizationEndpoint:                      t.URL(endpoint.Authorize),
+		TokenEndpoint:                              t.URL(endpoint.Token),
+		UserinfoEndpoint:                           t.URL(endpoint.Userinfo),
+		RevocationEndpoint:                         t.URL(endpoint.Revoke),
+		RegistrationEndpoint:                       t.URL(endpoint.Register),
 		ScopesSupported:                            scope.Names(),
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
@@ -57,7 +57,7 @@ func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
 		ServiceDocumentation:                       t.URL("/auth.md"),
 	}
 	if t.Features.IDTokens {
-		md.JWKSURI = t.URL(authz.JWKSPath)
+		md.JWKSURI = t.URL(endpoint.JWKS)
 		md.IDTokenSigningAlgValuesSupported = []string{"ES256"}
 		md.ClaimsSupported = append([]string{"iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash"}, md.ClaimsSupported...)
 	}

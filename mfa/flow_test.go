@@ -14,8 +14,8 @@ import (
 	"github.com/pquerna/otp/hotp"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -424,7 +424,7 @@ func TestStepUpAndAMR(t *testing.T) {
 }
 
 func bearer(e *servertest.Env, s *servertest.School, token string) *http.Request {
-	req := e.Request(http.MethodGet, s.URL(authz.UserinfoPath), nil)
+	req := e.Request(http.MethodGet, s.URL(endpoint.Userinfo), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	return req
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -142,9 +142,9 @@ func oauthScheme(t *tenant.Tenant) *huma.SecurityScheme {
 		Type:        "oauth2",
 		Description: "Authorization code flow with PKCE (S256) at this school; see /.well-known/oauth-authorization-server.",
 		Flows: &huma.OAuthFlows{AuthorizationCode: &huma.OAuthFlow{
-			AuthorizationURL: t.URL(authz.AuthorizePath),
-			TokenURL:         t.URL(authz.TokenPath),
-			RefreshURL:       t.URL(authz.TokenPath),
+			AuthorizationURL: t.URL(endpoint.Authorize),
+			TokenURL:         t.URL(endpoint.Token),
+			RefreshURL:       t.URL(endpoint.Token),
 			Scopes:           scopes,
 		}},
 	}

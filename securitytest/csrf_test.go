@@ -14,7 +14,7 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
@@ -254,7 +254,7 @@ func TestCSRFEveryForm(t *testing.T) {
 			login.LoginPath: {order: 0,
 				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && signedIn(anon) == "OK" }},
-			authz.AuthorizePath: {order: 1,
+			endpoint.Authorize: {order: 1,
 				state: func() string { return "" },
 				ok: func(r *servertest.Response) bool {
 					return r.Status == http.StatusSeeOther && strings.Contains(r.Header.Get("Location"), "code=")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -38,7 +38,7 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 
 	// Authorization: error pages before and after sign-in, consent, approve and deny.
 	p := servertest.NewPKCE()
-	anon.Get(s.URL(authz.AuthorizePath) + "?client_id=nobody&response_type=code")
+	anon.Get(s.URL(endpoint.Authorize) + "?client_id=nobody&response_type=code")
 	anon.Get(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID))
 	member := e.Browser()
 	member.SignIn(s, s.Student.Email)
@@ -47,8 +47,8 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 	member.Get(servertest.AuthorizeURL(s, s.OperatorClient, p, "courses:read")) // 403: not an operator
 	member.Consent(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID), "deny")
 	code := member.Approve(servertest.AuthorizeURL(s, s.MemberClient, p, scope.OpenID, scope.AccountRead))
-	member.Post(s.URL(authz.AuthorizePath), url.Values{"client_id": {s.MemberClient.ID}}) // error page
-	member.Get(s.URL(admin.AppsPath))                                                     // 403 page
+	member.Post(s.URL(endpoint.Authorize), url.Values{"client_id": {s.MemberClient.ID}}) // error page
+	member.Get(s.URL(admin.AppsPath))                                                    // 403 page
 	_, tr := e.Exchange(s, s.MemberClient, code, p)
 	e.TokenRequest(s, url.Values{"grant_type": {"password"}})
 	e.Userinfo(s, tr.AccessToken)
@@ -58,7 +58,7 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18")
 	e.Bearer(http.MethodGet, s.URL("/api/v1/courses"), "", "", "")
 	e.Revoke(s, s.MemberClient, tr.RefreshToken)
-	e.Bearer(http.MethodPost, s.URL(authz.RegisterPath), "", "application/json", `{}`)
+	e.Bearer(http.MethodPost, s.URL(endpoint.Register), "", "application/json", `{}`)
 
 	// The operator pages: list, form, create (public and confidential), show, rotate, delete, 404.
 	op := e.Browser()

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -72,14 +72,14 @@ func TestHTTPSSchoolNotServedOverHTTP(t *testing.T) {
 					resp      *servertest.Response
 					challenge bool
 				}{
-					{"userinfo", send(http.MethodGet, authz.UserinfoPath, "", "", auth...), true},
+					{"userinfo", send(http.MethodGet, endpoint.Userinfo, "", "", auth...), true},
 					{"member API", send(http.MethodPost, membergraphql.Path, "application/json", `{"query":"{ viewer { email } }"}`, auth...), true},
 					{"mcp", send(http.MethodPost, mcpendpoint.Path, "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 						append(auth, "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18")...), true},
 					{"operator API", send(http.MethodGet, "/api/v1/courses", "", "", auth...), true},
-					{"revocation", send(http.MethodPost, authz.RevokePath, form,
+					{"revocation", send(http.MethodPost, endpoint.Revoke, form,
 						url.Values{"token": {tr.AccessToken}, "client_id": {c.MemberClient.ID}}.Encode()), false},
-					{"refresh", send(http.MethodPost, authz.TokenPath, form, url.Values{
+					{"refresh", send(http.MethodPost, endpoint.Token, form, url.Values{
 						"grant_type": {"refresh_token"}, "refresh_token": {tr.RefreshToken}, "client_id": {c.MemberClient.ID}, "resource": {c.Origin},
 					}.Encode()), false},
 				} {

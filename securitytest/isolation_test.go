@@ -13,7 +13,7 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
@@ -844,7 +844,7 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 		paths = append(paths, rt.path)
 	}
 	documented := []string{
-		authz.AuthorizePath, authz.TokenPath, authz.RevokePath, authz.UserinfoPath, authz.RegisterPath, authz.JWKSPath,
+		endpoint.Authorize, endpoint.Token, endpoint.Revoke, endpoint.Userinfo, endpoint.Register, endpoint.JWKS,
 		login.LoginPath, login.DonePath, login.LogoutPath, login.FactorPath, admin.AppsPath, admin.NewAppPath, admin.MembersPath, admin.EventsPath,
 		mfa.SecurityPath, mfa.TOTPPath, mfa.RemoveTOTPPath, mfa.RecoveryCodesPath,
 		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
@@ -130,11 +130,11 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 		member := e.Tokens(a, a.Student.Email, scope.OpenID, scope.AccountRead)
 		op := e.Tokens(a, a.Owner.Email, scope.OpenID, "courses:write")
 		endpoints := []oversized{
-			{"token endpoint", authz.TokenPath, "application/x-www-form-urlencoded", ""},
+			{"token endpoint", endpoint.Token, "application/x-www-form-urlencoded", ""},
 			{"Member API", membergraphql.Path, "application/json", member.AccessToken},
 			{"MCP", mcpendpoint.Path, "application/json", member.AccessToken},
 			{"operator REST API", "/api/v1/courses", "application/json", op.AccessToken},
-			{"registration", authz.RegisterPath, "application/json", ""},
+			{"registration", endpoint.Register, "application/json", ""},
 			{"sign-in", login.LoginPath, "application/x-www-form-urlencoded", ""},
 		}
 		// Every request is sent at once, so that the liveness guard is waited for once, not once

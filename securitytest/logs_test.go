@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -148,7 +148,7 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		e.Revoke(a, conf, tr3.AccessToken)
 
 		// Registration, introspection and the profiles, with the right key and a wrong one.
-		e.Bearer(http.MethodPost, a.URL(authz.RegisterPath), "", "application/json",
+		e.Bearer(http.MethodPost, a.URL(endpoint.Register), "", "application/json",
 			`{"client_name":"Course Copilot","redirect_uris":["http://127.0.0.1:4567/copilot/callback"]}`)
 		member := e.Tokens(a, a.Student.Email, scope.OpenID, scope.AccountRead)
 		sec.addToken("introspected access token", member.AccessToken)

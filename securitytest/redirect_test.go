@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/admin"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -59,10 +59,10 @@ func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
 			t.Run(uri, func(t *testing.T) {
 				params := servertest.AuthorizeParams(a, c, servertest.NewPKCE(), scope.OpenID)
 				params.Set("redirect_uri", uri)
-				authURL := a.URL(authz.AuthorizePath) + "?" + params.Encode()
+				authURL := a.URL(endpoint.Authorize) + "?" + params.Encode()
 				answers := map[string]*servertest.Response{
 					"GET signed out":  e.Send(http.MethodGet, authURL, nil),
-					"POST signed out": e.Send(http.MethodPost, a.URL(authz.AuthorizePath), params),
+					"POST signed out": e.Send(http.MethodPost, a.URL(endpoint.Authorize), params),
 					"GET signed in":   signedIn.Get(authURL),
 					"consent POST":    signedIn.Post(authURL, url.Values{login.CSRFField: {csrf}, "decision": {"approve"}}),
 				}
@@ -83,7 +83,7 @@ func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
 		// A request with the registered URI but another error goes back to that URI only.
 		params := servertest.AuthorizeParams(a, c, servertest.NewPKCE(), scope.OpenID)
 		params.Set("code_challenge_method", "plain")
-		r := signedIn.Get(a.URL(authz.AuthorizePath) + "?" + params.Encode())
+		r := signedIn.Get(a.URL(endpoint.Authorize) + "?" + params.Encode())
 		loc, err := url.Parse(r.Header.Get("Location"))
 		if err != nil || loc.Scheme+"://"+loc.Host+loc.Path != c.RedirectURI || loc.Query().Get("error") == "" {
 			t.Errorf("an error after the redirect URI was validated: %d Location %q; want the registered URI with error", r.Status, r.Header.Get("Location"))

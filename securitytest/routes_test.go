@@ -18,7 +18,9 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
@@ -87,7 +89,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	signing := keys.NewManager(e.Store, secret, keys.Options{})
 	verifier := resource.NewStoreVerifier(e.Store, authz.TokenHMACKey(secret), nil)
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
-	r.Handle(authz.JWKSPath, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(endpoint.JWKS, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Consent: login, Templates: pages})
 	if err != nil {
@@ -108,8 +110,9 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 		t.Fatal(err)
 	}
 	pk.Mount(r)
-	admin.New(admin.Deps{Store: e.Store, Secret: secret, Consent: login, Templates: pages}).Mount(r)
-	authz.New(authz.Deps{Store: e.Store, Secret: secret, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
+	clients := client.NewManager(e.Store, secret)
+	admin.New(admin.Deps{Store: e.Store, Clients: clients, Consent: login, Templates: pages}).Mount(r)
+	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
 	operator.New(operator.Deps{Store: e.Store, Verifier: verifier, StorageDir: t.TempDir()}).Mount(r)
@@ -123,7 +126,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 var mountedInServer = map[string][]string{
 	"mountAll": {
 		"discovery.New(...).Mount",
-		"r.Handle(authz.JWKSPath)",
+		"r.Handle(endpoint.JWKS)",
 		"login.Mount",
 		"pagesMFA.Mount",
 		"acct.Mount",

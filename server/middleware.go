@@ -15,8 +15,8 @@ import (
 	"github.com/felixge/httpsnoop"
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
@@ -270,7 +270,7 @@ const (
 // endpointOf says which error shape the endpoint at path answers in.
 func endpointOf(path string) endpointKind {
 	switch {
-	case path == authz.UserinfoPath, underPath(path, operator.Prefix), path == membergraphql.Path, underPath(path, mcpendpoint.Path):
+	case path == endpoint.Userinfo, underPath(path, operator.Prefix), path == membergraphql.Path, underPath(path, mcpendpoint.Path):
 		return protectedResource
 	case underPath(path, "/api/oauth"):
 		return oauthEndpoint

@@ -20,8 +20,10 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/authz/cimd"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
@@ -80,6 +82,9 @@ type Server struct {
 	// audit is the one recorder of security events every handler records through, counting
 	// them in metrics; nil when the store keeps no log (a stand-in store in some tests).
 	audit *audit.Recorder
+	// clients is the one client manager: the operator pages create and rotate secrets with the
+	// hasher the token and revocation endpoints check them with.
+	clients *client.Manager
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -89,7 +94,8 @@ func New(d Deps) (*Server, error) {
 	}
 	// Entries that do not parse were reported by config validation; they trust nobody here.
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
-	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted}
+	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted,
+		clients: client.NewManager(d.Store, d.Config.Secret)}
 	if log, ok := d.Store.(audit.Store); ok {
 		s.audit = audit.NewRecorder(log, d.Logger, audit.WithCounter(s.metrics.securityEvent))
 	}
@@ -126,6 +132,10 @@ func (s *Server) PublicHandler() http.Handler { return s.public.Handler }
 
 // InternalHandler is the internal listener's handler.
 func (s *Server) InternalHandler() http.Handler { return s.internal.Handler }
+
+// Clients returns the client manager the operator pages and the authorization server share:
+// a client it creates has a secret the token endpoint accepts.
+func (s *Server) Clients() *client.Manager { return s.clients }
 
 func (s *Server) publicHandler() (http.Handler, error) {
 	r := mux.NewRouter()
@@ -227,7 +237,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	s.verifier = verifier
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
-	r.Handle(authz.JWKSPath, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	if mfaService != nil {
 		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
@@ -253,11 +263,11 @@ func (s *Server) mountAll(r *mux.Router) error {
 	// administration.
 	factorAdmin, _ := d.Store.(factor.Admin)
 	admin.New(admin.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Consent: login, Templates: pages, Logger: d.Logger,
+		Store: d.Store, Clients: s.clients, Consent: login, Templates: pages, Logger: d.Logger,
 		Accounts: memberMail, Factors: factorAdmin, Audit: s.audit,
 	}).Mount(r)
 	authz.New(authz.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Consent: login, Keys: signing,
+		Store: d.Store, Secret: d.Config.Secret, Clients: s.clients, Consent: login, Keys: signing,
 		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 		Audit: s.audit,
 	}).Mount(r)

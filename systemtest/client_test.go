@@ -18,7 +18,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/server/servertest"
 )
 
@@ -183,7 +183,7 @@ func (a *at) consentPage(ctx context.Context, clientID, scopes string, p pkce, s
 		"code_challenge_method": {"S256"},
 		"resource":              {a.b.s.origin},
 	}
-	authURL = a.url(authz.AuthorizePath) + "?" + q.Encode()
+	authURL = a.url(endpoint.Authorize) + "?" + q.Encode()
 	page, err = a.get(ctx, authURL, nil)
 	return authURL, page, err
 }
@@ -192,7 +192,7 @@ func (a *at) consentPage(ctx context.Context, clientID, scopes string, p pkce, s
 // checking state and iss (RFC 9207) as a client must.
 func (a *at) approve(ctx context.Context, authURL string, page response, state string) (string, error) {
 	if page.status != http.StatusOK {
-		return "", fmt.Errorf("GET %s at %s: %s", authz.AuthorizePath, a.r.name, page)
+		return "", fmt.Errorf("GET %s at %s: %s", endpoint.Authorize, a.r.name, page)
 	}
 	f, err := formWith(authURL, page.body, "csrf_token")
 	if err != nil {
@@ -204,7 +204,7 @@ func (a *at) approve(ctx context.Context, authURL string, page response, state s
 		return "", err
 	}
 	if resp.status != http.StatusSeeOther && resp.status != http.StatusFound {
-		return "", fmt.Errorf("POST %s at %s: %s", authz.AuthorizePath, a.r.name, resp)
+		return "", fmt.Errorf("POST %s at %s: %s", endpoint.Authorize, a.r.name, resp)
 	}
 	loc, err := url.Parse(resp.header.Get("Location"))
 	if err != nil {
@@ -246,7 +246,7 @@ type tokens struct {
 
 // tokenRequest posts a token request and returns the raw answer.
 func (a *at) tokenRequest(ctx context.Context, form url.Values) (response, error) {
-	return a.postForm(ctx, a.url(authz.TokenPath), form)
+	return a.postForm(ctx, a.url(endpoint.Token), form)
 }
 
 // parseTokens reads a 200 token response.
@@ -301,7 +301,7 @@ func (a *at) refresh(ctx context.Context, refreshToken string) (tokens, error) {
 
 // revoke revokes a token (RFC 7009) and returns the answer.
 func (a *at) revoke(ctx context.Context, token, hint string) (response, error) {
-	return a.postForm(ctx, a.url(authz.RevokePath), url.Values{
+	return a.postForm(ctx, a.url(endpoint.Revoke), url.Values{
 		"token": {token}, "token_type_hint": {hint}, "client_id": {a.b.s.clientID},
 	})
 }
@@ -322,7 +322,7 @@ func bearer(token string) http.Header {
 
 // userinfo presents an access token at the UserInfo endpoint.
 func (a *at) userinfo(ctx context.Context, accessToken string) (response, error) {
-	return a.get(ctx, a.url(authz.UserinfoPath), bearer(accessToken))
+	return a.get(ctx, a.url(endpoint.Userinfo), bearer(accessToken))
 }
 
 // formWith returns the first form of the page at pageURL that has an input named field, its
@@ -429,7 +429,7 @@ func verifyES256(token string, set jwks) error {
 
 // fetchJWKS reads the school's JWKS from one replica.
 func (a *at) fetchJWKS(ctx context.Context) (jwks, response, error) {
-	resp, err := a.get(ctx, a.url(authz.JWKSPath), nil)
+	resp, err := a.get(ctx, a.url(endpoint.JWKS), nil)
 	if err != nil {
 		return jwks{}, resp, err
 	}

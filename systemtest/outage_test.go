@@ -16,7 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -87,7 +87,7 @@ func TestDatabaseOutage(t *testing.T) {
 	leaks := append([]string{proxy.addr, target}, leakMarkers...)
 	t.Run("outage", func(t *testing.T) {
 		pendingExchange := probe{
-			name: "token endpoint, authorization_code grant", path: authz.TokenPath, want503: true, oauthJSON: true,
+			name: "token endpoint, authorization_code grant", path: endpoint.Token, want503: true, oauthJSON: true,
 			send: func(ctx context.Context) (response, error) {
 				return c.tokenRequest(ctx, exchangeForm(s, s.clientID, pendingCode, pending))
 			},
@@ -237,7 +237,7 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 		}
 	}
 	return []probe{
-		{name: "token endpoint, refresh_token grant", path: authz.TokenPath, send: refresh, want503: true, oauthJSON: true,
+		{name: "token endpoint, refresh_token grant", path: endpoint.Token, send: refresh, want503: true, oauthJSON: true,
 			normal: func(ctx context.Context) error {
 				resp, err := refresh(ctx)
 				if err != nil {
@@ -257,13 +257,13 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 			normal: expect("GET /api/v1/school", restSchool, http.StatusOK)},
 		{name: "readyz", path: "/readyz", send: readyz, want503: true,
 			normal: expect("GET /readyz", readyz, http.StatusOK)},
-		{name: "userinfo", path: authz.UserinfoPath, send: userinfo, want503: true, oauthJSON: true, noChallenge: true,
-			normal: expect("GET "+authz.UserinfoPath, userinfo, http.StatusOK)},
+		{name: "userinfo", path: endpoint.Userinfo, send: userinfo, want503: true, oauthJSON: true, noChallenge: true,
+			normal: expect("GET "+endpoint.Userinfo, userinfo, http.StatusOK)},
 		// The rest must not answer 500 or leak, whatever they can still serve.
-		{name: "revoke", path: authz.RevokePath, send: func(ctx context.Context) (response, error) {
+		{name: "revoke", path: endpoint.Revoke, send: func(ctx context.Context) (response, error) {
 			return c.revoke(ctx, randomString(30), "refresh_token")
 		}},
-		{name: "consent page", path: authz.AuthorizePath, send: func(ctx context.Context) (response, error) {
+		{name: "consent page", path: endpoint.Authorize, send: func(ctx context.Context) (response, error) {
 			_, page, err := c.consentPage(ctx, s.clientID, memberScopes, newPKCE(), randomString(12))
 			return page, err
 		}},
@@ -283,8 +283,8 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 			f.Values.Set("password", s.password)
 			return fresh.postForm(ctx, f.Action, f.Values)
 		}},
-		{name: "jwks", path: authz.JWKSPath, send: func(ctx context.Context) (response, error) {
-			return c.get(ctx, c.url(authz.JWKSPath), nil)
+		{name: "jwks", path: endpoint.JWKS, send: func(ctx context.Context) (response, error) {
+			return c.get(ctx, c.url(endpoint.JWKS), nil)
 		}},
 		{name: "openid configuration", path: "/.well-known/openid-configuration", send: func(ctx context.Context) (response, error) {
 			return c.get(ctx, c.url("/.well-known/openid-configuration"), nil)

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 )
 
@@ -63,11 +63,11 @@ func TestGracefulShutdown(t *testing.T) {
 	form := "application/x-www-form-urlencoded"
 
 	slow := []*slowRequest{
-		startSlow(t, R.public, "refresh", http.MethodPost, authz.TokenPath, http.Header{"Content-Type": {form}},
+		startSlow(t, R.public, "refresh", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
 			[]byte(refreshForm(s, s.clientID, grants[0].RefreshToken).Encode()), checkTokens200),
-		startSlow(t, R.public, "refresh", http.MethodPost, authz.TokenPath, http.Header{"Content-Type": {form}},
+		startSlow(t, R.public, "refresh", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
 			[]byte(refreshForm(s, s.clientID, grants[1].RefreshToken).Encode()), checkTokens200),
-		startSlow(t, R.public, "code exchange", http.MethodPost, authz.TokenPath, http.Header{"Content-Type": {form}},
+		startSlow(t, R.public, "code exchange", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
 			[]byte(exchangeForm(s, s.clientID, code, p).Encode()), checkTokens200),
 		startSlow(t, R.public, "member api", http.MethodPost, membergraphql.Path, http.Header{
 			"Content-Type": {"application/json"}, "Authorization": {"Bearer " + grants[2].AccessToken},
@@ -284,7 +284,7 @@ func startBackground(c *at, access string) *background {
 				}
 			}()
 			for n := 0; n < 10000 && bg.ctx.Err() == nil; n++ {
-				req, _ := http.NewRequestWithContext(bg.ctx, http.MethodGet, c.url(authz.UserinfoPath), nil)
+				req, _ := http.NewRequestWithContext(bg.ctx, http.MethodGet, c.url(endpoint.Userinfo), nil)
 				req.Header.Set("Authorization", "Bearer "+access)
 				resp, err := client.Do(req)
 				if err != nil {
@@ -296,7 +296,7 @@ func startBackground(c *at, access string) *background {
 				switch {
 				case resp.StatusCode != http.StatusOK:
 					bg.mu.Lock()
-					bg.problems = append(bg.problems, fmt.Sprintf("GET %s during shutdown: status %d, want 200", authz.UserinfoPath, resp.StatusCode))
+					bg.problems = append(bg.problems, fmt.Sprintf("GET %s during shutdown: status %d, want 200", endpoint.Userinfo, resp.StatusCode))
 					bg.mu.Unlock()
 				case bg.term.Load():
 					bg.ok.Add(1)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/scope"
 )
 
@@ -189,7 +189,7 @@ func ParseDocument(clientID string, body []byte) (Document, error) {
 	// The name is shown on the consent page: the rule every client name follows (operator
 	// pages, CLI) applies here too.
 	name = strings.TrimSpace(name)
-	if err := authz.CheckClientName(name); err != nil {
+	if err := client.CheckName(name); err != nil {
 		return Document{}, fmt.Errorf("%w: client_name: %w", ErrInvalidDocument, err)
 	}
 	if len(redirects) == 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 )
 
 func TestParseClientID(t *testing.T) {
@@ -72,7 +72,7 @@ func TestParseDocument(t *testing.T) {
 		"no name":                   {`{"client_id":"https://client.example/client.json","redirect_uris":["https://client.example/cb"]}`, ErrInvalidDocument},
 		"blank name":                {`{` + strings.Replace(base, "Course Helper", "  ", 1) + `}`, ErrInvalidDocument},
 		"name with a newline":       {`{` + strings.Replace(base, "Course Helper", `Course\nHelper`, 1) + `}`, ErrInvalidDocument},
-		"name too long":             {`{` + strings.Replace(base, "Course Helper", strings.Repeat("n", authz.MaxClientName+1), 1) + `}`, ErrInvalidDocument},
+		"name too long":             {`{` + strings.Replace(base, "Course Helper", strings.Repeat("n", client.MaxName+1), 1) + `}`, ErrInvalidDocument},
 		"no redirect_uris":          {`{"client_id":"https://client.example/client.json","client_name":"C"}`, ErrInvalidDocument},
 		"redirect_uris not strings": {`{"client_id":"https://client.example/client.json","client_name":"C","redirect_uris":[1]}`, ErrInvalidDocument},
 		"foreign https":             {`{` + strings.Replace(base, "https://client.example/cb", "https://evil.example/cb", 1) + `}`, ErrRedirectURI},
@@ -110,17 +110,17 @@ func TestParseDocument(t *testing.T) {
 }
 
 // TestParseDocumentClientName: the name a document gives is shown on the consent page, so it
-// follows the rule of every client name (authz.CheckClientName), not one of its own.
+// follows the rule of every client name (client.CheckName), not one of its own.
 func TestParseDocumentClientName(t *testing.T) {
 	for name, ok := range map[string]bool{
-		"講座ヘルパー":                                   true,
-		strings.Repeat("n", authz.MaxClientName):   true,
-		strings.Repeat("n", authz.MaxClientName+1): false,
-		"Good\u202eppA":                            false, // shown as "GoodApp"
-		"Good\u2067App":                            false,
-		"Good\u200bApp":                            false,
-		"Good\u3164App":                            false,
-		"Good\tApp":                                false,
+		"講座ヘルパー":                              true,
+		strings.Repeat("n", client.MaxName):   true,
+		strings.Repeat("n", client.MaxName+1): false,
+		"Good\u202eppA":                       false, // shown as "GoodApp"
+		"Good\u2067App":                       false,
+		"Good\u200bApp":                       false,
+		"Good\u3164App":                       false,
+		"Good\tApp":                           false,
 	} {
 		raw, _ := json.Marshal(name)
 		body := `{"client_id":"` + docID + `","client_name":` + string(raw) + `,"redirect_uris":["https://client.example/cb"]}`

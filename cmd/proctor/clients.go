@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -75,15 +75,11 @@ endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or
 				return err
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				c, secret, err := authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret)).NewClient(req)
+				c, secret, err := clientManager(a).Create(ctx, req)
 				if err != nil {
 					return err
 				}
-				c, err = a.store.CreateClient(ctx, c)
-				if err != nil {
-					return err
-				}
-				a.note(ctx, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: authz.ClientEventDetail(c)})
+				a.note(ctx, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: client.EventDetail(c)})
 				return printClient(cmd, asJSON, c, secret)
 			})
 		},
@@ -101,16 +97,20 @@ endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or
 	return cmd
 }
 
+// clientManager is the client manager of the school store the command opened, hashing
+// secrets under the configured system secret as the server does.
+func clientManager(a *app) *client.Manager { return client.NewManager(a.store, a.cfg.Server.Secret) }
+
 // clientRequest turns the flags into a checked request. The rules (name, redirect URIs,
-// scopes per kind) are authz's, the same the operator pages apply; an empty --scopes asks for
-// every scope of the kind.
-func clientRequest(kind storage.ClientKind, name string, redirects []string, param string, confidential bool) (authz.ClientRequest, error) {
-	req := authz.ClientRequest{Kind: kind, Name: name, RedirectURIs: redirects, Confidential: confidential}
+// scopes per kind) are package client's, the same the operator pages apply; an empty --scopes
+// asks for every scope of the kind.
+func clientRequest(kind storage.ClientKind, name string, redirects []string, param string, confidential bool) (client.Request, error) {
+	req := client.Request{Kind: kind, Name: name, RedirectURIs: redirects, Confidential: confidential}
 	if kind != storage.ClientMember && kind != storage.ClientOperator {
 		return req, fmt.Errorf("--kind must be member or operator, got %q", kind)
 	}
 	if param == "" {
-		for _, s := range authz.ClientScopes(kind) {
+		for _, s := range client.Scopes(kind) {
 			req.Scopes = append(req.Scopes, s.Name)
 		}
 	} else {
@@ -120,7 +120,7 @@ func clientRequest(kind storage.ClientKind, name string, redirects []string, par
 		}
 		req.Scopes = list
 	}
-	return authz.CheckClientRequest(req)
+	return client.CheckRequest(req)
 }
 
 func newClientsListCommand(g *globalFlags) *cobra.Command {
@@ -161,9 +161,8 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				hasher := authz.NewSecretHasher(authz.ClientSecretKey(a.cfg.Server.Secret))
-				c, secret, err := authz.RotateClientSecret(ctx, a.store, hasher, args[0], "")
-				if errors.Is(err, authz.ErrPublicClient) {
+				c, secret, err := clientManager(a).RotateSecret(ctx, args[0], "")
+				if errors.Is(err, client.ErrPublic) {
 					return errors.New("this is a public client: it has no secret to rotate")
 				}
 				if errors.Is(err, storage.ErrNotFound) {
@@ -193,7 +192,7 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				// Read first, for the event's scopes; DeleteClient says whether it was there.
 				c, _ := a.store.GetClient(ctx, args[0])
-				err := a.store.DeleteClient(ctx, args[0], time.Now())
+				err := clientManager(a).Delete(ctx, args[0], time.Now())
 				if errors.Is(err, storage.ErrNotFound) {
 					return noClient(args[0], schoolID)
 				}

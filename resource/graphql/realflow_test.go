@@ -14,7 +14,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/oauth2"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -75,7 +75,7 @@ func TestWithIssuedTokens(t *testing.T) {
 
 		verifier := oauth2.GenerateVerifier()
 		sum := sha256.Sum256([]byte(verifier))
-		authorize := e.a.URL(authz.AuthorizePath) + "?" + url.Values{
+		authorize := e.a.URL(endpoint.Authorize) + "?" + url.Values{
 			"response_type": {"code"}, "client_id": {"study-app"}, "redirect_uri": {redirect},
 			"scope": {"account:read account:write"}, "state": {"state-0123456789"}, "resource": {e.a.Origin},
 			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
@@ -86,7 +86,7 @@ func TestWithIssuedTokens(t *testing.T) {
 		}
 
 		cfg := &oauth2.Config{ClientID: "study-app", RedirectURL: redirect, Endpoint: oauth2.Endpoint{
-			TokenURL: e.a.URL(authz.TokenPath), AuthStyle: oauth2.AuthStyleInParams}}
+			TokenURL: e.a.URL(endpoint.Token), AuthStyle: oauth2.AuthStyleInParams}}
 		tok, err := cfg.Exchange(t.Context(), loc.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", e.a.Origin))
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
@@ -218,7 +218,7 @@ func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
 	b.env.t.Helper()
 	page = b.Get(authURL)
 	f, ok := page.FormWith(login.CSRFField)
-	if page.Status != http.StatusOK || !ok || !strings.Contains(f.Action, authz.AuthorizePath) {
+	if page.Status != http.StatusOK || !ok || !strings.Contains(f.Action, endpoint.Authorize) {
 		b.env.t.Fatalf("servertest: consent page for %s: status %d (Location %q)\n%s", authURL, page.Status, page.Header.Get("Location"), page.Body)
 	}
 	f.Values.Set("decision", decision)
@@ -263,7 +263,7 @@ func AuthorizeParams(s *School, c Client, p PKCE, scopes ...string) url.Values {
 
 // AuthorizeURL is the URL of a valid authorization request at school s for client c.
 func AuthorizeURL(s *School, c Client, p PKCE, scopes ...string) string {
-	return s.URL(authz.AuthorizePath) + "?" + AuthorizeParams(s, c, p, scopes...).Encode()
+	return s.URL(endpoint.Authorize) + "?" + AuthorizeParams(s, c, p, scopes...).Encode()
 }
 
 // ClientFor returns school s's member client for identity and member scopes, its operator
@@ -325,7 +325,7 @@ func (e *Env) Refresh(s *School, c Client, refreshToken string) (*Response, Toke
 // TokenRequest posts form to school s's token endpoint.
 func (e *Env) TokenRequest(s *School, form url.Values) (*Response, Tokens) {
 	e.t.Helper()
-	r := e.Send(http.MethodPost, s.URL(authz.TokenPath), form)
+	r := e.Send(http.MethodPost, s.URL(endpoint.Token), form)
 	var tr Tokens
 	if !r.JSON(&tr) {
 		e.t.Fatalf("servertest: token endpoint at %s: not JSON (%d): %s", s.Origin, r.Status, r.Body)
@@ -353,13 +353,13 @@ func (e *Env) Revoke(s *School, c Client, token string) *Response {
 	if c.Secret != "" {
 		form.Set("client_secret", c.Secret)
 	}
-	return e.Send(http.MethodPost, s.URL(authz.RevokePath), form)
+	return e.Send(http.MethodPost, s.URL(endpoint.Revoke), form)
 }
 
 // Userinfo calls school s's UserInfo with token and returns the status.
 func (e *Env) Userinfo(s *School, token string) int {
 	e.t.Helper()
-	return e.Bearer(http.MethodGet, s.URL(authz.UserinfoPath), token, "", "").Status
+	return e.Bearer(http.MethodGet, s.URL(endpoint.Userinfo), token, "", "").Status
 }
 
 // Introspect asks the internal listener about token at school s, with the API key.

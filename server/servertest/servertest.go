@@ -287,7 +287,7 @@ func (e *Env) AddClient(s *School, c storage.Client) Client {
 	var secret string
 	if c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost && c.SecretHash == "" {
 		var err error
-		secret, c.SecretHash, err = authz.NewSecretHasher(authz.ClientSecretKey(e.Config.Secret)).NewClientSecret()
+		secret, c.SecretHash, err = e.Server.Clients().Hasher().NewSecret()
 		if err != nil {
 			e.t.Fatal(err)
 		}

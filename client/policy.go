@@ -1,9 +1,9 @@
-package authz
+package client
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -16,8 +16,8 @@ import (
 
 // Limits on a client an operator creates (the operator pages and `proctor clients create`).
 const (
-	// MaxClientName bounds the name the consent page shows, in characters.
-	MaxClientName = 100
+	// MaxName bounds the name the consent page shows, in characters.
+	MaxName = 100
 	// MaxRedirectURIs bounds how many redirect URIs one client may register.
 	MaxRedirectURIs = 10
 	// MaxRedirectURI bounds one redirect URI, in bytes: the authorization request repeats it,
@@ -25,17 +25,17 @@ const (
 	MaxRedirectURI = 2000
 )
 
-// Fields of a ClientRequest, as named in a ClientProblem.
+// Fields of a Request, as named in a Problem.
 const (
 	FieldName         = "name"
 	FieldRedirectURIs = "redirect_uris"
 	FieldScopes       = "scopes"
 )
 
-// ClientRequest is what an operator asks for when creating a client. Both ways of creating one
-// (the operator pages of package login/admin and the CLI) go through CheckClientRequest and
-// SecretHasher.NewClient, so that a client is held to the same rules whichever way it was made.
-type ClientRequest struct {
+// Request is what an operator asks for when creating a client. Both ways of creating one
+// (the operator pages of package admin and the CLI) go through Manager.Create, which checks it
+// with CheckRequest, so that a client is held to the same rules whichever way it was made.
+type Request struct {
 	Kind         storage.ClientKind
 	Name         string
 	RedirectURIs []string
@@ -45,19 +45,19 @@ type ClientRequest struct {
 	Confidential bool
 }
 
-// ClientProblem is one reason a ClientRequest is refused, in words fit for the operator.
-type ClientProblem struct {
+// Problem is one reason a Request is refused, in words fit for the operator.
+type Problem struct {
 	Field   string // FieldName, FieldRedirectURIs or FieldScopes
 	Message string
 }
 
-// ClientRequestError lists every problem of a ClientRequest at once, so that a form can show
+// RequestError lists every problem of a Request at once, so that a form can show
 // them all next to their fields instead of one per attempt.
-type ClientRequestError struct {
-	Problems []ClientProblem
+type RequestError struct {
+	Problems []Problem
 }
 
-func (e *ClientRequestError) Error() string {
+func (e *RequestError) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		msgs[i] = p.Message
@@ -66,7 +66,7 @@ func (e *ClientRequestError) Error() string {
 }
 
 // For returns the messages about one field.
-func (e *ClientRequestError) For(field string) []string {
+func (e *RequestError) For(field string) []string {
 	var out []string
 	for _, p := range e.Problems {
 		if p.Field == field {
@@ -76,11 +76,11 @@ func (e *ClientRequestError) For(field string) []string {
 	return out
 }
 
-// ClientScopes returns the catalogue entries a client of the kind may hold, in catalogue order:
+// Scopes returns the catalogue entries a client of the kind may hold, in catalogue order:
 // identity and account scopes for member clients, identity and operator scopes for operator
 // clients (spec, Authentication 11: account:* is reserved to the member audience). It returns
 // nil for an unknown kind.
-func ClientScopes(kind storage.ClientKind) []scope.Scope {
+func Scopes(kind storage.ClientKind) []scope.Scope {
 	var audience scope.Audience
 	switch kind {
 	case storage.ClientMember:
@@ -99,11 +99,11 @@ func ClientScopes(kind storage.ClientKind) []scope.Scope {
 	return out
 }
 
-// CheckClientScopes checks that names holds at least one scope and only scopes a client of the
+// CheckScopes checks that names holds at least one scope and only scopes a client of the
 // kind may hold. It returns them without duplicates, in catalogue order, so that a stored
 // client reads the same however its scopes were picked.
-func CheckClientScopes(kind storage.ClientKind, names []string) ([]string, error) {
-	allowed := ClientScopes(kind)
+func CheckScopes(kind storage.ClientKind, names []string) ([]string, error) {
+	allowed := Scopes(kind)
 	if allowed == nil {
 		return nil, fmt.Errorf("the client kind must be %s or %s, not %q", storage.ClientMember, storage.ClientOperator, kind)
 	}
@@ -188,7 +188,7 @@ func CheckRedirectURIs(uris []string) error {
 	return errors.Join(errs...)
 }
 
-// CheckClientName accepts 1 to MaxClientName characters of visible text. The name is what
+// CheckName accepts 1 to MaxName characters of visible text. The name is what
 // members see on the consent page ("Allow <name> to use your account?"), so every character
 // must be one a reader can see: letters, marks, digits, punctuation, symbols and spaces
 // (unicode.IsGraphic). That refuses control characters, which break lines; format characters
@@ -199,15 +199,15 @@ func CheckRedirectURIs(uris []string) error {
 // Variation selectors stay allowed: they only choose how a character is drawn. Every client
 // name (the operator pages, the CLI, the operator API and Client ID Metadata Documents) goes
 // through this one function.
-func CheckClientName(name string) error {
+func CheckName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return errors.New("give the application a name")
 	}
 	if !utf8.ValidString(name) {
 		return errors.New("the name is not valid text")
 	}
-	if n := utf8.RuneCountInString(name); n > MaxClientName {
-		return fmt.Errorf("the name may be at most %d characters long, not %d", MaxClientName, n)
+	if n := utf8.RuneCountInString(name); n > MaxName {
+		return fmt.Errorf("the name may be at most %d characters long, not %d", MaxName, n)
 	}
 	for _, r := range name {
 		if !unicode.IsGraphic(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
@@ -217,18 +217,18 @@ func CheckClientName(name string) error {
 	return nil
 }
 
-// CheckClientRequest checks every field of req and returns it normalised: the name trimmed,
+// CheckRequest checks every field of req and returns it normalised: the name trimmed,
 // redirect URIs trimmed of surrounding space, scopes in catalogue order. Any problem is
-// reported in a *ClientRequestError holding all of them.
-func CheckClientRequest(req ClientRequest) (ClientRequest, error) {
-	var problems []ClientProblem
+// reported in a *RequestError holding all of them.
+func CheckRequest(req Request) (Request, error) {
+	var problems []Problem
 	add := func(field string, err error) {
 		for _, e := range splitJoined(err) {
-			problems = append(problems, ClientProblem{Field: field, Message: e.Error()})
+			problems = append(problems, Problem{Field: field, Message: e.Error()})
 		}
 	}
 	req.Name = strings.TrimSpace(req.Name)
-	if err := CheckClientName(req.Name); err != nil {
+	if err := CheckName(req.Name); err != nil {
 		add(FieldName, err)
 	}
 	uris := make([]string, 0, len(req.RedirectURIs))
@@ -239,13 +239,13 @@ func CheckClientRequest(req ClientRequest) (ClientRequest, error) {
 	if err := CheckRedirectURIs(uris); err != nil {
 		add(FieldRedirectURIs, err)
 	}
-	scopes, err := CheckClientScopes(req.Kind, req.Scopes)
+	scopes, err := CheckScopes(req.Kind, req.Scopes)
 	if err != nil {
 		add(FieldScopes, err)
 	}
 	req.Scopes = scopes
 	if len(problems) > 0 {
-		return req, &ClientRequestError{Problems: problems}
+		return req, &RequestError{Problems: problems}
 	}
 	return req, nil
 }
@@ -258,74 +258,33 @@ func splitJoined(err error) []error {
 	return []error{err}
 }
 
-// NewClient checks req and returns the client to store, with a fresh client id, and, for a
-// confidential client, its secret. The secret is the only copy: the client holds its keyed
-// hash, so the caller shows the secret once and forgets it.
-func (h *SecretHasher) NewClient(req ClientRequest) (storage.Client, string, error) {
-	req, err := CheckClientRequest(req)
-	if err != nil {
-		return storage.Client{}, "", err
-	}
-	id, err := NewClientID()
-	if err != nil {
-		return storage.Client{}, "", err
-	}
-	c := storage.Client{
-		ID: id, Kind: req.Kind, Name: req.Name, TokenEndpointAuthMethod: storage.AuthMethodNone,
-		ApplicationType: applicationType(req.RedirectURIs), RedirectURIs: req.RedirectURIs, Scopes: req.Scopes,
-	}
-	var secret string
-	if req.Confidential {
-		secret, c.SecretHash, err = h.NewClientSecret()
-		if err != nil {
-			return storage.Client{}, "", err
-		}
-		c.TokenEndpointAuthMethod = storage.AuthMethodSecretPost
-	}
-	return c, secret, nil
-}
-
 // applicationType is "native" for a client whose every redirect URI is a loopback address (it
 // runs on the member's machine; OpenID Connect Registration section 2) and "web" otherwise.
 func applicationType(uris []string) string {
-	if loopbackOnly(uris) {
+	if LoopbackOnly(uris) {
 		return "native"
 	}
 	return "web"
 }
 
-// ErrPublicClient means a secret was asked of a public client, which has none.
-var ErrPublicClient = errors.New("authz: a public client has no secret")
-
-// RotateClientSecret gives the confidential client id a fresh secret and returns it. The old
-// secret stops working when the update commits; tokens already issued stay valid (they were
-// issued to the client, not to the secret). The check runs under the store's row lock, so a
-// concurrent change of the client cannot slip between it and the write. kind limits which
-// clients may be rotated ("" for any): storage.ErrNotFound (wrapped) for another kind.
-func RotateClientSecret(ctx context.Context, st storage.Clients, h *SecretHasher, id string, kind storage.ClientKind) (storage.Client, string, error) {
-	secret, hash, err := h.NewClientSecret()
-	if err != nil {
-		return storage.Client{}, "", err
-	}
-	c, err := st.UpdateClient(ctx, id, func(c storage.Client) (storage.Client, error) {
-		if kind != "" && c.Kind != kind {
-			return c, fmt.Errorf("authz: client %q is not a %s client: %w", id, kind, storage.ErrNotFound)
+// LoopbackOnly reports whether every redirect URI of a client is a loopback address: such a
+// client runs on the member's own machine, and the consent page says so.
+func LoopbackOnly(uris []string) bool {
+	for _, raw := range uris {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" {
+			return false
 		}
-		if c.TokenEndpointAuthMethod != storage.AuthMethodSecretPost {
-			return c, ErrPublicClient
+		if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+			return false
 		}
-		c.SecretHash = hash
-		return c, nil
-	})
-	if err != nil {
-		return storage.Client{}, "", err
 	}
-	return c, secret, nil
+	return len(uris) > 0
 }
 
-// ClientEventDetail is the note of a client_created event in the security event log: the
+// EventDetail is the note of a client_created event in the security event log: the
 // client's kind and whether it holds a secret ("member, confidential"), never the secret.
-func ClientEventDetail(c storage.Client) string {
+func EventDetail(c storage.Client) string {
 	if c.TokenEndpointAuthMethod == storage.AuthMethodSecretPost {
 		return string(c.Kind) + ", confidential"
 	}

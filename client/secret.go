@@ -1,4 +1,4 @@
-package authz
+package client
 
 import (
 	"context"
@@ -8,21 +8,30 @@ import (
 	"encoding/base64"
 	"errors"
 
-	"github.com/ory/fosite"
+	"github.com/proctorhq/proctor/config"
 )
+
+// secretKeyPurpose names the key derived from the system secret for client secrets. Changing
+// it would invalidate every stored client secret.
+const secretKeyPurpose = "client secrets"
 
 // SecretHasher stores client secrets as HMAC-SHA256 under a key derived from the system secret.
 // Client secrets are 256-bit random values, so a slow password hash (fosite's default, bcrypt
 // at cost 12, about a quarter of a second) would protect nothing and cost every token call;
 // a keyed hash means a stolen database alone cannot verify guesses.
+//
+// Its Hash and Compare are the methods of fosite's Hasher: the authorization server checks
+// client secrets with it at the token and revocation endpoints.
 type SecretHasher struct {
 	key []byte
 }
 
-var _ fosite.Hasher = (*SecretHasher)(nil)
-
-// NewSecretHasher returns a hasher keyed with key (config.Secret.Derive("client secrets")).
-func NewSecretHasher(key []byte) *SecretHasher { return &SecretHasher{key: key} }
+// NewSecretHasher returns the hasher keyed under the system secret s. Everything that issues or
+// checks client secrets must derive it from the same system secret; Manager.Hasher returns the
+// one the server was built with.
+func NewSecretHasher(s config.Secret) *SecretHasher {
+	return &SecretHasher{key: s.Derive(secretKeyPurpose)}
+}
 
 // Hash returns the keyed hash of a secret, base64url-encoded.
 func (h *SecretHasher) Hash(_ context.Context, secret []byte) ([]byte, error) {
@@ -45,9 +54,9 @@ func (h *SecretHasher) Compare(_ context.Context, hash, secret []byte) error {
 	return nil
 }
 
-// NewClientSecret returns a fresh 256-bit client secret and its stored hash. The secret is
-// shown to the operator once and never stored.
-func (h *SecretHasher) NewClientSecret() (secret, hash string, err error) {
+// NewSecret returns a fresh 256-bit client secret and its stored hash. The secret is shown to
+// the operator once and never stored.
+func (h *SecretHasher) NewSecret() (secret, hash string, err error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", "", err
@@ -56,9 +65,9 @@ func (h *SecretHasher) NewClientSecret() (secret, hash string, err error) {
 	return secret, h.hash([]byte(secret)), nil
 }
 
-// NewClientID returns a fresh client id: "pc_" and 128 random bits. It never looks like a URL,
-// so it cannot be mistaken for a Client ID Metadata Document address.
-func NewClientID() (string, error) {
+// NewID returns a fresh client id: "pc_" and 128 random bits. It never looks like a URL, so it
+// cannot be mistaken for a Client ID Metadata Document address.
+func NewID() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", err

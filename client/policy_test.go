@@ -1,13 +1,16 @@
-package authz_test
+package client_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/client"
+	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -41,9 +44,9 @@ func TestCheckRedirectURI(t *testing.T) {
 		{"/cb", "not an absolute URL"},
 		{"", "not an absolute URL"},
 		{"https://app.example/\x7f", "not an absolute URL"},
-		{"https://app.example/" + strings.Repeat("a", authz.MaxRedirectURI), "at most"},
+		{"https://app.example/" + strings.Repeat("a", client.MaxRedirectURI), "at most"},
 	} {
-		err := authz.CheckRedirectURI(tc.uri)
+		err := client.CheckRedirectURI(tc.uri)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%q refused: %v", tc.uri, err)
@@ -55,15 +58,15 @@ func TestCheckRedirectURI(t *testing.T) {
 
 func TestCheckRedirectURIs(t *testing.T) {
 	ok := "https://app.example/cb"
-	if err := authz.CheckRedirectURIs([]string{ok, "http://127.0.0.1/cb"}); err != nil {
+	if err := client.CheckRedirectURIs([]string{ok, "http://127.0.0.1/cb"}); err != nil {
 		t.Error(err)
 	}
-	many := make([]string, authz.MaxRedirectURIs+1)
+	many := make([]string, client.MaxRedirectURIs+1)
 	for i := range many {
 		many[i] = ok + strings.Repeat("x", i)
 	}
-	if err := authz.CheckRedirectURIs(many[:authz.MaxRedirectURIs]); err != nil {
-		t.Errorf("%d URIs refused: %v", authz.MaxRedirectURIs, err)
+	if err := client.CheckRedirectURIs(many[:client.MaxRedirectURIs]); err != nil {
+		t.Errorf("%d URIs refused: %v", client.MaxRedirectURIs, err)
 	}
 	for _, tc := range []struct {
 		uris []string
@@ -75,7 +78,7 @@ func TestCheckRedirectURIs(t *testing.T) {
 		// Every problem at once.
 		{[]string{"http://a.example/", "https://b.example/#x"}, []string{"plain http", "fragment"}},
 	} {
-		err := authz.CheckRedirectURIs(tc.uris)
+		err := client.CheckRedirectURIs(tc.uris)
 		for _, w := range tc.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%q: %v, want %q", tc.uris, err, w)
@@ -110,7 +113,7 @@ func TestCheckClientName(t *testing.T) {
 		"café au lait":              true,
 		"non\u00a0breaking space":   true,
 	} {
-		if err := authz.CheckClientName(name); (err == nil) != ok {
+		if err := client.CheckName(name); (err == nil) != ok {
 			t.Errorf("%q: %v, want ok=%v", name, err, ok)
 		}
 	}
@@ -119,7 +122,7 @@ func TestCheckClientName(t *testing.T) {
 func TestClientScopes(t *testing.T) {
 	names := func(kind storage.ClientKind) []string {
 		var out []string
-		for _, s := range authz.ClientScopes(kind) {
+		for _, s := range client.Scopes(kind) {
 			out = append(out, s.Name)
 		}
 		return out
@@ -131,11 +134,11 @@ func TestClientScopes(t *testing.T) {
 	if slices.Contains(op, "account:read") || slices.Contains(op, "account:write") || !slices.Contains(op, "courses:read") || !slices.Contains(op, "openid") {
 		t.Errorf("operator scopes %v", op)
 	}
-	if authz.ClientScopes("robot") != nil {
+	if client.Scopes("robot") != nil {
 		t.Error("scopes for an unknown kind")
 	}
 
-	got, err := authz.CheckClientScopes(storage.ClientMember, []string{"account:write", "openid", "account:write"})
+	got, err := client.CheckScopes(storage.ClientMember, []string{"account:write", "openid", "account:write"})
 	if err != nil || !slices.Equal(got, []string{"openid", "account:write"}) {
 		t.Errorf("got %v, %v; want catalogue order without duplicates", got, err)
 	}
@@ -150,34 +153,47 @@ func TestClientScopes(t *testing.T) {
 		{storage.ClientMember, []string{"nonsense"}, `"nonsense"`},
 		{"robot", []string{"openid"}, "kind"},
 	} {
-		if _, err := authz.CheckClientScopes(tc.kind, tc.names); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := client.CheckScopes(tc.kind, tc.names); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: %v, want %q", tc.kind, tc.names, err, tc.want)
 		}
 	}
 }
 
 func TestCheckClientRequest(t *testing.T) {
-	req, err := authz.CheckClientRequest(authz.ClientRequest{
+	req, err := client.CheckRequest(client.Request{
 		Kind: storage.ClientMember, Name: "  App  ", RedirectURIs: []string{" https://app.example/cb "}, Scopes: []string{"account:read", "openid"},
 	})
 	if err != nil || req.Name != "App" || req.RedirectURIs[0] != "https://app.example/cb" || !slices.Equal(req.Scopes, []string{"openid", "account:read"}) {
 		t.Errorf("normalised %+v, %v", req, err)
 	}
-	_, err = authz.CheckClientRequest(authz.ClientRequest{Kind: storage.ClientMember, RedirectURIs: []string{"http://x.example/"}})
-	var ce *authz.ClientRequestError
+	_, err = client.CheckRequest(client.Request{Kind: storage.ClientMember, RedirectURIs: []string{"http://x.example/"}})
+	var ce *client.RequestError
 	if !errors.As(err, &ce) {
 		t.Fatalf("error %T %v", err, err)
 	}
-	if len(ce.For(authz.FieldName)) != 1 || len(ce.For(authz.FieldRedirectURIs)) != 1 || len(ce.For(authz.FieldScopes)) != 1 {
+	if len(ce.For(client.FieldName)) != 1 || len(ce.For(client.FieldRedirectURIs)) != 1 || len(ce.For(client.FieldScopes)) != 1 {
 		t.Errorf("problems %+v", ce.Problems)
 	}
 }
 
-func TestNewClient(t *testing.T) {
-	h := authz.NewSecretHasher(bytes.Repeat([]byte("k"), 32))
-	base := authz.ClientRequest{Kind: storage.ClientMember, Name: "App", RedirectURIs: []string{"http://127.0.0.1/cb"}, Scopes: []string{"openid"}}
+// newManager is a manager of the clients of school 1 in a fresh SQLite store, and the context of
+// that school.
+func newManager(t *testing.T) (*client.Manager, storage.Clients, context.Context) {
+	t.Helper()
+	st := storetest.Open(t, gormstore.DriverSQLite)
+	if err := st.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"})
+	return client.NewManager(st, config.Secret(bytes.Repeat([]byte("k"), 32))), st, ctx
+}
 
-	pub, secret, err := h.NewClient(base)
+func TestCreate(t *testing.T) {
+	m, st, ctx := newManager(t)
+	h := m.Hasher()
+	base := client.Request{Kind: storage.ClientMember, Name: "App", RedirectURIs: []string{"http://127.0.0.1/cb"}, Scopes: []string{"openid"}}
+
+	pub, secret, err := m.Create(ctx, base)
 	if err != nil || secret != "" || pub.SecretHash != "" || pub.TokenEndpointAuthMethod != storage.AuthMethodNone ||
 		!strings.HasPrefix(pub.ID, "pc_") || pub.Kind != storage.ClientMember || pub.ApplicationType != "native" {
 		t.Errorf("public: %+v %q %v", pub, secret, err)
@@ -186,57 +202,70 @@ func TestNewClient(t *testing.T) {
 	conf := base
 	conf.Confidential = true
 	conf.RedirectURIs = []string{"https://app.example/cb"}
-	c, secret, err := h.NewClient(conf)
+	c, secret, err := m.Create(ctx, conf)
 	if err != nil || len(secret) != 43 || c.TokenEndpointAuthMethod != storage.AuthMethodSecretPost || c.ApplicationType != "web" {
 		t.Fatalf("confidential: %+v %q %v", c, secret, err)
 	}
 	if c.SecretHash == secret || h.Compare(t.Context(), []byte(c.SecretHash), []byte(secret)) != nil {
 		t.Error("the stored hash is not the keyed hash of the secret")
 	}
-	if c2, _, _ := h.NewClient(conf); c2.ID == c.ID || c2.SecretHash == c.SecretHash {
+	if stored, err := st.GetClient(ctx, c.ID); err != nil || stored.SecretHash != c.SecretHash || stored.Name != "App" {
+		t.Errorf("stored: %+v %v", stored, err)
+	}
+	if c2, _, _ := m.Create(ctx, conf); c2.ID == c.ID || c2.SecretHash == c.SecretHash {
 		t.Error("two clients share an id or a secret")
 	}
 
-	if _, _, err := h.NewClient(authz.ClientRequest{Kind: storage.ClientMember}); err == nil {
-		t.Error("an empty request was accepted")
+	var invalid *client.RequestError
+	if _, _, err := m.Create(ctx, client.Request{Kind: storage.ClientMember}); !errors.As(err, &invalid) {
+		t.Errorf("an empty request: %v", err)
 	}
 }
 
-func TestRotateClientSecret(t *testing.T) {
-	st := storetest.Open(t, gormstore.DriverSQLite)
-	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
-	if err := st.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := tenant.NewContext(t.Context(), tn)
-	h := authz.NewSecretHasher(bytes.Repeat([]byte("k"), 32))
+func TestRotateSecret(t *testing.T) {
+	m, st, ctx := newManager(t)
+	h := m.Hasher()
 	create := func(kind storage.ClientKind, confidential bool) storage.Client {
 		t.Helper()
-		c, _, err := h.NewClient(authz.ClientRequest{Kind: kind, Name: "App", RedirectURIs: []string{"https://app.example/cb"},
+		c, _, err := m.Create(ctx, client.Request{Kind: kind, Name: "App", RedirectURIs: []string{"https://app.example/cb"},
 			Scopes: []string{"openid"}, Confidential: confidential})
-		if err == nil {
-			c, err = st.CreateClient(ctx, c)
-		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
 	conf := create(storage.ClientMember, true)
-	c, secret, err := authz.RotateClientSecret(ctx, st, h, conf.ID, storage.ClientMember)
+	c, secret, err := m.RotateSecret(ctx, conf.ID, storage.ClientMember)
 	if err != nil || c.SecretHash == conf.SecretHash || h.Compare(ctx, []byte(c.SecretHash), []byte(secret)) != nil {
 		t.Fatalf("rotate: %+v %v", c, err)
 	}
 	if stored, _ := st.GetClient(ctx, conf.ID); stored.SecretHash != c.SecretHash {
 		t.Error("the new hash is not stored")
 	}
-	if _, _, err := authz.RotateClientSecret(ctx, st, h, create(storage.ClientMember, false).ID, ""); !errors.Is(err, authz.ErrPublicClient) {
+	if _, _, err := m.RotateSecret(ctx, create(storage.ClientMember, false).ID, ""); !errors.Is(err, client.ErrPublic) {
 		t.Errorf("public client: %v", err)
 	}
-	if _, _, err := authz.RotateClientSecret(ctx, st, h, create(storage.ClientOperator, true).ID, storage.ClientMember); !errors.Is(err, storage.ErrNotFound) {
+	if _, _, err := m.RotateSecret(ctx, create(storage.ClientOperator, true).ID, storage.ClientMember); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("operator client as a member client: %v", err)
 	}
-	if _, _, err := authz.RotateClientSecret(ctx, st, h, "pc_missing", ""); !errors.Is(err, storage.ErrNotFound) {
+	if _, _, err := m.RotateSecret(ctx, "pc_missing", ""); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("missing client: %v", err)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	m, st, ctx := newManager(t)
+	c, _, err := m.Create(ctx, client.Request{Kind: storage.ClientMember, Name: "App", RedirectURIs: []string{"https://app.example/cb"}, Scopes: []string{"openid"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete(ctx, c.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GetClient(ctx, c.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the deleted client is still there: %v", err)
+	}
+	if err := m.Delete(ctx, c.ID, time.Now()); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("deleting it again: %v", err)
 	}
 }
