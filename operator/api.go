@@ -51,7 +51,7 @@ type Deps struct {
 // Handler serves the operator REST API and its OpenAPI document.
 type Handler struct {
 	store      storage.Store
-	verifier   resource.Verifier
+	door       resource.Door
 	log        *slog.Logger
 	now        func() time.Time
 	storageDir string
@@ -77,7 +77,8 @@ func New(d Deps) *Handler {
 		d.MaxBodyBytes = 1 << 20
 	}
 	return &Handler{
-		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
+		store: d.Store, log: d.Logger,
+		door: resource.Door{Name: "operator api", Verifier: d.Verifier, Roles: d.Store, Log: d.Logger}, now: d.Now,
 		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
 	}
 }

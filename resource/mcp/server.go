@@ -50,7 +50,7 @@ type Deps struct {
 // Handler serves {base_url}/mcp.
 type Handler struct {
 	store      storage.Store
-	verifier   resource.Verifier
+	door       resource.Door
 	log        *slog.Logger
 	now        func() time.Time
 	version    string
@@ -73,7 +73,8 @@ func New(d Deps) *Handler {
 		d.Version = "dev"
 	}
 	h := &Handler{
-		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now, version: d.Version,
+		store: d.Store, log: d.Logger, now: d.Now, version: d.Version,
+		door: resource.Door{Name: "mcp", Verifier: d.Verifier, Roles: d.Store, Log: d.Logger},
 	}
 	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
 		// No sessions: every request is answered by a server chosen for its caller, which is
