@@ -59,16 +59,23 @@ type Verifier interface {
 	Verify(ctx context.Context, token string) (Grant, error)
 }
 
+// TokenPairs is what a StoreVerifier reads and writes of the stored token pairs: the pair an
+// access token names, and the first use of a pair, which commits its refresh rotation.
+type TokenPairs interface {
+	GetTokenPair(ctx context.Context, kind storage.TokenKind, signature string) (storage.TokenPair, error)
+	MarkFirstUse(ctx context.Context, pairID int64, at time.Time) (bool, error)
+}
+
 // StoreVerifier verifies tokens against the shared store.
 type StoreVerifier struct {
-	store storage.Store
+	store TokenPairs
 	hmac  *hmac.HMACStrategy
 	now   func() time.Time
 }
 
 // NewStoreVerifier returns a verifier keyed with the token HMAC key
 // (config.Secret.Derive("token hmac"), the key the authorization server signs tokens with).
-func NewStoreVerifier(st storage.Store, hmacKey []byte, now func() time.Time) *StoreVerifier {
+func NewStoreVerifier(st TokenPairs, hmacKey []byte, now func() time.Time) *StoreVerifier {
 	if now == nil {
 		now = time.Now
 	}
