@@ -49,7 +49,7 @@ var schemaSDL string
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store    storage.Store
+	Store    Store
 	Verifier resource.Verifier
 	Logger   *slog.Logger
 	// Now is the clock payments, lectures and meetings are judged by; time.Now if nil.
@@ -58,7 +58,7 @@ type Deps struct {
 
 // Handler serves POST /member/graphql.
 type Handler struct {
-	store  storage.Store
+	store  Store
 	door   resource.Door
 	log    *slog.Logger
 	now    func() time.Time
@@ -222,7 +222,7 @@ func writeResponse(w http.ResponseWriter, resp *gql.Response) {
 // request is what every resolver of one HTTP request shares: who asks, at which school, at
 // what time, and the member's row, read at most once.
 type request struct {
-	store  storage.Store
+	store  Store
 	tenant *tenant.Tenant
 	grant  resource.Grant
 	now    time.Time

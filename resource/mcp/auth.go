@@ -11,7 +11,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -25,7 +24,7 @@ type caller struct {
 	// up when the token holds a scope some operator tool needs.
 	operator bool
 	now      time.Time
-	store    storage.Store
+	store    Store
 	log      *slog.Logger
 }
 

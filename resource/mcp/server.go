@@ -18,7 +18,6 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -38,7 +37,7 @@ const maxBodyBytes = 64 << 10
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store    storage.Store
+	Store    Store
 	Verifier resource.Verifier
 	Logger   *slog.Logger
 	// Now is the clock enrollments, payments and events are judged by; time.Now if nil.
@@ -49,7 +48,7 @@ type Deps struct {
 
 // Handler serves {base_url}/mcp.
 type Handler struct {
-	store      storage.Store
+	store      Store
 	door       resource.Door
 	log        *slog.Logger
 	now        func() time.Time
