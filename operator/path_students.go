@@ -94,9 +94,7 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 		}
 		out.Lectures[i] = lp
 	}
-	if out.TotalLectures > 0 {
-		out.PercentComplete = out.CompletedLectures * 100 / out.TotalLectures
-	}
+	out.PercentComplete = storage.CourseProgress{CompletedLectures: out.CompletedLectures, TotalLectures: out.TotalLectures}.Percent()
 	return out
 }
 

@@ -341,16 +341,6 @@ type progress struct {
 	Percent           int `json:"percent" jsonschema:"Completed lectures as a whole percentage of all lectures, rounded down; 0 for a course without lectures."`
 }
 
-func newProgress(total, completed, read int) progress {
-	p := progress{TotalLectures: total, CompletedLectures: completed, ReadLectures: read}
-	if total > 0 {
-		p.Percent = completed * 100 / total
-	}
-	return p
-}
-
-// accessActive says whether an enrollment gives access at `at`: lifetime access, no expiry, or
-// an expiry still ahead.
-func accessActive(e storage.Enrollment, at time.Time) bool {
-	return e.LifetimeAccess || e.ExpireDate == nil || e.ExpireDate.After(at)
+func newProgress(p storage.CourseProgress) progress {
+	return progress{TotalLectures: p.TotalLectures, CompletedLectures: p.CompletedLectures, ReadLectures: p.ReadLectures, Percent: p.Percent()}
 }
