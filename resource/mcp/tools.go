@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -31,8 +32,8 @@ type need struct {
 // Audiences of the tools (spec, Scopes). The operator tools name their own scope.
 var (
 	public      = need{}
-	memberRead  = need{scope: "account:read"}
-	memberWrite = need{scope: "account:write"}
+	memberRead  = need{scope: scope.AccountRead}
+	memberWrite = need{scope: scope.AccountWrite}
 )
 
 func operatorNeed(scope string) need { return need{scope: scope, operator: true} }
