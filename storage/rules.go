@@ -27,6 +27,13 @@ func (e Enrollment) Expires() *time.Time {
 	return e.ExpireDate
 }
 
+// WatchedAfter reports whether p comes after q in the order that picks a member's last watched
+// lecture (CourseProgress.LastWatched): updated later, or at the same time on a higher lecture
+// id, so that the pick does not depend on the order rows are read in.
+func (p LectureProgress) WatchedAfter(q LectureProgress) bool {
+	return p.UpdatedAt.After(q.UpdatedAt) || p.UpdatedAt.Equal(q.UpdatedAt) && p.LectureID > q.LectureID
+}
+
 // Percent is the completed lectures as a whole percentage of all the course's lectures,
 // rounded down; 0 for a course without lectures.
 func (p CourseProgress) Percent() int { return percent(p.CompletedLectures, p.TotalLectures) }

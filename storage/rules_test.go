@@ -63,3 +63,25 @@ func TestPercentages(t *testing.T) {
 		}
 	}
 }
+
+func TestLectureProgressWatchedAfter(t *testing.T) {
+	now := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	at := func(lecture int64, d time.Duration) LectureProgress {
+		return LectureProgress{LectureID: lecture, UpdatedAt: now.Add(d)}
+	}
+	for _, tc := range []struct {
+		name string
+		p, q LectureProgress
+		want bool
+	}{
+		{"later", at(1, time.Second), at(2, 0), true},
+		{"earlier", at(2, 0), at(1, time.Second), false},
+		{"a tie, higher lecture", at(2, 0), at(1, 0), true},
+		{"a tie, lower lecture", at(1, 0), at(2, 0), false},
+		{"itself", at(1, 0), at(1, 0), false},
+	} {
+		if got := tc.p.WatchedAfter(tc.q); got != tc.want {
+			t.Errorf("%s: WatchedAfter = %v", tc.name, got)
+		}
+	}
+}
