@@ -25,7 +25,8 @@ type Directory interface {
 	ListSchoolMembers(ctx context.Context, page storage.Page) (members []storage.MemberRoles, next string, err error)
 }
 
-// stores is what the handler holds: each operation calls the one it needs by name.
+// stores is what the handler holds: the two together, each no wider than what it serves, with
+// their methods promoted so that an operation calls either as h.store.
 type stores struct {
 	Store
 	Directory

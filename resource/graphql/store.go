@@ -6,7 +6,7 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// Store is what the storage.Member API reads and writes: one member's data at the school, their
+// Store is what the Member API reads and writes: one member's data at the school, their
 // progress, their row and the schools they belong to.
 type Store interface {
 	storage.MemberData
