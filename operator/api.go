@@ -18,7 +18,6 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 )
 
 // Prefix is where the operations live on every school's origin.
@@ -29,9 +28,10 @@ const maxJSONBodyBytes = 64 << 10
 
 // Deps are what the API is built from.
 type Deps struct {
-	Store    storage.Store
-	Verifier resource.Verifier
-	Logger   *slog.Logger
+	Store     Store
+	Directory Directory
+	Verifier  resource.Verifier
+	Logger    *slog.Logger
 	// Now is the clock payments and enrollments are judged by; time.Now if nil.
 	Now func() time.Time
 	// StorageDir is the directory uploads are written to (storage:write), one sub-directory per
@@ -50,8 +50,8 @@ type Deps struct {
 
 // Handler serves the operator REST API and its OpenAPI document.
 type Handler struct {
-	store      storage.Store
-	verifier   resource.Verifier
+	store      stores
+	door       resource.Door
 	log        *slog.Logger
 	now        func() time.Time
 	storageDir string
@@ -77,7 +77,8 @@ func New(d Deps) *Handler {
 		d.MaxBodyBytes = 1 << 20
 	}
 	return &Handler{
-		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
+		store: stores{d.Store, d.Directory}, log: d.Logger,
+		door: resource.Door{Name: "operator api", Verifier: d.Verifier, Roles: d.Directory, Log: d.Logger}, now: d.Now,
 		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
 	}
 }

@@ -2,10 +2,7 @@ package operator
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"net/http"
-	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humamux"
@@ -49,7 +46,9 @@ func (c caller) memberID() *int64 {
 }
 
 // authorize runs before every operation, ahead of huma's own parsing, so an unauthorized
-// request learns nothing about the operation's input rules. In order:
+// request learns nothing about the operation's input rules. The questions are the resource
+// door's (resource.Door.Authenticate, shared with the Member API and /mcp); the answers are
+// this API's. In order:
 //
 //  1. the bearer token, through the shared resource.Verifier (origin binding, school_id,
 //     lifetime, revocation and the refresh rotation are all its business): 401 invalid_token,
@@ -70,40 +69,23 @@ func (h *Handler) authorize(ctx huma.Context, next func(huma.Context)) {
 	w.Header().Set("Cache-Control", "no-store")
 	need, _ := ctx.Operation().Metadata[scopeKey].(string)
 
-	token, err := resource.BearerToken(r)
-	if err != nil {
-		resource.WriteError(w, r, resource.ErrInvalidToken)
-		return
-	}
-	g, err := h.verifier.Verify(r.Context(), token)
-	if err != nil {
-		if errors.Is(err, resource.ErrNoVerdict) {
-			h.log.LogAttrs(r.Context(), slog.LevelError, "operator api: token check failed", slog.String("error", err.Error()))
+	a, rf := h.door.Authenticate(r, resource.Policy{Scopes: []string{need}, Operator: true})
+	if rf != nil {
+		switch rf.Kind {
+		case resource.MissingScope:
+			resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+				"This operation needs the "+rf.Scope+" scope.", rf.Scope)
+		case resource.RolesUnavailable:
+			edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
+				"The request could not be authorized right now; retry shortly.")
+		case resource.RoleRefused:
+			resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
+				"The token's user is not an owner or admin of this school.", "")
+		default:
+			resource.WriteError(w, r, rf.Err)
 		}
-		resource.WriteError(w, r, err)
-		return
-	}
-	if g.MemberID == 0 {
-		resource.WriteError(w, r, resource.ErrInvalidToken)
-		return
-	}
-	if need == "" || !g.HasScope(need) {
-		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
-			"This operation needs the "+need+" scope.", need)
-		return
-	}
-	roles, err := h.store.GetRoles(r.Context(), g.MemberID)
-	if err != nil {
-		h.log.LogAttrs(r.Context(), slog.LevelError, "operator api: role check failed", slog.String("error", err.Error()))
-		edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
-			"The request could not be authorized right now; retry shortly.")
-		return
-	}
-	if !slices.ContainsFunc(roles, storage.Role.IsOperator) {
-		resource.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
-			"The token's user is not an owner or admin of this school.", "")
 		return
 	}
 	ua := audit.FromRequest(r, audit.Event{}).UserAgent
-	next(huma.WithValue(ctx, callerKey{}, caller{grant: g, roles: roles, userAgent: ua}))
+	next(huma.WithValue(ctx, callerKey{}, caller{grant: a.Grant, roles: a.Roles, userAgent: ua}))
 }

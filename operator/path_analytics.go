@@ -53,9 +53,7 @@ func (h *Handler) registerAnalytics(api huma.API) {
 			out := CourseStats{
 				CourseID: s.Course.ID, Slug: s.Course.Slug, Title: s.Course.Title, Enrollments: s.Enrollments,
 				ActiveEnrollments: s.ActiveEnrollments, Lectures: s.Lectures, CompletedStudents: s.CompletedStudents,
-			}
-			if s.Enrollments > 0 {
-				out.CompletionRate = s.CompletedStudents * 100 / s.Enrollments
+				CompletionRate: s.CompletionRate(),
 			}
 			return out
 		}), nil

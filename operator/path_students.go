@@ -78,6 +78,7 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 		byLecture[r.LectureID] = r
 	}
 	out := Progress{CourseID: courseID, MemberID: memberID, TotalLectures: len(lectures), Lectures: make([]LectureProgress, len(lectures))}
+	var last *storage.LectureProgress
 	for i, l := range lectures {
 		lp := LectureProgress{LectureID: l.ID, SectionID: l.SectionID, Title: l.Title, State: string(storage.LectureUnread)}
 		if r, ok := byLecture[l.ID]; ok {
@@ -86,17 +87,18 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 			if r.State == storage.LectureCompleted {
 				out.CompletedLectures++
 			}
-			// The row updated last; on a tie the higher lecture id, as the Member API and the
-			// MCP tools choose (storage.CourseProgress), whatever the curriculum's order.
-			if lw := out.LastWatched; lw == nil || r.UpdatedAt.After(lw.At) || (r.UpdatedAt.Equal(lw.At) && l.ID > lw.LectureID) {
-				out.LastWatched = &LastWatched{LectureID: l.ID, PositionSeconds: r.PositionSeconds, At: r.UpdatedAt}
+			// As the Member API and the MCP tools choose (storage.CourseProgress), whatever the
+			// curriculum's order.
+			if last == nil || r.WatchedAfter(*last) {
+				last = &r
 			}
 		}
 		out.Lectures[i] = lp
 	}
-	if out.TotalLectures > 0 {
-		out.PercentComplete = out.CompletedLectures * 100 / out.TotalLectures
+	if last != nil {
+		out.LastWatched = &LastWatched{LectureID: last.LectureID, PositionSeconds: last.PositionSeconds, At: last.UpdatedAt}
 	}
+	out.PercentComplete = storage.CourseProgress{CompletedLectures: out.CompletedLectures, TotalLectures: out.TotalLectures}.Percent()
 	return out
 }
 

@@ -1,5 +1,12 @@
-// Package resource is the thin resource server's shared core: bearer-token verification and the
-// WWW-Authenticate challenges every protected endpoint answers with.
+// Package resource is the thin resource server's shared core: bearer-token verification, the
+// door every protected surface lets requests in through, and the WWW-Authenticate challenges
+// every protected endpoint answers with.
+//
+// The Member API, /mcp and the operator REST API each hold a Door and call Door.Authenticate
+// with their Policy (anonymous allowed or not, the scopes, an operator role, when to read the
+// roles): the token, a member, the scopes and the roles, read fresh on every request, are
+// checked in that order in one place. A refusal comes back as a Refusal of a known kind, which
+// each surface writes its own way (GraphQL, an MCP challenge, the operator API's challenges).
 //
 // One Verifier serves userinfo, the Member API, /mcp and the operator REST API. It checks the
 // token's HMAC before touching the database (a forged or garbled token costs no query), then

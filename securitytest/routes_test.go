@@ -115,7 +115,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
-	operator.New(operator.Deps{Store: e.Store, Verifier: verifier, StorageDir: t.TempDir()}).Mount(r)
+	operator.New(operator.Deps{Store: e.Store, Directory: e.Store, Verifier: verifier, StorageDir: t.TempDir()}).Mount(r)
 	return r
 }
 

@@ -273,7 +273,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 

@@ -33,17 +33,6 @@ func mayHoldWide(pkg string) bool {
 	return false
 }
 
-// notYetNarrow lists the packages that still take a whole store. Each entry is a debt: the test
-// fails once a listed package no longer holds a wide interface, so that the entry goes too.
-var notYetNarrow = map[string]bool{
-	"admin":            true,
-	"authz":            true,
-	"operator":         true,
-	"resource":         true,
-	"resource/graphql": true,
-	"resource/mcp":     true,
-}
-
 // TestNoWideInterfaces checks, over the source of every package, that no package outside
 // mayHoldWide declares or holds (in a field, parameter, result or variable) an interface of more
 // than maxInterfaceMethods methods, counting embedded interfaces. It reads syntax only: an
@@ -52,17 +41,13 @@ var notYetNarrow = map[string]bool{
 // Test files are skipped: test harnesses may hold the backend whole.
 func TestNoWideInterfaces(t *testing.T) {
 	idx := parseModule(t, "..")
-	wide := map[string]bool{} // packages found holding a wide interface
 	var problems []string
 	for _, f := range idx.files {
 		if mayHoldWide(f.pkg) {
 			continue
 		}
 		report := func(pos token.Pos, what string) {
-			wide[f.pkg] = true
-			if !notYetNarrow[f.pkg] {
-				problems = append(problems, idx.fset.Position(pos).String()+": "+what)
-			}
+			problems = append(problems, idx.fset.Position(pos).String()+": "+what)
 		}
 		ast.Inspect(f.file, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -108,11 +93,6 @@ func TestNoWideInterfaces(t *testing.T) {
 	sort.Strings(problems)
 	for _, p := range problems {
 		t.Error(p)
-	}
-	for pkg := range notYetNarrow {
-		if !wide[pkg] {
-			t.Errorf("%s holds no interface wider than %d methods any more: remove it from notYetNarrow", pkg, maxInterfaceMethods)
-		}
 	}
 }
 

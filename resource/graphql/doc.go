@@ -9,10 +9,11 @@
 // graphql-go binds it to the resolvers here, and a golden copy in testdata fails the tests when
 // the schema changes unnoticed. Introspection is on.
 //
-// A request goes through, in order: the bearer token (resource.Verifier: HMAC, token pair,
-// origin binding, school_id; 401 invalid_token or 503 without a verdict), a resource owner (no
-// anonymous mode), a scope (neither account:read nor account:write: 403 insufficient_scope),
-// the body (JSON, at most 64 KiB), the query's estimated cost (cost.go) and depth, and then
+// A request goes through, in order: the resource door (resource.Door.Authenticate, shared with
+// /mcp and the operator API; the handler writes its refusals): the bearer token
+// (resource.Verifier: HMAC, token pair, origin binding, school_id; 401 invalid_token or 503
+// without a verdict), a resource owner (no anonymous mode), a scope (neither account:read nor
+// account:write: 403 insufficient_scope); then the body (JSON, at most 64 KiB), the query's estimated cost (cost.go) and depth, and then
 // execution. From the body on, refusals are GraphQL errors with extensions.code. Scopes inside
 // the query are GraphQL errors too: viewer needs account:read and the three mutations need
 // account:write, and a token with only the other gets 200 with an INSUFFICIENT_SCOPE entry in

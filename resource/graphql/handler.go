@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed" // the schema is checked in as SDL and compiled into the binary
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"mime"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -27,8 +27,8 @@ const Path = "/member/graphql"
 
 // Scopes of the Member API (spec, Scopes).
 const (
-	scopeRead  = "account:read"
-	scopeWrite = "account:write"
+	scopeRead  = scope.AccountRead
+	scopeWrite = scope.AccountWrite
 )
 
 // Limits. The schema has no cycles and its deepest field sits at depth 6, so maxDepth only ever
@@ -49,7 +49,7 @@ var schemaSDL string
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store    storage.Store
+	Store    Store
 	Verifier resource.Verifier
 	Logger   *slog.Logger
 	// Now is the clock payments, lectures and meetings are judged by; time.Now if nil.
@@ -58,12 +58,12 @@ type Deps struct {
 
 // Handler serves POST /member/graphql.
 type Handler struct {
-	store    storage.Store
-	verifier resource.Verifier
-	log      *slog.Logger
-	now      func() time.Time
-	schema   *gql.Schema
-	cost     costModel
+	store  Store
+	door   resource.Door
+	log    *slog.Logger
+	now    func() time.Time
+	schema *gql.Schema
+	cost   costModel
 }
 
 // New builds the handler. The schema is the embedded SDL; the package's tests parse it with
@@ -90,7 +90,7 @@ func New(d Deps) *Handler {
 		gql.Logger(quietLogger{}),
 	)
 	return &Handler{
-		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now,
+		store: d.Store, door: resource.Door{Name: "member api", Verifier: d.Verifier, Log: d.Logger}, log: d.Logger, now: d.Now,
 		schema: schema, cost: costModel{schema: schema.AST()},
 	}
 }
@@ -156,30 +156,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // authenticate verifies the bearer token and the scopes (spec, Errors: the protected-resource
 // rows). It writes the refusal itself and reports whether to go on.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (resource.Grant, bool) {
-	token, err := resource.BearerToken(r)
-	if err != nil {
-		resource.MemberAPI.WriteError(w, r, resource.ErrInvalidToken)
-		return resource.Grant{}, false
-	}
-	g, err := h.verifier.Verify(r.Context(), token)
-	if err != nil {
-		if errors.Is(err, resource.ErrNoVerdict) {
-			h.log.LogAttrs(r.Context(), slog.LevelError, "member api: token check failed", slog.String("error", err.Error()))
-		}
-		resource.MemberAPI.WriteError(w, r, err)
-		return resource.Grant{}, false
-	}
 	// The Member API reads one member's data and has no anonymous mode (spec, Authentication 7).
-	if g.MemberID == 0 {
-		resource.MemberAPI.WriteError(w, r, resource.ErrInvalidToken)
-		return resource.Grant{}, false
-	}
-	if !g.HasScope(scopeRead) && !g.HasScope(scopeWrite) {
+	a, rf := h.door.Authenticate(r, resource.Policy{Scopes: []string{scopeRead, scopeWrite}})
+	switch {
+	case rf == nil:
+		return a.Grant, true
+	case rf.Kind == resource.MissingScope:
 		resource.MemberAPI.Challenge(w, r, http.StatusForbidden, "insufficient_scope",
-			"The Member API needs the account:read scope (account:write for its mutations).", scopeRead)
-		return resource.Grant{}, false
+			"The Member API needs the account:read scope (account:write for its mutations).", rf.Scope)
+	default:
+		resource.MemberAPI.WriteError(w, r, rf.Err)
 	}
-	return g, true
+	return resource.Grant{}, false
 }
 
 // measure refuses a query whose estimated cost is above maxCost, before anything runs. It
@@ -234,7 +222,7 @@ func writeResponse(w http.ResponseWriter, resp *gql.Response) {
 // request is what every resolver of one HTTP request shares: who asks, at which school, at
 // what time, and the member's row, read at most once.
 type request struct {
-	store  storage.Store
+	store  Store
 	tenant *tenant.Tenant
 	grant  resource.Grant
 	now    time.Time

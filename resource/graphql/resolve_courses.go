@@ -123,14 +123,8 @@ func (c *course) Title() string           { return c.ec.Course.Title }
 func (c *course) HasLifetimeAccess() bool { return c.ec.Enrollment.LifetimeAccess }
 func (c *course) EnrolledAt() dateTime    { return newDateTime(c.ec.Enrollment.EnrolledAt) }
 
-// ExpireDate is null with lifetime access, whatever date the row keeps: lifetime access does
-// not expire.
-func (c *course) ExpireDate() *dateTime {
-	if c.ec.Enrollment.LifetimeAccess {
-		return nil
-	}
-	return optionalDateTime(c.ec.Enrollment.ExpireDate)
-}
+// ExpireDate is null with lifetime access, whatever date the row keeps (storage.Enrollment.Expires).
+func (c *course) ExpireDate() *dateTime { return optionalDateTime(c.ec.Enrollment.Expires()) }
 
 func (c *course) LastWatchedLecture() (*lastWatched, error) {
 	summary, err := c.batch.summary()
@@ -156,21 +150,15 @@ func (c *course) DetailProgress() (*courseProgress, error) {
 		return nil, err
 	}
 	p := summary[c.ec.Course.ID]
-	return &courseProgress{completed: p.CompletedLectures, read: p.ReadLectures, total: p.TotalLectures}, nil
+	return &courseProgress{p}, nil
 }
 
-type courseProgress struct{ completed, read, total int }
+type courseProgress struct{ p storage.CourseProgress }
 
-func (p *courseProgress) CompletedLectures() int32 { return int32(p.completed) }
-func (p *courseProgress) ReadLectures() int32      { return int32(p.read) }
-func (p *courseProgress) TotalLectures() int32     { return int32(p.total) }
-
-func (p *courseProgress) Percent() int32 {
-	if p.total == 0 {
-		return 0
-	}
-	return int32(p.completed * 100 / p.total)
-}
+func (p *courseProgress) CompletedLectures() int32 { return int32(p.p.CompletedLectures) }
+func (p *courseProgress) ReadLectures() int32      { return int32(p.p.ReadLectures) }
+func (p *courseProgress) TotalLectures() int32     { return int32(p.p.TotalLectures) }
+func (p *courseProgress) Percent() int32           { return int32(p.p.Percent()) }
 
 // Sections builds the course's sections and their lectures in four allocations, however many
 // there are: a course has hundreds of lectures, and a page of courses thousands.
@@ -227,8 +215,7 @@ type lecture struct {
 	Position        int32
 	PositionSeconds int32
 	Duration        int32
-	// IsLocked is the lock as it stands now: a locked lecture with an unlock time is open from
-	// that time on, without anything rewriting the row.
+	// IsLocked is the lock as it stands now (storage.Lecture.LockedAt).
 	IsLocked bool
 	l        *storage.Lecture
 }
@@ -236,7 +223,7 @@ type lecture struct {
 func newLecture(l *storage.Lecture, p *storage.LectureProgress, now time.Time) lecture {
 	out := lecture{
 		Title: l.Title, State: string(storage.LectureUnread), Position: int32(l.Position), Duration: int32(l.DurationSeconds),
-		IsLocked: l.IsLocked && (l.UnlockAt == nil || l.UnlockAt.After(now)),
+		IsLocked: l.LockedAt(now),
 		l:        l,
 	}
 	if p != nil {

@@ -1,19 +1,16 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -27,7 +24,7 @@ type caller struct {
 	// up when the token holds a scope some operator tool needs.
 	operator bool
 	now      time.Time
-	store    storage.Store
+	store    Store
 	log      *slog.Logger
 }
 
@@ -73,44 +70,29 @@ func (rf *refusal) write(w http.ResponseWriter, r *http.Request) {
 }
 
 // authenticate builds the caller of a request. No Authorization header is an anonymous caller;
-// anything else must be a valid token bound to a member. It writes the refusal itself and
-// reports whether to go on.
+// anything else must be a valid token bound to a member. The member's roles are read only when
+// the token holds a scope some operator tool needs. It writes the refusal itself and reports
+// whether to go on.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) (*caller, bool) {
-	c := &caller{tenant: t, now: h.now(), store: h.store, log: h.log}
-	token, err := resource.BearerToken(r)
-	if err != nil {
-		resource.MCP.WriteError(w, r, resource.ErrInvalidToken)
-		return nil, false
-	}
-	if token == "" {
-		return c, true
-	}
-	g, err := h.verifier.Verify(r.Context(), token)
-	if err != nil {
-		if errors.Is(err, resource.ErrNoVerdict) {
-			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: token check failed", slog.String("error", err.Error()))
-		}
-		// 401 invalid_token with the metadata pointer, or 503 without a challenge.
-		resource.MCP.WriteError(w, r, err)
-		return nil, false
-	}
-	// /mcp authenticates the token's subject (spec, Authentication 7): a token without a
-	// resource owner names nobody whose data could be read.
-	if g.MemberID == 0 {
+	a, rf := h.door.Authenticate(r, resource.Policy{Anonymous: true, RolesFor: operatorScopes})
+	switch {
+	case rf == nil:
+	case rf.Kind == resource.NoMember:
+		// /mcp authenticates the token's subject (spec, Authentication 7): a token without a
+		// resource owner names nobody whose data could be read.
 		resource.MCP.Challenge(w, r, http.StatusUnauthorized, "invalid_token",
 			"The access token is not bound to a user; authorize as a member of this school.", "")
 		return nil, false
+	default:
+		// 401 invalid_token with the metadata pointer, or 503 without a challenge (no verdict on
+		// the token or on the member's roles).
+		resource.MCP.WriteError(w, r, rf.Err)
+		return nil, false
 	}
-	c.grant = &g
-	if slices.ContainsFunc(operatorScopes, g.HasScope) {
-		roles, err := h.store.GetRoles(r.Context(), g.MemberID)
-		if err != nil {
-			// Whether the member is still an operator is part of the verdict on this request.
-			h.log.LogAttrs(r.Context(), slog.LevelError, "mcp: role check failed", slog.String("error", err.Error()))
-			resource.MCP.WriteError(w, r, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err))
-			return nil, false
-		}
-		c.operator = slices.ContainsFunc(roles, storage.Role.IsOperator)
+	c := &caller{tenant: t, now: h.now(), store: h.store, log: h.log}
+	if !a.Anonymous() {
+		c.grant = &a.Grant
+		c.operator = a.Operator()
 	}
 	return c, true
 }

@@ -21,9 +21,11 @@
 //
 // A request goes through, in order: the school (resolved from Host by the server), the Origin
 // header (present and not the school's origin: 403, against DNS rebinding and cross-site
-// requests), the bearer token (resource.Verifier: 401 invalid_token with the metadata pointer,
-// 401 for a token bound to no user, 503 temporarily_unavailable without a challenge when no
-// verdict can be reached), the body (at most 64 KiB), and the tools a tools/call names: a tool
+// requests), the resource door (resource.Door.Authenticate, shared with the Member API and the
+// operator API): the bearer token (resource.Verifier: 401 invalid_token with the metadata
+// pointer, 401 for a token bound to no user, 503 temporarily_unavailable without a challenge when
+// no verdict can be reached) and, for a token with an operator scope, the member's roles; then
+// the body (at most 64 KiB), and the tools a tools/call names: a tool
 // the caller may not call is answered before the SDK sees the request, 401 with a challenge
 // naming its scope for an anonymous caller and 403 insufficient_scope naming it for a token
 // without it, so that an MCP client can authorize or step up. Every 401 names /mcp's own metadata

@@ -18,7 +18,6 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -38,7 +37,7 @@ const maxBodyBytes = 64 << 10
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store    storage.Store
+	Store    Store
 	Verifier resource.Verifier
 	Logger   *slog.Logger
 	// Now is the clock enrollments, payments and events are judged by; time.Now if nil.
@@ -49,8 +48,8 @@ type Deps struct {
 
 // Handler serves {base_url}/mcp.
 type Handler struct {
-	store      storage.Store
-	verifier   resource.Verifier
+	store      Store
+	door       resource.Door
 	log        *slog.Logger
 	now        func() time.Time
 	version    string
@@ -73,7 +72,8 @@ func New(d Deps) *Handler {
 		d.Version = "dev"
 	}
 	h := &Handler{
-		store: d.Store, verifier: d.Verifier, log: d.Logger, now: d.Now, version: d.Version,
+		store: d.Store, log: d.Logger, now: d.Now, version: d.Version,
+		door: resource.Door{Name: "mcp", Verifier: d.Verifier, Roles: d.Store, Log: d.Logger},
 	}
 	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
 		// No sessions: every request is answered by a server chosen for its caller, which is

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -31,8 +32,8 @@ type need struct {
 // Audiences of the tools (spec, Scopes). The operator tools name their own scope.
 var (
 	public      = need{}
-	memberRead  = need{scope: "account:read"}
-	memberWrite = need{scope: "account:write"}
+	memberRead  = need{scope: scope.AccountRead}
+	memberWrite = need{scope: scope.AccountWrite}
 )
 
 func operatorNeed(scope string) need { return need{scope: scope, operator: true} }
@@ -341,16 +342,6 @@ type progress struct {
 	Percent           int `json:"percent" jsonschema:"Completed lectures as a whole percentage of all lectures, rounded down; 0 for a course without lectures."`
 }
 
-func newProgress(total, completed, read int) progress {
-	p := progress{TotalLectures: total, CompletedLectures: completed, ReadLectures: read}
-	if total > 0 {
-		p.Percent = completed * 100 / total
-	}
-	return p
-}
-
-// accessActive says whether an enrollment gives access at `at`: lifetime access, no expiry, or
-// an expiry still ahead.
-func accessActive(e storage.Enrollment, at time.Time) bool {
-	return e.LifetimeAccess || e.ExpireDate == nil || e.ExpireDate.After(at)
+func newProgress(p storage.CourseProgress) progress {
+	return progress{TotalLectures: p.TotalLectures, CompletedLectures: p.CompletedLectures, ReadLectures: p.ReadLectures, Percent: p.Percent()}
 }

@@ -260,12 +260,10 @@ func newMyCourse(ec storage.EnrolledCourse, p storage.CourseProgress, now time.T
 	e := ec.Enrollment
 	out := myCourse{
 		Slug: ec.Course.Slug, Title: ec.Course.Title, EnrolledAt: e.EnrolledAt,
-		HasLifetimeAccess: e.LifetimeAccess, AccessActive: accessActive(e, now),
-		Progress: newProgress(p.TotalLectures, p.CompletedLectures, p.ReadLectures),
-	}
-	// Lifetime access does not expire, whatever date the row keeps (as in the Member API).
-	if !e.LifetimeAccess {
-		out.ExpireDate = e.ExpireDate
+		HasLifetimeAccess: e.LifetimeAccess, AccessActive: e.ActiveAt(now),
+		// Lifetime access does not expire, whatever date the row keeps.
+		ExpireDate: e.Expires(),
+		Progress:   newProgress(p),
 	}
 	if l := p.LastWatched; l != nil {
 		out.LastWatched = &lastWatched{LectureID: l.LectureID, LectureTitle: p.LastWatchedTitle, PositionSeconds: l.PositionSeconds, WatchedAt: l.UpdatedAt}
@@ -348,8 +346,7 @@ func myCurriculum(ctx context.Context, c *caller, in curriculumIn) (curriculumOu
 		out.Sections[j].Lectures = append(out.Sections[j].Lectures, memberLecture{
 			ID: l.ID, Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
 			State: string(state), PositionSeconds: row.PositionSeconds,
-			// The lock as it stands now: a locked lecture with an unlock time is open from then on.
-			IsLocked: l.IsLocked && (l.UnlockAt == nil || l.UnlockAt.After(c.now)),
+			IsLocked: l.LockedAt(c.now),
 			UnlockAt: l.UnlockAt,
 		})
 	}

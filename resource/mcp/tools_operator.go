@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"time"
+
+	"github.com/proctorhq/proctor/storage"
 )
 
 // The operator tools read the school as a whole (storage.Reports and the course list) for a
@@ -153,12 +155,12 @@ func adminStudents(ctx context.Context, c *caller, in adminPageIn) (studentsOut,
 		for _, e := range s.Enrollments {
 			se := studentEnrollment{
 				CourseSlug: e.CourseSlug, CourseTitle: e.CourseTitle, EnrolledAt: e.Enrollment.EnrolledAt,
-				HasLifetimeAccess: e.Enrollment.LifetimeAccess, AccessActive: accessActive(e.Enrollment, c.now),
-				Progress:       newProgress(e.TotalLectures, e.CompletedLectures, e.ReadLectures),
+				HasLifetimeAccess: e.Enrollment.LifetimeAccess, AccessActive: e.Enrollment.ActiveAt(c.now),
+				ExpireDate: e.Enrollment.Expires(),
+				Progress: newProgress(storage.CourseProgress{
+					TotalLectures: e.TotalLectures, CompletedLectures: e.CompletedLectures, ReadLectures: e.ReadLectures,
+				}),
 				LastActivityAt: e.LastActivityAt,
-			}
-			if !e.Enrollment.LifetimeAccess {
-				se.ExpireDate = e.Enrollment.ExpireDate
 			}
 			st.Enrollments = append(st.Enrollments, se)
 		}
