@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
-
-	"github.com/proctorhq/proctor/authz"
 )
 
 // requestTimeout bounds one request; a server that stops answering fails the run rather than
@@ -194,13 +192,13 @@ func (a *browser) authorize(ctx context.Context, p pkce) (string, error) {
 		"code_challenge_method": {"S256"},
 		"resource":              {a.s.origin},
 	}
-	authURL := a.url(authz.AuthorizePath) + "?" + q.Encode()
+	authURL := a.url(authorizePath) + "?" + q.Encode()
 	page, err := a.get(ctx, authURL, nil)
 	if err != nil {
 		return "", err
 	}
 	if page.status != http.StatusOK {
-		return "", page.statusError("GET " + authz.AuthorizePath)
+		return "", page.statusError("GET " + authorizePath)
 	}
 	f, err := formWith(page.body, "csrf_token")
 	if err != nil {
@@ -212,7 +210,7 @@ func (a *browser) authorize(ctx context.Context, p pkce) (string, error) {
 		return "", err
 	}
 	if resp.status != http.StatusSeeOther && resp.status != http.StatusFound {
-		return "", resp.statusError("POST " + authz.AuthorizePath)
+		return "", resp.statusError("POST " + authorizePath)
 	}
 	loc, err := url.Parse(resp.header.Get("Location"))
 	if err != nil {
@@ -239,7 +237,7 @@ type tokenResponse struct {
 }
 
 func (a *browser) token(ctx context.Context, what string, form url.Values) (tokenResponse, error) {
-	resp, err := a.postForm(ctx, a.url(authz.TokenPath), form)
+	resp, err := a.postForm(ctx, a.url(tokenPath), form)
 	if err != nil {
 		return tokenResponse{}, err
 	}
@@ -277,7 +275,7 @@ func (a *browser) refresh(ctx context.Context, refreshToken string) (tokenRespon
 }
 
 func (a *browser) revoke(ctx context.Context, refreshToken string) error {
-	resp, err := a.postForm(ctx, a.url(authz.RevokePath), url.Values{
+	resp, err := a.postForm(ctx, a.url(revokePath), url.Values{
 		"token": {refreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {a.s.clientID},
 	})
 	if err != nil {

@@ -12,9 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/proctorhq/proctor/authz"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 )
 
 // scenario is one kind of load. prepare does everything that must not be timed (signing in,
@@ -254,7 +251,7 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 
 // userinfoCall presents token at UserInfo and wants the member's claims back.
 func userinfoCall(ctx context.Context, a *browser, token string) error {
-	resp, err := a.get(ctx, a.url(authz.UserinfoPath), bearer(token))
+	resp, err := a.get(ctx, a.url(userinfoPath), bearer(token))
 	if err != nil {
 		return err
 	}
@@ -273,7 +270,7 @@ func userinfoCall(ctx context.Context, a *browser, token string) error {
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
 func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
-	resp, err := a.post(ctx, a.url(membergraphql.Path), "application/json", body, bearer(token))
+	resp, err := a.post(ctx, a.url(memberGraphQLPath), "application/json", body, bearer(token))
 	if err != nil {
 		return nil, err
 	}
@@ -387,9 +384,6 @@ func prepareGraphQLCurriculum(ctx context.Context, e *env) (Op, string, error) {
 		return nil
 	}, "", nil
 }
-
-// mcpPath is the MCP endpoint on every school's origin (spec, Endpoints).
-const mcpPath = "/mcp"
 
 // mcpProtocolVersion is the revision the bench speaks; a stateless Go SDK server serves it
 // without a session.

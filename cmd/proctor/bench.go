@@ -1,16 +1,59 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/bench"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
+
+// benchDeps are the parts of Proctor the load generator uses without importing them: the
+// database it seeds, the server it measures when that runs in this process, and the client
+// rules.
+func benchDeps() bench.Deps {
+	return bench.Deps{
+		OpenStore: func(ctx context.Context, d config.Database) (bench.Store, error) {
+			st, err := gormstore.Open(ctx, gormstore.Config{Driver: d.Driver, DSN: d.DSN, MaxOpenConns: d.MaxOpenConns})
+			if err != nil {
+				return nil, err
+			}
+			return st, nil
+		},
+		Serve: serveBench,
+		NewClient: func(secret config.Secret, r bench.ClientRequest) (storage.Client, error) {
+			c, _, err := authz.NewSecretHasher(authz.ClientSecretKey(secret)).NewClient(authz.ClientRequest{
+				Kind: storage.ClientMember, Name: r.Name, RedirectURIs: r.RedirectURIs, Scopes: r.Scopes,
+			})
+			return c, err
+		},
+	}
+}
+
+// serveBench is `proctor serve` of cfg without the start-up retries, in this process, with
+// its log discarded (the bench's output is the report), until ctx ends.
+func serveBench(ctx context.Context, cfg *config.Config) error {
+	reg, err := buildRegistry(cfg.Tenants)
+	if err != nil {
+		return err
+	}
+	a, err := openStore(ctx, cfg, reg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	return a.serve(ctx, false, nil)
+}
 
 func newBenchCommand(g *globalFlags) *cobra.Command {
 	var (
@@ -97,7 +140,7 @@ and its criteria.`,
 				hint = " (--keep keeps the server log)"
 			}
 			if o.Soak {
-				rep, err := bench.RunSoak(cmd.Context(), o)
+				rep, err := bench.RunSoak(cmd.Context(), o, benchDeps())
 				if err != nil {
 					return err
 				}
@@ -112,7 +155,7 @@ and its criteria.`,
 				}
 				return nil
 			}
-			rep, err := bench.Run(cmd.Context(), o)
+			rep, err := bench.Run(cmd.Context(), o, benchDeps())
 			if err != nil {
 				return err
 			}
