@@ -1,14 +1,12 @@
 package admin_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -21,11 +19,11 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -47,55 +45,20 @@ const (
 	lecturerEmail = "lecturer@example.com"
 	studentEmail  = "student@example.com"
 	outsiderEmail = "outsider@example.com" // no role at A
-	memberPass    = "correct horse battery"
+	memberPass    = schools.Password
 	callback      = "http://127.0.0.1/callback"
 )
 
-// cheapHash keeps sign-in fast; Verify reads the parameters from the hash.
-var cheapHash = func() string {
-	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		panic(err)
-	}
-	return h
-}()
-
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
-	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: authz.NewSecretHasher(authz.ClientSecretKey(secret)), secret: secret}
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{MCPConnections: true}},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = secret
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+	sch := schools.New(t, schools.Options{Files: func(port string) []config.Tenant {
+		files := schools.Files(port)
+		files[0].Features = config.Features{MCPConnections: true}
+		return files
+	}})
+	e := &env{t: t, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B,
+		hasher: authz.NewSecretHasher(authz.ClientSecretKey(schools.Secret)), secret: schools.Secret}
+	servertest.Public(t, sch, server.Deps{}, nil)
 
 	for _, m := range []struct {
 		email string
@@ -107,16 +70,10 @@ func newEnv(t *testing.T) *env {
 		{studentEmail, storage.RoleStudent, ""},
 		{outsiderEmail, "", storage.RoleStudent},
 	} {
-		member, err := e.store.CreateMember(t.Context(), storage.Member{Email: m.email, Name: "Name of " + m.email, PasswordHash: cheapHash})
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := schools.Member(t, e.store, m.email, "Name of "+m.email)
 		for tn, role := range map[*tenant.Tenant]storage.Role{e.a: m.a, e.b: m.b} {
-			if role == "" {
-				continue
-			}
-			if err := e.store.SetRoles(e.ctx(tn), member.ID, []storage.Role{role}); err != nil {
-				t.Fatal(err)
+			if role != "" {
+				schools.SetRoles(t, e.store, tn, member.ID, role)
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -20,6 +19,8 @@ import (
 	"github.com/proctorhq/proctor/config"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -41,42 +42,13 @@ type env struct {
 
 func newEnv(t testing.TB, backend string) *env {
 	t.Helper()
-	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("s"), 32))}
+	e := &env{t: t, secret: schools.Secret}
 	e.store = storetest.Open(t, backend)
 	// Before anything shares the store: gorm's callbacks are not safe to change later.
 	e.stmts = e.store.CountStatements()
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = e.secret
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+	sch := schools.New(t, schools.Options{Store: e.store})
+	e.srv, e.a, e.b = sch.Server, sch.A, sch.B
+	servertest.Public(t, sch, server.Deps{}, nil)
 	return e
 }
 

@@ -1,13 +1,11 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,6 +20,8 @@ import (
 	"github.com/proctorhq/proctor/config"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -50,40 +50,9 @@ const (
 
 func newEnv(t testing.TB, backend string) *env {
 	t.Helper()
-	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("m"), 32)), now: time.Now().UTC()}
-	e.store = storetest.Open(t, backend)
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = e.secret
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+	sch := schools.New(t, schools.Options{Backend: backend})
+	e := &env{t: t, secret: schools.Secret, now: time.Now().UTC(), srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
+	servertest.Public(t, sch, server.Deps{}, nil)
 	e.seed(e.a, schoolData(e.now))
 	e.seed(e.b, otherSchoolData(e.now))
 	return e
