@@ -168,44 +168,10 @@ type htmlForm struct {
 
 func forms(body string) []htmlForm {
 	var out []htmlForm
-	z := html.NewTokenizer(strings.NewReader(body))
-	var textarea string
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return out
-		}
-		tok := z.Token()
-		attr := func(name string) (string, bool) {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val, true
-				}
-			}
-			return "", false
-		}
-		switch {
-		case tt == html.StartTagToken && tok.Data == "form":
-			action, _ := attr("action")
-			out = append(out, htmlForm{action: action, values: url.Values{}})
-		case len(out) == 0:
-		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && tok.Data == "input":
-			name, _ := attr("name")
-			typ, _ := attr("type")
-			val, _ := attr("value")
-			_, checked := attr("checked")
-			if name != "" && typ != "submit" && (typ != "checkbox" || checked) {
-				out[len(out)-1].values.Add(name, val)
-			}
-		case tt == html.StartTagToken && tok.Data == "textarea":
-			textarea, _ = attr("name")
-			out[len(out)-1].values.Set(textarea, "")
-		case tt == html.TextToken && textarea != "":
-			out[len(out)-1].values.Set(textarea, tok.Data)
-		case tt == html.EndTagToken && tok.Data == "textarea":
-			textarea = ""
-		}
+	for _, f := range servertest.ParseForms(nil, body) {
+		out = append(out, htmlForm{action: f.Action, values: f.Values})
 	}
+	return out
 }
 
 // formWith returns the first form having an input named field.
