@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,10 +11,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/token/hmac"
 
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/server"
@@ -62,9 +57,7 @@ func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(
 
 func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
 	e.t.Helper()
-	if _, err := e.store.ImportSchoolData(e.ctx(tn), data, storage.ImportOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	schools.Import(e.t, e.store, tn, data)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -152,50 +145,13 @@ type tokenOpts struct {
 // authorization server stores one, already used once (so a request runs no first-use write).
 func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
 	e.t.Helper()
-	ctx := e.ctx(tn)
-	m, err := e.store.GetMemberByEmail(ctx, email)
+	m, err := e.store.GetMemberByEmail(e.ctx(tn), email)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: authz.TokenHMACKey(e.secret)}}
-	token, signature, err := strategy.Generate(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	now := time.Now()
-	sess := &authz.Session{MemberID: m.ID, SchoolID: tn.SchoolID, Subdomain: tn.Subdomain, Resource: tn.Origin}
-	if o.schoolID != nil {
-		sess.SchoolID = *o.schoolID
-	}
-	if o.resource != "" {
-		sess.Resource = o.resource
-	}
-	data, err := json.Marshal(struct {
-		Session *authz.Session `json:"session"`
-	}{sess})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	pair := storage.TokenPair{
-		RequestID: hex.EncodeToString(b), ClientID: "member-app", MemberID: m.ID, AccessSignature: signature,
-		Resource: sess.Resource, Scopes: o.scopes, Data: data, RequestedAt: now,
-		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now,
-	}
-	if o.expired {
-		pair.AccessExpiresAt = now.Add(-time.Minute)
-	}
-	if o.revoked {
-		pair.RevokedAt = &now
-	}
-	if o.noOwner {
-		pair.MemberID = 0
-	}
-	if _, err := e.store.CreateTokenPair(ctx, pair); err != nil {
-		e.t.Fatal(err)
-	}
-	return token
+	return servertest.MintToken(e.t, e.store, e.secret, tn, m.ID, servertest.TokenOptions{
+		Scopes: o.scopes, Resource: o.resource, SchoolID: o.schoolID, Expired: o.expired, Revoked: o.revoked, NoOwner: o.noOwner,
+	})
 }
 
 // The usual tokens.

@@ -148,6 +148,15 @@ func SetRoles(t testing.TB, st Members, tn *tenant.Tenant, id int64, roles ...st
 	}
 }
 
+// Import applies data to school tn in one transaction, as `proctor seed` does once the
+// passwords are hashed.
+func Import(t testing.TB, st storage.Importer, tn *tenant.Tenant, data *storage.SchoolData) {
+	t.Helper()
+	if _, err := st.ImportSchoolData(Ctx(t, tn), data, storage.ImportOptions{}); err != nil {
+		t.Fatalf("schools: import into %s: %v", tn.Subdomain, err)
+	}
+}
+
 // Options change what New builds. The zero value is schools A and B (Files) on SQLite over
 // plain HTTP.
 type Options struct {
