@@ -166,24 +166,14 @@ type htmlForm struct {
 	values url.Values
 }
 
-func forms(body string) []htmlForm {
-	var out []htmlForm
-	for _, f := range servertest.ParseForms(nil, body) {
-		out = append(out, htmlForm{action: f.Action, values: f.Values})
-	}
-	return out
-}
-
 // formWith returns the first form having an input named field.
 func formWith(t *testing.T, body, field string) htmlForm {
 	t.Helper()
-	for _, f := range forms(body) {
-		if _, ok := f.values[field]; ok {
-			return f
-		}
+	f, ok := (&servertest.Response{Body: body}).FormWith(field)
+	if !ok {
+		t.Fatalf("no form with %q on the page:\n%s", field, body)
 	}
-	t.Fatalf("no form with %q on the page:\n%s", field, body)
-	return htmlForm{}
+	return htmlForm{action: f.Action, values: f.Values}
 }
 
 // textOf returns the text of the element with the given id.

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/authz"
@@ -201,45 +200,14 @@ type htmlForm struct {
 	values url.Values
 }
 
-// forms parses every form of an HTML page (hidden inputs and submit buttons with values).
-func forms(page string) []htmlForm {
-	var out []htmlForm
-	z := html.NewTokenizer(strings.NewReader(page))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return out
-		}
-		tok := z.Token()
-		attr := func(name string) string {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val
-				}
-			}
-			return ""
-		}
-		switch {
-		case tok.Data == "form" && tt == html.StartTagToken:
-			out = append(out, htmlForm{action: attr("action"), values: url.Values{}})
-		case (tok.Data == "input" || tok.Data == "button") && len(out) > 0:
-			if n := attr("name"); n != "" && attr("type") != "submit" && tok.Data == "input" {
-				out[len(out)-1].values.Set(n, attr("value"))
-			}
-		}
-	}
-}
-
 // formWith returns the first form having an input named field.
 func formWith(t testing.TB, page, field string) htmlForm {
 	t.Helper()
-	for _, f := range forms(page) {
-		if _, ok := f.values[field]; ok {
-			return f
-		}
+	f, ok := (&servertest.Response{Body: page}).FormWith(field)
+	if !ok {
+		t.Fatalf("no form with %q on the page:\n%s", field, page)
 	}
-	t.Fatalf("no form with %q on the page:\n%s", field, page)
-	return htmlForm{}
+	return htmlForm{action: f.Action, values: f.Values}
 }
 
 // resolve makes a form action absolute against the page's URL.
