@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -29,15 +28,14 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -48,7 +46,7 @@ import (
 const (
 	annEmail    = "ann@example.com"
 	bobEmail    = "bob@example.com"
-	memberPass  = "correct horse battery staple"
+	memberPass  = schools.Password
 	newPassword = "a brand new passphrase"
 	redirectURI = "http://127.0.0.1/callback"
 	chromeMac   = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
@@ -58,36 +56,11 @@ const (
 )
 
 var (
-	testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
-	// cheap keeps argon2id fast in tests; Verify reads the parameters from the hash.
-	cheap = password.Params{MemoryKiB: 64, Time: 1, Threads: 1}
+	testSecret = schools.Secret
+	cheap      = schools.Cheap
 	// cheapHash is memberPass hashed with cheap, every created member's password.
-	cheapHash = func() string {
-		h, err := password.Hash(memberPass, cheap)
-		if err != nil {
-			panic(err)
-		}
-		return h
-	}()
+	cheapHash = schools.CheapHash()
 )
-
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // countingStore counts the link lookups and link writes a test wants to see (or not see).
 type countingStore struct {
@@ -147,13 +120,13 @@ type env struct {
 	gs      *gormstore.Store
 	store   *countingStore
 	outbox  *countingOutbox
-	clock   *clock
+	clock   *schools.Clock
 	a, b    *tenant.Tenant
 	consent *login.Handler
 	svc     *account.Service
 	h       *account.Handler
 	srv     *httptest.Server
-	log     *servertest.LogBuffer
+	log     *schools.LogBuffer
 	logger  *slog.Logger
 	// box is the SMTP server the worker sends to; seen counts the messages deliver returned.
 	box    *mailbox.Mailbox
@@ -179,46 +152,24 @@ func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 // newEnvOn builds the env on the given backend.
 func newEnvOn(t *testing.T, backend string) *env {
 	t.Helper()
-	gs := storetest.Open(t, backend)
+	sch := schools.New(t, schools.Options{Backend: backend})
+	gs := sch.Store
 	e := &env{
 		t:      t,
 		gs:     gs,
 		store:  &countingStore{Store: gs},
 		outbox: &countingOutbox{Outbox: gs},
-		clock:  &clock{t: time.Now().UTC().Truncate(time.Second)},
-		log:    &servertest.LogBuffer{},
+		clock:  schools.NewClock(time.Now().UTC().Truncate(time.Second)),
+		srv:    sch.Server,
+		a:      sch.A,
+		b:      sch.B,
 	}
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gs.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	reg := sch.Registry
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.logger = slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.log, e.logger = schools.NewLog()
 	limiter := login.NewMemoryLimiter(0, e.clock.Now)
 	queue, err := mail.NewQueue(e.outbox, testSecret, e.clock.Now)
 	if err != nil {
@@ -250,7 +201,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 		Store: gs, Secret: testSecret, Consent: e.consent, Logger: e.logger, Now: e.clock.Now, Verifier: verifier,
 		Keys: keys.NewManager(gs, testSecret, keys.Options{Now: e.clock.Now}),
 	}).Mount(r)
-	handler = e.middleware(reg, r)
+	sch.Handle(schools.Middleware(reg, false, r))
 
 	if e.box, err = mailbox.Start(mailbox.Options{}); err != nil {
 		t.Fatal(err)
@@ -281,26 +232,6 @@ func newEnvOn(t *testing.T, backend string) *env {
 	return e
 }
 
-// middleware does what the server's does before routing: the school by Host, the request's id
-// and the client address a trusted proxy would give (the peer's, or a test-only header's).
-func (e *env) middleware(reg *tenant.Registry, next http.Handler) http.Handler {
-	var n atomic.Int64
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tn, ok := reg.Resolve(r.Host)
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
-		addr := ap.Addr()
-		if a := r.Header.Get("X-Test-Addr"); a != "" {
-			addr = netip.MustParseAddr(a)
-		}
-		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr}
-		next.ServeHTTP(w, r.WithContext(tenant.NewContext(edge.NewContext(r.Context(), info), tn)))
-	})
-}
-
 // ctx is a context of school s.
 func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
 
@@ -308,13 +239,10 @@ func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e
 func (e *env) url(s *tenant.Tenant, path string) string { return s.Origin + path }
 
 // newMember creates a member with memberPass who is a student at the given schools.
-func (e *env) newMember(email, name string, schools ...*tenant.Tenant) storage.Member {
+func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member {
 	e.t.Helper()
-	m, err := e.gs.CreateMember(e.ctx(schools[0]), storage.Member{Email: email, Name: name, PasswordHash: cheapHash})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, s := range schools {
+	m := schools.Member(e.t, e.gs, email, name)
+	for _, s := range at {
 		e.enrol(s, m.ID)
 	}
 	return m

@@ -1,14 +1,12 @@
 package admin_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -22,11 +20,11 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -48,55 +46,20 @@ const (
 	lecturerEmail = "lecturer@example.com"
 	studentEmail  = "student@example.com"
 	outsiderEmail = "outsider@example.com" // no role at A
-	memberPass    = "correct horse battery"
+	memberPass    = schools.Password
 	callback      = "http://127.0.0.1/callback"
 )
 
-// cheapHash keeps sign-in fast; Verify reads the parameters from the hash.
-var cheapHash = func() string {
-	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		panic(err)
-	}
-	return h
-}()
-
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	secret := config.Secret(bytes.Repeat([]byte("s"), 32))
-	e := &env{t: t, store: storetest.Open(t, gormstore.DriverSQLite), hasher: client.NewSecretHasher(secret), secret: secret}
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{MCPConnections: true}},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = secret
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+	sch := schools.New(t, schools.Options{Files: func(port string) []config.Tenant {
+		files := schools.Files(port)
+		files[0].Features = config.Features{MCPConnections: true}
+		return files
+	}})
+	e := &env{t: t, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B,
+		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret}
+	servertest.Public(t, sch, server.Deps{}, nil)
 
 	for _, m := range []struct {
 		email string
@@ -108,16 +71,10 @@ func newEnv(t *testing.T) *env {
 		{studentEmail, storage.RoleStudent, ""},
 		{outsiderEmail, "", storage.RoleStudent},
 	} {
-		member, err := e.store.CreateMember(t.Context(), storage.Member{Email: m.email, Name: "Name of " + m.email, PasswordHash: cheapHash})
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := schools.Member(t, e.store, m.email, "Name of "+m.email)
 		for tn, role := range map[*tenant.Tenant]storage.Role{e.a: m.a, e.b: m.b} {
-			if role == "" {
-				continue
-			}
-			if err := e.store.SetRoles(e.ctx(tn), member.ID, []storage.Role{role}); err != nil {
-				t.Fatal(err)
+			if role != "" {
+				schools.SetRoles(t, e.store, tn, member.ID, role)
 			}
 		}
 	}
@@ -210,58 +167,14 @@ type htmlForm struct {
 	values url.Values
 }
 
-func forms(body string) []htmlForm {
-	var out []htmlForm
-	z := html.NewTokenizer(strings.NewReader(body))
-	var textarea string
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return out
-		}
-		tok := z.Token()
-		attr := func(name string) (string, bool) {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val, true
-				}
-			}
-			return "", false
-		}
-		switch {
-		case tt == html.StartTagToken && tok.Data == "form":
-			action, _ := attr("action")
-			out = append(out, htmlForm{action: action, values: url.Values{}})
-		case len(out) == 0:
-		case (tt == html.StartTagToken || tt == html.SelfClosingTagToken) && tok.Data == "input":
-			name, _ := attr("name")
-			typ, _ := attr("type")
-			val, _ := attr("value")
-			_, checked := attr("checked")
-			if name != "" && typ != "submit" && (typ != "checkbox" || checked) {
-				out[len(out)-1].values.Add(name, val)
-			}
-		case tt == html.StartTagToken && tok.Data == "textarea":
-			textarea, _ = attr("name")
-			out[len(out)-1].values.Set(textarea, "")
-		case tt == html.TextToken && textarea != "":
-			out[len(out)-1].values.Set(textarea, tok.Data)
-		case tt == html.EndTagToken && tok.Data == "textarea":
-			textarea = ""
-		}
-	}
-}
-
 // formWith returns the first form having an input named field.
 func formWith(t *testing.T, body, field string) htmlForm {
 	t.Helper()
-	for _, f := range forms(body) {
-		if _, ok := f.values[field]; ok {
-			return f
-		}
+	f, ok := (&servertest.Response{Body: body}).FormWith(field)
+	if !ok {
+		t.Fatalf("no form with %q on the page:\n%s", field, body)
 	}
-	t.Fatalf("no form with %q on the page:\n%s", field, body)
-	return htmlForm{}
+	return htmlForm{action: f.Action, values: f.Values}
 }
 
 // textOf returns the text of the element with the given id.

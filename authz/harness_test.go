@@ -1,7 +1,6 @@
 package authz_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -18,15 +16,15 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -50,7 +48,7 @@ const (
 	studentEmail  = "student@example.com"
 	operatorEmail = "owner@example.com"
 	outsiderEmail = "outsider@example.com"
-	memberPass    = "correct horse battery"
+	memberPass    = schools.Password
 	publicClient  = "member-app"
 	confClient    = "member-conf"
 	opClient      = "operator-app"
@@ -66,15 +64,6 @@ var testIntegrations = []config.Integration{
 		RedirectURIs: []string{"https://copilot.example/oauth/callback", "http://127.0.0.1/callback", "http://[::1]/callback"}, ApplicationType: "native"},
 	{Name: "Gradebook Sync", ClientID: "gradebook-sync", Scopes: []string{"students:read"}, RedirectURIs: []string{"http://127.0.0.1/cb"}},
 }
-
-// cheapHash keeps member creation fast; Verify reads the parameters from the hash.
-var cheapHash = func() string {
-	h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		panic(err)
-	}
-	return h
-}()
 
 // envOption changes how newEnv builds the server: school A's tenant file and the server's
 // dependencies.
@@ -100,50 +89,20 @@ func withLogger(l *slog.Logger) envOption {
 
 func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	t.Helper()
-	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("k"), 32))}
 	var deps server.Deps
-	e.store = storetest.Open(t, backend)
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	files := []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port, Features: config.Features{IDTokens: true, MCPConnections: true}},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	}
-	for i := range files {
-		files[i].Lifetimes = config.DefaultTenant().Lifetimes
-	}
-	for _, o := range opts {
-		o(&files[0], &deps)
-	}
-	for _, c := range files {
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
+	sch := schools.New(t, schools.Options{Backend: backend, Files: func(port string) []config.Tenant {
+		files := schools.Files(port)
+		files[0].Features = config.Features{IDTokens: true, MCPConnections: true}
+		for _, o := range opts {
+			o(&files[0], &deps)
 		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = e.secret
-	sc.Integrations = testIntegrations
-	sc.Internal.APIKey = config.Secret(testInternalKey)
-	deps.Config, deps.Tenants, deps.Store = sc, reg, e.store
-	s, err := server.New(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+		return files
+	}})
+	e := &env{t: t, secret: schools.Secret, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
+	s := servertest.Public(t, sch, deps, func(sc *config.Server) {
+		sc.Integrations = testIntegrations
+		sc.Internal.APIKey = config.Secret(testInternalKey)
+	})
 	e.internal = httptest.NewServer(s.InternalHandler())
 	t.Cleanup(e.internal.Close)
 	e.hasher = client.NewSecretHasher(e.secret)
@@ -154,7 +113,7 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 		operatorEmail: {storage.RoleOwner},
 		outsiderEmail: nil,
 	} {
-		m, err := e.store.CreateMember(ctxA, storage.Member{Email: email, Name: "Name of " + email, AvatarURL: "https://img.example/" + email, PasswordHash: cheapHash})
+		m, err := e.store.CreateMember(ctxA, storage.Member{Email: email, Name: "Name of " + email, AvatarURL: "https://img.example/" + email, PasswordHash: schools.CheapHash()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,45 +202,14 @@ type htmlForm struct {
 	values url.Values
 }
 
-// forms parses every form of an HTML page (hidden inputs and submit buttons with values).
-func forms(page string) []htmlForm {
-	var out []htmlForm
-	z := html.NewTokenizer(strings.NewReader(page))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return out
-		}
-		tok := z.Token()
-		attr := func(name string) string {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val
-				}
-			}
-			return ""
-		}
-		switch {
-		case tok.Data == "form" && tt == html.StartTagToken:
-			out = append(out, htmlForm{action: attr("action"), values: url.Values{}})
-		case (tok.Data == "input" || tok.Data == "button") && len(out) > 0:
-			if n := attr("name"); n != "" && attr("type") != "submit" && tok.Data == "input" {
-				out[len(out)-1].values.Set(n, attr("value"))
-			}
-		}
-	}
-}
-
 // formWith returns the first form having an input named field.
 func formWith(t testing.TB, page, field string) htmlForm {
 	t.Helper()
-	for _, f := range forms(page) {
-		if _, ok := f.values[field]; ok {
-			return f
-		}
+	f, ok := (&servertest.Response{Body: page}).FormWith(field)
+	if !ok {
+		t.Fatalf("no form with %q on the page:\n%s", field, page)
 	}
-	t.Fatalf("no form with %q on the page:\n%s", field, page)
-	return htmlForm{}
+	return htmlForm{action: f.Action, values: f.Values}
 }
 
 // resolve makes a form action absolute against the page's URL.

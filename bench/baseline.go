@@ -13,7 +13,6 @@ import (
 	_ "github.com/glebarez/go-sqlite" // the "sqlite" database/sql driver gormstore's SQLite uses
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // Baselines put the scenarios' figures in proportion: the same runner, client, concurrency and
@@ -73,10 +72,10 @@ func measureBareHTTP(ctx context.Context, host string, tr http.RoundTripper, war
 func measureInsert(ctx context.Context, d config.Database, warm, run Bounds) (Result, error) {
 	var create, insert string
 	switch d.Driver {
-	case gormstore.DriverSQLite:
+	case driverSQLite:
 		create = `CREATE TABLE bench_insert (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at TIMESTAMP NOT NULL)`
 		insert = `INSERT INTO bench_insert (payload, created_at) VALUES (?, ?)`
-	case gormstore.DriverPostgres:
+	case driverPostgres:
 		create = `CREATE TABLE bench_insert (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL)`
 		insert = `INSERT INTO bench_insert (payload, created_at) VALUES ($1, $2)`
 	}
@@ -115,9 +114,9 @@ func measureInsert(ctx context.Context, d config.Database, warm, run Bounds) (Re
 // settings the server uses (the insert baseline, the soak's row counts).
 func openSQL(d config.Database) (*sql.DB, error) {
 	switch d.Driver {
-	case gormstore.DriverSQLite:
+	case driverSQLite:
 		return sql.Open("sqlite", sqliteBaselineDSN(d.DSN))
-	case gormstore.DriverPostgres:
+	case driverPostgres:
 		return sql.Open("pgx", d.DSN)
 	}
 	return nil, fmt.Errorf("unknown driver %q", d.Driver)

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // Options are one run's settings (the command's flags).
@@ -31,12 +29,12 @@ type Options struct {
 	// request cap; those scenarios end early when it is used up.
 	Pool int
 
-	Database string // gormstore.DriverSQLite or gormstore.DriverPostgres
+	Database string // "sqlite" or "postgres", as the server's database.driver
 	// DSN of the PostgreSQL server; the run creates a schema of its own there and drops it.
 	DSN string
 	// Host is the loopback address the server listens on (default 127.0.0.1).
 	Host string
-	// InProcess serves from this process (server.New) instead of a `proctor serve` child; the
+	// InProcess serves from this process (Deps.Serve) instead of a `proctor serve` child; the
 	// server's CPU and memory are then not reported.
 	InProcess bool
 	// Executable is the proctor binary the child runs.
@@ -68,6 +66,12 @@ type Options struct {
 	// Resolver looks host names up for the loopback guard (nil: the system's).
 	Resolver Resolver
 }
+
+// The database drivers a run may use: the server's database.driver values.
+const (
+	driverSQLite   = "sqlite"
+	driverPostgres = "postgres"
+)
 
 // Defaults of the flags.
 const (
@@ -104,7 +108,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Pool = DefaultPool
 	}
 	if o.Database == "" {
-		o.Database = gormstore.DriverSQLite
+		o.Database = driverSQLite
 	}
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
@@ -168,11 +172,11 @@ func (o Options) withDefaults() (Options, error) {
 		bad("--pool must be 1 to %d", maxPool)
 	}
 	switch o.Database {
-	case gormstore.DriverSQLite:
+	case driverSQLite:
 		if o.DSN != "" {
 			bad("--dsn is for --database postgres; SQLite lives in the temporary directory")
 		}
-	case gormstore.DriverPostgres:
+	case driverPostgres:
 		if o.DSN == "" {
 			bad("--database postgres needs --dsn")
 		}
@@ -208,7 +212,7 @@ func (o Options) withDefaults() (Options, error) {
 // Run seeds a school, starts the server, measures the baselines and every scenario, stops the
 // server and returns the report. A report is returned whenever the run got as far as measuring,
 // even with failed requests (Report.Errors); err is for a run that could not be made.
-func Run(ctx context.Context, opts Options) (*Report, error) {
+func Run(ctx context.Context, opts Options, d Deps) (*Report, error) {
 	if opts.Soak {
 		return nil, errors.New("a soak is run by RunSoak")
 	}
@@ -226,7 +230,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("--profile: %w", err)
 		}
 	}
-	r, err := setUp(ctx, o)
+	r, err := setUp(ctx, o, d)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +297,7 @@ func checkRun(ctx context.Context, opts Options) (Options, error) {
 		return o, fmt.Errorf("--host: %w", err)
 	}
 	o.Host = host
-	if o.Database == gormstore.DriverPostgres {
+	if o.Database == driverPostgres {
 		if err := checkPostgresDSN(ctx, o.Resolver, o.DSN); err != nil {
 			return o, err
 		}
@@ -322,7 +326,7 @@ type rig struct {
 
 // setUp creates the workspace, seeds the school and starts the server. When it fails, whatever
 // it made is removed again.
-func setUp(ctx context.Context, o Options) (_ *rig, err error) {
+func setUp(ctx context.Context, o Options, d Deps) (_ *rig, err error) {
 	r := &rig{o: o, logf: func(format string, args ...any) { fmt.Fprintf(o.Log, format+"\n", args...) }}
 	defer func() {
 		if err != nil {
@@ -334,12 +338,12 @@ func setUp(ctx context.Context, o Options) (_ *rig, err error) {
 	}
 	learners := min(o.Concurrency, maxLearners)
 	r.logf("seeding %d members, %d courses of %d lectures (%s)", learners+1, o.Data.Courses, o.Data.Sections*o.Data.Lectures, o.Database)
-	if r.school, err = seedSchool(ctx, r.ws.cfg, o.Data, learners); err != nil {
+	if r.school, err = seedSchool(ctx, d, r.ws.cfg, o.Data, learners); err != nil {
 		return nil, err
 	}
 	if o.InProcess {
 		r.logf("starting the server in this process")
-		r.srv, err = startInProcess(ctx, r.ws.cfg)
+		r.srv, err = startInProcess(ctx, d.Serve, r.ws.cfg)
 	} else {
 		r.logf("starting %s serve", o.Executable)
 		r.srv, err = startChild(ctx, o.Executable, r.ws.configFile, r.ws.logFile, r.ws.cfg.Server.Internal.Addr)

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // serveForTest does what `proctor serve --config FILE` does: load and validate the
-// configuration, refuse an unmigrated database, sync the schools and serve until SIGTERM.
+// configuration, and serve it until SIGTERM.
 func serveForTest(file string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -47,7 +47,13 @@ func serveForTest(file string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg.Server.Database)
+	return serveConfig(ctx, cfg)
+}
+
+// serveConfig is the composition root's part for the tests: refuse an unmigrated database, sync
+// the schools and serve cfg until ctx ends.
+func serveConfig(ctx context.Context, cfg *config.Config) error {
+	st, err := openTestStore(ctx, cfg.Server.Database)
 	if err != nil {
 		return err
 	}
@@ -75,6 +81,22 @@ func serveForTest(file string) error {
 		return err
 	}
 	return srv.Run(ctx)
+}
+
+func openTestStore(ctx context.Context, d config.Database) (*gormstore.Store, error) {
+	return gormstore.Open(ctx, gormstore.Config{Driver: d.Driver, DSN: d.DSN, MaxOpenConns: d.MaxOpenConns})
+}
+
+// testDeps are what cmd/proctor hands a run, built from the same packages.
+var testDeps = Deps{
+	OpenStore: func(ctx context.Context, d config.Database) (Store, error) {
+		st, err := openTestStore(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	},
+	Serve: serveConfig,
 }
 
 // testData is a smaller school than the default, so that seeding takes a moment; the
@@ -105,7 +127,7 @@ func TestEveryScenario(t *testing.T) {
 			if backend == gormstore.DriverPostgres {
 				o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
 			}
-			rep, err := Run(t.Context(), o)
+			rep, err := Run(t.Context(), o, testDeps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +203,7 @@ func TestChildServer(t *testing.T) {
 	rep, err := Run(t.Context(), Options{
 		Executable: exe, Scenarios: []string{"authcode", "graphql-viewer"},
 		Concurrency: 2, Duration: time.Second, Warmup: 0, TempDir: t.TempDir(), Data: testData, ProfileDir: profiles,
-	})
+	}, testDeps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +231,7 @@ func TestChildServerThatFailsToStart(t *testing.T) {
 	_, err := Run(t.Context(), Options{
 		Executable: "/bin/false", Scenarios: []string{"userinfo"}, Concurrency: 1, Requests: 1,
 		TempDir: t.TempDir(), Data: DataSize{Courses: 1, Sections: 1, Lectures: 1},
-	})
+	}, testDeps)
 	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") {
 		t.Fatalf("err = %v", err)
 	}
@@ -237,7 +259,7 @@ func TestSoakInProcess(t *testing.T) {
 			if backend == gormstore.DriverPostgres {
 				o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
 			}
-			rep, err := RunSoak(t.Context(), o)
+			rep, err := RunSoak(t.Context(), o, testDeps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +348,7 @@ func TestSoakChildServer(t *testing.T) {
 	rep, err := RunSoak(t.Context(), Options{
 		Executable: exe, Concurrency: 2, SoakPeak: time.Second, SoakDuration: 1500 * time.Millisecond,
 		SoakWindow: 250 * time.Millisecond, TempDir: t.TempDir(), Data: testData,
-	})
+	}, testDeps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +385,7 @@ func TestSoakOptionsAreChecked(t *testing.T) {
 	if err != nil || o.SoakDuration != DefaultSoakDuration || o.SoakWindow != DefaultSoakWindow || o.SoakPeak != DefaultSoakPeak || len(o.Scenarios) != 0 {
 		t.Fatalf("defaults: %+v, %v", o, err)
 	}
-	if _, err := Run(t.Context(), base); err == nil {
+	if _, err := Run(t.Context(), base, testDeps); err == nil {
 		t.Error("Run accepted a soak")
 	}
 }

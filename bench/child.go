@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,9 +17,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/server"
-	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // target is the server under load: a `proctor serve` child process, or the same server built
@@ -182,53 +178,27 @@ func tail(path string, n int) string {
 	return "server log (" + path + "):\n" + strings.Join(lines, "\n")
 }
 
-// inProcessServer is the server built with server.New inside this process.
+// inProcessServer is the server Deps.Serve runs inside this process.
 type inProcessServer struct {
 	cancel context.CancelFunc
-	done   chan error
-	store  *gormstore.Store
+	done   chan struct{}
+	err    error // how serve ended, once done is closed
 }
 
-// startInProcess serves cfg on the given addresses from this process.
-func startInProcess(ctx context.Context, cfg *config.Config) (*inProcessServer, error) {
-	list := make([]*tenant.Tenant, 0, len(cfg.Tenants))
-	for _, c := range cfg.Tenants {
-		t, err := tenant.New(c)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, t)
-	}
-	reg, err := tenant.NewRegistry(list)
-	if err != nil {
-		return nil, err
-	}
-	st, err := openStore(ctx, cfg.Server.Database)
-	if err != nil {
-		return nil, err
-	}
-	srv, err := server.New(server.Deps{Config: cfg.Server, Tenants: reg, Store: st})
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	pub, err := net.Listen("tcp", cfg.Server.Public.Addr)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	in, err := net.Listen("tcp", cfg.Server.Internal.Addr)
-	if err != nil {
-		pub.Close()
-		st.Close()
-		return nil, err
+// startInProcess runs serve with cfg in this process and waits until its internal listener
+// answers /readyz.
+func startInProcess(ctx context.Context, serve func(context.Context, *config.Config) error, cfg *config.Config) (*inProcessServer, error) {
+	if serve == nil {
+		return nil, errors.New("bench: Deps.Serve is needed to serve in this process")
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &inProcessServer{cancel: cancel, done: make(chan error, 1), store: st}
-	go func() { p.done <- srv.Serve(sctx, pub, in) }()
-	if err := waitReady(ctx, cfg.Server.Internal.Addr, nil); err != nil {
-		_ = p.stop()
-		return nil, err
+	p := &inProcessServer{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		p.err = serve(sctx, cfg)
+		close(p.done)
+	}()
+	if err := waitReady(ctx, cfg.Server.Internal.Addr, p.done); err != nil {
+		return nil, errors.Join(err, p.stop())
 	}
 	return p, nil
 }
@@ -238,8 +208,8 @@ func (p *inProcessServer) resetPeak()           {}
 
 func (p *inProcessServer) stop() error {
 	p.cancel()
-	err := <-p.done
-	return errors.Join(err, p.store.Close())
+	<-p.done
+	return p.err
 }
 
 // processCPU is the user plus system CPU time of a process, from /proc/<pid>/stat.

@@ -102,7 +102,7 @@ func TestChildEnvDropsProctorSettings(t *testing.T) {
 func TestNestedRunIsRefused(t *testing.T) {
 	t.Setenv(nestedEnv, "1")
 	tmp := t.TempDir()
-	if _, err := Run(t.Context(), Options{InProcess: true, TempDir: tmp}); err == nil {
+	if _, err := Run(t.Context(), Options{InProcess: true, TempDir: tmp}, testDeps); err == nil {
 		t.Fatal("a nested run was started")
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {

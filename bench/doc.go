@@ -11,16 +11,21 @@
 //     read back through config.Load; the database is a SQLite file there or a schema of its own
 //     on PostgreSQL (seed.go).
 //  3. The school is filled through the code paths operators use: migrations, the school row,
-//     members, courses, enrollments and progress applied as a seed fixture, and a public member
-//     client made by the rules of `proctor clients create`.
+//     members, courses, enrollments and progress through the import `proctor seed` uses, and a
+//     public member client made by the rules of `proctor clients create`.
 //  4. `proctor serve` starts from this binary as a child process (child.go), or the same server
-//     in this process for tests; the child's CPU seconds and peak RSS come from
+//     in this process (Deps.Serve) for tests; the child's CPU seconds and peak RSS come from
 //     /proc/<pid>/stat and /proc/<pid>/status (VmHWM, reset before each scenario).
 //  5. Two baselines are measured with the same runner and client (baseline.go): a bare net/http
 //     handler and a single-row INSERT on the same database.
 //  6. Every worker signs in through the login form, then each scenario (scenarios.go) mints what
 //     it needs untimed, warms up, and runs for the duration or the request cap (runner.go).
 //  7. The report (report.go) is a table, JSON and an SVG chart; any failed request fails the run.
+//
+// Bench imports no part of the server. The composition root (cmd/proctor) hands a run its
+// Deps: a function that opens the database as a Store (the storage API the school is seeded
+// through), the server to run in this process, and the client rules. The server it measures
+// is reached over HTTP only, at the public paths any client uses (paths.go).
 //
 // The scenarios drive the server over HTTP exactly as clients do: the consent form with its
 // csrf_token, PKCE S256, the resource parameter, iss and state checked on the redirect, bearer

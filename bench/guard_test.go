@@ -166,12 +166,12 @@ func TestPostgresDSNMustBeLoopback(t *testing.T) {
 func TestRunRefusesBeforeDoingAnything(t *testing.T) {
 	tmp := t.TempDir()
 	for _, host := range []string{"10.0.0.1", "192.168.1.1", "example.com"} {
-		_, err := Run(t.Context(), Options{Host: host, InProcess: true, TempDir: tmp, Resolver: testResolver})
+		_, err := Run(t.Context(), Options{Host: host, InProcess: true, TempDir: tmp, Resolver: testResolver}, testDeps)
 		if !errors.Is(err, ErrNotLoopback) {
 			t.Errorf("--host %s: %v, want a refusal", host, err)
 		}
 	}
-	_, err := Run(t.Context(), Options{Database: "postgres", DSN: "postgres://u@10.0.0.1/db", InProcess: true, TempDir: tmp, Resolver: testResolver})
+	_, err := Run(t.Context(), Options{Database: "postgres", DSN: "postgres://u@10.0.0.1/db", InProcess: true, TempDir: tmp, Resolver: testResolver}, testDeps)
 	if !errors.Is(err, ErrNotLoopback) {
 		t.Errorf("--dsn on 10.0.0.1: %v, want a refusal", err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/endpoint"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 )
 
 // scenario is one kind of load. prepare does everything that must not be timed (signing in,
@@ -273,7 +272,7 @@ func userinfoCall(ctx context.Context, a *browser, token string) error {
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
 func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
-	resp, err := a.post(ctx, a.url(membergraphql.Path), "application/json", body, bearer(token))
+	resp, err := a.post(ctx, a.url(memberGraphQLPath), "application/json", body, bearer(token))
 	if err != nil {
 		return nil, err
 	}
@@ -387,9 +386,6 @@ func prepareGraphQLCurriculum(ctx context.Context, e *env) (Op, string, error) {
 		return nil
 	}, "", nil
 }
-
-// mcpPath is the MCP endpoint on every school's origin (spec, Endpoints).
-const mcpPath = "/mcp"
 
 // mcpProtocolVersion is the revision the bench speaks; a stateless Go SDK server serves it
 // without a session.

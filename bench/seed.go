@@ -23,9 +23,7 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
-	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -101,10 +99,10 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 	}
 	db := map[string]any{"driver": o.Database}
 	switch o.Database {
-	case gormstore.DriverSQLite:
+	case driverSQLite:
 		db["dsn"] = filepath.Join(dir, "proctor.db")
 		db["max_open_conns"] = sqliteConns
-	case gormstore.DriverPostgres:
+	case driverPostgres:
 		ws.schema = "proctor_bench_" + randomHex(6)
 		dsn, err := createSchema(ctx, o.DSN, ws.schema)
 		if err != nil {
@@ -271,11 +269,6 @@ func dropSchema(dsn, schema string) error {
 	return nil
 }
 
-// openStore opens the configured database as `proctor serve` does.
-func openStore(ctx context.Context, d config.Database) (*gormstore.Store, error) {
-	return gormstore.Open(ctx, gormstore.Config{Driver: d.Driver, DSN: d.DSN, MaxOpenConns: d.MaxOpenConns})
-}
-
 // school is what seeding produced and the scenarios sign in with.
 type school struct {
 	origin   string
@@ -289,10 +282,13 @@ type school struct {
 
 // seedSchool migrates the database and fills the bench school through the code paths an
 // operator uses: the school row as `serve` syncs it, members, courses, enrollments and
-// progress as `proctor seed` applies a fixture, and the client as `proctor clients create`
-// makes one.
-func seedSchool(ctx context.Context, cfg *config.Config, size DataSize, learners int) (*school, error) {
-	st, err := openStore(ctx, cfg.Server.Database)
+// progress through the import `proctor seed` applies a fixture with, and the client as
+// `proctor clients create` makes one.
+func seedSchool(ctx context.Context, d Deps, cfg *config.Config, size DataSize, learners int) (*school, error) {
+	if d.OpenStore == nil {
+		return nil, errors.New("bench: Deps.OpenStore is needed to seed the school")
+	}
+	st, err := d.OpenStore(ctx, cfg.Server.Database)
 	if err != nil {
 		return nil, err
 	}
@@ -313,8 +309,12 @@ func seedSchool(ctx context.Context, cfg *config.Config, size DataSize, learners
 	for i := range learners {
 		s.learners = append(s.learners, fmt.Sprintf("learner-%03d@%s", i+1, benchEmailHost))
 	}
-	fx := &seed.Fixture{File: "bench fixture", Data: *s.fixtureData()}
-	if _, err := fx.Apply(tctx, st, seed.Options{Params: benchPasswordParams}); err != nil {
+	// Every member has the same password: one hash serves them all.
+	hash, err := password.Hash(s.password, benchPasswordParams)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.ImportSchoolData(tctx, s.fixtureData(hash), storage.ImportOptions{}); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 
@@ -330,13 +330,14 @@ func seedSchool(ctx context.Context, cfg *config.Config, size DataSize, learners
 
 // fixtureData is the school's content: the curriculum, the busy member enrolled in every course
 // with progress on every lecture (alternately completed and read, so that both states are
-// answered), and learners enrolled in every course without progress.
-func (s *school) fixtureData() *storage.SchoolData {
+// answered), and learners enrolled in every course without progress. Every member signs in
+// with s.password, whose hash is passwordHash.
+func (s *school) fixtureData(passwordHash string) *storage.SchoolData {
 	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	d := &storage.SchoolData{}
 	for _, email := range append([]string{s.busy}, s.learners...) {
 		d.Members = append(d.Members, storage.MemberSeed{
-			Email: email, Name: strings.TrimSuffix(email, "@"+benchEmailHost), Password: s.password, Roles: []storage.Role{storage.RoleStudent},
+			Email: email, Name: strings.TrimSuffix(email, "@"+benchEmailHost), PasswordHash: passwordHash, Roles: []storage.Role{storage.RoleStudent},
 		})
 	}
 	for c := range s.size.Courses {

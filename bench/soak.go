@@ -276,7 +276,7 @@ func (s *soakSampler) sample(ctx context.Context, w Window) SoakWindow {
 // window every opts.SoakWindow, and judges the windows (judgeSoak). A report is returned
 // whenever the run got as far as measuring, failed requests and a failed verdict included; err
 // is for a run that could not be made.
-func RunSoak(ctx context.Context, opts Options) (*SoakReport, error) {
+func RunSoak(ctx context.Context, opts Options, d Deps) (*SoakReport, error) {
 	opts.Soak = true
 	o, err := checkRun(ctx, opts)
 	if err != nil {
@@ -294,7 +294,7 @@ func RunSoak(ctx context.Context, opts Options) (*SoakReport, error) {
 		},
 		Cycle: soakCycleAbout, Criteria: crit,
 	}
-	r, err := setUp(ctx, o)
+	r, err := setUp(ctx, o, d)
 	if err != nil {
 		return nil, err
 	}

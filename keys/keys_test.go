@@ -12,30 +12,16 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/tenant"
 )
 
 // clock is a manual clock shared by the Managers of one test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type clock = schools.Clock
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clock { return schools.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // countingStore counts the queries a Manager makes, to show the hot path makes none.
 type countingStore struct {

@@ -8,54 +8,34 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
 )
 
 // cheap keeps argon2id fast in tests; Verify reads the parameters from the hash.
-var cheap = password.Params{MemoryKiB: 64, Time: 1, Threads: 1}
+var cheap = schools.Cheap
 
 const (
 	annEmail    = "ann@example.com"
-	annPassword = "correct horse battery staple"
+	annPassword = schools.Password
 	hostA       = "a.test"
 	hostB       = "b.test"
 	addrDefault = "192.0.2.1"
 )
-
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // countingStore counts the calls a test wants to see (or not see) and can fail member lookups
 // as an unreachable database would.
@@ -83,7 +63,7 @@ type env struct {
 	t       *testing.T
 	store   *countingStore
 	h       *Handler
-	clock   *clock
+	clock   *schools.Clock
 	router  *mux.Router
 	tenants map[string]*tenant.Tenant
 	ann     storage.Member
@@ -94,18 +74,11 @@ type env struct {
 func newEnv(t *testing.T, tweak func(*Deps)) *env {
 	t.Helper()
 	ctx := t.Context()
-	gs, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "c.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = gs.Close() })
-	if _, err := gs.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	gs := storetest.Open(t, gormstore.DriverSQLite)
 	e := &env{
 		t:     t,
 		store: &countingStore{Store: gs},
-		clock: &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)},
+		clock: schools.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)),
 		tenants: map[string]*tenant.Tenant{
 			hostA: {SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "http://" + hostA, Host: hostA},
 			hostB: {SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "http://" + hostB, Host: hostB},
@@ -116,24 +89,15 @@ func newEnv(t *testing.T, tweak func(*Deps)) *env {
 			t.Fatal(err)
 		}
 	}
-	hash, err := password.Hash(annPassword, cheap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.ann, err = gs.CreateMember(ctx, storage.Member{Email: annEmail, Name: "Ann Example", PasswordHash: hash})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gs.SetRoles(e.ctx(hostA), e.ann.ID, []storage.Role{storage.RoleStudent}); err != nil {
-		t.Fatal(err)
-	}
+	e.ann = schools.Member(t, gs, annEmail, "Ann Example")
+	schools.SetRoles(t, gs, e.tenants[hostA], e.ann.ID, storage.RoleStudent)
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := Deps{
 		Store:     e.store,
-		Secret:    config.Secret([]byte("0123456789abcdef0123456789abcdef")),
+		Secret:    schools.Secret,
 		Templates: tpl,
 		Now:       e.clock.Now,
 	}

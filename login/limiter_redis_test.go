@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // redisURLEnv names the Redis the tests may write to; without it they are skipped (CI sets it).
@@ -382,7 +384,7 @@ func TestRedisLimiterRecovers(t *testing.T) {
 	}
 	proxied.Host = p.addr()
 	var logs logBuffer
-	clk := &clock{t: time.Now()}
+	clk := schools.NewClock(time.Now())
 	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logs.logger(), Now: clk.Now})
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // annKey is Ann's account budget key before any unlock.
@@ -130,7 +132,7 @@ func TestMemoryLimiterContract(t *testing.T) {
 }
 
 func TestMemoryLimiterWindow(t *testing.T) {
-	c := &clock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := schools.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := NewMemoryLimiter(0, c.Now)
 	l := Limit{Max: 3, Window: 10 * time.Minute}
 	for i := 0; i < l.Max; i++ {
@@ -158,7 +160,7 @@ func TestMemoryLimiterWindow(t *testing.T) {
 }
 
 func TestMemoryLimiterIsBounded(t *testing.T) {
-	c := &clock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := schools.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := NewMemoryLimiter(200, c.Now)
 	ctx := t.Context()
 	l := Limit{Max: 1, Window: time.Minute}

@@ -23,29 +23,12 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 var secret = config.Secret(bytes.Repeat([]byte{7}, 32))
-
-// clock is a test clock that moves only when told.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // schools' From addresses, as the server resolves them from the tenant files.
 func fromOf(id int64) (string, string) {
@@ -58,7 +41,7 @@ type rig struct {
 	box    *mailbox.Mailbox
 	queue  *mail.Queue
 	worker *mail.Worker
-	clock  *clock
+	clock  *schools.Clock
 	logs   *syncBuffer
 }
 
@@ -88,7 +71,7 @@ type rigOptions struct {
 
 func newRig(t *testing.T, backend string, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{store: storetest.Open(t, backend), clock: &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}, logs: &syncBuffer{}}
+	r := &rig{store: storetest.Open(t, backend), clock: schools.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)), logs: &syncBuffer{}}
 	box, err := mailbox.Start(o.box)
 	if err != nil {
 		t.Fatalf("mailbox: %v", err)
@@ -218,13 +201,13 @@ func TestOutage(t *testing.T) {
 			t.Errorf("first retry after %s, want a minute plus up to a fifth", wait)
 		}
 		// Not due yet: nothing is claimed.
-		r.clock.Add(30 * time.Second)
+		r.clock.Advance(30 * time.Second)
 		r.runOnce(t, 0)
 
 		must(t, r.box.Resume())
-		r.clock.Add(time.Minute)
+		r.clock.Advance(time.Minute)
 		r.runOnce(t, 1)
-		r.clock.Add(time.Hour)
+		r.clock.Advance(time.Hour)
 		r.runOnce(t, 0)
 		msgs := r.box.Messages()
 		if len(msgs) != 1 || !strings.Contains(msgs[0].Text, "token=outage") {
@@ -246,7 +229,7 @@ func TestGivesUp(t *testing.T) {
 	must(t, r.queue.Send(t.Context(), message(1, "ada@example.test", "https://x.test/")))
 	for range 3 {
 		r.runOnce(t, 1)
-		r.clock.Add(time.Hour)
+		r.clock.Advance(time.Hour)
 	}
 	if e := r.entry(t, 1); e.State != mail.StateFailed || e.Attempts != 3 || len(e.Payload) != 0 || e.LastError == "" {
 		t.Errorf("entry after 3 failed attempts: %+v", e)
@@ -265,9 +248,9 @@ func TestLeaseExpiry(t *testing.T) {
 		if err != nil || len(claimed) != 1 {
 			t.Fatalf("claim: %v, %v", claimed, err)
 		}
-		r.clock.Add(time.Minute)
+		r.clock.Advance(time.Minute)
 		r.runOnce(t, 0)
-		r.clock.Add(time.Minute)
+		r.clock.Advance(time.Minute)
 		r.runOnce(t, 1)
 		if msgs := r.box.Messages(); len(msgs) != 1 {
 			t.Fatalf("%d messages, want 1", len(msgs))
@@ -291,7 +274,7 @@ func TestPermanentRejection(t *testing.T) {
 		if strings.Contains(e.LastError, "gone@example.test") || strings.Contains(r.logs.String(), "gone@example.test") {
 			t.Errorf("the error names the recipient: %q", e.LastError)
 		}
-		r.clock.Add(24 * time.Hour)
+		r.clock.Advance(24 * time.Hour)
 		r.runOnce(t, 0)
 		if n := len(r.box.Messages()); n != 0 {
 			t.Errorf("%d messages arrived", n)
@@ -343,7 +326,7 @@ func TestExpander(t *testing.T) {
 		r.runOnce(t, 0)
 
 		fail = false
-		r.clock.Add(time.Hour)
+		r.clock.Advance(time.Hour)
 		r.runOnce(t, 1)
 		if req := r.entry(t, 1); req.State != mail.StateSent || len(req.Payload) != 0 {
 			t.Errorf("request after the expander ran: %+v", req)

@@ -10,17 +10,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
-	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -28,32 +26,15 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
 // TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
 // sign-in older than login.PendingLifetime, whatever the code; a factor entered counts for
 // operator scopes for login.StepUpWindow, after which a step-up renews it.
 func TestPendingAndStepUpWindows(t *testing.T) {
-	clk := &testClock{t: time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC)}
+	clk := schools.NewClock(time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC))
 	gs := storetest.Open(t, gormstore.DriverSQLite)
-	secret := config.Secret([]byte("0123456789abcdef0123456789abcdef"))
+	secret := schools.Secret
 	var handler http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
@@ -63,10 +44,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if err := gs.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
-	hash, err := password.Hash("a long enough passphrase", password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := schools.Hash(t, "a long enough passphrase")
 	m, err := gs.CreateMember(t.Context(), storage.Member{Email: "ann@example.com", Name: "Ann", PasswordHash: hash})
 	if err != nil {
 		t.Fatal(err)

@@ -9,37 +9,20 @@ import (
 
 	"github.com/pquerna/otp/hotp"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/tenant"
 )
 
-var testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+var testSecret = schools.Secret
 
 type fixture struct {
 	svc          *Service
 	store        *gormstore.Store
-	clock        *clock
+	clock        *schools.Clock
 	ctxA, ctxB   context.Context
 	member       int64
 	secretBase32 string
@@ -50,7 +33,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	gs := storetest.Open(t, gormstore.DriverSQLite)
-	f := &fixture{store: gs, clock: &clock{t: time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC)}}
+	f := &fixture{store: gs, clock: schools.NewClock(time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC))}
 	a := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
 	b := &tenant.Tenant{SchoolID: 2, Subdomain: "b", Name: "B"}
 	for _, tn := range []*tenant.Tenant{a, b} {

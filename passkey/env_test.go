@@ -3,7 +3,6 @@ package passkey_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -11,12 +10,9 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,12 +20,11 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -37,36 +32,12 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-const memberPass = "correct horse battery staple"
+const memberPass = schools.Password
 
 var (
-	testSecret = config.Secret([]byte("0123456789abcdef0123456789abcdef"))
-	cheapHash  = func() string {
-		h, err := password.Hash(memberPass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-		if err != nil {
-			panic(err)
-		}
-		return h
-	}()
+	testSecret = schools.Secret
+	cheapHash  = schools.CheapHash()
 )
-
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // env is the sign-in pages and the passkey pages, composed as the server composes them, behind
 // a real HTTPS server on a real store (SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is
@@ -78,10 +49,10 @@ func (c *clock) Advance(d time.Duration) {
 type env struct {
 	t       *testing.T
 	gs      *gormstore.Store
-	clock   *clock
+	clock   *schools.Clock
 	a, b, c *tenant.Tenant
 	srv     *httptest.Server
-	log     *servertest.LogBuffer
+	log     *schools.LogBuffer
 	ann     storage.Member
 	bob     storage.Member
 }
@@ -96,39 +67,27 @@ func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 
 func newEnvOn(t *testing.T, backend string) *env {
 	t.Helper()
-	gs := storetest.Open(t, backend)
-	e := &env{t: t, gs: gs, clock: &clock{t: time.Now().UTC().Truncate(time.Second)}, log: &servertest.LogBuffer{}}
-	var handler http.Handler
-	e.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "https://north.example.com"},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example.com"},
-		{SchoolID: 3, Subdomain: "numeric", Name: "Numeric", BaseURL: "https://127.0.0.1:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
+	sch := schools.New(t, schools.Options{Backend: backend, TLS: true, Files: func(port string) []config.Tenant {
+		files := []config.Tenant{
+			{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "https://north.example.com"},
+			{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example.com"},
+			{SchoolID: 3, Subdomain: "numeric", Name: "Numeric", BaseURL: "https://127.0.0.1:" + port},
 		}
-		if err := gs.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
+		for i := range files {
+			files[i].Lifetimes = config.DefaultTenant().Lifetimes
 		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b, e.c = tenants[0], tenants[1], tenants[2]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
+		return files
+	}})
+	gs := sch.Store
+	e := &env{t: t, gs: gs, clock: schools.NewClock(time.Now().UTC().Truncate(time.Second)), srv: sch.Server}
+	e.a, e.b, e.c = sch.Tenants[0], sch.Tenants[1], sch.Tenants[2]
+	reg := sch.Registry
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logger *slog.Logger
+	e.log, logger = schools.NewLog()
 	limiter := login.NewMemoryLimiter(0, e.clock.Now)
 	rec := audit.NewRecorder(gs, logger)
 	factors, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: testSecret, Now: e.clock.Now})
@@ -151,45 +110,20 @@ func newEnvOn(t *testing.T, backend string) *env {
 	r := mux.NewRouter()
 	door.Mount(r)
 	pk.Mount(r)
-	handler = middleware(reg, r)
+	sch.Handle(schools.Middleware(reg, true, r))
 
 	e.ann = e.newMember("ann@example.com", "Ann Example", e.a, e.b, e.c)
 	e.bob = e.newMember("bob@example.com", "Bob Example", e.a)
 	return e
 }
 
-// middleware does what the server's does before routing: the school by Host, the request's id,
-// and the client address (the peer's, or a test-only header's).
-func middleware(reg *tenant.Registry, next http.Handler) http.Handler {
-	var n atomic.Int64
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tn, ok := reg.Resolve(r.Host)
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
-		addr := ap.Addr()
-		if a := r.Header.Get("X-Test-Addr"); a != "" {
-			addr = netip.MustParseAddr(a)
-		}
-		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr, Secure: true}
-		next.ServeHTTP(w, r.WithContext(tenant.NewContext(edge.NewContext(r.Context(), info), tn)))
-	})
-}
-
 func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
 
-func (e *env) newMember(email, name string, schools ...*tenant.Tenant) storage.Member {
+func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member {
 	e.t.Helper()
-	m, err := e.gs.CreateMember(e.ctx(schools[0]), storage.Member{Email: email, Name: name, PasswordHash: cheapHash})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, s := range schools {
-		if err := e.gs.SetRoles(e.ctx(s), m.ID, []storage.Role{storage.RoleStudent}); err != nil {
-			e.t.Fatal(err)
-		}
+	m := schools.Member(e.t, e.gs, email, name)
+	for _, s := range at {
+		schools.SetRoles(e.t, e.gs, s, m.ID, storage.RoleStudent)
 	}
 	return m
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -168,24 +169,9 @@ func staticResolver(addrs ...string) AddrResolver {
 }
 
 // clock is a settable time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type clock = schools.Clock
 
-func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newClock() *clock { return schools.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // devPolicy accepts 127.0.0.1 and client.example with the development address policy on.
 func devPolicy() config.CIMD {

@@ -63,7 +63,7 @@ func TestFetchLimitPerHost(t *testing.T) {
 		t.Fatalf("a cached document: %v", err)
 	}
 	// The bucket refills one fetch each Every.
-	c.advance(DefaultFetchLimits.PerHost.Every)
+	c.Advance(DefaultFetchLimits.PerHost.Every)
 	if _, err := d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", 2000)); err != nil {
 		t.Fatalf("after one refill interval: %v", err)
 	}
@@ -185,11 +185,11 @@ func TestFetchFailureHold(t *testing.T) {
 	mu.Lock()
 	status = http.StatusOK
 	mu.Unlock()
-	c.advance(DefaultFetchLimits.FailureHold - time.Second)
+	c.Advance(DefaultFetchLimits.FailureHold - time.Second)
 	if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
 		t.Fatalf("within the hold: %v", err)
 	}
-	c.advance(time.Second)
+	c.Advance(time.Second)
 	if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
 		t.Fatalf("after the hold: %v", err)
 	}

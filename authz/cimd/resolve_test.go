@@ -145,7 +145,7 @@ func TestResolveRefusals(t *testing.T) {
 			// fetch; the third is after it and fetches again: nothing of the response was kept.
 			for i := range 3 {
 				if i == 2 {
-					c.advance(DefaultFetchLimits.FailureHold)
+					c.Advance(DefaultFetchLimits.FailureHold)
 				}
 				_, err := d.Resolve(t.Context(), school(devPolicy()), s.url(path))
 				if !errors.Is(err, tc.want) {
@@ -276,12 +276,12 @@ func TestCache(t *testing.T) {
 			if n := s.hits.Load(); n != 1 {
 				t.Fatalf("%d requests for two resolves, want a cache hit", n)
 			}
-			c.advance(tc.fresh)
+			c.Advance(tc.fresh)
 			resolve()
 			if n := s.hits.Load(); n != 1 {
 				t.Fatalf("refetched at age %v", tc.fresh)
 			}
-			c.advance(tc.stale - tc.fresh)
+			c.Advance(tc.stale - tc.fresh)
 			resolve()
 			if n := s.hits.Load(); n != 2 {
 				t.Fatalf("not refetched at age %v", tc.stale)
@@ -326,7 +326,7 @@ func TestCache(t *testing.T) {
 		fail = false
 		mu.Unlock()
 		// The failed URL is not fetched again for FailureHold (limits.go); after it, it is.
-		c.advance(DefaultFetchLimits.FailureHold)
+		c.Advance(DefaultFetchLimits.FailureHold)
 		for range 2 {
 			if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
 				t.Fatal(err)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -10,7 +12,40 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proctorhq/proctor/bench"
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
+
+// benchDeps are the parts of Proctor the load generator uses without importing them: the
+// database it seeds, the server it measures when that runs in this process, and the client
+// rules.
+func benchDeps() bench.Deps {
+	return bench.Deps{
+		OpenStore: func(ctx context.Context, d config.Database) (bench.Store, error) {
+			st, err := gormstore.Open(ctx, gormstore.Config{Driver: d.Driver, DSN: d.DSN, MaxOpenConns: d.MaxOpenConns})
+			if err != nil {
+				return nil, err
+			}
+			return st, nil
+		},
+		Serve: serveBench,
+	}
+}
+
+// serveBench is `proctor serve` of cfg without the start-up retries, in this process, with
+// its log discarded (the bench's output is the report), until ctx ends.
+func serveBench(ctx context.Context, cfg *config.Config) error {
+	reg, err := buildRegistry(cfg.Tenants)
+	if err != nil {
+		return err
+	}
+	a, err := openStore(ctx, cfg, reg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	return a.serve(ctx, false, nil)
+}
 
 func newBenchCommand(g *globalFlags) *cobra.Command {
 	var (
@@ -97,7 +132,7 @@ and its criteria.`,
 				hint = " (--keep keeps the server log)"
 			}
 			if o.Soak {
-				rep, err := bench.RunSoak(cmd.Context(), o)
+				rep, err := bench.RunSoak(cmd.Context(), o, benchDeps())
 				if err != nil {
 					return err
 				}
@@ -112,7 +147,7 @@ and its criteria.`,
 				}
 				return nil
 			}
-			rep, err := bench.Run(cmd.Context(), o)
+			rep, err := bench.Run(cmd.Context(), o, benchDeps())
 			if err != nil {
 				return err
 			}

@@ -3,23 +3,17 @@ package graphql_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/token/hmac"
-
-	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -41,42 +35,13 @@ type env struct {
 
 func newEnv(t testing.TB, backend string) *env {
 	t.Helper()
-	e := &env{t: t, secret: config.Secret(bytes.Repeat([]byte("s"), 32))}
+	e := &env{t: t, secret: schools.Secret}
 	e.store = storetest.Open(t, backend)
 	// Before anything shares the store: gorm's callbacks are not safe to change later.
 	e.stmts = e.store.CountStatements()
-	var handler http.Handler
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(e.srv.Close)
-	_, port, _ := net.SplitHostPort(e.srv.Listener.Addr().String())
-
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
-	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		tenants = append(tenants, tn)
-	}
-	e.a, e.b = tenants[0], tenants[1]
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := config.DefaultServer()
-	sc.Secret = e.secret
-	s, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler = s.PublicHandler()
+	sch := schools.New(t, schools.Options{Store: e.store})
+	e.srv, e.a, e.b = sch.Server, sch.A, sch.B
+	servertest.Public(t, sch, server.Deps{}, nil)
 	return e
 }
 
@@ -85,9 +50,7 @@ func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(
 // seed imports data into school tn.
 func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
 	e.t.Helper()
-	if _, err := e.store.ImportSchoolData(e.ctx(tn), data, storage.ImportOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	schools.Import(e.t, e.store, tn, data)
 }
 
 // tokenOpts shape a minted token.
@@ -107,54 +70,13 @@ func schoolID(n int64) *int64 { return &n }
 // already used once, so that a request with it runs no first-use write.
 func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
 	e.t.Helper()
-	ctx := e.ctx(tn)
-	m, err := e.store.GetMemberByEmail(ctx, email)
+	m, err := e.store.GetMemberByEmail(e.ctx(tn), email)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: authz.TokenHMACKey(e.secret)}}
-	token, signature, err := strategy.Generate(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	now := time.Now()
-	sess := &authz.Session{MemberID: m.ID, SchoolID: tn.SchoolID, Subdomain: tn.Subdomain, Resource: tn.Origin}
-	if o.schoolID != nil {
-		sess.SchoolID = *o.schoolID
-	}
-	if o.resource != "" {
-		sess.Resource = o.resource
-	}
-	data, err := json.Marshal(struct {
-		Session *authz.Session `json:"session"`
-	}{sess})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	pair := storage.TokenPair{
-		RequestID: randomID(), ClientID: "member-app", MemberID: m.ID, AccessSignature: signature,
-		Resource: sess.Resource, Scopes: o.scopes, Data: data, RequestedAt: now,
-		AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: sess.SchoolID,
-	}
-	if o.expired {
-		pair.AccessExpiresAt = now.Add(-time.Minute)
-	}
-	if o.revoked {
-		pair.RevokedAt = &now
-	}
-	if o.noOwner {
-		pair.MemberID = 0
-	}
-	if _, err := e.store.CreateTokenPair(ctx, pair); err != nil {
-		e.t.Fatal(err)
-	}
-	return token
-}
-
-func randomID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	return servertest.MintToken(e.t, e.store, e.secret, tn, m.ID, servertest.TokenOptions{
+		Scopes: o.scopes, Resource: o.resource, SchoolID: o.schoolID, Expired: o.expired, Revoked: o.revoked, NoOwner: o.noOwner,
+	})
 }
 
 // reader and writer are the usual member tokens.

@@ -32,4 +32,9 @@
 // Options change the server file and the tenant files before anything is built, so a test can
 // shorten timeouts, lower the body limit, add vendor integrations or a Client ID Metadata
 // Document resolver.
+//
+// The schools, the store, the cheap password and the log come from package schools (below this
+// one), which the tests of packages that server imports use directly. For those tests this
+// package also has Public, the whole server on schools.New's schools behind one httptest
+// server, and MintToken, an access token stored as the authorization server stores one.
 package servertest

@@ -1,13 +1,11 @@
 package servertest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -21,9 +19,9 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -31,17 +29,7 @@ import (
 )
 
 // Password is every member's password.
-const Password = "correct horse battery staple"
-
-// cheapHash is Password hashed with the cheapest argon2id parameters, so that signing in costs
-// little; password.Verify reads the parameters from the hash.
-var cheapHash = sync.OnceValue(func() string {
-	h, err := password.Hash(Password, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		panic(err)
-	}
-	return h
-})
+const Password = schools.Password
 
 // Options change what New builds. The zero value builds schools A and B on SQLite.
 type Options struct {
@@ -119,7 +107,7 @@ func New(t testing.TB, o Options) *Env {
 	if o.Backend == "" {
 		o.Backend = gormstore.DriverSQLite
 	}
-	e := &Env{t: t, Log: &LogBuffer{}}
+	e := &Env{t: t}
 	e.Store, e.Database = storetest.OpenConfig(t, o.Backend)
 
 	pub := listen(t)
@@ -130,12 +118,9 @@ func New(t testing.TB, o Options) *Env {
 
 	var handler http.Handler
 	var tlsServer *httptest.Server
-	files := []config.Tenant{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port,
-			Features: config.Features{MCPConnections: true, IDTokens: true}},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port,
-			Features: config.Features{MCPConnections: true}},
-	}
+	files := schools.Files(port)
+	files[0].Features = config.Features{MCPConnections: true, IDTokens: true}
+	files[1].Features = config.Features{MCPConnections: true}
 	if o.HTTPS {
 		tlsServer = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			handler.ServeHTTP(w, r)
@@ -144,26 +129,14 @@ func New(t testing.TB, o Options) *Env {
 		files = append(files, config.Tenant{SchoolID: 3, Subdomain: "secure", Name: "Securus",
 			BaseURL: "https://127.0.0.1:" + tlsPort, Features: config.Features{MCPConnections: true}})
 	}
-	var tenants []*tenant.Tenant
-	for _, c := range files {
+	for i := range files {
 		d := config.DefaultTenant()
-		c.Lifetimes, c.CIMD.CacheMin, c.CIMD.CacheMax = d.Lifetimes, d.CIMD.CacheMin, d.CIMD.CacheMax
+		files[i].Lifetimes, files[i].CIMD.CacheMin, files[i].CIMD.CacheMax = d.Lifetimes, d.CIMD.CacheMin, d.CIMD.CacheMax
 		if o.ConfigureSchool != nil {
-			o.ConfigureSchool(&c)
+			o.ConfigureSchool(&files[i])
 		}
-		tn, err := tenant.New(c)
-		if err != nil {
-			t.Fatalf("servertest: school %s: %v", c.Subdomain, err)
-		}
-		if err := e.Store.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatalf("servertest: sync school %s: %v", c.Subdomain, err)
-		}
-		tenants = append(tenants, tn)
 	}
-	reg, err := tenant.NewRegistry(tenants)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tenants, reg := schools.Sync(t, e.Store, files...)
 	e.Tenants = reg
 
 	sc := config.DefaultServer()
@@ -180,7 +153,8 @@ func New(t testing.TB, o Options) *Env {
 	sc.Internal.APIKey = config.Secret(e.APIKey)
 	e.Config = sc
 
-	logger := slog.New(slog.NewJSONHandler(e.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logger *slog.Logger
+	e.Log, logger = schools.NewLog()
 	srv, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.Store, Logger: logger, Documents: o.Documents})
 	if err != nil {
 		t.Fatalf("servertest: server.New: %v", err)
@@ -240,10 +214,7 @@ func randomBytes(n int) []byte {
 // member creates a member with Password.
 func (e *Env) member(email, name string) Member {
 	e.t.Helper()
-	m, err := e.Store.CreateMember(e.t.Context(), storage.Member{Email: email, Name: name, PasswordHash: cheapHash()})
-	if err != nil {
-		e.t.Fatalf("servertest: create member %s: %v", email, err)
-	}
+	m := schools.Member(e.t, e.Store, email, name)
 	return Member{ID: m.ID, Email: m.Email}
 }
 
@@ -321,43 +292,7 @@ func (e *Env) SchoolAt(host string) *School {
 }
 
 // LogBuffer is a goroutine-safe buffer the server's log is written to.
-type LogBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write implements io.Writer.
-func (l *LogBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// String returns everything logged so far.
-func (l *LogBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// Lines returns the log lines so far.
-func (l *LogBuffer) Lines() []string {
-	return strings.FieldsFunc(l.String(), func(r rune) bool { return r == '\n' })
-}
-
-// Records returns the JSON log records so far; a line that is not a JSON object fails t.
-func (l *LogBuffer) Records(t testing.TB) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, line := range l.Lines() {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, rec)
-	}
-	return out
-}
+type LogBuffer = schools.LogBuffer
 
 // Exchange is one request a client of the environment sent and the head of its answer.
 type Exchange struct {

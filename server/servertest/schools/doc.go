@@ -1,0 +1,11 @@
+// Package schools builds the pieces of the test environment every package's tests share: the
+// schools (tenant files, tenants synced into the store, their registry), a real store
+// (storetest: SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set) behind an httptest
+// server, members with one password hashed at a cheap cost, a fixed system secret, a settable
+// clock, a captured JSON log, and the request context the server's middleware gives a handler.
+//
+// It imports no handler package, so that the tests of any package (internal tests of login,
+// mfa or operator included) can use it; package servertest builds the whole server on it. A
+// harness that composes a few handlers the way the server does takes its schools, store and
+// clock from here and adds only what is its own.
+package schools
