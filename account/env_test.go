@@ -33,7 +33,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
-	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
@@ -193,12 +193,12 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	verifier := resource.NewStoreVerifier(gs, authz.TokenHMACKey(testSecret), nil)
+	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)
 	r := mux.NewRouter()
 	e.consent.Mount(r)
 	e.h.Mount(r)
 	authz.New(authz.Deps{
-		Store: gs, Secret: testSecret, Consent: e.consent, Logger: e.logger, Now: e.clock.Now, Verifier: verifier,
+		Store: gs, Secret: testSecret, Consent: e.consent, Logger: e.logger, Now: e.clock.Now, Verifier: tokens,
 		Keys: keys.NewManager(gs, testSecret, keys.Options{Now: e.clock.Now}),
 	}).Mount(r)
 	sch.Handle(schools.Middleware(reg, false, r))

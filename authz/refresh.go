@@ -26,7 +26,7 @@ import (
 //     Until the new access token is used, P's refresh token keeps working, so a client that
 //     lost the response can retry (spec).
 //  2. The first presentation of the new access token at an API retires P: the resource
-//     verifier (resource.StoreVerifier, which every API and introspection go through) calls the
+//     verifier (package resource/verifier, which every API and introspection go through) calls the
 //     store's RetireReplaced, which revokes P, every other pair minted from P (a fork: two
 //     refreshes of P) and every pair minted from those, in one transaction that locks the
 //     grant. fosite has no hook for a token's use, so this step cannot live here.

@@ -1,5 +1,5 @@
-// Package resource is the thin resource server's shared core: bearer-token verification, the
-// door every protected surface lets requests in through, and the WWW-Authenticate challenges
+// Package resource is the thin resource server's shared core: the Verifier interface and the
+// Grant it returns, the door every protected surface lets requests in through, and the WWW-Authenticate challenges
 // every protected endpoint answers with.
 //
 // The Member API, /mcp and the operator REST API each hold a Door and call Door.Authenticate
@@ -8,13 +8,9 @@
 // checked in that order in one place. A refusal comes back as a Refusal of a known kind, which
 // each surface writes its own way (GraphQL, an MCP challenge, the operator API's challenges).
 //
-// One Verifier serves userinfo, the Member API, /mcp and the operator REST API. It checks the
-// token's HMAC before touching the database (a forged or garbled token costs no query), then
-// finds the token pair with one indexed lookup scoped to the request's school, and refuses a
-// revoked, expired or foreign-origin token, and one whose grant names no school_id or another
-// school's (read from the pair's stored session: no second query). On a pair's first use it
-// commits the refresh rotation (the spec's token-pair table: the pair it replaced is revoked),
-// exactly once.
+// One Verifier serves userinfo, the Member API, /mcp and the operator REST API: the one of package
+// resource/verifier, which reads the shared database, or a RemoteVerifier, which asks the
+// authorization server's internal introspection endpoint.
 //
 // Errors distinguish "invalid" (401 invalid_token) from "no verdict" (the database could not be
 // asked: 503, and the client may retry). A Protected resource writes the challenges: /mcp and

@@ -18,13 +18,14 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// doorEnv is one school on a real SQLite store, a StoreVerifier keyed like the authorization
+// doorEnv is one school on a real SQLite store, a verifier.Verifier keyed like the authorization
 // server, and a way to mint tokens straight into the store.
 type doorEnv struct {
 	t        *testing.T
@@ -32,7 +33,7 @@ type doorEnv struct {
 	tenant   *tenant.Tenant
 	ctx      context.Context
 	strategy *hmac.HMACStrategy
-	verifier *resource.StoreVerifier
+	verifier *verifier.Verifier
 	log      *bytes.Buffer
 }
 
@@ -64,7 +65,7 @@ func newDoorEnv(t *testing.T) *doorEnv {
 	return &doorEnv{
 		t: t, store: st, tenant: tn, ctx: ctx,
 		strategy: &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}},
-		verifier: resource.NewStoreVerifier(st, key, nil),
+		verifier: verifier.New(st, key, nil),
 		log:      &bytes.Buffer{},
 	}
 }
@@ -153,7 +154,7 @@ func (f failingRoles) GetRoles(context.Context, int64) ([]storage.Role, error) {
 	return nil, fmt.Errorf("%w: connection refused", storage.ErrUnavailable)
 }
 
-// TestDoor: every way through the door and every refusal, against a real StoreVerifier.
+// TestDoor: every way through the door and every refusal, against a real verifier.Verifier.
 func TestDoor(t *testing.T) {
 	e := newDoorEnv(t)
 	student := e.member("student@example.com", storage.RoleStudent)

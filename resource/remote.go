@@ -69,7 +69,7 @@ func (v *RemoteVerifier) Verify(ctx context.Context, token string) (Grant, error
 		return Grant{}, fmt.Errorf("%w: introspection answer: %w", ErrNoVerdict, err)
 	}
 	// The answer must be about this school and this origin, whatever the server thinks.
-	if !in.Active || in.SchoolID != t.SchoolID || !boundTo(t, in.Resource) {
+	if !in.Active || in.SchoolID != t.SchoolID || !BoundTo(t, in.Resource) {
 		return Grant{}, ErrInvalidToken
 	}
 	g := Grant{ClientID: in.ClientID, Resource: in.Resource, ExpiresAt: time.Unix(in.Exp, 0), IssuedAt: time.Unix(in.Iat, 0)}

@@ -8,11 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/token/hmac"
-
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -58,84 +54,9 @@ type Verifier interface {
 	Verify(ctx context.Context, token string) (Grant, error)
 }
 
-// PairStore is what a StoreVerifier reads and writes: the pair of a presented access token, and
-// the step of refresh rotation that a pair's first use takes.
-type PairStore interface {
-	GetTokenPair(ctx context.Context, kind storage.TokenKind, signature string) (storage.TokenPair, error)
-	RetireReplaced(ctx context.Context, pairID int64, at time.Time) (first bool, err error)
-}
-
-// StoreVerifier verifies tokens against the shared store.
-type StoreVerifier struct {
-	store PairStore
-	hmac  *hmac.HMACStrategy
-	now   func() time.Time
-}
-
-// NewStoreVerifier returns a verifier keyed with the token HMAC key
-// (config.Secret.Derive("token hmac"), the key the authorization server signs tokens with).
-func NewStoreVerifier(st PairStore, hmacKey []byte, now func() time.Time) *StoreVerifier {
-	if now == nil {
-		now = time.Now
-	}
-	return &StoreVerifier{
-		store: st,
-		hmac:  &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: hmacKey}},
-		now:   now,
-	}
-}
-
-// Verify implements Verifier.
-func (v *StoreVerifier) Verify(ctx context.Context, token string) (Grant, error) {
-	t, err := tenant.FromContext(ctx)
-	if err != nil {
-		return Grant{}, err
-	}
-	if token == "" {
-		return Grant{}, ErrNoToken
-	}
-	if err := v.hmac.Validate(ctx, token); err != nil {
-		return Grant{}, ErrInvalidToken
-	}
-	// Only access signatures are looked up: a refresh token presented as a bearer token finds
-	// nothing.
-	p, err := v.store.GetTokenPair(ctx, storage.AccessToken, v.hmac.Signature(token))
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return Grant{}, ErrInvalidToken
-	case err != nil:
-		return Grant{}, fmt.Errorf("%w: %w", ErrNoVerdict, err)
-	}
-	now := v.now()
-	if p.RevokedAt != nil || !p.AccessExpiresAt.After(now) || !boundTo(t, p.Resource) {
-		return Grant{}, ErrInvalidToken
-	}
-	if p.SchoolID != t.SchoolID {
-		return Grant{}, ErrOtherOrganization
-	}
-	if p.FirstUsedAt == nil {
-		// The first use commits the refresh rotation: it retires the pair this one replaced and
-		// every other line minted from it (a forked refresh), unless another line was used
-		// first, in which case this pair is revoked by now and RetireReplaced finds no live
-		// pair (authz/refresh.go; docs/decisions.md, "Refresh rotation").
-		_, err := v.store.RetireReplaced(ctx, p.ID, now)
-		switch {
-		case errors.Is(err, storage.ErrNotFound):
-			return Grant{}, ErrInvalidToken
-		case err != nil:
-			return Grant{}, fmt.Errorf("%w: %w", ErrNoVerdict, err)
-		}
-	}
-	return Grant{
-		PairID: p.ID, ClientID: p.ClientID, MemberID: p.MemberID, Scopes: p.Scopes,
-		Resource: p.Resource, ExpiresAt: p.AccessExpiresAt, IssuedAt: p.RequestedAt,
-		AMR: p.AMR,
-	}, nil
-}
-
-// boundTo reports whether a token whose grant named resource may be used at the school's
+// BoundTo reports whether a token whose grant named resource may be used at the school's
 // origin: the resource's scheme and host must be the school's (spec, Authentication 5).
-func boundTo(t *tenant.Tenant, resource string) bool {
+func BoundTo(t *tenant.Tenant, resource string) bool {
 	u, err := url.Parse(resource)
 	if err != nil || u.Host == "" {
 		return false

@@ -30,6 +30,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -87,7 +88,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 		t.Fatal(err)
 	}
 	signing := keys.NewManager(e.Store, secret, keys.Options{})
-	verifier := resource.NewStoreVerifier(e.Store, authz.TokenHMACKey(secret), nil)
+	tokens := verifier.New(e.Store, authz.TokenHMACKey(secret), nil)
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
 	r.Handle(endpoint.JWKS, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
@@ -112,10 +113,10 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	pk.Mount(r)
 	clients := client.NewManager(e.Store, secret)
 	admin.New(admin.Deps{Store: e.Store, Clients: clients, Consent: login, Templates: pages}).Mount(r)
-	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: verifier}).Mount(r)
-	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
-	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: verifier}).Mount(r)
-	operator.New(operator.Deps{Store: e.Store, Directory: e.Store, Verifier: verifier, StorageDir: t.TempDir()}).Mount(r)
+	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: tokens}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
+	operator.New(operator.Deps{Store: e.Store, Directory: e.Store, Verifier: tokens, StorageDir: t.TempDir()}).Mount(r)
 	return r
 }
 

@@ -98,7 +98,7 @@ func matching(set map[string]bool, root string) []string {
 }
 
 // TestLayers pins the directions of the import graph that keep the OAuth machinery in one place:
-// only the authorization server (authz) and the token verifier (resource) import fosite; the
+// only the authorization server (authz) and the token verifier (resource/verifier) import fosite; the
 // discovery documents, the operator API and the operator pages name the authorization server's
 // endpoints through package endpoint, and manage clients through package client, without
 // depending on authz; client and endpoint import neither.
@@ -108,7 +108,7 @@ func TestLayers(t *testing.T) {
 	t.Run("only the authorization server and the token verifier import fosite", func(t *testing.T) {
 		for pkg, imports := range graph {
 			// servertest is test support: it mints tokens as the authorization server does.
-			if within(pkg, module+"/authz") || pkg == module+"/resource" || within(pkg, module+"/server/servertest") {
+			if within(pkg, module+"/authz") || pkg == module+"/resource/verifier" || within(pkg, module+"/server/servertest") {
 				continue
 			}
 			for _, imp := range imports {
@@ -119,13 +119,6 @@ func TestLayers(t *testing.T) {
 		}
 	})
 
-	// knownFosite are packages that still depend on fosite through package resource, whose token
-	// verifier checks token signatures with fosite's HMAC strategy. Each entry must still hold:
-	// when it no longer does, remove it, so that the rule below then guards it.
-	knownFosite := map[string]bool{
-		module + "/discovery": true,
-		module + "/operator":  true,
-	}
 	for _, c := range []struct {
 		pkg    string
 		denied []string
@@ -134,8 +127,9 @@ func TestLayers(t *testing.T) {
 		{"operator", []string{module + "/authz", fosite}},
 		{"admin", []string{module + "/authz", fosite}},
 		{"client", []string{module + "/authz", fosite}},
-		{"resource/graphql", []string{module + "/authz"}},
-		{"resource/mcp", []string{module + "/authz"}},
+		{"resource", []string{module + "/authz", fosite}},
+		{"resource/graphql", []string{module + "/authz", fosite}},
+		{"resource/mcp", []string{module + "/authz", fosite}},
 	} {
 		pkg := module + "/" + c.pkg
 		t.Run(c.pkg, func(t *testing.T) {
@@ -145,12 +139,6 @@ func TestLayers(t *testing.T) {
 			d := deps(graph, pkg)
 			for _, root := range c.denied {
 				found := matching(d, root)
-				if root == fosite && knownFosite[pkg] {
-					if len(found) == 0 {
-						t.Errorf("%s no longer depends on fosite: remove it from knownFosite", c.pkg)
-					}
-					continue
-				}
 				if len(found) > 0 {
 					t.Errorf("%s depends on %s", c.pkg, strings.Join(found, ", "))
 				}

@@ -34,6 +34,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 	"github.com/proctorhq/proctor/tenant"
@@ -233,8 +234,8 @@ func (s *Server) mountAll(r *mux.Router) error {
 	if documents == nil {
 		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger})
 	}
-	verifier := resource.NewStoreVerifier(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
-	s.verifier = verifier
+	tokens := verifier.New(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
+	s.verifier = tokens
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
@@ -268,12 +269,12 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Clients: s.clients, Consent: login, Keys: signing,
-		Verifier: verifier, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
+		Verifier: tokens, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 		Audit: s.audit,
 	}).Mount(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
-	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: verifier, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: tokens, Logger: d.Logger}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: tokens, Logger: d.Logger}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: tokens, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package resource_test
+package verifier_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/hmac"
 
-	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -93,7 +93,7 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
 	}); err != nil {
 		b.Fatal(err)
 	}
-	v := resource.NewStoreVerifier(st, key, nil)
+	v := verifier.New(st, key, nil)
 	if g, err := v.Verify(tctx, token); err != nil || g.MemberID != member {
 		b.Fatalf("verify: %+v, %v", g, err)
 	}
