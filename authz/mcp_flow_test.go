@@ -12,14 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage"
 )
 
 // mcpSession connects the Go SDK's MCP client to school A's /mcp with transport options.
 func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
 	e.t.Helper()
-	tr.Endpoint = e.url(e.a, mcpendpoint.Path)
+	tr.Endpoint = e.url(e.a, endpoint.MCP)
 	tr.DisableStandaloneSSE = true
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proctor-flow-test", Version: "1"}, nil).Connect(e.t.Context(), tr, nil)
 	if err != nil {

@@ -272,7 +272,7 @@ func userinfoCall(ctx context.Context, a *browser, token string) error {
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
 func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
-	resp, err := a.post(ctx, a.url(memberGraphQLPath), "application/json", body, bearer(token))
+	resp, err := a.post(ctx, a.url(endpoint.MemberGraphQL), "application/json", body, bearer(token))
 	if err != nil {
 		return nil, err
 	}
@@ -528,7 +528,7 @@ type mcpCaller struct {
 // without the bench knowing tool names. A server without /mcp gives errUnavailable.
 func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	a := e.browsers[0]
-	m := &mcpClient{url: a.url(mcpPath)}
+	m := &mcpClient{url: a.url(endpoint.MCP)}
 	// Stateful servers want initialize first; stateless ones answer it too.
 	resp, res, err := m.call(ctx, a, "", "initialize", map[string]any{
 		"protocolVersion": mcpProtocolVersion,
@@ -536,7 +536,7 @@ func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 		"clientInfo":      map[string]any{"name": "proctor-bench", "version": "1"},
 	}, false)
 	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
-		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, mcpPath, resp.status)
+		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, endpoint.MCP, resp.status)
 	}
 	if err != nil {
 		return nil, err

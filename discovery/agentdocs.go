@@ -13,7 +13,6 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
-	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -36,9 +35,6 @@ const (
 	AuthDocPath    = "/auth.md"
 	LLMSTxtPath    = "/llms.txt"
 	PricingDocPath = "/pricing.md"
-	OpenAPIPath    = "/openapi.json"
-	MCPPath        = "/mcp"
-	MemberAPIPath  = "/member/graphql"
 )
 
 // textDoc is one of those documents: its template and the content type it is served with.
@@ -78,9 +74,9 @@ func newDocData(t *tenant.Tenant) docData {
 	for name, path := range map[string]string{
 		"asMetadata":       endpoint.ServerMetadata,
 		"oidc":             endpoint.OpenIDConfiguration,
-		"resourceMetadata": resource.MetadataPath,
-		"mcpMetadata":      resource.MetadataPath + MCPPath,
-		"memberMetadata":   resource.MetadataPath + MemberAPIPath,
+		"resourceMetadata": endpoint.ProtectedResourceMetadata,
+		"mcpMetadata":      endpoint.ProtectedResourceMetadata + endpoint.MCP,
+		"memberMetadata":   endpoint.ProtectedResourceMetadata + endpoint.MemberGraphQL,
 		"authorize":        endpoint.Authorize,
 		"token":            endpoint.Token,
 		"revoke":           endpoint.Revoke,
@@ -90,9 +86,9 @@ func newDocData(t *tenant.Tenant) docData {
 		"auth":             AuthDocPath,
 		"llms":             LLMSTxtPath,
 		"pricing":          PricingDocPath,
-		"openapi":          OpenAPIPath,
-		"mcp":              MCPPath,
-		"member":           MemberAPIPath,
+		"openapi":          endpoint.OpenAPI,
+		"mcp":              endpoint.MCP,
+		"member":           endpoint.MemberGraphQL,
 	} {
 		u[name] = t.URL(path)
 	}

@@ -90,9 +90,6 @@ func TestPathResourceScopes(t *testing.T) {
 			t.Errorf("%s: scopes_supported %v, challenges name %v", p.Path, md.ScopesSupported, p.Scopes)
 		}
 	}
-	if p := []string{MCPPath, MemberAPIPath}; p[0] != resource.MCP.Path || p[1] != resource.MemberAPI.Path {
-		t.Errorf("the documents name %v, the challenges %q and %q", p, resource.MCP.Path, resource.MemberAPI.Path)
-	}
 	if got := ResourceMetadataFor(on, resource.Origin).ScopesSupported; len(got) != len(scope.Names()) {
 		t.Errorf("the origin's metadata lists %d scopes, want all %d", len(got), len(scope.Names()))
 	}

@@ -60,10 +60,10 @@ func (h *Handler) Mount(r *mux.Router) {
 // MountResourceMetadata registers only the protected-resource metadata (a Member API process
 // serves these, not the authorization server's documents).
 func (h *Handler) MountResourceMetadata(r *mux.Router) {
-	r.Handle(resource.MetadataPath, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, resource.Origin) })).
+	r.Handle(endpoint.ProtectedResourceMetadata, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, resource.Origin) })).
 		Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	for _, p := range pathResources {
-		r.Handle(resource.MetadataPath+p.Path, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
+		r.Handle(endpoint.ProtectedResourceMetadata+p.Path, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 }

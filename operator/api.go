@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 )
 
@@ -83,7 +84,7 @@ func New(d Deps) *Handler {
 	}
 }
 
-// Mount registers every operation under Prefix and the document at OpenAPIPath.
+// Mount registers every operation under Prefix and the document at endpoint.OpenAPI.
 func (h *Handler) Mount(r *mux.Router) {
 	h.api = humamux.New(r, apiConfig())
 	// Before any operation: huma captures the API's middlewares when an operation registers.
@@ -97,7 +98,7 @@ func (h *Handler) Mount(r *mux.Router) {
 	} {
 		register(h.api)
 	}
-	r.Handle(OpenAPIPath, http.HandlerFunc(h.serveOpenAPI)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	r.Handle(endpoint.OpenAPI, http.HandlerFunc(h.serveOpenAPI)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
 // apiConfig is huma's configuration without the routes huma would add by itself: the document

@@ -12,10 +12,6 @@ import (
 	"github.com/proctorhq/proctor/tenant"
 )
 
-// OpenAPIPath is where each school's origin describes the operator API (spec, "Machine-readable
-// resources on the origin").
-const OpenAPIPath = "/openapi.json"
-
 // securityScheme names the OAuth 2.0 scheme every operation's security requirement refers to.
 const securityScheme = "oauth2"
 

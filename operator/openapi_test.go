@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/tenant"
 )
@@ -32,7 +33,7 @@ func fetchDocument(t *testing.T, tn *tenant.Tenant) (*http.Response, []byte) {
 	t.Helper()
 	r := mux.NewRouter()
 	New(Deps{}).Mount(r)
-	req := httptest.NewRequest(http.MethodGet, OpenAPIPath, nil)
+	req := httptest.NewRequest(http.MethodGet, endpoint.OpenAPI, nil)
 	req = req.WithContext(tenant.NewContext(req.Context(), tn))
 	rec := httptest.NewRecorder()
 	r.ServeHTTP(rec, req)

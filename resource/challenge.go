@@ -7,12 +7,10 @@ import (
 	"strings"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/tenant"
 )
-
-// MetadataPath is where the origin's protected-resource metadata lives (RFC 9728).
-const MetadataPath = "/.well-known/oauth-protected-resource"
 
 // BearerToken returns the token of an "Authorization: Bearer" header (RFC 6750 section 2.1),
 // "" if there is none, and an error for a malformed header.
@@ -43,7 +41,7 @@ func BearerToken(r *http.Request) (string, error) {
 // it to a client.
 type Protected struct {
 	// Path is the resource's path on the origin ("" for the origin itself). The challenges'
-	// resource_metadata names the path-specific metadata, MetadataPath+Path (RFC 9728 section
+	// resource_metadata names the path-specific metadata, endpoint.ProtectedResourceMetadata+Path (RFC 9728 section
 	// 3.1), whose scopes_supported fits this resource.
 	Path string
 	// Scopes are named in every 401 challenge that names no scope of its own: the scopes a
@@ -63,8 +61,8 @@ var (
 	// Client ID Metadata Document, the clients that discover their way here) can get: naming
 	// the operator scopes /mcp also serves would send such a client to ask for what it is
 	// refused (invalid_scope), and an operator client knows its scopes from its registration.
-	MCP       = Protected{Path: "/mcp", Scopes: scope.NamesFor(scope.Member)}
-	MemberAPI = Protected{Path: "/member/graphql", Scopes: scope.NamesFor(scope.Member)}
+	MCP       = Protected{Path: endpoint.MCP, Scopes: scope.NamesFor(scope.Member)}
+	MemberAPI = Protected{Path: endpoint.MemberGraphQL, Scopes: scope.NamesFor(scope.Member)}
 )
 
 // WriteError answers a failed verification at the origin (Origin.WriteError).
@@ -104,7 +102,7 @@ func (p Protected) Challenge(w http.ResponseWriter, r *http.Request, status int,
 		params = append(params, fmt.Sprintf("scope=%q", scope))
 	}
 	if t, err := tenant.FromContext(r.Context()); err == nil {
-		params = append(params, fmt.Sprintf("resource_metadata=%q", t.URL(MetadataPath+p.Path)))
+		params = append(params, fmt.Sprintf("resource_metadata=%q", t.URL(endpoint.ProtectedResourceMetadata+p.Path)))
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	edge.WriteError(w, status, code, description)

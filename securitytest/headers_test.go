@@ -10,8 +10,6 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -53,8 +51,8 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 	e.TokenRequest(s, url.Values{"grant_type": {"password"}})
 	e.Userinfo(s, tr.AccessToken)
 	e.Userinfo(s, "not-a-token")
-	e.Bearer(http.MethodPost, s.URL(membergraphql.Path), tr.AccessToken, "application/json", `{"query":"{ viewer { id } }"}`)
-	e.Bearer(http.MethodPost, s.URL(mcpendpoint.Path), "", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	e.Bearer(http.MethodPost, s.URL(endpoint.MemberGraphQL), tr.AccessToken, "application/json", `{"query":"{ viewer { id } }"}`)
+	e.Bearer(http.MethodPost, s.URL(endpoint.MCP), "", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18")
 	e.Bearer(http.MethodGet, s.URL("/api/v1/courses"), "", "", "")
 	e.Revoke(s, s.MemberClient, tr.RefreshToken)

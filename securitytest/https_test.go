@@ -9,8 +9,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -73,8 +71,8 @@ func TestHTTPSSchoolNotServedOverHTTP(t *testing.T) {
 					challenge bool
 				}{
 					{"userinfo", send(http.MethodGet, endpoint.Userinfo, "", "", auth...), true},
-					{"member API", send(http.MethodPost, membergraphql.Path, "application/json", `{"query":"{ viewer { email } }"}`, auth...), true},
-					{"mcp", send(http.MethodPost, mcpendpoint.Path, "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+					{"member API", send(http.MethodPost, endpoint.MemberGraphQL, "application/json", `{"query":"{ viewer { email } }"}`, auth...), true},
+					{"mcp", send(http.MethodPost, endpoint.MCP, "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 						append(auth, "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18")...), true},
 					{"operator API", send(http.MethodGet, "/api/v1/courses", "", "", auth...), true},
 					{"revocation", send(http.MethodPost, endpoint.Revoke, form,

@@ -18,8 +18,6 @@ import (
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/resource"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
@@ -692,7 +690,7 @@ func memberToken(s *sweep) string { return s.member.AccessToken }
 func bearerRefused(tok tokenKind) probe {
 	return func(t *testing.T, s *sweep, rt route, path string) {
 		body, ctype := "", ""
-		if path == membergraphql.Path {
+		if path == endpoint.MemberGraphQL {
 			body, ctype = `{"query":"{ viewer { id email } }"}`, "application/json"
 		}
 		for _, m := range rt.methods {
@@ -729,7 +727,7 @@ func mcpAcrossSchools(t *testing.T, s *sweep, _ route, path string) {
 	if a.Status != http.StatusOK || strings.Contains(a.Body, `"isError":true`) {
 		t.Errorf("my_courses at A with A's token: %d %s", a.Status, a.Body)
 	}
-	if s.a.URL(path) != s.a.Origin+mcpendpoint.Path {
+	if s.a.URL(path) != s.a.Origin+endpoint.MCP {
 		t.Errorf("MCP path %q", path)
 	}
 }
@@ -847,8 +845,8 @@ func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 		endpoint.Authorize, endpoint.Token, endpoint.Revoke, endpoint.Userinfo, endpoint.Register, endpoint.JWKS,
 		login.LoginPath, login.DonePath, login.LogoutPath, login.FactorPath, admin.AppsPath, admin.NewAppPath, admin.MembersPath, admin.EventsPath,
 		mfa.SecurityPath, mfa.TOTPPath, mfa.RemoveTOTPPath, mfa.RecoveryCodesPath,
-		membergraphql.Path, mcpendpoint.Path, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
-		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", resource.MetadataPath,
+		endpoint.MemberGraphQL, endpoint.MCP, "/openapi.json", "/auth.md", "/llms.txt", "/pricing.md",
+		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", endpoint.ProtectedResourceMetadata,
 	}
 	for _, p := range documented {
 		if !slices.Contains(paths, p) {

@@ -15,8 +15,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -131,8 +129,8 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 		op := e.Tokens(a, a.Owner.Email, scope.OpenID, "courses:write")
 		endpoints := []oversized{
 			{"token endpoint", endpoint.Token, "application/x-www-form-urlencoded", ""},
-			{"Member API", membergraphql.Path, "application/json", member.AccessToken},
-			{"MCP", mcpendpoint.Path, "application/json", member.AccessToken},
+			{"Member API", endpoint.MemberGraphQL, "application/json", member.AccessToken},
+			{"MCP", endpoint.MCP, "application/json", member.AccessToken},
 			{"operator REST API", "/api/v1/courses", "application/json", op.AccessToken},
 			{"registration", endpoint.Register, "application/json", ""},
 			{"sign-in", login.LoginPath, "application/x-www-form-urlencoded", ""},

@@ -15,7 +15,6 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage/gormstore"
@@ -97,7 +96,7 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		sec.addToken("id token", tr.IDToken)
 		e.Exchange(a, a.MemberClient, code, p) // a replayed code
 		e.Userinfo(a, tr.AccessToken)
-		e.Bearer(http.MethodPost, a.URL(membergraphql.Path), tr.AccessToken, "application/json", `{"query":"{ viewer { id } }"}`)
+		e.Bearer(http.MethodPost, a.URL(endpoint.MemberGraphQL), tr.AccessToken, "application/json", `{"query":"{ viewer { id } }"}`)
 		_, refreshed := e.Refresh(a, a.MemberClient, tr.RefreshToken)
 		sec.addToken("refreshed access token", refreshed.AccessToken)
 		sec.addToken("refreshed refresh token", refreshed.RefreshToken)

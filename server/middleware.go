@@ -19,8 +19,6 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/tenant"
 )
 
@@ -270,7 +268,7 @@ const (
 // endpointOf says which error shape the endpoint at path answers in.
 func endpointOf(path string) endpointKind {
 	switch {
-	case path == endpoint.Userinfo, underPath(path, operator.Prefix), path == membergraphql.Path, underPath(path, mcpendpoint.Path):
+	case path == endpoint.Userinfo, underPath(path, operator.Prefix), path == endpoint.MemberGraphQL, underPath(path, endpoint.MCP):
 		return protectedResource
 	case underPath(path, "/api/oauth"):
 		return oauthEndpoint

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/proctorhq/proctor/endpoint"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -195,7 +194,7 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 	}
 	graphql := func(ctx context.Context) (response, error) {
 		body, _ := json.Marshal(map[string]string{"query": "{ viewer { id } }"})
-		return c.post(ctx, c.url(membergraphql.Path), "application/json", body, bearer(member.AccessToken))
+		return c.post(ctx, c.url(endpoint.MemberGraphQL), "application/json", body, bearer(member.AccessToken))
 	}
 	mcpInit := func(token string) func(ctx context.Context) (response, error) {
 		return func(ctx context.Context) (response, error) {
@@ -251,8 +250,8 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 			}},
 		{name: "mcp with a bearer token", path: "/mcp", send: mcpInit(member.AccessToken), want503: true, oauthJSON: true, noChallenge: true,
 			normal: expect("POST /mcp initialize", mcpInit(member.AccessToken), http.StatusOK)},
-		{name: "member api", path: membergraphql.Path, send: graphql, want503: true, noChallenge: true,
-			normal: expect("POST "+membergraphql.Path, graphql, http.StatusOK)},
+		{name: "member api", path: endpoint.MemberGraphQL, send: graphql, want503: true, noChallenge: true,
+			normal: expect("POST "+endpoint.MemberGraphQL, graphql, http.StatusOK)},
 		{name: "rest api", path: "/api/v1/school", send: restSchool, want503: true, noChallenge: true,
 			normal: expect("GET /api/v1/school", restSchool, http.StatusOK)},
 		{name: "readyz", path: "/readyz", send: readyz, want503: true,

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/endpoint"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 )
 
 // Shutdown bounds: the grace the server is configured with, and the margin its exit may take
@@ -69,7 +68,7 @@ func TestGracefulShutdown(t *testing.T) {
 			[]byte(refreshForm(s, s.clientID, grants[1].RefreshToken).Encode()), checkTokens200),
 		startSlow(t, R.public, "code exchange", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
 			[]byte(exchangeForm(s, s.clientID, code, p).Encode()), checkTokens200),
-		startSlow(t, R.public, "member api", http.MethodPost, membergraphql.Path, http.Header{
+		startSlow(t, R.public, "member api", http.MethodPost, endpoint.MemberGraphQL, http.Header{
 			"Content-Type": {"application/json"}, "Authorization": {"Bearer " + grants[2].AccessToken},
 		}, gql, func(r response) error {
 			if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"viewer"`)) {

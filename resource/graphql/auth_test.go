@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/tenant"
@@ -31,7 +32,7 @@ func challenge(t *testing.T, what string, r *response, tn *tenant.Tenant, status
 	if r.status != status || r.Error != code {
 		t.Errorf("%s: %d %q, want %d %q (%s)", what, r.status, r.Error, status, code, r.raw)
 	}
-	metadata := tn.URL(resource.MetadataPath + membergraphql.Path)
+	metadata := tn.URL(endpoint.ProtectedResourceMetadata + endpoint.MemberGraphQL)
 	if !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="`+code+`"`) ||
 		!strings.Contains(h, `resource_metadata="`+metadata+`"`) {
 		t.Errorf("%s: WWW-Authenticate %q", what, h)
@@ -54,7 +55,7 @@ func challenge(t *testing.T, what string, r *response, tn *tenant.Tenant, status
 	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("%s: GET %s: %d %v", what, metadata, resp.StatusCode, err)
 	}
-	if md.Resource != tn.URL(membergraphql.Path) || strings.Join(md.ScopesSupported, " ") != scope {
+	if md.Resource != tn.URL(endpoint.MemberGraphQL) || strings.Join(md.ScopesSupported, " ") != scope {
 		t.Errorf("%s: the metadata names %q with scopes %v, the challenge %q", what, md.Resource, md.ScopesSupported, scope)
 	}
 }
@@ -158,7 +159,7 @@ func TestNoVerdict(t *testing.T) {
 // TestOnlyPOST: the endpoint is POST only.
 func TestOnlyPOST(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	resp, err := http.Get(e.a.URL(membergraphql.Path + "?query=%7Bviewer%7Bid%7D%7D"))
+	resp, err := http.Get(e.a.URL(endpoint.MemberGraphQL + "?query=%7Bviewer%7Bid%7D%7D"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestVerifierContract(t *testing.T) {
 	} {
 		r := mux.NewRouter()
 		membergraphql.New(membergraphql.Deps{Verifier: verdict{tc.err}}).Mount(r)
-		req := httptest.NewRequestWithContext(tenant.NewContext(context.Background(), tn), http.MethodPost, membergraphql.Path, strings.NewReader(`{"query":"{viewer{id}}"}`))
+		req := httptest.NewRequestWithContext(tenant.NewContext(context.Background(), tn), http.MethodPost, endpoint.MemberGraphQL, strings.NewReader(`{"query":"{viewer{id}}"}`))
 		req.Header.Set("Authorization", "Bearer abc")
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()

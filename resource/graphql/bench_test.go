@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -21,7 +21,7 @@ func benchmarkQuery(b *testing.B, query string) {
 			body, _ := json.Marshal(map[string]string{"query": query})
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 			do := func() int64 {
-				req, _ := http.NewRequest(http.MethodPost, e.a.URL(membergraphql.Path), bytes.NewReader(body))
+				req, _ := http.NewRequest(http.MethodPost, e.a.URL(endpoint.MemberGraphQL), bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+token)
 				resp, err := client.Do(req)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -119,7 +119,7 @@ func (e *env) post(tn *tenant.Tenant, token string, query string, variables map[
 
 func (e *env) postRaw(tn *tenant.Tenant, token, contentType string, body []byte) *response {
 	e.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, tn.URL(membergraphql.Path), bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, tn.URL(endpoint.MemberGraphQL), bytes.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	membergraphql "github.com/proctorhq/proctor/resource/graphql"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // memberAPICall sends one request to the Member API handler of school A and decodes the answer.
@@ -24,7 +24,7 @@ func memberAPI(f *testing.F) memberAPICall {
 	host := strings.TrimPrefix(e.a.Origin, "http://")
 	return func(t *testing.T, body []byte) *response {
 		t.Helper()
-		req := httptest.NewRequest(http.MethodPost, membergraphql.Path, bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, endpoint.MemberGraphQL, bytes.NewReader(body))
 		req.Host = host
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+token)

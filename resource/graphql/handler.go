@@ -16,14 +16,12 @@ import (
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/tenant"
 )
-
-// Path is the Member API's address on every school's origin (spec, Endpoints: Member API).
-const Path = "/member/graphql"
 
 // Scopes of the Member API (spec, Scopes).
 const (
@@ -98,7 +96,7 @@ func New(d Deps) *Handler {
 // Mount registers the endpoint. Only POST is served (spec, Endpoints); other methods get the
 // router's 405.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(Path, h).Methods(http.MethodPost)
+	r.Handle(endpoint.MemberGraphQL, h).Methods(http.MethodPost)
 }
 
 // body is a GraphQL-over-HTTP request.

@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proctorhq/proctor/config"
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -192,7 +192,7 @@ func (e *env) tryConnect(tn *tenant.Tenant, token, version string) (*sdk.ClientS
 		hc.Transport = bearer{token: token, next: http.DefaultTransport}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "proctor-test", Version: "1"}, nil)
-	transport := &sdk.StreamableClientTransport{Endpoint: tn.URL(mcpendpoint.Path), HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
+	transport := &sdk.StreamableClientTransport{Endpoint: tn.URL(endpoint.MCP), HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
 	return client.Connect(e.t.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 }
 
@@ -253,7 +253,7 @@ type rpc struct {
 // (no session, the version header), with the token ("" for none) and extra headers.
 func (e *env) post(tn *tenant.Tenant, token, body string, headers ...string) rpc {
 	e.t.Helper()
-	return e.do(http.MethodPost, tn.URL(mcpendpoint.Path), token, body, headers...)
+	return e.do(http.MethodPost, tn.URL(endpoint.MCP), token, body, headers...)
 }
 
 func (e *env) do(method, url, token, body string, headers ...string) rpc {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/tenant"
@@ -19,7 +20,7 @@ func (r rpc) challenge(t *testing.T, what string, status int, code, scope string
 	t.Helper()
 	h := r.header.Get("WWW-Authenticate")
 	if r.status != status || !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="`+code+`"`) ||
-		!strings.Contains(h, `resource_metadata="`+tn.URL(resource.MetadataPath+mcpendpoint.Path)+`"`) {
+		!strings.Contains(h, `resource_metadata="`+tn.URL(endpoint.ProtectedResourceMetadata+endpoint.MCP)+`"`) {
 		t.Errorf("%s: %d %q, want %d with a %s challenge\n%s", what, r.status, h, status, code, r.body)
 		return
 	}
@@ -80,7 +81,7 @@ func TestTokenErrors(t *testing.T) {
 		// The metadata the challenge names is /mcp's (RFC 9728 section 3.1), and it lists the
 		// same scopes: a client that reads scopes_supported instead asks for nothing it is
 		// refused.
-		if res, scopes := e.metadataScopes(r.header.Get("WWW-Authenticate")); res != e.a.URL(mcpendpoint.Path) || scopes != memberScopes {
+		if res, scopes := e.metadataScopes(r.header.Get("WWW-Authenticate")); res != e.a.URL(endpoint.MCP) || scopes != memberScopes {
 			t.Errorf("%s: the challenge's metadata names %q with scopes %q", tc.name, res, scopes)
 		}
 	}
@@ -167,7 +168,7 @@ func TestTransport(t *testing.T) {
 		}
 	}
 	// A rebound name never reaches the endpoint: the server serves no school at that Host.
-	req, _ := http.NewRequest(http.MethodPost, e.a.URL(mcpendpoint.Path), strings.NewReader(listTools))
+	req, _ := http.NewRequest(http.MethodPost, e.a.URL(endpoint.MCP), strings.NewReader(listTools))
 	req.Host = "attacker.example"
 	req.Header.Set("Content-Type", "application/json")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
@@ -176,10 +177,10 @@ func TestTransport(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	if r := e.do(http.MethodGet, e.a.URL(mcpendpoint.Path), "", ""); r.status != 405 || r.header.Get("Allow") != "POST" {
+	if r := e.do(http.MethodGet, e.a.URL(endpoint.MCP), "", ""); r.status != 405 || r.header.Get("Allow") != "POST" {
 		t.Errorf("GET: %d Allow %q", r.status, r.header.Get("Allow"))
 	}
-	if r := e.do(http.MethodDelete, e.a.URL(mcpendpoint.Path), "", ""); r.status != 405 {
+	if r := e.do(http.MethodDelete, e.a.URL(endpoint.MCP), "", ""); r.status != 405 {
 		t.Errorf("DELETE: %d", r.status)
 	}
 	big := toolCall("search_courses", `{"query":"`+strings.Repeat("x", 70<<10)+`"}`)
@@ -234,7 +235,7 @@ func TestNoVerdictOperatorRoles(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	noVerdict(t, "roles unreadable", e.do(http.MethodPost, srv.URL+mcpendpoint.Path, tok, listTools))
+	noVerdict(t, "roles unreadable", e.do(http.MethodPost, srv.URL+endpoint.MCP, tok, listTools))
 }
 
 // TestNoVerdictRemote: a Member API process verifying through introspection that cannot reach
@@ -248,9 +249,9 @@ func TestNoVerdictRemote(t *testing.T) {
 	h := mcpendpoint.New(mcpendpoint.Deps{Store: e.store, Verifier: resource.NewRemoteVerifier(deadURL+resource.IntrospectPath, []byte("key"))})
 	srv := httptest.NewServer(inSchool(e.a, h))
 	t.Cleanup(srv.Close)
-	noVerdict(t, "introspection unreachable", e.do(http.MethodPost, srv.URL+mcpendpoint.Path, e.token(e.a, studentEmail, readScope), listTools))
+	noVerdict(t, "introspection unreachable", e.do(http.MethodPost, srv.URL+endpoint.MCP, e.token(e.a, studentEmail, readScope), listTools))
 	// Anonymous requests need no verdict.
-	if r := e.do(http.MethodPost, srv.URL+mcpendpoint.Path, "", listTools); r.status != 200 {
+	if r := e.do(http.MethodPost, srv.URL+endpoint.MCP, "", listTools); r.status != 200 {
 		t.Errorf("anonymous: %d %s", r.status, r.body)
 	}
 }

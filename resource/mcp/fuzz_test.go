@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // FuzzMCPBody posts arbitrary JSON-RPC bodies to /mcp of a real server, anonymously, with a
@@ -61,7 +61,7 @@ func FuzzMCPBody(f *testing.F) {
 	handler := e.srv.Config.Handler
 	host := strings.TrimPrefix(e.a.Origin, "http://")
 	f.Fuzz(func(t *testing.T, body []byte, who uint8, version string) {
-		req := httptest.NewRequest(http.MethodPost, mcpendpoint.Path, bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, endpoint.MCP, bytes.NewReader(body))
 		req.Host = host
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")

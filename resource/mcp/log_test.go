@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/endpoint"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/server/servertest"
 )
@@ -25,7 +26,7 @@ func TestClientMistakesAreNotErrors(t *testing.T) {
 
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
 	for _, method := range []string{"initialize", "ping"} {
-		r := e.do(http.MethodPost, srv.URL+mcpendpoint.Path, "", `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{`+meta+`}}`,
+		r := e.do(http.MethodPost, srv.URL+endpoint.MCP, "", `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{`+meta+`}}`,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method)
 		if r.status != http.StatusNotFound || !strings.Contains(string(r.body), "-32601") {
 			t.Errorf("%s in 2026-07-28: %d %s", method, r.status, r.body)

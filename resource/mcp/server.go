@@ -17,12 +17,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/tenant"
 )
-
-// Path is the MCP endpoint on every school's origin (spec, Endpoints: MCP).
-const Path = "/mcp"
 
 // ProtocolVersions are the MCP revisions served, newest first. The SDK (v1.8.0) knows two older
 // ones (2025-03-26, 2024-11-05); they predate the authorization this endpoint relies on
@@ -93,7 +91,7 @@ func New(d Deps) *Handler {
 // Mount registers the endpoint. Every method reaches the handler: POST is the transport, and
 // the SDK answers GET and DELETE with 405 and an Allow header, as a stateless server must.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(Path, h)
+	r.Handle(endpoint.MCP, h)
 }
 
 // serverKey carries the request's server to serverOf, callerKey its caller to the tools.
