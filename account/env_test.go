@@ -116,18 +116,18 @@ func (o *countingOutbox) Kinds() []string {
 // The account store and the outbox are wrapped to count link operations and outbox entries, every
 // part runs on a settable clock, and the mail worker sends over SMTP to an in-process mailbox.
 type env struct {
-	t       *testing.T
-	gs      *gormstore.Store
-	store   *countingStore
-	outbox  *countingOutbox
-	clock   *schools.Clock
-	a, b    *tenant.Tenant
-	consent *login.Handler
-	svc     *account.Service
-	h       *account.Handler
-	srv     *httptest.Server
-	log     *schools.LogBuffer
-	logger  *slog.Logger
+	t      *testing.T
+	gs     *gormstore.Store
+	store  *countingStore
+	outbox *countingOutbox
+	clock  *schools.Clock
+	a, b   *tenant.Tenant
+	login  *login.Handler
+	svc    *account.Service
+	h      *account.Handler
+	srv    *httptest.Server
+	log    *schools.LogBuffer
+	logger *slog.Logger
 	// box is the SMTP server the worker sends to; seen counts the messages deliver returned.
 	box    *mailbox.Mailbox
 	worker *mail.Worker
@@ -176,7 +176,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	e.audit = audit.NewRecorder(gs, e.logger, audit.WithClock(e.clock.Now))
-	if e.consent, err = login.New(login.Deps{
+	if e.login, err = login.New(login.Deps{
 		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter, Audit: e.audit,
 	}); err != nil {
 		t.Fatal(err)
@@ -188,17 +188,17 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	if e.h, err = account.New(account.Deps{
-		Store: e.store, Consent: e.consent, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter,
+		Store: e.store, Login: e.login, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter,
 		Logger: e.logger, Now: e.clock.Now, Service: e.svc,
 	}); err != nil {
 		t.Fatal(err)
 	}
 	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)
 	r := mux.NewRouter()
-	e.consent.Mount(r)
+	e.login.Mount(r)
 	e.h.Mount(r)
 	authz.New(authz.Deps{
-		Store: gs, Secret: testSecret, Consent: e.consent, Logger: e.logger, Now: e.clock.Now, Verifier: tokens,
+		Store: gs, Secret: testSecret, Login: e.login, Logger: e.logger, Now: e.clock.Now, Verifier: tokens,
 		Keys: keys.NewManager(gs, testSecret, keys.Options{Now: e.clock.Now}),
 	}).Mount(r)
 	sch.Handle(schools.Middleware(reg, false, r))

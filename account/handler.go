@@ -19,7 +19,7 @@ import (
 type Deps struct {
 	Store Store
 	// Consent provides sessions, CSRF and the page writer.
-	Consent   *login.Handler
+	Login     *login.Handler
 	Templates *templates.Set
 	// Mail queues messages in the outbox.
 	Mail   *mail.Queue
@@ -46,7 +46,7 @@ var DefaultResetAddressLimit = login.Limit{Max: 5, Window: 15 * time.Minute}
 // Handler serves the invitation, recovery and account pages.
 type Handler struct {
 	store   Store
-	consent *login.Handler
+	login   *login.Handler
 	tpl     *templates.Set
 	mail    *mail.Queue
 	limiter login.Limiter
@@ -65,7 +65,7 @@ func New(d Deps) (*Handler, error) {
 	switch {
 	case d.Store == nil:
 		return nil, errors.New("account: no store")
-	case d.Consent == nil:
+	case d.Login == nil:
 		return nil, errors.New("account: no consent handler")
 	case d.Templates == nil:
 		return nil, errors.New("account: no templates")
@@ -84,7 +84,7 @@ func New(d Deps) (*Handler, error) {
 		}
 	}
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, mail: d.Mail, svc: svc,
+		store: d.Store, login: d.Login, tpl: d.Templates, mail: d.Mail, svc: svc,
 		limiter: d.Limiter, log: svc.log, now: svc.now, audit: svc.audit,
 		linkKey: svc.linkKey, stampKey: svc.stampKey,
 		addressLimit: d.ResetAddressLimit,

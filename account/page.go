@@ -96,7 +96,7 @@ func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) 
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
 	}
-	return h.consent.MemberPage(AccountPath, expired, fn)
+	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.
@@ -114,7 +114,7 @@ func accountDone(w http.ResponseWriter, done string) {
 func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
 	m, now := v.Session.Member, h.now()
-	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.Tenant.Name, m.Name, m.Email, h.consent.CSRFToken(v.Session)
+	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.Tenant.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
 	if page.Name == "" && page.ProfileMessage == "" {
 		page.Name, page.Picture = m.Name, m.AvatarURL
@@ -165,7 +165,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, s
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", fmt.Sprint(int(accountPasswordBudget.Window.Seconds())))
 	}
-	h.consent.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(out, page) })
+	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(out, page) })
 	return nil
 }
 

@@ -42,12 +42,12 @@ var errEmailLinkGone = errors.New("account: the e-mail link is gone")
 func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, token string) (Link, bool, error) {
 	ctx := r.Context()
 	if !login.WellFormedToken(token) {
-		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return Link{}, false, nil
 	}
 	l, err := h.store.GetLink(ctx, linkID(h.linkKey, token), PurposeEmailChange, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return Link{}, false, nil
 	}
 	if err != nil {
@@ -56,7 +56,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, tok
 	if l.MemberID != v.Session.Member.ID {
 		h.log.Info("e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
-		h.consent.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
+		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
 		return Link{}, false, nil
 	}
 	m, err := h.store.GetMember(ctx, l.MemberID)
@@ -64,7 +64,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, tok
 		return Link{}, false, fmt.Errorf("account: get member: %w", err)
 	}
 	if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), l.PasswordStamp) {
-		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return Link{}, false, nil
 	}
 	return l, true, nil
@@ -80,9 +80,9 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v vis
 	}
 	page := templates.EmailConfirmPage{
 		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
-		NewEmail: l.Email, Token: token, CSRFToken: h.consent.CSRFToken(v.Session),
+		NewEmail: l.Email, Token: token, CSRFToken: h.login.CSRFToken(v.Session),
 	}
-	h.consent.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
 	return nil
 }
 
@@ -134,12 +134,12 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v v
 	})
 	switch {
 	case errors.Is(err, errEmailLinkGone):
-		h.consent.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
 		h.log.Info("e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
-		h.consent.RenderError(w, r, http.StatusConflict, viewEmailTaken)
+		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken)
 		return nil
 	case err != nil:
 		return err

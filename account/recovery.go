@@ -49,13 +49,13 @@ func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *tena
 			err = fn(w, r, t)
 		}
 		if err != nil {
-			h.consent.Fail(w, r, err)
+			h.login.Fail(w, r, err)
 		}
 	})
 }
 
 func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
-	h.consent.WritePage(w, r, status, login.PagePolicy, render)
+	h.login.WritePage(w, r, status, login.PagePolicy, render)
 }
 
 func origin(r *http.Request) Origin {
@@ -69,7 +69,7 @@ func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *tenant.T
 }
 
 func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, msg string) {
-	page := templates.ForgotPage{School: t.Name, CSRFToken: h.consent.FormToken(w, r), Message: msg}
+	page := templates.ForgotPage{School: t.Name, CSRFToken: h.login.FormToken(w, r), Message: msg}
 	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(out, page) })
 }
 
@@ -82,7 +82,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 	if err := r.ParseForm(); err != nil {
 		return login.FormError(err)
 	}
-	if !h.consent.CheckFormToken(r) {
+	if !h.login.CheckFormToken(r) {
 		h.log.Info("forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
 		h.showForgot(w, r, t, http.StatusForbidden, MsgFormExpired)
 		return nil
@@ -101,7 +101,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 	if !ok {
 		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
-		h.consent.RenderError(w, r, http.StatusTooManyRequests, login.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
+		h.login.RenderError(w, r, http.StatusTooManyRequests, login.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
 		return nil
 	}
 	if err := h.svc.RequestReset(ctx, email); err != nil {
@@ -141,7 +141,7 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *tenant.Te
 	if err != nil {
 		return err
 	}
-	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.consent.FormToken(w, r), Message: msg}
+	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg}
 	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Reset(out, page) })
 	return nil
 }
@@ -164,7 +164,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant
 	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	// A member with a second factor enters it before the session starts: the link proves the
 	// mailbox, not the factor.
-	return h.consent.SignIn(ctx, w, r, m, AccountPath)
+	return h.login.SignIn(ctx, w, r, m, AccountPath)
 }
 
 // readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
@@ -176,7 +176,7 @@ func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *tenant
 		return "", "", false, login.FormError(err)
 	}
 	token = r.PostForm.Get("token")
-	if !h.consent.CheckFormToken(r) {
+	if !h.login.CheckFormToken(r) {
 		h.log.Info(what+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
 		return "", "", false, show(http.StatusForbidden, token, MsgFormExpired)
 	}
@@ -220,7 +220,7 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *tena
 	}
 	page := templates.InvitationPage{
 		School: t.Name, MemberName: lm.Member.Name, MemberEmail: lm.Member.Email, HasPassword: lm.HasPassword,
-		Token: token, CSRFToken: h.consent.FormToken(w, r), Message: msg,
+		Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg,
 	}
 	h.write(w, r, status, func(out io.Writer) error { return h.tpl.InvitationForm(out, page) })
 	return nil
@@ -244,5 +244,5 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *te
 		login.SeeOther(w, login.LoginPath)
 		return nil
 	}
-	return h.consent.SignIn(ctx, w, r, res.Member, AccountPath)
+	return h.login.SignIn(ctx, w, r, res.Member, AccountPath)
 }

@@ -52,7 +52,7 @@ type Deps struct {
 	// whose hasher the token and revocation endpoints check secrets with.
 	Clients *client.Manager
 	// Consent provides the member's session, its CSRF token and the error pages.
-	Consent   *login.Handler
+	Login     *login.Handler
 	Templates *templates.Set
 	Logger    *slog.Logger     // nil: discard
 	Now       func() time.Time // nil: time.Now
@@ -79,7 +79,7 @@ type Handler struct {
 	accounts MemberMail
 	factors  factor.Admin
 	audit    *audit.Recorder
-	consent  *login.Handler
+	login    *login.Handler
 	tpl      *templates.Set
 	log      *slog.Logger
 	now      func() time.Time
@@ -89,7 +89,7 @@ type Handler struct {
 // its dependencies are built, and checked, before it.
 func New(d Deps) *Handler {
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, log: d.Logger, now: d.Now,
+		store: d.Store, login: d.Login, tpl: d.Templates, log: d.Logger, now: d.Now,
 		clients: d.Clients, accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
 	}
 	h.roster, _ = d.Store.(roster.Store)
@@ -144,7 +144,7 @@ type visit struct {
 // operatorView is the part of every page that names the signed-in operator.
 func (h *Handler) operatorView(v visit) templates.Operator {
 	return templates.Operator{
-		MemberName: v.session.Member.Name, MemberEmail: v.session.Member.Email, CSRFToken: h.consent.CSRFToken(v.session),
+		MemberName: v.session.Member.Name, MemberEmail: v.session.Member.Email, CSRFToken: h.login.CSRFToken(v.session),
 	}
 }
 
@@ -162,44 +162,44 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
 			return
 		}
-		s, err := h.consent.Load(r)
+		s, err := h.login.Load(r)
 		if errors.Is(err, login.ErrNoSession) {
-			h.consent.RedirectToLogin(w, r)
+			h.login.RedirectToLogin(w, r)
 			return
 		}
 		if err != nil {
-			h.consent.Fail(w, r, err)
+			h.login.Fail(w, r, err)
 			return
 		}
 		roles, err := h.store.GetRoles(ctx, s.Member.ID)
 		if err != nil {
-			h.consent.Fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
+			h.login.Fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
 			return
 		}
 		if !isOperator(roles) {
 			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
-			h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
+			h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 				Title:   "You cannot manage " + t.Name + " here",
 				Message: "Only the owners and admins of " + t.Name + " can use its administration pages.",
 			})
 			return
 		}
 		// security.operator_mfa: required sends an operator without a second factor to enrol.
-		if ok, err := h.consent.OperatorFactorGate(w, r, s, false); err != nil || !ok {
+		if ok, err := h.login.OperatorFactorGate(w, r, s, false); err != nil || !ok {
 			if err != nil {
-				h.consent.Fail(w, r, err)
+				h.login.Fail(w, r, err)
 			}
 			return
 		}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
-				h.consent.Fail(w, r, login.FormError(err))
+				h.login.Fail(w, r, login.FormError(err))
 				return
 			}
 		}
 		if err := fn(w, r, visit{tenant: t, session: s, roles: roles}); err != nil {
-			h.consent.Fail(w, r, err)
+			h.login.Fail(w, r, err)
 		}
 	})
 }
@@ -228,7 +228,7 @@ func isOperator(roles []storage.Role) bool {
 // checkCSRF checks the form's csrf_token against the session's (login.CheckCSRF), logging a
 // failure. The caller answers 403 with its form shown again.
 func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
-	if h.consent.CheckCSRF(r, v.session) {
+	if h.login.CheckCSRF(r, v.session) {
 		return true
 	}
 	h.log.Info("operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
@@ -259,5 +259,5 @@ func (h *Handler) note(r *http.Request, v visit, e audit.Event) {
 
 // writePage writes an operator page through consent's page writer, under its strict policy.
 func (h *Handler) writePage(w http.ResponseWriter, r *http.Request, status int, render func(io.Writer) error) {
-	h.consent.WritePage(w, r, status, login.PagePolicy, render)
+	h.login.WritePage(w, r, status, login.PagePolicy, render)
 }

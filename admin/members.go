@@ -155,7 +155,7 @@ func (h *Handler) summaries(ctx context.Context, entries []roster.Entry) ([]temp
 	}
 	out := make([]templates.MemberSummary, len(entries))
 	for i, e := range entries {
-		locked, err := h.consent.AccountLocked(ctx, e.Member.Email)
+		locked, err := h.login.AccountLocked(ctx, e.Member.Email)
 		if err != nil {
 			return nil, fmt.Errorf("admin: lockout of member %d: %w", e.Member.ID, err)
 		}
@@ -241,7 +241,7 @@ func (h *Handler) target(r *http.Request) (target, error) {
 		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
 	}
 	t := target{entry: e}
-	if t.locked, err = h.consent.AccountLocked(ctx, e.Member.Email); err != nil {
+	if t.locked, err = h.login.AccountLocked(ctx, e.Member.Email); err != nil {
 		return target{}, fmt.Errorf("admin: lockout of member %d: %w", id, err)
 	}
 	if h.factors != nil {
@@ -568,7 +568,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			return "", "", fmt.Errorf("admin: reset link for member %d: %w", t.id(), err)
 		}
 	case ActionUnlock:
-		err := h.consent.UnlockAccount(ctx, t.entry.Member.Email)
+		err := h.login.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, login.ErrNoUnlocks) {
 			return "", "", &login.PageError{Status: http.StatusServiceUnavailable, View: viewNoUnlocks, Err: err}
 		}

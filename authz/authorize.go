@@ -63,17 +63,17 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sess, err := h.consent.Load(r)
+	sess, err := h.login.Load(r)
 	if err != nil && !errors.Is(err, login.ErrNoSession) {
 		h.logError(ctx, "authorize: session lookup failed", err)
-		h.consent.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
+		h.login.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
 			Title:   "Sign-in is unavailable right now",
 			Message: "Please try again in a moment.",
 		})
 		return
 	}
 	if err != nil || needsFreshLogin(ar.GetRequestForm(), sess, h.now()) {
-		h.consent.RedirectToLogin(w, withoutParam(r, "prompt"))
+		h.login.RedirectToLogin(w, withoutParam(r, "prompt"))
 		return
 	}
 	roles, err := h.store.GetRoles(ctx, sess.Member.ID)
@@ -84,7 +84,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	if msg := whyNotAllowed(t, roles, ar.GetRequestedScopes()); msg != "" {
 		// The member is known but may not grant this: a page says why, and the client learns
 		// access_denied if the member goes back to it.
-		h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
+		h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 			Title:   "You cannot authorize this application here",
 			Message: msg,
 		})
@@ -94,10 +94,10 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	if asksOperatorScope(ar.GetRequestedScopes()) {
 		// security.operator_mfa: an operator may have to enrol a second factor, or enter theirs
 		// again (step-up), before granting operator scopes; the redirect comes back here.
-		if ok, err := h.consent.OperatorFactorGate(w, r, sess, true); err != nil || !ok {
+		if ok, err := h.login.OperatorFactorGate(w, r, sess, true); err != nil || !ok {
 			if err != nil {
 				h.logError(ctx, "authorize: second factor lookup failed", err)
-				h.consent.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
+				h.login.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
 					Title:   "Sign-in is unavailable right now",
 					Message: "Please try again in a moment.",
 				})
@@ -107,11 +107,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if r.Method == http.MethodGet {
-		h.consent.RenderConsent(w, r, sess, consentView(ar, r))
+		h.login.RenderConsent(w, r, sess, consentView(ar, r))
 		return
 	}
-	if !h.consent.CheckCSRF(r, sess) {
-		h.consent.RenderError(w, r, http.StatusForbidden, login.ErrorView{
+	if !h.login.CheckCSRF(r, sess) {
+		h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 			Title:   "This form has expired",
 			Message: "Go back to the application and start signing in again.",
 		})
@@ -320,7 +320,7 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tena
 		if errors.As(err, &ce) {
 			msg = ce.Description
 		}
-		h.consent.RenderError(w, r, e.CodeField, login.ErrorView{
+		h.login.RenderError(w, r, e.CodeField, login.ErrorView{
 			Title:   "This sign-in request cannot be completed",
 			Message: msg,
 		})

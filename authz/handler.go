@@ -28,7 +28,7 @@ type Deps struct {
 	// secrets with its hasher. nil checks them with a hasher keyed under Secret, as a manager
 	// built from the same Secret hashes them.
 	Clients  *client.Manager
-	Consent  *login.Handler
+	Login    *login.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
 	// Integrations are the deployment's vendor platforms (server file).
@@ -45,7 +45,7 @@ type Deps struct {
 // Handler serves the authorization server's endpoints.
 type Handler struct {
 	store    endpointStore
-	consent  *login.Handler
+	login    *login.Handler
 	verifier resource.Verifier
 	log      *slog.Logger
 	now      func() time.Time
@@ -74,7 +74,7 @@ func New(d Deps) *Handler {
 	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{
 		store:    d.Store,
-		consent:  d.Consent,
+		login:    d.Login,
 		verifier: d.Verifier,
 		log:      d.Logger,
 		now:      d.Now,

@@ -56,7 +56,7 @@ type Deps struct {
 	Service *Service
 	// Members reads a member's password hash for the current-password check.
 	Members   Members
-	Consent   *login.Handler
+	Login     *login.Handler
 	Templates *templates.Set
 	// Limiter counts wrong current passwords (nil: a login.MemoryLimiter).
 	Limiter login.Limiter
@@ -69,7 +69,7 @@ type Deps struct {
 type Handler struct {
 	svc     *Service
 	members Members
-	consent *login.Handler
+	login   *login.Handler
 	tpl     *templates.Set
 	limiter login.Limiter
 	audit   *audit.Recorder
@@ -79,10 +79,10 @@ type Handler struct {
 
 // New checks d and returns the handler.
 func New(d Deps) (*Handler, error) {
-	if d.Service == nil || d.Members == nil || d.Consent == nil || d.Templates == nil {
+	if d.Service == nil || d.Members == nil || d.Login == nil || d.Templates == nil {
 		return nil, errors.New("mfa: Service, Members, Consent and Templates are required")
 	}
-	h := &Handler{svc: d.Service, members: d.Members, consent: d.Consent, tpl: d.Templates, limiter: d.Limiter,
+	h := &Handler{svc: d.Service, members: d.Members, login: d.Login, tpl: d.Templates, limiter: d.Limiter,
 		audit: d.Audit, log: d.Logger, now: d.Now}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -115,7 +115,7 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error)
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
 	}
-	return h.consent.MemberPage(SecurityPath, expired, fn)
+	return h.login.MemberPage(SecurityPath, expired, fn)
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
@@ -156,11 +156,11 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, 
 		notice = noticeRemoved
 	}
 	page := templates.SecurityPage{
-		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.consent.CSRFToken(v.Session),
+		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
-		Required: req, PasswordOptional: h.consent.FactorFresh(v.Session),
+		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
 	}
-	h.consent.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
+	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
 	return nil
 }
 
@@ -184,12 +184,12 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, sta
 		return err
 	}
 	page := templates.TOTPEnrolPage{
-		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.consent.CSRFToken(v.Session),
+		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
 	}
-	h.consent.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
+	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
 	return nil
 }
 
@@ -232,7 +232,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, codes []string, next string) error {
 	page := templates.RecoveryCodesPage{School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
-	h.consent.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
 	return nil
 }
 
@@ -281,7 +281,7 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit)
 // the session within login.StepUpWindow. Wrong passwords are charged to the member's budget.
 // When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visit) (bool, error) {
-	if h.consent.FactorFresh(v.Session) {
+	if h.login.FactorFresh(v.Session) {
 		return true, nil
 	}
 	ctx := r.Context()

@@ -54,7 +54,7 @@ func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) 
 	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
 		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
 	}
-	return h.consent.MemberPage(AccountPath, expired, fn)
+	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
@@ -70,7 +70,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v visit, stat
 	}
 	_, available := relyingParty(v.Tenant)
 	page.School, page.MemberName, page.MemberEmail = v.Tenant.Name, v.Session.Member.Name, v.Session.Member.Email
-	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.consent.CSRFToken(v.Session), available, !h.consent.FactorFresh(v.Session), maxNameRunes
+	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.login.CSRFToken(v.Session), available, !h.login.FactorFresh(v.Session), maxNameRunes
 	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
 	for _, p := range keys {
 		kind := "On this device only"
@@ -84,7 +84,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v visit, stat
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", strconv.Itoa(int(passwordBudget.Window.Seconds())))
 	}
-	h.consent.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(out, page) })
+	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(out, page) })
 	return nil
 }
 
@@ -207,7 +207,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
 	}
 	// A second factor entered in the last minutes stands in for the password.
-	if !h.consent.FactorFresh(v.Session) {
+	if !h.login.FactorFresh(v.Session) {
 		msg, status, err := h.checkPassword(ctx, m.ID, r.PostForm.Get("current_password"))
 		if err != nil {
 			return err

@@ -100,7 +100,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	pk, err := passkey.New(passkey.Deps{
-		Store: gs, Consent: door, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
+		Store: gs, Login: door, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
 		Audit:        rec,
 		AddressLimit: login.Limit{Max: 6, Window: 15 * time.Minute},
 	})

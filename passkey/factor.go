@@ -29,7 +29,7 @@ const (
 // checks its CSRF token: the session's for a step-up, the sign-in form's double submit
 // otherwise.
 func (h *Handler) factorChallenge(r *http.Request, form url.Values) (login.FactorChallenge, error) {
-	ch, ok, err := h.consent.Challenge(r, form.Get("step_up") == "1", form.Get("return_to"))
+	ch, ok, err := h.login.Challenge(r, form.Get("step_up") == "1", form.Get("return_to"))
 	if err != nil {
 		return ch, err
 	}
@@ -38,9 +38,9 @@ func (h *Handler) factorChallenge(r *http.Request, form url.Values) (login.Facto
 	}
 	csrf := false
 	if ch.StepUp {
-		csrf = h.consent.CheckCSRF(r, ch.Session)
+		csrf = h.login.CheckCSRF(r, ch.Session)
 	} else {
-		csrf = h.consent.CheckFormToken(r)
+		csrf = h.login.CheckFormToken(r)
 	}
 	if !csrf {
 		return ch, errExpired
@@ -56,7 +56,7 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	ch, ok, err := h.consent.Challenge(r, q.Get("step_up") == "1", q.Get("return_to"))
+	ch, ok, err := h.login.Challenge(r, q.Get("step_up") == "1", q.Get("return_to"))
 	if err != nil {
 		return err
 	}
@@ -71,12 +71,12 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 		PasswordURL: login.FactorPath + "?return_to=" + url.QueryEscape(ch.ReturnTo),
 	}
 	if ch.StepUp {
-		page.CSRFToken = h.consent.CSRFToken(ch.Session)
+		page.CSRFToken = h.login.CSRFToken(ch.Session)
 		page.PasswordURL += "&step_up=1"
 	} else {
-		page.CSRFToken = h.consent.FormToken(w, r)
+		page.CSRFToken = h.login.FormToken(w, r)
 	}
-	h.consent.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
 	return nil
 }
 
@@ -127,23 +127,23 @@ func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *tenant
 		return errUnavailable
 	}
 	detail := string(factor.KindPasskey)
-	charged, err := h.consent.TakeFactorAttempt(ctx, ch)
+	charged, err := h.login.TakeFactorAttempt(ctx, ch)
 	if err != nil {
 		return fmt.Errorf("passkey: rate limiter: %w", err)
 	}
 	if charged == nil {
-		h.consent.FactorThrottled(w, r, ch, detail)
+		h.login.FactorThrottled(w, r, ch, detail)
 		return errLimited
 	}
 	p, _, err := h.assert(w, r, t, wa, factor.ChallengeFactor, ch.MemberID)
 	if err != nil {
 		var je *jsonError
 		if errors.As(err, &je) {
-			h.consent.FactorFailed(r, ch, detail)
+			h.login.FactorFailed(r, ch, detail)
 		}
 		return err
 	}
-	loc, err := h.consent.CompleteFactor(w, r, ch, charged, factor.KindPasskey, detail, p.AMR())
+	loc, err := h.login.CompleteFactor(w, r, ch, charged, factor.KindPasskey, detail, p.AMR())
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ type Store interface {
 type Deps struct {
 	Store Store
 	// Consent provides sessions, CSRF tokens and the page writer.
-	Consent   *login.Handler
+	Login     *login.Handler
 	Templates *templates.Set
 	// Secret keys the challenge cookie's hash and the members' user handles (through keys
 	// derived for each).
@@ -96,7 +96,7 @@ type Deps struct {
 // Handler serves the passkey pages and ceremonies.
 type Handler struct {
 	store        Store
-	consent      *login.Handler
+	login        *login.Handler
 	tpl          *templates.Set
 	limiter      login.Limiter
 	addressLimit login.Limit
@@ -112,7 +112,7 @@ func New(d Deps) (*Handler, error) {
 	switch {
 	case d.Store == nil:
 		return nil, errors.New("passkey: no store")
-	case d.Consent == nil:
+	case d.Login == nil:
 		return nil, errors.New("passkey: no consent handler")
 	case d.Templates == nil:
 		return nil, errors.New("passkey: no templates")
@@ -120,7 +120,7 @@ func New(d Deps) (*Handler, error) {
 		return nil, fmt.Errorf("passkey: the secret must hold at least %d bytes", config.MinSecretBytes)
 	}
 	h := &Handler{
-		store: d.Store, consent: d.Consent, tpl: d.Templates, limiter: d.Limiter, addressLimit: d.AddressLimit,
+		store: d.Store, login: d.Login, tpl: d.Templates, limiter: d.Limiter, addressLimit: d.AddressLimit,
 		audit: d.Audit, log: d.Logger, now: d.Now,
 		challengeKey: d.Secret.Derive("passkey challenge v1"),
 		handleKey:    d.Secret.Derive("passkey user handle v1"),
@@ -384,7 +384,7 @@ type redirect struct {
 func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
-			h.consent.Fail(w, r, err)
+			h.login.Fail(w, r, err)
 		}
 	})
 }
@@ -401,7 +401,7 @@ func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.T
 			if err := r.ParseForm(); err != nil {
 				return err
 			}
-			if !h.consent.CheckFormToken(r) {
+			if !h.login.CheckFormToken(r) {
 				return errExpired
 			}
 			return fn(w, r, t)
@@ -427,14 +427,14 @@ func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) 
 			if err := r.ParseForm(); err != nil {
 				return err
 			}
-			s, err := h.consent.Load(r)
+			s, err := h.login.Load(r)
 			if errors.Is(err, login.ErrNoSession) {
 				return errSignedOut
 			}
 			if err != nil {
 				return err
 			}
-			if !h.consent.CheckCSRF(r, s) {
+			if !h.login.CheckCSRF(r, s) {
 				return errExpired
 			}
 			return fn(w, r, visit{Tenant: t, Session: s})

@@ -28,16 +28,16 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	returnTo := login.SafeReturnTo(r.URL.Query().Get("return_to"))
-	if _, ok := h.consent.Current(r); ok {
+	if _, ok := h.login.Current(r); ok {
 		login.SeeOther(w, returnTo)
 		return nil
 	}
 	_, available := relyingParty(t)
 	page := templates.PasskeySignInPage{
-		School: t.Name, CSRFToken: h.consent.FormToken(w, r), ReturnTo: returnTo, Available: available,
+		School: t.Name, CSRFToken: h.login.FormToken(w, r), ReturnTo: returnTo, Available: available,
 		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: login.LoginPath + "?return_to=" + url.QueryEscape(returnTo),
 	}
-	h.consent.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
 	return nil
 }
 
@@ -89,7 +89,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant
 	h.refund(ctx, key)
 	// A user-verified passkey is a second factor in itself: the session counts as one that
 	// entered its factor now (step-up for operator scopes is satisfied).
-	if err := h.consent.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
+	if err := h.login.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
 		return err
 	}
 	h.log.Info("signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))

@@ -92,7 +92,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
 	r.Handle(endpoint.JWKS, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
-	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Consent: login, Templates: pages})
+	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Login: login, Templates: pages})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,19 +101,19 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct, err := account.New(account.Deps{Store: e.Store, Consent: login, Templates: pages, Mail: queue, Secret: secret})
+	acct, err := account.New(account.Deps{Store: e.Store, Login: login, Templates: pages, Mail: queue, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acct.Mount(r)
-	pk, err := passkey.New(passkey.Deps{Store: e.Store, Consent: login, Templates: pages, Secret: secret})
+	pk, err := passkey.New(passkey.Deps{Store: e.Store, Login: login, Templates: pages, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pk.Mount(r)
 	clients := client.NewManager(e.Store, secret)
-	admin.New(admin.Deps{Store: e.Store, Clients: clients, Consent: login, Templates: pages}).Mount(r)
-	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Consent: login, Keys: signing, Verifier: tokens}).Mount(r)
+	admin.New(admin.Deps{Store: e.Store, Clients: clients, Login: login, Templates: pages}).Mount(r)
+	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Login: login, Keys: signing, Verifier: tokens}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
 	operator.New(operator.Deps{Store: e.Store, Directory: e.Store, Verifier: tokens, StorageDir: t.TempDir()}).Mount(r)

@@ -241,7 +241,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
 	if mfaService != nil {
-		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Consent: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
+		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Login: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
 		if err != nil {
 			return err
 		}
@@ -264,11 +264,11 @@ func (s *Server) mountAll(r *mux.Router) error {
 	// administration.
 	factorAdmin, _ := d.Store.(factor.Admin)
 	admin.New(admin.Deps{
-		Store: d.Store, Clients: s.clients, Consent: login, Templates: pages, Logger: d.Logger,
+		Store: d.Store, Clients: s.clients, Login: login, Templates: pages, Logger: d.Logger,
 		Accounts: memberMail, Factors: factorAdmin, Audit: s.audit,
 	}).Mount(r)
 	authz.New(authz.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Clients: s.clients, Consent: login, Keys: signing,
+		Store: d.Store, Secret: d.Config.Secret, Clients: s.clients, Login: login, Keys: signing,
 		Verifier: tokens, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 		Audit: s.audit,
 	}).Mount(r)
@@ -301,7 +301,7 @@ func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limite
 	}
 	s.mailExpanders = svc.Expanders()
 	return account.New(account.Deps{
-		Store: store, Consent: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
+		Store: store, Login: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
 		Limiter: limiter, Logger: d.Logger, Service: svc,
 	})
 }
@@ -316,7 +316,7 @@ func (s *Server) passkeyPages(login *login.Handler, pages *templates.Set, limite
 		return nil, nil
 	}
 	return passkey.New(passkey.Deps{
-		Store: store, Consent: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Audit: s.audit, Logger: d.Logger,
+		Store: store, Login: login, Templates: pages, Secret: d.Config.Secret, Limiter: limiter, Audit: s.audit, Logger: d.Logger,
 	})
 }
 
