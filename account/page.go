@@ -87,20 +87,17 @@ func (h *Handler) mountAccount(r *mux.Router) {
 	r.Handle(AppRemovePath, h.memberPage(h.removeApp)).Methods(http.MethodPost)
 }
 
-// visit is a signed-in member's request to the account page: their school and session.
-type visit = login.Visit
-
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
-func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
 	}
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.
-func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: accountNotices[r.URL.Query().Get("done")]})
 }
 
@@ -111,7 +108,7 @@ func accountDone(w http.ResponseWriter, done string) {
 
 // showAccount fills in the member, their sessions, applications and events, and writes the
 // page. page carries what the caller decides: messages, and a refused form's input.
-func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.AccountPage) error {
+func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
 	m, now := v.Session.Member, h.now()
 	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.Tenant.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)

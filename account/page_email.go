@@ -39,7 +39,7 @@ var errEmailLinkGone = errors.New("account: the e-mail link is gone")
 // emailLink finds the unused e-mail-change link of token at the request's school that belongs
 // to the signed-in member and was made under their current password. It writes the page that
 // explains a refusal and returns ok=false then.
-func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, token string) (Link, bool, error) {
+func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visit, token string) (Link, bool, error) {
 	ctx := r.Context()
 	if !login.WellFormedToken(token) {
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
@@ -72,7 +72,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v visit, tok
 
 // emailConfirmForm shows the confirmation form of a link. It never uses the link: mail
 // scanners open links before people do.
-func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	token := r.URL.Query().Get("token")
 	l, ok, err := h.emailLink(w, r, v, token)
 	if err != nil || !ok {
@@ -90,7 +90,7 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v vis
 // the link is consumed (of two concurrent confirmations one wins), the address set (refused if
 // another member took it meanwhile), the member's other e-mail links deleted and the event
 // recorded.
-func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	token := r.PostForm.Get("token")
 	l, ok, err := h.emailLink(w, r, v, token)

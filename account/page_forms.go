@@ -46,7 +46,7 @@ const emailChangeLifetime = 24 * time.Hour
 var errPasswordMoved = errors.New("account: the password changed since it was verified")
 
 // updateProfile saves the member's name and picture address.
-func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	picture := strings.TrimSpace(r.PostForm.Get("picture"))
@@ -171,7 +171,7 @@ func passwordStatus(c currentPassword) int {
 // changePassword sets a new password after checking the current one. The new password ends
 // every other session of the member at every school and every outstanding reset link; with
 // sign_out_apps it also revokes every application's tokens.
-func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	m := v.Session.Member
 	current, next, repeat := r.PostForm.Get("current_password"), r.PostForm.Get("new_password"), r.PostForm.Get("repeat_password")
@@ -257,7 +257,7 @@ func newAddress(raw string) (string, bool) {
 // requestEmailChange sends a confirmation link to a new address. The answer is the same
 // whether or not the address belongs to someone (then nothing is sent), so the form cannot
 // tell who has an account.
-func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	m := v.Session.Member
 	refuse := func(status int, msg string) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -27,7 +28,7 @@ const msgSessionIsCurrent = "That is the device you are using now: to end its se
 // endSession signs one of the member's other devices out. Ending the session in use is refused
 // (that is signing out, with its own form). An id that is not one of the member's sessions at
 // the school ends nothing and is answered as if it did: the session is gone either way.
-func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	id := r.PostForm.Get("session_id")
 	if subtle.ConstantTimeCompare([]byte(id), []byte(v.Session.ID)) == 1 {
@@ -64,7 +65,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v visit) er
 }
 
 // endOtherSessions signs every other device out at this school.
-func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	n, err := h.store.DeleteOtherSessions(ctx, v.Session.Member.ID, v.Session.ID, false)
 	if err != nil {
@@ -87,7 +88,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v vis
 
 // removeApp revokes every token pair of one client for the member at this school, at once:
 // its access tokens stop working and its refresh tokens are refused.
-func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	clientID := r.PostForm.Get("client_id")
 	if clientID == "" || len(clientID) > maxClientIDForm {

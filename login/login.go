@@ -59,13 +59,9 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
 // it costs what that hash costs, until the first sign-in rehashes it.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	t, err := tenant.FromContext(ctx)
+	t, info, err := postedForm(r)
 	if err != nil {
 		return err
-	}
-	info := edge.FromContext(ctx)
-	if err := r.ParseForm(); err != nil {
-		return FormError(err)
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: SafeReturnTo(r.PostForm.Get("return_to"))}
 	if !h.checkLoginCSRF(r) {

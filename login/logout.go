@@ -37,13 +37,9 @@ func (h *Handler) logoutForm(w http.ResponseWriter, r *http.Request) error {
 // keeps the cookie, and the cookie is cleared.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	t, err := tenant.FromContext(ctx)
+	t, info, err := postedForm(r)
 	if err != nil {
 		return err
-	}
-	info := edge.FromContext(ctx)
-	if err := r.ParseForm(); err != nil {
-		return FormError(err)
 	}
 	s, err := h.Load(r)
 	if errors.Is(err, ErrNoSession) {
@@ -80,4 +76,18 @@ func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *ten
 
 func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status int, page templates.LogoutPage) {
 	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
+}
+
+// postedForm reads what a posted sign-in or sign-out form starts from: the request's school, what
+// the edge knows of the request (for the log), and the parsed form (a FormError if it does not
+// parse).
+func postedForm(r *http.Request) (*tenant.Tenant, *edge.Info, error) {
+	t, err := tenant.FromContext(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.ParseForm(); err != nil {
+		return nil, nil, FormError(err)
+	}
+	return t, edge.FromContext(r.Context()), nil
 }

@@ -105,21 +105,18 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(RecoveryCodesPath, h.page(h.recoveryCodes)).Methods(http.MethodPost)
 }
 
-// visit is a signed-in member's request.
-type visit = login.Visit
-
 // page runs fn for a signed-in member of the request's school (login.MemberPage): without a
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
 // token is refused with the page and a message.
-func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
 	}
 	return h.login.MemberPage(SecurityPath, expired, fn)
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
-func (h *Handler) required(ctx context.Context, v visit) (bool, error) {
+func (h *Handler) required(ctx context.Context, v login.Visit) (bool, error) {
 	if !v.Tenant.Security.RequiresOperatorFactor() {
 		return false, nil
 	}
@@ -135,11 +132,11 @@ func (h *Handler) required(ctx context.Context, v visit) (bool, error) {
 	return false, nil
 }
 
-func (h *Handler) security(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) security(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	return h.showSecurity(w, r, v, http.StatusOK, r.URL.Query().Get("notice"), "")
 }
 
-func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, status int, notice, msg string) error {
+func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.Visit, status int, notice, msg string) error {
 	ctx := r.Context()
 	sum, err := h.svc.Summary(ctx, v.Session.Member.ID)
 	if err != nil {
@@ -165,11 +162,11 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v visit, 
 }
 
 // enrolForm shows the pending TOTP secret (a new one if there is none).
-func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	return h.showEnrol(w, r, v, http.StatusOK, login.SafeReturnTo(r.URL.Query().Get("return_to")), "")
 }
 
-func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v visit, status int, returnTo, msg string) error {
+func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visit, status int, returnTo, msg string) error {
 	ctx := r.Context()
 	e, err := h.svc.BeginTOTP(ctx, v.Session.Member.ID, v.Tenant.Name, v.Session.Member.Email)
 	if errors.Is(err, ErrEnrolled) {
@@ -207,7 +204,7 @@ func group(s string) string {
 
 // confirm turns TOTP on with a code of the pending secret; the session counts as signed in with
 // it from now on (the member just entered it).
-func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	returnTo := login.SafeReturnTo(r.PostForm.Get("return_to"))
 	codes, ok, err := h.svc.ConfirmTOTP(ctx, v.Session.Member.ID, r.PostForm.Get("code"))
@@ -229,7 +226,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v visit) error
 	return h.showCodes(w, r, v, codes, returnTo)
 }
 
-func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, codes []string, next string) error {
+func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v login.Visit, codes []string, next string) error {
 	page := templates.RecoveryCodesPage{School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
 	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
@@ -237,7 +234,7 @@ func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v visit, cod
 }
 
 // remove turns TOTP off after the current password (or with a fresh factor).
-func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
 		return err
@@ -257,7 +254,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error 
 
 // recoveryCodes replaces the member's recovery codes after the current password (or with a
 // fresh factor).
-func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	if ok, err := h.reauthenticated(w, r, v); err != nil || !ok {
 		return err
@@ -280,7 +277,7 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v visit)
 // reauthenticated checks the form's current_password, unless a second factor was entered in
 // the session within login.StepUpWindow. Wrong passwords are charged to the member's budget.
 // When it refuses, it has shown the page.
-func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visit) (bool, error) {
+func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v login.Visit) (bool, error) {
 	if h.login.FactorFresh(v.Session) {
 		return true, nil
 	}
@@ -314,7 +311,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v visi
 	return true, nil
 }
 
-func (h *Handler) note(r *http.Request, v visit, k audit.Kind, kind factor.Kind) {
+func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {
 	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: k, Actor: audit.ActorMember,
 		ActorID: v.Session.Member.ID, SubjectID: v.Session.Member.ID, Detail: string(kind)}))
 }

@@ -50,20 +50,20 @@ const (
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage):
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
-func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
 	}
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
-func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: notices[r.URL.Query().Get("done")]})
 }
 
 // showList fills in the member's passkeys and writes the list page.
-func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v visit, status int, page templates.PasskeysPage) error {
+func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.PasskeysPage) error {
 	keys, err := h.store.ListPasskeys(r.Context(), v.Session.Member.ID)
 	if err != nil {
 		return fmt.Errorf("passkey: list: %w", err)
@@ -99,7 +99,7 @@ func pageTime(t time.Time) string {
 // registerBegin answers the options of a new passkey for the signed-in member: a discoverable
 // credential with user verification, none of the member's passkeys here again (the browser
 // skips an authenticator that holds one), no attestation.
-func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	wa, ok := relyingParty(v.Tenant)
 	if !ok {
 		return errUnavailable
@@ -127,7 +127,7 @@ func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v visit)
 
 // registerFinish checks the browser's new credential against the ceremony the member began and
 // stores it.
-func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	wa, ok := relyingParty(v.Tenant)
 	if !ok {
@@ -176,7 +176,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v visit
 }
 
 // rename sets a passkey's name.
-func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	id, err := readID(r.PostForm)
 	if err != nil {
 		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
@@ -199,7 +199,7 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v visit) error 
 // remove deletes a passkey once the member has given their current password, or entered a
 // second factor within login.StepUpWindow: a session alone (a browser left signed in) must
 // not be enough to take away a factor.
-func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v visit) error {
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
 	m := v.Session.Member
 	id, err := readID(r.PostForm)

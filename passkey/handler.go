@@ -412,12 +412,9 @@ func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.T
 	})
 }
 
-// visit is a signed-in member's request: their school and session.
-type visit = login.Visit
-
 // memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
 // form must carry its CSRF token.
-func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) error) http.Handler {
+func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			t, err := tenant.FromContext(r.Context())
@@ -437,7 +434,7 @@ func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, visit) 
 			if !h.login.CheckCSRF(r, s) {
 				return errExpired
 			}
-			return fn(w, r, visit{Tenant: t, Session: s})
+			return fn(w, r, login.Visit{Tenant: t, Session: s})
 		}()
 		if err != nil {
 			h.writeJSONError(w, r, err)

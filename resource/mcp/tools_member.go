@@ -13,11 +13,6 @@ import (
 // store reads as the Member API (storage.MemberData), under the same rules: account:read for
 // reads, account:write for the notification writes, payments as the spec's payment rules say.
 
-type myCoursesIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
-}
-
 type lastWatched struct {
 	LectureID       int64     `json:"lecture_id"`
 	LectureTitle    string    `json:"lecture_title"`
@@ -271,7 +266,7 @@ func newMyCourse(ec storage.EnrolledCourse, p storage.CourseProgress, now time.T
 	return out
 }
 
-func myCourses(ctx context.Context, c *caller, in myCoursesIn) (myCoursesOut, error) {
+func myCourses(ctx context.Context, c *caller, in coursePageIn) (myCoursesOut, error) {
 	list, next, err := c.store.ListEnrolledCourses(ctx, c.memberID(), page(in.First, in.After))
 	if err != nil {
 		return myCoursesOut{}, err

@@ -12,7 +12,8 @@ import (
 // The public tools read the school's published catalogue (storage.Catalog) and nothing else:
 // anyone may call them without a token, so no member data is within their reach.
 
-type listCoursesIn struct {
+// coursePageIn asks for one page of courses: list_courses and my_courses take the same input.
+type coursePageIn struct {
 	First int    `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
 	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
 }
@@ -108,7 +109,7 @@ func publicTools() []toolDef {
 				"Use get_course for one course's outline.",
 			need:  public,
 			input: paging,
-		}, func(ctx context.Context, c *caller, in listCoursesIn) (coursesOut, error) {
+		}, func(ctx context.Context, c *caller, in coursePageIn) (coursesOut, error) {
 			return searchCourses(ctx, c, "", in.First, in.After)
 		}),
 		define(spec{
