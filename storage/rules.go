@@ -27,6 +27,15 @@ func (e Enrollment) Expires() *time.Time {
 	return e.ExpireDate
 }
 
+// StateShown is the state a lecture shows a member: their progress row's, or unread without one
+// (p nil, or a row that records no state).
+func (p *LectureProgress) StateShown() LectureState {
+	if p == nil || p.State == "" {
+		return LectureUnread
+	}
+	return p.State
+}
+
 // WatchedAfter reports whether p comes after q in the order that picks a member's last watched
 // lecture (CourseProgress.LastWatched): updated later, or at the same time on a higher lecture
 // id, so that the pick does not depend on the order rows are read in.

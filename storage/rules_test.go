@@ -85,3 +85,20 @@ func TestLectureProgressWatchedAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestStateShown(t *testing.T) {
+	var none *LectureProgress
+	for _, c := range []struct {
+		p    *LectureProgress
+		want LectureState
+	}{
+		{none, LectureUnread},
+		{&LectureProgress{}, LectureUnread},
+		{&LectureProgress{State: LectureRead}, LectureRead},
+		{&LectureProgress{State: LectureCompleted}, LectureCompleted},
+	} {
+		if got := c.p.StateShown(); got != c.want {
+			t.Errorf("%+v: StateShown = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

@@ -222,15 +222,12 @@ type lecture struct {
 
 func newLecture(l *storage.Lecture, p *storage.LectureProgress, now time.Time) lecture {
 	out := lecture{
-		Title: l.Title, State: string(storage.LectureUnread), Position: int32(l.Position), Duration: int32(l.DurationSeconds),
+		Title: l.Title, State: string(p.StateShown()), Position: int32(l.Position), Duration: int32(l.DurationSeconds),
 		IsLocked: l.LockedAt(now),
 		l:        l,
 	}
 	if p != nil {
 		out.PositionSeconds = int32(p.PositionSeconds)
-		if p.State != "" {
-			out.State = string(p.State)
-		}
 	}
 	return out
 }

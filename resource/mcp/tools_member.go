@@ -334,13 +334,9 @@ func myCurriculum(ctx context.Context, c *caller, in curriculumIn) (curriculumOu
 			continue
 		}
 		row := byLecture[l.ID]
-		state := row.State
-		if state == "" {
-			state = storage.LectureUnread
-		}
 		out.Sections[j].Lectures = append(out.Sections[j].Lectures, memberLecture{
 			ID: l.ID, Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
-			State: string(state), PositionSeconds: row.PositionSeconds,
+			State: string(row.StateShown()), PositionSeconds: row.PositionSeconds,
 			IsLocked: l.LockedAt(c.now),
 			UnlockAt: l.UnlockAt,
 		})
