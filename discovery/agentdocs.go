@@ -175,17 +175,12 @@ func render(ctx context.Context, c storage.Catalog, t *tenant.Tenant, doc textDo
 // so a store failure answers 503 instead of a truncated document that a cache would keep.
 func (h *Handler) serveText(doc textDoc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hd := w.Header()
-		hd.Set("Access-Control-Allow-Origin", "*")
-		if r.Method == http.MethodOptions {
-			hd.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			hd.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
+		if !edge.PublicRead(w, r) {
 			return
 		}
 		t, err := tenant.FromContext(r.Context())
 		if err != nil {
-			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			edge.WriteNoSchool(w)
 			return
 		}
 		body, err := render(r.Context(), h.deps.Catalog, t, doc, h.now())
@@ -194,9 +189,9 @@ func (h *Handler) serveText(doc textDoc) http.Handler {
 			edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "The document cannot be built right now; retry later.")
 			return
 		}
-		hd.Set("Content-Type", doc.contentType)
-		hd.Set("Cache-Control", "public, max-age=300")
-		hd.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Header().Set("Content-Type", doc.contentType)
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {
 			_, _ = w.Write(body)

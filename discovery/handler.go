@@ -71,20 +71,15 @@ func (h *Handler) MountResourceMetadata(r *mux.Router) {
 // serveDocument answers GET with the tenant's document and a CORS preflight with 204.
 func serveDocument(build func(*tenant.Tenant) any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		if r.Method == http.MethodOptions {
-			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
+		if !edge.PublicRead(w, r) {
 			return
 		}
 		t, err := tenant.FromContext(r.Context())
 		if err != nil {
-			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			edge.WriteNoSchool(w)
 			return
 		}
-		h.Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", "public, max-age=300")
 		edge.WriteJSON(w, http.StatusOK, build(t))
 	})
 }

@@ -39,23 +39,18 @@ func (m *Manager) PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error) {
 func (m *Manager) JWKSHandler() http.Handler {
 	maxAge := "public, max-age=" + strconv.Itoa(int(m.ttl.Seconds()))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		switch r.Method {
-		case http.MethodGet, http.MethodHead:
-		case http.MethodOptions:
-			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
+		if !edge.PublicRead(w, r) {
 			return
-		default:
+		}
+		h := w.Header()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD, OPTIONS")
 			edge.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", "Use GET.")
 			return
 		}
 		t, err := tenant.FromContext(r.Context())
 		if err != nil {
-			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			edge.WriteNoSchool(w)
 			return
 		}
 		s, err := m.snapshot(r.Context())

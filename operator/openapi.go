@@ -42,17 +42,12 @@ in UTC.`
 // school's authorization and token endpoints. Like the discovery documents it carries no
 // credentials, so any origin may read it and caches may keep it briefly.
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
-	hdr := w.Header()
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	if r.Method == http.MethodOptions {
-		hdr.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		hdr.Set("Access-Control-Max-Age", "86400")
-		w.WriteHeader(http.StatusNoContent)
+	if !edge.PublicRead(w, r) {
 		return
 	}
 	t, err := tenant.FromContext(r.Context())
 	if err != nil {
-		edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+		edge.WriteNoSchool(w)
 		return
 	}
 	doc, err := h.document(t)
@@ -61,8 +56,8 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		edge.WriteError(w, http.StatusInternalServerError, "server_error", "The document could not be built.")
 		return
 	}
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(doc)

@@ -213,7 +213,7 @@ func (s *Server) resolveTenant(next http.Handler) http.Handler {
 		}
 		t, ok := s.deps.Tenants.Resolve(r.Host)
 		if !ok {
-			edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+			edge.WriteNoSchool(w)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(tenant.NewContext(r.Context(), t)))

@@ -113,7 +113,7 @@ func serverOf(r *http.Request) *sdk.Server {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := tenant.FromContext(r.Context())
 	if err != nil {
-		edge.WriteError(w, http.StatusNotFound, "not_found", "No school is served at this host.")
+		edge.WriteNoSchool(w)
 		return
 	}
 	if !sameOrigin(r, t) {
