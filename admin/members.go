@@ -613,18 +613,28 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			}
 			return h.audit.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
 		})
-		switch {
-		case errors.Is(err, errOwnerNow):
-			return "", msgAdminOwner, nil
-		case errors.Is(err, storage.ErrLastOwner):
-			return "", lastOwner(t, v), nil
-		case errors.Is(err, storage.ErrNotFound):
-			return "", "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
-		case err != nil:
-			return "", "", fmt.Errorf("admin: remove member %d: %w", t.id(), err)
+		if err != nil {
+			refusal, err := changeRefused(err, v, t, "remove member")
+			return "", refusal, err
 		}
 	}
 	return action, "", nil
+}
+
+// changeRefused turns the error a change of the member's roles ended with into the page's
+// answer: a refusal shown on the member's page (they became an owner meanwhile, or were the last
+// owner), a 404 page (they are gone), or the error itself, saying what was being done.
+func changeRefused(err error, v visit, t target, doing string) (refusal string, _ error) {
+	switch {
+	case errors.Is(err, errOwnerNow):
+		return msgAdminOwner, nil
+	case errors.Is(err, storage.ErrLastOwner):
+		return lastOwner(t, v), nil
+	case errors.Is(err, storage.ErrNotFound):
+		return "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+	default:
+		return "", fmt.Errorf("admin: %s %d: %w", doing, t.id(), err)
+	}
 }
 
 // setRoles replaces the member's roles with the form's, in one transaction with its event.
@@ -663,15 +673,9 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 		}
 		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
 	})
-	switch {
-	case errors.Is(err, errOwnerNow):
-		return "", msgAdminOwner, nil
-	case errors.Is(err, storage.ErrLastOwner):
-		return "", lastOwner(t, v), nil
-	case errors.Is(err, storage.ErrNotFound):
-		return "", "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
-	case err != nil:
-		return "", "", fmt.Errorf("admin: set roles of member %d: %w", t.id(), err)
+	if err != nil {
+		refusal, err := changeRefused(err, v, t, "set roles of member")
+		return "", refusal, err
 	}
 	if after == before {
 		return "roles-unchanged", "", nil

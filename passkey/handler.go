@@ -392,53 +392,29 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.H
 // formJSON adapts a JSON endpoint of a page shown before sign-in: the form is read and its
 // double-submit token (login.FormToken) checked before fn runs.
 func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := func() error {
-			t, err := tenant.FromContext(r.Context())
-			if err != nil {
-				return err
-			}
-			if err := r.ParseForm(); err != nil {
-				return err
-			}
-			if !h.login.CheckFormToken(r) {
-				return errExpired
-			}
-			return fn(w, r, t)
-		}()
-		if err != nil {
-			h.writeJSONError(w, r, err)
+	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+		if !h.login.CheckFormToken(r) {
+			return errExpired
 		}
+		return fn(w, r, t)
 	})
 }
 
 // memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
 // form must carry its CSRF token.
 func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := func() error {
-			t, err := tenant.FromContext(r.Context())
-			if err != nil {
-				return err
-			}
-			if err := r.ParseForm(); err != nil {
-				return err
-			}
-			s, err := h.login.Load(r)
-			if errors.Is(err, login.ErrNoSession) {
-				return errSignedOut
-			}
-			if err != nil {
-				return err
-			}
-			if !h.login.CheckCSRF(r, s) {
-				return errExpired
-			}
-			return fn(w, r, login.Visit{Tenant: t, Session: s})
-		}()
-		if err != nil {
-			h.writeJSONError(w, r, err)
+	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+		s, err := h.login.Load(r)
+		if errors.Is(err, login.ErrNoSession) {
+			return errSignedOut
 		}
+		if err != nil {
+			return err
+		}
+		if !h.login.CheckCSRF(r, s) {
+			return errExpired
+		}
+		return fn(w, r, login.Visit{Tenant: t, Session: s})
 	})
 }
 
