@@ -66,7 +66,7 @@ func New(d Deps) (*Handler, error) {
 	case d.Store == nil:
 		return nil, errors.New("account: no store")
 	case d.Login == nil:
-		return nil, errors.New("account: no consent handler")
+		return nil, errors.New("account: no sign-in handler")
 	case d.Templates == nil:
 		return nil, errors.New("account: no templates")
 	case d.Mail == nil:

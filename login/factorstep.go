@@ -109,7 +109,7 @@ func (h *Handler) pendingMAC(body string) []byte {
 // maxPendingCookie bounds the cookie value read: a real one is under 100 bytes.
 const maxPendingCookie = 256
 
-var errBadPending = errors.New("consent: no valid pending sign-in")
+var errBadPending = errors.New("login: no valid pending sign-in")
 
 // parsePending checks a pending cookie's value: its signature, its school and its expiry at
 // now. Anything else is errBadPending.
@@ -175,7 +175,7 @@ func (h *Handler) askSecondFactor(ctx context.Context, w http.ResponseWriter, r 
 	}
 	sum, err := h.factors.Summary(ctx, m.ID)
 	if err != nil {
-		return false, fmt.Errorf("consent: second factors of member %d: %w", m.ID, err)
+		return false, fmt.Errorf("login: second factors of member %d: %w", m.ID, err)
 	}
 	if !sum.Any() {
 		return false, nil
@@ -295,14 +295,14 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 	now := h.now()
 	if ch.StepUp {
 		if err := h.factors.MarkSessionFactor(ctx, ch.Session.ID, methods, now); err != nil {
-			return "", fmt.Errorf("consent: mark session factor: %w", err)
+			return "", fmt.Errorf("login: mark session factor: %w", err)
 		}
 		h.log.Info("second factor entered again", "request_id", edge.FromContext(ctx).ID, "member_id", ch.MemberID)
 		return ch.ReturnTo, nil
 	}
 	m, err := h.store.GetMember(ctx, ch.MemberID)
 	if err != nil {
-		return "", fmt.Errorf("consent: member of a pending sign-in: %w", err)
+		return "", fmt.Errorf("login: member of a pending sign-in: %w", err)
 	}
 	if err := h.startSession(ctx, w, r, m, methods, now); err != nil {
 		return "", err
@@ -357,7 +357,7 @@ func (h *Handler) OperatorFactorGate(w http.ResponseWriter, r *http.Request, s S
 	}
 	sum, err := h.factors.Summary(r.Context(), s.Member.ID)
 	if err != nil {
-		return false, fmt.Errorf("consent: second factors of member %d: %w", s.Member.ID, err)
+		return false, fmt.Errorf("login: second factors of member %d: %w", s.Member.ID, err)
 	}
 	back := ""
 	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
@@ -406,7 +406,7 @@ func (h *Handler) showFactor(w http.ResponseWriter, r *http.Request, ch FactorCh
 	var sum factor.Summary
 	if h.factors != nil {
 		if sum, err = h.factors.Summary(r.Context(), ch.MemberID); err != nil {
-			return fmt.Errorf("consent: second factors of member %d: %w", ch.MemberID, err)
+			return fmt.Errorf("login: second factors of member %d: %w", ch.MemberID, err)
 		}
 	}
 	if !sum.Any() {
@@ -461,7 +461,7 @@ func (h *Handler) factor(w http.ResponseWriter, r *http.Request) error {
 	detail := string(CodeKind(code))
 	charged, err := h.TakeFactorAttempt(ctx, ch)
 	if err != nil {
-		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("consent: rate limiter: %w", err)}
+		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("login: rate limiter: %w", err)}
 	}
 	if charged == nil {
 		h.FactorThrottled(w, r, ch, detail)

@@ -120,13 +120,13 @@ type Handler struct {
 // New checks d and returns the handler.
 func New(d Deps) (*Handler, error) {
 	if d.Store == nil {
-		return nil, errors.New("consent: no store")
+		return nil, errors.New("login: no store")
 	}
 	if d.Templates == nil {
-		return nil, errors.New("consent: no templates")
+		return nil, errors.New("login: no templates")
 	}
 	if len(d.Secret) < config.MinSecretBytes {
-		return nil, fmt.Errorf("consent: the secret must hold at least %d bytes", config.MinSecretBytes)
+		return nil, fmt.Errorf("login: the secret must hold at least %d bytes", config.MinSecretBytes)
 	}
 	h := &Handler{
 		store: d.Store, tpl: d.Templates, log: d.Logger, now: d.Now, limiter: d.Limiter,
@@ -170,12 +170,12 @@ func New(d Deps) (*Handler, error) {
 		d.HashWait = DefaultHashWait
 	}
 	if d.HashSlots < 0 || h.deviceLifetime < 0 {
-		return nil, fmt.Errorf("consent: HashSlots (%d) and DeviceLifetime (%v) must not be negative", d.HashSlots, h.deviceLifetime)
+		return nil, fmt.Errorf("login: HashSlots (%d) and DeviceLifetime (%v) must not be negative", d.HashSlots, h.deviceLifetime)
 	}
 	h.gate = newHashGate(d.HashSlots, d.HashWait)
 	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit, h.factorLimit} {
 		if l.Max < 1 || l.Window <= 0 {
-			return nil, fmt.Errorf("consent: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
+			return nil, fmt.Errorf("login: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
 		}
 	}
 	if h.idle == 0 {
@@ -185,7 +185,7 @@ func New(d Deps) (*Handler, error) {
 		h.absolute = DefaultAbsoluteTimeout
 	}
 	if h.idle < 0 || h.absolute < time.Minute || h.idle > h.absolute {
-		return nil, fmt.Errorf("consent: timeouts must satisfy 0 < idle (%v) <= absolute (%v), absolute >= 1m", h.idle, h.absolute)
+		return nil, fmt.Errorf("login: timeouts must satisfy 0 < idle (%v) <= absolute (%v), absolute >= 1m", h.idle, h.absolute)
 	}
 	return h, nil
 }

@@ -111,7 +111,7 @@ var _ Limiter = (*RedisLimiter)(nil)
 
 // ErrRedisURL is returned by NewRedisLimiter for a URL it cannot use. The URL itself is never
 // part of the message: it may hold a password.
-var ErrRedisURL = errors.New("consent: the Redis URL must look like redis://host:6379/0 or rediss://host:6379/0")
+var ErrRedisURL = errors.New("login: the Redis URL must look like redis://host:6379/0 or rediss://host:6379/0")
 
 // NewRedisLimiter returns a limiter on the Redis at rawURL (redis:// or rediss://, as
 // redis.ParseURL reads it). Nothing is dialled yet: a Redis that is down at start-up is the

@@ -84,13 +84,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	var unlockedAt time.Time
 	if h.unlocks != nil {
 		if unlockedAt, err = h.unlocks.AccountUnlockedAt(ctx, base64.RawURLEncoding.EncodeToString(digest)); err != nil {
-			return fmt.Errorf("consent: read account unlock: %w", err)
+			return fmt.Errorf("login: read account unlock: %w", err)
 		}
 	}
 	dev, known := h.knownDevice(r, digest)
 	charged, err := h.charge(ctx, dev, known, accountLimitKey(digest, unlockedAt), addressLimitKey(info.ClientAddr))
 	if err != nil {
-		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("consent: rate limiter: %w", err)}
+		return &PageError{Status: http.StatusServiceUnavailable, View: viewUnavailable, Err: fmt.Errorf("login: rate limiter: %w", err)}
 	}
 	if charged == nil {
 		// Refused before any lookup or hashing: a limited attacker gets no answer about the
@@ -220,12 +220,12 @@ func (h *Handler) checkPassword(ctx context.Context, email, pw string) (storage.
 		_ = password.VerifyDummy(pw)
 		return storage.Member{}, false, nil
 	default:
-		return storage.Member{}, false, fmt.Errorf("consent: look up member: %w", err)
+		return storage.Member{}, false, fmt.Errorf("login: look up member: %w", err)
 	}
 }
 
 // errHashChanged aborts a rehash whose member's hash changed after it was verified.
-var errHashChanged = errors.New("consent: the password hash changed since it was verified")
+var errHashChanged = errors.New("login: the password hash changed since it was verified")
 
 // rehash replaces the hash pw was just verified against by an argon2id hash at
 // password.Default when password.NeedsRehash says so: hashes imported from other platforms

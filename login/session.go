@@ -35,7 +35,7 @@ const (
 const touchEvery = time.Minute
 
 // ErrNoSession means the request carries no valid session of its school.
-var ErrNoSession = errors.New("consent: no session")
+var ErrNoSession = errors.New("login: no session")
 
 // Session is a member's valid sign-in at the request's school.
 type Session struct {
@@ -85,7 +85,7 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 		return Session{}, ErrNoSession
 	}
 	if err != nil {
-		return Session{}, fmt.Errorf("consent: get session: %w", err)
+		return Session{}, fmt.Errorf("login: get session: %w", err)
 	}
 	now := h.now()
 	if !now.Before(ls.ExpiresAt) || now.Sub(ls.CreatedAt) >= h.absolute || now.Sub(ls.LastSeenAt) >= h.idle {
@@ -153,7 +153,7 @@ func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *ht
 		ls.ClientAddr = addr.String()
 	}
 	if err := h.store.CreateLoginSession(ctx, ls); err != nil {
-		return fmt.Errorf("consent: create session: %w", err)
+		return fmt.Errorf("login: create session: %w", err)
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name:     sessionCookieName(secure),

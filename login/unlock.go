@@ -53,7 +53,7 @@ func accountLimitKey(digest []byte, unlockedAt time.Time) string {
 }
 
 // ErrNoUnlocks means the handler was built without Unlocks: a lockout can only run out.
-var ErrNoUnlocks = errors.New("consent: this server keeps no account unlocks")
+var ErrNoUnlocks = errors.New("login: this server keeps no account unlocks")
 
 // AccountLocked reports whether the sign-in page refuses the account of email for now: its
 // failure budget (under the key of its latest unlock) is spent. A browser the account signed in
@@ -65,12 +65,12 @@ func (h *Handler) AccountLocked(ctx context.Context, email string) (bool, error)
 	if h.unlocks != nil {
 		var err error
 		if unlockedAt, err = h.unlocks.AccountUnlockedAt(ctx, base64.RawURLEncoding.EncodeToString(digest)); err != nil {
-			return false, fmt.Errorf("consent: read account unlock: %w", err)
+			return false, fmt.Errorf("login: read account unlock: %w", err)
 		}
 	}
 	spent, err := h.limiter.Spent(ctx, accountLimitKey(digest, unlockedAt), h.accountLimit)
 	if err != nil {
-		return false, fmt.Errorf("consent: rate limiter: %w", err)
+		return false, fmt.Errorf("login: rate limiter: %w", err)
 	}
 	return spent, nil
 }

@@ -113,7 +113,7 @@ func New(d Deps) (*Handler, error) {
 	case d.Store == nil:
 		return nil, errors.New("passkey: no store")
 	case d.Login == nil:
-		return nil, errors.New("passkey: no consent handler")
+		return nil, errors.New("passkey: no sign-in handler")
 	case d.Templates == nil:
 		return nil, errors.New("passkey: no templates")
 	case len(d.Secret) < config.MinSecretBytes:
