@@ -15,85 +15,59 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // SearchCourses pages through the school's published courses by id, in one statement. Each term
 // adds a condition: a course must contain all of them, in its title or its description.
 func (s *Store) SearchCourses(ctx context.Context, query string, page storage.Page) ([]storage.Course, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
-	q := sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after)
+	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
 	for _, term := range strings.Fields(query) {
 		like := "%" + likeEscaper.Replace(strings.ToLower(term)) + "%"
 		q = q.Where(`(LOWER(title) LIKE ? ESCAPE '\' OR LOWER(description) LIKE ? ESCAPE '\')`, like, like)
 	}
-	var rows []courseRow
-	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", wrap("search courses", err)
+	rows, next, err := findIDPage(q, p, "search courses", func(r courseRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r courseRow) int64 { return r.ID })
-	out := make([]storage.Course, len(rows))
-	for i, r := range rows {
-		out[i] = r.course()
-	}
-	return out, next, nil
+	return convertRows(rows, courseRow.course), next, nil
 }
 
 // ListPublishedPlans pages through the school's published plans by id, in one statement.
 func (s *Store) ListPublishedPlans(ctx context.Context, page storage.Page) ([]storage.MembershipPlan, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
+	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
+	rows, next, err := findIDPage(q, p, "list published plans", func(r membershipPlanRow) int64 { return r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	limit := pageSize(page)
-	var rows []membershipPlanRow
-	err = sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after).Order("id").Limit(limit + 1).Find(&rows).Error
-	if err != nil {
-		return nil, "", wrap("list published plans", err)
-	}
-	rows, next := nextCursor(rows, limit, func(r membershipPlanRow) int64 { return r.ID })
-	out := make([]storage.MembershipPlan, len(rows))
-	for i, r := range rows {
-		out[i] = storage.MembershipPlan{
+	return convertRows(rows, func(r membershipPlanRow) storage.MembershipPlan {
+		return storage.MembershipPlan{
 			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
 			PriceAmount: r.PriceAmount, Currency: r.Currency, Interval: r.BillingInterval, Published: r.Published,
 		}
-	}
-	return out, next, nil
+	}), next, nil
 }
 
 // ListPublishedProducts pages through the school's published digital products by id, in one
 // statement.
 func (s *Store) ListPublishedProducts(ctx context.Context, page storage.Page) ([]storage.DigitalProduct, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
+	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
+	rows, next, err := findIDPage(q, p, "list published products", func(r digitalProductRow) int64 { return r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	limit := pageSize(page)
-	var rows []digitalProductRow
-	err = sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after).Order("id").Limit(limit + 1).Find(&rows).Error
-	if err != nil {
-		return nil, "", wrap("list published products", err)
-	}
-	rows, next := nextCursor(rows, limit, func(r digitalProductRow) int64 { return r.ID })
-	out := make([]storage.DigitalProduct, len(rows))
-	for i, r := range rows {
-		out[i] = storage.DigitalProduct{
+	return convertRows(rows, func(r digitalProductRow) storage.DigitalProduct {
+		return storage.DigitalProduct{
 			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
 			PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
 		}
-	}
-	return out, next, nil
+	}), next, nil
 }
 
 // ListUpcomingEvents pages through the school's published events that end after `from`, soonest

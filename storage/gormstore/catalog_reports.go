@@ -25,25 +25,19 @@ type studentEnrollmentRow struct {
 // and progress rows they have: the members, their roles, their enrollments with courses, the
 // lecture counts of those courses, and their progress counted per course and state.
 func (s *Store) ListStudents(ctx context.Context, page storage.Page) ([]storage.StudentProgress, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
 	db := s.conn(ctx)
+	sc := p.sc
 	const op = "list students"
 
-	var members []memberRow
 	students := sc.in(db.Model(&memberRoleRow{})).Select("member_id").Where("role = ?", string(storage.RoleStudent))
-	err = db.Where("id IN (?) AND id > ?", students, after).Order("id").Limit(limit + 1).Find(&members).Error
+	members, next, err := findIDPage(db.Where("id IN (?) AND id > ?", students, p.after), p, op, func(r memberRow) int64 { return r.ID })
 	if err != nil {
-		return nil, "", wrap(op, err)
+		return nil, "", err
 	}
-	members, next := nextCursor(members, limit, func(r memberRow) int64 { return r.ID })
 	if len(members) == 0 {
 		return []storage.StudentProgress{}, "", nil
 	}

@@ -57,37 +57,30 @@ func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page stora
 // ListOfferedConsultingServices pages through the services offered against the courses a member
 // has access to, in one statement.
 func (s *Store) ListOfferedConsultingServices(ctx context.Context, memberID int64, at time.Time, page storage.Page) ([]storage.ConsultingService, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
 	db := s.conn(ctx)
 	// A service offered against two of the member's courses is one service: the subquery makes
 	// the list distinct without a DISTINCT over every column.
 	offered := db.Table("consulting_service_courses AS o").
 		Select("o.service_id").
 		Joins("JOIN enrollments AS e ON e.school_id = o.school_id AND e.course_id = o.course_id").
-		Where("o.school_id = ? AND e.member_id = ?", sc.schoolID, memberID).
+		Where("o.school_id = ? AND e.member_id = ?", p.sc.schoolID, memberID).
 		Where("(e.lifetime_access OR e.expire_date IS NULL OR e.expire_date > ?)", dbTime(at))
-	var rows []consultingServiceRow
-	err = sc.in(db).Where("id IN (?) AND id > ?", offered, after).Order("id").Limit(limit + 1).Find(&rows).Error
+	q := p.sc.in(db).Where("id IN (?) AND id > ?", offered, p.after)
+	op := fmt.Sprintf("list consulting services offered to member %d", memberID)
+	rows, next, err := findIDPage(q, p, op, func(r consultingServiceRow) int64 { return r.ID })
 	if err != nil {
-		return nil, "", wrap(fmt.Sprintf("list consulting services offered to member %d", memberID), err)
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r consultingServiceRow) int64 { return r.ID })
-	out := make([]storage.ConsultingService, len(rows))
-	for i, r := range rows {
-		out[i] = storage.ConsultingService{
+	return convertRows(rows, func(r consultingServiceRow) storage.ConsultingService {
+		return storage.ConsultingService{
 			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
 			PriceAmount: r.PriceAmount, Currency: r.Currency, DurationMinutes: r.DurationMinutes,
 		}
-	}
-	return out, next, nil
+	}), next, nil
 }
 
 // GetConsultingSchedules returns the slots and the meetings still to end of several services,

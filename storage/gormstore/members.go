@@ -198,25 +198,19 @@ func sortRoles(names []string) []storage.Role {
 
 // ListSchoolMembers lists the members holding a role at the context's school, by id.
 func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
 	db := s.conn(ctx)
+	sc := p.sc
 	const op = "list school members"
 
-	var rows []memberRow
 	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
-	err = db.Where("id IN (?) AND id > ?", holders, after).Order("id").Limit(limit + 1).Find(&rows).Error
+	rows, next, err := findIDPage(db.Where("id IN (?) AND id > ?", holders, p.after), p, op, func(r memberRow) int64 { return r.ID })
 	if err != nil {
-		return nil, "", wrap(op, err)
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r memberRow) int64 { return r.ID })
 	if len(rows) == 0 {
 		return []storage.MemberRoles{}, "", nil
 	}

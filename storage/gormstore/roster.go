@@ -31,7 +31,7 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 	if err != nil {
 		return nil, "", err
 	}
-	limit := pageSize(q.Page)
+	p := idPage{sc: sc, after: after, limit: pageSize(q.Page)}
 	db := s.conn(ctx)
 	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
 	query := db.Where("id IN (?) AND id > ?", holders, after)
@@ -39,11 +39,10 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 		pattern := "%" + likeEscaper.Replace(strings.ToLower(search)) + "%"
 		query = query.Where(`(LOWER(email) LIKE ? ESCAPE '\' OR LOWER(name) LIKE ? ESCAPE '\')`, pattern, pattern)
 	}
-	var rows []memberRow
-	if err := query.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
+	rows, next, err := findIDPage(query, p, op, func(r memberRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r memberRow) int64 { return r.ID })
 	out, err := s.rosterEntries(ctx, sc, rows, at)
 	if err != nil {
 		return nil, "", wrap(op, err)
