@@ -18,32 +18,19 @@ func eventFromRow(r eventRow) storage.Event {
 
 // ListEvents pages through the school's events by id.
 func (s *Store) ListEvents(ctx context.Context, page storage.Page) ([]storage.Event, string, error) {
-	rows, next, err := pageByID(s, ctx, "list events", page, nil, func(r eventRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, eventFromRow), next, nil
+	return listByID(s, ctx, "list events", page, nil, func(r eventRow) int64 { return r.ID }, eventFromRow)
 }
 
 // CreateEvent stores a new event.
 func (s *Store) CreateEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Event{}, err
-	}
 	op := fmt.Sprintf("create event %q", e.Slug)
-	if err := required("slug", e.Slug); err != nil {
-		return storage.Event{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	row := eventRow{
-		SchoolID: sc.schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
-		StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
-		PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
-	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.Event{}, wrap(op, err)
-	}
-	return eventFromRow(row), nil
+	return createRow(s, ctx, op, "slug", e.Slug, nil, func(schoolID int64) eventRow {
+		return eventRow{
+			SchoolID: schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
+			StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
+			PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+		}
+	}, eventFromRow)
 }
 
 // eventRegistrantRow is one row of the registrations-members join.

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"fmt"
 
 	"gorm.io/gorm"
 
@@ -54,6 +55,40 @@ func pageByID[R any](s *Store, ctx context.Context, op string, page storage.Page
 		q = filter(q)
 	}
 	return findIDPage(q, p, op, id)
+}
+
+// listByID is pageByID with the page's rows converted to their domain type.
+func listByID[R, T any](s *Store, ctx context.Context, op string, page storage.Page, filter func(*gorm.DB) *gorm.DB, id func(R) int64, conv func(R) T) ([]T, string, error) {
+	rows, next, err := pageByID(s, ctx, op, page, filter, id)
+	if err != nil {
+		return nil, "", err
+	}
+	return convertRows(rows, conv), next, nil
+}
+
+// createRow stores a new school row and returns it as its domain type, id filled in. op names the
+// creation in errors; keyName and key are the row's natural key (a slug, a code), which must be
+// set; check, if not nil, refuses other invalid values with the reason; build makes the row for
+// the school.
+func createRow[R, T any](s *Store, ctx context.Context, op, keyName, key string, check func() error, build func(schoolID int64) R, conv func(R) T) (T, error) {
+	var zero T
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return zero, err
+	}
+	if err := required(keyName, key); err != nil {
+		return zero, fmt.Errorf("gormstore: %s: %w", op, err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return zero, fmt.Errorf("gormstore: %s: %w", op, err)
+		}
+	}
+	row := build(sc.schoolID)
+	if err := s.conn(ctx).Create(&row).Error; err != nil {
+		return zero, wrap(op, err)
+	}
+	return conv(row), nil
 }
 
 // convertRows maps rows to domain values, never returning nil (an empty page is an empty list).
