@@ -78,15 +78,10 @@ func (s *Store) ListUpcomingEvents(ctx context.Context, from time.Time, page sto
 		return nil, "", err
 	}
 	q := sc.in(s.conn(ctx)).Model(&eventRow{}).Where("published = ? AND ends_at > ?", true, dbTime(from))
-	q, limit, err := timeIDPage(q, "starts_at", "id", false, page)
+	rows, next, err := readTimeIDPage(q, "starts_at", "id", false, page, "list upcoming events", func(r eventRow) (time.Time, int64) { return r.StartsAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list upcoming events", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRow) (time.Time, int64) { return r.StartsAt, r.ID })
 	out := make([]storage.Event, len(rows))
 	for i, r := range rows {
 		out[i] = storage.Event{

@@ -31,15 +31,10 @@ func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page stora
 		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug, p.title, p.description, p.price_amount, p.currency, p.published").
 		Joins("JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id").
 		Where("h.school_id = ? AND h.member_id = ?", sc.schoolID, memberID)
-	q, limit, err := timeIDPage(q, "h.granted_at", "h.id", false, page)
+	rows, next, err := readTimeIDPage(q, "h.granted_at", "h.id", false, page, fmt.Sprintf("list held products of member %d", memberID), func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []heldProductRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(fmt.Sprintf("list held products of member %d", memberID), err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
 	out := make([]storage.HeldProduct, len(rows))
 	for i, r := range rows {
 		out[i] = storage.HeldProduct{
@@ -150,15 +145,10 @@ func (s *Store) ListEventRegistrations(ctx context.Context, memberID int64, page
 			"ev.starts_at, ev.ends_at, ev.location, ev.price_amount, ev.currency, ev.capacity, ev.published").
 		Joins("JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id").
 		Where("r.school_id = ? AND r.member_id = ?", sc.schoolID, memberID)
-	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, fmt.Sprintf("list event registrations of member %d", memberID), func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRegistrationJoinRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(fmt.Sprintf("list event registrations of member %d", memberID), err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
 	out := make([]storage.EventRegistration, len(rows))
 	for i, r := range rows {
 		out[i] = storage.EventRegistration{

@@ -64,15 +64,10 @@ func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page st
 			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
 		Joins("JOIN members AS m ON m.id = r.member_id").
 		Where("r.school_id = ? AND r.event_id = ?", sc.schoolID, eventID)
-	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, op, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRegistrantRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
 	return convertRows(rows, func(r eventRegistrantRow) storage.EventRegistrant {
 		return storage.EventRegistrant{
 			ID: r.ID, EventID: r.EventID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),

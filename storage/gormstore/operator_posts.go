@@ -137,14 +137,9 @@ func (s *Store) ListComments(ctx context.Context, filter storage.CommentFilter, 
 	if filter.MemberID != 0 {
 		q = q.Where("member_id = ?", filter.MemberID)
 	}
-	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, "list comments", func(r commentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []commentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list comments", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r commentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	return convertRows(rows, commentFromRow), next, nil
 }
