@@ -41,18 +41,10 @@ func (s *Store) ListStudents(ctx context.Context, page storage.Page) ([]storage.
 	if len(members) == 0 {
 		return []storage.StudentProgress{}, "", nil
 	}
-	ids := make([]int64, len(members))
-	for i, m := range members {
-		ids[i] = m.ID
-	}
-
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+	ids := memberIDsOf(members)
+	roles, err := schoolRolesOf(db, sc, ids)
+	if err != nil {
 		return nil, "", wrap(op, err)
-	}
-	roles := map[int64][]string{}
-	for _, r := range roleRows {
-		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
 	}
 
 	var enrollments []studentEnrollmentRow

@@ -196,6 +196,28 @@ func sortRoles(names []string) []storage.Role {
 	return roles
 }
 
+// memberIDsOf returns the ids of rows, in order.
+func memberIDsOf(rows []memberRow) []int64 {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// schoolRolesOf returns the roles the members hold at the school, by member id, in one statement.
+func schoolRolesOf(db *gorm.DB, sc scope, ids []int64) (map[int64][]string, error) {
+	var rows []memberRoleRow
+	if err := sc.in(db).Where("member_id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	roles := map[int64][]string{}
+	for _, r := range rows {
+		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
+	}
+	return roles, nil
+}
+
 // ListSchoolMembers lists the members holding a role at the context's school, by id.
 func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
 	p, err := s.startIDPage(ctx, page)
@@ -215,17 +237,9 @@ func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]sto
 		return []storage.MemberRoles{}, "", nil
 	}
 
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
-	}
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+	byMember, err := schoolRolesOf(db, sc, memberIDsOf(rows))
+	if err != nil {
 		return nil, "", wrap(op, err)
-	}
-	byMember := map[int64][]string{}
-	for _, r := range roleRows {
-		byMember[r.MemberID] = append(byMember[r.MemberID], r.Role)
 	}
 	out := make([]storage.MemberRoles, len(rows))
 	for i, r := range rows {

@@ -80,17 +80,10 @@ func (s *Store) rosterEntries(ctx context.Context, sc scope, rows []memberRow, a
 		return out, nil
 	}
 	db := s.conn(ctx)
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
-	}
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+	ids := memberIDsOf(rows)
+	roles, err := schoolRolesOf(db, sc, ids)
+	if err != nil {
 		return nil, err
-	}
-	roles := map[int64][]string{}
-	for _, r := range roleRows {
-		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
 	}
 	// latest is, per member, the greatest column of model's rows where: memberColumn names the
 	// member.
