@@ -26,9 +26,9 @@ administration pages. It is the last resort of an owner who has lost every facto
 other schools stay. The address must belong to someone holding a role at the school.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email = storage.NormaliseEmail(email)
-			if !storage.ValidEmail(email) {
-				return notAnAddress(email)
+			email, err := memberAddress(email)
+			if err != nil {
+				return err
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				m, err := a.store.GetMemberByEmail(ctx, email)
@@ -63,10 +63,6 @@ other schools stay. The address must belong to someone holding a role at the sch
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
-	for _, f := range []string{"tenant", "email"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
+	memberFlags(cmd, &schoolID, &email)
 	return cmd
 }

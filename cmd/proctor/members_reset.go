@@ -27,9 +27,9 @@ The address must belong to someone holding a role at the school.
 The message goes into the outbox in the database; a running server's mail worker sends it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email = storage.NormaliseEmail(email)
-			if !storage.ValidEmail(email) {
-				return notAnAddress(email)
+			email, err := memberAddress(email)
+			if err != nil {
+				return err
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				svc, err := a.accountService()
@@ -48,10 +48,6 @@ The message goes into the outbox in the database; a running server's mail worker
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
-	for _, f := range []string{"tenant", "email"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
+	memberFlags(cmd, &schoolID, &email)
 	return cmd
 }
