@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -22,6 +23,28 @@ func memberFlags(cmd *cobra.Command, schoolID *int64, email *string) {
 	schoolFlag(cmd, schoolID)
 	cmd.Flags().StringVar(email, "email", "", "the member's e-mail address")
 	_ = cmd.MarkFlagRequired("email")
+}
+
+// memberCommand makes a command about one member of a school, named by --tenant and --email: it
+// checks the address, opens the school and calls run with the school's context and the address in
+// its normal form.
+func memberCommand(g *globalFlags, cmd *cobra.Command, run func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error) *cobra.Command {
+	var (
+		schoolID int64
+		email    string
+	)
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		email, err := memberAddress(email)
+		if err != nil {
+			return err
+		}
+		return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+			return run(ctx, cmd, a, schoolID, email)
+		})
+	}
+	memberFlags(cmd, &schoolID, &email)
+	return cmd
 }
 
 // memberAddress is the normal form of an e-mail address given on the command line, or the error
