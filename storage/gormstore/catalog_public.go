@@ -33,41 +33,28 @@ func (s *Store) SearchCourses(ctx context.Context, query string, page storage.Pa
 
 // ListPublishedPlans pages through the school's published plans by id, in one statement.
 func (s *Store) ListPublishedPlans(ctx context.Context, page storage.Page) ([]storage.MembershipPlan, string, error) {
-	p, err := s.startIDPage(ctx, page)
-	if err != nil {
-		return nil, "", err
-	}
-	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
-	rows, next, err := findIDPage(q, p, "list published plans", func(r membershipPlanRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, func(r membershipPlanRow) storage.MembershipPlan {
-		return storage.MembershipPlan{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Interval: r.BillingInterval, Published: r.Published,
-		}
-	}), next, nil
+	return listPublished(s, ctx, page, "list published plans", func(r membershipPlanRow) int64 { return r.ID }, membershipPlanFromRow)
 }
 
 // ListPublishedProducts pages through the school's published digital products by id, in one
 // statement.
 func (s *Store) ListPublishedProducts(ctx context.Context, page storage.Page) ([]storage.DigitalProduct, string, error) {
+	return listPublished(s, ctx, page, "list published products", func(r digitalProductRow) int64 { return r.ID }, digitalProductFromRow)
+}
+
+// listPublished pages through the school's published rows of R by id, in one statement, converted
+// by conv.
+func listPublished[R, T any](s *Store, ctx context.Context, page storage.Page, op string, id func(R) int64, conv func(R) T) ([]T, string, error) {
 	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
 	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
-	rows, next, err := findIDPage(q, p, "list published products", func(r digitalProductRow) int64 { return r.ID })
+	rows, next, err := findIDPage(q, p, op, id)
 	if err != nil {
 		return nil, "", err
 	}
-	return convertRows(rows, func(r digitalProductRow) storage.DigitalProduct {
-		return storage.DigitalProduct{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
-		}
-	}), next, nil
+	return convertRows(rows, conv), next, nil
 }
 
 // ListUpcomingEvents pages through the school's published events that end after `from`, soonest
@@ -82,13 +69,5 @@ func (s *Store) ListUpcomingEvents(ctx context.Context, from time.Time, page sto
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]storage.Event, len(rows))
-	for i, r := range rows {
-		out[i] = storage.Event{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
-		}
-	}
-	return out, next, nil
+	return convertRows(rows, eventFromRow), next, nil
 }
