@@ -160,15 +160,10 @@ func (s *Store) ListPaymentLedger(ctx context.Context, at time.Time, page storag
 	const op = "list payment ledger"
 	now := dbTime(at)
 	db := s.conn(ctx)
-	q, limit, err := timeIDPage(sc.in(db), "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(sc.in(db), "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []paymentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if len(rows) == 0 {
 		return []storage.LedgerEntry{}, "", nil
 	}

@@ -39,11 +39,7 @@ func (s *Store) ListNotifications(ctx context.Context, memberID int64, unreadOnl
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]storage.Notification, len(rows))
-	for i, r := range rows {
-		out[i] = r.notification()
-	}
-	return out, next, nil
+	return convertRows(rows, notificationRow.notification), next, nil
 }
 
 // CountUnreadNotifications counts a member's unread notifications.

@@ -128,15 +128,11 @@ func (s *Store) ListFormSubmissions(ctx context.Context, formID int64, page stor
 	if err := requireRow(sc.in(db.Model(&formRow{})).Where("id = ?", formID), op); err != nil {
 		return nil, "", err
 	}
-	q, limit, err := timeIDPage(sc.in(db).Where("form_id = ?", formID), "submitted_at", "id", true, page)
+	q := sc.in(db).Where("form_id = ?", formID)
+	rows, next, err := readTimeIDPage(q, "submitted_at", "id", true, page, op, func(r formSubmissionRow) (time.Time, int64) { return r.SubmittedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []formSubmissionRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r formSubmissionRow) (time.Time, int64) { return r.SubmittedAt, r.ID })
 	out := make([]storage.FormSubmission, len(rows))
 	for i, r := range rows {
 		out[i] = storage.FormSubmission{

@@ -24,15 +24,10 @@ func (s *Store) ListPosts(ctx context.Context, page storage.Page) ([]storage.Pos
 	if err != nil {
 		return nil, "", err
 	}
-	q, limit, err := timeIDPage(sc.in(s.conn(ctx)), "published_at", "id", true, page)
+	rows, next, err := readTimeIDPage(sc.in(s.conn(ctx)), "published_at", "id", true, page, "list posts", func(r postRow) (time.Time, int64) { return r.PublishedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []postRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list posts", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r postRow) (time.Time, int64) { return r.PublishedAt, r.ID })
 	return convertRows(rows, postFromRow), next, nil
 }
 
