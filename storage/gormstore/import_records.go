@@ -149,11 +149,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		kind: kind,
 		key:  func(r *courseRow) string { return r.Slug },
 		build: func(s *storage.CourseSeed, r *courseRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
@@ -282,11 +278,7 @@ func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
 		kind: "digital_products",
 		key:  func(r *digitalProductRow) string { return r.Slug },
 		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
@@ -316,11 +308,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		kind: kind,
 		key:  func(r *consultingServiceRow) string { return r.Slug },
 		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.DurationMinutes = s.DurationMinutes
 			return required("slug", s.Slug)
 		},
@@ -560,11 +548,7 @@ func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
 		kind: "membership_plans",
 		key:  func(r *membershipPlanRow) string { return r.Slug },
 		build: func(s *storage.MembershipPlanSeed, r *membershipPlanRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.BillingInterval = s.Interval
 			r.Published = s.Published
 			return required("slug", s.Slug)

@@ -15,14 +15,10 @@ type enrolledCourseRow struct {
 	ExpireDate     *time.Time
 	LifetimeAccess bool
 	EnrolledAt     time.Time
-	Slug           string
-	Title          string
-	Description    string
-	PriceAmount    int64
-	Currency       string
-	Published      bool
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	OfferColumns
+	Published bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ListEnrolledCourses pages through a member's enrollments with their courses in one statement.
@@ -55,8 +51,7 @@ func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page st
 				EnrolledAt:     utc(r.EnrolledAt),
 			},
 			Course: courseRow{
-				ID: r.CourseID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-				PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
+				ID: r.CourseID, OfferColumns: r.OfferColumns, Published: r.Published,
 				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 			}.course(),
 		}

@@ -10,15 +10,11 @@ import (
 
 // heldProductRow is one row of the holdings-products join.
 type heldProductRow struct {
-	HoldingID   int64
-	GrantedAt   time.Time
-	ProductID   int64
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-	Published   bool
+	HoldingID int64
+	GrantedAt time.Time
+	ProductID int64
+	OfferColumns
+	Published bool
 }
 
 // ListHeldProducts pages through the digital products a member holds, in one statement.

@@ -32,8 +32,8 @@ func (s *Store) CreateMembershipPlan(ctx context.Context, p storage.MembershipPl
 		return nil
 	}, func(schoolID int64) membershipPlanRow {
 		return membershipPlanRow{
-			SchoolID: schoolID, Slug: p.Slug, Title: p.Title, Description: p.Description,
-			PriceAmount: p.PriceAmount, Currency: p.Currency, BillingInterval: p.Interval, Published: p.Published,
+			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			BillingInterval: p.Interval, Published: p.Published,
 		}
 	}, membershipPlanFromRow)
 }
@@ -136,8 +136,8 @@ func (s *Store) CreateDigitalProduct(ctx context.Context, p storage.DigitalProdu
 	op := fmt.Sprintf("create digital product %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) digitalProductRow {
 		return digitalProductRow{
-			SchoolID: schoolID, Slug: p.Slug, Title: p.Title, Description: p.Description,
-			PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published,
+			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			Published: p.Published,
 		}
 	}, digitalProductFromRow)
 }
