@@ -50,10 +50,7 @@ func (s *Store) CreatePost(ctx context.Context, p storage.Post, notify bool) (st
 	if err := required("key", p.Key); err != nil {
 		return storage.Post{}, 0, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
-	publishedAt := p.PublishedAt
-	if publishedAt.IsZero() {
-		publishedAt = s.now()
-	}
+	publishedAt := s.orNow(p.PublishedAt)
 	row := postRow{
 		SchoolID: sc.schoolID, Key: p.Key, Title: p.Title, Body: p.Body, CourseID: p.CourseID,
 		AuthorMemberID: p.AuthorMemberID, PublishedAt: dbTime(publishedAt),

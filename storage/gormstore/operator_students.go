@@ -92,10 +92,7 @@ func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.Cours
 		return storage.CourseEnrollment{}, err
 	}
 	op := fmt.Sprintf("enroll member %d in course %d", e.MemberID, e.CourseID)
-	enrolledAt := e.EnrolledAt
-	if enrolledAt.IsZero() {
-		enrolledAt = s.now()
-	}
+	enrolledAt := s.orNow(e.EnrolledAt)
 	var out storage.CourseEnrollment
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		// Members are deployment-wide; only those who belong to this school may be enrolled
