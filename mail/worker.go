@@ -83,25 +83,20 @@ func NewWorker(store Store, sender Sender, secret config.Secret, opts Options) (
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Poll <= 0 {
-		opts.Poll = DefaultPoll
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = DefaultLease
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = DefaultBatch
-	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = DefaultMaxAttempts
-	}
-	if opts.Backoff <= 0 {
-		opts.Backoff = DefaultBackoff
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = DefaultMaxBackoff
-	}
+	orDefault(&opts.Poll, DefaultPoll)
+	orDefault(&opts.Lease, DefaultLease)
+	orDefault(&opts.Batch, DefaultBatch)
+	orDefault(&opts.MaxAttempts, DefaultMaxAttempts)
+	orDefault(&opts.Backoff, DefaultBackoff)
+	orDefault(&opts.MaxBackoff, DefaultMaxBackoff)
 	return &Worker{store: store, sender: sender, queue: q, opts: opts, wake: make(chan struct{}, 1)}, nil
+}
+
+// orDefault sets an option left at zero (or set below it) to its default.
+func orDefault[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Wake makes a waiting Run look for due entries now. It never blocks (Queue.OnEnqueue).

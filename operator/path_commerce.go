@@ -120,31 +120,22 @@ type NewDigitalProduct struct {
 
 func (h *Handler) registerMembershipPlans(api huma.API) {
 	const tag = "Membership plans"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-membership-plans", Method: http.MethodGet, Path: "/membership-plans", Scope: "membership_plans:read", Tag: tag,
 		Summary: "List membership plans", Description: "Every plan of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[MembershipPlan], error) {
-		ps, next, err := h.store.ListMembershipPlans(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "membership plan", err)
-		}
-		return listOf(ps, next, planOut), nil
-	})
+	}, "membership plan", func(ctx context.Context, p storage.Page) ([]storage.MembershipPlan, string, error) {
+		return h.store.ListMembershipPlans(ctx, p)
+	}, planOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-membership-plan", Method: http.MethodPost, Path: "/membership-plans", Scope: "membership_plans:write", Tag: tag,
 		Summary: "Create a membership plan", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewMembershipPlan }) (*struct{ Body MembershipPlan }, error) {
-		b := in.Body
-		p, err := h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
+	}, "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
+		return h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
 			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "membership plan", err)
-		}
-		return &struct{ Body MembershipPlan }{planOut(p)}, nil
-	})
+	}, planOut)
 }
 
 func (h *Handler) registerSubscriptions(api huma.API) {
@@ -193,65 +184,47 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 
 func (h *Handler) registerCoupons(api huma.API) {
 	const tag = "Coupons"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-coupons", Method: http.MethodGet, Path: "/coupons", Scope: "coupons:read", Tag: tag,
 		Summary: "List coupons", Description: "Every coupon of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Coupon], error) {
-		cs, next, err := h.store.ListCoupons(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "coupon", err)
-		}
-		return listOf(cs, next, couponOut), nil
-	})
+	}, "coupon", func(ctx context.Context, p storage.Page) ([]storage.Coupon, string, error) {
+		return h.store.ListCoupons(ctx, p)
+	}, couponOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-coupon", Method: http.MethodPost, Path: "/coupons", Scope: "coupons:write", Tag: tag,
 		Summary: "Create a coupon", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewCoupon }) (*struct{ Body Coupon }, error) {
-		b := in.Body
+	}, "coupon", func(ctx context.Context, b NewCoupon) (storage.Coupon, error) {
 		switch {
 		case (b.PercentOff > 0) == (b.AmountOff > 0):
-			return nil, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
+			return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
 		case b.AmountOff > 0 && b.Currency == "":
-			return nil, invalid("body.currency", "an amount needs its currency", b.Currency)
+			return storage.Coupon{}, invalid("body.currency", "an amount needs its currency", b.Currency)
 		case b.PercentOff > 0 && b.Currency != "":
-			return nil, invalid("body.currency", "a percentage has no currency", b.Currency)
+			return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
 		}
-		c, err := h.store.CreateCoupon(ctx, storage.Coupon{
+		return h.store.CreateCoupon(ctx, storage.Coupon{
 			Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
 			ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "coupon", err)
-		}
-		return &struct{ Body Coupon }{couponOut(c)}, nil
-	})
+	}, couponOut)
 }
 
 func (h *Handler) registerDigitalProducts(api huma.API) {
 	const tag = "Digital products"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-digital-products", Method: http.MethodGet, Path: "/digital-products", Scope: "digital_products:read", Tag: tag,
 		Summary: "List digital products", Description: "Every digital product of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[DigitalProduct], error) {
-		ps, next, err := h.store.ListDigitalProducts(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "digital product", err)
-		}
-		return listOf(ps, next, productOut), nil
-	})
+	}, "digital product", func(ctx context.Context, p storage.Page) ([]storage.DigitalProduct, string, error) {
+		return h.store.ListDigitalProducts(ctx, p)
+	}, productOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-digital-product", Method: http.MethodPost, Path: "/digital-products", Scope: "digital_products:write", Tag: tag,
 		Summary: "Create a digital product", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewDigitalProduct }) (*struct{ Body DigitalProduct }, error) {
-		b := in.Body
-		p, err := h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
+	}, "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
+		return h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "digital product", err)
-		}
-		return &struct{ Body DigitalProduct }{productOut(p)}, nil
-	})
+	}, productOut)
 }

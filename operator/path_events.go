@@ -57,34 +57,25 @@ type Registration struct {
 
 func (h *Handler) registerEvents(api huma.API) {
 	const tag = "Events"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-events", Method: http.MethodGet, Path: "/events", Scope: "events:read", Tag: tag,
 		Summary: "List events", Description: "Every event of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Event], error) {
-		es, next, err := h.store.ListEvents(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "event", err)
-		}
-		return listOf(es, next, eventOut), nil
-	})
+	}, "event", func(ctx context.Context, p storage.Page) ([]storage.Event, string, error) {
+		return h.store.ListEvents(ctx, p)
+	}, eventOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-event", Method: http.MethodPost, Path: "/events", Scope: "events:write", Tag: tag,
 		Summary: "Create an event", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewEvent }) (*struct{ Body Event }, error) {
-		b := in.Body
+	}, "event", func(ctx context.Context, b NewEvent) (storage.Event, error) {
 		if !b.EndsAt.After(b.StartsAt) {
-			return nil, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
+			return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 		}
-		e, err := h.store.CreateEvent(ctx, storage.Event{
+		return h.store.CreateEvent(ctx, storage.Event{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, StartsAt: b.StartsAt, EndsAt: b.EndsAt,
 			Location: b.Location, PriceAmount: b.PriceAmount, Currency: b.Currency, Capacity: b.Capacity, Published: b.Published,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "event", err)
-		}
-		return &struct{ Body Event }{eventOut(e)}, nil
-	})
+	}, eventOut)
 
 	register(h, api, operation{
 		ID: "list-event-registrations", Method: http.MethodGet, Path: "/events/{event_id}/registrations", Scope: "events:read", Tag: tag,

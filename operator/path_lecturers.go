@@ -36,28 +36,19 @@ type NewLecturer struct {
 
 func (h *Handler) registerLecturers(api huma.API) {
 	const tag = "Lecturers"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-lecturers", Method: http.MethodGet, Path: "/lecturers", Scope: "lecturers:read", Tag: tag,
 		Summary: "List lecturers", Description: "Every lecturer of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Lecturer], error) {
-		ls, next, err := h.store.ListLecturers(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "lecturer", err)
-		}
-		return listOf(ls, next, lecturerOut), nil
-	})
+	}, "lecturer", func(ctx context.Context, p storage.Page) ([]storage.Lecturer, string, error) {
+		return h.store.ListLecturers(ctx, p)
+	}, lecturerOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-lecturer", Method: http.MethodPost, Path: "/lecturers", Scope: "lecturers:write", Tag: tag,
 		Summary: "Create a lecturer", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewLecturer }) (*struct{ Body Lecturer }, error) {
-		b := in.Body
-		l, err := h.store.CreateLecturer(ctx, storage.Lecturer{
+	}, "lecturer (or course, or member of this school)", func(ctx context.Context, b NewLecturer) (storage.Lecturer, error) {
+		return h.store.CreateLecturer(ctx, storage.Lecturer{
 			Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "lecturer (or course, or member of this school)", err)
-		}
-		return &struct{ Body Lecturer }{lecturerOut(l)}, nil
-	})
+	}, lecturerOut)
 }

@@ -40,28 +40,19 @@ type PagePatch struct {
 
 func (h *Handler) registerPages(api huma.API) {
 	const tag = "Pages"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-pages", Method: http.MethodGet, Path: "/pages", Scope: "pages:read", Tag: tag,
 		Summary: "List pages", Description: "Every content page of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Page], error) {
-		ps, next, err := h.store.ListContentPages(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "page", err)
-		}
-		return listOf(ps, next, pageOut), nil
-	})
+	}, "page", func(ctx context.Context, p storage.Page) ([]storage.ContentPage, string, error) {
+		return h.store.ListContentPages(ctx, p)
+	}, pageOut)
 
-	register(h, api, operation{
+	registerCreate(h, api, operation{
 		ID: "create-page", Method: http.MethodPost, Path: "/pages", Scope: "pages:write", Tag: tag,
 		Summary: "Create a page", Status: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body NewPage }) (*struct{ Body Page }, error) {
-		b := in.Body
-		p, err := h.store.CreateContentPage(ctx, storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published})
-		if err != nil {
-			return nil, h.problem(ctx, "page", err)
-		}
-		return &struct{ Body Page }{pageOut(p)}, nil
-	})
+	}, "page", func(ctx context.Context, b NewPage) (storage.ContentPage, error) {
+		return h.store.CreateContentPage(ctx, storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published})
+	}, pageOut)
 
 	register(h, api, operation{
 		ID: "update-page", Method: http.MethodPatch, Path: "/pages/{page_id}", Scope: "pages:write", Tag: tag,

@@ -55,16 +55,12 @@ type Comment struct {
 
 func (h *Handler) registerPosts(api huma.API) {
 	const tag = "Posts"
-	register(h, api, operation{
+	registerList(h, api, operation{
 		ID: "list-posts", Method: http.MethodGet, Path: "/posts", Scope: "posts:read", Tag: tag,
 		Summary: "List posts", Description: "Every post of the school, newest first.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Post], error) {
-		ps, next, err := h.store.ListPosts(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "post", err)
-		}
-		return listOf(ps, next, postOut), nil
-	})
+	}, "post", func(ctx context.Context, p storage.Page) ([]storage.Post, string, error) {
+		return h.store.ListPosts(ctx, p)
+	}, postOut)
 
 	register(h, api, operation{
 		ID: "create-post", Method: http.MethodPost, Path: "/posts", Scope: "posts:write", Tag: tag,

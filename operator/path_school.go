@@ -66,67 +66,75 @@ func appearanceOut(s storage.School) Appearance {
 }
 
 func (h *Handler) registerSchool(api huma.API) {
-	register(h, api, operation{
+	registerSchoolView(h, api, operation{
 		ID: "get-school", Method: http.MethodGet, Path: "/school", Scope: "school:read", Tag: "School",
 		Summary: "Get the school's settings",
-	}, func(ctx context.Context, _ *struct{}) (*struct{ Body School }, error) {
-		s, err := h.store.GetSchool(ctx)
-		if err != nil {
-			return nil, h.problem(ctx, "school", err)
-		}
-		return &struct{ Body School }{schoolOut(s)}, nil
-	})
+	}, schoolOut)
 
-	register(h, api, operation{
+	registerSchoolChange(h, api, operation{
 		ID: "update-school", Method: http.MethodPatch, Path: "/school", Scope: "school:write", Tag: "School",
 		Summary: "Change the school's settings",
-	}, func(ctx context.Context, in *struct{ Body SettingsPatch }) (*struct{ Body School }, error) {
-		p := in.Body
+	}, func(p SettingsPatch) error {
 		// The schema cannot list time zones; the Go runtime's database can.
 		if p.Timezone != nil {
 			if _, err := time.LoadLocation(*p.Timezone); err != nil || *p.Timezone == "Local" {
-				return nil, invalid("body.timezone", "not an IANA time zone name", *p.Timezone)
+				return invalid("body.timezone", "not an IANA time zone name", *p.Timezone)
 			}
 		}
-		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
-			set(&s.Settings.Description, p.Description)
-			set(&s.Settings.ContactEmail, p.ContactEmail)
-			set(&s.Settings.Timezone, p.Timezone)
-			set(&s.Settings.Currency, p.Currency)
-			set(&s.Settings.Locale, p.Locale)
-			return s, nil
-		})
-		if err != nil {
-			return nil, h.problem(ctx, "school", err)
-		}
-		return &struct{ Body School }{schoolOut(s)}, nil
-	})
+		return nil
+	}, func(s *storage.School, p SettingsPatch) {
+		set(&s.Settings.Description, p.Description)
+		set(&s.Settings.ContactEmail, p.ContactEmail)
+		set(&s.Settings.Timezone, p.Timezone)
+		set(&s.Settings.Currency, p.Currency)
+		set(&s.Settings.Locale, p.Locale)
+	}, schoolOut)
 
-	register(h, api, operation{
+	registerSchoolView(h, api, operation{
 		ID: "get-appearance", Method: http.MethodGet, Path: "/school/appearance", Scope: "appearance:read", Tag: "Appearance",
 		Summary: "Get the school's appearance",
-	}, func(ctx context.Context, _ *struct{}) (*struct{ Body Appearance }, error) {
+	}, appearanceOut)
+
+	registerSchoolChange(h, api, operation{
+		ID: "update-appearance", Method: http.MethodPatch, Path: "/school/appearance", Scope: "appearance:write", Tag: "Appearance",
+		Summary: "Change the school's appearance",
+	}, nil, func(s *storage.School, p AppearancePatch) {
+		set(&s.Appearance.PrimaryColor, p.PrimaryColor)
+		set(&s.Appearance.LogoURL, p.LogoURL)
+		set(&s.Appearance.Theme, p.Theme)
+	}, appearanceOut)
+}
+
+// registerSchoolView registers the reading of one view of the school's row (its settings, its
+// appearance), made by out.
+func registerSchoolView[O any](h *Handler, api huma.API, o operation, out func(storage.School) O) {
+	register(h, api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body O }, error) {
 		s, err := h.store.GetSchool(ctx)
 		if err != nil {
 			return nil, h.problem(ctx, "school", err)
 		}
-		return &struct{ Body Appearance }{appearanceOut(s)}, nil
+		return &struct{ Body O }{out(s)}, nil
 	})
+}
 
-	register(h, api, operation{
-		ID: "update-appearance", Method: http.MethodPatch, Path: "/school/appearance", Scope: "appearance:write", Tag: "Appearance",
-		Summary: "Change the school's appearance",
-	}, func(ctx context.Context, in *struct{ Body AppearancePatch }) (*struct{ Body Appearance }, error) {
+// registerSchoolChange registers a patch of the school's row: check (if not nil) refuses a patch
+// the schema cannot, apply sets the patch's fields on the row while it is locked, and out makes
+// the view the response shows.
+func registerSchoolChange[P, O any](h *Handler, api huma.API, o operation, check func(P) error, apply func(*storage.School, P), out func(storage.School) O) {
+	register(h, api, o, func(ctx context.Context, in *struct{ Body P }) (*struct{ Body O }, error) {
 		p := in.Body
+		if check != nil {
+			if err := check(p); err != nil {
+				return nil, err
+			}
+		}
 		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
-			set(&s.Appearance.PrimaryColor, p.PrimaryColor)
-			set(&s.Appearance.LogoURL, p.LogoURL)
-			set(&s.Appearance.Theme, p.Theme)
+			apply(&s, p)
 			return s, nil
 		})
 		if err != nil {
 			return nil, h.problem(ctx, "school", err)
 		}
-		return &struct{ Body Appearance }{appearanceOut(s)}, nil
+		return &struct{ Body O }{out(s)}, nil
 	})
 }

@@ -304,6 +304,58 @@ func (v *validator) lectureRef(field string, r storage.LectureRef) *storage.Lect
 	return &s.Lectures[r.Lecture-1]
 }
 
+// Checks that several lists share.
+
+// uniqueSlug checks the slug of record f, which must be unique in its list (seen): what names the
+// kind of record in the message ("event").
+func (v *validator) uniqueSlug(seen map[string]string, f, slug, what string) {
+	if v.slug(f+".slug", slug) {
+		v.unique(seen, slug, f+".slug", what+" slug")
+	}
+}
+
+// uniqueKey checks a free-form natural key at field, which must be unique in its list (seen).
+func (v *validator) uniqueKey(seen map[string]string, field, key, what string) {
+	if v.key(field, key) {
+		v.unique(seen, key, field, what)
+	}
+}
+
+// uniquePair checks that record f is the only one of its list (seen) for its member and the
+// record it refers to (one enrollment of a member in a course ...); an empty reference is
+// reported by the reference's own check.
+func (v *validator) uniquePair(seen map[string]string, f, member, ref, what string) {
+	if member != "" && ref != "" {
+		v.unique(seen, strings.ToLower(member)+"\x00"+ref, f, what)
+	}
+}
+
+// offer checks what every record offered for sale (a course, a product, a service, a plan) has:
+// a unique slug, a title and a price.
+func (v *validator) offer(seen map[string]string, f, slug, title string, amount int64, currency, what string) {
+	v.uniqueSlug(seen, f, slug, what)
+	v.required(f+".title", title)
+	v.price(f, amount, currency)
+}
+
+// courseList checks the courses a record lists by slug (a lecturer's, a service's): each is
+// known and listed once.
+func (v *validator) courseList(f string, slugs []string) {
+	courses := map[string]string{}
+	for j, c := range slugs {
+		cf := fmt.Sprintf("%s.courses[%d]", f, j)
+		v.courseRef(cf, c, true)
+		v.unique(courses, c, cf, "course")
+	}
+}
+
+// endsAfter checks a required end time at field that must be after the start time.
+func (v *validator) endsAfter(field string, end time.Time, startName string, start time.Time) {
+	if v.requiredTime(field, end) && !end.After(start) {
+		v.add(field, "must be after %s", startName)
+	}
+}
+
 // quote quotes a value for a message, cut short so that a megabyte of garbage in a field does
 // not become a megabyte of error output.
 func quote(s string) string {
@@ -394,11 +446,7 @@ func (v *validator) courses(cs []storage.CourseSeed) {
 	seen := map[string]string{}
 	for i, c := range cs {
 		f := at("courses", i)
-		if v.slug(f+".slug", c.Slug) {
-			v.unique(seen, c.Slug, f+".slug", "course slug")
-		}
-		v.required(f+".title", c.Title)
-		v.price(f, c.PriceAmount, c.Currency)
+		v.offer(seen, f, c.Slug, c.Title, c.PriceAmount, c.Currency, "course")
 		for j, s := range c.Sections {
 			sf := fmt.Sprintf("%s.sections[%d]", f, j)
 			v.required(sf+".title", s.Title)
@@ -419,9 +467,7 @@ func (v *validator) enrollments(es []storage.EnrollmentSeed) {
 		f := at("enrollments", i)
 		v.memberRef(f+".member", e.Member, true)
 		v.courseRef(f+".course", e.Course, true)
-		if e.Member != "" && e.Course != "" {
-			v.unique(seen, strings.ToLower(e.Member)+"\x00"+e.Course, f, "enrollment of this member in this course")
-		}
+		v.uniquePair(seen, f, e.Member, e.Course, "enrollment of this member in this course")
 		v.requiredTime(f+".enrolled_at", e.EnrolledAt)
 		if e.ExpireDate != nil {
 			if e.LifetimeAccess {
@@ -461,11 +507,7 @@ func (v *validator) digitalProducts(ps []storage.DigitalProductSeed) {
 	seen := map[string]string{}
 	for i, p := range ps {
 		f := at("digital_products", i)
-		if v.slug(f+".slug", p.Slug) {
-			v.unique(seen, p.Slug, f+".slug", "digital product slug")
-		}
-		v.required(f+".title", p.Title)
-		v.price(f, p.PriceAmount, p.Currency)
+		v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "digital product")
 	}
 }
 
@@ -475,9 +517,7 @@ func (v *validator) productHoldings(hs []storage.ProductHoldingSeed) {
 		f := at("product_holdings", i)
 		v.memberRef(f+".member", h.Member, true)
 		v.ref(f+".product", h.Product, true, v.productKeys, "digital product")
-		if h.Member != "" && h.Product != "" {
-			v.unique(seen, strings.ToLower(h.Member)+"\x00"+h.Product, f, "holding of this product by this member")
-		}
+		v.uniquePair(seen, f, h.Member, h.Product, "holding of this product by this member")
 		v.requiredTime(f+".granted_at", h.GrantedAt)
 	}
 }
@@ -488,20 +528,11 @@ func (v *validator) consultingServices(ss []storage.ConsultingServiceSeed) {
 	seen := map[string]string{}
 	for i, s := range ss {
 		f := at("consulting_services", i)
-		if v.slug(f+".slug", s.Slug) {
-			v.unique(seen, s.Slug, f+".slug", "consulting service slug")
-		}
-		v.required(f+".title", s.Title)
-		v.price(f, s.PriceAmount, s.Currency)
+		v.offer(seen, f, s.Slug, s.Title, s.PriceAmount, s.Currency, "consulting service")
 		if s.DurationMinutes <= 0 {
 			v.add(f+".duration_minutes", "want a positive number of minutes")
 		}
-		courses := map[string]string{}
-		for j, c := range s.Courses {
-			cf := fmt.Sprintf("%s.courses[%d]", f, j)
-			v.courseRef(cf, c, true)
-			v.unique(courses, c, cf, "course")
-		}
+		v.courseList(f, s.Courses)
 		slots := map[string]string{}
 		for j, sl := range s.Slots {
 			sf := fmt.Sprintf("%s.slots[%d]", f, j)
@@ -524,9 +555,7 @@ func (v *validator) consultingServices(ss []storage.ConsultingServiceSeed) {
 			if v.requiredTime(mf+".starts_at", m.StartsAt) {
 				v.unique(meetings, m.StartsAt.Format(time.RFC3339Nano), mf, "meeting (same starts_at)")
 			}
-			if v.requiredTime(mf+".ends_at", m.EndsAt) && !m.EndsAt.After(m.StartsAt) {
-				v.add(mf+".ends_at", "must be after starts_at")
-			}
+			v.endsAfter(mf+".ends_at", m.EndsAt, "starts_at", m.StartsAt)
 		}
 	}
 }
@@ -535,14 +564,10 @@ func (v *validator) events(es []storage.EventSeed) {
 	seen := map[string]string{}
 	for i, e := range es {
 		f := at("events", i)
-		if v.slug(f+".slug", e.Slug) {
-			v.unique(seen, e.Slug, f+".slug", "event slug")
-		}
+		v.uniqueSlug(seen, f, e.Slug, "event")
 		v.required(f+".title", e.Title)
 		v.requiredTime(f+".starts_at", e.StartsAt)
-		if v.requiredTime(f+".ends_at", e.EndsAt) && !e.EndsAt.After(e.StartsAt) {
-			v.add(f+".ends_at", "must be after starts_at")
-		}
+		v.endsAfter(f+".ends_at", e.EndsAt, "starts_at", e.StartsAt)
 		v.price(f, e.PriceAmount, e.Currency)
 		if e.Capacity < 0 {
 			v.add(f+".capacity", "must not be negative (0 means unlimited)")
@@ -556,9 +581,7 @@ func (v *validator) eventRegistrations(rs []storage.EventRegistrationSeed) {
 		f := at("event_registrations", i)
 		v.memberRef(f+".member", r.Member, true)
 		v.ref(f+".event", r.Event, true, v.eventKeys, "event")
-		if r.Member != "" && r.Event != "" {
-			v.unique(seen, strings.ToLower(r.Member)+"\x00"+r.Event, f, "registration of this member for this event")
-		}
+		v.uniquePair(seen, f, r.Member, r.Event, "registration of this member for this event")
 		v.required(f+".status", r.Status)
 		v.requiredTime(f+".registered_at", r.RegisteredAt)
 	}
@@ -587,9 +610,7 @@ func (v *validator) payments(ps []storage.PaymentSeed) {
 	for i := range ps {
 		p := &ps[i]
 		f := at("payments", i)
-		if v.key(f+".trade_no", p.TradeNo) {
-			v.unique(seen, p.TradeNo, f+".trade_no", "trade_no")
-		}
+		v.uniqueKey(seen, f+".trade_no", p.TradeNo, "trade_no")
 		v.memberRef(f+".member", p.Member, true)
 		v.nonNegative(f+".amount", p.Amount)
 		v.currency(f+".currency", p.Currency)
@@ -777,9 +798,7 @@ func (v *validator) notifications(ns []storage.NotificationSeed) {
 	seen := map[string]string{}
 	for i, n := range ns {
 		f := at("notifications", i)
-		if v.key(f+".key", n.Key) {
-			v.unique(seen, n.Key, f+".key", "notification key")
-		}
+		v.uniqueKey(seen, f+".key", n.Key, "notification key")
 		v.memberRef(f+".member", n.Member, true)
 		v.required(f+".kind", n.Kind)
 		v.required(f+".title", n.Title)
@@ -808,11 +827,7 @@ func (v *validator) membershipPlans(ps []storage.MembershipPlanSeed) {
 	seen := map[string]string{}
 	for i, p := range ps {
 		f := at("membership_plans", i)
-		if v.slug(f+".slug", p.Slug) {
-			v.unique(seen, p.Slug, f+".slug", "membership plan slug")
-		}
-		v.required(f+".title", p.Title)
-		v.price(f, p.PriceAmount, p.Currency)
+		v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "membership plan")
 		v.oneOf(f+".interval", p.Interval, "month", "year")
 	}
 }
@@ -823,14 +838,10 @@ func (v *validator) subscriptions(ss []storage.SubscriptionSeed) {
 		f := at("subscriptions", i)
 		v.memberRef(f+".member", s.Member, true)
 		v.ref(f+".plan", s.Plan, true, v.planKeys, "membership plan")
-		if s.Member != "" && s.Plan != "" {
-			v.unique(seen, strings.ToLower(s.Member)+"\x00"+s.Plan, f, "subscription of this member to this plan")
-		}
+		v.uniquePair(seen, f, s.Member, s.Plan, "subscription of this member to this plan")
 		v.oneOf(f+".state", s.State, "active", "past_due", "canceled")
 		v.requiredTime(f+".started_at", s.StartedAt)
-		if v.requiredTime(f+".current_period_end", s.CurrentPeriodEnd) && !s.CurrentPeriodEnd.After(s.StartedAt) {
-			v.add(f+".current_period_end", "must be after started_at")
-		}
+		v.endsAfter(f+".current_period_end", s.CurrentPeriodEnd, "started_at", s.StartedAt)
 	}
 }
 
@@ -873,9 +884,7 @@ func (v *validator) posts(ps []storage.PostSeed) {
 	seen := map[string]string{}
 	for i, p := range ps {
 		f := at("posts", i)
-		if v.key(f+".key", p.Key) {
-			v.unique(seen, p.Key, f+".key", "post key")
-		}
+		v.uniqueKey(seen, f+".key", p.Key, "post key")
 		v.required(f+".title", p.Title)
 		v.required(f+".body", p.Body)
 		v.courseRef(f+".course", p.Course, false)
@@ -888,9 +897,7 @@ func (v *validator) comments(cs []storage.CommentSeed) {
 	seen := map[string]string{}
 	for i, c := range cs {
 		f := at("comments", i)
-		if v.key(f+".key", c.Key) {
-			v.unique(seen, c.Key, f+".key", "comment key")
-		}
+		v.uniqueKey(seen, f+".key", c.Key, "comment key")
 		v.memberRef(f+".member", c.Member, true)
 		switch {
 		case c.Post != "" && c.Lecture != nil:
@@ -911,18 +918,11 @@ func (v *validator) lecturers(ls []storage.LecturerSeed) {
 	seen := map[string]string{}
 	for i, l := range ls {
 		f := at("lecturers", i)
-		if v.slug(f+".slug", l.Slug) {
-			v.unique(seen, l.Slug, f+".slug", "lecturer slug")
-		}
+		v.uniqueSlug(seen, f, l.Slug, "lecturer")
 		v.required(f+".name", l.Name)
 		v.link(f+".avatar_url", l.AvatarURL)
 		v.memberRef(f+".member", l.Member, false)
-		courses := map[string]string{}
-		for j, c := range l.Courses {
-			cf := fmt.Sprintf("%s.courses[%d]", f, j)
-			v.courseRef(cf, c, true)
-			v.unique(courses, c, cf, "course")
-		}
+		v.courseList(f, l.Courses)
 	}
 }
 
@@ -932,9 +932,7 @@ func (v *validator) forms(fs []storage.FormSeed) {
 	seen := map[string]string{}
 	for i, fm := range fs {
 		f := at("forms", i)
-		if v.slug(f+".slug", fm.Slug) {
-			v.unique(seen, fm.Slug, f+".slug", "form slug")
-		}
+		v.uniqueSlug(seen, f, fm.Slug, "form")
 		v.required(f+".title", fm.Title)
 		if len(fm.Fields) == 0 {
 			v.add(f+".fields", "required: at least one field")
@@ -955,9 +953,7 @@ func (v *validator) formSubmissions(ss []storage.FormSubmissionSeed) {
 	seen := map[string]string{}
 	for i, s := range ss {
 		f := at("form_submissions", i)
-		if v.key(f+".key", s.Key) {
-			v.unique(seen, s.Key, f+".key", "form submission key")
-		}
+		v.uniqueKey(seen, f+".key", s.Key, "form submission key")
 		v.ref(f+".form", s.Form, true, v.formKeys, "form")
 		v.memberRef(f+".member", s.Member, false)
 		v.requiredTime(f+".submitted_at", s.SubmittedAt)
@@ -1011,9 +1007,7 @@ func (v *validator) pages(ps []storage.PageSeed) {
 	seen := map[string]string{}
 	for i, p := range ps {
 		f := at("pages", i)
-		if v.slug(f+".slug", p.Slug) {
-			v.unique(seen, p.Slug, f+".slug", "page slug")
-		}
+		v.uniqueSlug(seen, f, p.Slug, "page")
 		v.required(f+".title", p.Title)
 		v.required(f+".body", p.Body)
 	}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -84,29 +84,24 @@ and documented in docs/security.md ("Security event log"). Without it, a table f
 					enc := json.NewEncoder(out)
 					return eachEvent(ctx, a.store, f, limit, func(e audit.Event) error { return enc.Encode(eventLineOf(e)) })
 				}
-				w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tAT\tKIND\tRESULT\tACTOR\tSUBJECT\tCLIENT\tSCOPES\tADDRESS\tREQUEST\tDETAIL")
-				err := eachEvent(ctx, a.store, f, limit, func(e audit.Event) error {
-					_, err := fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.At.UTC().Format(time.RFC3339),
-						e.Kind, e.Result, actorText(e), idText(e.SubjectID), cell(e.ClientID), cell(strings.Join(e.Scopes, " ")),
-						cell(e.ClientAddr), cell(e.RequestID), cell(e.Detail))
-					return err
+				return printTable(out, "ID\tAT\tKIND\tRESULT\tACTOR\tSUBJECT\tCLIENT\tSCOPES\tADDRESS\tREQUEST\tDETAIL", func(w io.Writer) error {
+					return eachEvent(ctx, a.store, f, limit, func(e audit.Event) error {
+						_, err := fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.At.UTC().Format(time.RFC3339),
+							e.Kind, e.Result, actorText(e), idText(e.SubjectID), cell(e.ClientID), cell(strings.Join(e.Scopes, " ")),
+							cell(e.ClientAddr), cell(e.RequestID), cell(e.Detail))
+						return err
+					})
 				})
-				if err != nil {
-					return err
-				}
-				return w.Flush()
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	schoolFlag(cmd, &schoolID)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object a line")
 	cmd.Flags().StringVar(&member, "member", "", "only events whose actor or subject is the member with this e-mail address")
 	cmd.Flags().StringVar(&kind, "kind", "", "only events of this kind (sign_in, role_changed ...)")
 	cmd.Flags().StringVar(&since, "since", "", "only events at or after this time (RFC 3339, e.g. 2026-01-31T00:00:00Z)")
 	cmd.Flags().StringVar(&until, "until", "", "only events before this time (RFC 3339)")
 	cmd.Flags().IntVar(&limit, "limit", eventsDefaultLimit, "at most this many events (0: all)")
-	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"text/tabwriter"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,23 +99,22 @@ every key without a RETIRED time is published in the JWKS.`,
 				if err != nil {
 					return err
 				}
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "KID\tCREATED\tRETIRED\tCURRENT")
-				for _, k := range list {
-					retired, current := "-", ""
-					if k.RetiredAt != nil {
-						retired = k.RetiredAt.UTC().Format(time.RFC3339)
+				return printTable(cmd.OutOrStdout(), "KID\tCREATED\tRETIRED\tCURRENT", func(w io.Writer) error {
+					for _, k := range list {
+						retired, current := "-", ""
+						if k.RetiredAt != nil {
+							retired = k.RetiredAt.UTC().Format(time.RFC3339)
+						}
+						if k.Current {
+							current = "*"
+						}
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.KID, k.CreatedAt.UTC().Format(time.RFC3339), retired, current)
 					}
-					if k.Current {
-						current = "*"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.KID, k.CreatedAt.UTC().Format(time.RFC3339), retired, current)
-				}
-				return w.Flush()
+					return nil
+				})
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	_ = cmd.MarkFlagRequired("tenant")
+	schoolFlag(cmd, &schoolID)
 	return cmd
 }

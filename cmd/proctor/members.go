@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -93,9 +92,9 @@ the school. The password is read from standard input with --password-stdin; othe
 one is generated and printed once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email = storage.NormaliseEmail(email)
-			if !storage.ValidEmail(email) {
-				return notAnAddress(email)
+			email, err := memberAddress(email)
+			if err != nil {
+				return err
 			}
 			rs, err := parseRoles(roles)
 			if err != nil {
@@ -128,12 +127,12 @@ one is generated and printed once.`,
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	schoolFlag(cmd, &schoolID)
 	cmd.Flags().StringVar(&email, "email", "", "e-mail address (sign-in name)")
 	cmd.Flags().StringVar(&name, "name", "", "display name")
 	cmd.Flags().StringVar(&roles, "role", "student", "roles at the school, comma-separated")
 	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
-	for _, f := range []string{"tenant", "email", "name"} {
+	for _, f := range []string{"email", "name"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
 	return cmd
@@ -169,26 +168,17 @@ func newMembersListCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "ID\tEMAIL\tNAME\tROLES")
-				err := eachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
-					return a.store.ListSchoolMembers(ctx, p)
-				}, func(m storage.MemberRoles) {
-					roles := make([]string, len(m.Roles))
-					for i, r := range m.Roles {
-						roles[i] = string(r)
-					}
-					fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roles, ","))
+				return printTable(cmd.OutOrStdout(), "ID\tEMAIL\tNAME\tROLES", func(w io.Writer) error {
+					return eachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
+						return a.store.ListSchoolMembers(ctx, p)
+					}, func(m storage.MemberRoles) {
+						fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roleStrings(m.Roles), ","))
+					})
 				})
-				if err != nil {
-					return err
-				}
-				return w.Flush()
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	_ = cmd.MarkFlagRequired("tenant")
+	schoolFlag(cmd, &schoolID)
 	return cmd
 }
 
@@ -248,12 +238,9 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
+	memberFlags(cmd, &schoolID, &email)
 	cmd.Flags().StringVar(&roles, "role", "", "roles, comma-separated (owner, admin, lecturer, student), or none")
-	for _, f := range []string{"tenant", "email", "role"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
+	_ = cmd.MarkFlagRequired("role")
 	return cmd
 }
 

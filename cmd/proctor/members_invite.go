@@ -39,10 +39,10 @@ The messages go into the outbox in the database; a running server's mail worker 
 			if withoutPassword == (email != "") {
 				return errors.New("give either --email or --without-password")
 			}
+			var err error
 			if !withoutPassword {
-				email = storage.NormaliseEmail(email)
-				if !storage.ValidEmail(email) {
-					return notAnAddress(email)
+				if email, err = memberAddress(email); err != nil {
+					return err
 				}
 			}
 			rs, err := parseRoles(roles)
@@ -69,12 +69,11 @@ The messages go into the outbox in the database; a running server's mail worker 
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	schoolFlag(cmd, &schoolID)
 	cmd.Flags().StringVar(&email, "email", "", "e-mail address to invite")
 	cmd.Flags().StringVar(&name, "name", "", "display name (for a new identity)")
 	cmd.Flags().StringVar(&roles, "role", "student", "roles at the school, comma-separated")
 	cmd.Flags().BoolVar(&withoutPassword, "without-password", false, "invite every member of the school who has no password yet")
-	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }
 

@@ -12,11 +12,7 @@ import (
 )
 
 func newMembersResetMFACommand(g *globalFlags) *cobra.Command {
-	var (
-		schoolID int64
-		email    string
-	)
-	cmd := &cobra.Command{
+	return memberCommand(g, &cobra.Command{
 		Use:   "reset-mfa --tenant ID --email E",
 		Short: "Remove every second factor of a member at a school",
 		Long: `Remove the member's second factors at the school: the authenticator app (TOTP), its recovery
@@ -24,49 +20,35 @@ codes and passkeys. The member then signs in with the password alone and may enr
 school whose security.operator_mfa is required, an owner or admin is asked to enrol before the
 administration pages. It is the last resort of an owner who has lost every factor. Factors at
 other schools stay. The address must belong to someone holding a role at the school.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			email = storage.NormaliseEmail(email)
-			if !storage.ValidEmail(email) {
-				return notAnAddress(email)
+	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error {
+		m, err := a.store.GetMemberByEmail(ctx, email)
+		var roles []storage.Role
+		if err == nil {
+			roles, err = a.store.GetRoles(ctx, m.ID)
+		}
+		if errors.Is(err, storage.ErrNotFound) || err == nil && len(roles) == 0 {
+			return noMember(email, schoolID)
+		}
+		if err != nil {
+			return err
+		}
+		n, err := a.store.ResetMemberFactors(ctx, m.ID)
+		if err != nil {
+			return err
+		}
+		// The log has the reset where the store keeps one (audit.Store).
+		if as, ok := any(a.store).(audit.Store); ok {
+			if err := audit.NewRecorder(as, a.log).Record(ctx, audit.Event{
+				Kind: audit.KindFactorsReset, Actor: audit.ActorCLI, SubjectID: m.ID, Detail: fmt.Sprintf("%d removed", n),
+			}); err != nil {
+				return err
 			}
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				m, err := a.store.GetMemberByEmail(ctx, email)
-				var roles []storage.Role
-				if err == nil {
-					roles, err = a.store.GetRoles(ctx, m.ID)
-				}
-				if errors.Is(err, storage.ErrNotFound) || err == nil && len(roles) == 0 {
-					return noMember(email, schoolID)
-				}
-				if err != nil {
-					return err
-				}
-				n, err := a.store.ResetMemberFactors(ctx, m.ID)
-				if err != nil {
-					return err
-				}
-				// The log has the reset where the store keeps one (audit.Store).
-				if as, ok := any(a.store).(audit.Store); ok {
-					if err := audit.NewRecorder(as, a.log).Record(ctx, audit.Event{
-						Kind: audit.KindFactorsReset, Actor: audit.ActorCLI, SubjectID: m.ID, Detail: fmt.Sprintf("%d removed", n),
-					}); err != nil {
-						return err
-					}
-				}
-				if n == 0 {
-					fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> has no second factor at school %d: nothing to reset\n", m.ID, m.Email, schoolID)
-					return nil
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "removed the second factors of member %d <%s> at school %d: they sign in with their password alone until they enrol again\n", m.ID, m.Email, schoolID)
-				return nil
-			})
-		},
-	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
-	for _, f := range []string{"tenant", "email"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
-	return cmd
+		}
+		if n == 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> has no second factor at school %d: nothing to reset\n", m.ID, m.Email, schoolID)
+			return nil
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "removed the second factors of member %d <%s> at school %d: they sign in with their password alone until they enrol again\n", m.ID, m.Email, schoolID)
+		return nil
+	})
 }

@@ -12,11 +12,7 @@ import (
 )
 
 func newMembersResetLinkCommand(g *globalFlags) *cobra.Command {
-	var (
-		schoolID int64
-		email    string
-	)
-	cmd := &cobra.Command{
+	return memberCommand(g, &cobra.Command{
 		Use:   "reset-link --tenant ID --email E",
 		Short: "Send a member of a school a password-reset link",
 		Long: `Send a member of the school an e-mail with a one-time link, on the school's own origin, where
@@ -25,33 +21,19 @@ sends, made at once instead of after the request's delay. A newer link replaces 
 The address must belong to someone holding a role at the school.
 
 The message goes into the outbox in the database; a running server's mail worker sends it.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			email = storage.NormaliseEmail(email)
-			if !storage.ValidEmail(email) {
-				return notAnAddress(email)
-			}
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				svc, err := a.accountService()
-				if err != nil {
-					return err
-				}
-				err = svc.SendResetLink(ctx, email, audit.Event{Actor: audit.ActorCLI})
-				if errors.Is(err, storage.ErrNotFound) {
-					return noMember(email, schoolID)
-				}
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "queued a password-reset link for <%s> at school %d: a running server's mail worker sends it\n", email, schoolID)
-				return nil
-			})
-		},
-	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	cmd.Flags().StringVar(&email, "email", "", "the member's e-mail address")
-	for _, f := range []string{"tenant", "email"} {
-		_ = cmd.MarkFlagRequired(f)
-	}
-	return cmd
+	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error {
+		svc, err := a.accountService()
+		if err != nil {
+			return err
+		}
+		err = svc.SendResetLink(ctx, email, audit.Event{Actor: audit.ActorCLI})
+		if errors.Is(err, storage.ErrNotFound) {
+			return noMember(email, schoolID)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "queued a password-reset link for <%s> at school %d: a running server's mail worker sends it\n", email, schoolID)
+		return nil
+	})
 }

@@ -20,26 +20,20 @@ transaction, in order. Safe to run repeatedly and from several replicas at once.
 				return err
 			}
 			defer a.close()
-			out := cmd.OutOrStdout()
+			// A dry run lists what applying would: the same lines, another verb and summary.
+			run, verb, summary := a.store.Migrate, "applied", "%d migrations applied; the schema is current\n"
 			if dryRun {
-				pending, err := a.store.PendingMigrations(cmd.Context())
-				if err != nil {
-					return err
-				}
-				for _, m := range pending {
-					fmt.Fprintln(out, "pending", m)
-				}
-				fmt.Fprintf(out, "%d pending migrations\n", len(pending))
-				return nil
+				run, verb, summary = a.store.PendingMigrations, "pending", "%d pending migrations\n"
 			}
-			applied, err := a.store.Migrate(cmd.Context())
+			names, err := run(cmd.Context())
 			if err != nil {
 				return err
 			}
-			for _, m := range applied {
-				fmt.Fprintln(out, "applied", m)
+			out := cmd.OutOrStdout()
+			for _, m := range names {
+				fmt.Fprintln(out, verb, m)
 			}
-			fmt.Fprintf(out, "%d migrations applied; the schema is current\n", len(applied))
+			fmt.Fprintf(out, summary, len(names))
 			return nil
 		},
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
 )
@@ -21,13 +21,13 @@ func newTenantsCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SCHOOL_ID\tSUBDOMAIN\tNAME\tBASE_URL\tMCP_CONNECTIONS\tID_TOKENS")
-			for _, t := range reg.All() {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%t\t%t\n", t.SchoolID, t.Subdomain, t.Name, t.Origin,
-					t.Features.MCPConnections, t.Features.IDTokens)
-			}
-			return w.Flush()
+			return printTable(cmd.OutOrStdout(), "SCHOOL_ID\tSUBDOMAIN\tNAME\tBASE_URL\tMCP_CONNECTIONS\tID_TOKENS", func(w io.Writer) error {
+				for _, t := range reg.All() {
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%t\t%t\n", t.SchoolID, t.Subdomain, t.Name, t.Origin,
+						t.Features.MCPConnections, t.Features.IDTokens)
+				}
+				return nil
+			})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{

@@ -53,10 +53,7 @@ func (s *Store) CreateLink(ctx context.Context, l accountstore.Link) error {
 	case !l.UsedAt.IsZero():
 		return invalidArg(op, "a new link is unused")
 	}
-	created := l.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
+	created := s.orNow(l.CreatedAt)
 	row := accountLinkRow{
 		ID:            l.ID,
 		SchoolID:      sc.schoolID,

@@ -15,85 +15,46 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // SearchCourses pages through the school's published courses by id, in one statement. Each term
 // adds a condition: a course must contain all of them, in its title or its description.
 func (s *Store) SearchCourses(ctx context.Context, query string, page storage.Page) ([]storage.Course, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
-	q := sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after)
+	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
 	for _, term := range strings.Fields(query) {
 		like := "%" + likeEscaper.Replace(strings.ToLower(term)) + "%"
 		q = q.Where(`(LOWER(title) LIKE ? ESCAPE '\' OR LOWER(description) LIKE ? ESCAPE '\')`, like, like)
 	}
-	var rows []courseRow
-	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", wrap("search courses", err)
+	rows, next, err := findIDPage(q, p, "search courses", func(r courseRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r courseRow) int64 { return r.ID })
-	out := make([]storage.Course, len(rows))
-	for i, r := range rows {
-		out[i] = r.course()
-	}
-	return out, next, nil
+	return convertRows(rows, courseRow.course), next, nil
 }
 
 // ListPublishedPlans pages through the school's published plans by id, in one statement.
 func (s *Store) ListPublishedPlans(ctx context.Context, page storage.Page) ([]storage.MembershipPlan, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
-	var rows []membershipPlanRow
-	err = sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after).Order("id").Limit(limit + 1).Find(&rows).Error
-	if err != nil {
-		return nil, "", wrap("list published plans", err)
-	}
-	rows, next := nextCursor(rows, limit, func(r membershipPlanRow) int64 { return r.ID })
-	out := make([]storage.MembershipPlan, len(rows))
-	for i, r := range rows {
-		out[i] = storage.MembershipPlan{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Interval: r.BillingInterval, Published: r.Published,
-		}
-	}
-	return out, next, nil
+	return listPublished(s, ctx, page, "list published plans", func(r membershipPlanRow) int64 { return r.ID }, membershipPlanFromRow)
 }
 
 // ListPublishedProducts pages through the school's published digital products by id, in one
 // statement.
 func (s *Store) ListPublishedProducts(ctx context.Context, page storage.Page) ([]storage.DigitalProduct, string, error) {
-	sc, err := s.scoped(ctx)
+	return listPublished(s, ctx, page, "list published products", func(r digitalProductRow) int64 { return r.ID }, digitalProductFromRow)
+}
+
+// listPublished pages through the school's published rows of R by id, in one statement, converted
+// by conv.
+func listPublished[R, T any](s *Store, ctx context.Context, page storage.Page, op string, id func(R) int64, conv func(R) T) ([]T, string, error) {
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
+	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
+	rows, next, err := findIDPage(q, p, op, id)
 	if err != nil {
 		return nil, "", err
 	}
-	limit := pageSize(page)
-	var rows []digitalProductRow
-	err = sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, after).Order("id").Limit(limit + 1).Find(&rows).Error
-	if err != nil {
-		return nil, "", wrap("list published products", err)
-	}
-	rows, next := nextCursor(rows, limit, func(r digitalProductRow) int64 { return r.ID })
-	out := make([]storage.DigitalProduct, len(rows))
-	for i, r := range rows {
-		out[i] = storage.DigitalProduct{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
-		}
-	}
-	return out, next, nil
+	return convertRows(rows, conv), next, nil
 }
 
 // ListUpcomingEvents pages through the school's published events that end after `from`, soonest
@@ -104,22 +65,9 @@ func (s *Store) ListUpcomingEvents(ctx context.Context, from time.Time, page sto
 		return nil, "", err
 	}
 	q := sc.in(s.conn(ctx)).Model(&eventRow{}).Where("published = ? AND ends_at > ?", true, dbTime(from))
-	q, limit, err := timeIDPage(q, "starts_at", "id", false, page)
+	rows, next, err := readTimeIDPage(q, "starts_at", "id", false, page, "list upcoming events", func(r eventRow) (time.Time, int64) { return r.StartsAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list upcoming events", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRow) (time.Time, int64) { return r.StartsAt, r.ID })
-	out := make([]storage.Event, len(rows))
-	for i, r := range rows {
-		out[i] = storage.Event{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
-		}
-	}
-	return out, next, nil
+	return convertRows(rows, eventFromRow), next, nil
 }

@@ -25,40 +25,26 @@ type studentEnrollmentRow struct {
 // and progress rows they have: the members, their roles, their enrollments with courses, the
 // lecture counts of those courses, and their progress counted per course and state.
 func (s *Store) ListStudents(ctx context.Context, page storage.Page) ([]storage.StudentProgress, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
 	db := s.conn(ctx)
+	sc := p.sc
 	const op = "list students"
 
-	var members []memberRow
 	students := sc.in(db.Model(&memberRoleRow{})).Select("member_id").Where("role = ?", string(storage.RoleStudent))
-	err = db.Where("id IN (?) AND id > ?", students, after).Order("id").Limit(limit + 1).Find(&members).Error
+	members, next, err := findIDPage(db.Where("id IN (?) AND id > ?", students, p.after), p, op, func(r memberRow) int64 { return r.ID })
 	if err != nil {
-		return nil, "", wrap(op, err)
+		return nil, "", err
 	}
-	members, next := nextCursor(members, limit, func(r memberRow) int64 { return r.ID })
 	if len(members) == 0 {
 		return []storage.StudentProgress{}, "", nil
 	}
-	ids := make([]int64, len(members))
-	for i, m := range members {
-		ids[i] = m.ID
-	}
-
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+	ids := memberIDsOf(members)
+	roles, err := schoolRolesOf(db, sc, ids)
+	if err != nil {
 		return nil, "", wrap(op, err)
-	}
-	roles := map[int64][]string{}
-	for _, r := range roleRows {
-		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
 	}
 
 	var enrollments []studentEnrollmentRow
@@ -174,15 +160,10 @@ func (s *Store) ListPaymentLedger(ctx context.Context, at time.Time, page storag
 	const op = "list payment ledger"
 	now := dbTime(at)
 	db := s.conn(ctx)
-	q, limit, err := timeIDPage(sc.in(db), "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(sc.in(db), "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []paymentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if len(rows) == 0 {
 		return []storage.LedgerEntry{}, "", nil
 	}

@@ -23,29 +23,19 @@ func (r courseRow) course() storage.Course {
 
 // ListCourses lists the context school's courses by id, one page at a time.
 func (s *Store) ListCourses(ctx context.Context, publishedOnly bool, page storage.Page) ([]storage.Course, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
-	q := sc.in(s.conn(ctx)).Where("id > ?", after)
+	q := p.sc.in(s.conn(ctx)).Where("id > ?", p.after)
 	if publishedOnly {
 		q = q.Where("published = ?", true)
 	}
-	var rows []courseRow
-	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", wrap("list courses", err)
+	rows, next, err := findIDPage(q, p, "list courses", func(r courseRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r courseRow) int64 { return r.ID })
-	out := make([]storage.Course, len(rows))
-	for i, r := range rows {
-		out[i] = r.course()
-	}
-	return out, next, nil
+	return convertRows(rows, courseRow.course), next, nil
 }
 
 // GetCourseBySlug returns one course of the context's school.

@@ -321,6 +321,105 @@ func load[R any, V comparable](im *importer, column string, values []V) ([]R, er
 	return all, nil
 }
 
+// applyAt applies seeds over the school's current rows whose column holds one of values: the
+// rows the seeds may update.
+func applyAt[S, R any, V comparable](im *importer, column string, values []V, seeds []S, set rowSet[S, R]) (map[string]*R, error) {
+	current, err := load[R](im, column, values)
+	if err != nil {
+		return nil, err
+	}
+	return apply(im, set, seeds, current)
+}
+
+// importByKey imports a SchoolData list whose records are one row each, found by a natural key
+// (slug, key, code ...) in column: keyOf gives a seed's key.
+func importByKey[S, R any](im *importer, column string, keyOf func(*S) string, seeds []S, set rowSet[S, R]) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	return importList(im, column, seedValues(seeds, keyOf), seeds, set)
+}
+
+// importByMember imports a SchoolData list whose records are one row each of a member (an
+// enrollment, a subscription ...): memberOf gives a seed's member e-mail, and the rows the list
+// may update are those of the named members that exist.
+func importByMember[S, R any](im *importer, memberOf func(*S) string, seeds []S, set rowSet[S, R]) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	members, err := im.knownMemberIDs(seedValues(seeds, memberOf))
+	if err != nil {
+		return err
+	}
+	return importList(im, "member_id", members, seeds, set)
+}
+
+// importList applies a list of one-row records, reports each to the progress callback and counts
+// them. It then forgets the cached keys of the table the list is named for, for the lists after it
+// that refer to its rows by key (courses, events, posts ...).
+func importList[S, R any, V comparable](im *importer, column string, values []V, seeds []S, set rowSet[S, R]) error {
+	set.ticks = true
+	_, err := applyAt(im, column, values, seeds, set)
+	im.imported(set.kind)
+	im.counted(set.kind, len(seeds))
+	return err
+}
+
+// importOwners applies a list of records found by slug that own rows of other tables (a course's
+// sections, a lecturer's courses) and returns each seed's row id, in seed order, for those rows.
+func importOwners[S, R any](im *importer, slugOf func(*S) string, idOf func(*R) int64, seeds []S, set rowSet[S, R]) ([]int64, error) {
+	slugs := seedValues(seeds, slugOf)
+	bySlug, err := applyAt(im, "slug", slugs, seeds, set)
+	if err != nil {
+		return nil, err
+	}
+	im.imported(set.kind)
+	ids := make([]int64, len(seeds))
+	for i, slug := range slugs {
+		ids[i] = idOf(bySlug[slug])
+	}
+	return ids, nil
+}
+
+// courseLink is one course, by slug, that an owner record lists (a lecturer teaches it, a
+// consulting service is offered against it).
+type courseLink struct {
+	owner   int // index of the owner in its seeds
+	ownerID int64
+	slug    string
+}
+
+// applyCourseLinks writes the rows that link each owner (ids in seed order, rows found by column)
+// to the courses its seed lists; link fills a row from the owner's id and the course's.
+func applyCourseLinks[S, R any](im *importer, kind, column string, ownerIDs []int64, seeds []S, coursesOf func(*S) []string, key func(*R) string, link func(r *R, ownerID, courseID int64)) error {
+	var links []courseLink
+	for i := range seeds {
+		for _, c := range coursesOf(&seeds[i]) {
+			links = append(links, courseLink{i, ownerIDs[i], c})
+		}
+	}
+	_, err := applyAt(im, column, ownerIDs, links, rowSet[courseLink, R]{
+		kind:  kind,
+		index: func(i int) int { return links[i].owner },
+		key:   key,
+		build: func(l *courseLink, r *R) error {
+			courseID, err := im.idOf("courses", "slug", "course", l.slug)
+			link(r, l.ownerID, courseID)
+			return err
+		},
+	})
+	return err
+}
+
+// seedValues lists value of each seed, in order: the keys or e-mails to load current rows by.
+func seedValues[S any](seeds []S, value func(*S) string) []string {
+	out := make([]string, len(seeds))
+	for i := range seeds {
+		out[i] = value(&seeds[i])
+	}
+	return out
+}
+
 func dedupe[V comparable](vs []V) []V {
 	seen := make(map[V]bool, len(vs))
 	out := vs[:0:0]
@@ -365,6 +464,18 @@ func (im *importer) memberID(email string) (int64, error) {
 	}
 	im.memberIDs[e] = row.ID
 	return row.ID, nil
+}
+
+// memberAndSlug resolves the two references of a member's record of a school row (the course of
+// an enrollment, the event of a registration): the member's e-mail, and the row's slug in table.
+func (im *importer) memberAndSlug(email, table, what, slug string) (memberID, id int64, err error) {
+	if memberID, err = im.memberID(email); err != nil {
+		return 0, 0, err
+	}
+	if id, err = im.idOf(table, "slug", what, slug); err != nil {
+		return 0, 0, err
+	}
+	return memberID, id, nil
 }
 
 // optionalMemberID is memberID for optional references: "" is NULL.

@@ -145,34 +145,17 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		return nil
 	}
 	const kind = "courses"
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[courseRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	bySlug, err := apply(im, rowSet[storage.CourseSeed, courseRow]{
+	courseIDs, err := importOwners(im, func(s *storage.CourseSeed) string { return s.Slug }, func(r *courseRow) int64 { return r.ID }, seeds, rowSet[storage.CourseSeed, courseRow]{
 		kind: kind,
 		key:  func(r *courseRow) string { return r.Slug },
 		build: func(s *storage.CourseSeed, r *courseRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
+	})
 	if err != nil {
 		return err
-	}
-	im.imported("courses")
-	courseIDs := make([]int64, len(seeds))
-	for i, s := range seeds {
-		courseIDs[i] = bySlug[s.Slug].ID
 	}
 
 	// Sections, keyed by course and position.
@@ -188,14 +171,10 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 			sections = append(sections, sectionItem{i, courseIDs[i], j + 1, &seeds[i].Sections[j]})
 		}
 	}
-	currentSections, err := load[sectionRow](im, "course_id", courseIDs)
-	if err != nil {
-		return err
-	}
 	// The courses whose sections or lectures the import writes get their curriculum version
 	// bumped (touchCurricula) once both are written; an import that changes nothing bumps none.
 	changed := map[int64]bool{}
-	sectionByKey, err := apply(im, rowSet[sectionItem, sectionRow]{
+	sectionByKey, err := applyAt(im, "course_id", courseIDs, sections, rowSet[sectionItem, sectionRow]{
 		kind:    kind,
 		index:   func(i int) int { return sections[i].course },
 		written: func(i int) { changed[sections[i].courseID] = true },
@@ -206,7 +185,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 			r.Title = it.seed.Title
 			return nil
 		},
-	}, sections, currentSections)
+	})
 	if err != nil {
 		return err
 	}
@@ -225,11 +204,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 			lectures = append(lectures, lectureItem{sec.course, sec.courseID, sectionID, j + 1, &sec.seed.Lectures[j]})
 		}
 	}
-	currentLectures, err := load[lectureRow](im, "course_id", courseIDs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[lectureItem, lectureRow]{
+	_, err = applyAt(im, "course_id", courseIDs, lectures, rowSet[lectureItem, lectureRow]{
 		kind:    kind,
 		index:   func(i int) int { return lectures[i].course },
 		written: func(i int) { changed[lectures[i].courseID] = true },
@@ -244,7 +219,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 			r.UnlockAt = dbTimePtr(it.seed.UnlockAt)
 			return nil
 		},
-	}, lectures, currentLectures)
+	})
 	if err != nil {
 		return err
 	}
@@ -262,30 +237,11 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 }
 
 func (im *importer) enrollments(seeds []storage.EnrollmentSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[enrollmentRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.EnrollmentSeed, enrollmentRow]{
-		kind:  "enrollments",
-		ticks: true,
-		key:   func(r *enrollmentRow) string { return key2(r.MemberID, r.CourseID) },
+	return importByMember(im, func(s *storage.EnrollmentSeed) string { return s.Member }, seeds, rowSet[storage.EnrollmentSeed, enrollmentRow]{
+		kind: "enrollments",
+		key:  func(r *enrollmentRow) string { return key2(r.MemberID, r.CourseID) },
 		build: func(s *storage.EnrollmentSeed, r *enrollmentRow) (err error) {
-			if r.MemberID, err = im.memberID(s.Member); err != nil {
-				return err
-			}
-			if r.CourseID, err = im.idOf("courses", "slug", "course", s.Course); err != nil {
+			if r.MemberID, r.CourseID, err = im.memberAndSlug(s.Member, "courses", "course", s.Course); err != nil {
 				return err
 			}
 			r.ExpireDate = dbTimePtr(s.ExpireDate)
@@ -293,31 +249,13 @@ func (im *importer) enrollments(seeds []storage.EnrollmentSeed) error {
 			r.EnrolledAt = dbTime(s.EnrolledAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("enrollments", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[progressRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.ProgressSeed, progressRow]{
-		kind:  "progress",
-		ticks: true,
-		key:   func(r *progressRow) string { return key2(r.MemberID, r.LectureID) },
+	return importByMember(im, func(s *storage.ProgressSeed) string { return s.Member }, seeds, rowSet[storage.ProgressSeed, progressRow]{
+		kind: "progress",
+		key:  func(r *progressRow) string { return key2(r.MemberID, r.LectureID) },
 		build: func(s *storage.ProgressSeed, r *progressRow) (err error) {
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -332,75 +270,33 @@ func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
 			r.UpdatedAt = dbTime(s.UpdatedAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("progress", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[digitalProductRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.DigitalProductSeed, digitalProductRow]{
-		kind:  "digital_products",
-		ticks: true,
-		key:   func(r *digitalProductRow) string { return r.Slug },
+	return importByKey(im, "slug", func(s *storage.DigitalProductSeed) string { return s.Slug }, seeds, rowSet[storage.DigitalProductSeed, digitalProductRow]{
+		kind: "digital_products",
+		key:  func(r *digitalProductRow) string { return r.Slug },
 		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
-	im.imported("digital_products")
-	im.counted("digital_products", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) productHoldings(seeds []storage.ProductHoldingSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[productHoldingRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.ProductHoldingSeed, productHoldingRow]{
-		kind:  "product_holdings",
-		ticks: true,
-		key:   func(r *productHoldingRow) string { return key2(r.MemberID, r.ProductID) },
+	return importByMember(im, func(s *storage.ProductHoldingSeed) string { return s.Member }, seeds, rowSet[storage.ProductHoldingSeed, productHoldingRow]{
+		kind: "product_holdings",
+		key:  func(r *productHoldingRow) string { return key2(r.MemberID, r.ProductID) },
 		build: func(s *storage.ProductHoldingSeed, r *productHoldingRow) (err error) {
-			if r.MemberID, err = im.memberID(s.Member); err != nil {
-				return err
-			}
-			if r.ProductID, err = im.idOf("digital_products", "slug", "digital product", s.Product); err != nil {
+			if r.MemberID, r.ProductID, err = im.memberAndSlug(s.Member, "digital_products", "digital product", s.Product); err != nil {
 				return err
 			}
 			r.GrantedAt = dbTime(s.GrantedAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("product_holdings", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) error {
@@ -408,62 +304,26 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		return nil
 	}
 	const kind = "consulting_services"
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[consultingServiceRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	bySlug, err := apply(im, rowSet[storage.ConsultingServiceSeed, consultingServiceRow]{
+	serviceIDs, err := importOwners(im, func(s *storage.ConsultingServiceSeed) string { return s.Slug }, func(r *consultingServiceRow) int64 { return r.ID }, seeds, rowSet[storage.ConsultingServiceSeed, consultingServiceRow]{
 		kind: kind,
 		key:  func(r *consultingServiceRow) string { return r.Slug },
 		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.DurationMinutes = s.DurationMinutes
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
+	})
 	if err != nil {
 		return err
-	}
-	im.imported("consulting_services")
-	serviceIDs := make([]int64, len(seeds))
-	for i, s := range seeds {
-		serviceIDs[i] = bySlug[s.Slug].ID
 	}
 
 	// The courses a service is offered against.
-	type courseItem struct {
-		service   int
-		serviceID int64
-		slug      string
-	}
-	var courses []courseItem
-	for i, s := range seeds {
-		for _, c := range s.Courses {
-			courses = append(courses, courseItem{i, serviceIDs[i], c})
-		}
-	}
-	currentCourses, err := load[consultingServiceCourseRow](im, "service_id", serviceIDs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[courseItem, consultingServiceCourseRow]{
-		kind:  kind,
-		index: func(i int) int { return courses[i].service },
-		key:   func(r *consultingServiceCourseRow) string { return key2(r.ServiceID, r.CourseID) },
-		build: func(it *courseItem, r *consultingServiceCourseRow) (err error) {
-			r.ServiceID = it.serviceID
-			r.CourseID, err = im.idOf("courses", "slug", "course", it.slug)
-			return err
-		},
-	}, courses, currentCourses)
+	err = applyCourseLinks(im, kind, "service_id", serviceIDs, seeds,
+		func(s *storage.ConsultingServiceSeed) []string { return s.Courses },
+		func(r *consultingServiceCourseRow) string { return key2(r.ServiceID, r.CourseID) },
+		func(r *consultingServiceCourseRow, serviceID, courseID int64) {
+			r.ServiceID, r.CourseID = serviceID, courseID
+		})
 	if err != nil {
 		return err
 	}
@@ -480,11 +340,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 			slots = append(slots, slotItem{i, serviceIDs[i], &seeds[i].Slots[j]})
 		}
 	}
-	currentSlots, err := load[consultingSlotRow](im, "service_id", serviceIDs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[slotItem, consultingSlotRow]{
+	_, err = applyAt(im, "service_id", serviceIDs, slots, rowSet[slotItem, consultingSlotRow]{
 		kind:  kind,
 		index: func(i int) int { return slots[i].service },
 		key: func(r *consultingSlotRow) string {
@@ -498,7 +354,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 			r.TimeZone = it.seed.TimeZone
 			return required("slot start_time", it.seed.StartTime)
 		},
-	}, slots, currentSlots)
+	})
 	if err != nil {
 		return err
 	}
@@ -515,11 +371,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 			meetings = append(meetings, meetingItem{i, serviceIDs[i], &seeds[i].Meetings[j]})
 		}
 	}
-	currentMeetings, err := load[consultingMeetingRow](im, "service_id", serviceIDs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[meetingItem, consultingMeetingRow]{
+	_, err = applyAt(im, "service_id", serviceIDs, meetings, rowSet[meetingItem, consultingMeetingRow]{
 		kind:  kind,
 		index: func(i int) int { return meetings[i].service },
 		key: func(r *consultingMeetingRow) string {
@@ -534,7 +386,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 			r.EndsAt = dbTime(it.seed.EndsAt)
 			return nil
 		},
-	}, meetings, currentMeetings)
+	})
 	if err != nil {
 		return err
 	}
@@ -544,21 +396,9 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 }
 
 func (im *importer) events(seeds []storage.EventSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[eventRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.EventSeed, eventRow]{
-		kind:  "events",
-		ticks: true,
-		key:   func(r *eventRow) string { return r.Slug },
+	return importByKey(im, "slug", func(s *storage.EventSeed) string { return s.Slug }, seeds, rowSet[storage.EventSeed, eventRow]{
+		kind: "events",
+		key:  func(r *eventRow) string { return r.Slug },
 		build: func(s *storage.EventSeed, r *eventRow) error {
 			r.Slug = s.Slug
 			r.Title = s.Title
@@ -572,64 +412,28 @@ func (im *importer) events(seeds []storage.EventSeed) error {
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
-	im.imported("events")
-	im.counted("events", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) eventRegistrations(seeds []storage.EventRegistrationSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[eventRegistrationRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.EventRegistrationSeed, eventRegistrationRow]{
-		kind:  "event_registrations",
-		ticks: true,
-		key:   func(r *eventRegistrationRow) string { return key2(r.EventID, r.MemberID) },
+	return importByMember(im, func(s *storage.EventRegistrationSeed) string { return s.Member }, seeds, rowSet[storage.EventRegistrationSeed, eventRegistrationRow]{
+		kind: "event_registrations",
+		key:  func(r *eventRegistrationRow) string { return key2(r.EventID, r.MemberID) },
 		build: func(s *storage.EventRegistrationSeed, r *eventRegistrationRow) (err error) {
-			if r.MemberID, err = im.memberID(s.Member); err != nil {
-				return err
-			}
-			if r.EventID, err = im.idOf("events", "slug", "event", s.Event); err != nil {
+			if r.MemberID, r.EventID, err = im.memberAndSlug(s.Member, "events", "event", s.Event); err != nil {
 				return err
 			}
 			r.Status = s.Status
 			r.RegisteredAt = dbTime(s.RegisteredAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("event_registrations", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) payments(seeds []storage.PaymentSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	tradeNos := make([]string, len(seeds))
-	for i, s := range seeds {
-		tradeNos[i] = s.TradeNo
-	}
-	current, err := load[paymentRow](im, "trade_no", tradeNos)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.PaymentSeed, paymentRow]{
-		kind:  "payments",
-		ticks: true,
-		key:   func(r *paymentRow) string { return r.TradeNo },
+	return importByKey(im, "trade_no", func(s *storage.PaymentSeed) string { return s.TradeNo }, seeds, rowSet[storage.PaymentSeed, paymentRow]{
+		kind: "payments",
+		key:  func(r *paymentRow) string { return r.TradeNo },
 		build: func(s *storage.PaymentSeed, r *paymentRow) (err error) {
 			if err := required("trade_no", s.TradeNo); err != nil {
 				return err
@@ -685,27 +489,13 @@ func (im *importer) payments(seeds []storage.PaymentSeed) error {
 			r.Installment, err = optionalJSON(s.Installment)
 			return err
 		},
-	}, seeds, current)
-	im.counted("payments", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) notifications(seeds []storage.NotificationSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	keys := make([]string, len(seeds))
-	for i, s := range seeds {
-		keys[i] = s.Key
-	}
-	current, err := load[notificationRow](im, "key", keys)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.NotificationSeed, notificationRow]{
-		kind:  "notifications",
-		ticks: true,
-		key:   func(r *notificationRow) string { return r.Key },
+	return importByKey(im, "key", func(s *storage.NotificationSeed) string { return s.Key }, seeds, rowSet[storage.NotificationSeed, notificationRow]{
+		kind: "notifications",
+		key:  func(r *notificationRow) string { return r.Key },
 		build: func(s *storage.NotificationSeed, r *notificationRow) (err error) {
 			if err := required("key", s.Key); err != nil {
 				return err
@@ -722,30 +512,12 @@ func (im *importer) notifications(seeds []storage.NotificationSeed) error {
 			r.ReadAt = dbTimePtr(s.ReadAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("notifications", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscriptionSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[notificationSubscriptionRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.NotificationSubscriptionSeed, notificationSubscriptionRow]{
-		kind:  "notification_subscriptions",
-		ticks: true,
+	return importByMember(im, func(s *storage.NotificationSubscriptionSeed) string { return s.Member }, seeds, rowSet[storage.NotificationSubscriptionSeed, notificationSubscriptionRow]{
+		kind: "notification_subscriptions",
 		key: func(r *notificationSubscriptionRow) string {
 			// Topics and channels are plain words; a newline cannot occur in either.
 			return fmt.Sprintf("%d\n%s\n%s", r.MemberID, r.Topic, r.Channel)
@@ -768,68 +540,28 @@ func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscr
 			r.Enabled = s.Enabled
 			return nil
 		},
-	}, seeds, current)
-	im.counted("notification_subscriptions", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[membershipPlanRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.MembershipPlanSeed, membershipPlanRow]{
-		kind:  "membership_plans",
-		ticks: true,
-		key:   func(r *membershipPlanRow) string { return r.Slug },
+	return importByKey(im, "slug", func(s *storage.MembershipPlanSeed) string { return s.Slug }, seeds, rowSet[storage.MembershipPlanSeed, membershipPlanRow]{
+		kind: "membership_plans",
+		key:  func(r *membershipPlanRow) string { return r.Slug },
 		build: func(s *storage.MembershipPlanSeed, r *membershipPlanRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
+			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.BillingInterval = s.Interval
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
-	im.imported("membership_plans")
-	im.counted("membership_plans", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) subscriptions(seeds []storage.SubscriptionSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	emails := make([]string, len(seeds))
-	for i, s := range seeds {
-		emails[i] = s.Member
-	}
-	members, err := im.knownMemberIDs(emails)
-	if err != nil {
-		return err
-	}
-	current, err := load[subscriptionRow](im, "member_id", members)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.SubscriptionSeed, subscriptionRow]{
-		kind:  "subscriptions",
-		ticks: true,
-		key:   func(r *subscriptionRow) string { return key2(r.MemberID, r.PlanID) },
+	return importByMember(im, func(s *storage.SubscriptionSeed) string { return s.Member }, seeds, rowSet[storage.SubscriptionSeed, subscriptionRow]{
+		kind: "subscriptions",
+		key:  func(r *subscriptionRow) string { return key2(r.MemberID, r.PlanID) },
 		build: func(s *storage.SubscriptionSeed, r *subscriptionRow) (err error) {
-			if r.MemberID, err = im.memberID(s.Member); err != nil {
-				return err
-			}
-			if r.PlanID, err = im.idOf("membership_plans", "slug", "membership plan", s.Plan); err != nil {
+			if r.MemberID, r.PlanID, err = im.memberAndSlug(s.Member, "membership_plans", "membership plan", s.Plan); err != nil {
 				return err
 			}
 			r.State = s.State
@@ -837,27 +569,13 @@ func (im *importer) subscriptions(seeds []storage.SubscriptionSeed) error {
 			r.CurrentPeriodEnd = dbTime(s.CurrentPeriodEnd)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("subscriptions", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) coupons(seeds []storage.CouponSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	codes := make([]string, len(seeds))
-	for i, s := range seeds {
-		codes[i] = s.Code
-	}
-	current, err := load[couponRow](im, "code", codes)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.CouponSeed, couponRow]{
-		kind:  "coupons",
-		ticks: true,
-		key:   func(r *couponRow) string { return r.Code },
+	return importByKey(im, "code", func(s *storage.CouponSeed) string { return s.Code }, seeds, rowSet[storage.CouponSeed, couponRow]{
+		kind: "coupons",
+		key:  func(r *couponRow) string { return r.Code },
 		build: func(s *storage.CouponSeed, r *couponRow) error {
 			r.Code = s.Code
 			r.Title = s.Title
@@ -868,27 +586,13 @@ func (im *importer) coupons(seeds []storage.CouponSeed) error {
 			r.MaxRedemptions = s.MaxRedemptions
 			return required("code", s.Code)
 		},
-	}, seeds, current)
-	im.counted("coupons", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) posts(seeds []storage.PostSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	keys := make([]string, len(seeds))
-	for i, s := range seeds {
-		keys[i] = s.Key
-	}
-	current, err := load[postRow](im, "key", keys)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.PostSeed, postRow]{
-		kind:  "posts",
-		ticks: true,
-		key:   func(r *postRow) string { return r.Key },
+	return importByKey(im, "key", func(s *storage.PostSeed) string { return s.Key }, seeds, rowSet[storage.PostSeed, postRow]{
+		kind: "posts",
+		key:  func(r *postRow) string { return r.Key },
 		build: func(s *storage.PostSeed, r *postRow) (err error) {
 			if err := required("key", s.Key); err != nil {
 				return err
@@ -905,28 +609,13 @@ func (im *importer) posts(seeds []storage.PostSeed) error {
 			r.PublishedAt = dbTime(s.PublishedAt)
 			return nil
 		},
-	}, seeds, current)
-	im.imported("posts")
-	im.counted("posts", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) comments(seeds []storage.CommentSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	keys := make([]string, len(seeds))
-	for i, s := range seeds {
-		keys[i] = s.Key
-	}
-	current, err := load[commentRow](im, "key", keys)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.CommentSeed, commentRow]{
-		kind:  "comments",
-		ticks: true,
-		key:   func(r *commentRow) string { return r.Key },
+	return importByKey(im, "key", func(s *storage.CommentSeed) string { return s.Key }, seeds, rowSet[storage.CommentSeed, commentRow]{
+		kind: "comments",
+		key:  func(r *commentRow) string { return r.Key },
 		build: func(s *storage.CommentSeed, r *commentRow) (err error) {
 			if err := required("key", s.Key); err != nil {
 				return err
@@ -956,9 +645,7 @@ func (im *importer) comments(seeds []storage.CommentSeed) error {
 			r.CreatedAt = dbTime(s.CreatedAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("comments", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
@@ -966,15 +653,7 @@ func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
 		return nil
 	}
 	const kind = "lecturers"
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[lecturerRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	bySlug, err := apply(im, rowSet[storage.LecturerSeed, lecturerRow]{
+	lecturerIDs, err := importOwners(im, func(s *storage.LecturerSeed) string { return s.Slug }, func(r *lecturerRow) int64 { return r.ID }, seeds, rowSet[storage.LecturerSeed, lecturerRow]{
 		kind: kind,
 		key:  func(r *lecturerRow) string { return r.Slug },
 		build: func(s *storage.LecturerSeed, r *lecturerRow) (err error) {
@@ -987,40 +666,16 @@ func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
 			}
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
+	})
 	if err != nil {
 		return err
 	}
-	im.imported("lecturers")
-	lecturerIDs := make([]int64, len(seeds))
-	for i, s := range seeds {
-		lecturerIDs[i] = bySlug[s.Slug].ID
-	}
-	type courseItem struct {
-		lecturer   int
-		lecturerID int64
-		slug       string
-	}
-	var courses []courseItem
-	for i, s := range seeds {
-		for _, c := range s.Courses {
-			courses = append(courses, courseItem{i, lecturerIDs[i], c})
-		}
-	}
-	currentCourses, err := load[lecturerCourseRow](im, "lecturer_id", lecturerIDs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[courseItem, lecturerCourseRow]{
-		kind:  kind,
-		index: func(i int) int { return courses[i].lecturer },
-		key:   func(r *lecturerCourseRow) string { return key2(r.LecturerID, r.CourseID) },
-		build: func(it *courseItem, r *lecturerCourseRow) (err error) {
-			r.LecturerID = it.lecturerID
-			r.CourseID, err = im.idOf("courses", "slug", "course", it.slug)
-			return err
-		},
-	}, courses, currentCourses)
+	err = applyCourseLinks(im, kind, "lecturer_id", lecturerIDs, seeds,
+		func(s *storage.LecturerSeed) []string { return s.Courses },
+		func(r *lecturerCourseRow) string { return key2(r.LecturerID, r.CourseID) },
+		func(r *lecturerCourseRow, lecturerID, courseID int64) {
+			r.LecturerID, r.CourseID = lecturerID, courseID
+		})
 	if err != nil {
 		return err
 	}
@@ -1030,21 +685,9 @@ func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
 }
 
 func (im *importer) forms(seeds []storage.FormSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[formRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.FormSeed, formRow]{
-		kind:  "forms",
-		ticks: true,
-		key:   func(r *formRow) string { return r.Slug },
+	return importByKey(im, "slug", func(s *storage.FormSeed) string { return s.Slug }, seeds, rowSet[storage.FormSeed, formRow]{
+		kind: "forms",
+		key:  func(r *formRow) string { return r.Slug },
 		build: func(s *storage.FormSeed, r *formRow) (err error) {
 			r.Slug = s.Slug
 			r.Title = s.Title
@@ -1057,28 +700,13 @@ func (im *importer) forms(seeds []storage.FormSeed) error {
 			}
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
-	im.imported("forms")
-	im.counted("forms", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) formSubmissions(seeds []storage.FormSubmissionSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	keys := make([]string, len(seeds))
-	for i, s := range seeds {
-		keys[i] = s.Key
-	}
-	current, err := load[formSubmissionRow](im, "key", keys)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.FormSubmissionSeed, formSubmissionRow]{
-		kind:  "form_submissions",
-		ticks: true,
-		key:   func(r *formSubmissionRow) string { return r.Key },
+	return importByKey(im, "key", func(s *storage.FormSubmissionSeed) string { return s.Key }, seeds, rowSet[storage.FormSubmissionSeed, formSubmissionRow]{
+		kind: "form_submissions",
+		key:  func(r *formSubmissionRow) string { return r.Key },
 		build: func(s *storage.FormSubmissionSeed, r *formSubmissionRow) (err error) {
 			if err := required("key", s.Key); err != nil {
 				return err
@@ -1100,27 +728,13 @@ func (im *importer) formSubmissions(seeds []storage.FormSubmissionSeed) error {
 			r.SubmittedAt = dbTime(s.SubmittedAt)
 			return nil
 		},
-	}, seeds, current)
-	im.counted("form_submissions", len(seeds))
-	return err
+	})
 }
 
 func (im *importer) pages(seeds []storage.PageSeed) error {
-	if len(seeds) == 0 {
-		return nil
-	}
-	slugs := make([]string, len(seeds))
-	for i, s := range seeds {
-		slugs[i] = s.Slug
-	}
-	current, err := load[pageRow](im, "slug", slugs)
-	if err != nil {
-		return err
-	}
-	_, err = apply(im, rowSet[storage.PageSeed, pageRow]{
-		kind:  "pages",
-		ticks: true,
-		key:   func(r *pageRow) string { return r.Slug },
+	return importByKey(im, "slug", func(s *storage.PageSeed) string { return s.Slug }, seeds, rowSet[storage.PageSeed, pageRow]{
+		kind: "pages",
+		key:  func(r *pageRow) string { return r.Slug },
 		build: func(s *storage.PageSeed, r *pageRow) error {
 			r.Slug = s.Slug
 			r.Title = s.Title
@@ -1128,7 +742,5 @@ func (im *importer) pages(seeds []storage.PageSeed) error {
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
-	}, seeds, current)
-	im.counted("pages", len(seeds))
-	return err
+	})
 }

@@ -41,10 +41,7 @@ func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession)
 	case ls.ExpiresAt.IsZero():
 		return invalidArg(op, "no expiry")
 	}
-	created := ls.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
+	created := s.orNow(ls.CreatedAt)
 	seen := ls.LastSeenAt
 	if seen.IsZero() {
 		seen = created

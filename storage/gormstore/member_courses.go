@@ -15,14 +15,10 @@ type enrolledCourseRow struct {
 	ExpireDate     *time.Time
 	LifetimeAccess bool
 	EnrolledAt     time.Time
-	Slug           string
-	Title          string
-	Description    string
-	PriceAmount    int64
-	Currency       string
-	Published      bool
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	OfferColumns
+	Published bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ListEnrolledCourses pages through a member's enrollments with their courses in one statement.
@@ -39,15 +35,10 @@ func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page st
 			"c.slug, c.title, c.description, c.price_amount, c.currency, c.published, c.created_at, c.updated_at").
 		Joins("JOIN courses AS c ON c.school_id = e.school_id AND c.id = e.course_id").
 		Where("e.school_id = ? AND e.member_id = ?", sc.schoolID, memberID)
-	q, limit, err := timeIDPage(q, "e.enrolled_at", "e.id", false, page)
+	rows, next, err := readTimeIDPage(q, "e.enrolled_at", "e.id", false, page, op, func(r enrolledCourseRow) (time.Time, int64) { return r.EnrolledAt, r.EnrollmentID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []enrolledCourseRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r enrolledCourseRow) (time.Time, int64) { return r.EnrolledAt, r.EnrollmentID })
 	out := make([]storage.EnrolledCourse, len(rows))
 	for i, r := range rows {
 		out[i] = storage.EnrolledCourse{
@@ -60,8 +51,7 @@ func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page st
 				EnrolledAt:     utc(r.EnrolledAt),
 			},
 			Course: courseRow{
-				ID: r.CourseID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-				PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
+				ID: r.CourseID, OfferColumns: r.OfferColumns, Published: r.Published,
 				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 			}.course(),
 		}

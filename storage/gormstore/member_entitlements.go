@@ -10,15 +10,11 @@ import (
 
 // heldProductRow is one row of the holdings-products join.
 type heldProductRow struct {
-	HoldingID   int64
-	GrantedAt   time.Time
-	ProductID   int64
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-	Published   bool
+	HoldingID int64
+	GrantedAt time.Time
+	ProductID int64
+	OfferColumns
+	Published bool
 }
 
 // ListHeldProducts pages through the digital products a member holds, in one statement.
@@ -31,15 +27,10 @@ func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page stora
 		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug, p.title, p.description, p.price_amount, p.currency, p.published").
 		Joins("JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id").
 		Where("h.school_id = ? AND h.member_id = ?", sc.schoolID, memberID)
-	q, limit, err := timeIDPage(q, "h.granted_at", "h.id", false, page)
+	rows, next, err := readTimeIDPage(q, "h.granted_at", "h.id", false, page, fmt.Sprintf("list held products of member %d", memberID), func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []heldProductRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(fmt.Sprintf("list held products of member %d", memberID), err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
 	out := make([]storage.HeldProduct, len(rows))
 	for i, r := range rows {
 		out[i] = storage.HeldProduct{
@@ -57,37 +48,30 @@ func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page stora
 // ListOfferedConsultingServices pages through the services offered against the courses a member
 // has access to, in one statement.
 func (s *Store) ListOfferedConsultingServices(ctx context.Context, memberID int64, at time.Time, page storage.Page) ([]storage.ConsultingService, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
 	db := s.conn(ctx)
 	// A service offered against two of the member's courses is one service: the subquery makes
 	// the list distinct without a DISTINCT over every column.
 	offered := db.Table("consulting_service_courses AS o").
 		Select("o.service_id").
 		Joins("JOIN enrollments AS e ON e.school_id = o.school_id AND e.course_id = o.course_id").
-		Where("o.school_id = ? AND e.member_id = ?", sc.schoolID, memberID).
+		Where("o.school_id = ? AND e.member_id = ?", p.sc.schoolID, memberID).
 		Where("(e.lifetime_access OR e.expire_date IS NULL OR e.expire_date > ?)", dbTime(at))
-	var rows []consultingServiceRow
-	err = sc.in(db).Where("id IN (?) AND id > ?", offered, after).Order("id").Limit(limit + 1).Find(&rows).Error
+	q := p.sc.in(db).Where("id IN (?) AND id > ?", offered, p.after)
+	op := fmt.Sprintf("list consulting services offered to member %d", memberID)
+	rows, next, err := findIDPage(q, p, op, func(r consultingServiceRow) int64 { return r.ID })
 	if err != nil {
-		return nil, "", wrap(fmt.Sprintf("list consulting services offered to member %d", memberID), err)
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r consultingServiceRow) int64 { return r.ID })
-	out := make([]storage.ConsultingService, len(rows))
-	for i, r := range rows {
-		out[i] = storage.ConsultingService{
+	return convertRows(rows, func(r consultingServiceRow) storage.ConsultingService {
+		return storage.ConsultingService{
 			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
 			PriceAmount: r.PriceAmount, Currency: r.Currency, DurationMinutes: r.DurationMinutes,
 		}
-	}
-	return out, next, nil
+	}), next, nil
 }
 
 // GetConsultingSchedules returns the slots and the meetings still to end of several services,
@@ -157,15 +141,10 @@ func (s *Store) ListEventRegistrations(ctx context.Context, memberID int64, page
 			"ev.starts_at, ev.ends_at, ev.location, ev.price_amount, ev.currency, ev.capacity, ev.published").
 		Joins("JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id").
 		Where("r.school_id = ? AND r.member_id = ?", sc.schoolID, memberID)
-	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, fmt.Sprintf("list event registrations of member %d", memberID), func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRegistrationJoinRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(fmt.Sprintf("list event registrations of member %d", memberID), err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
 	out := make([]storage.EventRegistration, len(rows))
 	for i, r := range rows {
 		out[i] = storage.EventRegistration{

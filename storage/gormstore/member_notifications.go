@@ -35,20 +35,11 @@ func (s *Store) ListNotifications(ctx context.Context, memberID int64, unreadOnl
 	if unreadOnly {
 		q = q.Where("read_at IS NULL")
 	}
-	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, fmt.Sprintf("list notifications of member %d", memberID), func(r notificationRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []notificationRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(fmt.Sprintf("list notifications of member %d", memberID), err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r notificationRow) (time.Time, int64) { return r.CreatedAt, r.ID })
-	out := make([]storage.Notification, len(rows))
-	for i, r := range rows {
-		out[i] = r.notification()
-	}
-	return out, next, nil
+	return convertRows(rows, notificationRow.notification), next, nil
 }
 
 // CountUnreadNotifications counts a member's unread notifications.

@@ -70,6 +70,28 @@ func timeIDPage(q *gorm.DB, column, idColumn string, desc bool, page storage.Pag
 	return q.Order(fmt.Sprintf("%s %s, %s %s", column, dir, idColumn, dir)).Limit(limit + 1), limit, nil
 }
 
+// readTimeIDPage reads one page of a (time, id) keyset from q (see timeIDPage) and returns it with
+// the next page's cursor; key gives a row's time and id, op names the list in errors. Rows of a
+// table (a type with TableName) are read with Find; the rows of a join, which name no table, with
+// Scan.
+func readTimeIDPage[R any](q *gorm.DB, column, idColumn string, desc bool, page storage.Page, op string, key func(R) (time.Time, int64)) ([]R, string, error) {
+	q, limit, err := timeIDPage(q, column, idColumn, desc, page)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []R
+	if _, table := any(new(R)).(interface{ TableName() string }); table {
+		err = q.Find(&rows).Error
+	} else {
+		err = q.Scan(&rows).Error
+	}
+	if err != nil {
+		return nil, "", wrap(op, err)
+	}
+	rows, next := nextTimeIDCursor(rows, limit, key)
+	return rows, next, nil
+}
+
 // nextTimeIDCursor trims rows fetched by timeIDPage to the page and returns the cursor of the
 // next page, or "" when this page is the last.
 func nextTimeIDCursor[R any](rows []R, limit int, key func(R) (time.Time, int64)) ([]R, string) {

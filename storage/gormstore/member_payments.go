@@ -24,15 +24,10 @@ func (s *Store) ListPayments(ctx context.Context, memberID int64, at time.Time, 
 	q := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).
 		Where("NOT ((payment_type IS NULL OR payment_type = '') AND payment_state = ? AND (expired_at IS NULL OR expired_at > ?))",
 			storage.PaymentUnpaid, now)
-	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []paymentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	out := make([]storage.Payment, len(rows))
 	for i, r := range rows {
 		if out[i], err = r.payment(now); err != nil {

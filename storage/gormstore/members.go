@@ -196,42 +196,50 @@ func sortRoles(names []string) []storage.Role {
 	return roles
 }
 
-// ListSchoolMembers lists the members holding a role at the context's school, by id.
-func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	after, err := decodeCursor(page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	limit := pageSize(page)
-	db := s.conn(ctx)
-	const op = "list school members"
-
-	var rows []memberRow
-	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
-	err = db.Where("id IN (?) AND id > ?", holders, after).Order("id").Limit(limit + 1).Find(&rows).Error
-	if err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextCursor(rows, limit, func(r memberRow) int64 { return r.ID })
-	if len(rows) == 0 {
-		return []storage.MemberRoles{}, "", nil
-	}
-
+// memberIDsOf returns the ids of rows, in order.
+func memberIDsOf(rows []memberRow) []int64 {
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
-		return nil, "", wrap(op, err)
+	return ids
+}
+
+// schoolRolesOf returns the roles the members hold at the school, by member id, in one statement.
+func schoolRolesOf(db *gorm.DB, sc scope, ids []int64) (map[int64][]string, error) {
+	var rows []memberRoleRow
+	if err := sc.in(db).Where("member_id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, err
 	}
-	byMember := map[int64][]string{}
-	for _, r := range roleRows {
-		byMember[r.MemberID] = append(byMember[r.MemberID], r.Role)
+	roles := map[int64][]string{}
+	for _, r := range rows {
+		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
+	}
+	return roles, nil
+}
+
+// ListSchoolMembers lists the members holding a role at the context's school, by id.
+func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
+	p, err := s.startIDPage(ctx, page)
+	if err != nil {
+		return nil, "", err
+	}
+	db := s.conn(ctx)
+	sc := p.sc
+	const op = "list school members"
+
+	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
+	rows, next, err := findIDPage(db.Where("id IN (?) AND id > ?", holders, p.after), p, op, func(r memberRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
+	}
+	if len(rows) == 0 {
+		return []storage.MemberRoles{}, "", nil
+	}
+
+	byMember, err := schoolRolesOf(db, sc, memberIDsOf(rows))
+	if err != nil {
+		return nil, "", wrap(op, err)
 	}
 	out := make([]storage.MemberRoles, len(rows))
 	for i, r := range rows {

@@ -43,17 +43,30 @@ type memberRoleRow struct {
 
 func (memberRoleRow) TableName() string { return "member_roles" }
 
-type courseRow struct {
-	ID          int64
-	SchoolID    int64
+// OfferColumns are the columns of the tables of what a school offers for sale (courses, digital
+// products, consulting services, membership plans) and of the joins that read them. The rows
+// embed it, and gorm maps its fields as the table's own; gorm skips an embedded struct whose type
+// is unexported, hence the exported name.
+type OfferColumns struct {
 	Slug        string
 	Title       string
 	Description string
 	PriceAmount int64
 	Currency    string
-	Published   bool
-	CreatedAt   time.Time `gorm:"autoCreateTime:false"`
-	UpdatedAt   time.Time `gorm:"autoUpdateTime:false"`
+}
+
+// offerOf makes the offer columns of a row from a domain value's fields.
+func offerOf(slug, title, description string, priceAmount int64, currency string) OfferColumns {
+	return OfferColumns{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
+}
+
+type courseRow struct {
+	ID       int64
+	SchoolID int64
+	OfferColumns
+	Published bool
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 	// CurriculumVersion is read-only to gorm: only touchCurricula changes it, by an increment
 	// in SQL, so that no write of a whole row (UpdateCourse, the import) can set it back.
 	CurriculumVersion int64 `gorm:"->"`
@@ -110,14 +123,10 @@ type progressRow struct {
 func (progressRow) TableName() string { return "lecture_progress" }
 
 type digitalProductRow struct {
-	ID          int64
-	SchoolID    int64
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-	Published   bool
+	ID       int64
+	SchoolID int64
+	OfferColumns
+	Published bool
 }
 
 func (digitalProductRow) TableName() string { return "digital_products" }
@@ -133,13 +142,9 @@ type productHoldingRow struct {
 func (productHoldingRow) TableName() string { return "product_holdings" }
 
 type consultingServiceRow struct {
-	ID              int64
-	SchoolID        int64
-	Slug            string
-	Title           string
-	Description     string
-	PriceAmount     int64
-	Currency        string
+	ID       int64
+	SchoolID int64
+	OfferColumns
 	DurationMinutes int
 }
 
@@ -257,13 +262,9 @@ type notificationSubscriptionRow struct {
 func (notificationSubscriptionRow) TableName() string { return "notification_subscriptions" }
 
 type membershipPlanRow struct {
-	ID              int64
-	SchoolID        int64
-	Slug            string
-	Title           string
-	Description     string
-	PriceAmount     int64
-	Currency        string
+	ID       int64
+	SchoolID int64
+	OfferColumns
 	BillingInterval string
 	Published       bool
 }

@@ -19,34 +19,23 @@ func membershipPlanFromRow(r membershipPlanRow) storage.MembershipPlan {
 
 // ListMembershipPlans pages through the school's membership plans by id.
 func (s *Store) ListMembershipPlans(ctx context.Context, page storage.Page) ([]storage.MembershipPlan, string, error) {
-	rows, next, err := pageByID(s, ctx, "list membership plans", page, nil, func(r membershipPlanRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, membershipPlanFromRow), next, nil
+	return listByID(s, ctx, "list membership plans", page, nil, func(r membershipPlanRow) int64 { return r.ID }, membershipPlanFromRow)
 }
 
 // CreateMembershipPlan stores a new plan.
 func (s *Store) CreateMembershipPlan(ctx context.Context, p storage.MembershipPlan) (storage.MembershipPlan, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.MembershipPlan{}, err
-	}
 	op := fmt.Sprintf("create membership plan %q", p.Slug)
-	if err := required("slug", p.Slug); err != nil {
-		return storage.MembershipPlan{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	if !slices.Contains(storage.PlanIntervals, p.Interval) {
-		return storage.MembershipPlan{}, fmt.Errorf("gormstore: %s: unknown interval %q: %w", op, p.Interval, storage.ErrInvalidArgument)
-	}
-	row := membershipPlanRow{
-		SchoolID: sc.schoolID, Slug: p.Slug, Title: p.Title, Description: p.Description,
-		PriceAmount: p.PriceAmount, Currency: p.Currency, BillingInterval: p.Interval, Published: p.Published,
-	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.MembershipPlan{}, wrap(op, err)
-	}
-	return membershipPlanFromRow(row), nil
+	return createRow(s, ctx, op, "slug", p.Slug, func() error {
+		if !slices.Contains(storage.PlanIntervals, p.Interval) {
+			return fmt.Errorf("unknown interval %q: %w", p.Interval, storage.ErrInvalidArgument)
+		}
+		return nil
+	}, func(schoolID int64) membershipPlanRow {
+		return membershipPlanRow{
+			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			BillingInterval: p.Interval, Published: p.Published,
+		}
+	}, membershipPlanFromRow)
 }
 
 func subscriptionFromRow(r subscriptionRow) storage.Subscription {
@@ -62,11 +51,7 @@ func (s *Store) ListSubscriptions(ctx context.Context, state string, page storag
 	if state != "" {
 		filter = func(q *gorm.DB) *gorm.DB { return q.Where("state = ?", state) }
 	}
-	rows, next, err := pageByID(s, ctx, "list subscriptions", page, filter, func(r subscriptionRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, subscriptionFromRow), next, nil
+	return listByID(s, ctx, "list subscriptions", page, filter, func(r subscriptionRow) int64 { return r.ID }, subscriptionFromRow)
 }
 
 // UpdateSubscription applies fn to a subscription while its row is locked. fn must not call the
@@ -112,37 +97,26 @@ func couponFromRow(r couponRow) storage.Coupon {
 
 // ListCoupons pages through the school's coupons by id.
 func (s *Store) ListCoupons(ctx context.Context, page storage.Page) ([]storage.Coupon, string, error) {
-	rows, next, err := pageByID(s, ctx, "list coupons", page, nil, func(r couponRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, couponFromRow), next, nil
+	return listByID(s, ctx, "list coupons", page, nil, func(r couponRow) int64 { return r.ID }, couponFromRow)
 }
 
 // CreateCoupon stores a new coupon.
 func (s *Store) CreateCoupon(ctx context.Context, c storage.Coupon) (storage.Coupon, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Coupon{}, err
-	}
 	op := fmt.Sprintf("create coupon %q", c.Code)
-	if err := required("code", c.Code); err != nil {
-		return storage.Coupon{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	switch {
-	case (c.PercentOff > 0) == (c.AmountOff > 0), c.PercentOff < 0 || c.PercentOff > 100, c.AmountOff < 0:
-		return storage.Coupon{}, fmt.Errorf("gormstore: %s: exactly one of a percentage (1 to 100) and a positive amount is set: %w", op, storage.ErrInvalidArgument)
-	case c.AmountOff > 0 && c.Currency == "":
-		return storage.Coupon{}, fmt.Errorf("gormstore: %s: an amount needs its currency: %w", op, storage.ErrInvalidArgument)
-	}
-	row := couponRow{
-		SchoolID: sc.schoolID, Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff,
-		Currency: c.Currency, ExpiresAt: dbTimePtr(c.ExpiresAt), MaxRedemptions: c.MaxRedemptions,
-	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.Coupon{}, wrap(op, err)
-	}
-	return couponFromRow(row), nil
+	return createRow(s, ctx, op, "code", c.Code, func() error {
+		switch {
+		case (c.PercentOff > 0) == (c.AmountOff > 0), c.PercentOff < 0 || c.PercentOff > 100, c.AmountOff < 0:
+			return fmt.Errorf("exactly one of a percentage (1 to 100) and a positive amount is set: %w", storage.ErrInvalidArgument)
+		case c.AmountOff > 0 && c.Currency == "":
+			return fmt.Errorf("an amount needs its currency: %w", storage.ErrInvalidArgument)
+		}
+		return nil
+	}, func(schoolID int64) couponRow {
+		return couponRow{
+			SchoolID: schoolID, Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff,
+			Currency: c.Currency, ExpiresAt: dbTimePtr(c.ExpiresAt), MaxRedemptions: c.MaxRedemptions,
+		}
+	}, couponFromRow)
 }
 
 func digitalProductFromRow(r digitalProductRow) storage.DigitalProduct {
@@ -154,29 +128,16 @@ func digitalProductFromRow(r digitalProductRow) storage.DigitalProduct {
 
 // ListDigitalProducts pages through the school's digital products by id.
 func (s *Store) ListDigitalProducts(ctx context.Context, page storage.Page) ([]storage.DigitalProduct, string, error) {
-	rows, next, err := pageByID(s, ctx, "list digital products", page, nil, func(r digitalProductRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, digitalProductFromRow), next, nil
+	return listByID(s, ctx, "list digital products", page, nil, func(r digitalProductRow) int64 { return r.ID }, digitalProductFromRow)
 }
 
 // CreateDigitalProduct stores a new digital product.
 func (s *Store) CreateDigitalProduct(ctx context.Context, p storage.DigitalProduct) (storage.DigitalProduct, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.DigitalProduct{}, err
-	}
 	op := fmt.Sprintf("create digital product %q", p.Slug)
-	if err := required("slug", p.Slug); err != nil {
-		return storage.DigitalProduct{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	row := digitalProductRow{
-		SchoolID: sc.schoolID, Slug: p.Slug, Title: p.Title, Description: p.Description,
-		PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published,
-	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.DigitalProduct{}, wrap(op, err)
-	}
-	return digitalProductFromRow(row), nil
+	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) digitalProductRow {
+		return digitalProductRow{
+			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			Published: p.Published,
+		}
+	}, digitalProductFromRow)
 }

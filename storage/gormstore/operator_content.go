@@ -128,15 +128,11 @@ func (s *Store) ListFormSubmissions(ctx context.Context, formID int64, page stor
 	if err := requireRow(sc.in(db.Model(&formRow{})).Where("id = ?", formID), op); err != nil {
 		return nil, "", err
 	}
-	q, limit, err := timeIDPage(sc.in(db).Where("form_id = ?", formID), "submitted_at", "id", true, page)
+	q := sc.in(db).Where("form_id = ?", formID)
+	rows, next, err := readTimeIDPage(q, "submitted_at", "id", true, page, op, func(r formSubmissionRow) (time.Time, int64) { return r.SubmittedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []formSubmissionRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r formSubmissionRow) (time.Time, int64) { return r.SubmittedAt, r.ID })
 	out := make([]storage.FormSubmission, len(rows))
 	for i, r := range rows {
 		out[i] = storage.FormSubmission{
@@ -156,28 +152,15 @@ func contentPageFromRow(r pageRow) storage.ContentPage {
 
 // ListContentPages pages through the school's content pages by id.
 func (s *Store) ListContentPages(ctx context.Context, page storage.Page) ([]storage.ContentPage, string, error) {
-	rows, next, err := pageByID(s, ctx, "list pages", page, nil, func(r pageRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, contentPageFromRow), next, nil
+	return listByID(s, ctx, "list pages", page, nil, func(r pageRow) int64 { return r.ID }, contentPageFromRow)
 }
 
 // CreateContentPage stores a new content page.
 func (s *Store) CreateContentPage(ctx context.Context, p storage.ContentPage) (storage.ContentPage, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.ContentPage{}, err
-	}
 	op := fmt.Sprintf("create page %q", p.Slug)
-	if err := required("slug", p.Slug); err != nil {
-		return storage.ContentPage{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	row := pageRow{SchoolID: sc.schoolID, Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.ContentPage{}, wrap(op, err)
-	}
-	return contentPageFromRow(row), nil
+	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) pageRow {
+		return pageRow{SchoolID: schoolID, Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published}
+	}, contentPageFromRow)
 }
 
 // UpdateContentPage applies fn to a page while its row is locked. fn must not call the store

@@ -31,10 +31,7 @@ func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Cou
 	if err := required("slug", c.Slug); err != nil {
 		return storage.Course{}, fmt.Errorf("gormstore: create course: %w", err)
 	}
-	row := courseRow{
-		SchoolID: sc.schoolID, Slug: c.Slug, Title: c.Title, Description: c.Description,
-		PriceAmount: c.PriceAmount, Currency: c.Currency, Published: c.Published,
-	}
+	row := courseRow{SchoolID: sc.schoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency), Published: c.Published}
 	row.stamp(dbTime(s.now()), true)
 	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return storage.Course{}, wrap(fmt.Sprintf("create course %q", c.Slug), err)
@@ -64,8 +61,8 @@ func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Cour
 			return fmt.Errorf("gormstore: %s: %w", op, err)
 		}
 		next := courseRow{
-			ID: row.ID, SchoolID: row.SchoolID, Slug: c.Slug, Title: c.Title, Description: c.Description,
-			PriceAmount: c.PriceAmount, Currency: c.Currency, Published: c.Published, CreatedAt: row.CreatedAt,
+			ID: row.ID, SchoolID: row.SchoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency),
+			Published: c.Published, CreatedAt: row.CreatedAt,
 		}
 		next.stamp(dbTime(s.now()), false)
 		if err := sc.in(tx).Select("*").Omit("id", "school_id", "created_at").Where("id = ?", id).Updates(&next).Error; err != nil {

@@ -18,32 +18,19 @@ func eventFromRow(r eventRow) storage.Event {
 
 // ListEvents pages through the school's events by id.
 func (s *Store) ListEvents(ctx context.Context, page storage.Page) ([]storage.Event, string, error) {
-	rows, next, err := pageByID(s, ctx, "list events", page, nil, func(r eventRow) int64 { return r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, eventFromRow), next, nil
+	return listByID(s, ctx, "list events", page, nil, func(r eventRow) int64 { return r.ID }, eventFromRow)
 }
 
 // CreateEvent stores a new event.
 func (s *Store) CreateEvent(ctx context.Context, e storage.Event) (storage.Event, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Event{}, err
-	}
 	op := fmt.Sprintf("create event %q", e.Slug)
-	if err := required("slug", e.Slug); err != nil {
-		return storage.Event{}, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
-	row := eventRow{
-		SchoolID: sc.schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
-		StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
-		PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
-	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return storage.Event{}, wrap(op, err)
-	}
-	return eventFromRow(row), nil
+	return createRow(s, ctx, op, "slug", e.Slug, nil, func(schoolID int64) eventRow {
+		return eventRow{
+			SchoolID: schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
+			StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
+			PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+		}
+	}, eventFromRow)
 }
 
 // eventRegistrantRow is one row of the registrations-members join.
@@ -77,15 +64,10 @@ func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page st
 			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
 		Joins("JOIN members AS m ON m.id = r.member_id").
 		Where("r.school_id = ? AND r.event_id = ?", sc.schoolID, eventID)
-	q, limit, err := timeIDPage(q, "r.registered_at", "r.id", false, page)
+	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, op, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []eventRegistrantRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
 	return convertRows(rows, func(r eventRegistrantRow) storage.EventRegistrant {
 		return storage.EventRegistrant{
 			ID: r.ID, EventID: r.EventID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),

@@ -35,15 +35,10 @@ func (s *Store) ListSchoolPayments(ctx context.Context, filter storage.PaymentFi
 		}
 		q = q.Where("payment_state = ?", filter.State)
 	}
-	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []paymentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	out := make([]storage.Payment, len(rows))
 	for i, r := range rows {
 		if out[i], err = r.payment(at); err != nil {

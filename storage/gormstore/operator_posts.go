@@ -24,15 +24,10 @@ func (s *Store) ListPosts(ctx context.Context, page storage.Page) ([]storage.Pos
 	if err != nil {
 		return nil, "", err
 	}
-	q, limit, err := timeIDPage(sc.in(s.conn(ctx)), "published_at", "id", true, page)
+	rows, next, err := readTimeIDPage(sc.in(s.conn(ctx)), "published_at", "id", true, page, "list posts", func(r postRow) (time.Time, int64) { return r.PublishedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []postRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list posts", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r postRow) (time.Time, int64) { return r.PublishedAt, r.ID })
 	return convertRows(rows, postFromRow), next, nil
 }
 
@@ -55,10 +50,7 @@ func (s *Store) CreatePost(ctx context.Context, p storage.Post, notify bool) (st
 	if err := required("key", p.Key); err != nil {
 		return storage.Post{}, 0, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
-	publishedAt := p.PublishedAt
-	if publishedAt.IsZero() {
-		publishedAt = s.now()
-	}
+	publishedAt := s.orNow(p.PublishedAt)
 	row := postRow{
 		SchoolID: sc.schoolID, Key: p.Key, Title: p.Title, Body: p.Body, CourseID: p.CourseID,
 		AuthorMemberID: p.AuthorMemberID, PublishedAt: dbTime(publishedAt),
@@ -137,14 +129,9 @@ func (s *Store) ListComments(ctx context.Context, filter storage.CommentFilter, 
 	if filter.MemberID != 0 {
 		q = q.Where("member_id = ?", filter.MemberID)
 	}
-	q, limit, err := timeIDPage(q, "created_at", "id", true, page)
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, "list comments", func(r commentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []commentRow
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, "", wrap("list comments", err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r commentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
 	return convertRows(rows, commentFromRow), next, nil
 }

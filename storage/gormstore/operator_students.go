@@ -59,20 +59,12 @@ func (s *Store) ListCourseEnrollments(ctx context.Context, courseID int64, page 
 	if err := requireRow(sc.in(db.Model(&courseRow{})).Where("id = ?", courseID), op); err != nil {
 		return nil, "", err
 	}
-	q, limit, err := timeIDPage(enrollmentsWithMembers(db, sc).Where("e.course_id = ?", courseID), "e.enrolled_at", "e.id", false, page)
+	q := enrollmentsWithMembers(db, sc).Where("e.course_id = ?", courseID)
+	rows, next, err := readTimeIDPage(q, "e.enrolled_at", "e.id", false, page, op, func(r courseEnrollmentRow) (time.Time, int64) { return r.EnrolledAt, r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	var rows []courseEnrollmentRow
-	if err := q.Scan(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
-	}
-	rows, next := nextTimeIDCursor(rows, limit, func(r courseEnrollmentRow) (time.Time, int64) { return r.EnrolledAt, r.ID })
-	out := make([]storage.CourseEnrollment, len(rows))
-	for i, r := range rows {
-		out[i] = r.enrollment()
-	}
-	return out, next, nil
+	return convertRows(rows, courseEnrollmentRow.enrollment), next, nil
 }
 
 // GetCourseEnrollment returns one member's enrollment in a course.
@@ -100,10 +92,7 @@ func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.Cours
 		return storage.CourseEnrollment{}, err
 	}
 	op := fmt.Sprintf("enroll member %d in course %d", e.MemberID, e.CourseID)
-	enrolledAt := e.EnrolledAt
-	if enrolledAt.IsZero() {
-		enrolledAt = s.now()
-	}
+	enrolledAt := s.orNow(e.EnrolledAt)
 	var out storage.CourseEnrollment
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		// Members are deployment-wide; only those who belong to this school may be enrolled

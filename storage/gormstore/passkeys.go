@@ -81,10 +81,7 @@ func (s *Store) CreatePasskey(ctx context.Context, p factor.Passkey) (factor.Pas
 			return factor.Passkey{}, invalidArg(op, "transport %q", tr)
 		}
 	}
-	created := p.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
+	created := s.orNow(p.CreatedAt)
 	row := passkeyRow{
 		SchoolID: sc.schoolID, MemberID: p.MemberID,
 		CredentialID: p.CredentialID, PublicKey: p.PublicKey, AttestationFormat: p.AttestationFormat,
@@ -217,10 +214,7 @@ func (s *Store) CreatePasskeyChallenge(ctx context.Context, c factor.Challenge) 
 	case c.ExpiresAt.IsZero():
 		return invalidArg(op, "no expiry")
 	}
-	created := c.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
+	created := s.orNow(c.CreatedAt)
 	row := passkeyChallengeRow{
 		ID: c.ID, SchoolID: sc.schoolID, Purpose: string(c.Purpose), Session: string(c.Session),
 		CreatedAt: dbTime(created), ExpiresAt: dbTime(c.ExpiresAt),

@@ -31,7 +31,7 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 	if err != nil {
 		return nil, "", err
 	}
-	limit := pageSize(q.Page)
+	p := idPage{sc: sc, after: after, limit: pageSize(q.Page)}
 	db := s.conn(ctx)
 	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
 	query := db.Where("id IN (?) AND id > ?", holders, after)
@@ -39,11 +39,10 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 		pattern := "%" + likeEscaper.Replace(strings.ToLower(search)) + "%"
 		query = query.Where(`(LOWER(email) LIKE ? ESCAPE '\' OR LOWER(name) LIKE ? ESCAPE '\')`, pattern, pattern)
 	}
-	var rows []memberRow
-	if err := query.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", wrap(op, err)
+	rows, next, err := findIDPage(query, p, op, func(r memberRow) int64 { return r.ID })
+	if err != nil {
+		return nil, "", err
 	}
-	rows, next := nextCursor(rows, limit, func(r memberRow) int64 { return r.ID })
 	out, err := s.rosterEntries(ctx, sc, rows, at)
 	if err != nil {
 		return nil, "", wrap(op, err)
@@ -81,17 +80,10 @@ func (s *Store) rosterEntries(ctx context.Context, sc scope, rows []memberRow, a
 		return out, nil
 	}
 	db := s.conn(ctx)
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
-	}
-	var roleRows []memberRoleRow
-	if err := sc.in(db).Where("member_id IN ?", ids).Find(&roleRows).Error; err != nil {
+	ids := memberIDsOf(rows)
+	roles, err := schoolRolesOf(db, sc, ids)
+	if err != nil {
 		return nil, err
-	}
-	roles := map[int64][]string{}
-	for _, r := range roleRows {
-		roles[r.MemberID] = append(roles[r.MemberID], r.Role)
 	}
 	// latest is, per member, the greatest column of model's rows where: memberColumn names the
 	// member.

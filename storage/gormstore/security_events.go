@@ -46,10 +46,7 @@ func (s *Store) AppendSecurityEvent(ctx context.Context, e audit.Event) error {
 	case e.ActorID < 0 || e.SubjectID < 0:
 		return invalidArg(op, "negative member id")
 	}
-	when := e.At
-	if when.IsZero() {
-		when = s.now()
-	}
+	when := s.orNow(e.At)
 	result := e.Result
 	if result == "" {
 		result = audit.ResultSuccess

@@ -29,10 +29,7 @@ func (s *Store) CreateSigningKey(ctx context.Context, k storage.SigningKey) erro
 	if k.KID == "" || k.Algorithm == "" || len(k.PublicJWK) == 0 || len(k.PrivateKeyEncrypted) == 0 {
 		return invalidArg(op, "kid, algorithm, public JWK and encrypted private key are required")
 	}
-	created := k.CreatedAt
-	if created.IsZero() {
-		created = s.now()
-	}
+	created := s.orNow(k.CreatedAt)
 	row := signingKeyRow{
 		KID:                 k.KID,
 		SchoolID:            sc.schoolID,

@@ -64,3 +64,12 @@ func (s *Store) timeAsText(column string) string {
 	}
 	return column
 }
+
+// orNow is t, or the store's clock when t is zero: the times a caller may leave to the store
+// (a creation time, a publication time ...).
+func (s *Store) orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return s.now()
+	}
+	return t
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// schoolFlag declares the required --tenant flag of a command about one school.
+func schoolFlag(cmd *cobra.Command, schoolID *int64) {
+	cmd.Flags().Int64Var(schoolID, "tenant", 0, "school_id of the school")
+	_ = cmd.MarkFlagRequired("tenant")
+}
+
+// memberFlags declares the required --tenant and --email flags of a command about one member of
+// a school.
+func memberFlags(cmd *cobra.Command, schoolID *int64, email *string) {
+	schoolFlag(cmd, schoolID)
+	cmd.Flags().StringVar(email, "email", "", "the member's e-mail address")
+	_ = cmd.MarkFlagRequired("email")
+}
+
+// memberCommand makes a command about one member of a school, named by --tenant and --email: it
+// checks the address, opens the school and calls run with the school's context and the address in
+// its normal form.
+func memberCommand(g *globalFlags, cmd *cobra.Command, run func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error) *cobra.Command {
+	var (
+		schoolID int64
+		email    string
+	)
+	cmd.Args = cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		email, err := memberAddress(email)
+		if err != nil {
+			return err
+		}
+		return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+			return run(ctx, cmd, a, schoolID, email)
+		})
+	}
+	memberFlags(cmd, &schoolID, &email)
+	return cmd
+}
+
+// memberAddress is the normal form of an e-mail address given on the command line, or the error
+// that says it is no address.
+func memberAddress(email string) (string, error) {
+	email = storage.NormaliseEmail(email)
+	if !storage.ValidEmail(email) {
+		return "", notAnAddress(email)
+	}
+	return email, nil
+}
+
+// printTable writes a table for people to out: header names the tab-separated columns, and rows
+// writes one tab-separated line a row to the writer it is given, which aligns the columns.
+func printTable(out io.Writer, header string, rows func(w io.Writer) error) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, header)
+	if err := rows(w); err != nil {
+		return err
+	}
+	return w.Flush()
+}

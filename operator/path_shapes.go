@@ -1,0 +1,49 @@
+package operator
+
+import (
+	"context"
+	"errors"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/proctorhq/proctor/storage"
+)
+
+// The shapes most operations of the API share: a page of a list, and the creation of one item
+// from a request body. what names the item in the problem a store error becomes (see problem).
+
+// registerList registers a list operation without filters: one page of list, each item
+// converted by out. list is a closure that reads h.store when a request comes, not a method value:
+// the document is built from a handler that has no store.
+func registerList[T, O any](h *Handler, api huma.API, o operation, what string, list func(context.Context, storage.Page) ([]T, string, error), out func(T) O) {
+	register(h, api, o, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[O], error) {
+		items, next, err := list(ctx, in.page())
+		if err != nil {
+			return nil, h.problem(ctx, what, err)
+		}
+		return listOf(items, next, out), nil
+	})
+}
+
+// registerCreate registers the creation of an item from a request body B: create checks the body
+// and stores the item, and out converts the stored item for the response. A refusal create
+// returns as a huma error (see invalid) answers as it is; any other error is a store error.
+func registerCreate[B, T, O any](h *Handler, api huma.API, o operation, what string, create func(context.Context, B) (T, error), out func(T) O) {
+	register(h, api, o, func(ctx context.Context, in *struct{ Body B }) (*struct{ Body O }, error) {
+		item, err := create(ctx, in.Body)
+		if err != nil {
+			return nil, h.refusal(ctx, what, err)
+		}
+		return &struct{ Body O }{out(item)}, nil
+	})
+}
+
+// refusal is problem for errors that may also be the handler's own refusals: a huma error
+// answers as it is.
+func (h *Handler) refusal(ctx context.Context, what string, err error) error {
+	var se huma.StatusError
+	if errors.As(err, &se) {
+		return se
+	}
+	return h.problem(ctx, what, err)
+}
