@@ -80,10 +80,11 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 	out := Progress{CourseID: courseID, MemberID: memberID, TotalLectures: len(lectures), Lectures: make([]LectureProgress, len(lectures))}
 	var last *storage.LectureProgress
 	for i, l := range lectures {
-		lp := LectureProgress{LectureID: l.ID, SectionID: l.SectionID, Title: l.Title, State: string(storage.LectureUnread)}
-		if r, ok := byLecture[l.ID]; ok {
+		r, ok := byLecture[l.ID]
+		lp := LectureProgress{LectureID: l.ID, SectionID: l.SectionID, Title: l.Title, State: string(r.StateShown())}
+		if ok {
 			at := r.UpdatedAt
-			lp.State, lp.PositionSeconds, lp.UpdatedAt = string(r.State), r.PositionSeconds, &at
+			lp.PositionSeconds, lp.UpdatedAt = r.PositionSeconds, &at
 			if r.State == storage.LectureCompleted {
 				out.CompletedLectures++
 			}

@@ -135,12 +135,12 @@ func (s *Store) GetCourseProgress(ctx context.Context, memberID int64, courseIDs
 		case storage.LectureRead:
 			p.ReadLectures = int(n)
 		}
-		// The last watched lecture: the latest update, the higher lecture id on a tie.
-		if l := p.LastWatched; l == nil || last.Time.After(l.UpdatedAt) || last.Time.Equal(l.UpdatedAt) && lecture > l.LectureID {
-			p.LastWatched = &storage.LectureProgress{
-				MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
-				PositionSeconds: int(position), UpdatedAt: last.Time,
-			}
+		row := storage.LectureProgress{
+			MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
+			PositionSeconds: int(position), UpdatedAt: last.Time,
+		}
+		if p.LastWatched == nil || row.WatchedAfter(*p.LastWatched) {
+			p.LastWatched = &row
 		}
 	}
 	if err := rows.Err(); err != nil {
