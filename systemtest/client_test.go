@@ -106,26 +106,32 @@ func (a *at) do(req *http.Request) (response, error) {
 
 func (a *at) url(path string) string { return a.b.s.origin + path }
 
+
 func (a *at) get(ctx context.Context, rawURL string, header http.Header) (response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		return response{}, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	return a.do(req)
+	return a.send(ctx, http.MethodGet, rawURL, "", nil, header)
 }
 
 func (a *at) post(ctx context.Context, rawURL, contentType string, body []byte, header http.Header) (response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	return a.send(ctx, http.MethodPost, rawURL, contentType, body, header)
+}
+
+// send makes the request (body, if not nil, of contentType, if not empty) with header's fields
+// added, and sends it.
+func (a *at) send(ctx context.Context, method, rawURL, contentType string, body []byte, header http.Header) (response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, r)
 	if err != nil {
 		return response{}, err
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", contentType)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	return a.do(req)
 }
 
