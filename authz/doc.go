@@ -15,8 +15,8 @@
 // access token and its refresh token are one row with one revocation stamp. A refresh revokes
 // nothing; the first use of the new access token at an API (package resource/verifier) retires
 // the pair it replaced and any other pair minted from that one (a fork). That rule, and a
-// refresh's scope, which may narrow the grant, are in refresh.go; repeated parameters are refused and redirect
-// URIs match as registered, the loopback port aside (params.go).
+// refresh's scope, which may narrow the grant, are in refresh.go; repeated parameters are refused
+// and redirect URIs match as registered, the loopback port aside (params.go).
 //
 // Clients come from three places (clientsource.go): the school's stored clients (created by its
 // operators: admin, proctor clients), the deployment's vendor integrations (server file;
