@@ -87,7 +87,6 @@ func (a *browser) do(req *http.Request) (response, error) {
 	return response{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
-
 func (a *browser) get(ctx context.Context, rawURL string, header http.Header) (response, error) {
 	return a.send(ctx, http.MethodGet, rawURL, "", nil, header)
 }

@@ -106,7 +106,6 @@ func (a *at) do(req *http.Request) (response, error) {
 
 func (a *at) url(path string) string { return a.b.s.origin + path }
 
-
 func (a *at) get(ctx context.Context, rawURL string, header http.Header) (response, error) {
 	return a.send(ctx, http.MethodGet, rawURL, "", nil, header)
 }
