@@ -10,6 +10,7 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -417,10 +418,7 @@ func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 			t.Fatalf("request: %d", res.Status)
 		}
 		link := linkToken.FindString(e.deliver()[0].Text)
-		hash, err := password.Hash("another passphrase", password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		hash := schools.Hash(t, "another passphrase")
 		if _, err := e.gs.UpdateMember(e.ctx(e.a), e.ann.ID, func(m storage.Member) (storage.Member, error) {
 			m.PasswordHash = hash
 			return m, nil

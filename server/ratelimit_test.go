@@ -18,7 +18,7 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/tenant"
@@ -44,10 +44,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	a := newRateLimitReplica(t, dsn, redisURL, prefix)
 	b := newRateLimitReplica(t, dsn, redisURL, prefix)
 
-	hash, err := password.Hash(rateLimitPassword, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := schools.Hash(t, rateLimitPassword)
 	if _, err := a.store.CreateMember(t.Context(), storage.Member{Email: rateLimitEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/endpoint"
-	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -26,10 +26,7 @@ func TestWithIssuedTokens(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		seeded(e)
 		const pass = "correct horse battery"
-		hash, err := password.Hash(pass, password.Params{MemoryKiB: 64, Time: 1, Threads: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		hash := schools.Hash(t, pass)
 		ctx := e.ctx(e.a)
 		m, err := e.store.GetMemberByEmail(ctx, sam)
 		if err != nil {
