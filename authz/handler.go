@@ -22,12 +22,8 @@ import (
 
 // Deps are the authorization server's dependencies.
 type Deps struct {
-	Store  Store
-	Secret config.Secret
-	// Clients manages the school's clients; the token and revocation endpoints check client
-	// secrets with its hasher. nil checks them with a hasher keyed under Secret, as a manager
-	// built from the same Secret hashes them.
-	Clients  *client.Manager
+	Store    Store
+	Secret   config.Secret
 	Login    *login.Handler
 	Keys     *keys.Manager
 	Verifier resource.Verifier
@@ -65,11 +61,9 @@ func New(d Deps) *Handler {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	hasher := client.NewSecretHasher(d.Secret)
-	if d.Clients != nil {
-		hasher = d.Clients.Hasher()
-	}
-	cfg := newFositeConfig(TokenHMACKey(d.Secret), hasher)
+	// Client secrets are checked with the hasher every client.Manager built from the same
+	// system secret hashes them with.
+	cfg := newFositeConfig(TokenHMACKey(d.Secret), client.NewSecretHasher(d.Secret))
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
 	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
 	return &Handler{

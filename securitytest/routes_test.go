@@ -113,7 +113,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	pk.Mount(r)
 	clients := client.NewManager(e.Store, secret)
 	admin.New(admin.Deps{Store: e.Store, Clients: clients, Login: login, Templates: pages}).Mount(r)
-	authz.New(authz.Deps{Store: e.Store, Secret: secret, Clients: clients, Login: login, Keys: signing, Verifier: tokens}).Mount(r)
+	authz.New(authz.Deps{Store: e.Store, Secret: secret, Login: login, Keys: signing, Verifier: tokens}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: tokens}).Mount(r)
 	operator.New(operator.Deps{Store: e.Store, Directory: e.Store, Verifier: tokens, StorageDir: t.TempDir()}).Mount(r)

@@ -268,7 +268,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		Accounts: memberMail, Factors: factorAdmin, Audit: s.audit,
 	}).Mount(r)
 	authz.New(authz.Deps{
-		Store: d.Store, Secret: d.Config.Secret, Clients: s.clients, Login: login, Keys: signing,
+		Store: d.Store, Secret: d.Config.Secret, Login: login, Keys: signing,
 		Verifier: tokens, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
 		Audit: s.audit,
 	}).Mount(r)
