@@ -34,13 +34,13 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/resource/verifier"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 const (
@@ -121,7 +121,7 @@ type env struct {
 	store  *countingStore
 	outbox *countingOutbox
 	clock  *schools.Clock
-	a, b   *tenant.Tenant
+	a, b   *school.School
 	login  *login.Handler
 	svc    *account.Service
 	h      *account.Handler
@@ -183,7 +183,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}
 	if e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
-		Tenants: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
+		Schools: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -233,13 +233,13 @@ func newEnvOn(t *testing.T, backend string) *env {
 }
 
 // ctx is a context of school s.
-func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
+func (e *env) ctx(s *school.School) context.Context { return school.NewContext(e.t.Context(), s) }
 
 // url is path at school s.
-func (e *env) url(s *tenant.Tenant, path string) string { return s.Origin + path }
+func (e *env) url(s *school.School, path string) string { return s.Origin + path }
 
 // newMember creates a member with memberPass who is a student at the given schools.
-func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member {
+func (e *env) newMember(email, name string, at ...*school.School) storage.Member {
 	e.t.Helper()
 	m := schools.Member(e.t, e.gs, email, name)
 	for _, s := range at {
@@ -249,7 +249,7 @@ func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member
 }
 
 // enrol makes member id a student at school s.
-func (e *env) enrol(s *tenant.Tenant, id int64) {
+func (e *env) enrol(s *school.School, id int64) {
 	e.t.Helper()
 	if err := e.gs.SetRoles(e.ctx(s), id, []storage.Role{storage.RoleStudent}); err != nil {
 		e.t.Fatal(err)
@@ -343,7 +343,7 @@ func (b *browser) post(rawURL string, form url.Values) *response {
 
 // trySignIn fills school s's sign-in form with email and pw and returns the answer to the POST
 // (303 on success).
-func (b *browser) trySignIn(s *tenant.Tenant, email, pw string) *response {
+func (b *browser) trySignIn(s *school.School, email, pw string) *response {
 	b.e.t.Helper()
 	res := b.get(b.e.url(s, login.LoginPath))
 	if res.Status != http.StatusOK {
@@ -356,7 +356,7 @@ func (b *browser) trySignIn(s *tenant.Tenant, email, pw string) *response {
 }
 
 // signIn signs the browser in at school s as email, with memberPass.
-func (b *browser) signIn(s *tenant.Tenant, email string) {
+func (b *browser) signIn(s *school.School, email string) {
 	b.e.t.Helper()
 	if res := b.trySignIn(s, email, memberPass); res.Status != http.StatusSeeOther {
 		b.e.t.Fatalf("sign in as %s: %d\n%s", email, res.Status, res.Body)
@@ -364,7 +364,7 @@ func (b *browser) signIn(s *tenant.Tenant, email string) {
 }
 
 // signedIn reports whether the browser's session at s opens the account page.
-func (b *browser) signedIn(s *tenant.Tenant) bool {
+func (b *browser) signedIn(s *school.School) bool {
 	b.e.t.Helper()
 	res := b.get(b.e.url(s, account.AccountPath))
 	switch res.Status {
@@ -378,7 +378,7 @@ func (b *browser) signedIn(s *tenant.Tenant) bool {
 }
 
 // page loads /account at school s and fails unless it is shown.
-func (b *browser) page(s *tenant.Tenant) string {
+func (b *browser) page(s *school.School) string {
 	b.e.t.Helper()
 	res := b.get(b.e.url(s, account.AccountPath))
 	if res.Status != http.StatusOK {
@@ -388,7 +388,7 @@ func (b *browser) page(s *tenant.Tenant) string {
 }
 
 // submit loads the account page, fills the form posting to action with fields and posts it.
-func (b *browser) submit(s *tenant.Tenant, action string, fields url.Values) *response {
+func (b *browser) submit(s *school.School, action string, fields url.Values) *response {
 	b.e.t.Helper()
 	f := formWith(b.e.t, b.page(s), action)
 	for k, v := range fields {
@@ -443,7 +443,7 @@ func csrfFrom(t testing.TB, page string) string {
 }
 
 // forgot posts the forgotten-password form for email at school s from a fresh form.
-func (b *browser) forgot(s *tenant.Tenant, email string) *response {
+func (b *browser) forgot(s *school.School, email string) *response {
 	b.e.t.Helper()
 	form := b.get(b.e.url(s, account.ForgotPath))
 	if form.Status != http.StatusOK {
@@ -554,7 +554,7 @@ func (e *env) linkIn(m mailbox.Message) string {
 }
 
 // invite invites email to school s and returns the link of the message it sent.
-func (e *env) invite(s *tenant.Tenant, email, name string, roles ...storage.Role) (account.InviteResult, string) {
+func (e *env) invite(s *school.School, email, name string, roles ...storage.Role) (account.InviteResult, string) {
 	e.t.Helper()
 	res, err := e.svc.Invite(e.ctx(s), account.Invitation{Email: email, Name: name, Roles: roles})
 	if err != nil {
@@ -569,7 +569,7 @@ func (e *env) invite(s *tenant.Tenant, email, name string, roles ...storage.Role
 
 // resetLink asks for a reset of email's password at school s and returns the link the worker
 // sent.
-func (e *env) resetLink(s *tenant.Tenant, email string) string {
+func (e *env) resetLink(s *school.School, email string) string {
 	e.t.Helper()
 	if res := e.browser().forgot(s, email); res.Status != http.StatusOK {
 		e.t.Fatalf("POST %s: %d", account.ForgotPath, res.Status)

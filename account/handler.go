@@ -28,7 +28,7 @@ type Deps struct {
 	Limiter login.Limiter
 	Logger  *slog.Logger     // nil: discard
 	Now     func() time.Time // nil: time.Now
-	// Service invites and resets (nil: one built from the fields above, without a tenant
+	// Service invites and resets (nil: one built from the fields above, without a school
 	// lookup, so its Expanders cannot serve; the server builds its own and passes it).
 	Service *Service
 	// ResetAddressLimit bounds forgotten-password forms per client address (zero:

@@ -111,7 +111,7 @@ func accountDone(w http.ResponseWriter, done string) {
 func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
 	m, now := v.Session.Member, h.now()
-	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.Tenant.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
+	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.School.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
 	if page.Name == "" && page.ProfileMessage == "" {
 		page.Name, page.Picture = m.Name, m.AvatarURL

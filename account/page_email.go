@@ -55,7 +55,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 	}
 	if l.MemberID != v.Session.Member.ID {
 		h.log.Info("e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
 		return Link{}, false, nil
 	}
@@ -79,7 +79,7 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v log
 		return err
 	}
 	page := templates.EmailConfirmPage{
-		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
+		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
 		NewEmail: l.Email, Token: token, CSRFToken: h.login.CSRFToken(v.Session),
 	}
 	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
@@ -119,12 +119,12 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		// The previous address hears of it, in the same transaction: if someone else made the
 		// change, the owner learns of it where they still read mail.
 		notice, err := h.tpl.EmailChanged(templates.EmailChangedMail{
-			School: v.Tenant.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
+			School: v.School.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
 		})
 		if err != nil {
 			return err
 		}
-		if err := h.svc.send(ctx, v.Tenant, kindEmailChanged, previous, notice); err != nil {
+		if err := h.svc.send(ctx, v.School, kindEmailChanged, previous, notice); err != nil {
 			return err
 		}
 		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
@@ -138,13 +138,13 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
 		h.log.Info("e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken)
 		return nil
 	case err != nil:
 		return err
 	}
-	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "email")
 	return nil
 }

@@ -69,7 +69,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 	if err != nil {
 		return err
 	}
-	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "profile")
 	return nil
 }
@@ -193,7 +193,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return err
 	}
 	if !cp.ok {
-		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "limited", cp.limited)
 		return refuse(passwordStatus(cp), cp.message)
 	}
 	hash, err := password.Hash(next, password.Default)
@@ -233,7 +233,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return err
 	}
-	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID,
+	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
 		"sessions_ended", ended, "token_pairs_revoked", revoked)
 	if signOutApps {
 		accountDone(w, "password-all")
@@ -279,14 +279,14 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 		return err
 	}
 	if !cp.ok {
-		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "limited", cp.limited)
+		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "limited", cp.limited)
 		return refuse(passwordStatus(cp), cp.message)
 	}
 	_, err = h.store.GetMemberByEmail(ctx, addr)
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
+		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
@@ -296,8 +296,8 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	token, now := login.NewToken(), h.now()
 	expires := now.Add(emailChangeLifetime)
 	content, err := h.tpl.EmailChange(templates.EmailChangeMail{
-		School: v.Tenant.Name, MemberName: m.Name, NewEmail: addr,
-		Link:    v.Tenant.URL(EmailConfirmPath + "?token=" + token),
+		School: v.School.Name, MemberName: m.Name, NewEmail: addr,
+		Link:    v.School.URL(EmailConfirmPath + "?token=" + token),
 		Expires: "in 24 hours (" + expires.UTC().Format("2006-01-02 15:04 UTC") + ")",
 	})
 	if err != nil {
@@ -311,14 +311,14 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 			return fmt.Errorf("account: create e-mail link: %w", err)
 		}
 		return h.mail.Send(ctx, mailqueue.Message{
-			SchoolID: v.Tenant.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
+			SchoolID: v.School.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
 			Subject: content.Subject, Text: content.Text, HTML: content.HTML,
 		})
 	})
 	if err != nil {
 		return err
 	}
-	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
+	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 	accountDone(w, "email-sent")
 	return nil
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths of the recovery and invitation pages.
@@ -42,9 +42,9 @@ func (h *Handler) mountRecovery(r *mux.Router) {
 
 // recoveryPage adapts a page that returns an error: login.Fail logs it and shows a page that
 // says nothing about it.
-func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
+func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t, err := tenant.FromContext(r.Context())
+		t, err := school.FromContext(r.Context())
 		if err == nil {
 			err = fn(w, r, t)
 		}
@@ -63,12 +63,12 @@ func origin(r *http.Request) Origin {
 }
 
 // forgotForm shows the forgotten-password form.
-func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	h.showForgot(w, r, t, http.StatusOK, "")
 	return nil
 }
 
-func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, msg string) {
+func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *school.School, status int, msg string) {
 	page := templates.ForgotPage{School: t.Name, CSRFToken: h.login.FormToken(w, r), Message: msg}
 	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(out, page) })
 }
@@ -76,7 +76,7 @@ func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *tenant.T
 // forgot takes a forgotten-password form. After the CSRF check and the client address's
 // budget, every address gets the same work (one outbox request) and the same page: nothing in
 // the answer, its headers or its cost depends on whether the address is a member's.
-func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
 	info := edge.FromContext(ctx)
 	if err := r.ParseForm(); err != nil {
@@ -113,7 +113,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *tenant.Tenan
 }
 
 // linkDead shows that a link can no longer be used, with the way to a new one.
-func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, purpose Purpose) {
+func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose) {
 	page := templates.LinkDeadPage{School: t.Name, Title: "This link has expired or was already used"}
 	switch purpose {
 	case PurposeInvitation:
@@ -128,11 +128,11 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *tenant.Ten
 
 // resetForm shows the new-password form of a live reset link. It does not use the link: mail
 // scanners open links too.
-func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	return h.showReset(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
 }
 
-func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, token, msg string) error {
+func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
 	lm, err := h.svc.PeekLink(r.Context(), token, PurposeReset)
 	if errors.Is(err, ErrLinkDead) {
 		h.linkDead(w, r, t, PurposeReset)
@@ -148,7 +148,7 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *tenant.Te
 
 // reset sets the new password, uses the link, ends the member's sessions and signs this
 // browser in.
-func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
 	show := func(status int, token, msg string) error { return h.showReset(w, r, t, status, token, msg) }
 	token, pw, ok, err := h.readLinkForm(w, r, t, "password reset", show)
@@ -170,7 +170,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *tenant.Tenant
 // readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
 // form fault (a failed check, two passwords that differ) is answered through show, and ok is
 // false then, with show's error.
-func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, what string,
+func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *school.School, what string,
 	show func(status int, token, msg string) error) (token, pw string, ok bool, err error) {
 	if err := r.ParseForm(); err != nil {
 		return "", "", false, login.FormError(err)
@@ -189,7 +189,7 @@ func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *tenant
 
 // linkRefused answers a link's redemption that failed: a refused password is shown on the form
 // again, a dead link gets the dead-link page, anything else is an error.
-func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, purpose Purpose, token string, err error,
+func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose, token string, err error,
 	show func(status int, token, msg string) error) error {
 	var pe *PasswordError
 	switch {
@@ -204,12 +204,12 @@ func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *tenant.
 }
 
 // invitationForm shows the page of a live invitation link without using it.
-func (h *Handler) invitationForm(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) invitationForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	return h.showInvitation(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
 }
 
 // showInvitation draws the invitation page of token, or the dead-link page.
-func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, status int, token, msg string) error {
+func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
 	lm, err := h.svc.PeekLink(r.Context(), token, PurposeInvitation)
 	if errors.Is(err, ErrLinkDead) {
 		h.linkDead(w, r, t, PurposeInvitation)
@@ -228,7 +228,7 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *tena
 
 // acceptInvitation uses an invitation: a member without a password chooses one and is signed
 // in; a member who has one is sent to sign in with it.
-func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
 	show := func(status int, token, msg string) error { return h.showInvitation(w, r, t, status, token, msg) }
 	token, pw, ok, err := h.readLinkForm(w, r, t, "invitation", show)

@@ -15,9 +15,9 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func TestInvitationOfANewAddress(t *testing.T) {
@@ -210,7 +210,7 @@ func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 }
 
 // pairFor stores a live token pair of Ann's with a client of school s.
-func (e *env) pairFor(s *tenant.Tenant, clientID, sig string) {
+func (e *env) pairFor(s *school.School, clientID, sig string) {
 	e.t.Helper()
 	ctx := e.ctx(s)
 	if _, err := e.gs.GetClient(ctx, clientID); err != nil {
@@ -234,7 +234,7 @@ func (e *env) pairFor(s *tenant.Tenant, clientID, sig string) {
 	}
 }
 
-func (e *env) pairRevoked(s *tenant.Tenant, sig string) bool {
+func (e *env) pairRevoked(s *school.School, sig string) bool {
 	e.t.Helper()
 	p, err := e.gs.GetTokenPair(e.ctx(s), storage.AccessToken, "at-"+sig)
 	if err != nil {
@@ -273,7 +273,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 				t.Error("the other browser's sessions survived the reset")
 			}
 			for _, p := range []struct {
-				s   *tenant.Tenant
+				s   *school.School
 				sig string
 			}{{e.a, "1"}, {e.b, "2"}} {
 				if got := e.pairRevoked(p.s, p.sig); got != signOutApps {
@@ -675,7 +675,7 @@ func TestInvitationAndItsMailCommitTogether(t *testing.T) {
 func TestSendResetLink(t *testing.T) {
 	e := newEnv(t)
 	for _, c := range []struct {
-		school *tenant.Tenant
+		school *school.School
 		email  string
 		want   error
 	}{

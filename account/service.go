@@ -14,9 +14,9 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Link lifetimes used when ServiceDeps leaves them zero.
@@ -63,9 +63,9 @@ type ServiceDeps struct {
 	Secret config.Secret
 	// Limiter counts reset messages per account (nil: a login.MemoryLimiter).
 	Limiter login.Limiter
-	// Tenants finds a school by id: the worker's requests name their school by id only.
+	// Schools finds a school by id: the worker's requests name their school by id only.
 	// Needed by Expanders.
-	Tenants func(schoolID int64) (*tenant.Tenant, bool)
+	Schools func(schoolID int64) (*school.School, bool)
 	Logger  *slog.Logger     // nil: discard
 	Now     func() time.Time // nil: time.Now
 	// InvitationTTL and ResetTTL are the links' lifetimes (zero: DefaultInvitationTTL,
@@ -87,7 +87,7 @@ type Service struct {
 	mail         *mail.Queue
 	tpl          *templates.Set
 	limiter      login.Limiter
-	tenants      func(int64) (*tenant.Tenant, bool)
+	schools      func(int64) (*school.School, bool)
 	log          *slog.Logger
 	now          func() time.Time
 	invTTL       time.Duration
@@ -119,7 +119,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 		return nil, errors.New("account: link lifetimes must not be negative")
 	}
 	s := &Service{
-		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, tenants: d.Tenants,
+		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, schools: d.Schools,
 		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
 		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit,
 	}
@@ -186,7 +186,7 @@ type InviteResult struct {
 // invitation replaces the person's earlier one at the school. An existing identity's password
 // and name are left alone.
 func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return InviteResult{}, err
 	}
@@ -323,7 +323,7 @@ func (s *Service) createLink(ctx context.Context, m storage.Member, purpose Purp
 	return token, l.ExpiresAt, nil
 }
 
-func (s *Service) send(ctx context.Context, t *tenant.Tenant, kind string, m storage.Member, c templates.MailContent) error {
+func (s *Service) send(ctx context.Context, t *school.School, kind string, m storage.Member, c templates.MailContent) error {
 	return s.mail.Send(ctx, mail.Message{
 		SchoolID: t.SchoolID, Kind: kind, To: m.Email, ToName: m.Name,
 		Subject: c.Subject, Text: c.Text, HTML: c.HTML,
@@ -351,7 +351,7 @@ func expiresText(ttl time.Duration, at time.Time) string {
 // later and out of the request's sight, whether a message goes out. Input that cannot be an
 // address is dropped here (that depends on the input alone).
 func (s *Service) RequestReset(ctx context.Context, email string) error {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return err
 	}
@@ -374,15 +374,15 @@ func (s *Service) Expanders() map[string]mail.Expander {
 // the address is a member's at the school and has not had too many lately. Otherwise it does
 // nothing, and logs without the address.
 func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byte) error {
-	if s.tenants == nil {
-		return errors.New("account: reset request: the service has no tenant lookup")
+	if s.schools == nil {
+		return errors.New("account: reset request: the service has no school lookup")
 	}
-	t, ok := s.tenants(schoolID)
+	t, ok := s.schools(schoolID)
 	if !ok {
 		s.log.Warn("password reset request for a school that is not configured", "school_id", schoolID)
 		return nil
 	}
-	ctx = tenant.NewContext(ctx, t)
+	ctx = school.NewContext(ctx, t)
 	email := storage.NormaliseEmail(string(payload))
 	m, err := s.store.GetMemberByEmail(ctx, email)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -430,7 +430,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 // of the sign-in page's requests does not apply: the operator is not a stranger. by says who
 // asked, for the security event log, as Invitation.By does.
 func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Event) error {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return err
 	}
@@ -466,7 +466,7 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 // queueReset makes a reset link for m and queues its message, in ctx's transaction: the one
 // way a reset link is made and sent, whether a member asked (expandReset) or an operator did
 // (SendResetLink).
-func (s *Service) queueReset(ctx context.Context, t *tenant.Tenant, m storage.Member) error {
+func (s *Service) queueReset(ctx context.Context, t *school.School, m storage.Member) error {
 	token, expires, err := s.createLink(ctx, m, PurposeReset, s.resetTTL)
 	if err != nil {
 		return err

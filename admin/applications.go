@@ -50,7 +50,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	if err != nil {
 		return fmt.Errorf("admin: list clients: %w", err)
 	}
-	page := templates.OAuthAppsPage{School: v.tenant.Name, Operator: h.operatorView(v), NewURL: NewAppPath}
+	page := templates.OAuthAppsPage{School: v.school.Name, Operator: h.operatorView(v), NewURL: NewAppPath}
 	for _, c := range clients {
 		page.Apps = append(page.Apps, templates.OAuthAppItem{
 			Name: c.Name, ClientID: c.ID, Confidential: confidential(c), URL: appURL(c.ID), CreatedAt: formatTime(c.CreatedAt),
@@ -74,7 +74,7 @@ func (h *Handler) newForm(w http.ResponseWriter, r *http.Request, v visit) error
 // formPage is the creation form holding the given input.
 func (h *Handler) formPage(v visit, name, redirectURIs string, checked []string, confidential bool) templates.OAuthAppNewPage {
 	page := templates.OAuthAppNewPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), FormAction: AppsPath, ListURL: AppsPath,
+		School: v.school.Name, Operator: h.operatorView(v), FormAction: AppsPath, ListURL: AppsPath,
 		Name: name, RedirectURIs: redirectURIs, Confidential: confidential,
 		MaxName: client.MaxName, MaxRedirectURIs: client.MaxRedirectURIs,
 	}
@@ -117,7 +117,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return fmt.Errorf("admin: create client: %w", err)
 	}
-	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
 	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: client.EventDetail(c)})
 	if secret == "" {
@@ -133,7 +133,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 // browser asks about first, and issues another secret.
 func (h *Handler) renderSecret(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, secret string, rotated bool) {
 	page := templates.OAuthAppSecretPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), App: details(c), Secret: secret, Rotated: rotated,
+		School: v.school.Name, Operator: h.operatorView(v), App: details(c), Secret: secret, Rotated: rotated,
 		AppURL: appURL(c.ID), ListURL: AppsPath,
 	}
 	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppSecret(out, page) })
@@ -147,7 +147,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
 		return err
 	}
 	page := templates.OAuthAppPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), App: details(c), ListURL: AppsPath,
+		School: v.school.Name, Operator: h.operatorView(v), App: details(c), ListURL: AppsPath,
 		DeleteURL: appURL(c.ID) + "/delete",
 	}
 	if confidential(c) {
@@ -171,7 +171,7 @@ func (h *Handler) confirmRotate(w http.ResponseWriter, r *http.Request, v visit)
 
 func (h *Handler) renderConfirmRotate(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
 	page := templates.OAuthAppConfirmPage{
-		School: v.tenant.Name, Operator: h.operatorView(v),
+		School: v.school.Name, Operator: h.operatorView(v),
 		Title:       "Issue a new secret for " + c.Name + "?",
 		Explanation: "The current secret stops working at once: the application cannot sign members in or refresh their tokens until it is given the new one, which is shown only once. Tokens it already holds stay valid.",
 		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/rotate", Button: "Issue a new secret",
@@ -203,7 +203,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
-	h.log.Info("oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+	h.log.Info("oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
 	h.note(r, v, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
 	h.renderSecret(w, r, v, c, secret, true)
@@ -221,7 +221,7 @@ func (h *Handler) confirmDelete(w http.ResponseWriter, r *http.Request, v visit)
 
 func (h *Handler) renderConfirmDelete(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
 	page := templates.OAuthAppConfirmPage{
-		School: v.tenant.Name, Operator: h.operatorView(v),
+		School: v.school.Name, Operator: h.operatorView(v),
 		Title:       "Delete " + c.Name + "?",
 		Explanation: "Every token the application holds stops working at once, and no member can authorize it again. This cannot be undone.",
 		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/delete", Button: "Delete application", Danger: true,
@@ -249,7 +249,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
 	}
-	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.tenant.SchoolID,
+	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
 	// Deleting the client revoked every grant it held (DeleteClient): one event says both.
 	h.note(r, v, audit.Event{Kind: audit.KindClientDeleted, ClientID: c.ID, Scopes: c.Scopes, Detail: "tokens revoked"})

@@ -20,12 +20,12 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // env is a whole Proctor (server.New's public handler on a real SQLite store) behind an
@@ -37,7 +37,7 @@ type env struct {
 	store  *gormstore.Store
 	hasher *client.SecretHasher
 	secret config.Secret
-	a, b   *tenant.Tenant
+	a, b   *school.School
 }
 
 const (
@@ -52,7 +52,7 @@ const (
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Files: func(port string) []config.Tenant {
+	sch := schools.New(t, schools.Options{Files: func(port string) []config.School {
 		files := schools.Files(port)
 		files[0].Features = config.Features{MCPConnections: true}
 		return files
@@ -72,7 +72,7 @@ func newEnv(t *testing.T) *env {
 		{outsiderEmail, "", storage.RoleStudent},
 	} {
 		member := schools.Member(t, e.store, m.email, "Name of "+m.email)
-		for tn, role := range map[*tenant.Tenant]storage.Role{e.a: m.a, e.b: m.b} {
+		for tn, role := range map[*school.School]storage.Role{e.a: m.a, e.b: m.b} {
 			if role != "" {
 				schools.SetRoles(t, e.store, tn, member.ID, role)
 			}
@@ -81,15 +81,15 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) ctx(t *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), t) }
+func (e *env) ctx(t *school.School) context.Context { return school.NewContext(e.t.Context(), t) }
 
 // appsURL is the list's URL at school t.
-func (e *env) appsURL(t *tenant.Tenant, suffix string) string {
+func (e *env) appsURL(t *school.School, suffix string) string {
 	return t.Origin + admin.AppsPath + suffix
 }
 
 // client reads a client of school t from the store.
-func (e *env) client(t *tenant.Tenant, id string) (storage.Client, error) {
+func (e *env) client(t *school.School, id string) (storage.Client, error) {
 	return e.store.GetClient(e.ctx(t), id)
 }
 
@@ -135,7 +135,7 @@ func (b *browser) post(rawURL string, form url.Values) page {
 }
 
 // signIn signs the browser in at school t.
-func (b *browser) signIn(t *tenant.Tenant, email string) {
+func (b *browser) signIn(t *school.School, email string) {
 	b.t.Helper()
 	p := b.get(t.Origin + "/login")
 	f := formWith(b.t, p.body, "email")
@@ -147,7 +147,7 @@ func (b *browser) signIn(t *tenant.Tenant, email string) {
 }
 
 // signedIn returns a browser signed in at t as email.
-func (e *env) signedIn(t *tenant.Tenant, email string) *browser {
+func (e *env) signedIn(t *school.School, email string) *browser {
 	e.t.Helper()
 	b := e.browser()
 	b.signIn(t, email)

@@ -53,7 +53,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	ctx := r.Context()
 	q := r.URL.Query()
 	page := templates.SecurityEventsPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), Action: EventsPath,
+		School: v.school.Name, Operator: h.operatorView(v), Action: EventsPath,
 		Member: strings.TrimSpace(q.Get("member")), Kind: q.Get("kind"), Since: q.Get("since"), Until: q.Get("until"),
 	}
 	for _, k := range audit.Kinds {

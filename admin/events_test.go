@@ -13,7 +13,7 @@ import (
 
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 var (
@@ -41,7 +41,7 @@ func (e *env) memberID(email string) int64 {
 }
 
 // addEvent appends an event to school t's log directly.
-func (e *env) addEvent(t *tenant.Tenant, ev audit.Event) {
+func (e *env) addEvent(t *school.School, ev audit.Event) {
 	e.t.Helper()
 	if err := e.store.AppendSecurityEvent(e.ctx(t), ev); err != nil {
 		e.t.Fatal(err)
@@ -49,7 +49,7 @@ func (e *env) addEvent(t *tenant.Tenant, ev audit.Event) {
 }
 
 // eventsURL is the events page at school t with the query q.
-func eventsURL(t *tenant.Tenant, q url.Values) string {
+func eventsURL(t *school.School, q url.Values) string {
 	u := t.Origin + admin.EventsPath
 	if len(q) > 0 {
 		u += "?" + q.Encode()

@@ -17,9 +17,9 @@ import (
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths served by Mount.
@@ -130,13 +130,13 @@ func (h *Handler) mountApplications(r *mux.Router) {
 // featureEnabled matches requests of schools that show the pages (the "MCP connections" beta,
 // spec Registration rule 5).
 func featureEnabled(r *http.Request, _ *mux.RouteMatch) bool {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	return err == nil && t.Features.MCPConnections
 }
 
 // visit is an operator's request that passed the checks of operator.
 type visit struct {
-	tenant  *tenant.Tenant
+	school  *school.School
 	session login.Session
 	roles   []storage.Role // the operator's roles at the school
 }
@@ -157,7 +157,7 @@ type pageFunc func(http.ResponseWriter, *http.Request, visit) error
 func (h *Handler) operator(fn pageFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		t, err := tenant.FromContext(ctx)
+		t, err := school.FromContext(ctx)
 		if err != nil {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
 			return
@@ -198,7 +198,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 				return
 			}
 		}
-		if err := fn(w, r, visit{tenant: t, session: s, roles: roles}); err != nil {
+		if err := fn(w, r, visit{school: t, session: s, roles: roles}); err != nil {
 			h.login.Fail(w, r, err)
 		}
 	})
@@ -208,7 +208,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 // matcher already requires it; this keeps the pages safe on their own.
 func requireFeature(fn pageFunc) pageFunc {
 	return func(w http.ResponseWriter, r *http.Request, v visit) error {
-		if !v.tenant.Features.MCPConnections {
+		if !v.school.Features.MCPConnections {
 			edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")
 			return nil
 		}
@@ -232,7 +232,7 @@ func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
 		return true
 	}
 	h.log.Info("operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
-		"school_id", v.tenant.SchoolID, "member_id", v.session.Member.ID)
+		"school_id", v.school.SchoolID, "member_id", v.session.Member.ID)
 	return false
 }
 

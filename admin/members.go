@@ -122,7 +122,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 		return err
 	}
 	page := templates.MembersPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), SearchAction: MembersPath, Search: search,
+		School: v.school.Name, Operator: h.operatorView(v), SearchAction: MembersPath, Search: search,
 		Members: summaries, FactorsShown: h.factors != nil,
 	}
 	if q.Get("done") == ActionRemove {
@@ -349,7 +349,7 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 		return err
 	}
 	page := templates.MemberPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(t.entry, t.locked, t.f),
+		School: v.school.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(t.entry, t.locked, t.f),
 		Notice: memberNotices[r.URL.Query().Get("done")],
 	}
 	refused := map[string]bool{}
@@ -385,7 +385,7 @@ type copyOf struct {
 }
 
 func actionCopy(action string, t target, v visit) copyOf {
-	name, school := t.name(), v.tenant.Name
+	name, school := t.name(), v.school.Name
 	switch action {
 	case ActionRoles:
 		return copyOf{link: "Change roles", title: "Change the roles of " + name + "?",
@@ -423,7 +423,7 @@ func actionCopy(action string, t target, v visit) copyOf {
 func (h *Handler) confirmPage(v visit, t target, action string) templates.MemberConfirmPage {
 	c := actionCopy(action, t, v)
 	page := templates.MemberConfirmPage{
-		School: v.tenant.Name, Operator: h.operatorView(v), Title: c.title, Explanation: c.explanation,
+		School: v.school.Name, Operator: h.operatorView(v), Title: c.title, Explanation: c.explanation,
 		Member: h.summary(t.entry, t.locked, t.f), FormAction: memberURL(t.id()) + "/" + action, Button: c.button, Danger: c.danger,
 		CancelURL: memberURL(t.id()), ListURL: MembersPath,
 	}
@@ -475,7 +475,7 @@ func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (
 		return target{}, "", false, &login.PageError{Status: http.StatusNotFound, View: viewNoAction}
 	}
 	if why := h.refusal(v, t, action); why != "" {
-		h.log.Info("member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.tenant.SchoolID,
+		h.log.Info("member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
 			"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
 		page := h.confirmPage(v, t, action)
 		page.Refusal = why
@@ -517,7 +517,7 @@ func (h *Handler) memberAction(w http.ResponseWriter, r *http.Request, v visit) 
 		h.renderConfirm(w, r, refusalStatus(refusal, t, v), page)
 		return nil
 	}
-	h.log.Info("member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.tenant.SchoolID,
+	h.log.Info("member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
 	if action == ActionRemove {
 		login.SeeOther(w, MembersPath+"?done="+ActionRemove)
@@ -539,7 +539,7 @@ func refusalStatus(refusal string, t target, v visit) int {
 	return http.StatusForbidden
 }
 
-func lastOwner(t target, v visit) string { return fmt.Sprintf(msgLastOwner, t.name(), v.tenant.Name) }
+func lastOwner(t target, v visit) string { return fmt.Sprintf(msgLastOwner, t.name(), v.school.Name) }
 
 // event is the security event of an operator's action on t.
 func event(r *http.Request, v visit, t target, kind audit.Kind, detail string) audit.Event {

@@ -18,12 +18,12 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // membersURL is the URL at school t of the member page of id plus suffix (id 0: the list).
-func (e *env) membersURL(t *tenant.Tenant, id int64, suffix string) string {
+func (e *env) membersURL(t *school.School, id int64, suffix string) string {
 	if id == 0 {
 		return t.Origin + admin.MembersPath + suffix
 	}
@@ -31,7 +31,7 @@ func (e *env) membersURL(t *tenant.Tenant, id int64, suffix string) string {
 }
 
 // roles reads the member's roles at t.
-func (e *env) roles(t *tenant.Tenant, id int64) []storage.Role {
+func (e *env) roles(t *school.School, id int64) []storage.Role {
 	e.t.Helper()
 	roles, err := e.store.GetRoles(e.ctx(t), id)
 	if err != nil {
@@ -146,7 +146,7 @@ func (m *mailWorker) deliver() []mailbox.Message {
 
 // wantEvent checks that the log of school t holds exactly one event of kind by the operator
 // actor on subject, with a detail containing detail, and returns it.
-func (e *env) wantEvent(t *tenant.Tenant, kind audit.Kind, actor, subject int64, detail string) audit.Event {
+func (e *env) wantEvent(t *school.School, kind audit.Kind, actor, subject int64, detail string) audit.Event {
 	e.t.Helper()
 	events, err := e.store.ListSecurityEvents(e.ctx(t), audit.Filter{MemberID: subject, Kinds: []audit.Kind{kind}, Limit: audit.MaxPage})
 	if err != nil {

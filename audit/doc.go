@@ -15,6 +15,6 @@
 // purge job deletes events older than the security_events.retention setting through Purger.
 // docs/security.md ("Security event log") lists every kind, where it is recorded and its fields.
 //
-// The package is a leaf (it imports storage, tenant and edge only) so that storage/gormstore can
+// The package is a leaf (it imports storage, school and edge only) so that storage/gormstore can
 // implement Store without an import cycle.
 package audit

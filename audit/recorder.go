@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // maxUserAgent bounds the User-Agent an event keeps, in bytes.
@@ -97,7 +97,7 @@ func (rec *Recorder) fill(ctx context.Context, e Event) Event {
 	if e.At.IsZero() {
 		e.At = rec.now().UTC()
 	}
-	if t, err := tenant.FromContext(ctx); err == nil {
+	if t, err := school.FromContext(ctx); err == nil {
 		e.SchoolID = t.SchoolID
 	}
 	info := edge.FromContext(ctx)

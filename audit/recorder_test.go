@@ -9,9 +9,9 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func TestNilRecorderRecordsNothing(t *testing.T) {
@@ -26,7 +26,7 @@ func TestNilRecorderRecordsNothing(t *testing.T) {
 // and counts what the store accepted only.
 func TestRecorderFillsAndCounts(t *testing.T) {
 	s := storetest.Open(t, gormstore.DriverSQLite)
-	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
+	tn := &school.School{SchoolID: 1, Subdomain: "a", Name: "A"}
 	if err := s.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestRecorderFillsAndCounts(t *testing.T) {
 	rec := audit.NewRecorder(s, nil, audit.WithClock(func() time.Time { return now }),
 		audit.WithCounter(func(school int64, k audit.Kind, r audit.Result) { counted = append(counted, count{school, k, r}) }))
 
-	ctx := edge.NewContext(tenant.NewContext(t.Context(), tn), &edge.Info{ID: "req-7", ClientAddr: netip.MustParseAddr("::ffff:192.0.2.4")})
+	ctx := edge.NewContext(school.NewContext(t.Context(), tn), &edge.Info{ID: "req-7", ClientAddr: netip.MustParseAddr("::ffff:192.0.2.4")})
 	r := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
 	r.Header.Set("User-Agent", strings.Repeat("x", 600))
 	if err := rec.Record(ctx, audit.FromRequest(r, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember})); err != nil {

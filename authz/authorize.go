@@ -14,9 +14,9 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // codeChallengePattern is RFC 7636 section 4.2: the base64url SHA-256 of the verifier is 43
@@ -28,7 +28,7 @@ var codeChallengePattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 // anything, so a consent screen is only shown for a request that would succeed.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -143,7 +143,7 @@ func oauthParams(form url.Values) url.Values {
 
 // checkAuthorizeRequest applies the spec's rules fosite does not: PKCE with S256 only, the
 // RFC 8707 resource, nonce, query response mode and no silent authorization.
-func checkAuthorizeRequest(t *tenant.Tenant, ar fosite.AuthorizeRequester) error {
+func checkAuthorizeRequest(t *school.School, ar fosite.AuthorizeRequester) error {
 	form := ar.GetRequestForm()
 	if m := form.Get("response_mode"); m != "" && m != "query" {
 		return fosite.ErrInvalidRequest.WithHint("Only response_mode=query is supported.")
@@ -209,7 +209,7 @@ func withoutParam(r *http.Request, name string) *http.Request {
 // whyNotAllowed applies who may grant what (spec, Registration rule 5 and Authentication 11): a
 // member with no role at the school cannot authorize at all; operator scopes need an owner or
 // admin. It returns "" when the member may proceed.
-func whyNotAllowed(t *tenant.Tenant, roles []storage.Role, scopes []string) string {
+func whyNotAllowed(t *school.School, roles []storage.Role, scopes []string) string {
 	if len(roles) == 0 {
 		return "Your account has no role at " + t.Name + ", so it cannot authorize applications here. Ask the school to add you."
 	}
@@ -260,7 +260,7 @@ func consentView(ar fosite.AuthorizeRequester, r *http.Request) login.ConsentVie
 }
 
 // issueCode grants what was asked and redirects with code, state and iss.
-func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, s login.Session, roles []storage.Role) {
+func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.School, ar fosite.AuthorizeRequester, s login.Session, roles []storage.Role) {
 	ctx := r.Context()
 	for _, sc := range ar.GetRequestedScopes() {
 		ar.GrantScope(sc)
@@ -307,7 +307,7 @@ func (h *Handler) noteConsent(r *http.Request, ar fosite.AuthorizeRequester, s l
 // authorizeError shows an HTML page while the client or its redirect URI is unknown (never
 // redirecting to an unvalidated URI), and otherwise redirects the error to the client with
 // state and iss.
-func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, ar fosite.AuthorizeRequester, err error) {
+func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *school.School, ar fosite.AuthorizeRequester, err error) {
 	e := normalize(err, authorizeCodes)
 	if e.CodeField >= 500 || errors.Is(err, storage.ErrUnavailable) {
 		h.logError(r.Context(), "authorize failed", err)

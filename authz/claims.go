@@ -3,15 +3,15 @@ package authz
 import (
 	"strconv"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // memberClaims are the identity claims of UserInfo and the ID token, which match (spec, "ID
 // token claims"). sub, org_id and roles are always present: they say who the member is at this
 // school, which every client of it needs. The rest follow OpenID Connect Core section 5.4:
 // profile releases name and picture, email releases email.
-func memberClaims(t *tenant.Tenant, m storage.Member, roles []storage.Role, scopes []string) map[string]any {
+func memberClaims(t *school.School, m storage.Member, roles []storage.Role, scopes []string) map[string]any {
 	names := make([]string, len(roles))
 	for i, r := range roles {
 		names[i] = string(r)

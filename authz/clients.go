@@ -3,8 +3,8 @@ package authz
 import (
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // grantTypes and responseTypes are the only ones any client may use (spec, Authentication 1).
@@ -21,7 +21,7 @@ type namedClient struct {
 
 // fositeClient presents a stored client to fosite. Its audience is the school's origin: every
 // token is bound to it, whatever resource URL under the origin the client named.
-func fositeClient(t *tenant.Tenant, c storage.Client) fosite.Client {
+func fositeClient(t *school.School, c storage.Client) fosite.Client {
 	method := c.TokenEndpointAuthMethod
 	if method == "" {
 		method = storage.AuthMethodNone

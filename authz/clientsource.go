@@ -8,16 +8,16 @@ import (
 	"sync"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // MetadataDocuments resolves a client_id that is an https URL to the client its Client ID
 // Metadata Document describes (package authz/cimd). It returns storage.ErrNotFound (wrapped)
 // when the school does not accept the document, and a *ClientError when it cannot be used.
 type MetadataDocuments interface {
-	Resolve(ctx context.Context, t *tenant.Tenant, clientID string) (storage.Client, error)
+	Resolve(ctx context.Context, t *school.School, clientID string) (storage.Client, error)
 }
 
 // ClientError says why a client cannot be used, in words fit for the member's error page (the
@@ -73,7 +73,7 @@ func memoizeClients(h http.HandlerFunc) http.Handler {
 
 // resolve finds the client, through the request's memo when it has one. Failures are not
 // remembered: a retry within the request asks again.
-func (c *clientSource) resolve(ctx context.Context, t *tenant.Tenant, id string) (storage.Client, error) {
+func (c *clientSource) resolve(ctx context.Context, t *school.School, id string) (storage.Client, error) {
 	memo, _ := ctx.Value(clientMemoKey{}).(*clientMemo)
 	if memo == nil {
 		return c.lookup(ctx, t, id)
@@ -95,7 +95,7 @@ func (c *clientSource) resolve(ctx context.Context, t *tenant.Tenant, id string)
 	return cl, nil
 }
 
-func (c *clientSource) lookup(ctx context.Context, t *tenant.Tenant, id string) (storage.Client, error) {
+func (c *clientSource) lookup(ctx context.Context, t *school.School, id string) (storage.Client, error) {
 	if IsMetadataDocumentURL(id) {
 		if c.documents == nil || !t.CIMD.Enabled() {
 			return storage.Client{}, fmt.Errorf("client %q: %w", id, storage.ErrNotFound)
@@ -109,7 +109,7 @@ func (c *clientSource) lookup(ctx context.Context, t *tenant.Tenant, id string) 
 }
 
 // enabledIntegration finds an integration the school accepts.
-func enabledIntegration(t *tenant.Tenant, all []config.Integration, match func(config.Integration) bool) (config.Integration, bool) {
+func enabledIntegration(t *school.School, all []config.Integration, match func(config.Integration) bool) (config.Integration, bool) {
 	for _, in := range all {
 		if !match(in) {
 			continue

@@ -8,14 +8,14 @@ import (
 
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/endpoint"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // IDTokenLifetime is fixed by the spec's Limits table.
 const IDTokenLifetime = 10 * time.Minute
 
 // fositeConfig is fosite's configuration with the per-school settings read from the request's
-// tenant: one provider serves every school (fosite's handler lists skip duplicate types, so
+// school: one provider serves every school (fosite's handler lists skip duplicate types, so
 // one provider per school would buy nothing but memory).
 type fositeConfig struct {
 	*fosite.Config
@@ -44,30 +44,30 @@ func newFositeConfig(hmacKey []byte, hasher fosite.Hasher) *fositeConfig {
 	}}
 }
 
-func (c *fositeConfig) tenant(ctx context.Context) *tenant.Tenant {
-	t, err := tenant.FromContext(ctx)
+func (c *fositeConfig) school(ctx context.Context) *school.School {
+	t, err := school.FromContext(ctx)
 	if err != nil {
-		// Every OAuth route sits behind tenant resolution; reaching here without a tenant is a
+		// Every OAuth route sits behind school resolution; reaching here without a school is a
 		// wiring bug, and failing loudly beats issuing tokens for no school.
-		panic("authz: fosite called without a tenant in the context")
+		panic("authz: fosite called without a school in the context")
 	}
 	return t
 }
 
-func (c *fositeConfig) GetIDTokenIssuer(ctx context.Context) string { return c.tenant(ctx).Origin }
+func (c *fositeConfig) GetIDTokenIssuer(ctx context.Context) string { return c.school(ctx).Origin }
 func (c *fositeConfig) GetAccessTokenIssuer(ctx context.Context) string {
-	return c.tenant(ctx).Origin
+	return c.school(ctx).Origin
 }
 func (c *fositeConfig) GetAccessTokenLifespan(ctx context.Context) time.Duration {
-	return c.tenant(ctx).AccessTokenLifetime
+	return c.school(ctx).AccessTokenLifetime
 }
 func (c *fositeConfig) GetRefreshTokenLifespan(ctx context.Context) time.Duration {
-	return c.tenant(ctx).RefreshTokenLifetime
+	return c.school(ctx).RefreshTokenLifetime
 }
 func (c *fositeConfig) GetAuthorizeCodeLifespan(ctx context.Context) time.Duration {
-	return c.tenant(ctx).AuthorizationCodeLifetime
+	return c.school(ctx).AuthorizationCodeLifetime
 }
 func (c *fositeConfig) GetIDTokenLifespan(context.Context) time.Duration { return IDTokenLifetime }
 func (c *fositeConfig) GetTokenURLs(ctx context.Context) []string {
-	return []string{c.tenant(ctx).URL(endpoint.Token)}
+	return []string{c.school(ctx).URL(endpoint.Token)}
 }

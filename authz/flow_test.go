@@ -392,8 +392,8 @@ func TestTokenEndpointErrors(t *testing.T) {
 	})
 }
 
-// TestTenantIsolation: school A's code and tokens mean nothing at school B.
-func TestTenantIsolation(t *testing.T) {
+// TestSchoolIsolation: school A's code and tokens mean nothing at school B.
+func TestSchoolIsolation(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	p := newPKCE()
 	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // TestForkedRefresh is the token-pair table's row for two refreshes of one refresh token before
@@ -25,7 +25,7 @@ func TestForkedRefresh(t *testing.T) {
 		}
 		remoteVerifier := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))
 		remote := func(token string) bool {
-			_, err := remoteVerifier.Verify(tenant.NewContext(context.Background(), e.a), token)
+			_, err := remoteVerifier.Verify(school.NewContext(context.Background(), e.a), token)
 			if err != nil && !errors.Is(err, resource.ErrInvalidToken) {
 				t.Fatalf("remote verify: %v", err)
 			}

@@ -22,13 +22,13 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
@@ -40,7 +40,7 @@ type env struct {
 	internal *httptest.Server
 	store    *gormstore.Store
 	secret   config.Secret
-	a, b     *tenant.Tenant
+	a, b     *school.School
 	hasher   *client.SecretHasher
 }
 
@@ -65,13 +65,13 @@ var testIntegrations = []config.Integration{
 	{Name: "Gradebook Sync", ClientID: "gradebook-sync", Scopes: []string{"students:read"}, RedirectURIs: []string{"http://127.0.0.1/cb"}},
 }
 
-// envOption changes how newEnv builds the server: school A's tenant file and the server's
+// envOption changes how newEnv builds the server: school A's school file and the server's
 // dependencies.
-type envOption func(a *config.Tenant, d *server.Deps)
+type envOption func(a *config.School, d *server.Deps)
 
 // withCIMD gives school A a Client ID Metadata Document policy and the server a resolver.
 func withCIMD(p config.CIMD, documents authz.MetadataDocuments) envOption {
-	return func(a *config.Tenant, d *server.Deps) {
+	return func(a *config.School, d *server.Deps) {
 		a.CIMD = p
 		d.Documents = documents
 	}
@@ -79,18 +79,18 @@ func withCIMD(p config.CIMD, documents authz.MetadataDocuments) envOption {
 
 // withAccessTokenLifetime sets school A's access-token lifetime.
 func withAccessTokenLifetime(d time.Duration) envOption {
-	return func(a *config.Tenant, _ *server.Deps) { a.Lifetimes.AccessToken = d }
+	return func(a *config.School, _ *server.Deps) { a.Lifetimes.AccessToken = d }
 }
 
 // withLogger gives the server a logger.
 func withLogger(l *slog.Logger) envOption {
-	return func(_ *config.Tenant, d *server.Deps) { d.Logger = l }
+	return func(_ *config.School, d *server.Deps) { d.Logger = l }
 }
 
 func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	t.Helper()
 	var deps server.Deps
-	sch := schools.New(t, schools.Options{Backend: backend, Files: func(port string) []config.Tenant {
+	sch := schools.New(t, schools.Options{Backend: backend, Files: func(port string) []config.School {
 		files := schools.Files(port)
 		files[0].Features = config.Features{IDTokens: true, MCPConnections: true}
 		for _, o := range opts {
@@ -129,9 +129,9 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	return e
 }
 
-func (e *env) ctx(t *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), t) }
+func (e *env) ctx(t *school.School) context.Context { return school.NewContext(e.t.Context(), t) }
 
-func (e *env) mustClient(t *tenant.Tenant, c storage.Client) {
+func (e *env) mustClient(t *school.School, c storage.Client) {
 	e.t.Helper()
 	if _, err := e.store.CreateClient(e.ctx(t), c); err != nil {
 		e.t.Fatal(err)
@@ -150,10 +150,10 @@ func (e *env) confidential() string {
 }
 
 // origin returns the school's URL on the test server.
-func (e *env) url(t *tenant.Tenant, path string) string { return t.Origin + path }
+func (e *env) url(t *school.School, path string) string { return t.Origin + path }
 
 // oauthConfig is a golang.org/x/oauth2 client of school t.
-func (e *env) oauthConfig(t *tenant.Tenant, clientID, secret string, scopes ...string) *oauth2.Config {
+func (e *env) oauthConfig(t *school.School, clientID, secret string, scopes ...string) *oauth2.Config {
 	style := oauth2.AuthStyleInParams
 	return &oauth2.Config{
 		ClientID: clientID, ClientSecret: secret, Scopes: scopes, RedirectURL: redirectURI,
@@ -220,7 +220,7 @@ func resolve(base, ref string) string {
 }
 
 // login signs the browser in at school t.
-func (b *browser) login(t *tenant.Tenant, email string) {
+func (b *browser) login(t *school.School, email string) {
 	b.e.t.Helper()
 	loginURL := b.e.url(t, "/login")
 	_, page := b.get(loginURL)
@@ -243,7 +243,7 @@ func newPKCE() pkce {
 }
 
 // authorizeParams are the query of a standard authorization request at school t.
-func (e *env) authorizeParams(t *tenant.Tenant, clientID string, p pkce, scopes ...string) url.Values {
+func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes ...string) url.Values {
 	return url.Values{
 		"response_type":         {"code"},
 		"client_id":             {clientID},
@@ -279,7 +279,7 @@ func (b *browser) consent(authURL, decision string) *url.URL {
 }
 
 // code runs the whole browser part for params at school t as email and returns the code.
-func (e *env) code(t *tenant.Tenant, email string, params url.Values) string {
+func (e *env) code(t *school.School, email string, params url.Values) string {
 	e.t.Helper()
 	b := e.browser()
 	b.login(t, email)
@@ -310,7 +310,7 @@ type tokenResponse struct {
 }
 
 // postForm posts a form to an endpoint of school t and decodes the JSON answer.
-func (e *env) postForm(t *tenant.Tenant, path string, form url.Values) (int, tokenResponse, http.Header) {
+func (e *env) postForm(t *school.School, path string, form url.Values) (int, tokenResponse, http.Header) {
 	e.t.Helper()
 	resp, err := http.PostForm(e.url(t, path), form)
 	if err != nil {
@@ -328,7 +328,7 @@ func (e *env) postForm(t *tenant.Tenant, path string, form url.Values) (int, tok
 }
 
 // exchange trades a code for tokens.
-func (e *env) exchange(t *tenant.Tenant, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
+func (e *env) exchange(t *school.School, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
 		"client_id": {clientID}, "code_verifier": {p.verifier}, "resource": {t.Origin},
@@ -340,20 +340,20 @@ func (e *env) exchange(t *tenant.Tenant, clientID, code string, p pkce, extra ur
 	return status, tr
 }
 
-func (e *env) refresh(t *tenant.Tenant, clientID, refreshToken string) (int, tokenResponse) {
+func (e *env) refresh(t *school.School, clientID, refreshToken string) (int, tokenResponse) {
 	status, tr, _ := e.postForm(t, endpoint.Token, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {t.Origin},
 	})
 	return status, tr
 }
 
-func (e *env) revoke(t *tenant.Tenant, form url.Values) (int, tokenResponse) {
+func (e *env) revoke(t *school.School, form url.Values) (int, tokenResponse) {
 	status, tr, _ := e.postForm(t, endpoint.Revoke, form)
 	return status, tr
 }
 
 // userinfo calls UserInfo with a bearer token and returns the status and decoded body.
-func (e *env) userinfo(t *tenant.Tenant, token string) (int, map[string]any, http.Header) {
+func (e *env) userinfo(t *school.School, token string) (int, map[string]any, http.Header) {
 	e.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, e.url(t, endpoint.Userinfo), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -393,7 +393,7 @@ func storageClient(id string) storage.Client {
 }
 
 // giveRole makes a member a student at school t.
-func (e *env) giveRole(t *tenant.Tenant, email string) {
+func (e *env) giveRole(t *school.School, email string) {
 	e.t.Helper()
 	m, err := e.store.GetMemberByEmail(e.ctx(t), email)
 	if err == nil {

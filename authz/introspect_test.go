@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // TestIntrospection: the internal endpoint answers RFC 7662 for the named school, only with the
@@ -60,12 +60,12 @@ func TestIntrospection(t *testing.T) {
 	}
 
 	remote := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))
-	ctxA := tenant.NewContext(context.Background(), e.a)
+	ctxA := school.NewContext(context.Background(), e.a)
 	g, err := remote.Verify(ctxA, tr.AccessToken)
 	if err != nil || g.MemberID == 0 || !g.HasScope("account:read") || g.Resource != e.a.Origin {
 		t.Fatalf("remote verify: %+v %v", g, err)
 	}
-	if _, err := remote.Verify(tenant.NewContext(context.Background(), e.b), tr.AccessToken); !errors.Is(err, resource.ErrInvalidToken) {
+	if _, err := remote.Verify(school.NewContext(context.Background(), e.b), tr.AccessToken); !errors.Is(err, resource.ErrInvalidToken) {
 		t.Errorf("school A's token verified remotely at B: %v", err)
 	}
 	// An unreachable or failing introspection endpoint is no verdict, never invalid.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestSeparateMemberAPIProcess runs the Member API as its own server (`serve --only
@@ -24,14 +24,14 @@ func TestSeparateMemberAPIProcess(t *testing.T) {
 
 	// The Member API process answers at the same school origin as the authorization server
 	// (behind one load balancer in production), so requests are addressed with that Host.
-	reg, err := tenant.NewRegistry([]*tenant.Tenant{e.a, e.b})
+	reg, err := school.NewRegistry([]*school.School{e.a, e.b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := config.DefaultServer()
 	sc.Secret = e.secret
 	sc.MemberAPI = config.MemberAPI{IntrospectionURL: e.internal.URL + "/internal/introspect", APIKey: config.Secret(testInternalKey)}
-	memberAPI, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.store, Only: server.OnlyMemberAPI})
+	memberAPI, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.store, Only: server.OnlyMemberAPI})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // opsAll is an operator client that may be granted every operator scope; each test asks for
@@ -41,7 +41,7 @@ func (e *env) operatorToken(email string, scopes ...string) string {
 
 // call sends a request to school t's operator API. A body that is not []byte is sent as JSON;
 // contentType overrides the JSON content type.
-func (e *env) call(t *tenant.Tenant, method, path, token string, body any, contentType ...string) (int, http.Header, []byte) {
+func (e *env) call(t *school.School, method, path, token string, body any, contentType ...string) (int, http.Header, []byte) {
 	e.t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -415,7 +415,7 @@ func TestOperatorAPIRoles(t *testing.T) {
 		}
 		// No token, and school A's token at school B.
 		for what, tc := range map[string]struct {
-			t     *tenant.Tenant
+			t     *school.School
 			token string
 		}{"no token": {e.a, ""}, "another school's token": {e.b, ownerToken}, "garbage": {e.a, "not-a-token"}} {
 			status, h, _ := e.call(tc.t, http.MethodGet, "/api/v1/courses", tc.token, nil)
@@ -443,7 +443,7 @@ func TestOperatorAPIRoles(t *testing.T) {
 // server: a valid OpenAPI 3.0 document naming that school's endpoints.
 func TestOperatorOpenAPIPerHost(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	for _, tn := range []*tenant.Tenant{e.a, e.b} {
+	for _, tn := range []*school.School{e.a, e.b} {
 		status, h, raw := e.call(tn, http.MethodGet, "/openapi.json", "", nil)
 		if status != http.StatusOK || h.Get("Access-Control-Allow-Origin") != "*" {
 			t.Fatalf("%s: %d %v", tn.Origin, status, h)

@@ -11,7 +11,7 @@ import (
 	"github.com/ory/fosite/token/hmac"
 
 	"github.com/proctorhq/proctor/keys"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // provider is the composed fosite provider and the strategies our own handlers share with it.
@@ -81,7 +81,7 @@ type schoolIDTokens struct {
 }
 
 func idTokensOn(ctx context.Context) bool {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	return err == nil && t.Features.IDTokens
 }
 

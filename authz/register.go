@@ -13,8 +13,8 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // maxRegistrationBytes bounds a registration request; real client metadata is a few hundred
@@ -64,7 +64,7 @@ func metadataError(description string) error {
 // the integration's own loopback URIs on any port (fixed https callbacks are configured with
 // the integration instead).
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -85,7 +85,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *Handler) registration(t *tenant.Tenant, r *http.Request) (registrationResponse, error) {
+func (h *Handler) registration(t *school.School, r *http.Request) (registrationResponse, error) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return registrationResponse{}, metadataError("The request must be JSON (Content-Type: application/json).")
 	}

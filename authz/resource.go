@@ -10,7 +10,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // errInvalidTarget is RFC 8707's error for a resource the server will not issue for; fosite has
@@ -25,7 +25,7 @@ var errInvalidTarget = &fosite.RFC6749Error{
 // origin, with or without a trailing slash, and absolute URLs under it (such as {base_url}/mcp);
 // never a fragment, query or user info (RFC 8707 section 2). Every accepted value binds the token
 // to the origin; the exact value is kept so that the token request can be compared with it.
-func ParseResource(t *tenant.Tenant, raw string) error {
+func ParseResource(t *school.School, raw string) error {
 	if raw == "" {
 		return errors.New("resource is required")
 	}
@@ -50,7 +50,7 @@ func ParseResource(t *tenant.Tenant, raw string) error {
 	return nil
 }
 
-func originKey(t *tenant.Tenant) string {
+func originKey(t *school.School) string {
 	scheme := t.Origin[:strings.Index(t.Origin, "://")]
 	return scheme + "://" + t.Host
 }

@@ -9,15 +9,15 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
-func testTenant(t testing.TB, baseURL string) *tenant.Tenant {
+func testSchool(t testing.TB, baseURL string) *school.School {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "a", "A", baseURL
-	tn, err := tenant.New(c)
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func testTenant(t testing.TB, baseURL string) *tenant.Tenant {
 }
 
 func TestParseResource(t *testing.T) {
-	tn := testTenant(t, "https://school.example")
+	tn := testSchool(t, "https://school.example")
 	for _, tc := range []struct {
 		in string
 		ok bool
@@ -71,7 +71,7 @@ func TestSameResource(t *testing.T) {
 }
 
 func FuzzParseResource(f *testing.F) {
-	tn := testTenant(f, "http://127.0.0.1:8080")
+	tn := testSchool(f, "http://127.0.0.1:8080")
 	for _, s := range []string{"http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://127.0.0.1:8080/mcp", "http://127.0.0.1:80", "http://[::1]:8080", "%", "http://127.0.0.1:8080#"} {
 		f.Add(s)
 	}
@@ -91,7 +91,7 @@ func FuzzParseResource(f *testing.F) {
 // (RFC 8252 section 7.3) with the same host, path and query.
 func FuzzRedirectURIMatching(f *testing.F) {
 	registered := []string{"https://app.example/cb", "http://127.0.0.1/callback", "http://[::1]/cb"}
-	c := fositeClient(testTenant(f, "https://school.example"), storage.Client{ID: "c", RedirectURIs: registered})
+	c := fositeClient(testSchool(f, "https://school.example"), storage.Client{ID: "c", RedirectURIs: registered})
 	for _, s := range []string{"https://app.example/cb", "http://127.0.0.1:5555/callback", "http://127.0.0.1:5555/callback/x",
 		"https://app.example/cb?x", "http://localhost/callback", "http://[::1]:9/cb", "https://app.example/cb#f", "%"} {
 		f.Add(s)

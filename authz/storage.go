@@ -15,8 +15,8 @@ import (
 	fstorage "github.com/ory/fosite/storage"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // fositeStore maps fosite's narrow storage interfaces onto the store's grants. Codes and tokens
@@ -55,7 +55,7 @@ func fositeErr(err error) error {
 // ---- clients ----
 
 func (s *fositeStore) GetClient(ctx context.Context, id string) (fosite.Client, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return nil, err
 	}

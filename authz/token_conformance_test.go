@@ -12,9 +12,9 @@ import (
 
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestExpiresInIsTheLifetime: expires_in is the school's access-token lifetime exactly, at the
@@ -55,7 +55,7 @@ func TestRefreshScope(t *testing.T) {
 		}
 		verifier := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))
 		scopesOf := func(token string) []string {
-			g, err := verifier.Verify(tenant.NewContext(context.Background(), e.a), token)
+			g, err := verifier.Verify(school.NewContext(context.Background(), e.a), token)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // userinfo answers OpenID Connect UserInfo with the claims the token's scopes release (see
@@ -15,7 +15,7 @@ import (
 // protected resource.
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -39,7 +39,7 @@ func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 	resource.WriteError(w, r, err)
 }
 
-func (h *Handler) writeUserinfo(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, g resource.Grant) {
+func (h *Handler) writeUserinfo(w http.ResponseWriter, r *http.Request, t *school.School, g resource.Grant) {
 	ctx := r.Context()
 	m, err := h.store.GetMember(ctx, g.MemberID)
 	var roles []storage.Role

@@ -317,7 +317,7 @@ func serverKind(o Options) string {
 type rig struct {
 	o       Options
 	ws      *workspace
-	school  *school
+	school  *fixture
 	srv     target
 	tr      *http.Transport
 	logf    func(format string, args ...any)

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // childServeEnv makes the test binary act as `proctor serve` when the child-process test starts
@@ -61,9 +61,9 @@ func serveConfig(ctx context.Context, cfg *config.Config) error {
 	if pending, err := st.PendingMigrations(ctx); err != nil || len(pending) > 0 {
 		return fmt.Errorf("pending migrations %v (%v)", pending, err)
 	}
-	var list []*tenant.Tenant
-	for _, c := range cfg.Tenants {
-		t, err := tenant.New(c)
+	var list []*school.School
+	for _, c := range cfg.Schools {
+		t, err := school.New(c)
 		if err != nil {
 			return err
 		}
@@ -72,11 +72,11 @@ func serveConfig(ctx context.Context, cfg *config.Config) error {
 		}
 		list = append(list, t)
 	}
-	reg, err := tenant.NewRegistry(list)
+	reg, err := school.NewRegistry(list)
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: cfg.Server, Tenants: reg, Store: st})
+	srv, err := server.New(server.Deps{Config: cfg.Server, Schools: reg, Store: st})
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,11 @@ func newTransport(concurrency int) *http.Transport {
 // the token requests a native app sends. Redirects are not followed: the flow reads each
 // Location itself, as the app's loopback listener would receive the code.
 type browser struct {
-	s      *school
+	s      *fixture
 	client *http.Client
 }
 
-func newBrowser(s *school, tr http.RoundTripper) *browser {
+func newBrowser(s *fixture, tr http.RoundTripper) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{s: s, client: &http.Client{
 		Transport: tr, Jar: jar, Timeout: requestTimeout,

@@ -7,7 +7,7 @@
 //  1. The target host, and the PostgreSQL DSN when there is one, must be loopback
 //     (CheckLoopback: 127.0.0.0/8 or ::1, names resolving only there); every connection is
 //     checked again as it is dialled. Nothing is created or sent before that check.
-//  2. A temporary directory gets a server file, a tenant file for one school and a secret,
+//  2. A temporary directory gets a server file, a school file for one school and a secret,
 //     read back through config.Load; the database is a SQLite file there or a schema of its own
 //     on PostgreSQL (seed.go).
 //  3. The school is filled through the code paths operators use: migrations, the school row,

@@ -69,7 +69,7 @@ const mintTimeout = 3 * time.Minute
 
 // env is what the scenarios of one run share.
 type env struct {
-	s           *school
+	s           *fixture
 	transport   http.RoundTripper
 	concurrency int
 	// supply is how many inputs a minted scenario needs: its warm-up and its run.
@@ -85,7 +85,7 @@ type env struct {
 }
 
 // newEnv signs every worker's browser in (and one as the busy member).
-func newEnv(ctx context.Context, s *school, tr http.RoundTripper, concurrency, supply int) (*env, error) {
+func newEnv(ctx context.Context, s *fixture, tr http.RoundTripper, concurrency, supply int) (*env, error) {
 	e := &env{s: s, transport: tr, concurrency: concurrency, supply: supply}
 	e.busy = newBrowser(s, tr)
 	if err := e.busy.login(ctx, s.busy); err != nil {

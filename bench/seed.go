@@ -23,8 +23,8 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // DataSize is the curriculum the command seeds: Courses courses of Sections sections of
@@ -117,25 +117,25 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 	if err := os.WriteFile(filepath.Join(dir, "secret"), []byte(base64.StdEncoding.EncodeToString(secret)+"\n"), 0o600); err != nil {
 		return ws, err
 	}
-	tenantsDir := filepath.Join(dir, "tenants")
-	if err := os.Mkdir(tenantsDir, 0o700); err != nil {
+	schoolsDir := filepath.Join(dir, "schools")
+	if err := os.Mkdir(schoolsDir, 0o700); err != nil {
 		return ws, err
 	}
 	_, port, _ := net.SplitHostPort(publicAddr)
-	school := map[string]any{
+	schoolFile := map[string]any{
 		"school_id": benchSchoolID,
 		"subdomain": benchSubdomain,
 		"name":      benchName,
 		"base_url":  "http://" + net.JoinHostPort(o.Host, port),
 		"features":  map[string]any{"id_tokens": true, "mcp_connections": true},
 		// Codes minted for the exchange scenario wait for their turn; the longest lifetime the
-		// tenant rules allow keeps them valid through a long run.
+		// school rules allow keeps them valid through a long run.
 		"lifetimes": map[string]any{"authorization_code": "10m"},
 	}
 	if o.Soak {
-		// The shortest lifetimes the tenant rules allow, so that rows expire within minutes
+		// The shortest lifetimes the school rules allow, so that rows expire within minutes
 		// and the server's purge job has work during the soak (soak.go).
-		school["lifetimes"] = map[string]any{
+		schoolFile["lifetimes"] = map[string]any{
 			"access_token": soakAccessLifetime.String(), "refresh_token": soakRefreshLifetime.String(),
 			"authorization_code": soakCodeLifetime.String(),
 		}
@@ -144,13 +144,13 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 		"public":      map[string]any{"addr": publicAddr},
 		"internal":    map[string]any{"addr": internalAddr, "api_key": ws.apiKey},
 		"database":    db,
-		"tenants_dir": tenantsDir,
+		"schools_dir": schoolsDir,
 		"secret_file": filepath.Join(dir, "secret"),
 		// warn: a log line per request would measure the logger.
 		"log":  map[string]any{"level": "warn", "format": "json"},
 		"http": httpSettings(o),
 	}
-	if err := writeYAML(filepath.Join(tenantsDir, "bench.yaml"), school); err != nil {
+	if err := writeYAML(filepath.Join(schoolsDir, "bench.yaml"), schoolFile); err != nil {
 		return ws, err
 	}
 	if err := writeYAML(ws.configFile, srv); err != nil {
@@ -269,8 +269,8 @@ func dropSchema(dsn, schema string) error {
 	return nil
 }
 
-// school is what seeding produced and the scenarios sign in with.
-type school struct {
+// fixture is what seeding produced and the scenarios sign in with.
+type fixture struct {
 	origin   string
 	clientID string
 	password string
@@ -284,7 +284,7 @@ type school struct {
 // operator uses: the school row as `serve` syncs it, members, courses, enrollments and
 // progress through the import `proctor seed` applies a fixture with, and the client as
 // `proctor clients create` makes one.
-func seedSchool(ctx context.Context, d Deps, cfg *config.Config, size DataSize, learners int) (*school, error) {
+func seedSchool(ctx context.Context, d Deps, cfg *config.Config, size DataSize, learners int) (*fixture, error) {
 	if d.OpenStore == nil {
 		return nil, errors.New("bench: Deps.OpenStore is needed to seed the school")
 	}
@@ -296,16 +296,16 @@ func seedSchool(ctx context.Context, d Deps, cfg *config.Config, size DataSize, 
 	if _, err := st.Migrate(ctx); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	t, err := tenant.New(cfg.Tenants[0])
+	t, err := school.New(cfg.Schools[0])
 	if err != nil {
 		return nil, err
 	}
 	if err := st.SyncSchool(ctx, t.SchoolID, t.Subdomain, t.Name); err != nil {
 		return nil, err
 	}
-	tctx := tenant.NewContext(ctx, t)
+	tctx := school.NewContext(ctx, t)
 
-	s := &school{origin: t.Origin, password: randomHex(16), busy: "busy@" + benchEmailHost, size: size}
+	s := &fixture{origin: t.Origin, password: randomHex(16), busy: "busy@" + benchEmailHost, size: size}
 	for i := range learners {
 		s.learners = append(s.learners, fmt.Sprintf("learner-%03d@%s", i+1, benchEmailHost))
 	}
@@ -332,7 +332,7 @@ func seedSchool(ctx context.Context, d Deps, cfg *config.Config, size DataSize, 
 // with progress on every lecture (alternately completed and read, so that both states are
 // answered), and learners enrolled in every course without progress. Every member signs in
 // with s.password, whose hash is passwordHash.
-func (s *school) fixtureData(passwordHash string) *storage.SchoolData {
+func (s *fixture) fixtureData(passwordHash string) *storage.SchoolData {
 	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	d := &storage.SchoolData{}
 	for _, email := range append([]string{s.busy}, s.learners...) {

@@ -19,7 +19,7 @@ import (
 // cycle, measured just before; and every window it records the server's memory and the row
 // counts of the tables the OAuth flows grow (soak_verdict.go judges them).
 
-// The soak school's lifetimes: the shortest the tenant rules allow (config/tenant.go), so that
+// The soak school's lifetimes: the shortest the school rules allow (config/school.go), so that
 // rows expire within the run and the purge job deletes some every time it runs.
 const (
 	soakAccessLifetime  = time.Minute

@@ -11,10 +11,10 @@ import (
 
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func TestCheckRedirectURI(t *testing.T) {
@@ -184,7 +184,7 @@ func newManager(t *testing.T) (*client.Manager, storage.Clients, context.Context
 	if err := st.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a", Name: "A"})
 	return client.NewManager(st, config.Secret(bytes.Repeat([]byte("k"), 32))), st, ctx
 }
 

@@ -8,7 +8,7 @@ import (
 
 // Integration is a known vendor platform: POST /api/oauth/register answers a registration
 // whose client_name matches Name with ClientID (spec, Registration rule 3). Integrations are
-// configured once for the deployment; a tenant may narrow the list.
+// configured once for the deployment; a school may narrow the list.
 type Integration struct {
 	// Name is matched against the registration's client_name, ignoring case and surrounding
 	// space.
@@ -23,14 +23,14 @@ type Integration struct {
 	ApplicationType string   `mapstructure:"application_type"`
 }
 
-// Registration is a tenant's registration policy.
+// Registration is a school's registration policy.
 type Registration struct {
 	// Integrations, when not empty, lists the names of the deployment's integrations this
 	// school accepts; empty accepts them all.
 	Integrations []string `mapstructure:"integrations"`
 }
 
-// CIMD is a tenant's policy for Client ID Metadata Documents.
+// CIMD is a school's policy for Client ID Metadata Documents.
 type CIMD struct {
 	// AllowedHosts are the hosts whose documents resolve.
 	AllowedHosts []string `mapstructure:"allowed_hosts"`
@@ -107,7 +107,7 @@ func (s *Server) validateIntegrations(c collector) {
 	}
 }
 
-func (t *Tenant) validateClients(c collector, integrations []Integration) {
+func (t *School) validateClients(c collector, integrations []Integration) {
 	if t.CIMD.CacheMin < 0 || t.CIMD.CacheMax < t.CIMD.CacheMin {
 		c.add("cimd.cache_max", "must be at least cimd.cache_min")
 	}

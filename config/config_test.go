@@ -35,28 +35,28 @@ func writeFiles(t *testing.T, files map[string]string) string {
 func TestLoadValid(t *testing.T) {
 	root := writeFiles(t, map[string]string{
 		"secret": testSecret + "\n",
-		"tenants/a.yaml": `school_id: 1
+		"schools/a.yaml": `school_id: 1
 subdomain: north
 name: North Academy
 base_url: https://north.example/
 features: {mcp_connections: true, id_tokens: true}
 lifetimes: {refresh_token: 720h}
 `,
-		"tenants/b.yml": `school_id: 2
+		"schools/b.yml": `school_id: 2
 subdomain: lumen
 name: Lumen
 base_url: http://127.0.0.1:8080
 `,
-		"tenants/README.txt": "ignored",
+		"schools/README.txt": "ignored",
 	})
 	server := filepath.Join(root, "proctor.yaml")
 	if err := os.WriteFile(server, []byte(fmt.Sprintf(`public: {addr: "0.0.0.0:9000"}
 database: {driver: postgres, dsn: "postgres://db/proctor", curriculum_cache_rows: 5000}
-tenants_dir: %s
+schools_dir: %s
 secret_file: secret
 trusted_proxies: [10.0.0.0/8, 192.0.2.7]
 http: {write_timeout: 45s}
-`, filepath.Join(root, "tenants"))), 0o600); err != nil {
+`, filepath.Join(root, "schools"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := Load(server)
@@ -78,22 +78,22 @@ http: {write_timeout: 45s}
 		!prefixes[1].Contains(netip.MustParseAddr("192.0.2.7")) || prefixes[1].Contains(netip.MustParseAddr("192.0.2.8")) {
 		t.Errorf("trusted proxies = %v (bad %v)", prefixes, bad)
 	}
-	if len(cfg.Tenants) != 2 {
-		t.Fatalf("tenants = %d", len(cfg.Tenants))
+	if len(cfg.Schools) != 2 {
+		t.Fatalf("schools = %d", len(cfg.Schools))
 	}
-	a := cfg.Tenants[0]
+	a := cfg.Schools[0]
 	if a.SchoolID != 1 || !a.Features.IDTokens || a.Lifetimes.RefreshToken != 720*time.Hour ||
 		a.Lifetimes.AccessToken != 2*time.Hour || a.Lifetimes.AuthorizationCode != DefaultAuthorizationCodeLifetime ||
 		a.Security.OperatorMFA != OperatorMFAOptional {
-		t.Errorf("tenant a = %+v", a)
+		t.Errorf("school a = %+v", a)
 	}
 }
 
 func TestEnvironmentOverrides(t *testing.T) {
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
 	})
-	t.Setenv("PROCTOR_TENANTS_DIR", filepath.Join(root, "tenants"))
+	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "schools"))
 	t.Setenv("PROCTOR_SECRET", testSecret)
 	t.Setenv("PROCTOR_DATABASE_DSN", "elsewhere.db")
 	t.Setenv("PROCTOR_PUBLIC_ADDR", "127.0.0.1:9999")
@@ -115,28 +115,28 @@ func TestEnvironmentOverrides(t *testing.T) {
 }
 
 // TestEveryProblemListed: one pass reports the problems of the server file and of every
-// tenant file, each with its file and field.
+// school file, each with its file and field.
 func TestEveryProblemListed(t *testing.T) {
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": `school_id: 0
+		"schools/a.yaml": `school_id: 0
 subdomain: "Bad_Sub"
 name: ""
 base_url: http://school.example
 lifetimes: {access_token: 10s, authorization_code: 1h}
 security: {operator_mfa: sometimes}
 `,
-		"tenants/b.yaml": "school_id: 5\nsubdomain: dup\nname: B\nbase_url: https://dup.example\n",
-		"tenants/c.yaml": "school_id: 5\nsubdomain: dup\nname: C\nbase_url: https://DUP.example:443/\n",
-		"tenants/d.yaml": "school_id: 9\nsubdomain: d\nname: D\nbase_url: https://d.example\ncolour: blue\n",
-		"tenants/e.yaml": "school_id: [\n",
+		"schools/b.yaml": "school_id: 5\nsubdomain: dup\nname: B\nbase_url: https://dup.example\n",
+		"schools/c.yaml": "school_id: 5\nsubdomain: dup\nname: C\nbase_url: https://DUP.example:443/\n",
+		"schools/d.yaml": "school_id: 9\nsubdomain: d\nname: D\nbase_url: https://d.example\ncolour: blue\n",
+		"schools/e.yaml": "school_id: [\n",
 	})
 	server := filepath.Join(root, "proctor.yaml")
 	os.WriteFile(server, []byte(fmt.Sprintf(`database: {driver: mysql, dsn: "", startup_timeout: -1s}
 log: {level: loud}
-tenants_dir: %s
+schools_dir: %s
 secret: short
 trusted_proxies: [not-a-range]
-`, filepath.Join(root, "tenants"))), 0o600)
+`, filepath.Join(root, "schools"))), 0o600)
 
 	_, err := Load(server)
 	var problems Errors
@@ -277,7 +277,7 @@ func TestSecretDerive(t *testing.T) {
 
 func TestIntegrationsAndClientPolicies(t *testing.T) {
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": `school_id: 1
+		"schools/a.yaml": `school_id: 1
 subdomain: a
 name: A
 base_url: https://a.example
@@ -286,12 +286,12 @@ cimd: {allowed_hosts: [apps.example, "bad/host"], cache_min: 2h, cache_max: 1h}
 `,
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf(`tenants_dir: %s
+	os.WriteFile(server, []byte(fmt.Sprintf(`schools_dir: %s
 secret: %s
 integrations:
   - {name: Copilot, client_id: copilot, scopes: [courses:read], redirect_uris: ["https://copilot.example/cb", "http://127.0.0.1/cb"]}
   - {name: copilot, client_id: "https://copilot.example/doc", redirect_uris: ["http://evil.example/cb"], application_type: tv}
-`, filepath.Join(root, "tenants"), testSecret)), 0o600)
+`, filepath.Join(root, "schools"), testSecret)), 0o600)
 	_, err := Load(server)
 	var problems Errors
 	if !errors.As(err, &problems) {
@@ -308,5 +308,48 @@ integrations:
 		if !found {
 			t.Errorf("no problem for %s in:\n%v", want, err)
 		}
+	}
+}
+
+// tenants_dir is the earlier name of schools_dir: still read from the file and the environment,
+// refused beside the new name.
+func TestLegacySchoolsDir(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"sites/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+	})
+	dir := filepath.Join(root, "sites")
+	t.Setenv("PROCTOR_SECRET", testSecret)
+	write := func(body string) string {
+		server := filepath.Join(t.TempDir(), "proctor.yaml")
+		if err := os.WriteFile(server, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return server
+	}
+
+	cfg, err := Load(write("tenants_dir: " + dir + "\n"))
+	if err != nil {
+		t.Fatalf("tenants_dir in the file: %v", err)
+	}
+	if cfg.Server.SchoolsDir != dir || len(cfg.Schools) != 1 {
+		t.Errorf("tenants_dir in the file: schools_dir = %q, %d schools", cfg.Server.SchoolsDir, len(cfg.Schools))
+	}
+
+	_, err = Load(write("tenants_dir: " + dir + "\nschools_dir: " + dir + "\n"))
+	if err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("both names in the file: err = %v", err)
+	}
+
+	t.Setenv("PROCTOR_TENANTS_DIR", dir)
+	cfg, err = Load("")
+	if err != nil {
+		t.Fatalf("PROCTOR_TENANTS_DIR: %v", err)
+	}
+	if cfg.Server.SchoolsDir != dir {
+		t.Errorf("PROCTOR_TENANTS_DIR: schools_dir = %q", cfg.Server.SchoolsDir)
+	}
+	t.Setenv("PROCTOR_SCHOOLS_DIR", dir)
+	if _, err = Load(""); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("both names in the environment: err = %v", err)
 	}
 }

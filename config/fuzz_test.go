@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// FuzzLoad feeds arbitrary server and tenant files through Load, the path every command reads
+// FuzzLoad feeds arbitrary server and school files through Load, the path every command reads
 // its configuration by. Whatever the files hold, Load must not panic; what it accepts must pass
 // Validate again (the checks do not depend on the order they ran in); and no problem it reports
 // may quote the system secret or a password in the Redis URL.
@@ -29,22 +29,22 @@ func FuzzLoad(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	dir := f.TempDir()
-	tenants := filepath.Join(dir, "tenants")
-	if err := os.MkdirAll(tenants, 0o755); err != nil {
+	schools := filepath.Join(dir, "schools")
+	if err := os.MkdirAll(schools, 0o755); err != nil {
 		f.Fatal(err)
 	}
-	// The environment names the tenants directory and the secret, so that the fuzzed server
+	// The environment names the schools directory and the secret, so that the fuzzed server
 	// file cannot point Load at the rest of the file system.
-	f.Setenv("PROCTOR_TENANTS_DIR", tenants)
+	f.Setenv("PROCTOR_SCHOOLS_DIR", schools)
 	f.Setenv("PROCTOR_SECRET", testSecret)
 	serverFile := filepath.Join(dir, "proctor.yaml")
-	tenantFile := filepath.Join(tenants, "school.yaml")
+	schoolFile := filepath.Join(schools, "school.yaml")
 
 	f.Fuzz(func(t *testing.T, server, school string) {
 		if err := os.WriteFile(serverFile, []byte(server), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(tenantFile, []byte(school), 0o600); err != nil {
+		if err := os.WriteFile(schoolFile, []byte(school), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cfg, err := Load(serverFile)

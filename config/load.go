@@ -16,31 +16,31 @@ import (
 // Config is the whole validated configuration.
 type Config struct {
 	Server  Server
-	Tenants []Tenant
+	Schools []School
 }
 
 // EnvPrefix prefixes every environment override.
 const EnvPrefix = "PROCTOR"
 
-// Load reads the server file (serverFile may be "": defaults and environment only), the tenant
+// Load reads the server file (serverFile may be "": defaults and environment only), the school
 // files it points to and the secret, and validates all of it. On any problem it returns Errors
 // listing every problem found; the returned Config is then nil.
 func Load(serverFile string) (*Config, error) {
 	srv, problems := loadServer(serverFile)
-	var tenants []Tenant
+	var schools []School
 	if srv != nil {
 		var tp Errors
-		tenants, tp = loadTenants(srv.TenantsDir, srv.Integrations)
+		schools, tp = loadSchools(srv.SchoolsDir, srv.Integrations)
 		problems = append(problems, tp...)
 	}
 	if len(problems) > 0 {
 		return nil, problems
 	}
-	return &Config{Server: *srv, Tenants: tenants}, nil
+	return &Config{Server: *srv, Schools: schools}, nil
 }
 
 // loadServer reads and validates the server file and the system secret. It returns the server
-// whenever the file could be decoded, even with problems, so that the tenant files it names are
+// whenever the file could be decoded, even with problems, so that the school files it names are
 // checked in the same pass.
 func loadServer(file string) (*Server, Errors) {
 	var problems Errors
@@ -61,6 +61,7 @@ func loadServer(file string) (*Server, Errors) {
 			return nil, problems
 		}
 	}
+	useLegacySchoolsDir(v, c)
 	var s Server
 	if err := v.UnmarshalExact(&s, viper.DecodeHook(decodeHook())); err != nil {
 		c.add("", "%s", decodeMessage(err))
@@ -71,6 +72,21 @@ func loadServer(file string) (*Server, Errors) {
 	s.Secret = loadSecret(c, file, s.Secret, s.SecretFile)
 	loadMailPassword(c, file, &s.Mail)
 	return &s, problems
+}
+
+// useLegacySchoolsDir moves tenants_dir, the earlier name of schools_dir, to schools_dir. A
+// server that sets both, in the file or the environment, is refused rather than guessed at.
+func useLegacySchoolsDir(v *viper.Viper, c collector) {
+	legacy := v.GetString("tenants_dir")
+	if legacy == "" {
+		return
+	}
+	if v.InConfig("schools_dir") || os.Getenv(EnvPrefix+"_SCHOOLS_DIR") != "" {
+		c.add("schools_dir", "set schools_dir or its earlier name tenants_dir, not both")
+		return
+	}
+	v.Set("schools_dir", legacy)
+	v.Set("tenants_dir", "")
 }
 
 // loadSecret decodes the inline secret or reads the secret file; exactly one must be given.
@@ -105,46 +121,46 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 	}
 }
 
-// loadTenants reads every *.yaml and *.yml file of dir, in name order, and validates each file
+// loadSchools reads every *.yaml and *.yml file of dir, in name order, and validates each file
 // and the set: school ids, subdomains and hosts must be unique.
-func loadTenants(dir string, integrations []Integration) ([]Tenant, Errors) {
+func loadSchools(dir string, integrations []Integration) ([]School, Errors) {
 	var problems Errors
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, Errors{{Field: "tenants_dir", Msg: fmt.Sprintf("cannot read %s: %v", dir, err)}}
+		return nil, Errors{{Field: "schools_dir", Msg: fmt.Sprintf("cannot read %s: %v", dir, err)}}
 	}
-	var tenants []Tenant
+	var schools []School
 	for _, e := range entries {
 		name := e.Name()
 		ext := filepath.Ext(name)
 		if e.IsDir() || strings.HasPrefix(name, ".") || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		t, ok := loadTenant(filepath.Join(dir, name), integrations, &problems)
+		t, ok := loadSchool(filepath.Join(dir, name), integrations, &problems)
 		if ok {
-			tenants = append(tenants, t)
+			schools = append(schools, t)
 		}
 	}
-	if len(tenants) == 0 && len(problems) == 0 {
-		problems = append(problems, Problem{Field: "tenants_dir", Msg: fmt.Sprintf("%s holds no tenant file (*.yaml)", dir)})
+	if len(schools) == 0 && len(problems) == 0 {
+		problems = append(problems, Problem{Field: "schools_dir", Msg: fmt.Sprintf("%s holds no school file (*.yaml)", dir)})
 	}
-	problems = append(problems, CheckTenantSet(tenants)...)
-	return tenants, problems
+	problems = append(problems, CheckSchoolSet(schools)...)
+	return schools, problems
 }
 
-func loadTenant(path string, integrations []Integration, problems *Errors) (Tenant, bool) {
+func loadSchool(path string, integrations []Integration, problems *Errors) (School, bool) {
 	c := collector{file: path, problems: problems}
 	v := viper.New()
 	v.SetConfigFile(path)
 	v.SetConfigType("yaml")
 	if err := v.ReadInConfig(); err != nil {
 		c.add("", "cannot read: %v", err)
-		return Tenant{}, false
+		return School{}, false
 	}
-	t := DefaultTenant()
+	t := DefaultSchool()
 	if err := v.UnmarshalExact(&t, viper.DecodeHook(decodeHook())); err != nil {
 		c.add("", "%s", decodeMessage(err))
-		return Tenant{}, false
+		return School{}, false
 	}
 	t.File = path
 	before := len(*problems)
@@ -216,12 +232,12 @@ func (cfg *Config) Validate() error {
 	if len(cfg.Server.Secret) < MinSecretBytes {
 		c.add("secret", "must be at least %d bytes", MinSecretBytes)
 	}
-	for i := range cfg.Tenants {
-		tc := collector{file: cfg.Tenants[i].File, problems: &problems}
-		cfg.Tenants[i].validate(tc)
-		cfg.Tenants[i].validateClients(tc, cfg.Server.Integrations)
+	for i := range cfg.Schools {
+		tc := collector{file: cfg.Schools[i].File, problems: &problems}
+		cfg.Schools[i].validate(tc)
+		cfg.Schools[i].validateClients(tc, cfg.Server.Integrations)
 	}
-	problems = append(problems, CheckTenantSet(cfg.Tenants)...)
+	problems = append(problems, CheckSchoolSet(cfg.Schools)...)
 	if len(problems) > 0 {
 		return problems
 	}

@@ -25,7 +25,7 @@ type Mail struct {
 	// "tls" (implicit TLS from the first byte) or "none" (plain text: only to a loopback host,
 	// such as a local relay or the demo mailbox).
 	TLS string `mapstructure:"tls"`
-	// From is the default From address of every school (a tenant file's mail.from overrides it).
+	// From is the default From address of every school (a school file's mail.from overrides it).
 	From string `mapstructure:"from"`
 	// Timeout bounds one delivery: connecting, the SMTP dialogue and the message.
 	Timeout time.Duration `mapstructure:"timeout"`
@@ -47,8 +47,8 @@ const (
 // Enabled reports whether mail is configured (a host is given).
 func (m Mail) Enabled() bool { return m.Host != "" }
 
-// TenantMail is a tenant file's mail section.
-type TenantMail struct {
+// SchoolMail is a school file's mail section.
+type SchoolMail struct {
 	// From is the school's From address; empty: the server's mail.from.
 	From string `mapstructure:"from"`
 	// FromName is the display name of the From address; empty: the school's name.
@@ -56,13 +56,13 @@ type TenantMail struct {
 }
 
 // MailFrom returns the From address and display name of the school's e-mail.
-func (t Tenant) MailFrom(server Mail) (addr, name string) {
+func (t School) MailFrom(server Mail) (addr, name string) {
 	return t.Mail.Resolve(t.Name, server)
 }
 
 // Resolve returns the From address and display name of a school named schoolName: its own
 // settings, else the server's From address and the school's name.
-func (m TenantMail) Resolve(schoolName string, server Mail) (addr, name string) {
+func (m SchoolMail) Resolve(schoolName string, server Mail) (addr, name string) {
 	addr, name = m.From, m.FromName
 	if addr == "" {
 		addr = server.From
@@ -143,8 +143,8 @@ func loadMailPassword(c collector, serverFile string, m *Mail) {
 	m.Password = Secret(p)
 }
 
-// validateMail checks a tenant file's mail section.
-func (t *Tenant) validateMail(c collector) {
+// validateMail checks a school file's mail section.
+func (t *School) validateMail(c collector) {
 	if t.Mail.From != "" {
 		if err := checkAddress(t.Mail.From); err != nil {
 			c.add("mail.from", "%v", err)

@@ -12,15 +12,15 @@ import (
 
 func TestMailSettings(t *testing.T) {
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: North Academy\nbase_url: http://localhost:8080\n",
-		"tenants/b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: http://localhost:8081\nmail: {from: office@b.example, from_name: The B Office}\n",
+		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: North Academy\nbase_url: http://localhost:8080\n",
+		"schools/b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: http://localhost:8081\nmail: {from: office@b.example, from_name: The B Office}\n",
 		"smtp-password":  "s3cret-pass\n",
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf(`tenants_dir: %s
+	if err := os.WriteFile(server, []byte(fmt.Sprintf(`schools_dir: %s
 secret: %s
 mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, from: noreply@example.com}
-`, filepath.Join(root, "tenants"), testSecret)), 0o600); err != nil {
+`, filepath.Join(root, "schools"), testSecret)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := Load(server)
@@ -35,19 +35,19 @@ mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, 
 	if s := fmt.Sprintf("%v %+v %#v", m, m, m.Password); strings.Contains(s, "s3cret") {
 		t.Errorf("the password prints: %s", s)
 	}
-	if addr, name := cfg.Tenants[0].MailFrom(m); addr != "noreply@example.com" || name != "North Academy" {
+	if addr, name := cfg.Schools[0].MailFrom(m); addr != "noreply@example.com" || name != "North Academy" {
 		t.Errorf("school a's From = %q %q", name, addr)
 	}
-	if addr, name := cfg.Tenants[1].MailFrom(m); addr != "office@b.example" || name != "The B Office" {
+	if addr, name := cfg.Schools[1].MailFrom(m); addr != "office@b.example" || name != "The B Office" {
 		t.Errorf("school b's From = %q %q", name, addr)
 	}
 }
 
 func TestMailFromEnvironment(t *testing.T) {
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
 	})
-	t.Setenv("PROCTOR_TENANTS_DIR", filepath.Join(root, "tenants"))
+	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "schools"))
 	t.Setenv("PROCTOR_SECRET", testSecret)
 	t.Setenv("PROCTOR_MAIL_HOST", "127.0.0.1")
 	t.Setenv("PROCTOR_MAIL_PORT", "2525")
@@ -74,7 +74,7 @@ func TestMailOffByDefault(t *testing.T) {
 
 func TestMailProblems(t *testing.T) {
 	for name, tc := range map[string]struct {
-		mail, tenantMail string
+		mail, schoolMail string
 		file, field      string
 	}{
 		"plain text off loopback": {"{host: smtp.example.com, tls: none, from: a@example.com}", "", "proctor.yaml", "mail.tls"},
@@ -87,15 +87,15 @@ func TestMailProblems(t *testing.T) {
 		"password twice":          {"{host: smtp.example.com, from: a@example.com, username: u, password: p, password_file: f}", "", "proctor.yaml", "mail.password"},
 		"password file missing":   {"{host: smtp.example.com, from: a@example.com, username: u, password_file: nowhere}", "", "proctor.yaml", "mail.password_file"},
 		"password without user":   {"{host: smtp.example.com, from: a@example.com, password: p}", "", "proctor.yaml", "mail.username"},
-		"tenant from":             {"{}", "mail: {from: not-an-address}\n", "a.yaml", "mail.from"},
-		"tenant from_name":        {"{}", "mail: {from_name: \"two\\nlines\"}\n", "a.yaml", "mail.from_name"},
+		"school from":             {"{}", "mail: {from: not-an-address}\n", "a.yaml", "mail.from"},
+		"school from_name":        {"{}", "mail: {from_name: \"two\\nlines\"}\n", "a.yaml", "mail.from_name"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			root := writeFiles(t, map[string]string{
-				"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n" + tc.tenantMail,
+				"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n" + tc.schoolMail,
 			})
 			server := filepath.Join(root, "proctor.yaml")
-			if err := os.WriteFile(server, []byte(fmt.Sprintf("tenants_dir: %s\nsecret: %s\nmail: %s\n", filepath.Join(root, "tenants"), testSecret, tc.mail)), 0o600); err != nil {
+			if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\nmail: %s\n", filepath.Join(root, "schools"), testSecret, tc.mail)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := Load(server)

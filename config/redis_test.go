@@ -14,14 +14,14 @@ import (
 // redisPassword appears in the URLs below; no message or log line may show it.
 const redisPassword = "hunter2-redis"
 
-// writeRedisServer lays out a tenant directory and a server file whose remaining keys are body.
+// writeRedisServer lays out a school directory and a server file whose remaining keys are body.
 func writeRedisServer(t *testing.T, body string) string {
 	t.Helper()
 	root := writeFiles(t, map[string]string{
-		"tenants/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf("tenants_dir: %s\nsecret: %s\n%s", filepath.Join(root, "tenants"), testSecret, body)), 0o600); err != nil {
+	if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\n%s", filepath.Join(root, "schools"), testSecret, body)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return server

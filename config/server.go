@@ -26,9 +26,12 @@ type Server struct {
 	Public   Listener `mapstructure:"public"`
 	Internal Internal `mapstructure:"internal"`
 	Database Database `mapstructure:"database"`
-	// TenantsDir holds one YAML file per school; relative paths are relative to the working
+	// SchoolsDir holds one YAML file per school; relative paths are relative to the working
 	// directory.
-	TenantsDir string `mapstructure:"tenants_dir"`
+	SchoolsDir string `mapstructure:"schools_dir"`
+	// LegacySchoolsDir is tenants_dir, the earlier name of schools_dir, still read so that
+	// existing server files and PROCTOR_TENANTS_DIR keep working (see useLegacySchoolsDir).
+	LegacySchoolsDir string `mapstructure:"tenants_dir"`
 	// Secret is the system secret (keyed hashes of tokens and client secrets, encryption of
 	// signing keys). Given inline (normally through PROCTOR_SECRET) or by SecretFile; base64 or
 	// hex of at least 32 random bytes.
@@ -159,7 +162,7 @@ func DefaultServer() Server {
 		Public:     Listener{Addr: "127.0.0.1:8080"},
 		Internal:   Internal{Addr: "127.0.0.1:8081"},
 		Database:   Database{Driver: "sqlite", DSN: "var/proctor.db", StartupTimeout: 60 * time.Second},
-		TenantsDir: "tenants",
+		SchoolsDir: "schools",
 		Log:        Log{Level: "info", Format: "json"},
 		HTTP: HTTP{
 			ReadHeaderTimeout: 5 * time.Second,
@@ -264,8 +267,8 @@ func (s *Server) validate(c collector) {
 	if s.Database.StartupTimeout < 0 {
 		c.add("database.startup_timeout", "must not be negative (0 tries once)")
 	}
-	if s.TenantsDir == "" {
-		c.add("tenants_dir", "is required")
+	if s.SchoolsDir == "" {
+		c.add("schools_dir", "is required")
 	}
 	switch s.Log.Level {
 	case "debug", "info", "warn", "error":

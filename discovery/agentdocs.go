@@ -13,8 +13,8 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // The Markdown and plain-text documents are templates rather than code so that their prose can
@@ -69,7 +69,7 @@ type docData struct {
 // CourseURL is the public page of a course on the school's origin.
 func (d docData) CourseURL(slug string) string { return d.Origin + "/courses/" + slug }
 
-func newDocData(t *tenant.Tenant) docData {
+func newDocData(t *school.School) docData {
 	u := map[string]string{}
 	for name, path := range map[string]string{
 		"asMetadata":       endpoint.ServerMetadata,
@@ -145,7 +145,7 @@ func all[T any](list func(storage.Page) ([]T, string, error)) ([]T, error) {
 
 // Render writes the document served at path (AuthDocPath, LLMSTxtPath or PricingDocPath) for
 // the school carried by ctx. now decides which events are still upcoming.
-func Render(ctx context.Context, c storage.Catalog, t *tenant.Tenant, path string, now time.Time) ([]byte, error) {
+func Render(ctx context.Context, c storage.Catalog, t *school.School, path string, now time.Time) ([]byte, error) {
 	for _, doc := range textDocs {
 		if doc.path == path {
 			return render(ctx, c, t, doc, now)
@@ -154,7 +154,7 @@ func Render(ctx context.Context, c storage.Catalog, t *tenant.Tenant, path strin
 	return nil, fmt.Errorf("discovery: no document at %s", path)
 }
 
-func render(ctx context.Context, c storage.Catalog, t *tenant.Tenant, doc textDoc, now time.Time) ([]byte, error) {
+func render(ctx context.Context, c storage.Catalog, t *school.School, doc textDoc, now time.Time) ([]byte, error) {
 	d := newDocData(t)
 	if doc.catalog {
 		if c == nil {
@@ -178,7 +178,7 @@ func (h *Handler) serveText(doc textDoc) http.Handler {
 		if !edge.PublicRead(w, r) {
 			return
 		}
-		t, err := tenant.FromContext(r.Context())
+		t, err := school.FromContext(r.Context())
 		if err != nil {
 			edge.WriteNoSchool(w)
 			return

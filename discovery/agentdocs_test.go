@@ -16,26 +16,26 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // demoStore loads both demo schools, at demo.Reference so that the golden files do not move
-// with the calendar, and returns the store with the schools' tenants (ID tokens on for the
+// with the calendar, and returns the store with the schools' schools (ID tokens on for the
 // first, off for the second, as `proctor demo` runs them).
-func demoStore(t *testing.T) (storage.Store, []*tenant.Tenant) {
+func demoStore(t *testing.T) (storage.Store, []*school.School) {
 	t.Helper()
 	st := storetest.Open(t, "sqlite")
 	opts := seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads: 1}}
-	var tenants []*tenant.Tenant
+	var schools []*school.School
 	for i, s := range demo.Schools("127.0.0.1:8080") {
-		c := config.DefaultTenant()
+		c := config.DefaultSchool()
 		c.SchoolID, c.Subdomain, c.Name, c.BaseURL = s.SchoolID, s.Subdomain, s.Name, s.BaseURL
 		c.Features = config.Features{MCPConnections: true, IDTokens: i == 0}
-		tn, err := tenant.New(c)
+		tn, err := school.New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,12 +46,12 @@ func demoStore(t *testing.T) (storage.Store, []*tenant.Tenant) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fx.Apply(tenant.NewContext(t.Context(), tn), st, opts); err != nil {
+		if _, err := fx.Apply(school.NewContext(t.Context(), tn), st, opts); err != nil {
 			t.Fatalf("%s: %v", s.FileName, err)
 		}
-		tenants = append(tenants, tn)
+		schools = append(schools, tn)
 	}
-	return st, tenants
+	return st, schools
 }
 
 // goldenText compares got with testdata/name byte for byte (go test -update rewrites it).
@@ -72,22 +72,22 @@ func goldenText(t *testing.T, name string, got []byte) {
 	}
 }
 
-// serve mounts the handler behind a stand-in for the tenant middleware.
-func serve(t *testing.T, h *Handler, tn *tenant.Tenant) *httptest.Server {
+// serve mounts the handler behind a stand-in for the school middleware.
+func serve(t *testing.T, h *Handler, tn *school.School) *httptest.Server {
 	t.Helper()
 	r := mux.NewRouter()
 	h.Mount(r)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.ServeHTTP(w, req.WithContext(tenant.NewContext(req.Context(), tn)))
+		r.ServeHTTP(w, req.WithContext(school.NewContext(req.Context(), tn)))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 func TestTextDocumentsGolden(t *testing.T) {
-	st, tenants := demoStore(t)
-	for _, tn := range tenants {
-		ctx := tenant.NewContext(t.Context(), tn)
+	st, schools := demoStore(t)
+	for _, tn := range schools {
+		ctx := school.NewContext(t.Context(), tn)
 		for _, doc := range textDocs {
 			got, err := Render(ctx, st, tn, doc.path, demo.Reference)
 			if err != nil {
@@ -99,8 +99,8 @@ func TestTextDocumentsGolden(t *testing.T) {
 }
 
 func TestTextDocumentsHTTP(t *testing.T) {
-	st, tenants := demoStore(t)
-	tn := tenants[0]
+	st, schools := demoStore(t)
+	tn := schools[0]
 	h := New(Deps{Catalog: st, Now: func() time.Time { return demo.Reference }})
 	srv := serve(t, h, tn)
 	for _, doc := range textDocs {
@@ -126,7 +126,7 @@ func TestTextDocumentsHTTP(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", doc.path, k, got, want)
 			}
 		}
-		want, _ := Render(tenant.NewContext(t.Context(), tn), st, tn, doc.path, demo.Reference)
+		want, _ := Render(school.NewContext(t.Context(), tn), st, tn, doc.path, demo.Reference)
 		if body != string(want) {
 			t.Errorf("%s: the served body differs from Render", doc.path)
 		}
@@ -139,7 +139,7 @@ func TestTextDocumentsHTTP(t *testing.T) {
 // Spec, Authentication 9: without ID tokens discovery lists neither jwks_uri nor the signing
 // algorithm, so the walkthrough must not promise an id_token either.
 func TestAuthDocFollowsIDTokens(t *testing.T) {
-	on, off := school(t, true, config.CIMD{}), school(t, false, config.CIMD{})
+	on, off := testSchool(t, true, config.CIMD{}), testSchool(t, false, config.CIMD{})
 	withDoc, err := Render(t.Context(), nil, on, AuthDocPath, demo.Reference)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestAuthDocFollowsIDTokens(t *testing.T) {
 	if !strings.Contains(string(withDoc), "## ID tokens") || !strings.Contains(string(withDoc), on.URL("/.well-known/jwks.json")) {
 		t.Error("the school with ID tokens has no ID-token section")
 	}
-	cimd, err := Render(t.Context(), nil, school(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}}), AuthDocPath, demo.Reference)
+	cimd, err := Render(t.Context(), nil, testSchool(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}}), AuthDocPath, demo.Reference)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func (failingCatalog) ListPublishedProducts(context.Context, storage.Page) ([]st
 }
 
 func TestStoreFailureIs503(t *testing.T) {
-	srv := serve(t, New(Deps{Catalog: failingCatalog{}}), school(t, true, config.CIMD{}))
+	srv := serve(t, New(Deps{Catalog: failingCatalog{}}), testSchool(t, true, config.CIMD{}))
 	for _, path := range []string{LLMSTxtPath, PricingDocPath} {
 		res, err := http.Get(srv.URL + path)
 		if err != nil {
@@ -195,7 +195,7 @@ func TestStoreFailureIs503(t *testing.T) {
 			t.Errorf("%s: a failure may be cached: %q", path, res.Header.Get("Cache-Control"))
 		}
 	}
-	if _, err := Render(t.Context(), failingCatalog{}, school(t, true, config.CIMD{}), PricingDocPath, demo.Reference); !errors.Is(err, storage.ErrUnavailable) {
+	if _, err := Render(t.Context(), failingCatalog{}, testSchool(t, true, config.CIMD{}), PricingDocPath, demo.Reference); !errors.Is(err, storage.ErrUnavailable) {
 		t.Errorf("Render error = %v", err)
 	}
 }

@@ -10,19 +10,19 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func school(t *testing.T, idTokens bool, cimd config.CIMD) *tenant.Tenant {
+func testSchool(t *testing.T, idTokens bool, cimd config.CIMD) *school.School {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
 	c.Features.IDTokens = idTokens
 	c.CIMD = cimd
-	tn, err := tenant.New(c)
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +52,8 @@ func golden(t *testing.T, name string, v any) {
 }
 
 func TestDocuments(t *testing.T) {
-	on := school(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}})
-	off := school(t, false, config.CIMD{})
+	on := testSchool(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}})
+	off := testSchool(t, false, config.CIMD{})
 	golden(t, "server-id-tokens.json", ServerMetadataFor(on))
 	golden(t, "server-no-id-tokens.json", ServerMetadataFor(off))
 	golden(t, "resource.json", ResourceMetadataFor(on, resource.Origin))
@@ -80,7 +80,7 @@ func TestDocuments(t *testing.T) {
 // challenges name. Listing every scope sent MCP clients, which ask for all of scopes_supported
 // when a challenge names none, to ask a member client for operator scopes (invalid_scope).
 func TestPathResourceScopes(t *testing.T) {
-	on := school(t, false, config.CIMD{})
+	on := testSchool(t, false, config.CIMD{})
 	for _, p := range []resource.Protected{resource.MCP, resource.MemberAPI} {
 		md := ResourceMetadataFor(on, p)
 		if md.Resource != on.Origin+p.Path {

@@ -1,6 +1,6 @@
 // Package discovery serves each school's machine-readable documents.
 //
-// Routes (public listener, per tenant):
+// Routes (public listener, per school):
 //
 //	GET /.well-known/oauth-authorization-server         RFC 8414 metadata
 //	GET /.well-known/openid-configuration               OpenID Connect discovery

@@ -10,8 +10,8 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // pathResources are the protected resources with path-specific metadata (RFC 9728 section 3.1):
@@ -48,7 +48,7 @@ func (h *Handler) now() time.Time { return h.deps.Now() }
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
 	for _, path := range []string{endpoint.ServerMetadata, endpoint.OpenIDConfiguration} {
-		r.Handle(path, serveDocument(func(t *tenant.Tenant) any { return ServerMetadataFor(t) })).
+		r.Handle(path, serveDocument(func(t *school.School) any { return ServerMetadataFor(t) })).
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 	h.MountResourceMetadata(r)
@@ -60,21 +60,21 @@ func (h *Handler) Mount(r *mux.Router) {
 // MountResourceMetadata registers only the protected-resource metadata (a Member API process
 // serves these, not the authorization server's documents).
 func (h *Handler) MountResourceMetadata(r *mux.Router) {
-	r.Handle(endpoint.ProtectedResourceMetadata, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, resource.Origin) })).
+	r.Handle(endpoint.ProtectedResourceMetadata, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, resource.Origin) })).
 		Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	for _, p := range pathResources {
-		r.Handle(endpoint.ProtectedResourceMetadata+p.Path, serveDocument(func(t *tenant.Tenant) any { return ResourceMetadataFor(t, p) })).
+		r.Handle(endpoint.ProtectedResourceMetadata+p.Path, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, p) })).
 			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 }
 
-// serveDocument answers GET with the tenant's document and a CORS preflight with 204.
-func serveDocument(build func(*tenant.Tenant) any) http.Handler {
+// serveDocument answers GET with the school's document and a CORS preflight with 204.
+func serveDocument(build func(*school.School) any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !edge.PublicRead(w, r) {
 			return
 		}
-		t, err := tenant.FromContext(r.Context())
+		t, err := school.FromContext(r.Context())
 		if err != nil {
 			edge.WriteNoSchool(w)
 			return

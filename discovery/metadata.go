@@ -3,8 +3,8 @@ package discovery
 import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // ServerMetadata is the RFC 8414 / OpenID Connect discovery document. Fields are omitted until
@@ -35,7 +35,7 @@ type ServerMetadata struct {
 // ServerMetadataFor builds the school's authorization-server metadata. The ID-token fields
 // appear only for a school with ID tokens on (spec, Authentication 9: a client relies on an
 // id_token only when both jwks_uri and the signing algorithm are listed).
-func ServerMetadataFor(t *tenant.Tenant) ServerMetadata {
+func ServerMetadataFor(t *school.School) ServerMetadata {
 	md := ServerMetadata{
 		Issuer:                                     t.Origin,
 		AuthorizationEndpoint:                      t.URL(endpoint.Authorize),
@@ -80,7 +80,7 @@ type ResourceMetadata struct {
 // its challenges name (resource.Protected.Scopes), which a member client can get:
 // an MCP client without a scope in the challenge asks for all of scopes_supported (MCP
 // 2025-11-25, Authorization, scope selection).
-func ResourceMetadataFor(t *tenant.Tenant, p resource.Protected) ResourceMetadata {
+func ResourceMetadataFor(t *school.School, p resource.Protected) ResourceMetadata {
 	scopes := p.Scopes
 	if p.Path == "" {
 		scopes = scope.Names()

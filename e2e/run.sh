@@ -89,14 +89,14 @@ issuer="http://127.0.0.1:$port"
 school2="http://localhost:$port"
 mailbox_url="http://127.0.0.1:$mail_port"
 
-mkdir -p "$work/tenants"
+mkdir -p "$work/schools"
 cat >"$work/proctor.yaml" <<EOF
 public: {addr: "127.0.0.1:$port"}
 internal: {addr: "127.0.0.1:$internal_port"}
 database:
   driver: sqlite
   dsn: "$work/proctor.db"
-tenants_dir: "$work/tenants"
+schools_dir: "$work/schools"
 log: {level: info, format: json}
 mail:
   host: 127.0.0.1
@@ -104,7 +104,7 @@ mail:
   tls: none
   from: noreply@e2e.example
 EOF
-cat >"$work/tenants/01-e2e-one.yaml" <<EOF
+cat >"$work/schools/01-e2e-one.yaml" <<EOF
 school_id: 1
 subdomain: e2e-one
 name: E2E School One
@@ -113,7 +113,7 @@ features:
   id_tokens: true
   mcp_connections: true
 EOF
-cat >"$work/tenants/02-e2e-two.yaml" <<EOF
+cat >"$work/schools/02-e2e-two.yaml" <<EOF
 school_id: 2
 subdomain: e2e-two
 name: E2E School Two
@@ -129,27 +129,27 @@ export PROCTOR_SECRET
 
 echo "== migrate, seed, clients"
 "$proctor" migrate >>"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; die "migrate failed"; }
-"$proctor" seed --tenant 1 e2e/fixture.yaml >>"$work/setup.log" 2>&1 ||
+"$proctor" seed --school 1 e2e/fixture.yaml >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "seed failed"; }
-"$proctor" seed --tenant 1 e2e/mcp-fixture.yaml >>"$work/setup.log" 2>&1 ||
+"$proctor" seed --school 1 e2e/mcp-fixture.yaml >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "seeding the MCP catalogue failed"; }
-"$proctor" seed --tenant 2 e2e/passkey-fixture.yaml >>"$work/setup.log" 2>&1 ||
+"$proctor" seed --school 2 e2e/passkey-fixture.yaml >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "seeding school 2 failed"; }
 
 json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||!v)process.exit(1);console.log(v)})' "$1"; }
 
-public_json="$("$proctor" clients create --tenant 1 --name "E2E App" \
+public_json="$("$proctor" clients create --school 1 --name "E2E App" \
   --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
   { cat "$work/setup.log" >&2; die "creating the public client failed"; }
-conf_json="$("$proctor" clients create --tenant 1 --name "E2E Confidential App" \
+conf_json="$("$proctor" clients create --school 1 --name "E2E Confidential App" \
   --redirect-uri http://127.0.0.1/callback --confidential --json 2>>"$work/setup.log")" ||
   { cat "$work/setup.log" >&2; die "creating the confidential client failed"; }
-operator_json="$("$proctor" clients create --tenant 1 --name "E2E Operator App" --kind operator \
+operator_json="$("$proctor" clients create --school 1 --name "E2E Operator App" --kind operator \
   --scopes "openid school:read" --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
   { cat "$work/setup.log" >&2; die "creating the operator client failed"; }
 operator_client_id="$(json_field client_id <<<"$operator_json")"
 # School 2's owner, who must enrol a second factor before its administration pages.
-echo "e2e-owen-password-1" | "$proctor" members create --tenant 2 --email owen.owner@e2e.example \
+echo "e2e-owen-password-1" | "$proctor" members create --school 2 --email owen.owner@e2e.example \
   --name "Owen Owner" --role owner --password-stdin >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "creating school 2's owner failed"; }
 client_id="$(json_field client_id <<<"$public_json")"
@@ -159,7 +159,7 @@ conf_client_secret="$(json_field client_secret <<<"$conf_json")"
 # The invitation test's member: invited before the server starts, so the invitation waits in
 # the outbox and the server's mail worker sends it to the mailbox.
 invited_email="ivy.invited@e2e.example"
-"$proctor" members invite --tenant 1 --email "$invited_email" --name "Ivy Invited" \
+"$proctor" members invite --school 1 --email "$invited_email" --name "Ivy Invited" \
   >>"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; die "inviting $invited_email failed"; }
 
 echo "== mailbox: smtp 127.0.0.1:$smtp_port, messages at $mailbox_url/mail"

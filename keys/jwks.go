@@ -13,8 +13,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // JWKSContentType is the media type of a JWK Set (RFC 7517 section 8.5.1).
@@ -48,7 +48,7 @@ func (m *Manager) JWKSHandler() http.Handler {
 			edge.WriteError(w, http.StatusMethodNotAllowed, "invalid_request", "Use GET.")
 			return
 		}
-		t, err := tenant.FromContext(r.Context())
+		t, err := school.FromContext(r.Context())
 		if err != nil {
 			edge.WriteNoSchool(w)
 			return

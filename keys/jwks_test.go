@@ -169,7 +169,7 @@ func TestJWKSHandler(t *testing.T) {
 		t.Fatalf("POST: status %d, Allow %q", post.Code, post.Header().Get("Allow"))
 	}
 	if none := serve(context.Background(), http.MethodGet); none.Code != http.StatusNotFound {
-		t.Fatalf("no tenant: status %d", none.Code)
+		t.Fatalf("no school: status %d", none.Code)
 	}
 
 	// A store failure is a bare 500 with no detail.

@@ -18,8 +18,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Algorithm is the only signature algorithm Proctor's keys use (spec, Authentication rule 9).
@@ -152,7 +152,7 @@ func (m *Manager) rotate(ctx context.Context, checkCurrent bool) (Key, error) {
 	if m.err != nil {
 		return Key{}, m.err
 	}
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return Key{}, err
 	}
@@ -203,7 +203,7 @@ func (m *Manager) rotate(ctx context.Context, checkCurrent bool) (Key, error) {
 // List describes the school's stored keys, newest first, read straight from the store (no
 // cache, no decryption).
 func (m *Manager) List(ctx context.Context) ([]Info, error) {
-	if _, err := tenant.FromContext(ctx); err != nil {
+	if _, err := school.FromContext(ctx); err != nil {
 		return nil, err
 	}
 	rows, err := m.st.ListSigningKeys(ctx)
@@ -247,7 +247,7 @@ func (m *Manager) snapshot(ctx context.Context) (*snapshot, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return nil, err
 	}

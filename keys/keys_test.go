@@ -12,10 +12,10 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // clock is a manual clock shared by the Managers of one test.
@@ -59,7 +59,7 @@ func openStore(t testing.TB) (storage.SigningKeys, context.Context) {
 
 func schoolContext(ctx context.Context, id int64) context.Context {
 	subs := map[int64]string{1: "a", 2: "b"}
-	return tenant.NewContext(ctx, &tenant.Tenant{
+	return school.NewContext(ctx, &school.School{
 		SchoolID: id, Subdomain: subs[id], Name: subs[id], Origin: "https://" + subs[id] + ".example",
 	})
 }
@@ -165,17 +165,17 @@ func TestCurrentCreatesOnce(t *testing.T) {
 	}
 }
 
-func TestCurrentNeedsTenant(t *testing.T) {
+func TestCurrentNeedsSchool(t *testing.T) {
 	st, _ := openStore(t)
 	m := NewManager(st, testSecret(1), Options{})
-	if _, err := m.Current(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
-		t.Fatalf("Current: err = %v, want ErrNoTenant", err)
+	if _, err := m.Current(context.Background()); !errors.Is(err, school.ErrNoSchool) {
+		t.Fatalf("Current: err = %v, want ErrNoSchool", err)
 	}
-	if _, err := m.Rotate(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
-		t.Fatalf("Rotate: err = %v, want ErrNoTenant", err)
+	if _, err := m.Rotate(context.Background()); !errors.Is(err, school.ErrNoSchool) {
+		t.Fatalf("Rotate: err = %v, want ErrNoSchool", err)
 	}
-	if _, err := m.PublicKeys(context.Background()); !errors.Is(err, tenant.ErrNoTenant) {
-		t.Fatalf("PublicKeys: err = %v, want ErrNoTenant", err)
+	if _, err := m.PublicKeys(context.Background()); !errors.Is(err, school.ErrNoSchool) {
+		t.Fatalf("PublicKeys: err = %v, want ErrNoSchool", err)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestHTTPSSchoolCookiesAreHostPrefixed: at a school whose base_url is https, the session,
@@ -18,7 +18,7 @@ import (
 func TestHTTPSSchoolCookiesAreHostPrefixed(t *testing.T) {
 	const hostS = "s.test"
 	e := newEnv(t, nil)
-	e.tenants[hostS] = &tenant.Tenant{SchoolID: 3, Subdomain: "s", Name: "School S", Origin: "https://" + hostS, Host: hostS}
+	e.schools[hostS] = &school.School{SchoolID: 3, Subdomain: "s", Name: "School S", Origin: "https://" + hostS, Host: hostS}
 	if err := e.store.SyncSchool(t.Context(), 3, "s", "School S"); err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,13 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // cheap keeps argon2id fast in tests; Verify reads the parameters from the hash.
@@ -65,7 +65,7 @@ type env struct {
 	h       *Handler
 	clock   *schools.Clock
 	router  *mux.Router
-	tenants map[string]*tenant.Tenant
+	schools map[string]*school.School
 	ann     storage.Member
 }
 
@@ -79,18 +79,18 @@ func newEnv(t *testing.T, tweak func(*Deps)) *env {
 		t:     t,
 		store: &countingStore{Store: gs},
 		clock: schools.NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)),
-		tenants: map[string]*tenant.Tenant{
+		schools: map[string]*school.School{
 			hostA: {SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "http://" + hostA, Host: hostA},
 			hostB: {SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "http://" + hostB, Host: hostB},
 		},
 	}
-	for _, tn := range e.tenants {
+	for _, tn := range e.schools {
 		if err := gs.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e.ann = schools.Member(t, gs, annEmail, "Ann Example")
-	schools.SetRoles(t, gs, e.tenants[hostA], e.ann.ID, storage.RoleStudent)
+	schools.SetRoles(t, gs, e.schools[hostA], e.ann.ID, storage.RoleStudent)
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)
@@ -116,13 +116,13 @@ func newEnv(t *testing.T, tweak func(*Deps)) *env {
 
 // ctx is a context of the school served at host.
 func (e *env) ctx(host string) context.Context {
-	return tenant.NewContext(e.t.Context(), e.tenants[host])
+	return school.NewContext(e.t.Context(), e.schools[host])
 }
 
 // ServeHTTP stands in for the server's middleware: the school by Host, and the edge info a
 // trusted proxy would give (https and the client address, from test-only headers).
 func (e *env) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	tn, ok := e.tenants[r.Host]
+	tn, ok := e.schools[r.Host]
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -132,7 +132,7 @@ func (e *env) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		addr = netip.MustParseAddr(a)
 	}
 	info := &edge.Info{ID: "req-test", Secure: r.Header.Get("X-Test-Secure") == "1", ClientAddr: addr}
-	ctx := tenant.NewContext(edge.NewContext(r.Context(), info), tn)
+	ctx := school.NewContext(edge.NewContext(r.Context(), info), tn)
 	e.router.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -295,6 +295,6 @@ func (b *browser) current() (Session, bool) {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	}
 	info := &edge.Info{ID: "req-test", Secure: b.secure, ClientAddr: netip.MustParseAddr(addrDefault)}
-	probe.ServeHTTP(httptest.NewRecorder(), req.WithContext(tenant.NewContext(edge.NewContext(req.Context(), info), b.e.tenants[b.host])))
+	probe.ServeHTTP(httptest.NewRecorder(), req.WithContext(school.NewContext(edge.NewContext(req.Context(), info), b.e.schools[b.host])))
 	return s, ok
 }

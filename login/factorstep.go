@@ -18,9 +18,9 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // FactorPath is the second sign-in step: after a correct password (a pending sign-in cookie),
@@ -169,7 +169,7 @@ func (h *Handler) askSecondFactor(ctx context.Context, w http.ResponseWriter, r 
 	if h.factors == nil {
 		return false, nil
 	}
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -220,7 +220,7 @@ func (h *Handler) Challenge(r *http.Request, stepUp bool, returnTo string) (Fact
 		}
 		return ch, true, nil
 	}
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return ch, false, err
 	}
@@ -240,7 +240,7 @@ func (h *Handler) Challenge(r *http.Request, stepUp bool, returnTo string) (Fact
 // address's budgets before anything is checked, as a password attempt is charged. It returns
 // the keys it charged, or nil if a budget was spent (the attempt is refused: FactorThrottled).
 func (h *Handler) TakeFactorAttempt(ctx context.Context, ch FactorChallenge) ([]string, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (h *Handler) OperatorFactorGate(w http.ResponseWriter, r *http.Request, s S
 	if h.factors == nil {
 		return true, nil
 	}
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return false, err
 	}
@@ -399,7 +399,7 @@ func (h *Handler) toLogin(w http.ResponseWriter, returnTo string) {
 }
 
 func (h *Handler) showFactor(w http.ResponseWriter, r *http.Request, ch FactorChallenge, status int, msg string) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}

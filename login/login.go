@@ -16,9 +16,9 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Messages of the sign-in page. The failure message is the same whether the e-mail is unknown
@@ -38,7 +38,7 @@ const maxEmail = 254
 // loginForm shows the sign-in form, or sends a member who is already signed in on to
 // return_to.
 func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (h *Handler) rehash(ctx context.Context, m storage.Member, pw string) {
 
 // signedIn is where a sign-in with no return_to ends.
 func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, page templates.LoginPage) {
 	// The way to a passkey sign-in (package passkey), where the school's host can have passkeys.
-	if t, err := tenant.FromContext(r.Context()); err == nil {
+	if t, err := school.FromContext(r.Context()); err == nil {
 		if _, ok := t.PasskeyRPID(); ok {
 			page.PasskeyURL = PasskeyLoginPath + "?return_to=" + url.QueryEscape(page.ReturnTo)
 		}

@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // MsgLogoutExpired asks the member to confirm again after a sign-out form that failed its CSRF
@@ -18,7 +18,7 @@ const MsgLogoutExpired = "Please confirm again that you want to sign out."
 // logoutForm asks for confirmation. GET never signs anyone out: any page on the web can make a
 // browser GET a URL.
 func (h *Handler) logoutForm(w http.ResponseWriter, r *http.Request) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) {
+func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *school.School) {
 	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error {
 		return h.tpl.SignedOut(out, templates.SignedOutPage{School: t.Name})
 	})
@@ -81,8 +81,8 @@ func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status in
 // postedForm reads what a posted sign-in or sign-out form starts from: the request's school, what
 // the edge knows of the request (for the log), and the parsed form (a FormError if it does not
 // parse).
-func postedForm(r *http.Request) (*tenant.Tenant, *edge.Info, error) {
-	t, err := tenant.FromContext(r.Context())
+func postedForm(r *http.Request) (*school.School, *edge.Info, error) {
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"net/url"
 
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // Visit is a signed-in member's request to one of their own pages: their school and session.
 type Visit struct {
-	Tenant  *tenant.Tenant
+	School  *school.School
 	Session Session
 }
 
@@ -30,7 +30,7 @@ func (h *Handler) MemberPage(home string, expired, fn func(http.ResponseWriter, 
 }
 
 func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home strin
 	if err != nil {
 		return err
 	}
-	v := Visit{Tenant: t, Session: s}
+	v := Visit{School: t, Session: s}
 	if post && !h.CheckCSRF(r, s) {
 		h.log.Info("member form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
 			"school_id", t.SchoolID, "path", r.URL.Path)

@@ -6,9 +6,9 @@ import (
 	"strconv"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // maxFormAction bounds the consent form's action: the authorization request's URI.
@@ -41,7 +41,7 @@ type ErrorView struct {
 // RenderConsent writes the consent page for s. Consent is asked on every authorization (spec,
 // "Consent is shown on every authorization"), so the page has no "remember" option.
 func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Session, v ConsentView) {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		h.Fail(w, r, err)
 		return
@@ -82,7 +82,7 @@ func (h *Handler) RenderError(w http.ResponseWriter, r *http.Request, status int
 		v.Title = viewInternal.Title
 	}
 	page := templates.ErrorPage{Title: v.Title, Message: v.Message, RequestID: edge.FromContext(r.Context()).ID}
-	if t, err := tenant.FromContext(r.Context()); err == nil {
+	if t, err := school.FromContext(r.Context()); err == nil {
 		page.School = t.Name
 	}
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {

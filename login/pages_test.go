@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 var actionPattern = regexp.MustCompile(`<form method="post" action="([^"]*)">\s*<input type="hidden" name="csrf_token" value="[^"]*">\s*<div class="actions">`)
@@ -89,7 +89,7 @@ func TestConsentRefusesForeignFormAction(t *testing.T) {
 	for _, action := range []string{"", "https://evil.example/x", "//evil.example", "javascript:alert(1)"} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodGet, "http://a.test/oauth/authorize", nil)
-		req = req.WithContext(tenant.NewContext(req.Context(), e.tenants[hostA]))
+		req = req.WithContext(school.NewContext(req.Context(), e.schools[hostA]))
 		e.h.RenderConsent(rec, req, Session{ID: "x", Member: e.ann}, ConsentView{ClientName: "C", FormAction: action})
 		if rec.Code != http.StatusInternalServerError || strings.Contains(rec.Body.String(), "decision") {
 			t.Errorf("form action %q: %d", action, rec.Code)
@@ -134,7 +134,7 @@ func TestRenderError(t *testing.T) {
 	e := newEnv(t, nil)
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "http://a.test/oauth/authorize", nil)
-	ctx := edge.NewContext(tenant.NewContext(req.Context(), e.tenants[hostA]), &edge.Info{ID: "req-42"})
+	ctx := edge.NewContext(school.NewContext(req.Context(), e.schools[hostA]), &edge.Info{ID: "req-42"})
 	e.h.RenderError(rec, req.WithContext(ctx), http.StatusBadRequest, ErrorView{Title: "Unknown application", Message: "The link you followed is not valid."})
 	body := rec.Body.String()
 	if rec.Code != http.StatusBadRequest || rec.Header().Get("Content-Security-Policy") != PagePolicy || rec.Header().Get("Cache-Control") != "no-store" {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Session cookie names. Over https the "__Host-" prefix makes browsers refuse the cookie unless
@@ -210,7 +210,7 @@ func (h *Handler) deleteSession(ctx context.Context, id string) {
 // have been planted by a sibling host or over plain http, so it is neither read nor set.
 // Elsewhere (a loopback http school) they are when the request came over https.
 func secureCookies(r *http.Request) bool {
-	if t, err := tenant.FromContext(r.Context()); err == nil && t.HTTPS() {
+	if t, err := school.FromContext(r.Context()); err == nil && t.HTTPS() {
 		return true
 	}
 	return edge.FromContext(r.Context()).Secure

@@ -30,7 +30,7 @@ import (
 
 var secret = config.Secret(bytes.Repeat([]byte{7}, 32))
 
-// schools' From addresses, as the server resolves them from the tenant files.
+// schools' From addresses, as the server resolves them from the school files.
 func fromOf(id int64) (string, string) {
 	return fmt.Sprintf("noreply@school%d.example.test", id), fmt.Sprintf("School %d", id)
 }

@@ -18,12 +18,12 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
@@ -39,8 +39,8 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A", Origin: "http://127.0.0.1:" + port, Host: "127.0.0.1:" + port}
-	ctx := tenant.NewContext(t.Context(), tn)
+	tn := &school.School{SchoolID: 1, Subdomain: "a", Name: "A", Origin: "http://127.0.0.1:" + port, Host: "127.0.0.1:" + port}
+	ctx := school.NewContext(t.Context(), tn)
 	if err := gs.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	})
 	handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info := &edge.Info{ID: "req", ClientAddr: netip.MustParseAddr("127.0.0.1")}
-		r.ServeHTTP(w, req.WithContext(tenant.NewContext(edge.NewContext(req.Context(), info), tn)))
+		r.ServeHTTP(w, req.WithContext(school.NewContext(edge.NewContext(req.Context(), info), tn)))
 	})
 	e, err := svc.BeginTOTP(ctx, m.ID, "A", m.Email)
 	if err != nil {

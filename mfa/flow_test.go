@@ -292,7 +292,7 @@ func TestPendingCookieRefused(t *testing.T) {
 }
 
 func TestOperatorMFARequired(t *testing.T) {
-	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.Tenant) {
+	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.School) {
 		if c.Subdomain == "north" {
 			c.Security.OperatorMFA = config.OperatorMFARequired
 		}
@@ -335,7 +335,7 @@ func TestOperatorMFARequired(t *testing.T) {
 }
 
 func TestStepUpAndAMR(t *testing.T) {
-	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.Tenant) {
+	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.School) {
 		if c.Subdomain == "lumen" {
 			c.Security.OperatorMFA = config.OperatorMFAOff
 		}

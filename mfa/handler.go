@@ -117,7 +117,7 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, login.Visit) 
 
 // required reports whether the school requires a second factor of this member (an operator).
 func (h *Handler) required(ctx context.Context, v login.Visit) (bool, error) {
-	if !v.Tenant.Security.RequiresOperatorFactor() {
+	if !v.School.Security.RequiresOperatorFactor() {
 		return false, nil
 	}
 	roles, err := h.members.GetRoles(ctx, v.Session.Member.ID)
@@ -153,7 +153,7 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 		notice = noticeRemoved
 	}
 	page := templates.SecurityPage{
-		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
+		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
 		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
 	}
@@ -168,7 +168,7 @@ func (h *Handler) enrolForm(w http.ResponseWriter, r *http.Request, v login.Visi
 
 func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visit, status int, returnTo, msg string) error {
 	ctx := r.Context()
-	e, err := h.svc.BeginTOTP(ctx, v.Session.Member.ID, v.Tenant.Name, v.Session.Member.Email)
+	e, err := h.svc.BeginTOTP(ctx, v.Session.Member.ID, v.School.Name, v.Session.Member.Email)
 	if errors.Is(err, ErrEnrolled) {
 		login.SeeOther(w, SecurityPath)
 		return nil
@@ -181,7 +181,7 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visi
 		return err
 	}
 	page := templates.TOTPEnrolPage{
-		School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
+		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
@@ -219,7 +219,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 		return fmt.Errorf("mfa: mark session: %w", err)
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
-	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	if returnTo == login.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
@@ -227,7 +227,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 }
 
 func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v login.Visit, codes []string, next string) error {
-	page := templates.RecoveryCodesPage{School: v.Tenant.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
+	page := templates.RecoveryCodesPage{School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
 	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
 	return nil
@@ -247,7 +247,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 		return err
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
-	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	login.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }
@@ -282,7 +282,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 		return true, nil
 	}
 	ctx := r.Context()
-	key := "mfa-password:" + strconv.FormatInt(v.Tenant.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
+	key := "mfa-password:" + strconv.FormatInt(v.School.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
 		return false, &login.PageError{Status: http.StatusServiceUnavailable,

@@ -23,8 +23,8 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // RecoveryCodeCount is how many recovery codes a member gets at a time.
@@ -234,7 +234,7 @@ func newRecoveryCode() string {
 // the code, so that equal codes of two members never share a row and a copied hash is useless
 // elsewhere.
 func (s *Service) codeHash(ctx context.Context, memberID int64, code string) (string, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -246,7 +246,7 @@ func (s *Service) codeHash(ctx context.Context, memberID int64, code string) (st
 // sealAAD binds a sealed secret to its school and member: a ciphertext copied to another row
 // does not open.
 func sealAAD(ctx context.Context, memberID int64) ([]byte, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return nil, err
 	}

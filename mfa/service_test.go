@@ -10,11 +10,11 @@ import (
 	"github.com/pquerna/otp/hotp"
 
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 var testSecret = schools.Secret
@@ -34,14 +34,14 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	gs := storetest.Open(t, gormstore.DriverSQLite)
 	f := &fixture{store: gs, clock: schools.NewClock(time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC))}
-	a := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
-	b := &tenant.Tenant{SchoolID: 2, Subdomain: "b", Name: "B"}
-	for _, tn := range []*tenant.Tenant{a, b} {
+	a := &school.School{SchoolID: 1, Subdomain: "a", Name: "A"}
+	b := &school.School{SchoolID: 2, Subdomain: "b", Name: "B"}
+	for _, tn := range []*school.School{a, b} {
 		if err := gs.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f.ctxA, f.ctxB = tenant.NewContext(t.Context(), a), tenant.NewContext(t.Context(), b)
+	f.ctxA, f.ctxB = school.NewContext(t.Context(), a), school.NewContext(t.Context(), b)
 	m, err := gs.CreateMember(t.Context(), storage.Member{Email: "ann@example.com", Name: "Ann"})
 	if err != nil {
 		t.Fatal(err)

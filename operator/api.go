@@ -61,7 +61,7 @@ type Handler struct {
 	audit      *audit.Recorder
 
 	api huma.API
-	// docs caches each school's OpenAPI document (keyed by *tenant.Tenant, which is immutable
+	// docs caches each school's OpenAPI document (keyed by *school.School, which is immutable
 	// for the life of the process): the document only differs between schools in their URLs.
 	docs sync.Map
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // tokens is a Verifier that knows a fixed set of tokens, so that this package's tests exercise
@@ -44,7 +44,7 @@ const testBodyLimit = 4096
 type env struct {
 	t       testing.TB
 	store   *gormstore.Store
-	tn      *tenant.Tenant
+	tn      *school.School
 	ctx     context.Context
 	handler http.Handler
 	owner   int64
@@ -60,8 +60,8 @@ const allScopes = "all"
 // (they run after the store and the owner exist).
 func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	t.Helper()
-	e := &env{t: t, store: storetest.Open(t, backend), tn: testTenant(t, 1, "https://north.example"), dir: t.TempDir()}
-	e.ctx = tenant.NewContext(t.Context(), e.tn)
+	e := &env{t: t, store: storetest.Open(t, backend), tn: testSchool(t, 1, "https://north.example"), dir: t.TempDir()}
+	e.ctx = school.NewContext(t.Context(), e.tn)
 	if err := e.store.SyncSchool(t.Context(), e.tn.SchoolID, e.tn.Subdomain, e.tn.Name); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	h.Mount(r)
 	e.handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// What the server's middleware does before the router: the school and the body limit.
-		req = req.WithContext(tenant.NewContext(req.Context(), e.tn))
+		req = req.WithContext(school.NewContext(req.Context(), e.tn))
 		req.Body = http.MaxBytesReader(w, req.Body, testBodyLimit)
 		r.ServeHTTP(w, req)
 	})

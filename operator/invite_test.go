@@ -19,11 +19,11 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // withInviter gives the API an inviter built as the server builds it: account.Service over the
@@ -67,11 +67,11 @@ func outboxKinds(t *testing.T, e *env) []string {
 // responseValidator checks answers against the API's own OpenAPI document.
 type responseValidator struct {
 	t      *testing.T
-	tn     *tenant.Tenant
+	tn     *school.School
 	router routers.Router
 }
 
-func newResponseValidator(t *testing.T, tn *tenant.Tenant) *responseValidator {
+func newResponseValidator(t *testing.T, tn *school.School) *responseValidator {
 	t.Helper()
 	_, raw := fetchDocument(t, tn)
 	doc, err := openapi3.NewLoader().LoadFromData(raw)
@@ -138,11 +138,11 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an identity of another school keeps its password", func(t *testing.T) {
-				other := testTenant(t, 2, "https://lumen.example:8443")
+				other := testSchool(t, 2, "https://lumen.example:8443")
 				if err := e.store.SyncSchool(t.Context(), other.SchoolID, other.Subdomain, other.Name); err != nil {
 					t.Fatal(err)
 				}
-				octx := tenant.NewContext(t.Context(), other)
+				octx := school.NewContext(t.Context(), other)
 				have, err := e.store.CreateMember(octx, storage.Member{Email: "lumen@example.test", Name: "Lumen Learner", PasswordHash: "$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"})
 				if err != nil {
 					t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // securityScheme names the OAuth 2.0 scheme every operation's security requirement refers to.
@@ -45,7 +45,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	if !edge.PublicRead(w, r) {
 		return
 	}
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		edge.WriteNoSchool(w)
 		return
@@ -68,7 +68,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 // its Downgrade rewrites the 3.1 constructs (type arrays for nullable, examples, exclusive
 // bounds ...) into their 3.0 forms. The per-school parts (servers, the OAuth endpoints) are set
 // on a shallow copy, so the registered operations are shared and never written to.
-func (h *Handler) document(t *tenant.Tenant) ([]byte, error) {
+func (h *Handler) document(t *school.School) ([]byte, error) {
 	if doc, ok := h.docs.Load(t); ok {
 		return doc.([]byte), nil
 	}
@@ -122,7 +122,7 @@ func dropKeywords31(doc []byte) ([]byte, error) {
 // oauthScheme is the school's authorization-code flow, listing the scopes an operator client
 // may hold: the identity scopes and the operator scopes of the catalogue (account:* belong to
 // member clients and are refused to operator clients, spec Authentication 11).
-func oauthScheme(t *tenant.Tenant) *huma.SecurityScheme {
+func oauthScheme(t *school.School) *huma.SecurityScheme {
 	scopes := map[string]string{}
 	for _, s := range scope.All() {
 		if s.Audience != scope.Member {

@@ -12,29 +12,29 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
-// testTenant is a school for tests that need no database.
-func testTenant(t testing.TB, id int64, baseURL string) *tenant.Tenant {
+// testSchool is a school for tests that need no database.
+func testSchool(t testing.TB, id int64, baseURL string) *school.School {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, "s"+baseURL[len(baseURL)-1:], "School", baseURL
-	tn, err := tenant.New(c)
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tn
 }
 
-// fetchDocument serves /openapi.json for the tenant through the mounted handler.
-func fetchDocument(t *testing.T, tn *tenant.Tenant) (*http.Response, []byte) {
+// fetchDocument serves /openapi.json for the school through the mounted handler.
+func fetchDocument(t *testing.T, tn *school.School) (*http.Response, []byte) {
 	t.Helper()
 	r := mux.NewRouter()
 	New(Deps{}).Mount(r)
 	req := httptest.NewRequest(http.MethodGet, endpoint.OpenAPI, nil)
-	req = req.WithContext(tenant.NewContext(req.Context(), tn))
+	req = req.WithContext(school.NewContext(req.Context(), tn))
 	rec := httptest.NewRecorder()
 	r.ServeHTTP(rec, req)
 	return rec.Result(), rec.Body.Bytes()
@@ -44,7 +44,7 @@ func fetchDocument(t *testing.T, tn *tenant.Tenant) (*http.Response, []byte) {
 // and checks that every operator scope of the catalogue gates some operation, and that each
 // operation names exactly one scope of the scheme.
 func TestOpenAPIDocument(t *testing.T) {
-	tn := testTenant(t, 1, "https://north.example")
+	tn := testSchool(t, 1, "https://north.example")
 	resp, body := fetchDocument(t, tn)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -109,13 +109,13 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 }
 
-// TestOpenAPIPerTenant checks that each school's document names its own endpoints.
-func TestOpenAPIPerTenant(t *testing.T) {
-	a, b := testTenant(t, 1, "https://a.example"), testTenant(t, 2, "http://localhost:8080")
+// TestOpenAPIPerSchool checks that each school's document names its own endpoints.
+func TestOpenAPIPerSchool(t *testing.T) {
+	a, b := testSchool(t, 1, "https://a.example"), testSchool(t, 2, "http://localhost:8080")
 	r := mux.NewRouter()
 	h := New(Deps{})
 	h.Mount(r)
-	for _, tn := range []*tenant.Tenant{a, b, a} {
+	for _, tn := range []*school.School{a, b, a} {
 		raw, err := h.document(tn)
 		if err != nil {
 			t.Fatal(err)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // uploadTypes are the media types the school's storage accepts, with the extension a stored
@@ -73,7 +73,7 @@ func (h *Handler) registerFiles(api huma.API) {
 }
 
 func (h *Handler) upload(ctx context.Context, in *uploadInput) (*struct{ Body StoredFile }, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return nil, h.problem(ctx, "school", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// School is the school's identity (from its tenant file, read only here) and its settings.
+// School is the school's identity (from its school file, read only here) and its settings.
 type School struct {
 	ID        int64          `json:"id"`
 	Subdomain string         `json:"subdomain"`

@@ -68,8 +68,8 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	if err != nil {
 		return fmt.Errorf("passkey: list: %w", err)
 	}
-	_, available := relyingParty(v.Tenant)
-	page.School, page.MemberName, page.MemberEmail = v.Tenant.Name, v.Session.Member.Name, v.Session.Member.Email
+	_, available := relyingParty(v.School)
+	page.School, page.MemberName, page.MemberEmail = v.School.Name, v.Session.Member.Name, v.Session.Member.Email
 	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.login.CSRFToken(v.Session), available, !h.login.FactorFresh(v.Session), maxNameRunes
 	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
 	for _, p := range keys {
@@ -100,7 +100,7 @@ func pageTime(t time.Time) string {
 // credential with user verification, none of the member's passkeys here again (the browser
 // skips an authenticator that holds one), no attestation.
 func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	wa, ok := relyingParty(v.Tenant)
+	wa, ok := relyingParty(v.School)
 	if !ok {
 		return errUnavailable
 	}
@@ -111,7 +111,7 @@ func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v login.
 	if len(keys) >= maxPasskeys {
 		return errTooMany
 	}
-	u := h.newUser(v.Tenant.SchoolID, v.Session.Member, keys)
+	u := h.newUser(v.School.SchoolID, v.Session.Member, keys)
 	creation, sd, err := wa.BeginRegistration(u,
 		webauthn.WithExclusions(webauthn.Credentials(u.credentials).CredentialDescriptors()),
 		webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
@@ -129,7 +129,7 @@ func (h *Handler) registerBegin(w http.ResponseWriter, r *http.Request, v login.
 // stores it.
 func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
-	wa, ok := relyingParty(v.Tenant)
+	wa, ok := relyingParty(v.School)
 	if !ok {
 		return errUnavailable
 	}
@@ -149,7 +149,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return refused(errNotCompleted, err)
 	}
-	cred, err := wa.CreateCredential(h.newUser(v.Tenant.SchoolID, m, nil), sd, parsed)
+	cred, err := wa.CreateCredential(h.newUser(v.School.SchoolID, m, nil), sd, parsed)
 	if err != nil {
 		return refused(errNotCompleted, err)
 	}
@@ -168,7 +168,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return fmt.Errorf("passkey: store: %w", err)
 	}
-	h.log.Info("passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID,
+	h.log.Info("passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
 		"backup_eligible", cred.Flags.BackupEligible)
 	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
@@ -213,7 +213,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 			return err
 		}
 		if msg != "" {
-			h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID, "status", status)
+			h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
 			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
 		}
 	}
@@ -224,7 +224,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	if err != nil {
 		return fmt.Errorf("passkey: remove: %w", err)
 	}
-	h.log.Info("passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.Tenant.SchoolID, "member_id", m.ID)
+	h.log.Info("passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil

@@ -23,13 +23,13 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/passkey"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 const memberPass = schools.Password
@@ -50,7 +50,7 @@ type env struct {
 	t       *testing.T
 	gs      *gormstore.Store
 	clock   *schools.Clock
-	a, b, c *tenant.Tenant
+	a, b, c *school.School
 	srv     *httptest.Server
 	log     *schools.LogBuffer
 	ann     storage.Member
@@ -67,20 +67,20 @@ func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 
 func newEnvOn(t *testing.T, backend string) *env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Backend: backend, TLS: true, Files: func(port string) []config.Tenant {
-		files := []config.Tenant{
+	sch := schools.New(t, schools.Options{Backend: backend, TLS: true, Files: func(port string) []config.School {
+		files := []config.School{
 			{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "https://north.example.com"},
 			{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example.com"},
 			{SchoolID: 3, Subdomain: "numeric", Name: "Numeric", BaseURL: "https://127.0.0.1:" + port},
 		}
 		for i := range files {
-			files[i].Lifetimes = config.DefaultTenant().Lifetimes
+			files[i].Lifetimes = config.DefaultSchool().Lifetimes
 		}
 		return files
 	}})
 	gs := sch.Store
 	e := &env{t: t, gs: gs, clock: schools.NewClock(time.Now().UTC().Truncate(time.Second)), srv: sch.Server}
-	e.a, e.b, e.c = sch.Tenants[0], sch.Tenants[1], sch.Tenants[2]
+	e.a, e.b, e.c = sch.Schools[0], sch.Schools[1], sch.Schools[2]
 	reg := sch.Registry
 	tpl, err := templates.New()
 	if err != nil {
@@ -117,9 +117,9 @@ func newEnvOn(t *testing.T, backend string) *env {
 	return e
 }
 
-func (e *env) ctx(s *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), s) }
+func (e *env) ctx(s *school.School) context.Context { return school.NewContext(e.t.Context(), s) }
 
-func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member {
+func (e *env) newMember(email, name string, at ...*school.School) storage.Member {
 	e.t.Helper()
 	m := schools.Member(e.t, e.gs, email, name)
 	for _, s := range at {
@@ -129,7 +129,7 @@ func (e *env) newMember(email, name string, at ...*tenant.Tenant) storage.Member
 }
 
 // events returns the security events of member m at s, oldest first, as "kind/result/detail".
-func (e *env) events(s *tenant.Tenant, m storage.Member) []string {
+func (e *env) events(s *school.School, m storage.Member) []string {
 	e.t.Helper()
 	evs, err := e.gs.ListSecurityEvents(e.ctx(s), audit.Filter{MemberID: m.ID, Limit: audit.MaxPage})
 	if err != nil {
@@ -206,7 +206,7 @@ func (b *browser) post(rawURL string, form url.Values) *response {
 }
 
 // signIn signs the browser in at s as m with the password.
-func (b *browser) signIn(s *tenant.Tenant, m storage.Member) {
+func (b *browser) signIn(s *school.School, m storage.Member) {
 	b.e.t.Helper()
 	res := b.get(s.URL(login.LoginPath))
 	f := url.Values{"csrf_token": {attr(b.e.t, res.Body, `name="csrf_token" value`)}, "email": {m.Email}, "password": {memberPass}}
@@ -216,7 +216,7 @@ func (b *browser) signIn(s *tenant.Tenant, m storage.Member) {
 }
 
 // signedInAs returns the e-mail the browser's session at s shows, or "" when it has none.
-func (b *browser) signedInAs(s *tenant.Tenant) string {
+func (b *browser) signedInAs(s *school.School) string {
 	b.e.t.Helper()
 	res := b.get(s.URL(login.DonePath))
 	if res.Status != http.StatusOK {
@@ -231,7 +231,7 @@ func (b *browser) signedInAs(s *tenant.Tenant) string {
 }
 
 // sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
-func (b *browser) sessionCSRF(s *tenant.Tenant) string {
+func (b *browser) sessionCSRF(s *school.School) string {
 	b.e.t.Helper()
 	return attr(b.e.t, b.get(s.URL(login.DonePath)).Body, `name="csrf_token" value`)
 }
@@ -274,7 +274,7 @@ type ceremony struct {
 }
 
 // beginRegistration opens the list page at s and begins adding a passkey.
-func (b *browser) beginRegistration(s *tenant.Tenant) ceremony {
+func (b *browser) beginRegistration(s *school.School) ceremony {
 	b.e.t.Helper()
 	page := b.get(s.URL(passkey.AccountPath))
 	if page.Status != http.StatusOK {
@@ -289,7 +289,7 @@ func (b *browser) beginRegistration(s *tenant.Tenant) ceremony {
 }
 
 // register adds a passkey of auth at s for the signed-in member, named name.
-func (b *browser) register(s *tenant.Tenant, auth *authenticator, name string) *softCredential {
+func (b *browser) register(s *school.School, auth *authenticator, name string) *softCredential {
 	b.e.t.Helper()
 	c := b.beginRegistration(s)
 	res := b.post(s.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "name": {name}, "response": {string(auth.create(c.opts))}})
@@ -303,7 +303,7 @@ func (b *browser) register(s *tenant.Tenant, auth *authenticator, name string) *
 }
 
 // beginSignIn opens the passwordless sign-in page at s and begins a sign-in.
-func (b *browser) beginSignIn(s *tenant.Tenant) ceremony {
+func (b *browser) beginSignIn(s *school.School) ceremony {
 	b.e.t.Helper()
 	page := b.get(s.URL(passkey.SignInPath + "?return_to=%2Foauth%2Fauthorize%3Fx%3D1"))
 	if page.Status != http.StatusOK {
@@ -318,7 +318,7 @@ func (b *browser) beginSignIn(s *tenant.Tenant) ceremony {
 }
 
 // finishSignIn posts an assertion to s's finish endpoint.
-func (b *browser) finishSignIn(s *tenant.Tenant, c ceremony, assertion []byte) *response {
+func (b *browser) finishSignIn(s *school.School, c ceremony, assertion []byte) *response {
 	b.e.t.Helper()
 	return b.post(s.URL(passkey.SignInFinishPath), url.Values{
 		"csrf_token": {c.csrf}, "return_to": {"/oauth/authorize?x=1"}, "response": {string(assertion)},

@@ -12,8 +12,8 @@ import (
 
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths of the passkey as the second sign-in step. consent's second-step page
@@ -51,7 +51,7 @@ func (h *Handler) factorChallenge(r *http.Request, form url.Values) (login.Facto
 // factorPage shows the passkey step; without a second step in progress it sends the browser to
 // sign in.
 func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 
 // factorBegin answers the options of the second step: the member's passkeys at the school
 // listed, user verification required.
-func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ch, err := h.factorChallenge(r, r.PostForm)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *tenant.
 // factorFinish checks the assertion of the member the step is for, charged to their and the
 // address's second-step budgets first, and ends the step as consent's code form does: a
 // session with [pwd, hwk|swk, mfa] after a password, or a refreshed factor time for a step-up.
-func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
 	ch, err := h.factorChallenge(r, r.PostForm)
 	if err != nil {
@@ -153,10 +153,10 @@ func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *tenant
 
 // formJSONAny adapts a JSON endpoint whose token fn checks itself (the second step's is the
 // session's or the sign-in form's): the form is read first.
-func (h *Handler) formJSONAny(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
+func (h *Handler) formJSONAny(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
-			t, err := tenant.FromContext(r.Context())
+			t, err := school.FromContext(r.Context())
 			if err != nil {
 				return err
 			}

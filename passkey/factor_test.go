@@ -9,12 +9,12 @@ import (
 
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/passkey"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // beginFactor opens the second step's passkey page at s (after a password, or with stepUp for a
 // signed-in member) and begins the ceremony.
-func (b *browser) beginFactor(s *tenant.Tenant, stepUp bool) ceremony {
+func (b *browser) beginFactor(s *school.School, stepUp bool) ceremony {
 	b.e.t.Helper()
 	q := url.Values{"return_to": {"/account"}}
 	if stepUp {
@@ -33,7 +33,7 @@ func (b *browser) beginFactor(s *tenant.Tenant, stepUp bool) ceremony {
 	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
 }
 
-func (b *browser) finishFactor(s *tenant.Tenant, c ceremony, stepUp bool, assertion []byte) *response {
+func (b *browser) finishFactor(s *school.School, c ceremony, stepUp bool, assertion []byte) *response {
 	b.e.t.Helper()
 	f := url.Values{"csrf_token": {c.csrf}, "return_to": {"/account"}, "response": {string(assertion)}}
 	if stepUp {

@@ -22,9 +22,9 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Paths served by Mount.
@@ -160,7 +160,7 @@ func (h *Handler) Mount(r *mux.Router) {
 
 // relyingParty is the school's WebAuthn relying party: its id the school's host, its one origin
 // the school's origin. ok is false at a school served at an IP address (no passkeys there).
-func relyingParty(t *tenant.Tenant) (*webauthn.WebAuthn, bool) {
+func relyingParty(t *school.School) (*webauthn.WebAuthn, bool) {
 	id, ok := t.PasskeyRPID()
 	if !ok {
 		return nil, false
@@ -391,8 +391,8 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.H
 
 // formJSON adapts a JSON endpoint of a page shown before sign-in: the form is read and its
 // double-submit token (login.FormToken) checked before fn runs.
-func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.Tenant) error) http.Handler {
-	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
+	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *school.School) error {
 		if !h.login.CheckFormToken(r) {
 			return errExpired
 		}
@@ -403,7 +403,7 @@ func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *tenant.T
 // memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
 // form must carry its CSRF token.
 func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
-	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *school.School) error {
 		s, err := h.login.Load(r)
 		if errors.Is(err, login.ErrNoSession) {
 			return errSignedOut
@@ -414,7 +414,7 @@ func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, login.V
 		if !h.login.CheckCSRF(r, s) {
 			return errExpired
 		}
-		return fn(w, r, login.Visit{Tenant: t, Session: s})
+		return fn(w, r, login.Visit{School: t, Session: s})
 	})
 }
 

@@ -15,15 +15,15 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // signInPage shows the passwordless sign-in, or sends a member who is already signed in on to
 // return_to.
 func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) error {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) error {
 
 // signInBegin answers the options of a passwordless sign-in: no credentials listed (the browser
 // offers the passkeys it holds for this host), user verification required.
-func (h *Handler) signInBegin(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) signInBegin(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	wa, ok := relyingParty(t)
 	if !ok {
 		return errUnavailable
@@ -61,7 +61,7 @@ func (h *Handler) signInBegin(w http.ResponseWriter, r *http.Request, t *tenant.
 
 // signInFinish checks the assertion and signs its member in. The attempt is charged to the
 // client address's sign-in budget first and given back only when it succeeds.
-func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) error {
+func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
 	wa, ok := relyingParty(t)
 	if !ok {
@@ -114,7 +114,7 @@ func SignInAMR(p factor.Passkey) []string {
 // ceremony's challenge, the user verified, and the signature counter moving forward. It returns
 // the passkey (with MemberID set as soon as it is known, for the caller's record of a failure)
 // and its member. Every refusal is errRefused, its reason logged.
-func (h *Handler) assert(w http.ResponseWriter, r *http.Request, t *tenant.Tenant, wa *webauthn.WebAuthn, purpose factor.ChallengePurpose, memberID int64) (factor.Passkey, storage.Member, error) {
+func (h *Handler) assert(w http.ResponseWriter, r *http.Request, t *school.School, wa *webauthn.WebAuthn, purpose factor.ChallengePurpose, memberID int64) (factor.Passkey, storage.Member, error) {
 	ctx := r.Context()
 	c, sd, err := h.finishCeremony(w, r, purpose)
 	if errors.Is(err, errNoCeremony) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // BearerToken returns the token of an "Authorization: Bearer" header (RFC 6750 section 2.1),
@@ -101,7 +101,7 @@ func (p Protected) Challenge(w http.ResponseWriter, r *http.Request, status int,
 	if scope != "" {
 		params = append(params, fmt.Sprintf("scope=%q", scope))
 	}
-	if t, err := tenant.FromContext(r.Context()); err == nil {
+	if t, err := school.FromContext(r.Context()); err == nil {
 		params = append(params, fmt.Sprintf("resource_metadata=%q", t.URL(endpoint.ProtectedResourceMetadata+p.Path)))
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 func TestBearerToken(t *testing.T) {
@@ -58,15 +58,15 @@ func FuzzBearerToken(f *testing.F) {
 // a challenge with a scope of its own keeps it; a 403 without one names none (no scope would
 // help); the origin's challenges name the root metadata and no scope.
 func TestChallengeScopes(t *testing.T) {
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
-	tn, err := tenant.New(c)
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	answer := func(f func(http.ResponseWriter, *http.Request)) (int, string) {
 		r := httptest.NewRequest(http.MethodPost, "https://north.example/", nil)
-		r = r.WithContext(tenant.NewContext(r.Context(), tn))
+		r = r.WithContext(school.NewContext(r.Context(), tn))
 		w := httptest.NewRecorder()
 		f(w, r)
 		return w.Code, w.Header().Get("WWW-Authenticate")

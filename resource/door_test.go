@@ -19,10 +19,10 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/resource/verifier"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // doorEnv is one school on a real SQLite store, a verifier.Verifier keyed like the authorization
@@ -30,7 +30,7 @@ import (
 type doorEnv struct {
 	t        *testing.T
 	store    *gormstore.Store
-	tenant   *tenant.Tenant
+	school   *school.School
 	ctx      context.Context
 	strategy *hmac.HMACStrategy
 	verifier *verifier.Verifier
@@ -39,14 +39,14 @@ type doorEnv struct {
 
 func newDoorEnv(t *testing.T) *doorEnv {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
-	tn, err := tenant.New(c)
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := storetest.Open(t, gormstore.DriverSQLite)
-	ctx := tenant.NewContext(t.Context(), tn)
+	ctx := school.NewContext(t.Context(), tn)
 	for _, s := range []struct {
 		id   int64
 		name string
@@ -63,7 +63,7 @@ func newDoorEnv(t *testing.T) *doorEnv {
 	}
 	key := bytes.Repeat([]byte{7}, 32)
 	return &doorEnv{
-		t: t, store: st, tenant: tn, ctx: ctx,
+		t: t, store: st, school: tn, ctx: ctx,
 		strategy: &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}},
 		verifier: verifier.New(st, key, nil),
 		log:      &bytes.Buffer{},
@@ -102,10 +102,10 @@ func (e *doorEnv) token(p pair) string {
 		e.t.Fatal(err)
 	}
 	if p.school == 0 {
-		p.school = e.tenant.SchoolID
+		p.school = e.school.SchoolID
 	}
 	if p.resource == "" {
-		p.resource = e.tenant.Origin
+		p.resource = e.school.Origin
 	}
 	now := time.Now()
 	tp := storage.TokenPair{

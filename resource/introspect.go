@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/proctorhq/proctor/edge"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // IntrospectPath is the RFC 7662 introspection endpoint on the internal listener. It is never
@@ -35,7 +35,7 @@ type Introspection struct {
 // IntrospectionHandler answers POST /internal/introspect with form fields `token` and
 // `school_id` (the school whose API is being called). It runs the same Verifier as every public
 // resource, so introspecting a refreshed token's first use commits the rotation too.
-func IntrospectionHandler(v Verifier, tenants *tenant.Registry, apiKey []byte) http.Handler {
+func IntrospectionHandler(v Verifier, schools *school.Registry, apiKey []byte) http.Handler {
 	return edge.RequireAPIKey(apiKey, InternalRealm, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		if err := r.ParseForm(); err != nil {
@@ -47,12 +47,12 @@ func IntrospectionHandler(v Verifier, tenants *tenant.Registry, apiKey []byte) h
 			return
 		}
 		id, err := strconv.ParseInt(r.PostForm.Get("school_id"), 10, 64)
-		t, ok := tenants.BySchoolID(id)
+		t, ok := schools.BySchoolID(id)
 		if err != nil || !ok {
 			edge.WriteJSON(w, http.StatusOK, Introspection{Active: false})
 			return
 		}
-		g, err := v.Verify(tenant.NewContext(r.Context(), t), r.PostForm.Get("token"))
+		g, err := v.Verify(school.NewContext(r.Context(), t), r.PostForm.Get("token"))
 		switch {
 		case errors.Is(err, ErrNoVerdict):
 			edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "The token could not be checked right now.")

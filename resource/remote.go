@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // RemoteVerifier verifies tokens through the authorization server's internal introspection
@@ -42,7 +42,7 @@ const maxIntrospectionBytes = 64 << 10
 
 // Verify implements Verifier.
 func (v *RemoteVerifier) Verify(ctx context.Context, token string) (Grant, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return Grant{}, err
 	}

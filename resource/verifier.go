@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 var (
@@ -56,7 +56,7 @@ type Verifier interface {
 
 // BoundTo reports whether a token whose grant named resource may be used at the school's
 // origin: the resource's scheme and host must be the school's (spec, Authentication 5).
-func BoundTo(t *tenant.Tenant, resource string) bool {
+func BoundTo(t *school.School, resource string) bool {
 	u, err := url.Parse(resource)
 	if err != nil || u.Host == "" {
 		return false

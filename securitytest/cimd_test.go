@@ -114,7 +114,7 @@ func documentEnv(t *testing.T, backend string, docs *cimd.Documents, private fun
 	return newEnv(t, backend, func(o *servertest.Options) {
 		o.Documents = docs
 		prev := o.ConfigureSchool
-		o.ConfigureSchool = func(c *config.Tenant) {
+		o.ConfigureSchool = func(c *config.School) {
 			prev(c)
 			c.CIMD.AllowedHosts = []string{documentHost}
 			c.CIMD.AllowPrivateNetworks = private(c.Subdomain)

@@ -28,7 +28,7 @@ func newEnv(t testing.TB, backend string, opts ...func(*servertest.Options)) *se
 	o := servertest.Options{
 		Backend:   backend,
 		Configure: func(s *config.Server) { s.Integrations = integrations },
-		ConfigureSchool: func(c *config.Tenant) {
+		ConfigureSchool: func(c *config.School) {
 			if c.Subdomain == "lumen" {
 				c.Registration.Integrations = []string{"Gradebook Sync"}
 			}

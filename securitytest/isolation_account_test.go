@@ -45,7 +45,7 @@ func newPostOffice(t *testing.T, e *servertest.Env) *postOffice {
 		t.Fatal(err)
 	}
 	svc, err := account.NewService(account.ServiceDeps{
-		Store: e.Store, Mail: q, Templates: tpl, Secret: e.Config.Secret, Tenants: e.Tenants.BySchoolID,
+		Store: e.Store, Mail: q, Templates: tpl, Secret: e.Config.Secret, Schools: e.Registry.BySchoolID,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -122,7 +122,7 @@ func elementText(body, id string) string {
 type probe func(t *testing.T, s *sweep, rt route, path string)
 
 // routeCases has one case per route of the public and internal listeners, keyed by route.key.
-// TestTenantIsolationEveryRoute fails for a route without a case and for a case without a route.
+// TestSchoolIsolationEveryRoute fails for a route without a case and for a case without a route.
 var routeCases = map[string]probe{
 	// discovery: documents of B name B only.
 	"GET,HEAD,OPTIONS /.well-known/oauth-authorization-server":              publicDocument,
@@ -267,12 +267,12 @@ var internalCases = map[string]probe{
 	"GET /mail":                 demoMailboxOnly,
 }
 
-// TestTenantIsolationEveryRoute walks the routes and, for each, presents school A's
+// TestSchoolIsolationEveryRoute walks the routes and, for each, presents school A's
 // credentials (tokens, codes, session, CSRF token, client ids) at school B: nothing of A is
 // honoured at B, nothing at A is changed by it, and B's answers name only B. Every answer is
 // also checked for framing headers, and every route is checked to be a route of the real
 // server (through its metrics).
-func TestTenantIsolationEveryRoute(t *testing.T) {
+func TestSchoolIsolationEveryRoute(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		public := walk(t, publicRouter(t, e))
@@ -832,10 +832,10 @@ func apiKeyRequired(t *testing.T, s *sweep, rt route, path string) {
 	}
 }
 
-// TestTenantIsolationSweepCoversTheDocumentedRoutes: every route named in the route lists of the
+// TestSchoolIsolationSweepCoversTheDocumentedRoutes: every route named in the route lists of the
 // packages' documentation (server, authz, login, admin, discovery, operator) is among
 // the walked routes, so the documentation and the sweep cannot drift apart unnoticed.
-func TestTenantIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
+func TestSchoolIsolationSweepCoversTheDocumentedRoutes(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	var paths []string
 	for _, rt := range walk(t, publicRouter(t, e)) {

@@ -13,8 +13,8 @@ import (
 	"sync"
 
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Options tune Apply.
@@ -32,7 +32,7 @@ type Options struct {
 // default), so more workers would trade a little time for a lot of memory.
 const hashWorkers = 4
 
-// Apply writes the fixture to the school carried by ctx (tenant.NewContext): it validates the
+// Apply writes the fixture to the school carried by ctx (school.NewContext): it validates the
 // fixture again (returning Validate's Errors without writing anything), hashes plain
 // passwords, and imports everything with st.ImportSchoolData in one transaction. A record the
 // store refuses, such as a reference to a member that exists neither in the file nor in the
@@ -46,7 +46,7 @@ func (f *Fixture) Apply(ctx context.Context, st Store, opts Options) (storage.Im
 		return nil, errs
 	}
 	// The import is school-scoped; finding out before hashing spares seconds of argon2.
-	if _, err := tenant.FromContext(ctx); err != nil {
+	if _, err := school.FromContext(ctx); err != nil {
 		return nil, err
 	}
 	params := opts.Params

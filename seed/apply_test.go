@@ -11,10 +11,10 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // cheap keeps the tests fast; the hashes are real argon2id all the same.
@@ -35,7 +35,7 @@ func newStore(t *testing.T) (context.Context, *gormstore.Store) {
 	if err := st.SyncSchool(ctx, 1, "seedtest", "Seed Test"); err != nil {
 		t.Fatal(err)
 	}
-	return tenant.NewContext(ctx, &tenant.Tenant{SchoolID: 1, Subdomain: "seedtest", Name: "Seed Test"}), st
+	return school.NewContext(ctx, &school.School{SchoolID: 1, Subdomain: "seedtest", Name: "Seed Test"}), st
 }
 
 func TestApplyTwice(t *testing.T) {
@@ -178,11 +178,11 @@ func TestApplyFile(t *testing.T) {
 }
 
 // Without a school in the context the store refuses, and Apply says so.
-func TestApplyNeedsTenant(t *testing.T) {
+func TestApplyNeedsSchool(t *testing.T) {
 	_, st := newStore(t)
 	f := loadFile(t, "testdata/full.yaml")
-	if _, err := f.Apply(context.Background(), st, cheap); !errors.Is(err, tenant.ErrNoTenant) {
-		t.Errorf("Apply without a tenant = %v, want ErrNoTenant", err)
+	if _, err := f.Apply(context.Background(), st, cheap); !errors.Is(err, school.ErrNoSchool) {
+		t.Errorf("Apply without a school = %v, want ErrNoSchool", err)
 	}
 }
 

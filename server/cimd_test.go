@@ -8,17 +8,17 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestPrivateNetworksWarning: a school that may fetch Client ID Metadata Documents from private
 // addresses is named in a warning at start-up; the others are not.
 func TestPrivateNetworksWarning(t *testing.T) {
 	reg := registryOf(t,
-		config.Tenant{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:8080",
+		config.School{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:8080",
 			CIMD: config.CIMD{AllowedHosts: []string{"127.0.0.1"}, AllowPrivateNetworks: true}},
-		config.Tenant{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example",
+		config.School{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example",
 			CIMD: config.CIMD{Open: true}},
 	)
 	st, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
@@ -29,7 +29,7 @@ func TestPrivateNetworksWarning(t *testing.T) {
 	var logs bytes.Buffer
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
-	if _, err := New(Deps{Config: sc, Tenants: reg, Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
+	if _, err := New(Deps{Config: sc, Schools: reg, Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()
@@ -38,18 +38,18 @@ func TestPrivateNetworksWarning(t *testing.T) {
 	}
 }
 
-// registryOf is the tenant registry of the schools cfgs describe.
-func registryOf(t *testing.T, cfgs ...config.Tenant) *tenant.Registry {
+// registryOf is the school registry of the schools cfgs describe.
+func registryOf(t *testing.T, cfgs ...config.School) *school.Registry {
 	t.Helper()
-	var tenants []*tenant.Tenant
+	var schools []*school.School
 	for _, c := range cfgs {
-		tn, err := tenant.New(c)
+		tn, err := school.New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tenants = append(tenants, tn)
+		schools = append(schools, tn)
 	}
-	reg, err := tenant.NewRegistry(tenants)
+	reg, err := school.NewRegistry(schools)
 	if err != nil {
 		t.Fatal(err)
 	}

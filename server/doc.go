@@ -34,7 +34,7 @@
 //
 // Every public request passes, outermost first: panic recovery, request info (id, client
 // address, scheme; Forwarded and X-Forwarded-* believed only from trusted proxies, by
-// edge.FromProxies's rule), security headers, access log and metrics, body size limit, tenant
+// edge.FromProxies's rule), security headers, access log and metrics, body size limit, school
 // resolution (unreadable forwarding headers: 400 JSON; unknown host: 404 JSON), https only (a
 // school whose base_url is https, reached over http: pages redirected to its https origin, API
 // and OAuth endpoints 400 in their own error shape), then the router.

@@ -63,14 +63,14 @@ func (s *Server) setUpMailWorker() error {
 	return nil
 }
 
-// mailFrom is the From address and name of a school's e-mail (config.TenantMail.Resolve).
+// mailFrom is the From address and name of a school's e-mail (config.SchoolMail.Resolve).
 func (s *Server) mailFrom(schoolID int64) (addr, name string) {
-	if s.deps.Tenants != nil {
-		if t, ok := s.deps.Tenants.BySchoolID(schoolID); ok {
+	if s.deps.Schools != nil {
+		if t, ok := s.deps.Schools.BySchoolID(schoolID); ok {
 			return t.Mail.Resolve(t.Name, s.deps.Config.Mail)
 		}
 	}
-	return config.TenantMail{}.Resolve("", s.deps.Config.Mail)
+	return config.SchoolMail{}.Resolve("", s.deps.Config.Mail)
 }
 
 // MailQueue is where handlers put the messages they send (nil when the store keeps no outbox).

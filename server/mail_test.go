@@ -70,7 +70,7 @@ func TestMailOffWarns(t *testing.T) {
 	f := newFixture(t, nil)
 	var logs bytes.Buffer
 	sc := f.srv.deps.Config
-	s, err := New(Deps{Config: sc, Tenants: f.srv.deps.Tenants, Store: f.store, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	s, err := New(Deps{Config: sc, Schools: f.srv.deps.Schools, Store: f.store, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestInternalMailbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer box.Close()
-	s, err := New(Deps{Config: f.srv.deps.Config, Tenants: f.srv.deps.Tenants, Store: f.store, MailboxHandler: box.Handler()})
+	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, MailboxHandler: box.Handler()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // TestSecurityEventsCounter checks that the server's one Recorder counts what it records on
@@ -19,7 +19,7 @@ func TestSecurityEventsCounter(t *testing.T) {
 	if f.srv.audit == nil {
 		t.Fatal("the server built no recorder over a store that keeps the log")
 	}
-	ctxA, ctxB := tenant.NewContext(t.Context(), f.a), tenant.NewContext(t.Context(), f.b)
+	ctxA, ctxB := school.NewContext(t.Context(), f.a), school.NewContext(t.Context(), f.b)
 	for _, c := range []struct {
 		ctx context.Context
 		e   audit.Event

@@ -19,7 +19,7 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // recoverPanics turns a handler panic into a bare 500 and logs the stack; the client never sees
@@ -52,7 +52,7 @@ func newRequestID() string {
 // ignored, so a client cannot spoof its address past the login rate limiter or pick another
 // school's host. Which of a trusted proxy's values are believed is edge.FromProxies's rule
 // (docs/decisions.md, "Proxies and https"); forwarding headers that do not parse or that
-// contradict each other are answered 400 (by resolveTenant), never guessed at.
+// contradict each other are answered 400 (by resolveSchool), never guessed at.
 func (s *Server) requestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := &edge.Info{Secure: r.TLS != nil}
@@ -68,7 +68,7 @@ func (s *Server) requestInfo(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-ID", info.ID)
 		if trusted {
 			if fw, err := edge.FromProxies(r.Header, peer, s.isTrustedProxy); err != nil {
-				// Refused by resolveTenant, once the security headers, the access log and the
+				// Refused by resolveSchool, once the security headers, the access log and the
 				// metrics are in place; the client is the proxy as far as anyone can tell.
 				r = r.WithContext(context.WithValue(r.Context(), forwardingRefusedKey{}, err))
 			} else {
@@ -155,7 +155,7 @@ func (s *Server) observe(listener string, next http.Handler) http.Handler {
 			"status", m.Code, "duration_ms", float64(m.Duration.Microseconds()) / 1000, "bytes", m.Written,
 			"request_id", info.ID, "client", info.ClientAddr.String(),
 		}
-		if t, err := tenant.FromContext(r.Context()); err == nil {
+		if t, err := school.FromContext(r.Context()); err == nil {
 			attrs = append(attrs, "school_id", t.SchoolID)
 		}
 		s.log.Info("request", attrs...)
@@ -199,24 +199,24 @@ type handlerBody struct{ io.ReadCloser }
 
 func (handlerBody) Close() error { return nil }
 
-// resolveTenant finds the school served at the request's host and puts it in the context. A
-// host that is no school's gets 404: nothing past this point runs without a tenant.
+// resolveSchool finds the school served at the request's host and puts it in the context. A
+// host that is no school's gets 404: nothing past this point runs without a school.
 //
 // A request whose forwarding headers could not be believed (requestInfo) is answered 400 first:
 // its host is not known.
-func (s *Server) resolveTenant(next http.Handler) http.Handler {
+func (s *Server) resolveSchool(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err, refused := r.Context().Value(forwardingRefusedKey{}).(error); refused {
 			s.log.Warn("forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
 			return
 		}
-		t, ok := s.deps.Tenants.Resolve(r.Host)
+		t, ok := s.deps.Schools.Resolve(r.Host)
 		if !ok {
 			edge.WriteNoSchool(w)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(tenant.NewContext(r.Context(), t)))
+		next.ServeHTTP(w, r.WithContext(school.NewContext(r.Context(), t)))
 	})
 }
 
@@ -235,7 +235,7 @@ func (s *Server) resolveTenant(next http.Handler) http.Handler {
 //     in the clear, and a redirect would have the browser send it again.
 func httpsOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t, err := tenant.FromContext(r.Context())
+		t, err := school.FromContext(r.Context())
 		if err != nil || !t.HTTPS() || edge.FromContext(r.Context()).Secure {
 			next.ServeHTTP(w, r)
 			return

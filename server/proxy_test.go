@@ -24,18 +24,18 @@ type seen struct {
 	Host   string `json:"host"`
 }
 
-// echoInfo serves the real request-info and tenant middleware of a server trusting trusted, for
+// echoInfo serves the real request-info and school middleware of a server trusting trusted, for
 // schools at school.example and origin.internal, with a handler that reports the client
 // address, scheme and host chosen.
 func echoInfo(t *testing.T, trusted ...string) *httptest.Server {
 	t.Helper()
 	reg := registryOf(t,
-		config.Tenant{SchoolID: 1, Subdomain: "s0", Name: "school.example", BaseURL: "https://school.example"},
-		config.Tenant{SchoolID: 2, Subdomain: "s1", Name: "origin.internal", BaseURL: "https://origin.internal"},
+		config.School{SchoolID: 1, Subdomain: "s0", Name: "school.example", BaseURL: "https://school.example"},
+		config.School{SchoolID: 2, Subdomain: "s1", Name: "origin.internal", BaseURL: "https://origin.internal"},
 	)
-	s := &Server{log: slog.New(slog.DiscardHandler), deps: Deps{Tenants: reg}}
+	s := &Server{log: slog.New(slog.DiscardHandler), deps: Deps{Schools: reg}}
 	s.trusted, _ = config.ParseTrustedProxies(trusted)
-	srv := httptest.NewServer(s.requestInfo(s.resolveTenant(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(s.requestInfo(s.resolveSchool(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := edge.FromContext(r.Context())
 		_ = json.NewEncoder(w).Encode(seen{Addr: info.ClientAddr.String(), Secure: info.Secure, Host: r.Host})
 	}))))

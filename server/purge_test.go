@@ -6,7 +6,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // TestPurgeSecurityEvents checks that the purge job deletes the security events older than
@@ -15,8 +15,8 @@ func TestPurgeSecurityEvents(t *testing.T) {
 	const retention = 30 * 24 * time.Hour
 	f := newFixture(t, func(c *config.Server) { c.SecurityEvents.Retention = retention })
 	now := time.Date(2026, time.June, 1, 12, 0, 0, 0, time.UTC)
-	add := func(tn *tenant.Tenant, at time.Time, n int) {
-		ctx := tenant.NewContext(t.Context(), tn)
+	add := func(tn *school.School, at time.Time, n int) {
+		ctx := school.NewContext(t.Context(), tn)
 		for range n {
 			if err := f.store.AppendSecurityEvent(ctx, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, At: at}); err != nil {
 				t.Fatal(err)
@@ -33,10 +33,10 @@ func TestPurgeSecurityEvents(t *testing.T) {
 		t.Errorf("purge deleted %d rows, want %d", n, purgeBatch+5)
 	}
 	for _, c := range []struct {
-		tn   *tenant.Tenant
+		tn   *school.School
 		want int
 	}{{f.a, 4}, {f.b, 1}} {
-		got, err := f.store.ListSecurityEvents(tenant.NewContext(t.Context(), c.tn), audit.Filter{Limit: audit.MaxPage})
+		got, err := f.store.ListSecurityEvents(school.NewContext(t.Context(), c.tn), audit.Filter{Limit: audit.MaxPage})
 		if err != nil || len(got) != c.want {
 			t.Errorf("events left at %s: %d, %v; want %d", c.tn.Subdomain, len(got), err, c.want)
 		}

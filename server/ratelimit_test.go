@@ -18,10 +18,10 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 const (
@@ -99,23 +99,23 @@ func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitR
 	if _, err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c := config.Tenant{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://" + rateLimitHost}
-	c.Lifetimes = config.DefaultTenant().Lifetimes
-	tn, err := tenant.New(c)
+	c := config.School{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://" + rateLimitHost}
+	c.Lifetimes = config.DefaultSchool().Lifetimes
+	tn, err := school.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := tenant.NewRegistry([]*tenant.Tenant{tn})
+	reg, err := school.NewRegistry([]*school.School{tn})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
 	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
-	s, err := New(Deps{Config: sc, Tenants: reg, Store: st})
+	s, err := New(Deps{Config: sc, Schools: reg, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,15 +35,15 @@ import (
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
 	"github.com/proctorhq/proctor/resource/verifier"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Deps are what the server is built from.
 type Deps struct {
 	Config  config.Server
-	Tenants *tenant.Registry
+	Schools *school.Registry
 	Store   storage.Store
 	Logger  *slog.Logger
 	// Only, when OnlyMemberAPI, serves the Member API alone (mountMemberAPI).
@@ -156,7 +156,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	})
 	var h http.Handler = r
 	h = httpsOnly(h)
-	h = s.resolveTenant(h)
+	h = s.resolveSchool(h)
 	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes)
 	h = s.observe("public", h)
 	h = securityHeaders(h)
@@ -169,10 +169,10 @@ func (s *Server) publicHandler() (http.Handler, error) {
 // client_id URL reach services inside the network (draft-ietf-oauth-client-id-metadata-document,
 // section 8.6), never meant for production.
 func (s *Server) warnPrivateNetworks() {
-	if s.deps.Tenants == nil {
+	if s.deps.Schools == nil {
 		return
 	}
-	for _, t := range s.deps.Tenants.All() {
+	for _, t := range s.deps.Schools.All() {
 		if t.CIMD.AllowPrivateNetworks {
 			s.log.Warn("cimd.allow_private_networks is on: client metadata documents may be fetched from loopback and private addresses; use it for development and tests only",
 				"school_id", t.SchoolID, "subdomain", t.Subdomain)
@@ -288,13 +288,13 @@ func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limite
 		s.log.Warn("the store keeps no account tables or mail outbox: no invitations, password recovery or account page")
 		return nil, nil
 	}
-	var schools func(int64) (*tenant.Tenant, bool)
-	if d.Tenants != nil {
-		schools = d.Tenants.BySchoolID
+	var schools func(int64) (*school.School, bool)
+	if d.Schools != nil {
+		schools = d.Schools.BySchoolID
 	}
 	svc, err := account.NewService(account.ServiceDeps{
 		Store: store, Mail: s.mailQueue, Templates: pages, Secret: d.Config.Secret, Limiter: limiter,
-		Tenants: schools, Logger: d.Logger, Audit: s.audit,
+		Schools: schools, Logger: d.Logger, Audit: s.audit,
 	})
 	if err != nil {
 		return nil, err
@@ -345,7 +345,7 @@ func (s *Server) mountMemberAPI(r *mux.Router) error {
 // publishes no jwks_uri (spec, Authentication 9).
 func idTokensOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t, err := tenant.FromContext(r.Context()); err != nil || !t.Features.IDTokens {
+		if t, err := school.FromContext(r.Context()); err != nil || !t.Features.IDTokens {
 			writeNotFound(w)
 			return
 		}

@@ -14,15 +14,15 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 type fixture struct {
 	srv      *Server
 	store    *gormstore.Store
-	a, b     *tenant.Tenant
+	a, b     *school.School
 	public   *httptest.Server
 	internal *httptest.Server
 	// tls serves the public handler over https: school B (lumen, https://lumen.example) is
@@ -41,22 +41,22 @@ func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 	if _, err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var tenants []*tenant.Tenant
-	for _, c := range []config.Tenant{
+	var schools []*school.School
+	for _, c := range []config.School{
 		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:8080"},
 		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example"},
 	} {
-		c.Lifetimes = config.DefaultTenant().Lifetimes
-		tn, err := tenant.New(c)
+		c.Lifetimes = config.DefaultSchool().Lifetimes
+		tn, err := school.New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 			t.Fatal(err)
 		}
-		tenants = append(tenants, tn)
+		schools = append(schools, tn)
 	}
-	reg, err := tenant.NewRegistry(tenants)
+	reg, err := school.NewRegistry(schools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +65,11 @@ func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 	if mutate != nil {
 		mutate(&sc)
 	}
-	s, err := New(Deps{Config: sc, Tenants: reg, Store: st})
+	s, err := New(Deps{Config: sc, Schools: reg, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{srv: s, store: st, a: tenants[0], b: tenants[1]}
+	f := &fixture{srv: s, store: st, a: schools[0], b: schools[1]}
 	f.public = httptest.NewServer(s.PublicHandler())
 	f.internal = httptest.NewServer(s.InternalHandler())
 	f.tls = httptest.NewTLSServer(s.PublicHandler())
@@ -110,7 +110,7 @@ func (f *fixture) send(t *testing.T, srv *httptest.Server, method, host, path st
 }
 
 // schoolGet fetches path from school tn the way its base_url says: https or plain http.
-func (f *fixture) schoolGet(t *testing.T, tn *tenant.Tenant, path string) *http.Response {
+func (f *fixture) schoolGet(t *testing.T, tn *school.School, path string) *http.Response {
 	t.Helper()
 	host := strings.TrimPrefix(strings.TrimPrefix(tn.Origin, "https://"), "http://")
 	if tn.HTTPS() {
@@ -142,9 +142,9 @@ func TestUnknownHostIs404(t *testing.T) {
 	}
 }
 
-func TestDiscoveryPerTenant(t *testing.T) {
+func TestDiscoveryPerSchool(t *testing.T) {
 	f := newFixture(t, nil)
-	for _, tn := range []*tenant.Tenant{f.a, f.b} {
+	for _, tn := range []*school.School{f.a, f.b} {
 		host := tn.Origin
 		for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
 			resp := f.schoolGet(t, tn, path)
@@ -278,12 +278,12 @@ func TestInternalEndpoints(t *testing.T) {
 	}
 }
 
-// TestTenantIsolationThroughTheEdge: a request addressed to school A, served by the real tenant
+// TestSchoolIsolationThroughTheEdge: a request addressed to school A, served by the real school
 // middleware and the real store, reads only school A's rows, however it names school B's.
-func TestTenantIsolationThroughTheEdge(t *testing.T) {
+func TestSchoolIsolationThroughTheEdge(t *testing.T) {
 	f := newFixture(t, nil)
-	for _, tn := range []*tenant.Tenant{f.a, f.b} {
-		ctx := tenant.NewContext(context.Background(), tn)
+	for _, tn := range []*school.School{f.a, f.b} {
+		ctx := school.NewContext(context.Background(), tn)
 		data := &storage.SchoolData{Courses: []storage.CourseSeed{
 			{Slug: "shared-slug", Title: "Course of " + tn.Subdomain, Currency: "USD", Published: true},
 			{Slug: "only-" + tn.Subdomain, Title: "Only " + tn.Subdomain, Currency: "USD", Published: true},
@@ -293,8 +293,8 @@ func TestTenantIsolationThroughTheEdge(t *testing.T) {
 		}
 	}
 	// A handler that lists what the store returns for the request's school, behind the same
-	// tenant resolution every public route has.
-	list := f.srv.resolveTenant(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// school resolution every public route has.
+	list := f.srv.resolveSchool(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		courses, _, err := f.store.ListCourses(r.Context(), false, storage.Page{First: 100})
 		if err != nil {
 			http.Error(w, err.Error(), 500)

@@ -5,8 +5,8 @@
 // root opens and the conformance suites check.
 //
 // Scoping. School data (courses, enrollments, payments, clients, tokens ...) is always read
-// and written for the school carried by the context (tenant.FromContext); a call whose context
-// carries no tenant fails with tenant.ErrNoTenant rather than touching every school's rows.
+// and written for the school carried by the context (school.FromContext); a call whose context
+// carries no school fails with school.ErrNoSchool rather than touching every school's rows.
 // Member identities (e-mail, name, password hash) are deployment-wide, because one person may
 // hold roles at several schools; what a member may do at a school is decided by their roles
 // there, which are school data.

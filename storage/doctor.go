@@ -24,7 +24,7 @@ type Finding struct {
 
 // DoctorOptions is what a consistency check needs to know beyond the database.
 type DoctorOptions struct {
-	// SchoolIDs are the schools the tenant files configure; one without a school row is
+	// SchoolIDs are the schools the school files configure; one without a school row is
 	// reported. Nil skips that check.
 	SchoolIDs []int64
 	// OpenKey tries a stored signing key of the school the way the servers would use it,

@@ -52,7 +52,7 @@ type SchoolDataStore interface {
 // Store is a whole backend: both stores over one database, with its lifecycle. Only the
 // composition root (server, cmd/proctor), which builds every consumer from one backend, and the
 // conformance suite hold it. Methods marked "school-scoped" act on the school carried by ctx and
-// fail with tenant.ErrNoTenant without one; the others say what they act on. Every method
+// fail with school.ErrNoSchool without one; the others say what they act on. Every method
 // returns ErrNotFound, ErrAlreadyExists or ErrUnavailable (wrapped) where those apply, and
 // never a driver error a caller would have to recognise.
 type Store interface {
@@ -65,10 +65,10 @@ type Store interface {
 	Close() error
 }
 
-// Schools keeps one row per configured tenant.
+// Schools keeps one row per configured school.
 type Schools interface {
 	// SyncSchool inserts the school row for id or updates its subdomain and name, leaving the
-	// operator-edited settings alone. It runs at start-up for every tenant file, so it is not
+	// operator-edited settings alone. It runs at start-up for every school file, so it is not
 	// school-scoped: the school is named explicitly.
 	SyncSchool(ctx context.Context, id int64, subdomain, name string) error
 	// GetSchool returns the context's school. School-scoped.

@@ -28,7 +28,7 @@ func (r Role) Valid() bool {
 // IsOperator reports whether r may act for the school's operator (admin pages, operator scopes).
 func (r Role) IsOperator() bool { return r == RoleOwner || r == RoleAdmin }
 
-// School is one tenant's row. Its identity comes from the tenant file; settings and appearance
+// School is one school's row. Its identity comes from the school file; settings and appearance
 // are edited by the school's operators.
 type School struct {
 	ID         int64

@@ -1,7 +1,7 @@
 // Package systemtest runs whole `proctor serve` processes, built from this module, against
 // PostgreSQL and checks what only whole processes can show:
 //
-//   - TestReplicas: two servers on one database and the same tenant files serve one school
+//   - TestReplicas: two servers on one database and the same school files serve one school
 //     interchangeably. A login made on one is honoured on the other, a code issued by one is
 //     exchanged at the other, a refresh rotation started on one is committed by the other, a
 //     revocation on one is refused by the other at once, and a signing-key rotation made with

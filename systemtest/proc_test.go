@@ -50,13 +50,13 @@ const (
 // measure nothing, and the default 64 MiB per hash would only load the shared machine.
 var lowCost = password.Params{MemoryKiB: 1024, Time: 1, Threads: 1}
 
-// deployment is one school's configuration on one database: the tenant files and the system
+// deployment is one school's configuration on one database: the school files and the system
 // secret every server of the test shares, and the DSN they use.
 type deployment struct {
 	t          *testing.T
 	dir        string
 	dsn        string
-	tenantsDir string
+	schoolsDir string
 	secretFile string
 	// origin is the school's base_url, http://127.0.0.1:<port>. Clients always send it as the
 	// Host; which process answers is chosen by the address they dial (replica.public).
@@ -80,15 +80,15 @@ func newDeployment(t *testing.T, originAddr string, rewrite func(schemaDSN strin
 	dir := t.TempDir()
 	d := &deployment{
 		t: t, dir: dir, dsn: dsn,
-		tenantsDir: filepath.Join(dir, "tenants"),
+		schoolsDir: filepath.Join(dir, "schools"),
 		secretFile: filepath.Join(dir, "secret"),
 		origin:     "http://" + originAddr,
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
 	must(t, os.WriteFile(d.secretFile, []byte(base64.StdEncoding.EncodeToString(secret)+"\n"), 0o600))
-	must(t, os.Mkdir(d.tenantsDir, 0o700))
-	must(t, writeYAML(filepath.Join(d.tenantsDir, "school.yaml"), map[string]any{
+	must(t, os.Mkdir(d.schoolsDir, 0o700))
+	must(t, writeYAML(filepath.Join(d.schoolsDir, "school.yaml"), map[string]any{
 		"school_id": schoolID,
 		"subdomain": "systemtest",
 		"name":      "Proctor System Test School",
@@ -124,7 +124,7 @@ func (d *deployment) newReplica(name, public string) *replica {
 		"public":      map[string]any{"addr": r.public},
 		"internal":    map[string]any{"addr": r.internal},
 		"database":    database,
-		"tenants_dir": d.tenantsDir,
+		"schools_dir": d.schoolsDir,
 		"secret_file": d.secretFile,
 		"log":         map[string]any{"level": "info", "format": "json"},
 		"http":        httpConf,
@@ -377,7 +377,7 @@ func (d *deployment) setUp(configFile string, operator bool) *site {
 			"email": memberEmail, "name": memberName, "password_hash": hash, "roles": []string{"owner"},
 		}},
 	}))
-	mustCLI(t, configFile, "seed", "--tenant", fmt.Sprint(schoolID), fixture)
+	mustCLI(t, configFile, "seed", "--school", fmt.Sprint(schoolID), fixture)
 	s.clientID = createClient(t, configFile, "member", "System Test App", memberScopes)
 	if operator {
 		s.operatorClientID = createClient(t, configFile, "operator", "System Test Console", operatorScope)
@@ -387,7 +387,7 @@ func (d *deployment) setUp(configFile string, operator bool) *site {
 
 func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 	t.Helper()
-	out := mustCLI(t, configFile, "clients", "create", "--tenant", fmt.Sprint(schoolID), "--kind", kind,
+	out := mustCLI(t, configFile, "clients", "create", "--school", fmt.Sprint(schoolID), "--kind", kind,
 		"--name", name, "--redirect-uri", redirectURI, "--scopes", scopes, "--json")
 	var c struct {
 		ClientID string `json:"client_id"`

@@ -17,7 +17,7 @@ const keyCacheTTL = 30 * time.Second
 // still fail.
 const keyCacheMargin = time.Minute
 
-// TestReplicas runs two servers, A and B, on one schema with the same tenant files and secret,
+// TestReplicas runs two servers, A and B, on one schema with the same school files and secret,
 // and moves one member's browser and app between them. The school's base_url is A's address;
 // requests to B carry the same Host and URL and only connect to B's port.
 func TestReplicas(t *testing.T) {
@@ -185,7 +185,7 @@ func TestReplicas(t *testing.T) {
 	})
 
 	t.Run("key rotation reaches B within the cache time", func(t *testing.T) {
-		kid1 := strings.TrimSpace(mustCLI(t, A.configFile, "keys", "rotate", "--tenant", fmt.Sprint(schoolID)))
+		kid1 := strings.TrimSpace(mustCLI(t, A.configFile, "keys", "rotate", "--school", fmt.Sprint(schoolID)))
 		rotated := time.Now()
 		if kid1 == "" || kid1 == kid0 {
 			t.Fatalf("keys rotate printed %q (the key before was %q)", kid1, kid0)

@@ -7,7 +7,7 @@
 //
 //  1. The URL is checked against the draft's section 3 (https, a path, no userinfo, fragment or
 //     dot segments).
-//  2. The school's policy must permit the URL's host (tenant CIMD.AllowedHosts, or any host when
+//  2. The school's policy must permit the URL's host (school CIMD.AllowedHosts, or any host when
 //     CIMD.Open); otherwise the client is unknown (storage.ErrNotFound), exactly as an unknown
 //     stored client would be.
 //  3. The document comes from the cache, or is fetched (fetch.go): no redirects, only 200, JSON

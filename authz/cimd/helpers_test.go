@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // testCA is a certificate authority made for one test, and a server certificate it issued for
@@ -179,8 +179,8 @@ func devPolicy() config.CIMD {
 		CacheMin: time.Minute, CacheMax: time.Hour}
 }
 
-func school(p config.CIMD) *tenant.Tenant {
-	return &tenant.Tenant{SchoolID: 1, Subdomain: "north", Name: "Northwind", Origin: "https://north.example", CIMD: p}
+func testSchool(p config.CIMD) *school.School {
+	return &school.School{SchoolID: 1, Subdomain: "north", Name: "Northwind", Origin: "https://north.example", CIMD: p}
 }
 
 // newDocuments is a resolver trusting the test CA with a settable clock.

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // bust is the URL of path with a query that defeats the cache, as an attacker would send it.
 func bust(s *docServer, path string, n int) string { return fmt.Sprintf("%s?bust=%d", s.url(path), n) }
 
 // otherSchool is a second school with the same policy as school.
-func otherSchool() *tenant.Tenant {
-	t := school(devPolicy())
+func otherSchool() *school.School {
+	t := testSchool(devPolicy())
 	t.SchoolID, t.Subdomain = 2, "south"
 	return t
 }
@@ -44,7 +44,7 @@ func TestFetchLimitPerHost(t *testing.T) {
 	// A burst of cache-busting client_ids at one instant: the host's bucket allows Burst
 	// fetches, and every other request is refused without reaching the host.
 	for i := range 2 * burst {
-		_, err := d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", i))
+		_, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", i))
 		if i < burst && err != nil {
 			t.Fatalf("fetch %d: %v", i, err)
 		}
@@ -59,15 +59,15 @@ func TestFetchLimitPerHost(t *testing.T) {
 	_, err := d.Resolve(t.Context(), otherSchool(), bust(s, "/client.json", 1000))
 	wantLimited(t, err, "another school, same host")
 	// What was fetched is still served from the cache.
-	if _, err := d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", 0)); err != nil {
+	if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", 0)); err != nil {
 		t.Fatalf("a cached document: %v", err)
 	}
 	// The bucket refills one fetch each Every.
 	c.Advance(DefaultFetchLimits.PerHost.Every)
-	if _, err := d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", 2000)); err != nil {
+	if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", 2000)); err != nil {
 		t.Fatalf("after one refill interval: %v", err)
 	}
-	_, err = d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", 2001))
+	_, err = d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", 2001))
 	wantLimited(t, err, "the second fetch after one refill interval")
 	if n := s.hits.Load(); n != int64(burst)+1 {
 		t.Errorf("%d fetches, want %d", n, burst+1)
@@ -81,7 +81,7 @@ func TestFetchLimitPerSchool(t *testing.T) {
 	d := New(nil, Options{RootCAs: ca.pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
 		Limits: FetchLimits{PerSchool: Rate{Burst: 3, Every: time.Minute}, PerHost: Rate{Burst: 100, Every: time.Second}}})
 	for i := range 5 {
-		_, err := d.Resolve(t.Context(), school(devPolicy()), bust(s, "/client.json", i))
+		_, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", i))
 		if i < 3 && err != nil {
 			t.Fatalf("fetch %d: %v", i, err)
 		}
@@ -120,7 +120,7 @@ func TestFetchLimitConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := d.Resolve(context.Background(), school(devPolicy()), id)
+			_, err := d.Resolve(context.Background(), testSchool(devPolicy()), id)
 			errs <- err
 		}()
 	}
@@ -136,7 +136,7 @@ func TestFetchLimitConcurrent(t *testing.T) {
 	// Two fetches are under way: a third URL is refused at once, while a caller of a URL
 	// already being fetched waits for that fetch (or, if it ended first, finds its document
 	// cached) and costs no fetch.
-	_, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json"))
+	_, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json"))
 	wantLimited(t, err, "a third concurrent fetch")
 	resolve(bust(s, "/slow.json", 1))
 	close(release)
@@ -151,7 +151,7 @@ func TestFetchLimitConcurrent(t *testing.T) {
 		t.Errorf("%d fetches, want 2 (the third caller's URL was already being fetched)", n)
 	}
 	// Both finished: a new fetch starts again.
-	if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
+	if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); err != nil {
 		t.Fatalf("after the slow fetches ended: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestFetchFailureHold(t *testing.T) {
 	c := newClock()
 	d := newDocuments(ca, c)
 	for i := range 5 {
-		if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
+		if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
 			t.Fatalf("resolve %d: %v, want the fetch's own failure", i, err)
 		}
 	}
@@ -186,11 +186,11 @@ func TestFetchFailureHold(t *testing.T) {
 	status = http.StatusOK
 	mu.Unlock()
 	c.Advance(DefaultFetchLimits.FailureHold - time.Second)
-	if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
+	if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
 		t.Fatalf("within the hold: %v", err)
 	}
 	c.Advance(time.Second)
-	if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
+	if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); err != nil {
 		t.Fatalf("after the hold: %v", err)
 	}
 	if n := s.hits.Load(); n != 2 {

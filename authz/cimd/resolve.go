@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/authz"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // DefaultMaxEntries bounds the cache: a document is at most 5 KB, so the default holds at most
@@ -109,7 +109,7 @@ func New(reviewed []string, o Options) *Documents {
 // Resolve implements authz.MetadataDocuments: the client the document at clientID describes,
 // if school t accepts it. A host the school does not permit is storage.ErrNotFound (the
 // client is simply unknown there); every other failure is an *authz.ClientError.
-func (d *Documents) Resolve(ctx context.Context, t *tenant.Tenant, clientID string) (storage.Client, error) {
+func (d *Documents) Resolve(ctx context.Context, t *school.School, clientID string) (storage.Client, error) {
 	u, err := ParseClientID(clientID)
 	if err != nil {
 		return storage.Client{}, d.refuse(ctx, clientID, err)
@@ -160,7 +160,7 @@ func (d *Documents) Scopes(doc Document) []string {
 // document returns the valid document at url, from the cache when it is fresh for the school's
 // bounds, otherwise fetched (once for all concurrent callers with the same address policy) if
 // the fetch limits let school t fetch from host now.
-func (d *Documents) document(ctx context.Context, url, host string, t *tenant.Tenant) (Document, error) {
+func (d *Documents) document(ctx context.Context, url, host string, t *school.School) (Document, error) {
 	p := t.CIMD
 	if doc, ok := d.cache.get(url, d.now(), p.CacheMin, p.CacheMax, p.AllowPrivateNetworks); ok {
 		return doc, nil

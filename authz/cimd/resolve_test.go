@@ -29,7 +29,7 @@ func TestResolveGoodDocument(t *testing.T) {
 	d := newDocuments(ca, newClock())
 
 	id := s.url("/client.json")
-	c, err := d.Resolve(t.Context(), school(devPolicy()), id)
+	c, err := d.Resolve(t.Context(), testSchool(devPolicy()), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestResolveGoodDocument(t *testing.T) {
 		}
 	}
 
-	c, err = d.Resolve(t.Context(), school(devPolicy()), s.url("/utf8.json"))
+	c, err = d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/utf8.json"))
 	if err != nil || c.ApplicationType != "web" {
 		t.Fatalf("application/json with a charset parameter: %+v %v", c, err)
 	}
@@ -147,7 +147,7 @@ func TestResolveRefusals(t *testing.T) {
 				if i == 2 {
 					c.Advance(DefaultFetchLimits.FailureHold)
 				}
-				_, err := d.Resolve(t.Context(), school(devPolicy()), s.url(path))
+				_, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url(path))
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("error = %v, want %v", err, tc.want)
 				}
@@ -179,7 +179,7 @@ func TestResolveExactLimit(t *testing.T) {
 		w.Write(b)
 		w.Write([]byte(strings.Repeat(" ", pad)))
 	})
-	if _, err := newDocuments(ca, newClock()).Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
+	if _, err := newDocuments(ca, newClock()).Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); err != nil {
 		t.Fatalf("a document of exactly %d bytes: %v", MaxDocumentSize, err)
 	}
 }
@@ -194,7 +194,7 @@ func TestResolvePolicy(t *testing.T) {
 	t.Run("host not permitted is an unknown client", func(t *testing.T) {
 		p := devPolicy()
 		p.AllowedHosts = []string{"other.example"}
-		_, err := d.Resolve(t.Context(), school(p), id)
+		_, err := d.Resolve(t.Context(), testSchool(p), id)
 		var ce *authz.ClientError
 		if !errors.Is(err, storage.ErrNotFound) || errors.As(err, &ce) {
 			t.Fatalf("error = %v, want storage.ErrNotFound and no ClientError", err)
@@ -206,7 +206,7 @@ func TestResolvePolicy(t *testing.T) {
 	t.Run("private address with the development setting off", func(t *testing.T) {
 		p := devPolicy()
 		p.AllowPrivateNetworks = false
-		_, err := d.Resolve(t.Context(), school(p), id)
+		_, err := d.Resolve(t.Context(), testSchool(p), id)
 		var ce *authz.ClientError
 		if !errors.Is(err, ErrForbiddenAddress) || !errors.As(err, &ce) {
 			t.Fatalf("error = %v, want a ClientError for a special-use address", err)
@@ -218,22 +218,22 @@ func TestResolvePolicy(t *testing.T) {
 	t.Run("open accepts any host", func(t *testing.T) {
 		p := devPolicy()
 		p.AllowedHosts, p.Open = nil, true
-		if _, err := d.Resolve(t.Context(), school(p), id); err != nil {
+		if _, err := d.Resolve(t.Context(), testSchool(p), id); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("a document cached under the development setting is not served without it", func(t *testing.T) {
 		p := devPolicy()
-		if _, err := d.Resolve(t.Context(), school(p), id); err != nil {
+		if _, err := d.Resolve(t.Context(), testSchool(p), id); err != nil {
 			t.Fatal(err)
 		}
 		p.AllowPrivateNetworks = false
-		if _, err := d.Resolve(t.Context(), school(p), id); !errors.Is(err, ErrForbiddenAddress) {
+		if _, err := d.Resolve(t.Context(), testSchool(p), id); !errors.Is(err, ErrForbiddenAddress) {
 			t.Fatalf("error = %v, want the strict school to fetch for itself and be refused", err)
 		}
 	})
 	t.Run("invalid URL", func(t *testing.T) {
-		_, err := d.Resolve(t.Context(), school(devPolicy()), "https://127.0.0.1/a/../client.json")
+		_, err := d.Resolve(t.Context(), testSchool(devPolicy()), "https://127.0.0.1/a/../client.json")
 		var ce *authz.ClientError
 		if !errors.Is(err, ErrInvalidURL) || !errors.As(err, &ce) {
 			t.Fatalf("error = %v", err)
@@ -267,7 +267,7 @@ func TestCache(t *testing.T) {
 			p.CacheMin, p.CacheMax = tc.min, tc.max
 			resolve := func() {
 				t.Helper()
-				if _, err := d.Resolve(t.Context(), school(p), s.url("/client.json")); err != nil {
+				if _, err := d.Resolve(t.Context(), testSchool(p), s.url("/client.json")); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -295,7 +295,7 @@ func TestCache(t *testing.T) {
 		p := devPolicy()
 		p.CacheMin = 0
 		for range 3 {
-			if _, err := d.Resolve(t.Context(), school(p), s.url("/client.json")); err != nil {
+			if _, err := d.Resolve(t.Context(), testSchool(p), s.url("/client.json")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -319,7 +319,7 @@ func TestCache(t *testing.T) {
 		})
 		c := newClock()
 		d := newDocuments(ca, c)
-		if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
+		if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); !errors.Is(err, ErrStatus) {
 			t.Fatalf("error = %v", err)
 		}
 		mu.Lock()
@@ -328,7 +328,7 @@ func TestCache(t *testing.T) {
 		// The failed URL is not fetched again for FailureHold (limits.go); after it, it is.
 		c.Advance(DefaultFetchLimits.FailureHold)
 		for range 2 {
-			if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url("/client.json")); err != nil {
+			if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url("/client.json")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -343,7 +343,7 @@ func TestCache(t *testing.T) {
 		s.handle("/c.json", serveDoc(nil))
 		d := New(nil, Options{RootCAs: ca.pool, MaxEntries: 2, Resolver: staticResolver("127.0.0.1")})
 		for _, p := range []string{"/a.json", "/b.json", "/c.json", "/a.json"} {
-			if _, err := d.Resolve(t.Context(), school(devPolicy()), s.url(p)); err != nil {
+			if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url(p)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -367,7 +367,7 @@ func TestSingleFlight(t *testing.T) {
 	errs := make(chan error, 10)
 	for range 10 {
 		wg.Go(func() {
-			_, err := d.Resolve(context.Background(), school(devPolicy()), s.url("/client.json"))
+			_, err := d.Resolve(context.Background(), testSchool(devPolicy()), s.url("/client.json"))
 			errs <- err
 		})
 	}
@@ -432,11 +432,11 @@ func TestDNSRebinding(t *testing.T) {
 	p := config.CIMD{AllowedHosts: []string{"client.example"}} // no caching, no private networks
 	id := "https://client.example:" + s.port() + "/client.json"
 
-	if _, err := d.Resolve(t.Context(), school(p), id); err != nil {
+	if _, err := d.Resolve(t.Context(), testSchool(p), id); err != nil {
 		t.Fatalf("first resolve (public answer): %v", err)
 	}
 	d.fetcher.closeIdle() // the next fetch must dial again
-	_, err := d.Resolve(t.Context(), school(p), id)
+	_, err := d.Resolve(t.Context(), testSchool(p), id)
 	if !errors.Is(err, ErrForbiddenAddress) {
 		t.Fatalf("second resolve (rebound to 127.0.0.1): error = %v", err)
 	}
@@ -453,7 +453,7 @@ func TestDNSRebinding(t *testing.T) {
 func TestSystemRoots(t *testing.T) {
 	if u := os.Getenv("CIMD_TEST_SYSTEM_ROOTS_URL"); u != "" {
 		d := New(nil, Options{Resolver: staticResolver("127.0.0.1")})
-		if _, err := d.Resolve(context.Background(), school(devPolicy()), u); err != nil {
+		if _, err := d.Resolve(context.Background(), testSchool(devPolicy()), u); err != nil {
 			t.Fatal(err)
 		}
 		return

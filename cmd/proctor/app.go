@@ -10,14 +10,14 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // app is what the commands that touch the database share.
 type app struct {
 	cfg     *config.Config
-	tenants *tenant.Registry
+	schools *school.Registry
 	store   *gormstore.Store
 	log     *slog.Logger
 	// only is serve's --only value ("" serves everything).
@@ -26,39 +26,39 @@ type app struct {
 	mailbox http.Handler
 }
 
-// loadTenants reads and validates the configuration and indexes its tenants.
-func loadTenants(g *globalFlags) (*config.Config, *tenant.Registry, error) {
+// loadSchools reads and validates the configuration and indexes its schools.
+func loadSchools(g *globalFlags) (*config.Config, *school.Registry, error) {
 	cfg, err := config.Load(g.configFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	reg, err := buildRegistry(cfg.Tenants)
+	reg, err := buildRegistry(cfg.Schools)
 	return cfg, reg, err
 }
 
-func buildRegistry(tenants []config.Tenant) (*tenant.Registry, error) {
-	list := make([]*tenant.Tenant, 0, len(tenants))
-	for _, c := range tenants {
-		t, err := tenant.New(c)
+func buildRegistry(schools []config.School) (*school.Registry, error) {
+	list := make([]*school.School, 0, len(schools))
+	for _, c := range schools {
+		t, err := school.New(c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.File, err)
 		}
 		list = append(list, t)
 	}
-	return tenant.NewRegistry(list)
+	return school.NewRegistry(list)
 }
 
 // openApp loads the configuration, opens the database and checks that its schema is current
 // (only migrate and serve --migrate change it).
 func openApp(ctx context.Context, g *globalFlags, logOut io.Writer) (*app, error) {
-	cfg, reg, err := loadTenants(g)
+	cfg, reg, err := loadSchools(g)
 	if err != nil {
 		return nil, err
 	}
 	return openStore(ctx, cfg, reg, newLogger(cfg.Server.Log, logOut))
 }
 
-func openStore(ctx context.Context, cfg *config.Config, reg *tenant.Registry, log *slog.Logger) (*app, error) {
+func openStore(ctx context.Context, cfg *config.Config, reg *school.Registry, log *slog.Logger) (*app, error) {
 	st, err := gormstore.Open(ctx, gormstore.Config{
 		Driver:              cfg.Server.Database.Driver,
 		DSN:                 cfg.Server.Database.DSN,
@@ -69,7 +69,7 @@ func openStore(ctx context.Context, cfg *config.Config, reg *tenant.Registry, lo
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	return &app{cfg: cfg, tenants: reg, store: st, log: log}, nil
+	return &app{cfg: cfg, schools: reg, store: st, log: log}, nil
 }
 
 func (a *app) close() { a.store.Close() }
@@ -88,9 +88,9 @@ func (a *app) requireCurrentSchema(ctx context.Context) error {
 }
 
 // syncSchools makes sure every configured school has its row (ids and names come from the
-// tenant files).
+// school files).
 func (a *app) syncSchools(ctx context.Context) error {
-	for _, t := range a.tenants.All() {
+	for _, t := range a.schools.All() {
 		if err := a.store.SyncSchool(ctx, t.SchoolID, t.Subdomain, t.Name); err != nil {
 			return fmt.Errorf("school %d: %w", t.SchoolID, err)
 		}
@@ -98,13 +98,13 @@ func (a *app) syncSchools(ctx context.Context) error {
 	return nil
 }
 
-// tenantContext returns ctx carrying the school with the given id.
-func (a *app) tenantContext(ctx context.Context, schoolID int64) (context.Context, *tenant.Tenant, error) {
-	t, ok := a.tenants.BySchoolID(schoolID)
+// schoolContext returns ctx carrying the school with the given id.
+func (a *app) schoolContext(ctx context.Context, schoolID int64) (context.Context, *school.School, error) {
+	t, ok := a.schools.BySchoolID(schoolID)
 	if !ok {
-		return nil, nil, fmt.Errorf("no tenant with school_id %d (see `proctor tenants list`)", schoolID)
+		return nil, nil, fmt.Errorf("no school with school_id %d (see `proctor schools list`)", schoolID)
 	}
-	return tenant.NewContext(ctx, t), t, nil
+	return school.NewContext(ctx, t), t, nil
 }
 
 // newLogger builds the process logger from the log settings.

@@ -35,7 +35,7 @@ func benchDeps() bench.Deps {
 // serveBench is `proctor serve` of cfg without the start-up retries, in this process, with
 // its log discarded (the bench's output is the report), until ctx ends.
 func serveBench(ctx context.Context, cfg *config.Config) error {
-	reg, err := buildRegistry(cfg.Tenants)
+	reg, err := buildRegistry(cfg.Schools)
 	if err != nil {
 		return err
 	}

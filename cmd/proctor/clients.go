@@ -60,7 +60,7 @@ func newClientsCreateCommand(g *globalFlags) *cobra.Command {
 		asJSON       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "create --tenant ID --name N --redirect-uri U [--scopes S] [--confidential]",
+		Use:   "create --school ID --name N --redirect-uri U [--scopes S] [--confidential]",
 		Short: "Create a member (default) or operator client",
 		Long: `Create an OAuth client at the school. A member client acts for one signed-in member (scopes
 from openid, profile, email, account:read, account:write); an operator client uses the operator
@@ -84,14 +84,14 @@ endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	cmd.Flags().Int64Var(&schoolID, "school", 0, "school_id of the school")
 	cmd.Flags().StringVar(&name, "name", "", "name shown on the consent page")
 	cmd.Flags().StringVar(&kind, "kind", string(storage.ClientMember), "member or operator")
 	cmd.Flags().StringArrayVar(&redirects, "redirect-uri", nil, "redirect URI (repeatable, up to 10): https, or http on 127.0.0.1 / [::1] (any port matches)")
 	cmd.Flags().StringVar(&scopes, "scopes", "", "space-separated scopes (default: all of the kind's scopes)")
 	cmd.Flags().BoolVar(&confidential, "confidential", false, "issue a client secret (client_secret_post)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the client as JSON")
-	for _, f := range []string{"tenant", "name", "redirect-uri"} {
+	for _, f := range []string{"school", "name", "redirect-uri"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
 	return cmd
@@ -126,7 +126,7 @@ func clientRequest(kind storage.ClientKind, name string, redirects []string, par
 func newClientsListCommand(g *globalFlags) *cobra.Command {
 	var schoolID int64
 	cmd := &cobra.Command{
-		Use:   "list --tenant ID",
+		Use:   "list --school ID",
 		Short: "List a school's clients",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -145,8 +145,7 @@ func newClientsListCommand(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	_ = cmd.MarkFlagRequired("tenant")
+	schoolFlag(cmd, &schoolID)
 	return cmd
 }
 
@@ -156,7 +155,7 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 		asJSON   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "rotate-secret --tenant ID CLIENT_ID",
+		Use:   "rotate-secret --school ID CLIENT_ID",
 		Short: "Issue a new secret for a confidential client (the old one stops working)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -176,16 +175,15 @@ func newClientsRotateCommand(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	schoolFlag(cmd, &schoolID)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the client as JSON")
-	_ = cmd.MarkFlagRequired("tenant")
 	return cmd
 }
 
 func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 	var schoolID int64
 	cmd := &cobra.Command{
-		Use:   "delete --tenant ID CLIENT_ID",
+		Use:   "delete --school ID CLIENT_ID",
 		Short: "Delete a client and revoke every token it holds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -205,13 +203,12 @@ func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
-	_ = cmd.MarkFlagRequired("tenant")
+	schoolFlag(cmd, &schoolID)
 	return cmd
 }
 
 // noClient is what a command says when the client it was given is not one of the school's
 // (clients are school data: another school's client id is as unknown as a made-up one).
 func noClient(id string, schoolID int64) error {
-	return fmt.Errorf("no client %s at school %d (see `proctor clients list --tenant %d`)", id, schoolID, schoolID)
+	return fmt.Errorf("no client %s at school %d (see `proctor clients list --school %d`)", id, schoolID, schoolID)
 }

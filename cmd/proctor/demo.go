@@ -19,11 +19,11 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail/mailbox"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func newDemoCommand() *cobra.Command {
@@ -65,7 +65,7 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 	srv := config.DefaultServer()
 	srv.Public.Addr, srv.Internal.Addr = addr, internalAddr
 	srv.Database = config.Database{Driver: "sqlite", DSN: filepath.Join(dataDir, "proctor.db")}
-	srv.TenantsDir = "(built-in demo schools)"
+	srv.SchoolsDir = "(built-in demo schools)"
 	srv.Secret = secret
 	srv.Log = config.Log{Level: "info", Format: "text"}
 
@@ -82,17 +82,17 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 	schools := demo.Schools(addr)
 	cfg := &config.Config{Server: srv}
 	for i, s := range schools {
-		t := config.DefaultTenant()
+		t := config.DefaultSchool()
 		t.File = "demo:" + s.Subdomain
 		t.SchoolID, t.Subdomain, t.Name, t.BaseURL = s.SchoolID, s.Subdomain, s.Name, s.BaseURL
 		// The first school shows ID tokens switched on, the second shows a school without them.
 		t.Features = config.Features{MCPConnections: true, IDTokens: i == 0}
-		cfg.Tenants = append(cfg.Tenants, t)
+		cfg.Schools = append(cfg.Schools, t)
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	reg, err := buildRegistry(cfg.Tenants)
+	reg, err := buildRegistry(cfg.Schools)
 	if err != nil {
 		return err
 	}
@@ -123,8 +123,8 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 
 // seedDemoSchool loads the school's fixture the first time only, so that what a visitor
 // changes during the demo survives a restart.
-func seedDemoSchool(ctx context.Context, a *app, t *tenant.Tenant, s demo.School) error {
-	sctx := tenant.NewContext(ctx, t)
+func seedDemoSchool(ctx context.Context, a *app, t *school.School, s demo.School) error {
+	sctx := school.NewContext(ctx, t)
 	members, _, err := a.store.ListSchoolMembers(sctx, storage.Page{First: 1})
 	if err != nil || len(members) > 0 {
 		return err
@@ -140,7 +140,7 @@ func seedDemoSchool(ctx context.Context, a *app, t *tenant.Tenant, s demo.School
 }
 
 // demoClientID names each demo school's public member client.
-func demoClientID(t *tenant.Tenant) string { return "demo-" + t.Subdomain }
+func demoClientID(t *school.School) string { return "demo-" + t.Subdomain }
 
 // demoRedirectURI is the demo client's redirect URI; a loopback URI matches any port, so any
 // local tool can receive the code.
@@ -148,8 +148,8 @@ const demoRedirectURI = "http://127.0.0.1/callback"
 
 // ensureDemoClient gives each demo school a public member client (PKCE, no secret) to try the
 // authorization code flow with.
-func ensureDemoClient(ctx context.Context, a *app, t *tenant.Tenant) error {
-	sctx := tenant.NewContext(ctx, t)
+func ensureDemoClient(ctx context.Context, a *app, t *school.School) error {
+	sctx := school.NewContext(ctx, t)
 	_, err := a.store.GetClient(sctx, demoClientID(t))
 	if !errors.Is(err, storage.ErrNotFound) {
 		return err
@@ -183,7 +183,7 @@ func loadOrCreateSecret(path string) (config.Secret, error) {
 	return config.DecodeSecret(string(b))
 }
 
-func printDemoBanner(w io.Writer, reg *tenant.Registry, internalAddr, dbPath string) {
+func printDemoBanner(w io.Writer, reg *school.Registry, internalAddr, dbPath string) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Proctor demo is running. Press Ctrl-C to stop.")
 	fmt.Fprintln(w, "")

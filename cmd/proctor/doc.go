@@ -4,8 +4,8 @@
 //	proctor migrate                       apply pending database migrations
 //	proctor doctor [--json]               check the database's consistency (docs/doctor.md)
 //	proctor demo                          zero-configuration demo on loopback (make run)
-//	proctor seed --tenant ID FILE         load a fixture into a school
-//	proctor tenants list|validate         show or check the tenant files
+//	proctor seed --school ID FILE         load a fixture into a school
+//	proctor schools list|validate         show or check the school files
 //	proctor members create|list|set-role|invite|reset-link|unlock
 //	                                      manage members and their roles, invite them, send a
 //	                                      password-reset link, lift sign-in lockouts

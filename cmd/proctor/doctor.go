@@ -15,9 +15,9 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/keys"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func newDoctorCommand(g *globalFlags) *cobra.Command {
@@ -26,7 +26,7 @@ func newDoctorCommand(g *globalFlags) *cobra.Command {
 		Use:   "doctor [--json]",
 		Short: "Check the database's consistency (after a crash or a restore)",
 		Long: `Check the configured database for what a crash, a restore from backups or a hand edit can
-leave behind: pending or unknown migrations, schools of the tenant files without their row, rows
+leave behind: pending or unknown migrations, schools of the school files without their row, rows
 whose parent row is gone, OAuth grants left half-written or revoked with tokens still live, and
 signing keys that are missing, too many, or do not open with the configured secret.
 
@@ -39,7 +39,7 @@ Exit status: 0 when nothing is found, 1 when something is (or the database canno
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, reg, err := loadTenants(g)
+			cfg, reg, err := loadSchools(g)
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ Exit status: 0 when nothing is found, 1 when something is (or the database canno
 			}
 			defer a.close()
 			opts := storage.DoctorOptions{SchoolIDs: []int64{}, OpenKey: keyOpener(cfg.Server.Secret)}
-			for _, t := range a.tenants.All() {
+			for _, t := range a.schools.All() {
 				opts.SchoolIDs = append(opts.SchoolIDs, t.SchoolID)
 			}
 			findings, err := a.store.Check(ctx, opts)
@@ -138,7 +138,7 @@ func printFindings(w io.Writer, findings []storage.Finding, asJSON bool) error {
 func keyOpener(secret config.Secret) func(context.Context, int64, storage.SigningKey) error {
 	return func(ctx context.Context, schoolID int64, k storage.SigningKey) error {
 		m := keys.NewManager(oneKey{k}, secret, keys.Options{})
-		_, err := m.Current(tenant.NewContext(ctx, &tenant.Tenant{SchoolID: schoolID}))
+		_, err := m.Current(school.NewContext(ctx, &school.School{SchoolID: schoolID}))
 		switch {
 		case err == nil:
 			return nil

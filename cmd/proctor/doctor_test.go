@@ -31,7 +31,7 @@ func TestDoctorExitStatuses(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	for range 2 {
-		if code, _, stderr := runCmd(t, "", "keys", "rotate", "--tenant", "1"); code != 0 {
+		if code, _, stderr := runCmd(t, "", "keys", "rotate", "--school", "1"); code != 0 {
 			t.Fatal(stderr)
 		}
 	}
@@ -44,9 +44,9 @@ func TestDoctorExitStatuses(t *testing.T) {
 		t.Fatalf("doctor --json on a consistent database: %d %q", code, out)
 	}
 
-	// A tenant file whose school has no row yet, and a server file whose secret is not the one
+	// A school file whose school has no row yet, and a server file whose secret is not the one
 	// the keys were sealed with: both are found, and the exit status is 1.
-	os.WriteFile(filepath.Join(root, "tenants", "two.yaml"),
+	os.WriteFile(filepath.Join(root, "schools", "two.yaml"),
 		[]byte("school_id: 2\nsubdomain: two\nname: Two\nbase_url: http://127.0.0.1:18081\n"), 0o600)
 	otherSecret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("t"), 32))
 	server := os.Getenv("PROCTOR_CONFIG")
@@ -92,9 +92,9 @@ func TestDoctorExitStatuses(t *testing.T) {
 	}
 
 	// Invalid configuration: status 2, as for every command.
-	os.WriteFile(filepath.Join(root, "tenants", "bad.yaml"), []byte("school_id: -1\n"), 0o600)
+	os.WriteFile(filepath.Join(root, "schools", "bad.yaml"), []byte("school_id: -1\n"), 0o600)
 	if code, _, stderr := runCmd(t, "", "doctor"); code != exitInvalidConfig || !strings.Contains(stderr, "bad.yaml") {
-		t.Fatalf("doctor with an invalid tenant file: %d %s", code, stderr)
+		t.Fatalf("doctor with an invalid school file: %d %s", code, stderr)
 	}
 }
 
@@ -105,8 +105,8 @@ func TestDoctorUnreachablePostgres(t *testing.T) {
 	server := filepath.Join(root, "pg.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
 	dsn := "postgres://proctor:hunter2-password@127.0.0.1:1/proctor?connect_timeout=2&sslmode=disable"
-	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\ntenants_dir: %s\nsecret: %s\nlog: {level: error}\n",
-		dsn, filepath.Join(root, "tenants"), secret)), 0o600)
+	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
+		dsn, filepath.Join(root, "schools"), secret)), 0o600)
 	t.Setenv("PROCTOR_CONFIG", server)
 	code, out, stderr := runCmd(t, "", "doctor")
 	if code != exitFailure || !strings.Contains(stderr, "cannot reach the postgres database") {

@@ -37,7 +37,7 @@ func newEventsListCommand(g *globalFlags) *cobra.Command {
 		limit        int
 	)
 	cmd := &cobra.Command{
-		Use:   "list --tenant ID [--json] [--member EMAIL] [--kind K] [--since RFC3339] [--until RFC3339] [--limit N]",
+		Use:   "list --school ID [--json] [--member EMAIL] [--kind K] [--since RFC3339] [--until RFC3339] [--limit N]",
 		Short: "List a school's security events, newest first",
 		Long: `List a school's security events (sign-ins, password resets, invitations, consents, revocations,
 client and role changes, key rotations), newest first.

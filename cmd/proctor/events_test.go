@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // eventLines reads `events list --json`: one object a line.
@@ -50,18 +50,18 @@ func TestEventsList(t *testing.T) {
 		}
 		return out
 	}
-	run("members", "create", "--tenant", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "student")
-	run("members", "set-role", "--tenant", "1", "--email", "ada@example.com", "--role", "admin,student")
+	run("members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "student")
+	run("members", "set-role", "--school", "1", "--email", "ada@example.com", "--role", "admin,student")
 	var created clientOutput
-	if err := json.Unmarshal([]byte(run("clients", "create", "--tenant", "1", "--name", "App", "--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")), &created); err != nil {
+	if err := json.Unmarshal([]byte(run("clients", "create", "--school", "1", "--name", "App", "--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")), &created); err != nil {
 		t.Fatal(err)
 	}
-	rotated := run("clients", "rotate-secret", "--tenant", "1", created.ClientID, "--json")
-	run("clients", "delete", "--tenant", "1", created.ClientID)
-	kid := strings.TrimSpace(run("keys", "rotate", "--tenant", "1"))
+	rotated := run("clients", "rotate-secret", "--school", "1", created.ClientID, "--json")
+	run("clients", "delete", "--school", "1", created.ClientID)
+	kid := strings.TrimSpace(run("keys", "rotate", "--school", "1"))
 	run("members", "unlock", "--email", "ada@example.com")
 
-	lines := eventLines(t, run("events", "list", "--tenant", "1", "--json"))
+	lines := eventLines(t, run("events", "list", "--school", "1", "--json"))
 	want := []string{"lockout_lifted", "signing_key_rotated", "client_deleted", "client_secret_rotated", "client_created", "role_changed"}
 	if got := lineKinds(lines); !slices.Equal(got, want) {
 		t.Fatalf("kinds %v, want %v", got, want)
@@ -108,34 +108,34 @@ func TestEventsList(t *testing.T) {
 	}
 
 	// Filters.
-	if got := lineKinds(eventLines(t, run("events", "list", "--tenant", "1", "--json", "--kind", "client_deleted"))); !slices.Equal(got, []string{"client_deleted"}) {
+	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--kind", "client_deleted"))); !slices.Equal(got, []string{"client_deleted"}) {
 		t.Errorf("--kind: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--tenant", "1", "--json", "--member", "Ada@Example.com"))); !slices.Equal(got, []string{"lockout_lifted", "role_changed"}) {
+	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--member", "Ada@Example.com"))); !slices.Equal(got, []string{"lockout_lifted", "role_changed"}) {
 		t.Errorf("--member: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--tenant", "1", "--json", "--limit", "2"))); !slices.Equal(got, want[:2]) {
+	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--limit", "2"))); !slices.Equal(got, want[:2]) {
 		t.Errorf("--limit 2: %v", got)
 	}
-	if got := eventLines(t, run("events", "list", "--tenant", "1", "--json", "--since", "2999-01-01T00:00:00Z")); len(got) != 0 {
+	if got := eventLines(t, run("events", "list", "--school", "1", "--json", "--since", "2999-01-01T00:00:00Z")); len(got) != 0 {
 		t.Errorf("--since in the future: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--tenant", "1", "--json", "--until", "2999-01-01T00:00:00Z", "--limit", "0"))); len(got) != len(want) {
+	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--until", "2999-01-01T00:00:00Z", "--limit", "0"))); len(got) != len(want) {
 		t.Errorf("--until, --limit 0: %v", got)
 	}
 	// The other school's log is its own.
-	if got := eventLines(t, run("events", "list", "--tenant", "2", "--json")); len(got) != 0 {
+	if got := eventLines(t, run("events", "list", "--school", "2", "--json")); len(got) != 0 {
 		t.Errorf("school 2: %v", got)
 	}
 
 	// The table keeps what came from outside off the terminal's controls.
 	s := openDeployment(t, root)
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1})
 	if err := s.AppendSecurityEvent(ctx, audit.Event{Kind: audit.KindSignIn, Result: audit.ResultFailure, Actor: audit.ActorMember,
 		UserAgent: "evil\x1b[2J", Detail: "line\nbreak\ttab\x1b]0;title\x07"}); err != nil {
 		t.Fatal(err)
 	}
-	table := run("events", "list", "--tenant", "1")
+	table := run("events", "list", "--school", "1")
 	if !strings.HasPrefix(table, "ID") || !strings.Contains(table, "role_changed") || !strings.Contains(table, "line?break?tab?]0;title?") {
 		t.Errorf("table:\n%s", table)
 	}
@@ -153,7 +153,7 @@ func TestEventsList(t *testing.T) {
 		{[]string{"--member", "nobody@example.com"}, "no member with e-mail nobody@example.com"},
 		{[]string{"--member", "not an address"}, "is not an e-mail address"},
 	} {
-		code, _, stderr := runCmd(t, "", append([]string{"events", "list", "--tenant", "1"}, c.args...)...)
+		code, _, stderr := runCmd(t, "", append([]string{"events", "list", "--school", "1"}, c.args...)...)
 		if code != exitFailure || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: %d %q", c.args, code, stderr)
 		}

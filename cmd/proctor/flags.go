@@ -11,13 +11,13 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// schoolFlag declares the required --tenant flag of a command about one school.
+// schoolFlag declares the required --school flag of a command about one school.
 func schoolFlag(cmd *cobra.Command, schoolID *int64) {
-	cmd.Flags().Int64Var(schoolID, "tenant", 0, "school_id of the school")
-	_ = cmd.MarkFlagRequired("tenant")
+	cmd.Flags().Int64Var(schoolID, "school", 0, "school_id of the school")
+	_ = cmd.MarkFlagRequired("school")
 }
 
-// memberFlags declares the required --tenant and --email flags of a command about one member of
+// memberFlags declares the required --school and --email flags of a command about one member of
 // a school.
 func memberFlags(cmd *cobra.Command, schoolID *int64, email *string) {
 	schoolFlag(cmd, schoolID)
@@ -25,7 +25,7 @@ func memberFlags(cmd *cobra.Command, schoolID *int64, email *string) {
 	_ = cmd.MarkFlagRequired("email")
 }
 
-// memberCommand makes a command about one member of a school, named by --tenant and --email: it
+// memberCommand makes a command about one member of a school, named by --school and --email: it
 // checks the address, opens the school and calls run with the school's context and the address in
 // its normal form.
 func memberCommand(g *globalFlags, cmd *cobra.Command, run func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error) *cobra.Command {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/keys"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 func newKeysCommand(g *globalFlags) *cobra.Command {
@@ -32,7 +32,7 @@ func newKeysRotateCommand(g *globalFlags) *cobra.Command {
 		force        bool
 	)
 	cmd := &cobra.Command{
-		Use:   "rotate --tenant ID [--after-secret-change] [--force]",
+		Use:   "rotate --school ID [--after-secret-change] [--force]",
 		Short: "Make a new signing key current and print its kid",
 		Long: `Make a new signing key current. The key it replaces stays published in the JWKS, so ID tokens
 it signed still verify; keys older than that are retired. Running servers start signing with the
@@ -42,17 +42,17 @@ Rotation refuses to run when the current key does not decrypt with the configure
 the servers could not open a key stored under a different one. After changing the system secret
 on purpose, rotate with --after-secret-change to replace the keys sealed under the old secret.
 
-A school whose ID tokens are off (features.id_tokens false in its tenant file) signs nothing, so
+A school whose ID tokens are off (features.id_tokens false in its school file) signs nothing, so
 rotation refuses there unless --force: the key would only be published, unused.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				t, err := tenant.FromContext(ctx)
+				t, err := school.FromContext(ctx)
 				if err != nil {
 					return err
 				}
 				if !t.Features.IDTokens && !force {
-					return fmt.Errorf("school %d does not issue ID tokens (features.id_tokens is false in its tenant file), so no server would sign with a new key; turn ID tokens on first, or add --force to rotate anyway", schoolID)
+					return fmt.Errorf("school %d does not issue ID tokens (features.id_tokens is false in its school file), so no server would sign with a new key; turn ID tokens on first, or add --force to rotate anyway", schoolID)
 				}
 				m := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{})
 				rotate := m.Rotate
@@ -77,18 +77,18 @@ rotation refuses there unless --force: the key would only be published, unused.`
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school")
+	cmd.Flags().Int64Var(&schoolID, "school", 0, "school_id of the school")
 	cmd.Flags().BoolVar(&secretChange, "after-secret-change", false,
 		"rotate even though the current key does not decrypt (the system secret was changed)")
 	cmd.Flags().BoolVar(&force, "force", false, "rotate even though the school's ID tokens are off")
-	_ = cmd.MarkFlagRequired("tenant")
+	_ = cmd.MarkFlagRequired("school")
 	return cmd
 }
 
 func newKeysListCommand(g *globalFlags) *cobra.Command {
 	var schoolID int64
 	cmd := &cobra.Command{
-		Use:   "list --tenant ID",
+		Use:   "list --school ID",
 		Short: "List a school's signing keys, newest first",
 		Long: `List a school's signing keys, newest first. CURRENT marks the key new ID tokens are signed with;
 every key without a RETIRED time is published in the JWKS.`,

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/proctorhq/proctor/config"
 )
@@ -60,15 +61,22 @@ func newRootCommand() *cobra.Command {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:   "proctor",
-		Short: "Proctor: a multi-tenant OAuth 2.0 / OpenID Connect server for course sites",
-		Long: `Proctor is a multi-tenant OAuth 2.0 / OpenID Connect authorization server for online
+		Short: "Proctor: a multi-school OAuth 2.0 / OpenID Connect server for course sites",
+		Long: `Proctor is a multi-school OAuth 2.0 / OpenID Connect authorization server for online
 course sites, with the GraphQL Member API, an MCP endpoint and the operator REST API beside it.
 
 Configuration: a server file (--config or PROCTOR_CONFIG) and one YAML file per school in its
-tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/configuration.md).`,
+schools directory; every server key can be overridden with PROCTOR_<KEY> (docs/configuration.md).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --tenant is the earlier name of --school; scripts written for it keep working.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "tenant" {
+			name = "school"
+		}
+		return pflag.NormalizedName(name)
+	})
 	root.PersistentFlags().StringVar(&g.configFile, "config", os.Getenv("PROCTOR_CONFIG"),
 		"server configuration file (default: built-in defaults and PROCTOR_* environment only)")
 	root.AddCommand(
@@ -78,7 +86,7 @@ tenants directory; every server key can be overridden with PROCTOR_<KEY> (docs/c
 		newDemoCommand(),
 		newMailboxCommand(),
 		newSeedCommand(g),
-		newTenantsCommand(g),
+		newSchoolsCommand(g),
 		newMembersCommand(g),
 		newKeysCommand(g),
 		newClientsCommand(g),

@@ -27,19 +27,19 @@ func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// deployment writes a server file and tenant files for an SQLite database in a temp dir and
+// deployment writes a server file and school files for an SQLite database in a temp dir and
 // points PROCTOR_CONFIG at it.
-func deployment(t *testing.T, tenants map[string]string) string {
+func deployment(t *testing.T, schools map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "tenants"), 0o755)
-	for name, body := range tenants {
-		os.WriteFile(filepath.Join(root, "tenants", name), []byte(body), 0o600)
+	os.MkdirAll(filepath.Join(root, "schools"), 0o755)
+	for name, body := range schools {
+		os.WriteFile(filepath.Join(root, "schools", name), []byte(body), 0o600)
 	}
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
 	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: sqlite, dsn: %s}\ntenants_dir: %s\nsecret: %s\nlog: {level: error}\n",
-		filepath.Join(root, "p.db"), filepath.Join(root, "tenants"), secret)), 0o600)
+	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
+		filepath.Join(root, "p.db"), filepath.Join(root, "schools"), secret)), 0o600)
 	t.Setenv("PROCTOR_CONFIG", server)
 	return root
 }
@@ -51,7 +51,7 @@ func TestInvalidConfigurationExitsTwoListingEveryProblem(t *testing.T) {
 		"a.yaml": "school_id: -1\nsubdomain: A\nname: A\nbase_url: http://a.example\n",
 		"b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: https://b.example\nunknown_key: 1\n",
 	})
-	for _, args := range [][]string{{"tenants", "validate"}, {"serve"}, {"migrate"}} {
+	for _, args := range [][]string{{"schools", "validate"}, {"serve"}, {"migrate"}} {
 		code, _, stderr := runCmd(t, "", args...)
 		if code != exitInvalidConfig {
 			t.Fatalf("%v: exit %d, want 2; stderr:\n%s", args, code, stderr)
@@ -68,22 +68,26 @@ func TestInvalidConfigurationExitsTwoListingEveryProblem(t *testing.T) {
 	}
 }
 
-func TestTenantsListAndValidate(t *testing.T) {
+func TestSchoolsListAndValidate(t *testing.T) {
 	deployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n"})
-	code, out, stderr := runCmd(t, "", "tenants", "validate")
-	if code != 0 || !strings.Contains(out, "1 tenants") {
+	code, out, stderr := runCmd(t, "", "schools", "validate")
+	if code != 0 || !strings.Contains(out, "1 schools") {
 		t.Fatalf("validate: %d %s %s", code, out, stderr)
 	}
-	code, out, _ = runCmd(t, "", "tenants", "list")
+	code, out, _ = runCmd(t, "", "schools", "list")
 	if code != 0 || !strings.Contains(out, "http://127.0.0.1:18080") || !strings.Contains(out, "true") {
 		t.Fatalf("list: %d %s", code, out)
+	}
+	// tenants is the command's earlier name.
+	if code, again, _ := runCmd(t, "", "tenants", "list"); code != 0 || again != out {
+		t.Fatalf("tenants list: %d %s", code, again)
 	}
 }
 
 func TestMembersCommands(t *testing.T) {
 	deployment(t, map[string]string{"one.yaml": schoolOne})
 	// The schema must be current first.
-	if code, _, stderr := runCmd(t, "", "members", "list", "--tenant", "1"); code != exitFailure || !strings.Contains(stderr, "proctor migrate") {
+	if code, _, stderr := runCmd(t, "", "members", "list", "--school", "1"); code != exitFailure || !strings.Contains(stderr, "proctor migrate") {
 		t.Fatalf("members list before migrate: %d %s", code, stderr)
 	}
 	if code, out, stderr := runCmd(t, "", "migrate"); code != 0 || !strings.Contains(out, "applied") {
@@ -92,31 +96,35 @@ func TestMembersCommands(t *testing.T) {
 	if code, out, _ := runCmd(t, "", "migrate"); code != 0 || !strings.Contains(out, "0 migrations applied") {
 		t.Fatalf("second migrate: %d %s", code, out)
 	}
-	code, out, stderr := runCmd(t, "a long enough password\n", "members", "create", "--tenant", "1",
+	code, out, stderr := runCmd(t, "a long enough password\n", "members", "create", "--school", "1",
 		"--email", "Ada@Example.com", "--name", "Ada", "--role", "admin", "--password-stdin")
 	if code != 0 || !strings.Contains(out, "<ada@example.com>") || strings.Contains(out, "password:") {
 		t.Fatalf("create: %d %q %q", code, out, stderr)
 	}
-	code, out, _ = runCmd(t, "", "members", "create", "--tenant", "1", "--email", "bo@example.com", "--name", "Bo")
+	code, out, _ = runCmd(t, "", "members", "create", "--school", "1", "--email", "bo@example.com", "--name", "Bo")
 	if code != 0 || !strings.Contains(out, "password: ") {
 		t.Fatalf("create with generated password: %d %q", code, out)
 	}
-	if code, _, stderr := runCmd(t, "", "members", "create", "--tenant", "1", "--email", "ada@example.com", "--name", "Again"); code != exitFailure || !strings.Contains(stderr, "already exists") {
+	if code, _, stderr := runCmd(t, "", "members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Again"); code != exitFailure || !strings.Contains(stderr, "already exists") {
 		t.Fatalf("duplicate create: %d %s", code, stderr)
 	}
-	if code, _, stderr := runCmd(t, "", "members", "set-role", "--tenant", "1", "--email", "bo@example.com", "--role", "lecturer,student"); code != 0 {
+	if code, _, stderr := runCmd(t, "", "members", "set-role", "--school", "1", "--email", "bo@example.com", "--role", "lecturer,student"); code != 0 {
 		t.Fatalf("set-role: %d %s", code, stderr)
 	}
-	if code, _, stderr := runCmd(t, "", "members", "set-role", "--tenant", "1", "--email", "bo@example.com", "--role", "wizard"); code != exitFailure || !strings.Contains(stderr, "unknown role") {
+	if code, _, stderr := runCmd(t, "", "members", "set-role", "--school", "1", "--email", "bo@example.com", "--role", "wizard"); code != exitFailure || !strings.Contains(stderr, "unknown role") {
 		t.Fatalf("set-role with a bad role: %d %s", code, stderr)
 	}
-	if code, _, stderr := runCmd(t, "", "members", "list", "--tenant", "9"); code != exitFailure || !strings.Contains(stderr, "no tenant with school_id 9") {
-		t.Fatalf("unknown tenant: %d %s", code, stderr)
+	if code, _, stderr := runCmd(t, "", "members", "list", "--school", "9"); code != exitFailure || !strings.Contains(stderr, "no school with school_id 9") {
+		t.Fatalf("unknown school: %d %s", code, stderr)
 	}
-	code, out, _ = runCmd(t, "", "members", "list", "--tenant", "1")
+	code, out, _ = runCmd(t, "", "members", "list", "--school", "1")
 	if code != 0 || !strings.Contains(out, "ada@example.com") || !strings.Contains(out, "admin") ||
 		!strings.Contains(out, "lecturer,student") {
 		t.Fatalf("list: %d\n%s", code, out)
+	}
+	// --tenant is the earlier name of --school.
+	if code, again, stderr := runCmd(t, "", "members", "list", "--tenant", "1"); code != 0 || again != out {
+		t.Fatalf("list --tenant: %d %s %s", code, again, stderr)
 	}
 }
 
@@ -145,14 +153,14 @@ enrollments:
   - {member: kim@example.com, course: go-basics, enrolled_at: 2025-01-02T03:04:05Z, lifetime_access: true}
 `), 0o600)
 	for i := 0; i < 2; i++ { // idempotent
-		code, out, stderr := runCmd(t, "", "seed", "--tenant", "1", good)
+		code, out, stderr := runCmd(t, "", "seed", "--school", "1", good)
 		if code != 0 || !strings.Contains(out, "members: 1") || !strings.Contains(out, "enrollments: 1") {
 			t.Fatalf("seed run %d: %d %s %s", i, code, out, stderr)
 		}
 	}
 	bad := filepath.Join(root, "bad.yaml")
 	os.WriteFile(bad, []byte("members:\n  - email: not-an-email\n    name: X\n    password: whatever-pass\n    roles: [wizard]\n"), 0o600)
-	code, _, stderr := runCmd(t, "", "seed", "--tenant", "1", bad)
+	code, _, stderr := runCmd(t, "", "seed", "--school", "1", bad)
 	if code != exitFailure || !strings.Contains(stderr, "bad.yaml:2") || !strings.Contains(stderr, "bad.yaml:5") {
 		t.Fatalf("bad fixture: %d\n%s", code, stderr)
 	}
@@ -162,7 +170,7 @@ func TestVersionAndHelp(t *testing.T) {
 	if code, out, _ := runCmd(t, "", "version"); code != 0 || !strings.HasPrefix(out, "proctor ") {
 		t.Fatalf("version: %d %q", code, out)
 	}
-	for _, cmd := range []string{"serve", "migrate", "demo", "seed", "tenants", "members", "version"} {
+	for _, cmd := range []string{"serve", "migrate", "demo", "seed", "schools", "members", "version"} {
 		if code, out, _ := runCmd(t, "", cmd, "--help"); code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: %d", cmd, code)
 		}
@@ -291,7 +299,7 @@ func TestClientsAndKeysCommands(t *testing.T) {
 	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, out, stderr := runCmd(t, "", "clients", "create", "--tenant", "1", "--name", "Study App",
+	code, out, stderr := runCmd(t, "", "clients", "create", "--school", "1", "--name", "Study App",
 		"--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")
 	if code != 0 {
 		t.Fatalf("create: %d %s", code, stderr)
@@ -309,31 +317,31 @@ func TestClientsAndKeysCommands(t *testing.T) {
 		{"--redirect-uri", "https://app.example/cb", "--scopes", "courses:read"}, // operator scope on a member client
 		{"--redirect-uri", "https://app.example/cb", "--kind", "operator", "--scopes", "account:read"},
 	} {
-		args := append([]string{"clients", "create", "--tenant", "1", "--name", "X"}, bad...)
+		args := append([]string{"clients", "create", "--school", "1", "--name", "X"}, bad...)
 		if code, _, _ := runCmd(t, "", args...); code != exitFailure {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	code, out, _ = runCmd(t, "", "clients", "rotate-secret", "--tenant", "1", created.ClientID, "--json")
+	code, out, _ = runCmd(t, "", "clients", "rotate-secret", "--school", "1", created.ClientID, "--json")
 	if code != 0 || strings.Contains(out, created.ClientSecret) || !strings.Contains(out, "client_secret") {
 		t.Fatalf("rotate-secret: %d %s", code, out)
 	}
-	if code, out, _ := runCmd(t, "", "clients", "list", "--tenant", "1"); code != 0 || !strings.Contains(out, created.ClientID) {
+	if code, out, _ := runCmd(t, "", "clients", "list", "--school", "1"); code != 0 || !strings.Contains(out, created.ClientID) {
 		t.Fatalf("list: %d %s", code, out)
 	}
-	if code, _, stderr := runCmd(t, "", "clients", "delete", "--tenant", "1", created.ClientID); code != 0 {
+	if code, _, stderr := runCmd(t, "", "clients", "delete", "--school", "1", created.ClientID); code != 0 {
 		t.Fatalf("delete: %s", stderr)
 	}
-	if code, out, _ := runCmd(t, "", "clients", "list", "--tenant", "1"); code != 0 || strings.Contains(out, created.ClientID) {
+	if code, out, _ := runCmd(t, "", "clients", "list", "--school", "1"); code != 0 || strings.Contains(out, created.ClientID) {
 		t.Fatalf("list after delete: %s", out)
 	}
 
-	code, first, _ := runCmd(t, "", "keys", "rotate", "--tenant", "1")
-	code2, second, _ := runCmd(t, "", "keys", "rotate", "--tenant", "1")
+	code, first, _ := runCmd(t, "", "keys", "rotate", "--school", "1")
+	code2, second, _ := runCmd(t, "", "keys", "rotate", "--school", "1")
 	if code != 0 || code2 != 0 || strings.TrimSpace(first) == strings.TrimSpace(second) {
 		t.Fatalf("rotate: %q %q", first, second)
 	}
-	if code, out, _ := runCmd(t, "", "keys", "list", "--tenant", "1"); code != 0 || !strings.Contains(out, strings.TrimSpace(second)) {
+	if code, out, _ := runCmd(t, "", "keys", "list", "--school", "1"); code != 0 || !strings.Contains(out, strings.TrimSpace(second)) {
 		t.Fatalf("keys list: %s", out)
 	}
 }

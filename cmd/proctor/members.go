@@ -47,13 +47,13 @@ func withApp(cmd *cobra.Command, g *globalFlags, fn func(ctx context.Context, a 
 }
 
 // withSchool opens the app, checks the schema, syncs the schools and runs fn with a context
-// carrying the school --tenant names.
+// carrying the school --school names.
 func withSchool(cmd *cobra.Command, g *globalFlags, schoolID int64, fn func(ctx context.Context, a *app) error) error {
 	return withApp(cmd, g, func(ctx context.Context, a *app) error {
 		if err := a.syncSchools(ctx); err != nil {
 			return err
 		}
-		sctx, _, err := a.tenantContext(ctx, schoolID)
+		sctx, _, err := a.schoolContext(ctx, schoolID)
 		if err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func newMembersCreateCommand(g *globalFlags) *cobra.Command {
 		passwordStdin bool
 	)
 	cmd := &cobra.Command{
-		Use:   "create --tenant ID --email E --name N [--role R[,R]] [--password-stdin]",
+		Use:   "create --school ID --email E --name N [--role R[,R]] [--password-stdin]",
 		Short: "Create a member and give them roles at a school",
 		Long: `Create a member (e-mail addresses are unique across the deployment) and give them roles at
 the school. The password is read from standard input with --password-stdin; otherwise a random
@@ -163,7 +163,7 @@ func readOrGeneratePassword(in io.Reader, fromStdin bool, avoid ...string) (pw s
 func newMembersListCommand(g *globalFlags) *cobra.Command {
 	var schoolID int64
 	cmd := &cobra.Command{
-		Use:   "list --tenant ID",
+		Use:   "list --school ID",
 		Short: "List the members holding a role at a school",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -189,7 +189,7 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 		roles    string
 	)
 	cmd := &cobra.Command{
-		Use:   "set-role --tenant ID --email E --role R[,R]|none",
+		Use:   "set-role --school ID --email E --role R[,R]|none",
 		Short: "Replace a member's roles at a school",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -300,7 +300,7 @@ limited by their own budgets.`,
 					return err
 				}
 				for _, s := range schools {
-					if sctx, _, err := a.tenantContext(ctx, s.SchoolID); err == nil {
+					if sctx, _, err := a.schoolContext(ctx, s.SchoolID); err == nil {
 						a.note(sctx, audit.Event{Kind: audit.KindLockoutLifted, SubjectID: m.ID})
 					}
 				}
@@ -316,7 +316,7 @@ limited by their own budgets.`,
 
 // noMember is what a command says when no member of the school has the address it was given.
 func noMember(email string, schoolID int64) error {
-	return fmt.Errorf("no member with e-mail %s at school %d (see `proctor members list --tenant %d`)", email, schoolID, schoolID)
+	return fmt.Errorf("no member with e-mail %s at school %d (see `proctor members list --school %d`)", email, schoolID, schoolID)
 }
 
 // notAnAddress refuses an --email that storage.ValidEmail, the rule of every entry point,

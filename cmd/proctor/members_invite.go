@@ -23,7 +23,7 @@ func newMembersInviteCommand(g *globalFlags) *cobra.Command {
 		withoutPassword bool
 	)
 	cmd := &cobra.Command{
-		Use:   "invite --tenant ID (--email E [--name N] [--role R[,R]] | --without-password)",
+		Use:   "invite --school ID (--email E [--name N] [--role R[,R]] | --without-password)",
 		Short: "Invite a member by e-mail, or every member of a school who has no password yet",
 		Long: `Invite someone to a school: they get an e-mail with a one-time link, valid 7 days, that opens
 a page on the school's own origin where they choose a password and are signed in. An address that

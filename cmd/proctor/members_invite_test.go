@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // openDeployment opens the deployment's SQLite database, as a server would.
@@ -50,8 +50,8 @@ func TestMembersInvite(t *testing.T) {
 
 	t.Run("needs exactly one of --email and --without-password", func(t *testing.T) {
 		for _, args := range [][]string{
-			{"members", "invite", "--tenant", "1"},
-			{"members", "invite", "--tenant", "1", "--email", "x@example.com", "--without-password"},
+			{"members", "invite", "--school", "1"},
+			{"members", "invite", "--school", "1", "--email", "x@example.com", "--without-password"},
 		} {
 			code, _, stderr := runCmd(t, "", args...)
 			if code != exitFailure || !strings.Contains(stderr, "either --email or --without-password") {
@@ -62,17 +62,17 @@ func TestMembersInvite(t *testing.T) {
 
 	s := openDeployment(t, root)
 	ctx := t.Context()
-	tn, err := tenant.New(mustTenantConfig(t))
+	tn, err := school.New(mustSchoolConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sctx := tenant.NewContext(ctx, tn)
+	sctx := school.NewContext(ctx, tn)
 	if kinds := queuedKinds(t, s); len(kinds) != 0 {
 		t.Fatalf("refused invitations queued %q", kinds)
 	}
 
 	t.Run("--email invites a new address", func(t *testing.T) {
-		code, out, stderr := runCmd(t, "", "members", "invite", "--tenant", "1", "--email", " New@Example.com ", "--name", "Nora New", "--role", "lecturer,student")
+		code, out, stderr := runCmd(t, "", "members", "invite", "--school", "1", "--email", " New@Example.com ", "--name", "Nora New", "--role", "lecturer,student")
 		if code != 0 || !strings.Contains(out, "created and invited member") || !strings.Contains(out, "<new@example.com>") {
 			t.Fatalf("invite: %d %q %q", code, out, stderr)
 		}
@@ -100,7 +100,7 @@ func TestMembersInvite(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if code, _, stderr := runCmd(t, "a long enough passphrase\n", "members", "create", "--tenant", "1",
+		if code, _, stderr := runCmd(t, "a long enough passphrase\n", "members", "create", "--school", "1",
 			"--email", "has-password@example.com", "--name", "Has Password", "--password-stdin"); code != 0 {
 			t.Fatal(stderr)
 		}
@@ -109,7 +109,7 @@ func TestMembersInvite(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		code, out, stderr := runCmd(t, "", "members", "invite", "--tenant", "1", "--without-password")
+		code, out, stderr := runCmd(t, "", "members", "invite", "--school", "1", "--without-password")
 		if code != 0 || !strings.Contains(out, "3 invitations queued") {
 			t.Fatalf("invite --without-password: %d %q %q", code, out, stderr)
 		}
@@ -136,10 +136,10 @@ func TestMembersInvite(t *testing.T) {
 	})
 }
 
-// mustTenantConfig is schoolOne as a tenant file.
-func mustTenantConfig(t *testing.T) config.Tenant {
+// mustSchoolConfig is schoolOne as a school file.
+func mustSchoolConfig(t *testing.T) config.School {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "one", "One", "http://127.0.0.1:18080"
 	return c
 }
@@ -156,7 +156,7 @@ func TestMembersCreateHoldsPasswordsToThePolicy(t *testing.T) {
 		{"short\n", "at least 8"},
 		{"cara@example.com\n", "name or e-mail"},
 	} {
-		code, out, stderr := runCmd(t, tc.pw, "members", "create", "--tenant", "1", "--email", "cara@example.com", "--name", "Cara", "--password-stdin")
+		code, out, stderr := runCmd(t, tc.pw, "members", "create", "--school", "1", "--email", "cara@example.com", "--name", "Cara", "--password-stdin")
 		if code != exitFailure || !strings.Contains(stderr, tc.want) {
 			t.Errorf("password %q: %d %q %q, want a refusal saying %q", tc.pw, code, out, stderr, tc.want)
 		}

@@ -13,7 +13,7 @@ import (
 
 func newMembersResetMFACommand(g *globalFlags) *cobra.Command {
 	return memberCommand(g, &cobra.Command{
-		Use:   "reset-mfa --tenant ID --email E",
+		Use:   "reset-mfa --school ID --email E",
 		Short: "Remove every second factor of a member at a school",
 		Long: `Remove the member's second factors at the school: the authenticator app (TOTP), its recovery
 codes and passkeys. The member then signs in with the password alone and may enrol again; at a

@@ -7,7 +7,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/factor"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // TestMembersResetMFA: the command removes a member's factors at the named school only, and
@@ -18,8 +18,8 @@ func TestMembersResetMFA(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	for _, args := range [][]string{
-		{"--tenant", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "owner"},
-		{"--tenant", "2", "--email", "bo@example.com", "--name", "Bo"},
+		{"--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "owner"},
+		{"--school", "2", "--email", "bo@example.com", "--name", "Bo"},
 	} {
 		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
 			t.Fatal(stderr)
@@ -30,8 +30,8 @@ func TestMembersResetMFA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1})
-	two := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 2})
+	one := school.NewContext(t.Context(), &school.School{SchoolID: 1})
+	two := school.NewContext(t.Context(), &school.School{SchoolID: 2})
 	// Ada has TOTP and recovery codes at school 1, and (as the store allows, whatever her role)
 	// TOTP at school 2.
 	now := time.Now()
@@ -58,13 +58,13 @@ func TestMembersResetMFA(t *testing.T) {
 		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
 		{"not an address", "is not an e-mail address"},
 	} {
-		code, _, stderr := runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", c.email)
+		code, _, stderr := runCmd(t, "", "members", "reset-mfa", "--school", "1", "--email", c.email)
 		if code != exitFailure || !strings.Contains(stderr, c.want) {
 			t.Errorf("reset-mfa %q: %d %q", c.email, code, stderr)
 		}
 	}
 
-	code, out, stderr := runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", "Ada@Example.com")
+	code, out, stderr := runCmd(t, "", "members", "reset-mfa", "--school", "1", "--email", "Ada@Example.com")
 	if code != 0 || !strings.Contains(out, "removed the second factors of member") || !strings.Contains(out, "<ada@example.com> at school 1") {
 		t.Fatalf("reset-mfa: %d %q %q", code, out, stderr)
 	}
@@ -78,7 +78,7 @@ func TestMembersResetMFA(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].Actor != audit.ActorCLI || evs[0].SubjectID != ada.ID {
 		t.Errorf("factors_reset events: %+v, %v", evs, err)
 	}
-	code, out, _ = runCmd(t, "", "members", "reset-mfa", "--tenant", "1", "--email", "ada@example.com")
+	code, out, _ = runCmd(t, "", "members", "reset-mfa", "--school", "1", "--email", "ada@example.com")
 	if code != 0 || !strings.Contains(out, "has no second factor at school 1") {
 		t.Errorf("reset-mfa twice: %d %q", code, out)
 	}

@@ -13,7 +13,7 @@ import (
 
 func newMembersResetLinkCommand(g *globalFlags) *cobra.Command {
 	return memberCommand(g, &cobra.Command{
-		Use:   "reset-link --tenant ID --email E",
+		Use:   "reset-link --school ID --email E",
 		Short: "Send a member of a school a password-reset link",
 		Long: `Send a member of the school an e-mail with a one-time link, on the school's own origin, where
 they choose a new password: the same link and message the sign-in page's "forgot password" form

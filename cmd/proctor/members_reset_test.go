@@ -14,8 +14,8 @@ func TestMembersResetLink(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	for _, args := range [][]string{
-		{"--tenant", "1", "--email", "ada@example.com", "--name", "Ada"},
-		{"--tenant", "2", "--email", "bo@example.com", "--name", "Bo"},
+		{"--school", "1", "--email", "ada@example.com", "--name", "Ada"},
+		{"--school", "2", "--email", "bo@example.com", "--name", "Bo"},
 	} {
 		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
 			t.Fatal(stderr)
@@ -28,7 +28,7 @@ func TestMembersResetLink(t *testing.T) {
 		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
 		{"not an address", "is not an e-mail address"},
 	} {
-		code, _, stderr := runCmd(t, "", "members", "reset-link", "--tenant", "1", "--email", c.email)
+		code, _, stderr := runCmd(t, "", "members", "reset-link", "--school", "1", "--email", c.email)
 		if code != exitFailure || !strings.Contains(stderr, c.want) {
 			t.Errorf("reset-link %q: %d %q", c.email, code, stderr)
 		}
@@ -38,7 +38,7 @@ func TestMembersResetLink(t *testing.T) {
 		t.Fatalf("refused reset links queued %q", kinds)
 	}
 
-	code, out, stderr := runCmd(t, "", "members", "reset-link", "--tenant", "1", "--email", "Ada@Example.com")
+	code, out, stderr := runCmd(t, "", "members", "reset-link", "--school", "1", "--email", "Ada@Example.com")
 	if code != 0 || !strings.Contains(out, "queued a password-reset link for <ada@example.com> at school 1") {
 		t.Fatalf("reset-link: %d %q %q", code, out, stderr)
 	}

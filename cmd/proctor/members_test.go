@@ -17,7 +17,7 @@ func TestMembersUnlock(t *testing.T) {
 	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
 		t.Fatal(stderr)
 	}
-	if code, _, stderr := runCmd(t, "", "members", "create", "--tenant", "1", "--email", "ada@example.com", "--name", "Ada"); code != 0 {
+	if code, _, stderr := runCmd(t, "", "members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Ada"); code != 0 {
 		t.Fatal(stderr)
 	}
 	if code, _, stderr := runCmd(t, "", "members", "unlock", "--email", "nobody@example.com"); code != exitFailure || !strings.Contains(stderr, "no member with e-mail") {

@@ -13,7 +13,7 @@ import (
 func newSeedCommand(g *globalFlags) *cobra.Command {
 	var schoolID int64
 	cmd := &cobra.Command{
-		Use:   "seed --tenant ID FILE",
+		Use:   "seed --school ID FILE",
 		Short: "Load a YAML or JSON fixture into a school",
 		Long: `Load a fixture (docs/seed-format.md) into the school: members with roles and passwords,
 courses with curriculum, enrollments, progress, payments, notifications, products, services,
@@ -44,7 +44,7 @@ changes nothing.`,
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "tenant", 0, "school_id of the school to load the fixture into")
-	_ = cmd.MarkFlagRequired("tenant")
+	cmd.Flags().Int64Var(&schoolID, "school", 0, "school_id of the school to load the fixture into")
+	_ = cmd.MarkFlagRequired("school")
 	return cmd
 }

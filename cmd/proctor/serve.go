@@ -43,7 +43,7 @@ and member_api.api_key) and reading member data from the same database.`,
 			default:
 				return fmt.Errorf("--only accepts %q", server.OnlyMemberAPI)
 			}
-			cfg, reg, err := loadTenants(g)
+			cfg, reg, err := loadSchools(g)
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: a.cfg.Server, Tenants: a.tenants, Store: a.store, Logger: a.log, Only: a.only, MailboxHandler: a.mailbox})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Schools: a.schools, Store: a.store, Logger: a.log, Only: a.only, MailboxHandler: a.mailbox})
 	if err != nil {
 		return err
 	}

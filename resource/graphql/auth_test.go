@@ -14,7 +14,7 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 const viewerID = `{ viewer { id } }`
@@ -26,7 +26,7 @@ const memberScopes = "account:read account:write"
 // for the Member API (RFC 9728 section 3.1), and the scope ("" for none). For a 401 it also
 // follows resource_metadata: the document describes the Member API and lists the scopes the
 // challenge names, so a client reading either asks for nothing it is refused.
-func challenge(t *testing.T, what string, r *response, tn *tenant.Tenant, status int, code, scope string) {
+func challenge(t *testing.T, what string, r *response, tn *school.School, status int, code, scope string) {
 	t.Helper()
 	h := r.header.Get("WWW-Authenticate")
 	if r.status != status || r.Error != code {
@@ -172,7 +172,7 @@ func TestOnlyPOST(t *testing.T) {
 // TestVerifierContract runs the handler on a verifier of its own, for the verdicts the store
 // cannot easily be made to give.
 func TestVerifierContract(t *testing.T) {
-	tn, err := tenant.New(config.Tenant{SchoolID: 1, Subdomain: "a", Name: "A", BaseURL: "https://a.example.test", Lifetimes: config.DefaultTenant().Lifetimes})
+	tn, err := school.New(config.School{SchoolID: 1, Subdomain: "a", Name: "A", BaseURL: "https://a.example.test", Lifetimes: config.DefaultSchool().Lifetimes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestVerifierContract(t *testing.T) {
 	} {
 		r := mux.NewRouter()
 		membergraphql.New(membergraphql.Deps{Verifier: verdict{tc.err}}).Mount(r)
-		req := httptest.NewRequestWithContext(tenant.NewContext(context.Background(), tn), http.MethodPost, endpoint.MemberGraphQL, strings.NewReader(`{"query":"{viewer{id}}"}`))
+		req := httptest.NewRequestWithContext(school.NewContext(context.Background(), tn), http.MethodPost, endpoint.MemberGraphQL, strings.NewReader(`{"query":"{viewer{id}}"}`))
 		req.Header.Set("Authorization", "Bearer abc")
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()

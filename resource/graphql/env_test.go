@@ -11,13 +11,13 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // env is a whole Proctor behind a real HTTP server, as a Member API client meets it: school A at
@@ -30,7 +30,7 @@ type env struct {
 	store  *gormstore.Store
 	stmts  *gormstore.StatementCounter
 	secret config.Secret
-	a, b   *tenant.Tenant
+	a, b   *school.School
 }
 
 func newEnv(t testing.TB, backend string) *env {
@@ -45,10 +45,10 @@ func newEnv(t testing.TB, backend string) *env {
 	return e
 }
 
-func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), tn) }
+func (e *env) ctx(tn *school.School) context.Context { return school.NewContext(e.t.Context(), tn) }
 
 // seed imports data into school tn.
-func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
+func (e *env) seed(tn *school.School, data *storage.SchoolData) {
 	e.t.Helper()
 	schools.Import(e.t, e.store, tn, data)
 }
@@ -68,7 +68,7 @@ func schoolID(n int64) *int64 { return &n }
 // token mints an access token of school tn for the member with the e-mail, stored as the
 // authorization server stores one (authz's session under "session" in the pair's data), and
 // already used once, so that a request with it runs no first-use write.
-func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
+func (e *env) token(tn *school.School, email string, o tokenOpts) string {
 	e.t.Helper()
 	m, err := e.store.GetMemberByEmail(e.ctx(tn), email)
 	if err != nil {
@@ -111,13 +111,13 @@ func (r *response) code(i int) string {
 }
 
 // post sends a GraphQL request to school tn's Member API with the bearer token (none if "").
-func (e *env) post(tn *tenant.Tenant, token string, query string, variables map[string]any) *response {
+func (e *env) post(tn *school.School, token string, query string, variables map[string]any) *response {
 	e.t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": variables})
 	return e.postRaw(tn, token, "application/json", body)
 }
 
-func (e *env) postRaw(tn *tenant.Tenant, token, contentType string, body []byte) *response {
+func (e *env) postRaw(tn *school.School, token, contentType string, body []byte) *response {
 	e.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, tn.URL(endpoint.MemberGraphQL), bytes.NewReader(body))
 	if err != nil {

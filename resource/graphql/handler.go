@@ -18,9 +18,9 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Scopes of the Member API (spec, Scopes).
@@ -108,7 +108,7 @@ type body struct {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -221,7 +221,7 @@ func writeResponse(w http.ResponseWriter, resp *gql.Response) {
 // what time, and the member's row, read at most once.
 type request struct {
 	store  Store
-	tenant *tenant.Tenant
+	school *school.School
 	grant  resource.Grant
 	now    time.Time
 	member func() (storage.Member, error)
@@ -230,8 +230,8 @@ type request struct {
 type requestKey struct{}
 
 // withRequest returns ctx carrying the request every resolver of this execution shares.
-func (h *Handler) withRequest(ctx context.Context, t *tenant.Tenant, g resource.Grant) context.Context {
-	req := &request{store: h.store, tenant: t, grant: g, now: h.now().UTC()}
+func (h *Handler) withRequest(ctx context.Context, t *school.School, g resource.Grant) context.Context {
+	req := &request{store: h.store, school: t, grant: g, now: h.now().UTC()}
 	req.member = sync.OnceValues(func() (storage.Member, error) {
 		return req.store.GetMember(ctx, g.MemberID)
 	})

@@ -59,7 +59,7 @@ func (v *viewer) Schools(ctx context.Context) ([]*schoolMembership, error) {
 	}
 	out := make([]*schoolMembership, len(list))
 	for i, s := range list {
-		out[i] = &schoolMembership{s: s, current: s.SchoolID == v.req.tenant.SchoolID}
+		out[i] = &schoolMembership{s: s, current: s.SchoolID == v.req.school.SchoolID}
 	}
 	return out, nil
 }

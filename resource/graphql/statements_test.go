@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // curriculumQuery is a member's whole curriculum with progress, one page of 20 courses.
@@ -53,7 +53,7 @@ func TestStatementCount(t *testing.T) {
 		e.seed(e.a, largeMember(20, 10, 20, 50))
 		e.seed(e.b, largeMember(1, 1, 1, 1))
 
-		count := func(tn *tenant.Tenant, query string) (int64, *response) {
+		count := func(tn *school.School, query string) (int64, *response) {
 			t.Helper()
 			token := e.token(tn, busy, readScope)
 			e.stmts.Reset()

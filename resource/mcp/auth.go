@@ -11,14 +11,14 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // caller is who sent one request: anonymous (grant nil) or the resource owner of a verified
 // token. It is built once per request, before the SDK sees the request, and decides which tools
 // that request's server has.
 type caller struct {
-	tenant *tenant.Tenant
+	school *school.School
 	grant  *resource.Grant
 	// operator: the token's member holds an owner or admin role at the school now. Only looked
 	// up when the token holds a scope some operator tool needs.
@@ -73,7 +73,7 @@ func (rf *refusal) write(w http.ResponseWriter, r *http.Request) {
 // anything else must be a valid token bound to a member. The member's roles are read only when
 // the token holds a scope some operator tool needs. It writes the refusal itself and reports
 // whether to go on.
-func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant.Tenant) (*caller, bool) {
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *school.School) (*caller, bool) {
 	a, rf := h.door.Authenticate(r, resource.Policy{Anonymous: true, RolesFor: operatorScopes})
 	switch {
 	case rf == nil:
@@ -89,7 +89,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant
 		resource.MCP.WriteError(w, r, rf.Err)
 		return nil, false
 	}
-	c := &caller{tenant: t, now: h.now(), store: h.store, log: h.log}
+	c := &caller{school: t, now: h.now(), store: h.store, log: h.log}
 	if !a.Anonymous() {
 		c.grant = &a.Grant
 		c.operator = a.Operator()
@@ -101,8 +101,8 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, t *tenant
 // rebinding and cross-site requests; MCP Streamable HTTP transport, "Security Warning"). A
 // request without Origin (every non-browser client) passes; a browser page may only call its
 // own school's endpoint. The Host header was already matched to the school by the server's
-// tenant resolution, so a rebound name never reaches this handler.
-func sameOrigin(r *http.Request, t *tenant.Tenant) bool {
+// school resolution, so a rebound name never reaches this handler.
+func sameOrigin(r *http.Request, t *school.School) bool {
 	origins := r.Header.Values("Origin")
 	switch len(origins) {
 	case 0:
@@ -121,7 +121,7 @@ func sameOrigin(r *http.Request, t *tenant.Tenant) bool {
 
 // originKey is the school's origin in the form sameOrigin compares (default port dropped,
 // lower case).
-func originKey(t *tenant.Tenant) string {
+func originKey(t *school.School) string {
 	scheme, _, _ := strings.Cut(t.Origin, "://")
 	return scheme + "://" + t.Host
 }

@@ -14,13 +14,13 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // env is a whole Proctor behind a real HTTP server, as an MCP client meets it: school A at
@@ -33,7 +33,7 @@ type env struct {
 	srv    *httptest.Server
 	store  *gormstore.Store
 	secret config.Secret
-	a, b   *tenant.Tenant
+	a, b   *school.School
 	now    time.Time
 }
 
@@ -53,9 +53,9 @@ func newEnv(t testing.TB, backend string) *env {
 	return e
 }
 
-func (e *env) ctx(tn *tenant.Tenant) context.Context { return tenant.NewContext(e.t.Context(), tn) }
+func (e *env) ctx(tn *school.School) context.Context { return school.NewContext(e.t.Context(), tn) }
 
-func (e *env) seed(tn *tenant.Tenant, data *storage.SchoolData) {
+func (e *env) seed(tn *school.School, data *storage.SchoolData) {
 	e.t.Helper()
 	schools.Import(e.t, e.store, tn, data)
 }
@@ -143,7 +143,7 @@ type tokenOpts struct {
 
 // token mints an access token of school tn for the member with the e-mail, stored as the
 // authorization server stores one, already used once (so a request runs no first-use write).
-func (e *env) token(tn *tenant.Tenant, email string, o tokenOpts) string {
+func (e *env) token(tn *school.School, email string, o tokenOpts) string {
 	e.t.Helper()
 	m, err := e.store.GetMemberByEmail(e.ctx(tn), email)
 	if err != nil {
@@ -176,7 +176,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // connect opens an MCP client session at school tn's /mcp with the token ("" for none), in the
 // protocol revision given ("" for the SDK's latest).
-func (e *env) connect(tn *tenant.Tenant, token, version string) *sdk.ClientSession {
+func (e *env) connect(tn *school.School, token, version string) *sdk.ClientSession {
 	e.t.Helper()
 	cs, err := e.tryConnect(tn, token, version)
 	if err != nil {
@@ -186,7 +186,7 @@ func (e *env) connect(tn *tenant.Tenant, token, version string) *sdk.ClientSessi
 	return cs
 }
 
-func (e *env) tryConnect(tn *tenant.Tenant, token, version string) (*sdk.ClientSession, error) {
+func (e *env) tryConnect(tn *school.School, token, version string) (*sdk.ClientSession, error) {
 	hc := &http.Client{Timeout: 10 * time.Second}
 	if token != "" {
 		hc.Transport = bearer{token: token, next: http.DefaultTransport}
@@ -251,7 +251,7 @@ type rpc struct {
 
 // post sends a JSON-RPC body to school tn's /mcp as a client of revision 2025-06-18 would
 // (no session, the version header), with the token ("" for none) and extra headers.
-func (e *env) post(tn *tenant.Tenant, token, body string, headers ...string) rpc {
+func (e *env) post(tn *school.School, token, body string, headers ...string) rpc {
 	e.t.Helper()
 	return e.do(http.MethodPost, tn.URL(endpoint.MCP), token, body, headers...)
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	mcpendpoint "github.com/proctorhq/proctor/resource/mcp"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // challenge checks a Bearer challenge: the status, the error code, the scope ("" for none) and
 // the pointer to the called origin's metadata for /mcp (RFC 9728 section 3.1).
-func (r rpc) challenge(t *testing.T, what string, status int, code, scope string, tn *tenant.Tenant) {
+func (r rpc) challenge(t *testing.T, what string, status int, code, scope string, tn *school.School) {
 	t.Helper()
 	h := r.header.Get("WWW-Authenticate")
 	if r.status != status || !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="`+code+`"`) ||
@@ -256,10 +256,10 @@ func TestNoVerdictRemote(t *testing.T) {
 	}
 }
 
-// inSchool serves h as school tn, as the server's tenant resolution would.
-func inSchool(tn *tenant.Tenant, h http.Handler) http.Handler {
+// inSchool serves h as school tn, as the server's school resolution would.
+func inSchool(tn *school.School, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(tenant.NewContext(r.Context(), tn)))
+		h.ServeHTTP(w, r.WithContext(school.NewContext(r.Context(), tn)))
 	})
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // ProtocolVersions are the MCP revisions served, newest first. The SDK (v1.8.0) knows two older
@@ -81,7 +81,7 @@ func New(d Deps) *Handler {
 		Logger:       sdkLogger(d.Logger),
 		// The SDK's own check refuses any Host that is not a loopback name when the listener is
 		// on loopback, which is every request behind a reverse proxy on the same machine. Host
-		// is checked by the server's tenant resolution and Origin by ServeHTTP instead.
+		// is checked by the server's school resolution and Origin by ServeHTTP instead.
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        maxBodyBytes,
 	})
@@ -111,7 +111,7 @@ func serverOf(r *http.Request) *sdk.Server {
 // 503 without a verdict), and the tools a tools/call names (401 or 403 with a challenge). Only
 // then does the SDK see the request, with a server holding exactly the tools the caller may call.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t, err := tenant.FromContext(r.Context())
+	t, err := school.FromContext(r.Context())
 	if err != nil {
 		edge.WriteNoSchool(w)
 		return
@@ -154,7 +154,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serverSet says which server answers a caller: its school, whether it presented a token, and
 // the tools it may call, one bit per tool (in the order of tools).
 type serverSet struct {
-	tenant  *tenant.Tenant
+	school  *school.School
 	private bool
 	tools   uint64
 }
@@ -169,7 +169,7 @@ const maxServers = 1024
 // schemas checked) was a fifth of a tool call's CPU, so servers are shared by the callers of
 // one set; the caller of each call reaches the tools through the request's context.
 func (h *Handler) serverFor(c *caller) *sdk.Server {
-	set := serverSet{tenant: c.tenant, private: c.grant != nil}
+	set := serverSet{school: c.school, private: c.grant != nil}
 	for i, def := range tools {
 		if c.may(def.need) == nil {
 			set.tools |= 1 << i
@@ -191,7 +191,7 @@ func (h *Handler) serverFor(c *caller) *sdk.Server {
 
 // newServer builds the server of a set.
 func (h *Handler) newServer(set serverSet) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.tenant.Name, Version: h.version}, &sdk.ServerOptions{
+	s := sdk.NewServer(&sdk.Implementation{Name: "proctor", Title: set.school.Name, Version: h.version}, &sdk.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    sdkLogger(h.log),
 		SupportedProtocolVersions: ProtocolVersions,

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestMyCoursesStatements: my_courses costs the same, small number of statements for a member
@@ -21,7 +21,7 @@ func TestMyCoursesStatements(t *testing.T) {
 		e.seed(e.a, conformance.LargeSchoolData(20, 10, 20))
 		e.seed(e.b, conformance.LargeSchoolData(1, 1, 1))
 		stmts := e.store.CountStatements()
-		count := func(tn *tenant.Tenant, token string) (int64, []byte) {
+		count := func(tn *school.School, token string) (int64, []byte) {
 			t.Helper()
 			stmts.Reset()
 			r := e.post(tn, token, toolCall("my_courses", `{"first":20}`))

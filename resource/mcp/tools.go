@@ -14,9 +14,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // need is what a tool asks of its caller.
@@ -104,7 +104,7 @@ func define[In, Out any](s spec, run func(ctx context.Context, c *caller, in In)
 			return failed(err), nil
 		}
 		// The school travels with the caller, whatever context the SDK hands over.
-		output, err := run(tenant.NewContext(ctx, c.tenant), c, input)
+		output, err := run(school.NewContext(ctx, c.school), c, input)
 		if err != nil {
 			return failed(c.toolError(ctx, s.name, err)), nil
 		}

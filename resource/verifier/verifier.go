@@ -10,8 +10,8 @@ import (
 	"github.com/ory/fosite/token/hmac"
 
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Pairs is what a Verifier reads and writes: the pair of a presented access token, and
@@ -44,7 +44,7 @@ func New(st Pairs, hmacKey []byte, now func() time.Time) *Verifier {
 
 // Verify implements resource.Verifier.
 func (v *Verifier) Verify(ctx context.Context, token string) (resource.Grant, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return resource.Grant{}, err
 	}

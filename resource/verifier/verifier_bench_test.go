@@ -15,10 +15,10 @@ import (
 	"github.com/ory/fosite/token/hmac"
 
 	"github.com/proctorhq/proctor/resource/verifier"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // pairsEnv lists the sizes of the token-pair table BenchmarkVerifyManyPairs measures at, in
@@ -67,17 +67,17 @@ func BenchmarkVerifyManyPairs(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = db.Close() })
 
-	const school = 1
-	t := &tenant.Tenant{SchoolID: school, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
-	tctx := tenant.NewContext(ctx, t)
-	mustExec(b, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, school)
+	const schoolID = 1
+	t := &school.School{SchoolID: schoolID, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
+	tctx := school.NewContext(ctx, t)
+	mustExec(b, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, schoolID)
 	mustExec(b, db, `INSERT INTO oauth_clients (id, school_id, kind, token_endpoint_auth_method, created_at, updated_at)
-VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
+VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
 	var member int64
 	if err := db.QueryRow(`INSERT INTO members (email, created_at, updated_at) VALUES ('bench@example.com', now(), now()) RETURNING id`).Scan(&member); err != nil {
 		b.Fatal(err)
 	}
-	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, school)
+	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, schoolID)
 
 	key := make([]byte, 32)
 	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}}
@@ -89,7 +89,7 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
 	if _, err := st.CreateTokenPair(tctx, storage.TokenPair{
 		RequestID: "grant-measured", ClientID: "bench-app", MemberID: member, AccessSignature: signature,
 		Resource: t.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
-		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: school,
+		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: schoolID,
 	}); err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +108,7 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, school)
   refresh_signature, resource, scopes, data, requested_at, access_expires_at, refresh_expires_at, first_used_at)
 SELECT 'grant-' || g, $1, 'bench-app', $2, md5('a' || g), md5('r' || g), 'http://127.0.0.1:8080', 'account:read', $3,
   now(), now() + interval '2 hours', now() + interval '30 days', now()
-FROM generate_series($4::bigint, $5::bigint) AS g`, school, member, data, from, to)
+FROM generate_series($4::bigint, $5::bigint) AS g`, schoolID, member, data, from, to)
 		}
 		mustExec(b, db, `ANALYZE oauth_token_pairs`)
 		b.Logf("%d filler pairs stored (%d added in %s)", n, n-stored, time.Since(start).Round(time.Millisecond))

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Both demo schools apply to one fresh database, twice, with the same result; the member
@@ -35,7 +35,7 @@ func TestDemoAppliesTwice(t *testing.T) {
 			if err := st.SyncSchool(ctx, s.SchoolID, s.Subdomain, s.Name); err != nil {
 				t.Fatal(err)
 			}
-			sctx := tenant.NewContext(ctx, &tenant.Tenant{SchoolID: s.SchoolID, Subdomain: s.Subdomain, Name: s.Name})
+			sctx := school.NewContext(ctx, &school.School{SchoolID: s.SchoolID, Subdomain: s.Subdomain, Name: s.Name})
 			f, err := s.Load(now)
 			if err != nil {
 				t.Fatal(err)

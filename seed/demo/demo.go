@@ -20,7 +20,7 @@ var (
 // Reference is the day the fixtures are written around: Monday 2026-11-16, 00:00 UTC.
 var Reference = time.Date(2026, time.November, 16, 0, 0, 0, 0, time.UTC)
 
-// School is one demo school: what its tenant file would say, and its fixture.
+// School is one demo school: what its school file would say, and its fixture.
 type School struct {
 	SchoolID  int64
 	Subdomain string

@@ -1,5 +1,5 @@
 // Package demo holds the two demo schools that `proctor demo` serves on the loopback interface:
-// their tenant identities, their seed fixtures (embedded YAML in the seed format) and the demo
+// their school identities, their seed fixtures (embedded YAML in the seed format) and the demo
 // accounts printed at start-up.
 //
 //	school 1  Northwind Academy  subdomain northwind  http://127.0.0.1:<port>  USD

@@ -29,7 +29,7 @@
 // requests. Every response any of them receives is recorded (Env.Responses), so a test can check
 // headers and cookies across everything a flow touched.
 //
-// Options change the server file and the tenant files before anything is built, so a test can
+// Options change the server file and the school files before anything is built, so a test can
 // shorten timeouts, lower the body limit, add vendor integrations or a Client ID Metadata
 // Document resolver.
 //

@@ -20,7 +20,7 @@ func Public(t testing.TB, sch *schools.Env, d server.Deps, configure func(*confi
 	if configure != nil {
 		configure(&d.Config)
 	}
-	d.Tenants, d.Store = sch.Registry, sch.Store
+	d.Schools, d.Store = sch.Registry, sch.Store
 	s, err := server.New(d)
 	if err != nil {
 		t.Fatalf("servertest: server.New: %v", err)

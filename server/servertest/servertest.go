@@ -19,13 +19,13 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Password is every member's password.
@@ -39,9 +39,9 @@ type Options struct {
 	// (timeouts, body limit, trusted proxies, integrations ...). The secret, the internal API key
 	// and the addresses are set by New and should be left alone.
 	Configure func(*config.Server)
-	// ConfigureSchool changes a school's tenant file before it is built; c.Subdomain says which
+	// ConfigureSchool changes a school's school file before it is built; c.Subdomain says which
 	// ("north" for A, "lumen" for B, "secure" for C). base_url must not be changed.
-	ConfigureSchool func(c *config.Tenant)
+	ConfigureSchool func(c *config.School)
 	// HTTPS adds school C, served over TLS.
 	HTTPS bool
 	// Documents resolves Client ID Metadata Documents (server.Deps.Documents); nil builds the
@@ -64,9 +64,9 @@ type Client struct {
 	Secret string
 }
 
-// School is one school of the environment: its tenant, members and clients.
+// School is one school of the environment: its school, members and clients.
 type School struct {
-	*tenant.Tenant
+	*school.School
 	Owner, Student               Member
 	MemberClient, OperatorClient Client
 }
@@ -81,9 +81,10 @@ type Env struct {
 	// with a connection of their own.
 	Database gormstore.Config
 	// Config is the server file the server was built from.
-	Config  config.Server
-	Tenants *tenant.Registry
-	A, B    *School
+	Config config.Server
+	// Registry resolves the schools' hosts as the server does.
+	Registry *school.Registry
+	A, B     *School
 	// C is the https school (nil unless Options.HTTPS).
 	C *School
 	// Shared is a student at every school.
@@ -126,18 +127,18 @@ func New(t testing.TB, o Options) *Env {
 			handler.ServeHTTP(w, r)
 		}))
 		_, tlsPort, _ := net.SplitHostPort(tlsServer.Listener.Addr().String())
-		files = append(files, config.Tenant{SchoolID: 3, Subdomain: "secure", Name: "Securus",
+		files = append(files, config.School{SchoolID: 3, Subdomain: "secure", Name: "Securus",
 			BaseURL: "https://127.0.0.1:" + tlsPort, Features: config.Features{MCPConnections: true}})
 	}
 	for i := range files {
-		d := config.DefaultTenant()
+		d := config.DefaultSchool()
 		files[i].Lifetimes, files[i].CIMD.CacheMin, files[i].CIMD.CacheMax = d.Lifetimes, d.CIMD.CacheMin, d.CIMD.CacheMax
 		if o.ConfigureSchool != nil {
 			o.ConfigureSchool(&files[i])
 		}
 	}
-	tenants, reg := schools.Sync(t, e.Store, files...)
-	e.Tenants = reg
+	synced, reg := schools.Sync(t, e.Store, files...)
+	e.Registry = reg
 
 	sc := config.DefaultServer()
 	sc.Public.Addr, sc.Internal.Addr = e.PublicAddr, in.Addr().String()
@@ -155,7 +156,7 @@ func New(t testing.TB, o Options) *Env {
 
 	var logger *slog.Logger
 	e.Log, logger = schools.NewLog()
-	srv, err := server.New(server.Deps{Config: sc, Tenants: reg, Store: e.Store, Logger: logger, Documents: o.Documents})
+	srv, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.Store, Logger: logger, Documents: o.Documents})
 	if err != nil {
 		t.Fatalf("servertest: server.New: %v", err)
 	}
@@ -189,9 +190,9 @@ func New(t testing.TB, o Options) *Env {
 	e.rec = &recorder{base: e.transport}
 
 	e.Shared = e.member("shared@example.com", "Sam Shared")
-	schools := []**School{&e.A, &e.B, &e.C}
-	for i, tn := range tenants {
-		*schools[i] = e.populate(tn)
+	slots := []**School{&e.A, &e.B, &e.C}
+	for i, tn := range synced {
+		*slots[i] = e.populate(tn)
 	}
 	return e
 }
@@ -219,8 +220,8 @@ func (e *Env) member(email, name string) Member {
 }
 
 // populate gives school tn its members and clients.
-func (e *Env) populate(tn *tenant.Tenant) *School {
-	s := &School{Tenant: tn}
+func (e *Env) populate(tn *school.School) *School {
+	s := &School{School: tn}
 	s.Owner = e.member("owner-"+tn.Subdomain+"@example.com", "Owner of "+tn.Name)
 	s.Student = e.member("student-"+tn.Subdomain+"@example.com", "Student of "+tn.Name)
 	e.SetRoles(s, s.Owner, storage.RoleOwner)
@@ -241,7 +242,7 @@ func (e *Env) populate(tn *tenant.Tenant) *School {
 }
 
 // Ctx is a context carrying school s, for the store's school-scoped methods.
-func (e *Env) Ctx(s *School) context.Context { return tenant.NewContext(e.t.Context(), s.Tenant) }
+func (e *Env) Ctx(s *School) context.Context { return school.NewContext(e.t.Context(), s.School) }
 
 // SetRoles gives m exactly roles at school s.
 func (e *Env) SetRoles(s *School, m Member, roles ...storage.Role) {

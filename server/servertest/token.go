@@ -13,8 +13,8 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TokenOptions shape an access token MintToken stores.
@@ -39,9 +39,9 @@ type TokenStore interface {
 // authz's session under "session" in the pair's data, the signature keyed by secret), and returns it. The token counts as used
 // once, so that a request with it runs no first-use write. A test can also mint the tokens no
 // authorization would give: expired, revoked, bound elsewhere, without a school or an owner.
-func MintToken(t testing.TB, st TokenStore, secret config.Secret, tn *tenant.Tenant, memberID int64, o TokenOptions) string {
+func MintToken(t testing.TB, st TokenStore, secret config.Secret, tn *school.School, memberID int64, o TokenOptions) string {
 	t.Helper()
-	ctx := tenant.NewContext(t.Context(), tn)
+	ctx := school.NewContext(t.Context(), tn)
 	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: authz.TokenHMACKey(secret)}}
 	token, signature, err := strategy.Generate(ctx)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/proctorhq/proctor/account/accountstore"
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // accountStore is s as the account flows use it: a backend keeping the account tables
@@ -130,7 +130,7 @@ func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 		t.Errorf("GetLink at B: %+v, %v", l, err)
 	}
 
-	// Without a tenant, the school-scoped methods refuse.
+	// Without a school, the school-scoped methods refuse.
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"CreateLink": func() error { return as.CreateLink(ctx, linkOf("link-none", member, accountstore.PurposeReset)) },
@@ -156,7 +156,7 @@ func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 		"ListSecurityEvents": func() error { _, err := as.ListSecurityEvents(ctx, audit.Filter{MemberID: member}); return err },
 	}
 	for name, call := range calls {
-		wantErr(t, name+" without a tenant", call(), tenant.ErrNoTenant)
+		wantErr(t, name+" without a school", call(), school.ErrNoSchool)
 	}
 	if _, err := as.GetLink(ctxB, "link-b", accountstore.PurposeReset, at(1, 9)); err != nil {
 		t.Errorf("GetLink at B after the refused calls: %v", err)
@@ -248,7 +248,7 @@ func testMemberSessions(t *testing.T, s storage.Store) {
 			t.Errorf("session %s after DeleteOtherSessions everywhere: %v", id, err)
 		}
 	}
-	// Keeping none, without a tenant (everywhere needs none).
+	// Keeping none, without a school (everywhere needs none).
 	n, err = as.DeleteOtherSessions(t.Context(), member, "", true)
 	must(t, "DeleteOtherSessions everywhere keeping none", err)
 	if n != 1 {

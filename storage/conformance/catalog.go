@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // catalogData is FullSchoolData with more of everything a catalogue shows, unpublished and past
@@ -226,14 +226,14 @@ func testReports(t *testing.T, s storage.Store) {
 	}
 
 	// An empty school has zero counts, not errors.
-	empty, err := s.GetSchoolStats(inSchool(t, &tenant.Tenant{SchoolID: 99}), now)
+	empty, err := s.GetSchoolStats(inSchool(t, &school.School{SchoolID: 99}), now)
 	must(t, "GetSchoolStats of an empty school", err)
 	if empty.Courses != 0 || len(empty.Revenue) != 0 || len(empty.MembersByRole) != 0 {
 		t.Errorf("empty school: %+v", empty)
 	}
 }
 
-func testCatalogNoTenant(t *testing.T, s storage.Store) {
+func testCatalogNoSchool(t *testing.T, s storage.Store) {
 	ctx := t.Context()
 	now := at(1, 0)
 	calls := map[string]func() error{
@@ -246,6 +246,6 @@ func testCatalogNoTenant(t *testing.T, s storage.Store) {
 		"GetSchoolStats":        func() error { _, err := s.GetSchoolStats(ctx, now); return err },
 	}
 	for name, call := range calls {
-		wantErr(t, fmt.Sprintf("%s without a tenant", name), call(), tenant.ErrNoTenant)
+		wantErr(t, fmt.Sprintf("%s without a school", name), call(), school.ErrNoSchool)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // A case checks one behaviour of a store. It receives the whole backend: a case of one store
@@ -42,14 +42,14 @@ func RunSchoolDataTests(t *testing.T, newStore func(t *testing.T) storage.Store)
 		{"MemberPayments", testMemberPayments},
 		{"MemberNotifications", testMemberNotifications},
 		{"MemberNotificationSubscriptions", testMemberNotificationSubscriptions},
-		{"MemberDataNoTenant", testMemberDataNoTenant},
+		{"MemberDataNoSchool", testMemberDataNoSchool},
 		{"OperatorData", testOperatorData},
 		{"Catalog", testCatalog},
 		{"Reports", testReports},
-		{"CatalogNoTenant", testCatalogNoTenant},
+		{"CatalogNoSchool", testCatalogNoSchool},
 		{"ConcurrentUpdates", testConcurrentUpdates},
-		{"NoTenant", testNoTenant},
-		{"TenantIsolation", testTenantIsolation},
+		{"NoSchool", testNoSchool},
+		{"SchoolIsolation", testSchoolIsolation},
 		{"ImportRoundTrip", testImportRoundTrip},
 		{"ImportIdempotent", testImportIdempotent},
 		{"ImportUpdates", testImportUpdates},
@@ -73,7 +73,7 @@ func RunIdentityTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"Roles", testRoles},
 		{"ListSchoolMembers", testListSchoolMembers},
 		{"ListMemberSchools", testListMemberSchools},
-		{"RolesNoTenant", testRolesNoTenant},
+		{"RolesNoSchool", testRolesNoSchool},
 		{"Clients", testClients},
 		{"ListClients", testListClients},
 		{"UpdateClient", testUpdateClient},
@@ -99,8 +99,8 @@ func RunIdentityTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"MailConcurrentClaims", testMailConcurrentClaims},
 		{"MailTransactions", testMailTransactions},
 		{"MailPurge", testMailPurge},
-		{"OAuthTenantIsolation", testOAuthTenantIsolation},
-		{"OAuthNoTenant", testOAuthNoTenant},
+		{"OAuthSchoolIsolation", testOAuthSchoolIsolation},
+		{"OAuthNoSchool", testOAuthNoSchool},
 		{"AccountLinks", testAccountLinks},
 		{"AccountLinkIsolation", testAccountLinkIsolation},
 		{"ConcurrentConsumeLink", testConcurrentConsumeLink},
@@ -137,19 +137,19 @@ func run(t *testing.T, newStore func(t *testing.T) storage.Store, tests []testCa
 
 // Schools every test can use: call syncSchools first.
 var (
-	schoolA = &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "https://a.example.test", Host: "a.example.test"}
-	schoolB = &tenant.Tenant{SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "https://b.example.test", Host: "b.example.test"}
+	schoolA = &school.School{SchoolID: 1, Subdomain: "a", Name: "School A", Origin: "https://a.example.test", Host: "a.example.test"}
+	schoolB = &school.School{SchoolID: 2, Subdomain: "b", Name: "School B", Origin: "https://b.example.test", Host: "b.example.test"}
 )
 
-// inSchool returns a context carrying the tenant, ended with the test.
-func inSchool(t *testing.T, tn *tenant.Tenant) context.Context {
-	return tenant.NewContext(t.Context(), tn)
+// inSchool returns a context carrying the school, ended with the test.
+func inSchool(t *testing.T, tn *school.School) context.Context {
+	return school.NewContext(t.Context(), tn)
 }
 
 // syncSchools creates the rows of schools A and B.
 func syncSchools(t *testing.T, s storage.Store) (ctxA, ctxB context.Context) {
 	t.Helper()
-	for _, tn := range []*tenant.Tenant{schoolA, schoolB} {
+	for _, tn := range []*school.School{schoolA, schoolB} {
 		if err := s.SyncSchool(t.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 			t.Fatalf("SyncSchool(%d): %v", tn.SchoolID, err)
 		}

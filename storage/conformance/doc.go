@@ -4,8 +4,8 @@
 // tests with a function that returns a fresh, migrated, empty store.
 //
 // It owns the behaviour the storage package documents but cannot enforce by types: ErrNotFound
-// and ErrAlreadyExists where they apply, tenant.ErrNoTenant for school-scoped calls without a
-// tenant, isolation between schools, paging, read-modify-write under concurrency,
+// and ErrAlreadyExists where they apply, school.ErrNoSchool for school-scoped calls without a
+// school, isolation between schools, paging, read-modify-write under concurrency,
 // ImportSchoolData's round trip, idempotency and all-or-nothing behaviour, transactions carried
 // in the context, and the OAuth races the database must decide: a code used twice at once, a
 // pair first used many times at once, a refresh racing a revocation of its grant; and the Member

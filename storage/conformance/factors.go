@@ -158,7 +158,7 @@ func testFactorIsolation(t *testing.T, s storage.Store) {
 	must(t, "CreateLoginSession at A", s.CreateLoginSession(ctxA, storage.LoginSession{ID: "sess-a", MemberID: member, CreatedAt: at(1, 8), ExpiresAt: at(2, 8)}))
 	wantErr(t, "MarkSessionFactor at B", fs.MarkSessionFactor(ctxB, "sess-a", []string{"pwd", "otp"}, at(1, 9)), storage.ErrNotFound)
 
-	// Without a tenant, every method refuses.
+	// Without a school, every method refuses.
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"PutPendingTOTP": func() error { return fs.PutPendingTOTP(ctx, member, []byte("x"), at(1, 8)) },
@@ -183,7 +183,7 @@ func testFactorIsolation(t *testing.T, s storage.Store) {
 	}
 	for name, call := range calls {
 		if err := call(); err == nil {
-			t.Errorf("%s without a tenant succeeded", name)
+			t.Errorf("%s without a school succeeded", name)
 		}
 	}
 	if err := fs.ConsumeRecoveryCode(ctxA, member, "h2", at(1, 10)); err != nil {

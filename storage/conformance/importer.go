@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 var fullEmails = []string{"ada@example.test", "grace@example.test", "linus@example.test"}
@@ -17,7 +17,7 @@ type memberView struct {
 	Roles  []storage.Role
 }
 
-func readMembers(t *testing.T, s storage.Store, tn *tenant.Tenant, emails []string) []memberView {
+func readMembers(t *testing.T, s storage.Store, tn *school.School, emails []string) []memberView {
 	t.Helper()
 	ctx := inSchool(t, tn)
 	var out []memberView
@@ -256,7 +256,7 @@ func testImportRejects(t *testing.T, s storage.Store) {
 	}
 
 	// A school without a row (SyncSchool never ran) cannot import.
-	_, err = s.ImportSchoolData(inSchool(t, &tenant.Tenant{SchoolID: 42, Subdomain: "x"}), FullSchoolData(), storage.ImportOptions{})
+	_, err = s.ImportSchoolData(inSchool(t, &school.School{SchoolID: 42, Subdomain: "x"}), FullSchoolData(), storage.ImportOptions{})
 	wantErr(t, "import into a school without a row", err, storage.ErrNotFound)
 }
 

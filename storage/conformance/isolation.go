@@ -5,13 +5,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
-// testNoTenant calls every school-scoped method of the school-data store without a tenant
-// (testRolesNoTenant and testOAuthNoTenant call the identity store's).
-func testNoTenant(t *testing.T, s storage.Store) {
+// testNoSchool calls every school-scoped method of the school-data store without a school
+// (testRolesNoSchool and testOAuthNoSchool call the identity store's).
+func testNoSchool(t *testing.T, s storage.Store) {
 	ctxA, _ := syncSchools(t, s)
 	mustImport(t, s, ctxA, FullSchoolData())
 	ada, course, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
@@ -42,7 +42,7 @@ func testNoTenant(t *testing.T, s storage.Store) {
 		},
 	}
 	for name, call := range calls {
-		wantErr(t, name, call(), tenant.ErrNoTenant)
+		wantErr(t, name, call(), school.ErrNoSchool)
 	}
 }
 
@@ -102,9 +102,9 @@ func readSchool(t *testing.T, s storage.Store, ctx context.Context, emails []str
 	return v
 }
 
-// testTenantIsolation imports overlapping data (same slugs, same e-mails) into two schools and
+// testSchoolIsolation imports overlapping data (same slugs, same e-mails) into two schools and
 // checks that each school reads only its own rows and that ids of the other are not found.
-func testTenantIsolation(t *testing.T, s storage.Store) {
+func testSchoolIsolation(t *testing.T, s storage.Store) {
 	ctxA, ctxB := syncSchools(t, s)
 	dataA := FullSchoolData()
 	dataB := FullSchoolData()

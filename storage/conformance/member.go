@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // memberID returns the id of the member with the e-mail.
@@ -260,8 +260,8 @@ func testMemberConsulting(t *testing.T, s storage.Store) {
 	}
 }
 
-// testMemberDataNoTenant calls every MemberData method without a tenant.
-func testMemberDataNoTenant(t *testing.T, s storage.Store) {
+// testMemberDataNoSchool calls every MemberData method without a school.
+func testMemberDataNoSchool(t *testing.T, s storage.Store) {
 	ctx := t.Context()
 	now := at(1, 0)
 	calls := map[string]func() error{
@@ -289,6 +289,6 @@ func testMemberDataNoTenant(t *testing.T, s storage.Store) {
 		},
 	}
 	for name, call := range calls {
-		wantErr(t, fmt.Sprintf("%s without a tenant", name), call(), tenant.ErrNoTenant)
+		wantErr(t, fmt.Sprintf("%s without a school", name), call(), school.ErrNoSchool)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func testCreateAndGetMember(t *testing.T, s storage.Store) {
@@ -250,8 +250,8 @@ func testListMemberSchools(t *testing.T, s storage.Store) {
 	}
 }
 
-// testRolesNoTenant calls the school-scoped member methods without a tenant.
-func testRolesNoTenant(t *testing.T, s storage.Store) {
+// testRolesNoSchool calls the school-scoped member methods without a school.
+func testRolesNoSchool(t *testing.T, s storage.Store) {
 	ctxA, _ := syncSchools(t, s)
 	mustImport(t, s, ctxA, FullSchoolData())
 	ada, err := s.GetMemberByEmail(ctxA, "ada@example.test")
@@ -264,12 +264,12 @@ func testRolesNoTenant(t *testing.T, s storage.Store) {
 		"ListSchoolMembers": func() error { _, _, err := s.ListSchoolMembers(ctx, storage.Page{}); return err },
 	}
 	for name, call := range calls {
-		wantErr(t, name, call(), tenant.ErrNoTenant)
+		wantErr(t, name, call(), school.ErrNoSchool)
 	}
 	// The refused SetRoles changed nothing.
 	roles, err := s.GetRoles(ctxA, ada.ID)
 	must(t, "GetRoles", err)
 	if !slices.Equal(roles, []storage.Role{storage.RoleOwner, storage.RoleStudent}) {
-		t.Errorf("roles after SetRoles without tenant: %v", roles)
+		t.Errorf("roles after SetRoles without school: %v", roles)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
-// testOAuthTenantIsolation gives school B a client, code, PKCE and OpenID Connect records, a
+// testOAuthSchoolIsolation gives school B a client, code, PKCE and OpenID Connect records, a
 // grant, a signing key and a login session, and checks that none of them can be read, changed or
 // revoked at school A.
-func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
+func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	ctxA, ctxB, member := oauthSetup(t, s)
 	_, err := s.CreateClient(ctxB, publicClient("client-b"))
 	must(t, "CreateClient at B", err)
@@ -117,9 +117,9 @@ func testOAuthTenantIsolation(t *testing.T, s storage.Store) {
 	}
 }
 
-// testOAuthNoTenant calls every school-scoped method of the OAuth interfaces without a tenant.
+// testOAuthNoSchool calls every school-scoped method of the OAuth interfaces without a school.
 // The transaction methods and PurgeExpired are not school-scoped.
-func testOAuthNoTenant(t *testing.T, s storage.Store) {
+func testOAuthNoSchool(t *testing.T, s storage.Store) {
 	_, _, member := oauthSetup(t, s)
 	ctx := t.Context()
 	now := time.Now()
@@ -157,14 +157,14 @@ func testOAuthNoTenant(t *testing.T, s storage.Store) {
 		"DeleteLoginSession": func() error { return s.DeleteLoginSession(ctx, "l") },
 	}
 	for name, call := range calls {
-		wantErr(t, name, call(), tenant.ErrNoTenant)
+		wantErr(t, name, call(), school.ErrNoSchool)
 	}
 	// Refused inside a transaction too, and the transaction methods themselves need no school.
 	tx, err := s.BeginTx(ctx)
-	must(t, "BeginTx without a tenant", err)
-	wantErr(t, "LockGrant in a transaction without a tenant", s.LockGrant(tx, "r"), tenant.ErrNoTenant)
+	must(t, "BeginTx without a school", err)
+	wantErr(t, "LockGrant in a transaction without a school", s.LockGrant(tx, "r"), school.ErrNoSchool)
 	must(t, "Rollback", s.Rollback(tx))
 	if _, err := s.PurgeExpired(ctx, now, 10); err != nil {
-		t.Errorf("PurgeExpired without a tenant: %v", err)
+		t.Errorf("PurgeExpired without a school: %v", err)
 	}
 }

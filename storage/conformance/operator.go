@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // testOperatorData runs the OperatorData suite: school A holds FullSchoolData and school B a
@@ -44,7 +44,7 @@ func testOperatorData(t *testing.T, s storage.Store) {
 		// Sequential: the families share the store and some read what others wrote.
 		t.Run(sub.name, func(t *testing.T) { f.t = t; sub.run(f) })
 	}
-	t.Run("NoTenant", func(t *testing.T) { testOperatorNoTenant(t, s) })
+	t.Run("NoSchool", func(t *testing.T) { testOperatorNoSchool(t, s) })
 }
 
 type operatorFixture struct {
@@ -336,7 +336,7 @@ func testOperatorSchool(f operatorFixture) {
 	must(t, "GetSchool", err)
 	got, err := s.UpdateSchool(f.a, func(sc storage.School) (storage.School, error) {
 		sc.Settings.Timezone, sc.Appearance.Theme = "Europe/Paris", "light"
-		sc.Name, sc.Subdomain = "Renamed", "renamed" // not written: they belong to the tenant file
+		sc.Name, sc.Subdomain = "Renamed", "renamed" // not written: they belong to the school file
 		return sc, nil
 	})
 	must(t, "UpdateSchool", err)
@@ -384,7 +384,7 @@ func testOperatorEvents(f operatorFixture) {
 	}
 }
 
-func testOperatorNoTenant(t *testing.T, s storage.Store) {
+func testOperatorNoSchool(t *testing.T, s storage.Store) {
 	ctx := t.Context()
 	page := storage.Page{}
 	calls := map[string]func() error{
@@ -448,6 +448,6 @@ func testOperatorNoTenant(t *testing.T, s storage.Store) {
 		},
 	}
 	for name, call := range calls {
-		wantErr(t, fmt.Sprintf("%s without a tenant", name), call(), tenant.ErrNoTenant)
+		wantErr(t, fmt.Sprintf("%s without a school", name), call(), school.ErrNoSchool)
 	}
 }

@@ -3,8 +3,8 @@ package conformance
 import (
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func testSchools(t *testing.T, s storage.Store) {
@@ -38,9 +38,9 @@ func testSchools(t *testing.T, s storage.Store) {
 	// Another school may not take the subdomain.
 	wantErr(t, "SyncSchool with a taken subdomain", s.SyncSchool(t.Context(), 3, "a2", "Copy"), storage.ErrAlreadyExists)
 
-	_, err = s.GetSchool(inSchool(t, &tenant.Tenant{SchoolID: 99, Subdomain: "zz"}))
+	_, err = s.GetSchool(inSchool(t, &school.School{SchoolID: 99, Subdomain: "zz"}))
 	wantErr(t, "GetSchool of a school without a row", err, storage.ErrNotFound)
 
 	_, err = s.GetSchool(t.Context())
-	wantErr(t, "GetSchool without a tenant", err, tenant.ErrNoTenant)
+	wantErr(t, "GetSchool without a school", err, school.ErrNoSchool)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // auditStore is s as the security event log uses it.
@@ -60,9 +60,9 @@ func testSecurityEvents(t *testing.T, s storage.Store) {
 
 	wantErr(t, "AppendSecurityEvent without a kind", as.AppendSecurityEvent(ctxA, audit.Event{Actor: audit.ActorMember}), storage.ErrInvalidArgument)
 	wantErr(t, "AppendSecurityEvent without an actor", as.AppendSecurityEvent(ctxA, audit.Event{Kind: audit.KindSignIn}), storage.ErrInvalidArgument)
-	wantErr(t, "AppendSecurityEvent without a tenant", as.AppendSecurityEvent(t.Context(), full), tenant.ErrNoTenant)
+	wantErr(t, "AppendSecurityEvent without a school", as.AppendSecurityEvent(t.Context(), full), school.ErrNoSchool)
 	_, err := as.ListSecurityEvents(t.Context(), audit.Filter{})
-	wantErr(t, "ListSecurityEvents without a tenant", err, tenant.ErrNoTenant)
+	wantErr(t, "ListSecurityEvents without a school", err, school.ErrNoSchool)
 
 	got, err := as.ListSecurityEvents(ctxA, audit.Filter{Limit: 10})
 	must(t, "ListSecurityEvents", err)

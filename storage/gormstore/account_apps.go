@@ -99,7 +99,7 @@ func (s *Store) RevokeConnectedApp(ctx context.Context, memberID int64, clientID
 }
 
 // RevokeAllConnectedApps revokes every pair of the member at every school. It is
-// deployment-wide, so it needs no tenant.
+// deployment-wide, so it needs no school.
 func (s *Store) RevokeAllConnectedApps(ctx context.Context, memberID int64, at time.Time) (int, error) {
 	return s.revokeMemberPairs(ctx, "revoke all connected apps", memberID, func(q *gorm.DB) *gorm.DB { return q }, at)
 }

@@ -122,7 +122,7 @@ RETURNING member_id, email, password_stamp, created_at, expires_at, used_at`,
 }
 
 // DeleteMemberLinks deletes the member's unused links of purpose at every school. It is
-// deployment-wide, so it needs no tenant.
+// deployment-wide, so it needs no school.
 func (s *Store) DeleteMemberLinks(ctx context.Context, memberID int64, purpose accountstore.Purpose) error {
 	err := s.conn(ctx).Where("member_id = ? AND purpose = ? AND used_at IS NULL", memberID, string(purpose)).
 		Delete(&accountLinkRow{}).Error
@@ -175,7 +175,7 @@ func (s *Store) DeleteMemberSession(ctx context.Context, memberID int64, id stri
 }
 
 // DeleteOtherSessions deletes the member's sessions but keep, at the context's school or, with
-// everywhere, at every school (then no tenant is needed).
+// everywhere, at every school (then no school is needed).
 func (s *Store) DeleteOtherSessions(ctx context.Context, memberID int64, keep string, everywhere bool) (int, error) {
 	q := s.conn(ctx)
 	if !everywhere {

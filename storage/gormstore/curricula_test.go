@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // replicas opens two stores on one migrated database, as two server processes would, for each
@@ -66,7 +66,7 @@ func TestCurriculumCacheReplicas(t *testing.T) {
 		if err := a.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 			t.Fatal(err)
 		}
-		ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+		ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 		if _, err := a.ImportSchoolData(ctx, conformance.FullSchoolData(), storage.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestCurriculumVersion(t *testing.T) {
 	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 	version := func(slug string) int64 {
 		t.Helper()
 		var v int64
@@ -271,7 +271,7 @@ func TestCurriculumCacheConcurrent(t *testing.T) {
 	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 	if _, err := s.ImportSchoolData(ctx, conformance.LargeSchoolData(3, 2, 5), storage.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func (d *doctor) checkSchema() (pending bool, err error) {
 	return len(missing) > 0, nil
 }
 
-// checkSchools reports tenant files whose school has no row (proctor serve and the school-scoped
+// checkSchools reports school files whose school has no row (proctor serve and the school-scoped
 // commands create it at start-up; everything of the school refers to it).
 func (d *doctor) checkSchools(configured []int64) error {
 	if len(configured) == 0 {
@@ -173,7 +173,7 @@ func (d *doctor) checkSchools(configured []int64) error {
 		}
 	}
 	if len(missing) > 0 {
-		d.add("schools.missing_row", "tenant files whose school has no row in the database",
+		d.add("schools.missing_row", "school files whose school has no row in the database",
 			int64(len(missing)), firstExamples(missing))
 	}
 	return nil

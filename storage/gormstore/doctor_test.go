@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // These tests live inside the package (storetest imports gormstore, so they cannot use it) and
@@ -55,7 +55,7 @@ func seedDoctor(t *testing.T, s *Store) *doctorFixture {
 	t.Helper()
 	importInto(t, s, 1, conformance.FullSchoolData())
 	importInto(t, s, 2, conformance.FullSchoolData())
-	f := &doctorFixture{ctx: tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "s1"})}
+	f := &doctorFixture{ctx: school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "s1"})}
 	ctx := f.ctx
 	must := func(err error) {
 		t.Helper()
@@ -120,7 +120,7 @@ func seedDoctor(t *testing.T, s *Store) *doctorFixture {
 		}
 		must(s.CreateSigningKey(ctx, k))
 	}
-	ctx2 := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 2, Subdomain: "s2"})
+	ctx2 := school.NewContext(t.Context(), &school.School{SchoolID: 2, Subdomain: "s2"})
 	must(s.CreateSigningKey(ctx2, storage.SigningKey{KID: "k-two", Algorithm: "ES256", PublicJWK: []byte("{}"),
 		PrivateKeyEncrypted: []byte("sealed-k-two")}))
 	return f

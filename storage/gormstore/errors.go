@@ -16,8 +16,8 @@ import (
 	"gorm.io/gorm"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // wrap is the one place where database errors become storage errors. op says what the store was
@@ -39,7 +39,7 @@ func classify(err error) error {
 	switch {
 	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrAlreadyExists),
 		errors.Is(err, storage.ErrInvalidArgument), errors.Is(err, storage.ErrUnavailable),
-		errors.Is(err, tenant.ErrNoTenant):
+		errors.Is(err, school.ErrNoSchool):
 		return nil // already a storage answer
 	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows):
 		return storage.ErrNotFound

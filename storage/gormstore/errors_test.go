@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func TestWrap(t *testing.T) {
@@ -71,8 +71,8 @@ func TestWrap(t *testing.T) {
 	if !errors.Is(got, storage.ErrInvalidArgument) || errors.Is(got, storage.ErrNotFound) {
 		t.Errorf("wrapped invalid argument: %v", got)
 	}
-	if !errors.Is(wrap("op", tenant.ErrNoTenant), tenant.ErrNoTenant) {
-		t.Error("ErrNoTenant lost")
+	if !errors.Is(wrap("op", school.ErrNoSchool), school.ErrNoSchool) {
+		t.Error("ErrNoSchool lost")
 	}
 }
 

@@ -13,9 +13,9 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/schema"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // The conformance suite reads imports back through the Store interface, which has no reads yet
@@ -31,7 +31,7 @@ func importInto(t *testing.T, s *Store, id int64, data *storage.SchoolData) {
 	if err := s.SyncSchool(t.Context(), id, sub, sub); err != nil {
 		t.Fatal(err)
 	}
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: id, Subdomain: sub})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: id, Subdomain: sub})
 	if _, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
 		t.Fatalf("import into school %d: %v", id, err)
 	}
@@ -471,7 +471,7 @@ func BenchmarkImportLarge(b *testing.B) {
 				if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
 					b.Fatal(err)
 				}
-				ctx := tenant.NewContext(b.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+				ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 				if round == "again" {
 					if _, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
 						b.Fatal(err)

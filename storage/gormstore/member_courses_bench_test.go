@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // benchSeeded returns a store seeded with a member enrolled in 20 courses of 200 lectures with
@@ -16,7 +16,7 @@ func benchSeeded(b *testing.B, open func(testing.TB) *Store) (*Store, context.Co
 	if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
 		b.Fatal(err)
 	}
-	ctx := tenant.NewContext(b.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+	ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 	if _, err := s.ImportSchoolData(ctx, conformance.LargeSchoolData(20, 10, 20), storage.ImportOptions{}); err != nil {
 		b.Fatal(err)
 	}

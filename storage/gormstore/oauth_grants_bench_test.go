@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // BenchmarkGetTokenPair reads one pair by its access signature, the read behind every bearer
@@ -23,7 +23,7 @@ func BenchmarkGetTokenPair(b *testing.B) {
 			if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
 				b.Fatal(err)
 			}
-			ctx := tenant.NewContext(b.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+			ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 			if _, err := s.CreateClient(ctx, storage.Client{ID: "app", Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone}); err != nil {
 				b.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 )
 
 // UpdateSchool applies fn to the school's settings and appearance while its row is locked. The
-// identity columns (subdomain, name) belong to the tenant file and are never written here.
+// identity columns (subdomain, name) belong to the school file and are never written here.
 func (s *Store) UpdateSchool(ctx context.Context, fn func(storage.School) (storage.School, error)) (storage.School, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/roster"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // FuzzRosterSearch: any search text an operator types is matched literally (LIKE's wildcards
@@ -19,11 +19,11 @@ func FuzzRosterSearch(f *testing.F) {
 		f.Add(s)
 	}
 	s := newSQLiteStore(f)
-	tn := &tenant.Tenant{SchoolID: 1, Subdomain: "a", Name: "A"}
+	tn := &school.School{SchoolID: 1, Subdomain: "a", Name: "A"}
 	if err := s.SyncSchool(f.Context(), tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
 		f.Fatal(err)
 	}
-	ctx := tenant.NewContext(f.Context(), tn)
+	ctx := school.NewContext(f.Context(), tn)
 	for _, m := range []storage.Member{
 		{Email: "ada@example.test", Name: "Ada Lovelace"},
 		{Email: "percent@example.test", Name: `100%_sure \ back`},

@@ -8,19 +8,19 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // scope is the school a school-scoped call acts on. It is only ever built by Store.scoped, from
-// the context's tenant, so that no method can pick a school any other way.
+// the context's school, so that no method can pick a school any other way.
 type scope struct {
 	schoolID int64
 }
 
-// scoped returns the context's school, or tenant.ErrNoTenant: school data is never read or
+// scoped returns the context's school, or school.ErrNoSchool: school data is never read or
 // written without one.
 func (s *Store) scoped(ctx context.Context) (scope, error) {
-	t, err := tenant.FromContext(ctx)
+	t, err := school.FromContext(ctx)
 	if err != nil {
 		return scope{}, fmt.Errorf("gormstore: %w", err)
 	}

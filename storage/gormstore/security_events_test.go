@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/tenant"
+	"github.com/proctorhq/proctor/school"
 )
 
 // testMigrateMemberEvents checks that migration 008 carries the members' own events of
@@ -56,7 +56,7 @@ func testMigrateMemberEvents(t *testing.T, s *Store) {
 	if s.db.Migrator().HasTable("member_events") {
 		t.Error("member_events is still there")
 	}
-	got, err := s.ListSecurityEvents(tenant.NewContext(ctx, &tenant.Tenant{SchoolID: 1}), audit.Filter{Limit: 100})
+	got, err := s.ListSecurityEvents(school.NewContext(ctx, &school.School{SchoolID: 1}), audit.Filter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func testMigrateMemberEvents(t *testing.T, s *Store) {
 			t.Errorf("event %d: %+v, want kind %s", i, e, want[i])
 		}
 	}
-	got, err = s.ListSecurityEvents(tenant.NewContext(ctx, &tenant.Tenant{SchoolID: 2}), audit.Filter{Limit: 100})
+	got, err = s.ListSecurityEvents(school.NewContext(ctx, &school.School{SchoolID: 2}), audit.Filter{Limit: 100})
 	if err != nil || len(got) != 1 || got[0].Kind != audit.KindSignIn {
 		t.Errorf("events at school 2: %+v, %v", got, err)
 	}

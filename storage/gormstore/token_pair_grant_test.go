@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestTokenPairGrantBackfill: migration 011 gives the pairs stored before it the school and
@@ -60,7 +60,7 @@ func testTokenPairGrantBackfill(t *testing.T, s *Store) {
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	inA := tenant.NewContext(ctx, &tenant.Tenant{SchoolID: 1})
+	inA := school.NewContext(ctx, &school.School{SchoolID: 1})
 	for sig, want := range map[string]struct {
 		school int64
 		amr    []string

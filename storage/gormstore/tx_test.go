@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 func TestTransactionEnds(t *testing.T) {
@@ -68,7 +68,7 @@ func TestCursorFormats(t *testing.T) {
 	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
 		t.Fatal(err)
 	}
-	ctx := tenant.NewContext(t.Context(), &tenant.Tenant{SchoolID: 1, Subdomain: "a"})
+	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
 	if _, _, err := s.ListClients(ctx, "", storage.Page{After: encodeCursor(5)}); !errors.Is(err, storage.ErrInvalidArgument) {
 		t.Errorf("ListClients with an id cursor: %v", err)
 	}

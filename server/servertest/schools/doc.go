@@ -1,5 +1,5 @@
 // Package schools builds the pieces of the test environment every package's tests share: the
-// schools (tenant files, tenants synced into the store, their registry), a real store
+// schools (school files, schools synced into the store, their registry), a real store
 // (storetest: SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set) behind an httptest
 // server, members with one password hashed at a cheap cost, a fixed system secret, a settable
 // clock, a captured JSON log, and the request context the server's middleware gives a handler.

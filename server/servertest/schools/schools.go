@@ -15,10 +15,10 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // Password is every test member's password.
@@ -80,16 +80,16 @@ func (c *Clock) Set(t time.Time) {
 	c.t = t
 }
 
-// Files are the tenant files of school A ("north", Northwind) at http://127.0.0.1:port and
+// Files are the school files of school A ("north", Northwind) at http://127.0.0.1:port and
 // school B ("lumen", Lumen) at http://localhost:port, with the default lifetimes: two schools
 // on one listener, told apart by Host as in production.
-func Files(port string) []config.Tenant {
-	files := []config.Tenant{
+func Files(port string) []config.School {
+	files := []config.School{
 		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:" + port},
 		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "http://localhost:" + port},
 	}
 	for i := range files {
-		files[i].Lifetimes = config.DefaultTenant().Lifetimes
+		files[i].Lifetimes = config.DefaultSchool().Lifetimes
 	}
 	return files
 }
@@ -99,13 +99,13 @@ type Syncer interface {
 	SyncSchool(ctx context.Context, id int64, subdomain, name string) error
 }
 
-// Sync builds the tenants of files, writes their school rows as `proctor serve` does, and
+// Sync builds the schools of files, writes their school rows as `proctor serve` does, and
 // returns them with their registry.
-func Sync(t testing.TB, st Syncer, files ...config.Tenant) ([]*tenant.Tenant, *tenant.Registry) {
+func Sync(t testing.TB, st Syncer, files ...config.School) ([]*school.School, *school.Registry) {
 	t.Helper()
-	var list []*tenant.Tenant
+	var list []*school.School
 	for _, c := range files {
-		tn, err := tenant.New(c)
+		tn, err := school.New(c)
 		if err != nil {
 			t.Fatalf("schools: school %s: %v", c.Subdomain, err)
 		}
@@ -114,7 +114,7 @@ func Sync(t testing.TB, st Syncer, files ...config.Tenant) ([]*tenant.Tenant, *t
 		}
 		list = append(list, tn)
 	}
-	reg, err := tenant.NewRegistry(list)
+	reg, err := school.NewRegistry(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func Sync(t testing.TB, st Syncer, files ...config.Tenant) ([]*tenant.Tenant, *t
 }
 
 // Ctx is a context of the test carrying school tn, for the store's school-scoped methods.
-func Ctx(t testing.TB, tn *tenant.Tenant) context.Context { return tenant.NewContext(t.Context(), tn) }
+func Ctx(t testing.TB, tn *school.School) context.Context { return school.NewContext(t.Context(), tn) }
 
 // Members is the store members are created through.
 type Members interface {
@@ -141,7 +141,7 @@ func Member(t testing.TB, st Members, email, name string) storage.Member {
 }
 
 // SetRoles gives member id exactly roles at school tn.
-func SetRoles(t testing.TB, st Members, tn *tenant.Tenant, id int64, roles ...storage.Role) {
+func SetRoles(t testing.TB, st Members, tn *school.School, id int64, roles ...storage.Role) {
 	t.Helper()
 	if err := st.SetRoles(Ctx(t, tn), id, roles); err != nil {
 		t.Fatalf("schools: set roles of member %d at %s: %v", id, tn.Subdomain, err)
@@ -150,7 +150,7 @@ func SetRoles(t testing.TB, st Members, tn *tenant.Tenant, id int64, roles ...st
 
 // Import applies data to school tn in one transaction, as `proctor seed` does once the
 // passwords are hashed.
-func Import(t testing.TB, st storage.Importer, tn *tenant.Tenant, data *storage.SchoolData) {
+func Import(t testing.TB, st storage.Importer, tn *school.School, data *storage.SchoolData) {
 	t.Helper()
 	if _, err := st.ImportSchoolData(Ctx(t, tn), data, storage.ImportOptions{}); err != nil {
 		t.Fatalf("schools: import into %s: %v", tn.Subdomain, err)
@@ -167,8 +167,8 @@ type Options struct {
 	Store *gormstore.Store
 	// TLS serves https with the httptest server's certificate.
 	TLS bool
-	// Files are the tenant files for the server's port (nil: Files).
-	Files func(port string) []config.Tenant
+	// Files are the school files for the server's port (nil: Files).
+	Files func(port string) []config.School
 }
 
 // Env is a real store and the schools, served by an httptest server whose handler the test
@@ -176,10 +176,10 @@ type Options struct {
 type Env struct {
 	Store   *gormstore.Store
 	Server  *httptest.Server
-	Tenants []*tenant.Tenant
-	// A and B are the first two tenants.
-	A, B     *tenant.Tenant
-	Registry *tenant.Registry
+	Schools []*school.School
+	// A and B are the first two schools.
+	A, B     *school.School
+	Registry *school.Registry
 
 	handler atomic.Pointer[http.Handler]
 }
@@ -215,10 +215,10 @@ func New(t testing.TB, o Options) *Env {
 	if o.Files != nil {
 		files = o.Files
 	}
-	e.Tenants, e.Registry = Sync(t, e.Store, files(port)...)
-	e.A = e.Tenants[0]
-	if len(e.Tenants) > 1 {
-		e.B = e.Tenants[1]
+	e.Schools, e.Registry = Sync(t, e.Store, files(port)...)
+	e.A = e.Schools[0]
+	if len(e.Schools) > 1 {
+		e.B = e.Schools[1]
 	}
 	return e
 }
@@ -230,7 +230,7 @@ func (e *Env) Handle(h http.Handler) { e.handler.Store(&h) }
 // for an unknown one), and the edge information a trusted proxy would give: a request id, the
 // client address (the peer's, or that of the test-only X-Test-Addr header) and, with secure,
 // https.
-func Middleware(reg *tenant.Registry, secure bool, next http.Handler) http.Handler {
+func Middleware(reg *school.Registry, secure bool, next http.Handler) http.Handler {
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tn, ok := reg.Resolve(r.Host)
@@ -244,6 +244,6 @@ func Middleware(reg *tenant.Registry, secure bool, next http.Handler) http.Handl
 			addr = netip.MustParseAddr(a)
 		}
 		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr, Secure: secure}
-		next.ServeHTTP(w, r.WithContext(tenant.NewContext(edge.NewContext(r.Context(), info), tn)))
+		next.ServeHTTP(w, r.WithContext(school.NewContext(edge.NewContext(r.Context(), info), tn)))
 	})
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/tenant"
 )
 
 // TestEnv: both schools are served on the one listener, told apart by Host, with the request
@@ -16,7 +16,7 @@ import (
 func TestEnv(t *testing.T) {
 	e := schools.New(t, schools.Options{})
 	e.Handle(schools.Middleware(e.Registry, false, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tn, err := tenant.FromContext(r.Context())
+		tn, err := school.FromContext(r.Context())
 		info := edge.FromContext(r.Context())
 		if err != nil || info == nil || !info.ClientAddr.IsLoopback() {
 			http.Error(w, "no school or edge info", http.StatusInternalServerError)

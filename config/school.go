@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// Tenant is one school's file in the tenants directory. Field names follow the YAML keys.
-type Tenant struct {
-	// File is the path the tenant was read from; it names the file in validation errors.
+// School is one school's file in the schools directory. Field names follow the YAML keys.
+type School struct {
+	// File is the path the school was read from; it names the file in validation errors.
 	File string `mapstructure:"-"`
 
 	// SchoolID is the stable integer identity of the school. It is stored with every row of
@@ -29,7 +29,7 @@ type Tenant struct {
 	Registration Registration `mapstructure:"registration"`
 	CIMD         CIMD         `mapstructure:"cimd"`
 	// Mail is the school's From address and name; empty fields take the server's defaults.
-	Mail TenantMail `mapstructure:"mail"`
+	Mail SchoolMail `mapstructure:"mail"`
 	// Security holds the school's sign-in policies.
 	Security Security `mapstructure:"security"`
 }
@@ -69,7 +69,7 @@ type Lifetimes struct {
 	AuthorizationCode time.Duration `mapstructure:"authorization_code"`
 }
 
-// Defaults for a tenant file's optional fields. The access-token lifetime is the spec's "two
+// Defaults for a school file's optional fields. The access-token lifetime is the spec's "two
 // hours"; the others are ours (docs/decisions.md).
 const (
 	DefaultAccessTokenLifetime       = 2 * time.Hour
@@ -77,9 +77,9 @@ const (
 	DefaultAuthorizationCodeLifetime = 5 * time.Minute
 )
 
-// DefaultTenant returns a tenant file's values before the file is read.
-func DefaultTenant() Tenant {
-	return Tenant{
+// DefaultSchool returns a school file's values before the file is read.
+func DefaultSchool() School {
+	return School{
 		Lifetimes: Lifetimes{
 			AccessToken:       DefaultAccessTokenLifetime,
 			RefreshToken:      DefaultRefreshTokenLifetime,
@@ -92,8 +92,8 @@ func DefaultTenant() Tenant {
 
 var subdomainPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
-// validate checks one tenant file, reporting each problem to c.
-func (t *Tenant) validate(c collector) {
+// validate checks one school file, reporting each problem to c.
+func (t *School) validate(c collector) {
 	if t.SchoolID <= 0 {
 		c.add("school_id", "is required and must be a positive integer")
 	}
@@ -126,12 +126,12 @@ func (t *Tenant) validate(c collector) {
 	}
 }
 
-// CheckTenantSet reports school ids, subdomains and base_url hosts used by more than one
-// tenant, naming both files.
-func CheckTenantSet(tenants []Tenant) Errors {
+// CheckSchoolSet reports school ids, subdomains and base_url hosts used by more than one
+// school, naming both files.
+func CheckSchoolSet(schools []School) Errors {
 	var problems Errors
 	seen := map[string]string{}
-	claim := func(t Tenant, field, value string) {
+	claim := func(t School, field, value string) {
 		key := field + "\x00" + value
 		if first, dup := seen[key]; dup {
 			problems = append(problems, Problem{File: t.File, Field: field, Msg: fmt.Sprintf("%s is already used by %s", value, first)})
@@ -139,7 +139,7 @@ func CheckTenantSet(tenants []Tenant) Errors {
 		}
 		seen[key] = t.File
 	}
-	for _, t := range tenants {
+	for _, t := range schools {
 		claim(t, "school_id", strconv.FormatInt(t.SchoolID, 10))
 		claim(t, "subdomain", t.Subdomain)
 		if u, err := ParseBaseURL(t.BaseURL); err == nil {
@@ -153,6 +153,6 @@ func CheckTenantSet(tenants []Tenant) Errors {
 func (s Security) RequiresOperatorFactor() bool { return s.OperatorMFA == OperatorMFARequired }
 
 // OperatorStepUp reports whether granting operator scopes needs a recent second factor from a
-// member who has one: everywhere but at "off" (an empty value, a tenant built in code, is the
+// member who has one: everywhere but at "off" (an empty value, a school built in code, is the
 // default "optional").
 func (s Security) OperatorStepUp() bool { return s.OperatorMFA != OperatorMFAOff }

@@ -1,4 +1,4 @@
-package tenant
+package school
 
 import (
 	"net"
@@ -12,7 +12,7 @@ import (
 // Being the school's own host, and not a parent domain its schools share, the id keeps one
 // school's passkeys useless at another: an authenticator signs over a hash of the id, and each
 // school checks for its own.
-func (t *Tenant) PasskeyRPID() (id string, ok bool) {
+func (t *School) PasskeyRPID() (id string, ok bool) {
 	u, err := url.Parse(t.Origin)
 	if err != nil {
 		return "", false

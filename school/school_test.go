@@ -1,4 +1,4 @@
-package tenant
+package school
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"github.com/proctorhq/proctor/config"
 )
 
-func mustTenant(t *testing.T, id int64, sub, baseURL string) *Tenant {
+func mustSchool(t *testing.T, id int64, sub, baseURL string) *School {
 	t.Helper()
-	c := config.DefaultTenant()
+	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, sub, sub, baseURL
 	tn, err := New(c)
 	if err != nil {
@@ -20,11 +20,11 @@ func mustTenant(t *testing.T, id int64, sub, baseURL string) *Tenant {
 }
 
 func TestResolve(t *testing.T) {
-	a := mustTenant(t, 1, "a", "https://a.example/")
-	b := mustTenant(t, 2, "b", "http://127.0.0.1:8080")
-	c := mustTenant(t, 3, "c", "http://localhost:8080")
-	v6 := mustTenant(t, 4, "v6", "https://[2001:db8::1]")
-	r, err := NewRegistry([]*Tenant{c, a, b, v6})
+	a := mustSchool(t, 1, "a", "https://a.example/")
+	b := mustSchool(t, 2, "b", "http://127.0.0.1:8080")
+	c := mustSchool(t, 3, "c", "http://localhost:8080")
+	v6 := mustSchool(t, 4, "v6", "https://[2001:db8::1]")
+	r, err := NewRegistry([]*School{c, a, b, v6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		host string
-		want *Tenant
+		want *School
 	}{
 		{"a.example", a},
 		{"A.Example", a},
@@ -71,10 +71,10 @@ func TestResolve(t *testing.T) {
 }
 
 func TestRegistryRefusesDuplicates(t *testing.T) {
-	for name, pair := range map[string][2]*Tenant{
-		"host":      {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 2, "b", "https://X.example:443")},
-		"school id": {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 1, "b", "https://y.example")},
-		"subdomain": {mustTenant(t, 1, "a", "https://x.example"), mustTenant(t, 2, "a", "https://y.example")},
+	for name, pair := range map[string][2]*School{
+		"host":      {mustSchool(t, 1, "a", "https://x.example"), mustSchool(t, 2, "b", "https://X.example:443")},
+		"school id": {mustSchool(t, 1, "a", "https://x.example"), mustSchool(t, 1, "b", "https://y.example")},
+		"subdomain": {mustSchool(t, 1, "a", "https://x.example"), mustSchool(t, 2, "a", "https://y.example")},
 	} {
 		if _, err := NewRegistry(pair[:]); err == nil {
 			t.Errorf("%s: duplicate accepted", name)
@@ -83,13 +83,13 @@ func TestRegistryRefusesDuplicates(t *testing.T) {
 }
 
 func TestContextFailsClosed(t *testing.T) {
-	if _, err := FromContext(context.Background()); !errors.Is(err, ErrNoTenant) {
+	if _, err := FromContext(context.Background()); !errors.Is(err, ErrNoSchool) {
 		t.Fatalf("FromContext(empty) = %v", err)
 	}
-	if _, err := FromContext(NewContext(context.Background(), nil)); !errors.Is(err, ErrNoTenant) {
-		t.Fatalf("FromContext(nil tenant) = %v", err)
+	if _, err := FromContext(NewContext(context.Background(), nil)); !errors.Is(err, ErrNoSchool) {
+		t.Fatalf("FromContext(nil school) = %v", err)
 	}
-	a := mustTenant(t, 1, "a", "https://a.example")
+	a := mustSchool(t, 1, "a", "https://a.example")
 	got, err := FromContext(NewContext(context.Background(), a))
 	if err != nil || got != a {
 		t.Fatalf("FromContext = %v, %v", got, err)
@@ -100,11 +100,11 @@ func FuzzResolve(f *testing.F) {
 	for _, s := range []string{"a.example", "A.EXAMPLE:443", "[::1]:80", "127.0.0.1:8080", ":", "[", "a.example..:443"} {
 		f.Add(s)
 	}
-	a := &Tenant{SchoolID: 1, Subdomain: "a", Host: "a.example"}
-	r, _ := NewRegistry([]*Tenant{a})
+	a := &School{SchoolID: 1, Subdomain: "a", Host: "a.example"}
+	r, _ := NewRegistry([]*School{a})
 	f.Fuzz(func(t *testing.T, host string) {
 		if got, ok := r.Resolve(host); ok && got != a {
-			t.Fatalf("Resolve(%q) returned a tenant that is not registered", host)
+			t.Fatalf("Resolve(%q) returned a school that is not registered", host)
 		}
 	})
 }
@@ -120,7 +120,7 @@ func TestPasskeyRPID(t *testing.T) {
 		{"http://127.0.0.1:8080", "", false},
 		{"http://[::1]:8080", "", false},
 	} {
-		tn, err := New(config.Tenant{SchoolID: 1, Subdomain: "s", Name: "S", BaseURL: c.base})
+		tn, err := New(config.School{SchoolID: 1, Subdomain: "s", Name: "S", BaseURL: c.base})
 		if err != nil {
 			t.Fatalf("%s: %v", c.base, err)
 		}

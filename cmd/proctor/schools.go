@@ -7,17 +7,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newTenantsCommand(g *globalFlags) *cobra.Command {
+func newSchoolsCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "tenants",
-		Short: "Show or check the tenant files",
+		Use: "schools",
+		// tenants is the command's earlier name.
+		Aliases: []string{"tenants"},
+		Short:   "Show or check the school files",
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the configured schools",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, reg, err := loadTenants(g)
+			_, reg, err := loadSchools(g)
 			if err != nil {
 				return err
 			}
@@ -32,14 +34,14 @@ func newTenantsCommand(g *globalFlags) *cobra.Command {
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate",
-		Short: "Check the server file and every tenant file; exit 2 listing every problem",
+		Short: "Check the server file and every school file; exit 2 listing every problem",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, _, err := loadTenants(g)
+			cfg, _, err := loadSchools(g)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d tenants\n", len(cfg.Tenants))
+			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d schools\n", len(cfg.Schools))
 			return nil
 		},
 	})

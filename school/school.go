@@ -1,4 +1,4 @@
-package tenant
+package school
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"github.com/proctorhq/proctor/config"
 )
 
-// ErrNoTenant is returned when a context carries no tenant.
-var ErrNoTenant = errors.New("tenant: no tenant in context")
+// ErrNoSchool is returned when a context carries no school.
+var ErrNoSchool = errors.New("school: no school in context")
 
-// Tenant is the runtime view of one school's configuration. It is immutable once built and
+// School is the runtime view of one school's configuration. It is immutable once built and
 // shared by every request of that school.
-type Tenant struct {
+type School struct {
 	SchoolID  int64
 	Subdomain string
 	Name      string
@@ -28,9 +28,9 @@ type Tenant struct {
 	// Registration and CIMD are the school's client policies (packages authz, authz/cimd).
 	Registration config.Registration
 	CIMD         config.CIMD
-	// Mail is the school's From address and name as its file gives them (config.TenantMail
+	// Mail is the school's From address and name as its file gives them (config.SchoolMail
 	// Resolve fills in the server's defaults).
-	Mail config.TenantMail
+	Mail config.SchoolMail
 	// Security is the school's sign-in policy (security.operator_mfa).
 	Security config.Security
 
@@ -39,13 +39,13 @@ type Tenant struct {
 	AuthorizationCodeLifetime time.Duration
 }
 
-// New builds a Tenant from a validated tenant file.
-func New(c config.Tenant) (*Tenant, error) {
+// New builds a School from a validated school file.
+func New(c config.School) (*School, error) {
 	u, err := config.ParseBaseURL(c.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	return &Tenant{
+	return &School{
 		SchoolID:                  c.SchoolID,
 		Subdomain:                 c.Subdomain,
 		Name:                      c.Name,
@@ -65,23 +65,23 @@ func New(c config.Tenant) (*Tenant, error) {
 // HTTPS reports whether the school's base_url is https. Such a school is never served over
 // plain http (package server redirects or refuses), and its cookies are always the "__Host-"
 // ones (package login).
-func (t *Tenant) HTTPS() bool { return strings.HasPrefix(t.Origin, "https://") }
+func (t *School) HTTPS() bool { return strings.HasPrefix(t.Origin, "https://") }
 
-// URL returns the absolute URL of path on the tenant's origin.
-func (t *Tenant) URL(path string) string { return t.Origin + path }
+// URL returns the absolute URL of path on the school's origin.
+func (t *School) URL(path string) string { return t.Origin + path }
 
 type contextKey struct{}
 
 // NewContext returns a copy of ctx carrying t.
-func NewContext(ctx context.Context, t *Tenant) context.Context {
+func NewContext(ctx context.Context, t *School) context.Context {
 	return context.WithValue(ctx, contextKey{}, t)
 }
 
-// FromContext returns the tenant carried by ctx, or ErrNoTenant.
-func FromContext(ctx context.Context) (*Tenant, error) {
-	t, ok := ctx.Value(contextKey{}).(*Tenant)
+// FromContext returns the school carried by ctx, or ErrNoSchool.
+func FromContext(ctx context.Context) (*School, error) {
+	t, ok := ctx.Value(contextKey{}).(*School)
 	if !ok || t == nil {
-		return nil, ErrNoTenant
+		return nil, ErrNoSchool
 	}
 	return t, nil
 }
