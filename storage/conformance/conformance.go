@@ -190,6 +190,18 @@ func at(day, hour int) time.Time {
 
 func ptr[T any](v T) *T { return &v }
 
+// narrow is s as one of the narrow interfaces the flows beside storage.Store use (accountstore.Store,
+// roster.Store, factor.Store...): a backend keeping those tables implements them too, and a
+// store that does not fails the test now.
+func narrow[T any](t *testing.T, s storage.Store) T {
+	t.Helper()
+	v, ok := s.(T)
+	if !ok {
+		t.Fatalf("%T does not implement %v", s, reflect.TypeFor[T]())
+	}
+	return v
+}
+
 // wantEqual fails if got and want differ, comparing times as instants at microsecond precision.
 func wantEqual(t *testing.T, what string, got, want any) {
 	t.Helper()
