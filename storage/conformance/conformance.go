@@ -157,6 +157,24 @@ func syncSchools(t *testing.T, s storage.Store) (ctxA, ctxB context.Context) {
 	return inSchool(t, schoolA), inSchool(t, schoolB)
 }
 
+// withFullSchool creates schools A and B and imports FullSchoolData at A; it returns the data
+// imported.
+func withFullSchool(t *testing.T, s storage.Store) (ctxA, ctxB context.Context, data *storage.SchoolData) {
+	t.Helper()
+	ctxA, ctxB = syncSchools(t, s)
+	data = FullSchoolData()
+	mustImport(t, s, ctxA, data)
+	return ctxA, ctxB, data
+}
+
+// courseBySlug reads a course of the context's school and fails the test now if it cannot.
+func courseBySlug(t *testing.T, s storage.Store, ctx context.Context, slug string) storage.Course {
+	t.Helper()
+	c, err := s.GetCourseBySlug(ctx, slug)
+	must(t, "GetCourseBySlug "+slug, err)
+	return c
+}
+
 // mustImport imports data and fails the test on error.
 func mustImport(t *testing.T, s storage.Store, ctx context.Context, data *storage.SchoolData) storage.ImportStats {
 	t.Helper()

@@ -76,9 +76,7 @@ func testImportIdempotent(t *testing.T, s storage.Store) {
 }
 
 func testImportUpdates(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
+	ctxA, _, _ := withFullSchool(t, s)
 	before := readSchool(t, s, ctxA, fullEmails)
 	membersBefore := readMembers(t, s, schoolA, fullEmails)
 

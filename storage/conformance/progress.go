@@ -26,12 +26,9 @@ func firstLecture(t *testing.T, s storage.Store, ctx context.Context, email, slu
 }
 
 func testLectureProgress(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
+	ctxA, _, _ := withFullSchool(t, s)
 	ada, course, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
-	draft, err := s.GetCourseBySlug(ctxA, "draft")
-	must(t, "GetCourseBySlug", err)
+	draft := courseBySlug(t, s, ctxA, "draft")
 
 	// The imported rows.
 	got, err := s.GetLectureProgress(ctxA, ada.ID, []int64{course.ID, draft.ID})
@@ -112,8 +109,7 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 // testConcurrentUpdates races read-modify-write calls on one progress row and one member: the
 // database must serialise them, so that no increment is lost.
 func testConcurrentUpdates(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	mustImport(t, s, ctxA, FullSchoolData())
+	ctxA, _, _ := withFullSchool(t, s)
 	ada, _, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
 	lecture := lectures[1] // no progress row yet: the first updates also race to create it
 
