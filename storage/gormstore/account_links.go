@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/account/accountstore"
-	"github.com/proctorhq/proctor/storage"
 )
 
 // The account tables (migration 007) implement account.Store. It is declared in the leaf
@@ -165,13 +164,7 @@ func (s *Store) DeleteMemberSession(ctx context.Context, memberID int64, id stri
 	}
 	const op = "delete member session"
 	res := sc.in(s.conn(ctx)).Where("id = ? AND member_id = ?", id, memberID).Delete(&loginSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
 
 // DeleteOtherSessions deletes the member's sessions but keep, at the context's school or, with

@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/proctorhq/proctor/storage"
@@ -109,14 +108,7 @@ func (s *Store) TouchLoginSession(ctx context.Context, id string, at time.Time) 
 		return nil
 	}
 	// Nothing moved: either the session is already seen at or after `at`, or there is none.
-	var n int64
-	if err := sc.in(db.Model(&loginSessionRow{})).Where("id = ?", id).Count(&n).Error; err != nil {
-		return wrap(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return requireRow(sc.in(db.Model(&loginSessionRow{})).Where("id = ?", id), op)
 }
 
 // DeleteLoginSession deletes a session of the context's school; ErrNotFound if there was none.
@@ -127,11 +119,5 @@ func (s *Store) DeleteLoginSession(ctx context.Context, id string) error {
 	}
 	const op = "delete login session"
 	res := sc.in(s.conn(ctx)).Where("id = ?", id).Delete(&loginSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }

@@ -54,10 +54,7 @@ func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.Authoriza
 	case c.ExpiresAt.IsZero():
 		return invalidArg(op, "no expiry")
 	}
-	requested := c.RequestedAt
-	if requested.IsZero() {
-		requested = s.now()
-	}
+	requested := s.orNow(c.RequestedAt)
 	row := authorizationCodeRow{
 		Signature:   c.Signature,
 		RequestID:   c.RequestID,
@@ -75,15 +72,7 @@ func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.Authoriza
 
 // GetAuthorizationCode returns a code whatever its Active flag.
 func (s *Store) GetAuthorizationCode(ctx context.Context, signature string) (storage.AuthorizationCode, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.AuthorizationCode{}, err
-	}
-	var row authorizationCodeRow
-	if err := sc.in(s.conn(ctx)).Where("signature = ?", signature).Take(&row).Error; err != nil {
-		return storage.AuthorizationCode{}, wrap("get authorization code", err)
-	}
-	return row.code(), nil
+	return getScoped(s, ctx, "get authorization code", authorizationCodeRow.code, "signature = ?", signature)
 }
 
 // InvalidateAuthorizationCode marks an active code used. The condition on active makes the
@@ -171,13 +160,7 @@ func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind
 	}
 	op := fmt.Sprintf("delete %s session", kind)
 	res := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Delete(&grantSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
 
 // TakeGrantSession deletes a PKCE or OpenID Connect record and returns it (DELETE ... RETURNING,
@@ -264,10 +247,7 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 	if err != nil {
 		return storage.TokenPair{}, err
 	}
-	requested := p.RequestedAt
-	if requested.IsZero() {
-		requested = s.now()
-	}
+	requested := s.orNow(p.RequestedAt)
 	row := tokenPairRow{
 		RequestID:        p.RequestID,
 		SchoolID:         sc.schoolID,
@@ -335,12 +315,8 @@ func (s *Store) SetRefreshToken(ctx context.Context, accessSignature, refreshSig
 	if res.RowsAffected == 1 {
 		return nil
 	}
-	var n int64
-	if err := sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature).Count(&n).Error; err != nil {
-		return wrap(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	if err := requireRow(sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature), op); err != nil {
+		return err
 	}
 	return fmt.Errorf("gormstore: %s: the pair already has a refresh token: %w", op, storage.ErrAlreadyExists)
 }

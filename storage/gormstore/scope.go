@@ -66,3 +66,27 @@ func utcPtr(t *time.Time) *time.Time {
 	v := t.UTC()
 	return &v
 }
+
+// takeScoped reads the one row of the context's school that matches the condition; op names
+// the read in its errors (a missing row is storage.ErrNotFound).
+func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...any) (R, error) {
+	var row R
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return row, err
+	}
+	if err := sc.in(s.conn(ctx)).Where(cond, args...).Take(&row).Error; err != nil {
+		return row, wrap(op, err)
+	}
+	return row, nil
+}
+
+// getScoped is takeScoped returning the row as its domain value, or the zero value on error.
+func getScoped[R, T any](s *Store, ctx context.Context, op string, convert func(R) T, cond string, args ...any) (T, error) {
+	row, err := takeScoped[R](s, ctx, op, cond, args...)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return convert(row), nil
+}

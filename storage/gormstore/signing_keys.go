@@ -71,11 +71,5 @@ func (s *Store) RetireSigningKey(ctx context.Context, kid string, at time.Time) 
 	op := fmt.Sprintf("retire signing key %q", kid)
 	res := s.conn(ctx).Exec("UPDATE signing_keys SET retired_at = COALESCE(retired_at, ?) WHERE kid = ? AND school_id = ?",
 		dbTime(at), kid, sc.schoolID)
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
