@@ -35,22 +35,15 @@ func (r accountLinkRow) link() accountstore.Link {
 // CreateLink stores l at the context's school and, in the same transaction, deletes the
 // member's other unused links of its purpose there. A zero CreatedAt is the store's clock.
 func (s *Store) CreateLink(ctx context.Context, l accountstore.Link) error {
-	sc, err := s.scoped(ctx)
+	const op = "create link"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{l.ID == "", "empty id"},
+		invalid{l.MemberID <= 0, "no member"},
+		invalid{l.Purpose == "", "no purpose"},
+		invalid{l.ExpiresAt.IsZero(), "no expiry"},
+		invalid{!l.UsedAt.IsZero(), "a new link is unused"})
 	if err != nil {
 		return err
-	}
-	const op = "create link"
-	switch {
-	case l.ID == "":
-		return invalidArg(op, "empty id")
-	case l.MemberID <= 0:
-		return invalidArg(op, "no member")
-	case l.Purpose == "":
-		return invalidArg(op, "no purpose")
-	case l.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
-	case !l.UsedAt.IsZero():
-		return invalidArg(op, "a new link is unused")
 	}
 	created := s.orNow(l.CreatedAt)
 	row := accountLinkRow{

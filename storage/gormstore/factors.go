@@ -41,16 +41,12 @@ func (recoveryCodeRow) TableName() string { return "member_recovery_codes" }
 // confirmed factor, whose row then makes the insert fail on the primary key
 // (ErrAlreadyExists).
 func (s *Store) PutPendingTOTP(ctx context.Context, memberID int64, sealed []byte, at time.Time) error {
-	sc, err := s.scoped(ctx)
+	const op = "put pending totp"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{memberID <= 0, "no member"},
+		invalid{len(sealed) == 0, "no secret"})
 	if err != nil {
 		return err
-	}
-	const op = "put pending totp"
-	switch {
-	case memberID <= 0:
-		return invalidArg(op, "no member")
-	case len(sealed) == 0:
-		return invalidArg(op, "no secret")
 	}
 	row := memberTOTPRow{SchoolID: sc.schoolID, MemberID: memberID, Secret: sealed, CreatedAt: dbTime(at)}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {

@@ -27,18 +27,13 @@ func (r loginSessionRow) session() storage.LoginSession {
 // CreateLoginSession stores a session at the context's school. A zero CreatedAt is the store's
 // clock, and a zero LastSeenAt is CreatedAt (a session is seen when it starts).
 func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession) error {
-	sc, err := s.scoped(ctx)
+	const op = "create login session"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{ls.ID == "", "empty id"},
+		invalid{ls.MemberID <= 0, "no member"},
+		invalid{ls.ExpiresAt.IsZero(), "no expiry"})
 	if err != nil {
 		return err
-	}
-	const op = "create login session"
-	switch {
-	case ls.ID == "":
-		return invalidArg(op, "empty id")
-	case ls.MemberID <= 0:
-		return invalidArg(op, "no member")
-	case ls.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
 	}
 	created := s.orNow(ls.CreatedAt)
 	seen := ls.LastSeenAt

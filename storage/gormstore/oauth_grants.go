@@ -40,19 +40,14 @@ func invalidArg(op, format string, args ...any) error {
 
 // CreateAuthorizationCode stores a code at the context's school.
 func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error {
-	sc, err := s.scoped(ctx)
+	const op = "create authorization code"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{c.Signature == "" || c.RequestID == "" || c.ClientID == "", "signature, request id and client id are required"},
+		// A code is always issued to a signed-in member.
+		invalid{c.MemberID <= 0, "no member"},
+		invalid{c.ExpiresAt.IsZero(), "no expiry"})
 	if err != nil {
 		return err
-	}
-	const op = "create authorization code"
-	switch {
-	case c.Signature == "" || c.RequestID == "" || c.ClientID == "":
-		return invalidArg(op, "signature, request id and client id are required")
-	case c.MemberID <= 0:
-		// A code is always issued to a signed-in member.
-		return invalidArg(op, "no member")
-	case c.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
 	}
 	requested := s.orNow(c.RequestedAt)
 	row := authorizationCodeRow{
@@ -226,18 +221,13 @@ func joinTokens(op, what string, values []string) (string, error) {
 
 // CreateTokenPair stores a new pair at the context's school.
 func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error) {
-	sc, err := s.scoped(ctx)
+	const op = "create token pair"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "", "access signature, request id and client id are required"},
+		invalid{p.AccessExpiresAt.IsZero(), "no access token expiry"},
+		invalid{p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0, "negative id"})
 	if err != nil {
 		return storage.TokenPair{}, err
-	}
-	const op = "create token pair"
-	switch {
-	case p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "":
-		return storage.TokenPair{}, invalidArg(op, "access signature, request id and client id are required")
-	case p.AccessExpiresAt.IsZero():
-		return storage.TokenPair{}, invalidArg(op, "no access token expiry")
-	case p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0:
-		return storage.TokenPair{}, invalidArg(op, "negative id")
 	}
 	scopes, err := joinTokens(op, "scope", p.Scopes)
 	if err != nil {

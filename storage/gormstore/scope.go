@@ -27,6 +27,27 @@ func (s *Store) scoped(ctx context.Context) (scope, error) {
 	return scope{schoolID: t.SchoolID}, nil
 }
 
+// invalid is one check of a write's input: when bad holds, the input is refused for the reason.
+type invalid struct {
+	bad    bool
+	reason string
+}
+
+// scopedInput is scoped for a write that checks its input first: the first check that holds is
+// ErrInvalidArgument, reported with its reason.
+func (s *Store) scopedInput(ctx context.Context, op string, checks ...invalid) (scope, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return scope{}, err
+	}
+	for _, c := range checks {
+		if c.bad {
+			return scope{}, invalidArg(op, "%s", c.reason)
+		}
+	}
+	return sc, nil
+}
+
 // in restricts db's statement to the school's rows. The column is qualified with the statement's
 // own table, so the condition stays unambiguous when the query joins another school-scoped table.
 func (sc scope) in(db *gorm.DB) *gorm.DB {

@@ -21,13 +21,12 @@ func (r signingKeyRow) key() storage.SigningKey {
 
 // CreateSigningKey stores a key at the context's school. A zero CreatedAt is the store's clock.
 func (s *Store) CreateSigningKey(ctx context.Context, k storage.SigningKey) error {
-	sc, err := s.scoped(ctx)
+	const op = "create signing key"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{k.KID == "" || k.Algorithm == "" || len(k.PublicJWK) == 0 || len(k.PrivateKeyEncrypted) == 0,
+			"kid, algorithm, public JWK and encrypted private key are required"})
 	if err != nil {
 		return err
-	}
-	const op = "create signing key"
-	if k.KID == "" || k.Algorithm == "" || len(k.PublicJWK) == 0 || len(k.PrivateKeyEncrypted) == 0 {
-		return invalidArg(op, "kid, algorithm, public JWK and encrypted private key are required")
 	}
 	created := s.orNow(k.CreatedAt)
 	row := signingKeyRow{
