@@ -66,8 +66,7 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 	wantErr(t, "GetLink of a used link", err, storage.ErrNotFound)
 
 	// A new link of a member and purpose replaces the unused earlier one, and only that one.
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-1", member, accountstore.PurposeReset)))
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("invite-2", member, accountstore.PurposeInvitation)))
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-grace", other.ID, accountstore.PurposeReset)))
@@ -169,8 +168,7 @@ func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
 func testMemberSessions(t *testing.T, s storage.Store) {
 	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	session := func(ctx context.Context, id string, m int64, seen, expires time.Time) storage.LoginSession {
 		ls := storage.LoginSession{ID: id, MemberID: m, CreatedAt: at(1, 0), LastSeenAt: seen, ExpiresAt: expires,
 			UserAgent: "Browser " + id, ClientAddr: "192.0.2.1"}
@@ -251,11 +249,10 @@ func testMemberSessions(t *testing.T, s storage.Store) {
 func testConnectedApps(t *testing.T, s storage.Store) {
 	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	zed := publicClient("app-z")
 	zed.Name = "Zed"
-	_, err = s.CreateClient(ctxA, zed)
+	_, err := s.CreateClient(ctxA, zed)
 	must(t, "CreateClient", err)
 	alpha := publicClient("app-a")
 	alpha.Name = "Alpha"

@@ -57,8 +57,7 @@ func testTOTPFactor(t *testing.T, s storage.Store) {
 func testRecoveryCodes(t *testing.T, s storage.Store) {
 	fs := narrow[factor.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	must(t, "ReplaceRecoveryCodes", fs.ReplaceRecoveryCodes(ctxA, member, []string{"h1", "h2", "h3"}, at(1, 8)))
 	must(t, "ReplaceRecoveryCodes for another member", fs.ReplaceRecoveryCodes(ctxA, other.ID, []string{"h1"}, at(1, 8)))
 	wantErr(t, "ReplaceRecoveryCodes with an empty hash", fs.ReplaceRecoveryCodes(ctxA, member, []string{""}, at(1, 8)), storage.ErrInvalidArgument)

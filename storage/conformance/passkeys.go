@@ -49,8 +49,7 @@ func testPasskeys(t *testing.T, s storage.Store) {
 	hw.Name = "Key"
 	p2, err := ps.CreatePasskey(ctxA, hw)
 	must(t, "CreatePasskey", err)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	_, err = ps.CreatePasskey(ctxA, passkeyOf(other.ID, "cred-grace"))
 	must(t, "CreatePasskey", err)
 	list, err := ps.ListPasskeys(ctxA, member)

@@ -192,8 +192,7 @@ func testRoster(t *testing.T, s storage.Store) {
 func testRevokeSchoolGrants(t *testing.T, s storage.Store) {
 	rs := narrow[roster.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	mustPair(t, s, ctxA, pairOf("app-1", "r1", "a1", member))
 	mustPair(t, s, ctxA, pairOf("app-2", "r2", "a2", member))
 	mustPair(t, s, ctxA, pairOf("app-1", "r3", "g1", other.ID))

@@ -85,8 +85,7 @@ func testSecurityEvents(t *testing.T, s storage.Store) {
 func testSecurityEventFilters(t *testing.T, s storage.Store) {
 	as := narrow[auditLog](t, s)
 	ctxA, ctxB, ada := oauthSetup(t, s)
-	grace, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	grace := otherMember(t, s)
 	bob := grace.ID
 	add := func(ctx context.Context, kind audit.Kind, actor audit.Actor, actorID, subjectID int64, when time.Time) {
 		t.Helper()
