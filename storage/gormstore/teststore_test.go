@@ -1,15 +1,34 @@
 package gormstore
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/internal/pgtest"
 )
 
 // postgresDSNEnv names the PostgreSQL server the tests may use; without it they skip.
 const postgresDSNEnv = pgtest.DSNEnv
+
+// inSchoolA creates school 1 ("a") in s and returns a context carrying it, after importing data
+// there unless it is nil.
+func inSchoolA(tb testing.TB, s *Store, data *storage.SchoolData) context.Context {
+	tb.Helper()
+	if err := s.SyncSchool(tb.Context(), 1, "a", "A"); err != nil {
+		tb.Fatal(err)
+	}
+	ctx := school.NewContext(tb.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+	if data != nil {
+		if _, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ctx
+}
 
 // newSQLiteStore returns a migrated store on a fresh database file.
 func newSQLiteStore(t testing.TB) *Store {
