@@ -146,9 +146,8 @@ func testEnrollments(t *testing.T, s storage.Store) {
 			LifetimeAccess: seed.LifetimeAccess, EnrolledAt: seed.EnrolledAt,
 		})
 	}
-	grace, err := s.GetMemberByEmail(t.Context(), "grace@example.test")
-	must(t, "GetMemberByEmail", err)
-	got, err := s.ListEnrollments(ctxA, grace.ID)
+	grace := memberID(t, s, t.Context(), "grace@example.test")
+	got, err := s.ListEnrollments(ctxA, grace)
 	must(t, "ListEnrollments", err)
 	if len(got) != 0 {
 		t.Errorf("enrollments of a member without any: %+v", got)

@@ -46,12 +46,11 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	}
 
 	// A lecture without a row starts unread at 0.
-	linus, err := s.GetMemberByEmail(t.Context(), "linus@example.test")
-	must(t, "GetMemberByEmail", err)
+	linus := memberID(t, s, t.Context(), "linus@example.test")
 	lecture := lectures[1]
-	p, err := s.UpdateLectureProgress(ctxA, linus.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	p, err := s.UpdateLectureProgress(ctxA, linus, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		wantEqual(t, "progress before the first update", old, storage.LectureProgress{
-			MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureUnread, UpdatedAt: old.UpdatedAt,
+			MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureUnread, UpdatedAt: old.UpdatedAt,
 		})
 		old.State = storage.LectureRead
 		old.PositionSeconds = 17
@@ -61,35 +60,35 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	if p.UpdatedAt.IsZero() {
 		t.Error("UpdatedAt not set")
 	}
-	first := storage.LectureProgress{MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureRead, PositionSeconds: 17, UpdatedAt: p.UpdatedAt}
+	first := storage.LectureProgress{MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureRead, PositionSeconds: 17, UpdatedAt: p.UpdatedAt}
 	wantEqual(t, "first update", p, first)
 
-	p, err = s.UpdateLectureProgress(ctxA, linus.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	p, err = s.UpdateLectureProgress(ctxA, linus, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		wantEqual(t, "progress before the second update", old, first)
 		old.State = storage.LectureCompleted
 		old.PositionSeconds = 600
 		return old, nil
 	})
 	must(t, "UpdateLectureProgress", err)
-	second := storage.LectureProgress{MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureCompleted, PositionSeconds: 600, UpdatedAt: p.UpdatedAt}
+	second := storage.LectureProgress{MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureCompleted, PositionSeconds: 600, UpdatedAt: p.UpdatedAt}
 	wantEqual(t, "second update", p, second)
-	got, err = s.GetLectureProgress(ctxA, linus.ID, []int64{course.ID})
+	got, err = s.GetLectureProgress(ctxA, linus, []int64{course.ID})
 	must(t, "GetLectureProgress", err)
 	wantEqual(t, "progress read back", got, []storage.LectureProgress{second})
 
 	// fn's error aborts, and a row created for the call does not remain.
 	errStop := errors.New("stop")
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	_, err = s.UpdateLectureProgress(ctxA, linus, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		return old, errStop
 	})
 	if err != errStop { // "returned as is": not wrapped
 		t.Errorf("failing fn: error %v, want the fn's error itself", err)
 	}
-	got, err = s.GetLectureProgress(ctxA, linus.ID, []int64{course.ID})
+	got, err = s.GetLectureProgress(ctxA, linus, []int64{course.ID})
 	must(t, "GetLectureProgress", err)
 	wantEqual(t, "progress after an aborted update", got, []storage.LectureProgress{second})
 
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	_, err = s.UpdateLectureProgress(ctxA, linus, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		old.State = "skimmed"
 		return old, nil
 	})
@@ -100,9 +99,9 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	for _, l := range lectures {
 		maxID = max(maxID, l.ID)
 	}
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, maxID+1000, noop)
+	_, err = s.UpdateLectureProgress(ctxA, linus, maxID+1000, noop)
 	wantErr(t, "UpdateLectureProgress of an unknown lecture", err, storage.ErrNotFound)
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID+ada.ID+1000, lectures[0].ID, noop)
+	_, err = s.UpdateLectureProgress(ctxA, linus+ada.ID+1000, lectures[0].ID, noop)
 	wantErr(t, "UpdateLectureProgress of an unknown member", err, storage.ErrNotFound)
 }
 
