@@ -199,12 +199,8 @@ func (s *Store) DeleteClient(ctx context.Context, id string, at time.Time) error
 	op := fmt.Sprintf("delete client %q", id)
 	at = dbTime(at)
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
-		del := sc.in(tx).Where("id = ?", id).Delete(&oauthClientRow{})
-		if del.Error != nil {
-			return wrap(op, del.Error)
-		}
-		if del.RowsAffected == 0 {
-			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		if err := rowsOrNotFound(op, sc.in(tx).Where("id = ?", id).Delete(&oauthClientRow{})); err != nil {
+			return err
 		}
 		// The same order as RevokeGrant, for the same reasons: the client's pairs are locked
 		// in id order first (the order every locker of pairs uses, so no deadlock), then its
@@ -216,13 +212,7 @@ func (s *Store) DeleteClient(ctx context.Context, id string, at time.Time) error
 		if err != nil {
 			return wrap(op+": lock pairs", err)
 		}
-		err = sc.in(tx.Model(&authorizationCodeRow{})).
-			Where("client_id = ? AND active = ?", id, true).Update("active", false).Error
-		if err != nil {
-			return wrap(op+": deactivate codes", err)
-		}
-		err = sc.in(tx.Model(&tokenPairRow{})).
-			Where("client_id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
-		return wrap(op+": revoke pairs", err)
+		_, err = revokeIssued(tx, op, sc.in, "client_id = ?", id, at)
+		return err
 	})
 }

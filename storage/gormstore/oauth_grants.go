@@ -391,20 +391,29 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 		if err := lockGrant(tx, sc, requestID); err != nil {
 			return wrap(op+": lock", err)
 		}
-		err := sc.in(tx.Model(&authorizationCodeRow{})).
-			Where("request_id = ? AND active = ?", requestID, true).Update("active", false).Error
-		if err != nil {
-			return wrap(op+": deactivate codes", err)
-		}
-		res := sc.in(tx.Model(&tokenPairRow{})).
-			Where("request_id = ? AND revoked_at IS NULL", requestID).Update("revoked_at", at)
-		if res.Error != nil {
-			return wrap(op+": revoke pairs", res.Error)
-		}
-		revoked = int(res.RowsAffected)
-		return nil
+		n, err := revokeIssued(tx, op, sc.in, "request_id = ?", requestID, at)
+		revoked = n
+		return err
 	})
 	return revoked, err
+}
+
+// revokeIssued deactivates the active codes and then revokes the live pairs that cond (on a
+// column the two tables share, with its argument) and which select, in that order for the
+// reasons RevokeGrant gives, and returns how many pairs it revoked. The caller has locked the
+// pairs.
+func revokeIssued(tx *gorm.DB, op string, which func(*gorm.DB) *gorm.DB, cond string, arg any, at time.Time) (int, error) {
+	err := which(tx.Model(&authorizationCodeRow{})).
+		Where(cond+" AND active = ?", arg, true).Update("active", false).Error
+	if err != nil {
+		return 0, wrap(op+": deactivate codes", err)
+	}
+	res := which(tx.Model(&tokenPairRow{})).
+		Where(cond+" AND revoked_at IS NULL", arg).Update("revoked_at", at)
+	if res.Error != nil {
+		return 0, wrap(op+": revoke pairs", res.Error)
+	}
+	return int(res.RowsAffected), nil
 }
 
 // RetireReplaced records the first use of a pair's access token and, for that first use only,
