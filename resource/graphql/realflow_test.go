@@ -27,19 +27,19 @@ func TestWithIssuedTokens(t *testing.T) {
 		seeded(e)
 		const pass = "correct horse battery"
 		hash := schools.Hash(t, pass)
-		ctx := e.ctx(e.a)
-		m, err := e.store.GetMemberByEmail(ctx, sam)
+		ctx := e.Ctx(e.A)
+		m, err := e.Store.GetMemberByEmail(ctx, sam)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.store.UpdateMember(ctx, m.ID, func(m storage.Member) (storage.Member, error) {
+		if _, err := e.Store.UpdateMember(ctx, m.ID, func(m storage.Member) (storage.Member, error) {
 			m.PasswordHash = hash
 			return m, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
 		const redirect = "http://127.0.0.1/callback"
-		if _, err := e.store.CreateClient(ctx, storage.Client{ID: "study-app", Kind: storage.ClientMember, Name: "Study App",
+		if _, err := e.Store.CreateClient(ctx, storage.Client{ID: "study-app", Kind: storage.ClientMember, Name: "Study App",
 			TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{redirect},
 			Scopes: []string{"openid", "account:read", "account:write"}}); err != nil {
 			t.Fatal(err)
@@ -68,13 +68,13 @@ func TestWithIssuedTokens(t *testing.T) {
 			resp.Body.Close()
 			return resp
 		}
-		submit(e.a.URL("/login"), url.Values{"email": {sam}, "password": {pass}})
+		submit(e.A.URL("/login"), url.Values{"email": {sam}, "password": {pass}})
 
 		verifier := oauth2.GenerateVerifier()
 		sum := sha256.Sum256([]byte(verifier))
-		authorize := e.a.URL(endpoint.Authorize) + "?" + url.Values{
+		authorize := e.A.URL(endpoint.Authorize) + "?" + url.Values{
 			"response_type": {"code"}, "client_id": {"study-app"}, "redirect_uri": {redirect},
-			"scope": {"account:read account:write"}, "state": {"state-0123456789"}, "resource": {e.a.Origin},
+			"scope": {"account:read account:write"}, "state": {"state-0123456789"}, "resource": {e.A.Origin},
 			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
 		}.Encode()
 		loc, err := submit(authorize, url.Values{"decision": {"approve"}}).Location()
@@ -83,17 +83,17 @@ func TestWithIssuedTokens(t *testing.T) {
 		}
 
 		cfg := &oauth2.Config{ClientID: "study-app", RedirectURL: redirect, Endpoint: oauth2.Endpoint{
-			TokenURL: e.a.URL(endpoint.Token), AuthStyle: oauth2.AuthStyleInParams}}
-		tok, err := cfg.Exchange(t.Context(), loc.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", e.a.Origin))
+			TokenURL: e.A.URL(endpoint.Token), AuthStyle: oauth2.AuthStyleInParams}}
+		tok, err := cfg.Exchange(t.Context(), loc.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", e.A.Origin))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := e.post(e.a, tok.AccessToken, `{ viewer { email payments(first: 1) { nodes { tradeNo } } } }`, nil)
+		r := e.post(e.A, tok.AccessToken, `{ viewer { email payments(first: 1) { nodes { tradeNo } } } }`, nil)
 		if string(r.Data) != `{"viewer":{"email":"sam@example.test","payments":{"nodes":[{"tradeNo":"A-ATM-OPEN"}]}}}` {
 			t.Errorf("with the issued token: %d %s", r.status, r.raw)
 		}
 		// The same token at school B's origin: bound elsewhere.
-		if r := e.post(e.b, tok.AccessToken, viewerID, nil); r.status != http.StatusUnauthorized {
+		if r := e.post(e.B, tok.AccessToken, viewerID, nil); r.status != http.StatusUnauthorized {
 			t.Errorf("issued token at school B: %d %s", r.status, r.raw)
 		}
 
@@ -103,7 +103,7 @@ func TestWithIssuedTokens(t *testing.T) {
 		if err != nil || fresh.AccessToken == tok.AccessToken {
 			t.Fatalf("refresh: %v", err)
 		}
-		r = e.post(e.a, fresh.AccessToken, `mutation { markAllNotificationsRead { markedCount } }`, nil)
+		r = e.post(e.A, fresh.AccessToken, `mutation { markAllNotificationsRead { markedCount } }`, nil)
 		if string(r.Data) != `{"markAllNotificationsRead":{"markedCount":2}}` {
 			t.Errorf("with the refreshed token: %d %s", r.status, r.raw)
 		}

@@ -22,13 +22,13 @@ func TestToolsGolden(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	audiences := map[string]string{
 		"anonymous":         "",
-		"member_read":       e.token(e.a, studentEmail, readScope),
-		"member_read_write": e.token(e.a, studentEmail, bothScopes),
-		"operator":          e.token(e.a, ownerEmail, operatorScope),
+		"member_read":       e.Token(e.A, studentEmail, readScope),
+		"member_read_write": e.Token(e.A, studentEmail, bothScopes),
+		"operator":          e.Token(e.A, ownerEmail, operatorScope),
 	}
 	got := map[string]*sdk.ListToolsResult{}
 	for name, token := range audiences {
-		res, err := e.connect(e.a, token, "").ListTools(t.Context(), nil)
+		res, err := e.connect(e.A, token, "").ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

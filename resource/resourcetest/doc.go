@@ -1,0 +1,5 @@
+// Package resourcetest is the test environment of the resource servers that a client reaches
+// over HTTP with a bearer token (the Member API and /mcp): a whole Proctor on schools A and B,
+// access tokens minted into its store, and raw requests to it. Each package's tests add what
+// their protocol needs (GraphQL answers, an MCP client) on top.
+package resourcetest
