@@ -148,10 +148,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		State string `query:"state" enum:"active,past_due,canceled" doc:"Only subscriptions in this state."`
 	}) (*ListOutput[Subscription], error) {
 		ss, next, err := h.store.ListSubscriptions(ctx, in.State, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "subscription", err)
-		}
-		return listOf(ss, next, subscriptionOut), nil
+		return pageOf(ctx, h, "subscription", ss, next, err, subscriptionOut)
 	})
 
 	register(h, api, operation{
