@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -169,11 +168,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		})
 		if err != nil {
 			// The period check inside the update answers as it is.
-			var se huma.StatusError
-			if errors.As(err, &se) {
-				return nil, se
-			}
-			return nil, h.problem(ctx, "subscription", err)
+			return nil, h.refusal(ctx, "subscription", err)
 		}
 		return &struct{ Body Subscription }{subscriptionOut(s)}, nil
 	})
