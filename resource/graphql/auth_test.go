@@ -160,13 +160,8 @@ func TestNoVerdict(t *testing.T) {
 // TestOnlyPOST: the endpoint is POST only.
 func TestOnlyPOST(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	resp, err := http.Get(e.A.URL(endpoint.MemberGraphQL + "?query=%7Bviewer%7Bid%7D%7D"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET: %d, want 405", resp.StatusCode)
+	if status, _, _ := e.Send(http.MethodGet, e.A.URL(endpoint.MemberGraphQL+"?query=%7Bviewer%7Bid%7D%7D"), "", nil); status != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", status)
 	}
 }
 
