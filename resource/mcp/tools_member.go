@@ -63,8 +63,8 @@ type curriculumOut struct {
 }
 
 type myPaymentsIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many payments to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many payments to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type lineItem struct {
@@ -126,9 +126,9 @@ type myPaymentsOut struct {
 }
 
 type myNotificationsIn struct {
-	UnreadOnly bool   `json:"unread_only,omitempty" jsonschema:"Leave out notifications already read."`
-	First      int    `json:"first,omitempty" jsonschema:"How many notifications to return, 1 to 50 (default 20)."`
-	After      string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	UnreadOnly bool `json:"unread_only,omitempty" jsonschema:"Leave out notifications already read."`
+	First      int  `json:"first,omitempty" jsonschema:"How many notifications to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type notification struct {

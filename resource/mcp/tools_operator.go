@@ -12,8 +12,8 @@ import (
 // token holding an operator scope whose member is an owner or admin at the school right now.
 
 type adminPageIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many items to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many items to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type adminCourse struct {

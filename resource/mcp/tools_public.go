@@ -14,8 +14,8 @@ import (
 
 // coursePageIn asks for one page of courses: list_courses and my_courses take the same input.
 type coursePageIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type searchCoursesIn struct {
