@@ -147,14 +147,24 @@ func sessionOf(r fosite.Requester) (*Session, error) {
 	return s, nil
 }
 
+// sessionAndRequest returns what a stored code or token pair is made of: Proctor's session,
+// whose fields become columns, and the whole request encoded.
+func sessionAndRequest(r fosite.Requester) (*Session, []byte, error) {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := marshalRequest(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, data, nil
+}
+
 // ---- authorization codes ----
 
 func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature string, r fosite.Requester) error {
-	sess, err := sessionOf(r)
-	if err != nil {
-		return err
-	}
-	data, err := marshalRequest(r)
+	sess, data, err := sessionAndRequest(r)
 	if err != nil {
 		return err
 	}
@@ -267,11 +277,7 @@ func (s *fositeStore) DeleteOpenIDConnectSession(context.Context, string) error 
 // ---- token pairs ----
 
 func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
-	sess, err := sessionOf(r)
-	if err != nil {
-		return err
-	}
-	data, err := marshalRequest(r)
+	sess, data, err := sessionAndRequest(r)
 	if err != nil {
 		return err
 	}
