@@ -54,13 +54,8 @@ func TestMetricsCountStatements(t *testing.T) {
 	f := newFixture(t, nil)
 	read := func() float64 {
 		t.Helper()
-		resp, err := http.Get(f.internal.URL + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		for line := range strings.Lines(string(b)) {
+		_, body := f.internalGet(t, "/metrics")
+		for line := range strings.Lines(body) {
 			if v, ok := strings.CutPrefix(line, "proctor_db_statements_total "); ok {
 				n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 				if err != nil {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
@@ -90,28 +89,8 @@ type rateLimitReplica struct {
 // newRateLimitReplica builds one server on the SQLite file dsn with Redis at redisURL.
 func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitReplica {
 	t.Helper()
-	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c := config.School{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://" + rateLimitHost}
-	c.Lifetimes = config.DefaultSchool().Lifetimes
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := school.NewRegistry([]*school.School{tn})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSQLite(t, dsn)
+	_, reg := schools.Sync(t, st, schoolFile(1, "north", "Northwind", "http://"+rateLimitHost))
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
 	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
