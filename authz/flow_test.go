@@ -113,30 +113,30 @@ func TestTokenPairTable(t *testing.T) {
 				t.Fatal("a second authorization revoked the first device's tokens")
 			}
 		})
-		t.Run("revoke with the refresh token revokes the pair", func(t *testing.T) {
-			tr := e.tokens("account:read")
-			if status, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); status != 200 {
-				t.Fatalf("revoke: %d", status)
-			}
-			if live(tr.AccessToken) {
-				t.Error("access token still works")
-			}
-			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-				t.Errorf("refresh after revoke: %d %+v", status, r)
-			}
-		})
-		t.Run("revoke with a live access token revokes the pair", func(t *testing.T) {
-			tr := e.tokens("account:read")
-			if status, _ := e.revoke(e.a, url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}); status != 200 {
-				t.Fatalf("revoke: %d", status)
-			}
-			if live(tr.AccessToken) {
-				t.Error("access token still works")
-			}
-			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-				t.Errorf("refresh after revoke: %d %+v", status, r)
-			}
-		})
+		for _, c := range []struct {
+			name string
+			form func(tokenResponse) url.Values
+		}{
+			{"revoke with the refresh token revokes the pair", func(tr tokenResponse) url.Values {
+				return url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}
+			}},
+			{"revoke with a live access token revokes the pair", func(tr tokenResponse) url.Values {
+				return url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}
+			}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				tr := e.tokens("account:read")
+				if status, _ := e.revoke(e.a, c.form(tr)); status != 200 {
+					t.Fatalf("revoke: %d", status)
+				}
+				if live(tr.AccessToken) {
+					t.Error("access token still works")
+				}
+				if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
+					t.Errorf("refresh after revoke: %d %+v", status, r)
+				}
+			})
+		}
 		t.Run("refresh keeps the old pair live; a lost response can be retried", func(t *testing.T) {
 			tr := e.tokens("account:read")
 			status, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
