@@ -35,7 +35,7 @@ func TestSecurityEventsCounter(t *testing.T) {
 	if err := f.srv.audit.Record(ctxA, audit.Event{Kind: audit.KindRoleChanged}); err == nil {
 		t.Fatal("an event without an actor was recorded")
 	}
-	_, body := f.internalGet(t, "/metrics")
+	_, body := f.internalGet(t, "/metrics", nil)
 	for _, want := range []string{
 		`proctor_security_events_total{kind="sign_in",result="failure",school="1"} 2`,
 		`proctor_security_events_total{kind="sign_in",result="success",school="1"} 1`,

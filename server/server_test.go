@@ -106,9 +106,9 @@ func (f *fixture) send(t *testing.T, srv *httptest.Server, method, host, path st
 }
 
 // internalGet fetches path from the internal listener and returns the status and the body.
-func (f *fixture) internalGet(t *testing.T, path string) (int, string) {
+func (f *fixture) internalGet(t *testing.T, path string, header http.Header) (int, string) {
 	t.Helper()
-	resp := f.send(t, f.internal, http.MethodGet, "", path, nil)
+	resp := f.send(t, f.internal, http.MethodGet, "", path, header)
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
@@ -275,7 +275,7 @@ func TestInternalEndpoints(t *testing.T) {
 	f := newFixture(t, nil)
 	f.get(t, "127.0.0.1:8080", "/.well-known/openid-configuration", nil)
 	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/nope": 404} {
-		status, body := f.internalGet(t, path)
+		status, body := f.internalGet(t, path, nil)
 		if status != want {
 			t.Errorf("%s: %d, want %d", path, status, want)
 		}
@@ -290,7 +290,7 @@ func TestInternalEndpoints(t *testing.T) {
 	}
 	// With the database gone, the server is not ready.
 	f.store.Close()
-	if status, _ := f.internalGet(t, "/readyz"); status != http.StatusServiceUnavailable {
+	if status, _ := f.internalGet(t, "/readyz", nil); status != http.StatusServiceUnavailable {
 		t.Errorf("/readyz with the database closed: %d", status)
 	}
 }
