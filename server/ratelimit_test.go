@@ -1,9 +1,6 @@
 package server
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
@@ -38,7 +33,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	if redisURL == "" {
 		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
 	}
-	prefix := rateLimitRedisPrefix(t, redisURL)
+	_, prefix := schools.Redis(t, redisURL)
 	dsn := filepath.Join(t.TempDir(), "shared.db")
 	a := newRateLimitReplica(t, dsn, redisURL, prefix)
 	b := newRateLimitReplica(t, dsn, redisURL, prefix)
@@ -135,37 +130,4 @@ func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string
 	}
 	t.Fatalf("GET /login set no %s cookie", login.LoginCSRFCookie)
 	return nil, ""
-}
-
-// rateLimitRedisPrefix returns a key prefix of this test's own and deletes its keys when the
-// test ends.
-func rateLimitRedisPrefix(t *testing.T, redisURL string) string {
-	t.Helper()
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	prefix := "proctor-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx := context.Background()
-		it := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		var keys []string
-		for it.Next(ctx) {
-			keys = append(keys, it.Val())
-		}
-		if err := it.Err(); err != nil {
-			t.Errorf("list test keys: %v", err)
-			return
-		}
-		if len(keys) > 0 {
-			if err := c.Del(ctx, keys...).Err(); err != nil {
-				t.Errorf("delete test keys: %v", err)
-			}
-		}
-	})
-	return prefix
 }
