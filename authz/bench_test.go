@@ -24,8 +24,7 @@ func benchBackends(b *testing.B, f func(b *testing.B, e *env)) {
 
 func BenchmarkCodeExchange(b *testing.B) {
 	benchBackends(b, func(b *testing.B, e *env) {
-		br := e.browser()
-		br.login(e.a, studentEmail)
+		br := e.signedIn(e.a, studentEmail)
 		client := &http.Client{}
 		for b.Loop() {
 			b.StopTimer()

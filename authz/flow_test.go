@@ -31,8 +31,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier),
 			oauth2.SetAuthURLParam("nonce", "nonce-0123456789"), oauth2.SetAuthURLParam("resource", e.a.Origin))
 
-		b := e.browser()
-		b.login(e.a, studentEmail)
+		b := e.signedIn(e.a, studentEmail)
 		loc := b.consent(authURL, "approve")
 		if loc.Query().Get("iss") != e.a.Origin || loc.Query().Get("state") != "state-0123456789" {
 			t.Fatalf("redirect %s: want iss and state", loc)
@@ -194,13 +193,12 @@ func TestRevokeExpiredAccessToken(t *testing.T) {
 // client and redirect URI are known are shown on a page; after, redirected with state and iss.
 func TestAuthorizeErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	p := newPKCE()
 	authorize := func(mutate func(url.Values)) (*http.Response, string) {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		mutate(q)
-		return b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+		return b.authorize(e.a, q)
 	}
 	for name, mutate := range map[string]func(url.Values){
 		"unknown client":           func(q url.Values) { q.Set("client_id", "nobody") },
@@ -240,7 +238,7 @@ func TestAuthorizeErrors(t *testing.T) {
 	}
 	// An operator client asking for account:read is refused (spec, Authentication 11).
 	q := e.authorizeParams(e.a, opClient, p, "account:read")
-	resp, _ := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+	resp, _ := b.authorize(e.a, q)
 	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
 		t.Errorf("operator client with account:read: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -265,9 +263,8 @@ func TestWhoMayAuthorize(t *testing.T) {
 		{operatorEmail, opClient, "courses:read", http.StatusOK},
 		{operatorEmail, publicClient, "account:read", http.StatusOK},
 	} {
-		b := e.browser()
-		b.login(e.a, tc.email)
-		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, tc.client, p, tc.scope).Encode())
+		b := e.signedIn(e.a, tc.email)
+		resp, body := b.authorize(e.a, e.authorizeParams(e.a, tc.client, p, tc.scope))
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.StatusCode, tc.want, body)
 		}
@@ -446,8 +443,7 @@ func TestLoopbackRedirectAnyPort(t *testing.T) {
 	p := newPKCE()
 	q := e.authorizeParams(e.a, publicClient, p, "account:read")
 	q.Set("redirect_uri", "http://127.0.0.1:54321/callback")
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
 	if loc.Host != "127.0.0.1:54321" || loc.Query().Get("code") == "" {
 		t.Fatalf("redirect %s", loc)

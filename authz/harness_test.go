@@ -196,6 +196,19 @@ func (b *browser) post(rawURL string, form url.Values) (*http.Response, string) 
 	return b.do(req)
 }
 
+// authorize opens school t's authorization endpoint with query q.
+func (b *browser) authorize(t *school.School, q url.Values) (*http.Response, string) {
+	return b.get(b.e.url(t, endpoint.Authorize) + "?" + q.Encode())
+}
+
+// signedIn is a browser signed in at school t as email.
+func (e *env) signedIn(t *school.School, email string) *browser {
+	e.t.Helper()
+	b := e.browser()
+	b.login(t, email)
+	return b
+}
+
 // htmlForm is one form of a page: where it posts and its inputs' values.
 type htmlForm struct {
 	action string
@@ -281,8 +294,7 @@ func (b *browser) consent(authURL, decision string) *url.URL {
 // code runs the whole browser part for params at school t as email and returns the code.
 func (e *env) code(t *school.School, email string, params url.Values) string {
 	e.t.Helper()
-	b := e.browser()
-	b.login(t, email)
+	b := e.signedIn(t, email)
 	loc := b.consent(e.url(t, endpoint.Authorize)+"?"+params.Encode(), "approve")
 	q := loc.Query()
 	if q.Get("code") == "" {

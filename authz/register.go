@@ -66,9 +66,8 @@ func metadataError(description string) error {
 // the integration's own loopback URIs on any port (fixed https callbacks are configured with
 // the integration instead).
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
-	t, err := school.FromContext(r.Context())
-	if err != nil {
-		http.NotFound(w, r)
+	t, ok := requestSchool(w, r)
+	if !ok {
 		return
 	}
 	resp, err := h.registration(t, r)
