@@ -3,7 +3,6 @@ package keys
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // clock is a manual clock shared by the Managers of one test.
@@ -38,14 +38,7 @@ func (c *countingStore) ListSigningKeys(ctx context.Context) ([]storage.SigningK
 func openStore(t testing.TB) (storage.SigningKeys, context.Context) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "k.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	for _, s := range []struct {
 		id        int64
 		sub, name string
