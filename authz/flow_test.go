@@ -363,7 +363,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		code, p := fresh(publicClient)
 		req, _ := http.NewRequest(http.MethodPost, e.url(e.a, endpoint.Token), strings.NewReader(url.Values{
 			"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-			"code_verifier": {p.verifier}, "resource": {e.a.Origin},
+			"code_verifier": {p.Verifier}, "resource": {e.a.Origin},
 		}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.SetBasicAuth(publicClient, "")
@@ -395,7 +395,7 @@ func TestSchoolIsolation(t *testing.T) {
 	p := newPKCE()
 	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.b.Origin}}
+		"client_id": {publicClient}, "code_verifier": {p.Verifier}, "resource": {e.b.Origin}}
 	if status, tr, _ := e.postForm(e.b, endpoint.Token, form); status == 200 {
 		t.Fatalf("school A's code exchanged at school B: %+v", tr)
 	}

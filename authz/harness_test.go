@@ -2,8 +2,6 @@ package authz_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -246,14 +244,10 @@ func (b *browser) login(t *school.School, email string) {
 	}
 }
 
-// pkce is a verifier and its S256 challenge.
-type pkce struct{ verifier, challenge string }
+// pkce is a verifier and its S256 challenge; newPKCE makes a fresh one.
+type pkce = servertest.PKCE
 
-func newPKCE() pkce {
-	v := oauth2.GenerateVerifier()
-	sum := sha256.Sum256([]byte(v))
-	return pkce{verifier: v, challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
+var newPKCE = servertest.NewPKCE
 
 // authorizeParams are the query of a standard authorization request at school t.
 func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes ...string) url.Values {
@@ -262,9 +256,9 @@ func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes 
 		"client_id":             {clientID},
 		"redirect_uri":          {redirectURI},
 		"scope":                 {strings.Join(scopes, " ")},
-		"state":                 {"state-" + p.challenge[:12]},
-		"nonce":                 {"nonce-" + p.challenge[12:24]},
-		"code_challenge":        {p.challenge},
+		"state":                 {"state-" + p.Challenge[:12]},
+		"nonce":                 {"nonce-" + p.Challenge[12:24]},
+		"code_challenge":        {p.Challenge},
 		"code_challenge_method": {"S256"},
 		"resource":              {t.Origin},
 	}
@@ -343,7 +337,7 @@ func (e *env) postForm(t *school.School, path string, form url.Values) (int, tok
 func (e *env) exchange(t *school.School, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {clientID}, "code_verifier": {p.verifier}, "resource": {t.Origin},
+		"client_id": {clientID}, "code_verifier": {p.Verifier}, "resource": {t.Origin},
 	}
 	for k, v := range extra {
 		form[k] = v

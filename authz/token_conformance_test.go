@@ -102,7 +102,7 @@ func TestRepeatedParameters(t *testing.T) {
 			"redirect_uri":  {"redirect_uri": {redirectURI, "http://127.0.0.1:9/callback"}},
 			"code":          {"code": {code, code}},
 			"client_id":     {"client_id": {publicClient, publicClient}},
-			"code_verifier": {"code_verifier": {p.verifier, p.verifier}},
+			"code_verifier": {"code_verifier": {p.Verifier, p.Verifier}},
 		} {
 			if status, tr := e.exchange(e.a, publicClient, code, p, extra); status != http.StatusBadRequest || tr.Error != "invalid_request" {
 				t.Errorf("repeated %s: %d %+v, want invalid_request", name, status, tr)
