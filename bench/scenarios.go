@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 )
 
@@ -124,7 +125,7 @@ func (e *env) each(ctx context.Context, f func(ctx context.Context, w int) (stri
 func (e *env) learnerTokens(ctx context.Context) ([]string, error) {
 	e.tokensOnce.Do(func() {
 		e.tokens, e.tokensErr = e.each(ctx, func(ctx context.Context, w int) (string, error) {
-			tr, err := e.browsers[w].grant(ctx)
+			tr, err := e.browsers[w].Grant(ctx)
 			return tr.AccessToken, err
 		})
 	})
@@ -171,7 +172,7 @@ func (s *supplyOf[T]) take() (T, error) {
 
 func prepareAuthcode(_ context.Context, e *env) (Op, string, error) {
 	return func(ctx context.Context, w int) error {
-		_, err := e.browsers[w].grant(ctx)
+		_, err := e.browsers[w].Grant(ctx)
 		return err
 	}, "", nil
 }
@@ -179,11 +180,11 @@ func prepareAuthcode(_ context.Context, e *env) (Op, string, error) {
 func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 	type minted struct {
 		code string
-		p    pkce
+		p    flow.PKCE
 	}
 	codes, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (minted, error) {
-		p := newPKCE()
-		code, err := e.browsers[w].authorize(ctx, p)
+		p := flow.NewPKCE()
+		code, err := e.browsers[w].Authorize(ctx, p)
 		return minted{code: code, p: p}, err
 	})
 	if err != nil {
@@ -195,14 +196,14 @@ func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 		if err != nil {
 			return err
 		}
-		_, err = e.browsers[w].exchange(ctx, m.code, m.p)
+		_, err = e.browsers[w].Exchange(ctx, m.code, m.p)
 		return err
 	}, fmt.Sprintf("%d codes minted", len(codes)), nil
 }
 
 func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	chains, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.browsers[w].grant(ctx)
+		tr, err := e.browsers[w].Grant(ctx)
 		return tr.RefreshToken, err
 	})
 	if err != nil {
@@ -210,7 +211,7 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	}
 	// chains[w] is only touched by worker w.
 	return func(ctx context.Context, w int) error {
-		tr, err := e.browsers[w].refresh(ctx, chains[w])
+		tr, err := e.browsers[w].Refresh(ctx, chains[w])
 		if err != nil {
 			return err
 		}
@@ -221,7 +222,7 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 
 func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
 	grants, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.browsers[w].grant(ctx)
+		tr, err := e.browsers[w].Grant(ctx)
 		return tr.RefreshToken, err
 	})
 	if err != nil {
@@ -237,10 +238,6 @@ func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
 	}, fmt.Sprintf("%d grants minted", len(grants)), nil
 }
 
-func bearer(token string) http.Header {
-	return http.Header{"Authorization": {"Bearer " + token}}
-}
-
 func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 	tokens, err := e.learnerTokens(ctx)
 	if err != nil {
@@ -253,17 +250,17 @@ func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
 
 // userinfoCall presents token at UserInfo and wants the member's claims back.
 func userinfoCall(ctx context.Context, a *browser, token string) error {
-	resp, err := a.get(ctx, a.url(endpoint.Userinfo), bearer(token))
+	resp, err := a.Userinfo(ctx, token)
 	if err != nil {
 		return err
 	}
-	if resp.status != http.StatusOK {
-		return resp.statusError("userinfo")
+	if resp.Status != http.StatusOK {
+		return resp.Err("userinfo")
 	}
 	var claims struct {
 		Sub string `json:"sub"`
 	}
-	if err := json.Unmarshal(resp.body, &claims); err != nil || claims.Sub == "" {
+	if err := json.Unmarshal(resp.Body, &claims); err != nil || claims.Sub == "" {
 		return errors.New("userinfo: no sub in the answer")
 	}
 	return nil
@@ -272,18 +269,18 @@ func userinfoCall(ctx context.Context, a *browser, token string) error {
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
 func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
-	resp, err := a.post(ctx, a.url(endpoint.MemberGraphQL), "application/json", body, bearer(token))
+	resp, err := a.Post(ctx, a.URL(endpoint.MemberGraphQL), "application/json", body, flow.Bearer(token))
 	if err != nil {
 		return nil, err
 	}
-	if resp.status != http.StatusOK {
-		return nil, resp.statusError("graphql")
+	if resp.Status != http.StatusOK {
+		return nil, resp.Err("graphql")
 	}
 	var out struct {
 		Data   json.RawMessage   `json:"data"`
 		Errors []json.RawMessage `json:"errors"`
 	}
-	if err := json.Unmarshal(resp.body, &out); err != nil {
+	if err := json.Unmarshal(resp.Body, &out); err != nil {
 		return nil, fmt.Errorf("graphql: %w", err)
 	}
 	if len(out.Errors) > 0 {
@@ -348,7 +345,7 @@ type curriculumAnswer struct {
 func prepareGraphQLCurriculum(ctx context.Context, e *env) (Op, string, error) {
 	size := e.s.size
 	tokens, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.busy.grant(ctx)
+		tr, err := e.busy.Grant(ctx)
 		return tr.AccessToken, err
 	})
 	if err != nil {
@@ -409,7 +406,7 @@ type rpcResponse struct {
 }
 
 // call sends one request (or, with notify, a notification) and returns its result.
-func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, params any, notify bool) (response, json.RawMessage, error) {
+func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, params any, notify bool) (flow.Response, json.RawMessage, error) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -428,22 +425,22 @@ func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, 
 	if m.version != "" {
 		h.Set("Mcp-Protocol-Version", m.version)
 	}
-	resp, err := a.post(ctx, m.url, "application/json", body, h)
+	resp, err := a.Post(ctx, m.url, "application/json", body, h)
 	if err != nil {
 		return resp, nil, err
 	}
 	if notify {
-		if resp.status != http.StatusAccepted && resp.status != http.StatusOK {
-			return resp, nil, resp.statusError("mcp " + method)
+		if resp.Status != http.StatusAccepted && resp.Status != http.StatusOK {
+			return resp, nil, resp.Err("mcp " + method)
 		}
 		return resp, nil, nil
 	}
-	if resp.status != http.StatusOK {
-		return resp, nil, resp.statusError("mcp " + method)
+	if resp.Status != http.StatusOK {
+		return resp, nil, resp.Err("mcp " + method)
 	}
-	payload := resp.body
-	if strings.HasPrefix(resp.header.Get("Content-Type"), "text/event-stream") {
-		if payload, err = lastEventData(resp.body); err != nil {
+	payload := resp.Body
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if payload, err = lastEventData(resp.Body); err != nil {
 			return resp, nil, fmt.Errorf("mcp %s: %w", method, err)
 		}
 	}
@@ -528,15 +525,15 @@ type mcpCaller struct {
 // without the bench knowing tool names. A server without /mcp gives errUnavailable.
 func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	a := e.browsers[0]
-	m := &mcpClient{url: a.url(endpoint.MCP)}
+	m := &mcpClient{url: a.URL(endpoint.MCP)}
 	// Stateful servers want initialize first; stateless ones answer it too.
 	resp, res, err := m.call(ctx, a, "", "initialize", map[string]any{
 		"protocolVersion": mcpProtocolVersion,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "proctor-bench", "version": "1"},
 	}, false)
-	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
-		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, endpoint.MCP, resp.status)
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
+		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, endpoint.MCP, resp.Status)
 	}
 	if err != nil {
 		return nil, err
@@ -549,7 +546,7 @@ func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	if m.version == "" {
 		m.version = mcpProtocolVersion
 	}
-	m.session = resp.header.Get("Mcp-Session-Id")
+	m.session = resp.Header.Get("Mcp-Session-Id")
 	if m.session != "" {
 		if _, _, err := m.call(ctx, a, "", "notifications/initialized", nil, true); err != nil {
 			return nil, err

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/bench/flow"
 )
 
 // Bounds of the load the server is killed in.
@@ -49,7 +51,7 @@ type pairRecord struct {
 type grantRecord struct {
 	worker   int
 	code     string
-	verifier pkce
+	verifier flow.PKCE
 	exchange outcome
 	pairs    []pairRecord
 	// refreshInFlight: a refresh of the last pair was cut off (its new pair, if made, is
@@ -187,11 +189,11 @@ func TestKillDuringLoad(t *testing.T) {
 func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 	rnd := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
 	for ctx.Err() == nil {
-		g := &grantRecord{worker: w, verifier: newPKCE()}
-		code, err := c.authorize(ctx, g.verifier)
+		g := &grantRecord{worker: w, verifier: flow.NewPKCE()}
+		code, err := c.Authorize(ctx, g.verifier)
 		if err != nil {
 			// An authorization cut off leaves nothing the client holds.
-			if isTransport(err) {
+			if flow.IsTransport(err) {
 				log.cutOff("authorize", err)
 			} else if !log.killed.Load() {
 				log.fail("authorize: %v", err)
@@ -201,14 +203,14 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		g.code = code
 		log.add(g)
 
-		resp, err := c.tokenRequest(ctx, exchangeForm(c.b.s, c.b.s.clientID, code, g.verifier))
+		resp, err := c.TokenRequest(ctx, c.ExchangeForm(c.ClientID, code, g.verifier))
 		if err != nil {
 			g.exchange = uncertain
 			log.cutOff("exchange", err)
 			return
 		}
 		g.exchange = done
-		tr, err := parseTokens("exchange", resp)
+		tr, err := flow.ParseTokens("exchange", resp)
 		if err != nil {
 			log.fail("%v", err)
 			return
@@ -219,25 +221,25 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		for range 1 + rnd.IntN(maxRefreshes) {
 			last := &g.pairs[len(g.pairs)-1]
 			if rnd.IntN(2) == 0 {
-				resp, err := c.userinfo(ctx, last.access)
+				resp, err := c.Userinfo(ctx, last.access)
 				if err != nil {
 					last.useUncertain = true
 					log.cutOff("userinfo", err)
 					return
 				}
-				if resp.status != http.StatusOK {
+				if resp.Status != http.StatusOK {
 					log.fail("userinfo with a fresh access token: %s", resp)
 					return
 				}
 				last.used = true
 			}
-			resp, err := c.tokenRequest(ctx, refreshForm(c.b.s, c.b.s.clientID, last.refresh))
+			resp, err := c.TokenRequest(ctx, c.RefreshForm(c.ClientID, last.refresh))
 			if err != nil {
 				g.refreshInFlight = true
 				log.cutOff("refresh", err)
 				return
 			}
-			tr, err := parseTokens("refresh", resp)
+			tr, err := flow.ParseTokens("refresh", resp)
 			if err != nil {
 				log.fail("%v", err)
 				return
@@ -247,13 +249,13 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		}
 
 		if rnd.IntN(3) == 0 {
-			resp, err := c.revoke(ctx, g.pairs[len(g.pairs)-1].refresh, "refresh_token")
+			resp, err := c.Revoke(ctx, g.pairs[len(g.pairs)-1].refresh, "refresh_token")
 			if err != nil {
 				g.revoke = uncertain
 				log.cutOff("revoke", err)
 				return
 			}
-			if resp.status != http.StatusOK {
+			if resp.Status != http.StatusOK {
 				log.fail("revoke: %s", resp)
 				return
 			}
@@ -286,11 +288,11 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 			// The revocation may or may not have been committed, but all or nothing: the last
 			// access token and the last refresh token agree.
 			last := g.pairs[len(g.pairs)-1]
-			resp, err := c.userinfo(ctx, last.access)
+			resp, err := c.Userinfo(ctx, last.access)
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch resp.status {
+			switch resp.Status {
 			case http.StatusOK:
 				expectRefresh(ctx, t, c, name+" last refresh token (revocation not committed)", last.refresh, true)
 			case http.StatusUnauthorized:
@@ -312,11 +314,11 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 					want = http.StatusUnauthorized
 					what += " (rotated out by the client)"
 				case next.useUncertain:
-					resp, err := c.userinfo(ctx, p.access)
+					resp, err := c.Userinfo(ctx, p.access)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if resp.status != http.StatusOK && resp.status != http.StatusUnauthorized {
+					if resp.Status != http.StatusOK && resp.Status != http.StatusUnauthorized {
 						t.Errorf("%s (rotation cut off): %s", what, resp)
 					}
 					unsure++
@@ -344,25 +346,25 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 
 func expectUserinfo(ctx context.Context, t *testing.T, c *at, what, access string, want int) {
 	t.Helper()
-	resp, err := c.userinfo(ctx, access)
+	resp, err := c.Userinfo(ctx, access)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.status != want {
+	if resp.Status != want {
 		t.Errorf("%s at userinfo after the restart: %s, want %d", what, resp, want)
 	}
 }
 
 func expectRefresh(ctx context.Context, t *testing.T, c *at, what, refresh string, usable bool) {
 	t.Helper()
-	resp, err := c.tokenRequest(ctx, refreshForm(c.b.s, c.b.s.clientID, refresh))
+	resp, err := c.TokenRequest(ctx, c.RefreshForm(c.ClientID, refresh))
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch {
-	case usable && resp.status != http.StatusOK:
+	case usable && resp.Status != http.StatusOK:
 		t.Errorf("%s after the restart: %s, want 200", what, resp)
-	case !usable && (resp.status != http.StatusBadRequest || resp.oauthError() != "invalid_grant"):
+	case !usable && (resp.Status != http.StatusBadRequest || resp.OAuthError() != "invalid_grant"):
 		t.Errorf("%s after the restart: %s, want 400 invalid_grant", what, resp)
 	}
 }
@@ -376,11 +378,11 @@ func checkCodes(ctx context.Context, t *testing.T, c *at, s *site, grants []*gra
 		if g.exchange == notSent {
 			continue
 		}
-		resp, err := c.tokenRequest(ctx, exchangeForm(s, s.clientID, g.code, g.verifier))
+		resp, err := c.TokenRequest(ctx, c.ExchangeForm(s.clientID, g.code, g.verifier))
 		if err != nil {
 			t.Fatal(err)
 		}
-		isInvalidGrant := resp.status == http.StatusBadRequest && resp.oauthError() == "invalid_grant"
+		isInvalidGrant := resp.Status == http.StatusBadRequest && resp.OAuthError() == "invalid_grant"
 		switch {
 		case g.exchange == done && !isInvalidGrant:
 			t.Errorf("worker %d: a code exchanged before the kill, again after the restart: %s, want 400 invalid_grant", g.worker, resp)
@@ -388,7 +390,7 @@ func checkCodes(ctx context.Context, t *testing.T, c *at, s *site, grants []*gra
 			refused++
 		case isInvalidGrant:
 			cutOffCommitted++
-		case resp.status == http.StatusOK:
+		case resp.Status == http.StatusOK:
 			cutOffNot++
 		default:
 			t.Errorf("worker %d: a code whose exchange was cut off by the kill: %s, want 200 or 400 invalid_grant", g.worker, resp)

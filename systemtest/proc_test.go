@@ -21,6 +21,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -368,7 +369,7 @@ func (d *deployment) setUp(configFile string, operator bool) *site {
 	t := d.t
 	t.Helper()
 	mustCLI(t, configFile, "migrate")
-	s := &site{origin: d.origin, password: randomString(12)}
+	s := &site{origin: d.origin, password: flow.RandomString(12)}
 	hash, err := password.Hash(s.password, lowCost)
 	must(t, err)
 	fixture := filepath.Join(d.dir, "fixture.yaml")
@@ -421,12 +422,6 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func randomString(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // poll calls f every pollEvery until it reports done or within passes; it returns whether f

@@ -79,7 +79,7 @@ func TestStartupWaitsForTheDatabase(t *testing.T) {
 	if err := c.login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.grant(ctx); err != nil {
+	if _, err := c.Grant(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
