@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -521,16 +520,8 @@ func TestSoakReportOutputs(t *testing.T) {
 	if err := rep.WriteSVG(&svg); err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(&svg)
 	lines := 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed: %v", err)
-		}
+	for _, tok := range xmlTokens(t, &svg) {
 		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "polyline" {
 			lines++
 		}
