@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -131,17 +131,13 @@ func newClientsListCommand(g *globalFlags) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "CLIENT_ID\tKIND\tNAME\tAUTH\tREDIRECT_URIS")
-				err := eachPage(func(p storage.Page) ([]storage.Client, string, error) {
-					return a.store.ListClients(ctx, "", p)
-				}, func(c storage.Client) {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
+				return printTable(cmd.OutOrStdout(), "CLIENT_ID\tKIND\tNAME\tAUTH\tREDIRECT_URIS", func(w io.Writer) error {
+					return eachPage(func(p storage.Page) ([]storage.Client, string, error) {
+						return a.store.ListClients(ctx, "", p)
+					}, func(c storage.Client) {
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
+					})
 				})
-				if err != nil {
-					return err
-				}
-				return w.Flush()
 			})
 		},
 	}
