@@ -177,28 +177,38 @@ func prepareAuthcode(_ context.Context, e *env) (Op, string, error) {
 	}, "", nil
 }
 
+// spend mints e.supply inputs with newItem (untimed) and returns the op that uses each once, and
+// the note "N noun minted".
+func spend[T any](ctx context.Context, e *env, noun string,
+	newItem func(ctx context.Context, w int) (T, error), use func(ctx context.Context, w int, item T) error,
+) (Op, string, error) {
+	items, err := mint(ctx, e, e.supply, newItem)
+	if err != nil {
+		return nil, "", err
+	}
+	sup := &supplyOf[T]{items: items}
+	return func(ctx context.Context, w int) error {
+		item, err := sup.take()
+		if err != nil {
+			return err
+		}
+		return use(ctx, w, item)
+	}, fmt.Sprintf("%d %s minted", len(items), noun), nil
+}
+
 func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 	type minted struct {
 		code string
 		p    flow.PKCE
 	}
-	codes, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (minted, error) {
+	return spend(ctx, e, "codes", func(ctx context.Context, w int) (minted, error) {
 		p := flow.NewPKCE()
 		code, err := e.browsers[w].Authorize(ctx, p)
 		return minted{code: code, p: p}, err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	sup := &supplyOf[minted]{items: codes}
-	return func(ctx context.Context, w int) error {
-		m, err := sup.take()
-		if err != nil {
-			return err
-		}
-		_, err = e.browsers[w].Exchange(ctx, m.code, m.p)
+	}, func(ctx context.Context, w int, m minted) error {
+		_, err := e.browsers[w].Exchange(ctx, m.code, m.p)
 		return err
-	}, fmt.Sprintf("%d codes minted", len(codes)), nil
+	})
 }
 
 func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
@@ -221,31 +231,28 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 }
 
 func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
-	grants, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (string, error) {
+	return spend(ctx, e, "grants", func(ctx context.Context, w int) (string, error) {
 		tr, err := e.browsers[w].Grant(ctx)
 		return tr.RefreshToken, err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	sup := &supplyOf[string]{items: grants}
-	return func(ctx context.Context, w int) error {
-		token, err := sup.take()
-		if err != nil {
-			return err
-		}
+	}, func(ctx context.Context, w int, token string) error {
 		return e.browsers[w].revoke(ctx, token)
-	}, fmt.Sprintf("%d grants minted", len(grants)), nil
+	})
+}
+
+// withLearnerTokens is the op that calls call with each worker's browser and access token.
+func (e *env) withLearnerTokens(ctx context.Context, call func(ctx context.Context, a *browser, token string) error) (Op, error) {
+	tokens, err := e.learnerTokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, w int) error {
+		return call(ctx, e.browsers[w], tokens[w])
+	}, nil
 }
 
 func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
-	tokens, err := e.learnerTokens(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return func(ctx context.Context, w int) error {
-		return userinfoCall(ctx, e.browsers[w], tokens[w])
-	}, "", nil
+	op, err := e.withLearnerTokens(ctx, userinfoCall)
+	return op, "", err
 }
 
 // userinfoCall presents token at UserInfo and wants the member's claims back.
@@ -298,13 +305,8 @@ func graphQLBody(query string) []byte {
 }
 
 func prepareGraphQLViewer(ctx context.Context, e *env) (Op, string, error) {
-	tokens, err := e.learnerTokens(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return func(ctx context.Context, w int) error {
-		return graphQLViewerCall(ctx, e.browsers[w], tokens[w])
-	}, "", nil
+	op, err := e.withLearnerTokens(ctx, graphQLViewerCall)
+	return op, "", err
 }
 
 // viewerBody is the graphql-viewer query.
@@ -503,13 +505,11 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	tokens, err := e.learnerTokens(ctx)
+	op, err := e.withLearnerTokens(ctx, c.call)
 	if err != nil {
 		return nil, "", err
 	}
-	return func(ctx context.Context, w int) error {
-		return c.call(ctx, e.browsers[w], tokens[w])
-	}, "tool " + c.tool, nil
+	return op, "tool " + c.tool, nil
 }
 
 // mcpCaller calls one member tool over a client that has done its handshake.
