@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // cheap keeps the tests fast; the hashes are real argon2id all the same.
@@ -24,14 +24,7 @@ var cheap = seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads
 func newStore(t *testing.T) (context.Context, *gormstore.Store) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	if err := st.SyncSchool(ctx, 1, "seedtest", "Seed Test"); err != nil {
 		t.Fatal(err)
 	}
