@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
+	"testing"
 
 	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
@@ -53,6 +54,34 @@ func (b *browser) at(r *replica) *at {
 // login signs the browser in as the member through the sign-in form.
 func (a *at) login(ctx context.Context) error {
 	return a.Login(ctx, memberEmail, a.b.s.password)
+}
+
+// expectUserinfo presents access at c's replica and wants the status want.
+func expectUserinfo(ctx context.Context, t *testing.T, c *at, what, access string, want int) {
+	t.Helper()
+	resp, err := c.Userinfo(ctx, access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != want {
+		t.Errorf("%s: %s, want %d", what, resp, want)
+	}
+}
+
+// expectRefresh presents the refresh token at c's replica and wants a success if usable, else
+// 400 invalid_grant.
+func expectRefresh(ctx context.Context, t *testing.T, c *at, what, refresh string, usable bool) {
+	t.Helper()
+	resp, err := c.TokenRequest(ctx, c.RefreshForm(c.ClientID, refresh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case usable && resp.Status != http.StatusOK:
+		t.Errorf("%s: %s, want 200", what, resp)
+	case !usable && (resp.Status != http.StatusBadRequest || resp.OAuthError() != "invalid_grant"):
+		t.Errorf("%s: %s, want 400 invalid_grant", what, resp)
+	}
 }
 
 // jwks is a JSON Web Key Set of EC keys.
