@@ -82,7 +82,7 @@ const soakCycleAbout = "per worker: authcode (consent page, approval, code excha
 	"every 5th cycle a revocation of the refresh token, every 25th a sign-out and a new sign-in through the forms (one step)"
 
 // soakCycle is the soak's Op: each call runs the next step of the calling worker's cycle. Each
-// step is a scenario's request (browser.go, scenarios.go) made with the tokens the worker's own
+// step is a scenario's request (flow, scenarios.go) made with the tokens the worker's own
 // cycle minted.
 type soakCycle struct {
 	e   *env

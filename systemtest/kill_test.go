@@ -94,6 +94,22 @@ func (l *loadLog) cutOff(what string, err error) {
 	l.fail("%s failed before the kill: %v", what, err)
 }
 
+// answered reports whether a worker's request was answered 200. A request cut off is logged
+// (cutOff) once uncertain has recorded that the client cannot know its outcome; any other
+// answer is a failure.
+func (l *loadLog) answered(what string, resp flow.Response, err error, uncertain func()) bool {
+	if err != nil {
+		uncertain()
+		l.cutOff(what, err)
+		return false
+	}
+	if resp.Status != http.StatusOK {
+		l.fail("%s: %s", what, resp)
+		return false
+	}
+	return true
+}
+
 // TestKillDuringLoad kills a server with SIGKILL while clients exchange codes, refresh and
 // revoke, restarts it on the same database, and checks every token and code the clients were
 // given against what the protocol promises.
@@ -222,13 +238,7 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 			last := &g.pairs[len(g.pairs)-1]
 			if rnd.IntN(2) == 0 {
 				resp, err := c.Userinfo(ctx, last.access)
-				if err != nil {
-					last.useUncertain = true
-					log.cutOff("userinfo", err)
-					return
-				}
-				if resp.Status != http.StatusOK {
-					log.fail("userinfo with a fresh access token: %s", resp)
+				if !log.answered("userinfo with a fresh access token", resp, err, func() { last.useUncertain = true }) {
 					return
 				}
 				last.used = true
@@ -250,13 +260,7 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 
 		if rnd.IntN(3) == 0 {
 			resp, err := c.Revoke(ctx, g.pairs[len(g.pairs)-1].refresh, "refresh_token")
-			if err != nil {
-				g.revoke = uncertain
-				log.cutOff("revoke", err)
-				return
-			}
-			if resp.Status != http.StatusOK {
-				log.fail("revoke: %s", resp)
+			if !log.answered("revoke", resp, err, func() { g.revoke = uncertain }) {
 				return
 			}
 			g.revoke = done

@@ -114,14 +114,7 @@ func TestDatabaseOutage(t *testing.T) {
 			name: "token endpoint, authorization_code grant",
 			normal: func(ctx context.Context) error {
 				resp, err := c.TokenRequest(ctx, c.ExchangeForm(s.clientID, pendingCode, pending))
-				if err != nil {
-					return err
-				}
-				if resp.Status != http.StatusOK {
-					return answerError("the code minted before the outage", resp, http.StatusOK)
-				}
-				_, err = flow.ParseTokens("the code minted before the outage", resp)
-				return err
+				return wantTokens("the code minted before the outage", resp, err)
 			},
 		})
 		pendingNames := map[string]bool{}
@@ -240,14 +233,7 @@ func outageProbes(c *at, s *site, member, operator flow.Tokens, r *replica) []pr
 		{name: "token endpoint, refresh_token grant", path: endpoint.Token, send: refresh, want503: true, oauthJSON: true,
 			normal: func(ctx context.Context) error {
 				resp, err := refresh(ctx)
-				if err != nil {
-					return err
-				}
-				if resp.Status != http.StatusOK {
-					return answerError("refresh", resp, http.StatusOK)
-				}
-				_, err = flow.ParseTokens("refresh", resp)
-				return err
+				return wantTokens("refresh", resp, err)
 			}},
 		{name: "mcp with a bearer token", path: "/mcp", send: mcpInit(member.AccessToken), want503: true, oauthJSON: true, noChallenge: true,
 			normal: expect("POST /mcp initialize", mcpInit(member.AccessToken), http.StatusOK)},
@@ -295,6 +281,18 @@ func outageProbes(c *at, s *site, member, operator flow.Tokens, r *replica) []pr
 
 // errServerError marks an answer with a 5xx status other than 503.
 var errServerError = errors.New("server error")
+
+// wantTokens checks the answer to a token request: a success that carries tokens.
+func wantTokens(what string, resp flow.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	if resp.Status != http.StatusOK {
+		return answerError(what, resp, http.StatusOK)
+	}
+	_, err = flow.ParseTokens(what, resp)
+	return err
+}
 
 // answerError describes an answer that is not the wanted one; a 5xx other than 503 wraps
 // errServerError.
