@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/proctorhq/proctor/bench"
 	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -290,22 +290,7 @@ func childEnv() []string {
 // waitReady polls GET /readyz until it answers 200, the process exits or readyTimeout passes.
 func waitReady(internalAddr string, exited <-chan struct{}) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		if resp, err := c.Get("http://" + internalAddr + "/readyz"); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-exited:
-			return errors.New("the server exited before it was ready")
-		case <-time.After(pollEvery):
-		}
-	}
-	return fmt.Errorf("not ready after %s", readyTimeout)
+	return bench.WaitReady(context.Background(), c, internalAddr, exited, readyTimeout)
 }
 
 // cliResult is the outcome of one command run.
