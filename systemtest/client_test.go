@@ -19,9 +19,6 @@ import (
 	"github.com/proctorhq/proctor/endpoint"
 )
 
-// maxBody bounds what is read of one answer.
-const maxBody = 4 << 20
-
 // browser is one member's browser and app at once: a cookie jar holding the login session,
 // shared by every replica it talks to, as a browser behind a load balancer would be.
 type browser struct {
@@ -47,7 +44,7 @@ func (b *browser) at(r *replica) *at {
 	return &at{b: b, r: r, Client: &flow.Client{
 		HTTP:   flow.NewHTTP(r.transport, b.jar, requestTimeout),
 		Origin: b.s.origin, ClientID: b.s.clientID, RedirectURI: redirectURI, Scope: memberScopes,
-		Where: r.name, MaxBody: maxBody,
+		Where: r.name,
 	}}
 }
 

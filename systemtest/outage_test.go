@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -175,16 +174,12 @@ type probe struct {
 // outageProbes are the requests sent during the outage. member and operator are live tokens
 // obtained before it.
 func outageProbes(c *at, s *site, member, operator flow.Tokens, r *replica) []probe {
-	internal := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
+	internal := &flow.Client{
+		HTTP:   &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}},
+		Origin: "http://" + r.internal,
+	}
 	readyz := func(ctx context.Context) (flow.Response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.internal+"/readyz", nil)
-		resp, err := internal.Do(req)
-		if err != nil {
-			return flow.Response{}, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		return flow.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, err
+		return internal.Get(ctx, internal.URL("/readyz"), nil)
 	}
 	graphql := func(ctx context.Context) (flow.Response, error) {
 		body, _ := json.Marshal(map[string]string{"query": "{ viewer { id } }"})

@@ -242,7 +242,7 @@ func (r *slowRequest) finish() (flow.Response, error) {
 		return flow.Response{}, fmt.Errorf("reading the answer: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, flow.DefaultMaxBody))
 	if err != nil {
 		return flow.Response{}, fmt.Errorf("reading the answer: %w", err)
 	}

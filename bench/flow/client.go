@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,9 +30,12 @@ type Client struct {
 	ClientID, RedirectURI, Scope string
 	// Where, if not empty, names the server talked to in error messages ("GET /login at A").
 	Where string
-	// MaxBody bounds what is read of one answer.
+	// MaxBody bounds what is read of one answer; 0 means DefaultMaxBody.
 	MaxBody int64
 }
+
+// DefaultMaxBody bounds what is read of one answer when Client.MaxBody is not set.
+const DefaultMaxBody = 4 << 20
 
 // NewHTTP returns a client over tr keeping cookies in jar, each request bounded by timeout, that
 // does not follow redirects.
@@ -104,7 +108,7 @@ func (c *Client) Do(req *http.Request) (Response, error) {
 		return Response{}, &TransportError{err}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.MaxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, cmp.Or(c.MaxBody, DefaultMaxBody)))
 	if err != nil {
 		return Response{}, &TransportError{err}
 	}
