@@ -302,9 +302,11 @@ func TestSoakInProcess(t *testing.T) {
 				if w.Requests > 0 && (w.RPS <= 0 || w.P50MS <= 0 || w.P99MS < w.P50MS) {
 					t.Errorf("window %+v", w)
 				}
-				// Every worker signed in, and the warm-up and peak runs made grants, before
-				// the soak's first window.
-				if w.Rows["login_sessions"] < 2 || w.Rows["oauth_token_pairs"] < 1 {
+				// The warm-up and peak runs made grants before the soak's first window, and
+				// nothing in a run this short deletes a pair. The login sessions are counted
+				// but not bounded: a worker's sign-out-and-in step deletes its session before
+				// it makes the next, so a count can fall between the two.
+				if _, counted := w.Rows["login_sessions"]; !counted || w.Rows["oauth_token_pairs"] < 1 {
 					t.Errorf("rows %v", w.Rows)
 				}
 			}
