@@ -270,15 +270,11 @@ func testDeleteClient(t *testing.T, s storage.Store) {
 		t.Error("school B's pair naming the same client id was revoked")
 	}
 	for sig, want := range map[string]bool{"code-gone": false, "code-stays": true} {
-		c, err := s.GetAuthorizationCode(ctxA, sig)
-		must(t, "GetAuthorizationCode", err)
-		if c.Active != want {
+		if c := getCode(t, s, ctxA, sig).Code; c.Active != want {
 			t.Errorf("code %s active %v, want %v", sig, c.Active, want)
 		}
 	}
-	c, err := s.GetAuthorizationCode(ctxB, "code-gone-b")
-	must(t, "GetAuthorizationCode at B", err)
-	if !c.Active {
+	if c := getCode(t, s, ctxB, "code-gone-b").Code; !c.Active {
 		t.Error("school B's code naming the same client id was deactivated")
 	}
 	if _, err := s.GetClient(ctxA, "stays"); err != nil {
