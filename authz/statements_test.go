@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -48,6 +49,31 @@ func TestTokenEndpointStatements(t *testing.T) {
 		}
 		if n := counter.Count(); n != w.refresh {
 			t.Errorf("refresh sent %d statements, want %d", n, w.refresh)
+		}
+	})
+}
+
+// TestAuthorizationStatements pins the SQL statements of an authorization by a signed-in member:
+// the consent page (GET) and the approval (POST) that redirects with the code, the first two of
+// the three requests of a whole flow (the bench's authcode scenario).
+//
+// Each request reads the client, the login session with its member, and the member's roles at
+// the school (3). The approval then stores the code with its PKCE and OpenID Connect records
+// (one statement on PostgreSQL, three on SQLite) and the consent's security event: 5 on
+// PostgreSQL, 7 on SQLite.
+func TestAuthorizationStatements(t *testing.T) {
+	want := map[string]int64{gormstore.DriverPostgres: 3 + 5, gormstore.DriverSQLite: 3 + 7}
+	eachBackend(t, func(t *testing.T, e *env) {
+		e.tokens("openid", "account:read")
+		params := e.authorizeParams(e.a, publicClient, newPKCE(), "openid", "account:read")
+		b := e.browser()
+		b.login(e.a, studentEmail)
+		counter := e.store.CountStatements()
+		if loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+params.Encode(), "approve"); loc.Query().Get("code") == "" {
+			t.Fatalf("no code in %s", loc)
+		}
+		if n := counter.Count(); n != want[e.backend] {
+			t.Errorf("the consent page and the approval sent %d statements, want %d", n, want[e.backend])
 		}
 	})
 }

@@ -161,15 +161,17 @@ func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature 
 	if err != nil {
 		return err
 	}
-	return s.grants.CreateAuthorizationCode(ctx, storage.AuthorizationCode{
-		Signature:   signature,
-		RequestID:   r.GetID(),
-		ClientID:    r.GetClient().GetID(),
-		MemberID:    sess.MemberID,
-		Active:      true,
-		Data:        data,
-		RequestedAt: r.GetRequestedAt(),
-		ExpiresAt:   sess.GetExpiresAt(fosite.AuthorizeCode),
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) {
+		g.Code = storage.AuthorizationCode{
+			Signature:   signature,
+			RequestID:   r.GetID(),
+			ClientID:    r.GetClient().GetID(),
+			MemberID:    sess.MemberID,
+			Active:      true,
+			Data:        data,
+			RequestedAt: r.GetRequestedAt(),
+			ExpiresAt:   sess.GetExpiresAt(fosite.AuthorizeCode),
+		}
 	})
 }
 
@@ -206,22 +208,25 @@ func (s *fositeStore) InvalidateAuthorizeCodeSession(ctx context.Context, signat
 
 // ---- PKCE and OpenID Connect records ----
 
-func (s *fositeStore) createGrantSession(ctx context.Context, kind storage.SessionKind, signature string, r fosite.Requester) error {
+// grantSession is a PKCE or OpenID Connect record of the request.
+func (s *fositeStore) grantSession(signature string, r fosite.Requester) (*storage.GrantSession, error) {
 	data, err := marshalRequest(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	exp := r.GetSession().GetExpiresAt(fosite.AuthorizeCode)
 	if exp.IsZero() {
 		exp = s.now().Add(time.Hour)
 	}
-	return s.grants.CreateGrantSession(ctx, kind, storage.GrantSession{
-		Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp,
-	})
+	return &storage.GrantSession{Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp}, nil
 }
 
 func (s *fositeStore) CreatePKCERequestSession(ctx context.Context, signature string, r fosite.Requester) error {
-	return s.createGrantSession(ctx, storage.SessionPKCE, signature, r)
+	rec, err := s.grantSession(signature, r)
+	if err != nil {
+		return err
+	}
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) { g.PKCE = rec })
 }
 
 // GetPKCERequestSession reads the record from the code's read (codeGrant). A record fosite has
@@ -262,7 +267,12 @@ func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.Sessi
 }
 
 func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
-	return s.createGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r)
+	signature := s.signature(ctx, code)
+	rec, err := s.grantSession(signature, r)
+	if err != nil {
+		return err
+	}
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) { g.OIDC = rec })
 }
 
 // GetOpenIDConnectSession reads the record from the code's read (codeGrant). fosite reads it once,

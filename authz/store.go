@@ -21,8 +21,7 @@ type Store interface {
 // grantStore keeps authorization codes, their PKCE and OpenID Connect records, and token pairs
 // (storage.Grants less the step a token's first use takes, which is the resource verifier's).
 type grantStore interface {
-	CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error
-	CreateGrantSession(ctx context.Context, kind storage.SessionKind, s storage.GrantSession) error
+	CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error
 	GetCodeGrant(ctx context.Context, signature string) (storage.CodeGrant, error)
 	DeleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error
 	ExchangeCode(ctx context.Context, signature string, p storage.TokenPair) (storage.TokenPair, error)

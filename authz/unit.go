@@ -31,6 +31,10 @@ import (
 //     pair; RefreshPair locks the grant, checks the replaced pair and stores the new one.
 //
 // On PostgreSQL each of those calls is one statement, so an exchange or a refresh is three.
+//
+// The authorization endpoint likewise: fosite stores a code, its PKCE record and its OpenID
+// Connect record in three calls; they wait in the request's memo (pendingCode) and are stored
+// together, in one call, once fosite has answered (storeCodes).
 
 // requestMemo holds what one request has read, for the request only: nothing is kept across
 // requests, so a client changed or a code spent by another request is seen by the next one.
@@ -45,6 +49,9 @@ type requestMemo struct {
 	pkceUsed []string
 	// exchanged are the codes whose exchange was stored.
 	exchanged []string
+	// issued are the codes fosite issued in this request, with their records, by signature,
+	// until storeCodes stores them.
+	issued map[string]*storage.CodeGrant
 }
 
 type requestMemoKey struct{}
@@ -108,6 +115,53 @@ func (s *fositeStore) codeGrant(ctx context.Context, signature string) (storage.
 	return remember(memo, memo.codes, signature, func() (storage.CodeGrant, error) {
 		return s.grants.GetCodeGrant(ctx, signature)
 	})
+}
+
+// errNoMemo is a code issued outside the endpoints, which all run through perRequest.
+var errNoMemo = errors.New("authz: a code issued outside a request's memo")
+
+// pendingCode finds the code the request issued with this signature (a new one if none) and
+// lets set fill in its part.
+func (s *fositeStore) pendingCode(ctx context.Context, signature string, set func(*storage.CodeGrant)) error {
+	memo := memoFrom(ctx)
+	if memo == nil {
+		return errNoMemo
+	}
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	if memo.issued == nil {
+		memo.issued = map[string]*storage.CodeGrant{}
+	}
+	g := memo.issued[signature]
+	if g == nil {
+		g = &storage.CodeGrant{}
+		memo.issued[signature] = g
+	}
+	set(g)
+	return nil
+}
+
+// storeCodes stores the codes the request issued, each with its records in one call. The
+// authorization endpoint calls it after fosite has answered and before the redirect is sent:
+// a code fosite issued and then refused to hand out is never stored.
+func (s *fositeStore) storeCodes(ctx context.Context) error {
+	memo := memoFrom(ctx)
+	if memo == nil {
+		return errNoMemo
+	}
+	memo.mu.Lock()
+	issued := memo.issued
+	memo.issued = nil
+	memo.mu.Unlock()
+	for _, g := range issued {
+		if g.Code.Signature == "" {
+			return errors.New("authz: a PKCE or OpenID Connect record without its code")
+		}
+		if err := s.grants.CreateCodeGrant(ctx, *g); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pendingWrite is what a transaction fosite opened is to store when fosite commits it.

@@ -136,8 +136,9 @@ type CodeGrant struct {
 // statement: ExchangeCode spends a code and stores the pair it buys, RefreshPair stores a pair
 // in place of a live one.
 type Grants interface {
-	CreateAuthorizationCode(ctx context.Context, c AuthorizationCode) error
-	CreateGrantSession(ctx context.Context, kind SessionKind, s GrantSession) error
+	// CreateCodeGrant stores a code and its records (nil where the authorization made none)
+	// together, atomically. The records' signatures are the code's.
+	CreateCodeGrant(ctx context.Context, g CodeGrant) error
 	// GetCodeGrant returns the code whatever its Active flag (fosite must see a used code to
 	// revoke what it issued), with its PKCE and OpenID Connect records.
 	GetCodeGrant(ctx context.Context, signature string) (CodeGrant, error)

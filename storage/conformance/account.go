@@ -321,8 +321,8 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 	}
 
 	// Revoking Zed revokes every unrevoked pair of it for the member at A, expired or not.
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "z5", "code-z", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "g2", "code-grace", other.ID)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-z", "z5", "code-z", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-z", "g2", "code-grace", other.ID)}))
 	n, err := as.RevokeConnectedApp(ctxA, member, "app-z", at(10, 1))
 	must(t, "RevokeConnectedApp", err)
 	if n != 4 {

@@ -243,9 +243,9 @@ func testDeleteClient(t *testing.T, s storage.Store) {
 	// A grant at B naming the same client id (as a client known by its metadata URL would)
 	// is B's, and not touched by a deletion at A.
 	atB := mustPair(t, s, ctxB, pairOf("gone", "b1", "4", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("gone", "g3", "code-gone", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("stays", "s2", "code-stays", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxB, codeOf("gone", "b2", "code-gone-b", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("gone", "g3", "code-gone", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("stays", "s2", "code-stays", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("gone", "b2", "code-gone-b", member)}))
 
 	wantErr(t, "DeleteClient at B of A's client", s.DeleteClient(ctxB, "gone", at(6, 0)), storage.ErrNotFound)
 	when := at(6, 0)

@@ -55,14 +55,14 @@ func getPair(t *testing.T, s storage.Store, ctx context.Context, accessSignature
 func testAuthorizationCodes(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	c := codeOf("app", "r1", "code-1", member)
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, c))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: c}))
 	wantEqual(t, "stored code", getCode(t, s, ctxA, "code-1"), storage.CodeGrant{Code: c})
 
-	wantErr(t, "CreateAuthorizationCode with a taken signature", s.CreateAuthorizationCode(ctxA, c), storage.ErrAlreadyExists)
-	wantErr(t, "CreateAuthorizationCode for an unknown member",
-		s.CreateAuthorizationCode(ctxA, codeOf("app", "r2", "code-2", member+1000)), storage.ErrNotFound)
+	wantErr(t, "CreateCodeGrant with a taken signature", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: c}), storage.ErrAlreadyExists)
+	wantErr(t, "CreateCodeGrant for an unknown member",
+		s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "r2", "code-2", member+1000)}), storage.ErrNotFound)
 	noSig := codeOf("app", "r2", "", member)
-	wantErr(t, "CreateAuthorizationCode without a signature", s.CreateAuthorizationCode(ctxA, noSig), storage.ErrInvalidArgument)
+	wantErr(t, "CreateCodeGrant without a signature", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: noSig}), storage.ErrInvalidArgument)
 	_, err := s.GetCodeGrant(ctxA, "nope")
 	wantErr(t, "GetCodeGrant of an unknown code", err, storage.ErrNotFound)
 
@@ -114,7 +114,7 @@ func testConcurrentCodeUse(t *testing.T, s storage.Store) {
 	var racer atomic.Int64
 	for round := range rounds {
 		sig := fmt.Sprintf("code-%d", round)
-		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", sig, sig, member)))
+		must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", sig, sig, member)}))
 		first := racer.Load()
 		exactlyOneWins(t, fmt.Sprintf("round %d: exchanges of one code", round), racers, func() error {
 			_, err := s.ExchangeCode(ctxA, sig, pairOf("app", sig, fmt.Sprint(racer.Add(1)), member))
@@ -134,38 +134,42 @@ func testConcurrentCodeUse(t *testing.T, s storage.Store) {
 
 func testGrantSessions(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "r1", "sig-1", member)))
-	records := map[storage.SessionKind]storage.GrantSession{}
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		g := storage.GrantSession{Signature: "sig-1", RequestID: "r1", Data: []byte(`{"kind":"` + string(kind) + `"}`), ExpiresAt: at(1, 9)}
-		records[kind] = g
-		must(t, "CreateGrantSession", s.CreateGrantSession(ctxA, kind, g))
-		wantErr(t, string(kind)+": CreateGrantSession with a taken signature", s.CreateGrantSession(ctxA, kind, g), storage.ErrAlreadyExists)
+	record := func(sig, kind string) *storage.GrantSession {
+		return &storage.GrantSession{Signature: sig, RequestID: "r1", Data: []byte(`{"kind":"` + kind + `"}`), ExpiresAt: at(1, 9)}
 	}
-	// The code is read with both records.
-	pkce, oidc := records[storage.SessionPKCE], records[storage.SessionOIDC]
-	got := getCode(t, s, ctxA, "sig-1")
-	wantEqual(t, "the code's records", got, storage.CodeGrant{Code: got.Code, PKCE: &pkce, OIDC: &oidc})
+	pkce, oidc := record("sig-1", "pkce"), record("sig-1", "oidc")
+	g := storage.CodeGrant{Code: codeOf("app", "r1", "sig-1", member), PKCE: pkce, OIDC: oidc}
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, g))
+	wantEqual(t, "the code with its records", getCode(t, s, ctxA, "sig-1"), g)
+
+	// The records are written with their code or not at all.
+	taken := storage.CodeGrant{Code: codeOf("app", "r2", "sig-1", member), PKCE: record("sig-1", "pkce"), OIDC: record("sig-1", "oidc")}
+	wantErr(t, "CreateCodeGrant with a taken signature", s.CreateCodeGrant(ctxA, taken), storage.ErrAlreadyExists)
+	lone := storage.CodeGrant{Code: codeOf("app", "r2", "sig-2", member+1000), PKCE: record("sig-2", "pkce")}
+	wantErr(t, "CreateCodeGrant for an unknown member", s.CreateCodeGrant(ctxA, lone), storage.ErrNotFound)
+	lone.Code.MemberID = member
+	must(t, "CreateCodeGrant after the failures", s.CreateCodeGrant(ctxA, lone))
+	wantEqual(t, "a code with a PKCE record only", getCode(t, s, ctxA, "sig-2"), lone)
+	mismatched := storage.CodeGrant{Code: codeOf("app", "r3", "sig-3", member), OIDC: record("sig-other", "oidc")}
+	wantErr(t, "CreateCodeGrant with a record of another signature", s.CreateCodeGrant(ctxA, mismatched), storage.ErrInvalidArgument)
+	unsigned := storage.CodeGrant{Code: codeOf("app", "r3", "sig-3", member), OIDC: record("", "oidc")}
+	must(t, "CreateCodeGrant with a record that leaves the signature to the code", s.CreateCodeGrant(ctxA, unsigned))
+	if got := getCode(t, s, ctxA, "sig-3"); got.OIDC == nil || got.OIDC.Signature != "sig-3" {
+		t.Errorf("a record stored without a signature: %+v", got.OIDC)
+	}
 
 	// The two kinds are separate: deleting one leaves the other.
 	must(t, "DeleteGrantSession", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"))
-	got = getCode(t, s, ctxA, "sig-1")
-	wantEqual(t, "the code's records after the PKCE one was deleted", got, storage.CodeGrant{Code: got.Code, OIDC: &oidc})
+	wantEqual(t, "the code's records after the PKCE one was deleted", getCode(t, s, ctxA, "sig-1"), storage.CodeGrant{Code: g.Code, OIDC: oidc})
 	wantErr(t, "DeleteGrantSession twice", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"), storage.ErrNotFound)
 
 	// The exchange deletes the code's records with the code's use.
-	must(t, "CreateGrantSession", s.CreateGrantSession(ctxA, storage.SessionPKCE, pkce))
-	_, err := s.ExchangeCode(ctxA, "sig-1", pairOf("app", "r1", "1", member))
+	_, err := s.ExchangeCode(ctxA, "sig-2", pairOf("app", "r2", "1", member))
 	must(t, "ExchangeCode", err)
-	if got := getCode(t, s, ctxA, "sig-1"); got.PKCE != nil || got.OIDC != nil {
+	if got := getCode(t, s, ctxA, "sig-2"); got.PKCE != nil || got.OIDC != nil {
 		t.Errorf("the code's records after its exchange: %+v %+v", got.PKCE, got.OIDC)
 	}
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		wantErr(t, string(kind)+": DeleteGrantSession after the exchange", s.DeleteGrantSession(ctxA, kind, "sig-1"), storage.ErrNotFound)
-	}
-
-	bad := storage.GrantSession{Signature: "sig-2", RequestID: "r2", ExpiresAt: at(1, 9)}
-	wantErr(t, "CreateGrantSession of an unknown kind", s.CreateGrantSession(ctxA, "saml", bad), storage.ErrInvalidArgument)
+	wantErr(t, "DeleteGrantSession after the exchange", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-2"), storage.ErrNotFound)
 	wantErr(t, "DeleteGrantSession of an unknown kind", s.DeleteGrantSession(ctxA, "saml", "sig-1"), storage.ErrInvalidArgument)
 }
 
@@ -297,8 +301,8 @@ func testRevokeGrant(t *testing.T, s storage.Store) {
 	third.ReplacesPairID = p2.ID
 	p3 := mustPair(t, s, ctxA, third)
 	other := mustPair(t, s, ctxA, pairOf("app", "other", "4", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "g", "code-g", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "other", "code-other", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "g", "code-g", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "other", "code-other", member)}))
 
 	n, err := s.RevokeGrant(ctxA, "g", when)
 	must(t, "RevokeGrant", err)

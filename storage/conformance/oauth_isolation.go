@@ -15,11 +15,8 @@ func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	ctxA, ctxB, member := oauthSetup(t, s)
 	_, err := s.CreateClient(ctxB, publicClient("client-b"))
 	must(t, "CreateClient at B", err)
-	must(t, "CreateAuthorizationCode at B", s.CreateAuthorizationCode(ctxB, codeOf("client-b", "req-b", "code-b", member)))
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		g := storage.GrantSession{Signature: "code-b", RequestID: "req-b", Data: []byte("{}"), ExpiresAt: at(1, 9)}
-		must(t, "CreateGrantSession at B", s.CreateGrantSession(ctxB, kind, g))
-	}
+	recordB := &storage.GrantSession{RequestID: "req-b", Data: []byte("{}"), ExpiresAt: at(1, 9)}
+	must(t, "CreateCodeGrant at B", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("client-b", "req-b", "code-b", member), PKCE: recordB, OIDC: recordB}))
 	pairB := mustPair(t, s, ctxB, pairOf("client-b", "req-b", "b", member))
 	must(t, "CreateSigningKey at B", s.CreateSigningKey(ctxB, signingKey("kid-b", 1)))
 	must(t, "CreateLoginSession at B", s.CreateLoginSession(ctxB, storage.LoginSession{ID: "login-b", MemberID: member, CreatedAt: at(1, 0), ExpiresAt: at(20, 0)}))
@@ -122,14 +119,11 @@ func testOAuthNoSchool(t *testing.T, s storage.Store) {
 		"ListClients":  func() error { _, _, err := s.ListClients(ctx, "", storage.Page{}); return err },
 		"UpdateClient": func() error { _, err := s.UpdateClient(ctx, "c", noop); return err },
 		"DeleteClient": func() error { return s.DeleteClient(ctx, "c", now) },
-		"CreateAuthorizationCode": func() error {
-			return s.CreateAuthorizationCode(ctx, codeOf("c", "r", "code", member))
+		"CreateCodeGrant": func() error {
+			return s.CreateCodeGrant(ctx, storage.CodeGrant{Code: codeOf("c", "r", "code", member)})
 		},
-		"GetCodeGrant": func() error { _, err := s.GetCodeGrant(ctx, "code"); return err },
-		"ExchangeCode": func() error { _, err := s.ExchangeCode(ctx, "code", pairOf("c", "r", "1", member)); return err },
-		"CreateGrantSession": func() error {
-			return s.CreateGrantSession(ctx, storage.SessionPKCE, storage.GrantSession{Signature: "s", RequestID: "r", ExpiresAt: now})
-		},
+		"GetCodeGrant":       func() error { _, err := s.GetCodeGrant(ctx, "code"); return err },
+		"ExchangeCode":       func() error { _, err := s.ExchangeCode(ctx, "code", pairOf("c", "r", "1", member)); return err },
 		"DeleteGrantSession": func() error { return s.DeleteGrantSession(ctx, storage.SessionPKCE, "s") },
 		"CreateTokenPair":    func() error { _, err := s.CreateTokenPair(ctx, pairOf("c", "r", "1", member)); return err },
 		"GetTokenPair":       func() error { _, err := s.GetTokenPair(ctx, storage.AccessToken, "at-1"); return err },

@@ -29,24 +29,19 @@ func testPurgeExpired(t *testing.T, s storage.Store) {
 	for _, r := range codes {
 		c := codeOf("app", r.sig, r.sig, member)
 		c.ExpiresAt = r.exp
-		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxOf[r.atB], c))
+		must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxOf[r.atB], storage.CodeGrant{Code: c}))
 	}
-	// The PKCE and OpenID Connect records are read with their code, which stays live here: the
-	// records expire on their own.
+	// The PKCE and OpenID Connect records are stored and read with their code, which stays live
+	// here: the records expire on their own.
 	for _, r := range sessions {
 		c := codeOf("app", r.sig, r.sig, member)
 		c.ExpiresAt = live
-		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxOf[r.atB], c))
+		rec := &storage.GrantSession{RequestID: r.sig, Data: []byte("{}"), ExpiresAt: r.exp}
+		must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxOf[r.atB], storage.CodeGrant{Code: c, PKCE: rec, OIDC: rec}))
 	}
 	hasRecord := func(ctx context.Context, kind storage.SessionKind, sig string) bool {
 		g := getCode(t, s, ctx, sig)
 		return (kind == storage.SessionPKCE && g.PKCE != nil) || (kind == storage.SessionOIDC && g.OIDC != nil)
-	}
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		for _, r := range sessions {
-			g := storage.GrantSession{Signature: r.sig, RequestID: r.sig, Data: []byte("{}"), ExpiresAt: r.exp}
-			must(t, "CreateGrantSession", s.CreateGrantSession(ctxOf[r.atB], kind, g))
-		}
 	}
 	for _, r := range logins {
 		ls := storage.LoginSession{ID: r.sig, MemberID: member, CreatedAt: at(1, 0), ExpiresAt: r.exp}

@@ -211,8 +211,8 @@ func testRevokeSchoolGrants(t *testing.T, s storage.Store) {
 	mustPair(t, s, ctxA, pairOf("app-2", "r2", "a2", member))
 	mustPair(t, s, ctxA, pairOf("app-1", "r3", "g1", other.ID))
 	mustPair(t, s, ctxB, pairOf("app-b", "r4", "b1", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-1", "r5", "code-a", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxB, codeOf("app-b", "r6", "code-b", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-1", "r5", "code-a", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("app-b", "r6", "code-b", member)}))
 
 	n, err := rs.RevokeSchoolGrants(ctxA, member, at(10, 0))
 	must(t, "RevokeSchoolGrants", err)

@@ -25,7 +25,7 @@ func testTransactions(t *testing.T, s storage.Store) {
 	_, err = s.CreateClient(tx, publicClient("c1"))
 	must(t, "CreateClient in the transaction", err)
 	p := mustPair(t, s, tx, pairOf("c1", "g1", "1", member))
-	must(t, "CreateAuthorizationCode in the transaction", s.CreateAuthorizationCode(tx, codeOf("c1", "g1", "code-1", member)))
+	must(t, "CreateCodeGrant in the transaction", s.CreateCodeGrant(tx, storage.CodeGrant{Code: codeOf("c1", "g1", "code-1", member)}))
 	if _, err := s.GetClient(tx, "c1"); err != nil {
 		t.Errorf("GetClient inside the transaction that created it: %v", err)
 	}
@@ -48,7 +48,7 @@ func testTransactions(t *testing.T, s storage.Store) {
 	_, err = s.CreateClient(tx, publicClient("c1"))
 	must(t, "CreateClient in the transaction", err)
 	p = mustPair(t, s, tx, pairOf("c1", "g1", "1", member))
-	must(t, "CreateAuthorizationCode in the transaction", s.CreateAuthorizationCode(tx, codeOf("c1", "g1", "code-1", member)))
+	must(t, "CreateCodeGrant in the transaction", s.CreateCodeGrant(tx, storage.CodeGrant{Code: codeOf("c1", "g1", "code-1", member)}))
 	exchanged, err := s.ExchangeCode(tx, "code-1", pairOf("c1", "g1", "2", member))
 	must(t, "ExchangeCode in the transaction", err)
 	must(t, "Commit", s.Commit(tx))

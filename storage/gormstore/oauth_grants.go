@@ -38,41 +38,6 @@ func invalidArg(op, format string, args ...any) error {
 	return fmt.Errorf("gormstore: %s: %s: %w", op, fmt.Sprintf(format, args...), storage.ErrInvalidArgument)
 }
 
-// CreateAuthorizationCode stores a code at the context's school.
-func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	const op = "create authorization code"
-	switch {
-	case c.Signature == "" || c.RequestID == "" || c.ClientID == "":
-		return invalidArg(op, "signature, request id and client id are required")
-	case c.MemberID <= 0:
-		// A code is always issued to a signed-in member.
-		return invalidArg(op, "no member")
-	case c.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
-	}
-	requested := c.RequestedAt
-	if requested.IsZero() {
-		requested = s.now()
-	}
-	row := authorizationCodeRow{
-		Signature:   c.Signature,
-		RequestID:   c.RequestID,
-		SchoolID:    sc.schoolID,
-		ClientID:    c.ClientID,
-		MemberID:    c.MemberID,
-		Active:      c.Active,
-		Data:        string(c.Data),
-		RequestedAt: dbTime(requested),
-		ExpiresAt:   dbTime(c.ExpiresAt),
-	}
-	// An unknown member fails on the foreign key, which wrap reports as ErrNotFound.
-	return wrap(op, s.conn(ctx).Create(&row).Error)
-}
-
 // sessionScope is the context's school and the table of a kind of grant session.
 func (s *Store) sessionScope(ctx context.Context, kind storage.SessionKind) (scope, string, error) {
 	sc, err := s.scoped(ctx)
@@ -86,29 +51,6 @@ func (s *Store) sessionScope(ctx context.Context, kind storage.SessionKind) (sco
 		return sc, oidcSessionRow{}.TableName(), nil
 	}
 	return scope{}, "", fmt.Errorf("gormstore: unknown grant session kind %q: %w", kind, storage.ErrInvalidArgument)
-}
-
-// CreateGrantSession stores a PKCE or OpenID Connect record at the context's school.
-func (s *Store) CreateGrantSession(ctx context.Context, kind storage.SessionKind, g storage.GrantSession) error {
-	sc, table, err := s.sessionScope(ctx, kind)
-	if err != nil {
-		return err
-	}
-	op := fmt.Sprintf("create %s session", kind)
-	if g.Signature == "" || g.RequestID == "" {
-		return invalidArg(op, "signature and request id are required")
-	}
-	if g.ExpiresAt.IsZero() {
-		return invalidArg(op, "no expiry")
-	}
-	row := grantSessionRow{
-		Signature: g.Signature,
-		RequestID: g.RequestID,
-		SchoolID:  sc.schoolID,
-		Data:      string(g.Data),
-		ExpiresAt: dbTime(g.ExpiresAt),
-	}
-	return wrap(op, s.conn(ctx).Table(table).Create(&row).Error)
 }
 
 // DeleteGrantSession deletes a PKCE or OpenID Connect record; ErrNotFound if there was none.

@@ -2,9 +2,11 @@ package gormstore
 
 import (
 	"context"
+	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -12,13 +14,117 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// The token endpoint's reads and writes. A code exchange reads its code with the code's PKCE and
+// The authorization and token endpoints' reads and writes. An authorization stores its code with
+// the code's PKCE and OpenID Connect records in one write (CreateCodeGrant). A code exchange reads its code with the code's PKCE and
 // OpenID Connect records in one query (GetCodeGrant) and writes once (ExchangeCode); a refresh
 // reads its pair (GetTokenPair) and writes once (RefreshPair). On PostgreSQL each write is one
 // statement, which does its check and its insert together: the statement count of the token
 // endpoint, not the work in each statement, is what bounds its throughput (docs/benchmarks.md).
 // SQLite has no data-modifying WITH, so there each write is a few statements in a transaction,
 // which holds the database's write lock from its first write.
+
+// CreateCodeGrant stores a code and its records at the context's school: one statement on
+// PostgreSQL (the records' INSERTs in a WITH), a transaction on SQLite.
+func (s *Store) CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	const op = "create code grant"
+	c := g.Code
+	switch {
+	case c.Signature == "" || c.RequestID == "" || c.ClientID == "":
+		return invalidArg(op, "signature, request id and client id are required")
+	case c.MemberID <= 0:
+		// A code is always issued to a signed-in member.
+		return invalidArg(op, "no member")
+	case c.ExpiresAt.IsZero():
+		return invalidArg(op, "no expiry")
+	}
+	requested := c.RequestedAt
+	if requested.IsZero() {
+		requested = s.now()
+	}
+	rows := []any{&authorizationCodeRow{
+		Signature:   c.Signature,
+		RequestID:   c.RequestID,
+		SchoolID:    sc.schoolID,
+		ClientID:    c.ClientID,
+		MemberID:    c.MemberID,
+		Active:      c.Active,
+		Data:        string(c.Data),
+		RequestedAt: dbTime(requested),
+		ExpiresAt:   dbTime(c.ExpiresAt),
+	}}
+	for _, rec := range []struct {
+		table string
+		g     *storage.GrantSession
+	}{{pkceSessionRow{}.TableName(), g.PKCE}, {oidcSessionRow{}.TableName(), g.OIDC}} {
+		switch {
+		case rec.g == nil:
+			continue
+		case rec.g.Signature != "" && subtle.ConstantTimeCompare([]byte(rec.g.Signature), []byte(c.Signature)) != 1:
+			return invalidArg(op, "a record's signature is not its code's")
+		case rec.g.RequestID == "" || rec.g.ExpiresAt.IsZero():
+			return invalidArg(op, "a record without request id or expiry")
+		}
+		rows = append(rows, &sideRow{table: rec.table, grantSessionRow: grantSessionRow{
+			Signature: c.Signature, RequestID: rec.g.RequestID, SchoolID: sc.schoolID, Data: string(rec.g.Data), ExpiresAt: dbTime(rec.g.ExpiresAt),
+		}})
+	}
+	// An unknown member fails on the foreign key, which wrap reports as ErrNotFound; a
+	// signature already stored fails on its unique index (ErrAlreadyExists).
+	if s.driver == DriverPostgres {
+		q, args := codeGrantInsert(rows)
+		return wrap(op, s.conn(ctx).Exec(q, args...).Error)
+	}
+	return s.inTx(ctx, op, func(tx *gorm.DB) error {
+		for _, r := range rows {
+			db := tx
+			if side, ok := r.(*sideRow); ok {
+				db, r = tx.Table(side.table), &side.grantSessionRow
+			}
+			if err := db.Create(r).Error; err != nil {
+				return wrap(op, err)
+			}
+		}
+		return nil
+	})
+}
+
+// sideRow is a PKCE or OpenID Connect record with the table it goes to.
+type sideRow struct {
+	table string
+	grantSessionRow
+}
+
+// codeGrantInsert is one PostgreSQL statement that inserts a code's rows: every row but the
+// last as an INSERT in a WITH, the last as the statement itself.
+func codeGrantInsert(rows []any) (string, []any) {
+	var (
+		parts []string
+		args  []any
+	)
+	for _, r := range rows {
+		switch r := r.(type) {
+		case *authorizationCodeRow:
+			parts = append(parts, "INSERT INTO "+r.TableName()+" (signature, request_id, school_id, client_id, member_id, active, data, requested_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, r.Signature, r.RequestID, r.SchoolID, r.ClientID, r.MemberID, r.Active, r.Data, r.RequestedAt, r.ExpiresAt)
+		case *sideRow:
+			parts = append(parts, "INSERT INTO "+r.table+" (signature, request_id, school_id, data, expires_at) VALUES (?, ?, ?, ?, ?)")
+			args = append(args, r.Signature, r.RequestID, r.SchoolID, r.Data, r.ExpiresAt)
+		}
+	}
+	q := parts[len(parts)-1]
+	if len(parts) > 1 {
+		with := make([]string, len(parts)-1)
+		for i, p := range parts[:len(parts)-1] {
+			with[i] = fmt.Sprintf("r%d AS (%s)", i, p)
+		}
+		q = "WITH " + strings.Join(with, ", ") + " " + q
+	}
+	return q, args
+}
 
 // GetCodeGrant reads a code and its PKCE and OpenID Connect records in one query.
 func (s *Store) GetCodeGrant(ctx context.Context, signature string) (storage.CodeGrant, error) {
