@@ -286,6 +286,9 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.Sc
 	sess.Claims.Extra = claims
 
 	resp, err := h.p.NewAuthorizeResponse(ctx, ar, sess)
+	if err == nil {
+		err = h.adapter.storeCodes(ctx)
+	}
 	if err != nil {
 		h.authorizeError(w, r, t, ar, err)
 		return

@@ -3,9 +3,7 @@ package authz
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
@@ -46,53 +44,21 @@ func IsMetadataDocumentURL(id string) bool {
 	return len(id) > len("https://") && strings.EqualFold(id[:len("https://")], "https://")
 }
 
-// clientMemo holds the clients one request has resolved, by school and id. fosite looks the
-// client up again for every stored record it rebuilds: one code exchange reads the code, PKCE and
-// OpenID Connect records, each naming the same client, and authenticates the client besides,
-// which cost a statement each. Within one request the first answer serves them all; nothing is
-// kept across requests, so a client changed or deleted by an operator is seen by the next one.
-type clientMemo struct {
-	mu      sync.Mutex
-	clients map[clientKey]storage.Client
-}
-
 type clientKey struct {
 	school int64
 	id     string
 }
 
-type clientMemoKey struct{}
-
-// memoizeClients gives each request through h a clientMemo of its own.
-func memoizeClients(h http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		memo := &clientMemo{clients: make(map[clientKey]storage.Client, 1)}
-		h(w, r.WithContext(context.WithValue(r.Context(), clientMemoKey{}, memo)))
-	})
-}
-
 // resolve finds the client, through the request's memo when it has one. Failures are not
 // remembered: a retry within the request asks again.
 func (c *clientSource) resolve(ctx context.Context, t *school.School, id string) (storage.Client, error) {
-	memo, _ := ctx.Value(clientMemoKey{}).(*clientMemo)
+	memo := memoFrom(ctx)
 	if memo == nil {
 		return c.lookup(ctx, t, id)
 	}
-	key := clientKey{school: t.SchoolID, id: id}
-	memo.mu.Lock()
-	cl, ok := memo.clients[key]
-	memo.mu.Unlock()
-	if ok {
-		return cl, nil
-	}
-	cl, err := c.lookup(ctx, t, id)
-	if err != nil {
-		return cl, err
-	}
-	memo.mu.Lock()
-	memo.clients[key] = cl
-	memo.mu.Unlock()
-	return cl, nil
+	return remember(memo, memo.clients, clientKey{school: t.SchoolID, id: id}, func() (storage.Client, error) {
+		return c.lookup(ctx, t, id)
+	})
 }
 
 func (c *clientSource) lookup(ctx context.Context, t *school.School, id string) (storage.Client, error) {

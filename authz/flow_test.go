@@ -306,6 +306,15 @@ func TestTokenEndpointErrors(t *testing.T) {
 			t.Errorf("%d %+v", status, tr)
 		}
 	})
+	t.Run("a code's verifier is tried once", func(t *testing.T) {
+		code, p := fresh(publicClient)
+		if status, tr := e.exchange(e.a, publicClient, code, newPKCE(), nil); status != 400 || tr.Error != "invalid_grant" {
+			t.Fatalf("wrong verifier: %d %+v", status, tr)
+		}
+		if status, tr := e.exchange(e.a, publicClient, code, p, nil); status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("the right verifier after a wrong one: %d %+v", status, tr)
+		}
+	})
 	t.Run("second use of a code revokes what the first issued", func(t *testing.T) {
 		code, p := fresh(publicClient)
 		_, first := e.exchange(e.a, publicClient, code, p, nil)

@@ -47,6 +47,7 @@ type Handler struct {
 	log      *slog.Logger
 	now      func() time.Time
 	p        *provider
+	adapter  *fositeStore
 	clients  *clientSource
 	audit    *audit.Recorder
 }
@@ -66,7 +67,8 @@ func New(d Deps) *Handler {
 	// system secret hashes them with.
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), client.NewSecretHasher(d.Secret))
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
-	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() }, audit: d.Audit}
+	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() },
+		audit: d.Audit, log: d.Logger}
 	return &Handler{
 		store:    d.Store,
 		login:    d.Login,
@@ -74,6 +76,7 @@ func New(d Deps) *Handler {
 		log:      d.Logger,
 		now:      d.Now,
 		p:        newProvider(cfg, st, d.Keys),
+		adapter:  st,
 		clients:  clients,
 		audit:    d.Audit,
 	}
@@ -81,11 +84,11 @@ func New(d Deps) *Handler {
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(endpoint.Authorize, memoizeClients(h.authorize)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(endpoint.Token, memoizeClients(h.token)).Methods(http.MethodPost)
-	r.Handle(endpoint.Revoke, memoizeClients(h.revoke)).Methods(http.MethodPost)
-	r.Handle(endpoint.Userinfo, memoizeClients(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(endpoint.Register, memoizeClients(h.register)).Methods(http.MethodPost)
+	r.Handle(endpoint.Authorize, h.adapter.perRequest(h.authorize)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Token, h.adapter.perRequest(h.token)).Methods(http.MethodPost)
+	r.Handle(endpoint.Revoke, h.adapter.perRequest(h.revoke)).Methods(http.MethodPost)
+	r.Handle(endpoint.Userinfo, h.adapter.perRequest(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Register, h.adapter.perRequest(h.register)).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told: the cause behind the error, and the request

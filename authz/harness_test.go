@@ -32,8 +32,9 @@ import (
 // env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
 // tokens on, school B at localhost:<port> without, members with roles, and clients.
 type env struct {
-	t   testing.TB
-	srv *httptest.Server
+	backend string
+	t       testing.TB
+	srv     *httptest.Server
 	// internal serves the internal listener (introspection with testInternalKey).
 	internal *httptest.Server
 	store    *gormstore.Store
@@ -96,7 +97,7 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 		}
 		return files
 	}})
-	e := &env{t: t, secret: schools.Secret, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
+	e := &env{backend: backend, t: t, secret: schools.Secret, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
 	s := servertest.Public(t, sch, deps, func(sc *config.Server) {
 		sc.Integrations = testIntegrations
 		sc.Internal.APIKey = config.Secret(testInternalKey)

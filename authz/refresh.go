@@ -2,10 +2,10 @@ package authz
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ory/fosite"
 
@@ -21,8 +21,9 @@ import (
 //  1. A refresh of pair P revokes nothing. fosite's refresh handler reads P
 //     (GetRefreshTokenSession), which notes P in the session it fills (Session.pairID); clones
 //     that session into the new request; then, in one transaction the adapter opens
-//     (transactions), calls RotateRefreshToken, which locks the grant and re-checks P under the
-//     lock, and CreateAccessTokenSession, which stores the new pair as P's child (replacedPair).
+//     (transactions), calls RotateRefreshToken and CreateAccessTokenSession, which make the new
+//     pair P's child (replacedPair). At commit the store locks the grant, re-checks P under the
+//     lock and stores the child, in one call (storage.Grants.RefreshPair, unit.go).
 //     Until the new access token is used, P's refresh token keeps working, so a client that
 //     lost the response can retry (spec).
 //  2. The first presentation of the new access token at an API retires P: the resource
@@ -45,31 +46,30 @@ func (s *fositeStore) GetRefreshTokenSession(ctx context.Context, signature stri
 	return s.getPair(ctx, storage.RefreshToken, signature, session)
 }
 
-// RotateRefreshToken runs inside the refresh transaction. It revokes nothing (step 1); it locks
-// the grant so that a concurrent revocation is ordered against this refresh, and re-checks the
-// old pair under that lock: a pair revoked since fosite read it issues nothing.
-func (s *fositeStore) RotateRefreshToken(ctx context.Context, requestID, refreshSignature string) error {
-	if err := s.grants.LockGrant(ctx, requestID); err != nil {
-		return err
-	}
-	p, err := s.grants.GetTokenPair(ctx, storage.RefreshToken, refreshSignature)
-	if err != nil {
-		return fositeErr(err)
-	}
-	if p.RevokedAt != nil {
-		return fosite.ErrInactiveToken
-	}
-	return nil
+// RotateRefreshToken runs inside the refresh transaction and revokes nothing (step 1). The lock
+// that orders a concurrent revocation against this refresh, and the re-check of the old pair
+// under it, are the store's, at commit (RefreshPair): a pair revoked since fosite read it
+// issues nothing, and Commit answers fosite.ErrInactiveToken.
+func (s *fositeStore) RotateRefreshToken(ctx context.Context, _, _ string) error {
+	_, err := pendingFrom(ctx)
+	return err
 }
 
-// CreateRefreshTokenSession stores the refresh half of the pair CreateAccessTokenSession has
-// just stored.
+// CreateRefreshTokenSession adds the refresh half to the pair CreateAccessTokenSession made; both
+// are stored at commit, in one row.
 func (s *fositeStore) CreateRefreshTokenSession(ctx context.Context, signature, accessSignature string, r fosite.Requester) error {
-	var exp *time.Time
-	if t := r.GetSession().GetExpiresAt(fosite.RefreshToken); !t.IsZero() {
-		exp = &t
+	w, err := pendingFrom(ctx)
+	if err != nil {
+		return err
 	}
-	return s.grants.SetRefreshToken(ctx, accessSignature, signature, exp)
+	if w.pair == nil || subtle.ConstantTimeCompare([]byte(w.pair.AccessSignature), []byte(accessSignature)) != 1 {
+		return fmt.Errorf("authz: a refresh token for a pair not stored in this transaction: %w", errNoTransaction)
+	}
+	w.pair.RefreshSignature = signature
+	if t := r.GetSession().GetExpiresAt(fosite.RefreshToken); !t.IsZero() {
+		w.pair.RefreshExpiresAt = &t
+	}
+	return nil
 }
 
 // DeleteRefreshTokenSession is called by fosite only when it detects the reuse of a refresh

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/ory/fosite"
@@ -32,6 +34,7 @@ type fositeStore struct {
 	signature func(ctx context.Context, code string) string
 	// audit records the grants revoked on refresh token reuse.
 	audit *audit.Recorder
+	log   *slog.Logger
 }
 
 var (
@@ -179,78 +182,98 @@ func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature 
 	if err != nil {
 		return err
 	}
-	return s.grants.CreateAuthorizationCode(ctx, storage.AuthorizationCode{
-		Signature:   signature,
-		RequestID:   r.GetID(),
-		ClientID:    r.GetClient().GetID(),
-		MemberID:    sess.MemberID,
-		Active:      true,
-		Data:        data,
-		RequestedAt: r.GetRequestedAt(),
-		ExpiresAt:   sess.GetExpiresAt(fosite.AuthorizeCode),
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) {
+		g.Code = storage.AuthorizationCode{
+			Signature:   signature,
+			RequestID:   r.GetID(),
+			ClientID:    r.GetClient().GetID(),
+			MemberID:    sess.MemberID,
+			Active:      true,
+			Data:        data,
+			RequestedAt: r.GetRequestedAt(),
+			ExpiresAt:   sess.GetExpiresAt(fosite.AuthorizeCode),
+		}
 	})
 }
 
 // GetAuthorizeCodeSession returns a used code's request together with
 // ErrInvalidatedAuthorizeCode, so that fosite revokes what its first use issued (RFC 6749
-// section 4.1.2).
+// section 4.1.2). fosite reads the code twice in an exchange; the second read is the memo's.
 func (s *fositeStore) GetAuthorizeCodeSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
-	c, err := s.grants.GetAuthorizationCode(ctx, signature)
+	g, err := s.codeGrant(ctx, signature)
 	if err != nil {
 		return nil, fositeErr(err)
 	}
-	r, err := s.unmarshalRequest(ctx, c.Data, session)
+	r, err := s.unmarshalRequest(ctx, g.Code.Data, session)
 	if err != nil {
 		return nil, err
 	}
-	if !c.Active {
+	if !g.Code.Active {
 		return r, fosite.ErrInvalidatedAuthorizeCode
 	}
 	return r, nil
 }
 
-// InvalidateAuthorizeCodeSession is atomic: of two concurrent exchanges of one code only one
-// gets past here; the other sees ErrInvalidatedAuthorizeCode (answered invalid_grant).
+// InvalidateAuthorizeCodeSession records the code's use, which is stored with the pair when
+// fosite commits (ExchangeCode, unit.go). That store call is the arbiter: of two concurrent
+// exchanges of one code only one stores its pair; the other gets ErrInvalidatedAuthorizeCode
+// from Commit (answered invalid_grant).
 func (s *fositeStore) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
-	err := s.grants.InvalidateAuthorizationCode(ctx, signature)
-	if errors.Is(err, storage.ErrNotFound) {
-		return fosite.ErrInvalidatedAuthorizeCode
+	w, err := pendingFrom(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	w.spend = signature
+	return nil
 }
 
 // ---- PKCE and OpenID Connect records ----
 
-func (s *fositeStore) createGrantSession(ctx context.Context, kind storage.SessionKind, signature string, r fosite.Requester) error {
+// grantSession is a PKCE or OpenID Connect record of the request.
+func (s *fositeStore) grantSession(signature string, r fosite.Requester) (*storage.GrantSession, error) {
 	data, err := marshalRequest(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	exp := r.GetSession().GetExpiresAt(fosite.AuthorizeCode)
 	if exp.IsZero() {
 		exp = s.now().Add(time.Hour)
 	}
-	return s.grants.CreateGrantSession(ctx, kind, storage.GrantSession{
-		Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp,
-	})
-}
-
-func (s *fositeStore) getGrantSession(ctx context.Context, kind storage.SessionKind, signature string, session fosite.Session) (fosite.Requester, error) {
-	g, err := s.grants.GetGrantSession(ctx, kind, signature)
-	if err != nil {
-		return nil, fositeErr(err)
-	}
-	return s.unmarshalRequest(ctx, g.Data, session)
+	return &storage.GrantSession{Signature: signature, RequestID: r.GetID(), Data: data, ExpiresAt: exp}, nil
 }
 
 func (s *fositeStore) CreatePKCERequestSession(ctx context.Context, signature string, r fosite.Requester) error {
-	return s.createGrantSession(ctx, storage.SessionPKCE, signature, r)
+	rec, err := s.grantSession(signature, r)
+	if err != nil {
+		return err
+	}
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) { g.PKCE = rec })
 }
+
+// GetPKCERequestSession reads the record from the code's read (codeGrant). A record fosite has
+// deleted in this request is gone.
 func (s *fositeStore) GetPKCERequestSession(ctx context.Context, signature string, session fosite.Session) (fosite.Requester, error) {
-	return s.getGrantSession(ctx, storage.SessionPKCE, signature, session)
+	g, err := s.codeGrant(ctx, signature)
+	if err != nil {
+		return nil, fositeErr(err)
+	}
+	if memo := memoFrom(ctx); g.PKCE == nil || (memo != nil && slices.Contains(memo.pkceUsed, signature)) {
+		return nil, fositeErr(fmt.Errorf("authz: no PKCE record: %w", storage.ErrNotFound))
+	}
+	return s.unmarshalRequest(ctx, g.PKCE.Data, session)
 }
+
+// DeletePKCERequestSession is deferred within a request to the exchange, which deletes the
+// record with the code's use, or to the request's end (requestMemo.pkceUsed).
 func (s *fositeStore) DeletePKCERequestSession(ctx context.Context, signature string) error {
-	return s.deleteGrantSession(ctx, storage.SessionPKCE, signature)
+	memo := memoFrom(ctx)
+	if memo == nil {
+		return s.deleteGrantSession(ctx, storage.SessionPKCE, signature)
+	}
+	memo.mu.Lock()
+	memo.pkceUsed = append(memo.pkceUsed, signature)
+	memo.mu.Unlock()
+	return nil
 }
 
 // deleteGrantSession treats an already deleted record as deleted: of two concurrent exchanges
@@ -265,23 +288,28 @@ func (s *fositeStore) deleteGrantSession(ctx context.Context, kind storage.Sessi
 }
 
 func (s *fositeStore) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
-	return s.createGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code), r)
+	signature := s.signature(ctx, code)
+	rec, err := s.grantSession(signature, r)
+	if err != nil {
+		return err
+	}
+	return s.pendingCode(ctx, signature, func(g *storage.CodeGrant) { g.OIDC = rec })
 }
 
-// GetOpenIDConnectSession takes the record: it reads and deletes it in one statement, and
-// DeleteOpenIDConnectSession has nothing left to do. fosite reads it once, at the code exchange,
-// after the code was spent in a committed transaction, so nothing can need it again: a failed
-// exchange cannot be retried with the same code.
+// GetOpenIDConnectSession reads the record from the code's read (codeGrant). fosite reads it once,
+// at the code exchange, after the exchange deleted it with the code's use in a committed
+// transaction (ExchangeCode), so DeleteOpenIDConnectSession has nothing left to do and nothing
+// can need the record again: a failed exchange cannot be retried with the same code.
 func (s *fositeStore) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
-	g, err := s.grants.TakeGrantSession(ctx, storage.SessionOIDC, s.signature(ctx, code))
-	if errors.Is(err, storage.ErrNotFound) {
+	g, err := s.codeGrant(ctx, s.signature(ctx, code))
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	if g.OIDC == nil {
 		// fosite's OpenID Connect handler treats this error as "no openid scope was granted".
 		return nil, openid.ErrNoSessionFound
 	}
-	if err != nil {
-		return nil, err
-	}
-	return s.unmarshalRequest(ctx, g.Data, r.GetSession())
+	return s.unmarshalRequest(ctx, g.OIDC.Data, r.GetSession())
 }
 func (s *fositeStore) DeleteOpenIDConnectSession(context.Context, string) error { return nil }
 
@@ -292,7 +320,12 @@ func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 	if err != nil {
 		return err
 	}
-	_, err = s.grants.CreateTokenPair(ctx, storage.TokenPair{
+	w, err := pendingFrom(ctx)
+	if err != nil {
+		return err
+	}
+	// Stored when fosite commits, with its refresh half if one follows (unit.go).
+	w.pair = &storage.TokenPair{
 		RequestID:       r.GetID(),
 		ClientID:        r.GetClient().GetID(),
 		MemberID:        sess.MemberID,
@@ -305,8 +338,8 @@ func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 		ReplacesPairID:  replacedPair(sess),
 		SchoolID:        sess.SchoolID,
 		AMR:             sess.amr(),
-	})
-	return err
+	}
+	return nil
 }
 
 func (s *fositeStore) getPair(ctx context.Context, kind storage.TokenKind, signature string, session fosite.Session) (fosite.Requester, error) {
@@ -365,6 +398,28 @@ type transactions interface {
 	Rollback(ctx context.Context) error
 }
 
-func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) { return s.tx.BeginTx(ctx) }
-func (s *fositeStore) Commit(ctx context.Context) error                     { return s.tx.Commit(ctx) }
-func (s *fositeStore) Rollback(ctx context.Context) error                   { return s.tx.Rollback(ctx) }
+// BeginTX opens the transaction with a pendingWrite of its own, which Commit stores first.
+func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) {
+	ctx, err := s.tx.BeginTx(ctx)
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, pendingWriteKey{}, &pendingWrite{}), nil
+}
+
+// Commit stores the pending write, then commits; a write refused rolls the transaction back.
+func (s *fositeStore) Commit(ctx context.Context) error {
+	w, err := pendingFrom(ctx)
+	if err == nil {
+		err = s.flush(ctx, w)
+	}
+	if err != nil {
+		if rbErr := s.tx.Rollback(ctx); rbErr != nil {
+			return fmt.Errorf("%w (rollback: %v)", err, rbErr)
+		}
+		return err
+	}
+	return s.tx.Commit(ctx)
+}
+
+func (s *fositeStore) Rollback(ctx context.Context) error { return s.tx.Rollback(ctx) }

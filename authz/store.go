@@ -21,18 +21,11 @@ type Store interface {
 // grantStore keeps authorization codes, their PKCE and OpenID Connect records, and token pairs
 // (storage.Grants less the step a token's first use takes, which is the resource verifier's).
 type grantStore interface {
-	CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error
-	GetAuthorizationCode(ctx context.Context, signature string) (storage.AuthorizationCode, error)
-	InvalidateAuthorizationCode(ctx context.Context, signature string) error
-
-	CreateGrantSession(ctx context.Context, kind storage.SessionKind, s storage.GrantSession) error
-	GetGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error)
+	CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error
+	GetCodeGrant(ctx context.Context, signature string) (storage.CodeGrant, error)
 	DeleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error
-	TakeGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error)
-
-	CreateTokenPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error)
-	SetRefreshToken(ctx context.Context, accessSignature, refreshSignature string, expiresAt *time.Time) error
-	LockGrant(ctx context.Context, requestID string) error
+	ExchangeCode(ctx context.Context, signature string, p storage.TokenPair) (storage.TokenPair, error)
+	RefreshPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error)
 	pairRevoker
 }
 

@@ -121,34 +121,45 @@ const (
 	RefreshToken
 )
 
+// CodeGrant is an authorization code with its PKCE and OpenID Connect records (nil where the
+// authorization made none), read together: everything a code exchange reads, in one query.
+type CodeGrant struct {
+	Code AuthorizationCode
+	PKCE *GrantSession
+	OIDC *GrantSession
+}
+
 // Grants stores authorization codes, their PKCE and OpenID Connect records, and token pairs.
 // All methods are school-scoped unless they say otherwise.
+//
+// The two writes of the token endpoint are one call each, so that a backend can make each one
+// statement: ExchangeCode spends a code and stores the pair it buys, RefreshPair stores a pair
+// in place of a live one.
 type Grants interface {
-	CreateAuthorizationCode(ctx context.Context, c AuthorizationCode) error
-	// GetAuthorizationCode returns the code whatever its Active flag (fosite must see a used code
-	// to revoke what it issued).
-	GetAuthorizationCode(ctx context.Context, signature string) (AuthorizationCode, error)
-	// InvalidateAuthorizationCode marks an active code used. It is atomic: of two concurrent
-	// calls for one code, exactly one succeeds and the other gets ErrNotFound.
-	InvalidateAuthorizationCode(ctx context.Context, signature string) error
-
-	CreateGrantSession(ctx context.Context, kind SessionKind, s GrantSession) error
-	GetGrantSession(ctx context.Context, kind SessionKind, signature string) (GrantSession, error)
+	// CreateCodeGrant stores a code and its records (nil where the authorization made none)
+	// together, atomically. The records' signatures are the code's.
+	CreateCodeGrant(ctx context.Context, g CodeGrant) error
+	// GetCodeGrant returns the code whatever its Active flag (fosite must see a used code to
+	// revoke what it issued), with its PKCE and OpenID Connect records.
+	GetCodeGrant(ctx context.Context, signature string) (CodeGrant, error)
+	// DeleteGrantSession deletes a PKCE or OpenID Connect record; ErrNotFound if there was none.
 	DeleteGrantSession(ctx context.Context, kind SessionKind, signature string) error
-	// TakeGrantSession deletes a record and returns it, in one statement: of two concurrent
-	// calls, one gets the record and the other ErrNotFound.
-	TakeGrantSession(ctx context.Context, kind SessionKind, signature string) (GrantSession, error)
+	// ExchangeCode spends an active code, deletes its PKCE and OpenID Connect records and stores
+	// p (both halves at once), atomically, and returns p with its ID. It is the arbiter of a
+	// code's single use: of two concurrent calls for one code exactly one succeeds, and the
+	// other gets ErrNotFound and stores nothing; so does a used or unknown code.
+	ExchangeCode(ctx context.Context, signature string, p TokenPair) (TokenPair, error)
 
-	// CreateTokenPair stores a new pair (its refresh half may follow) and returns it with its ID.
+	// CreateTokenPair stores a new pair and returns it with its ID.
 	CreateTokenPair(ctx context.Context, p TokenPair) (TokenPair, error)
-	// SetRefreshToken stores the refresh half of the pair whose access signature is given.
-	SetRefreshToken(ctx context.Context, accessSignature, refreshSignature string, expiresAt *time.Time) error
 	// GetTokenPair finds a pair by the signature of either of its tokens, revoked or not.
 	GetTokenPair(ctx context.Context, kind TokenKind, signature string) (TokenPair, error)
-	// LockGrant locks every pair of the grant until the surrounding transaction ends, so that a
-	// refresh and a revocation of one grant are ordered by the database. It must run inside a
-	// transaction (BeginTx).
-	LockGrant(ctx context.Context, requestID string) error
+	// RefreshPair stores p as the child of the pair p.ReplacesPairID, which must be a live pair
+	// of the same grant (p.RequestID) at the context's school, and returns p with its ID. It
+	// locks the grant as RevokeGrant does and checks the replaced pair under that lock, so a
+	// refresh and a revocation of one grant are ordered by the database: a pair revoked first
+	// (the replaced one or its whole grant) is ErrNotFound, and nothing is stored.
+	RefreshPair(ctx context.Context, p TokenPair) (TokenPair, error)
 	// RevokeGrant stamps every live pair of the grant revoked at `at` and deactivates its
 	// authorization codes, after locking the grant; it returns how many pairs it revoked.
 	RevokeGrant(ctx context.Context, requestID string, at time.Time) (int, error)

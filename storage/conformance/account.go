@@ -307,8 +307,8 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 	}
 
 	// Revoking Zed revokes every unrevoked pair of it for the member at A, expired or not.
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "z5", "code-z", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-z", "g2", "code-grace", other.ID)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-z", "z5", "code-z", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-z", "g2", "code-grace", other.ID)}))
 	n, err := as.RevokeConnectedApp(ctxA, member, "app-z", at(10, 1))
 	must(t, "RevokeConnectedApp", err)
 	if n != 4 {
@@ -322,11 +322,11 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 	if p := getPair(t, s, ctxA, "at-z4-revoked"); p.RevokedAt == nil || !p.RevokedAt.Equal(at(5, 0)) {
 		t.Errorf("an earlier revocation was rewritten: %v", p.RevokedAt)
 	}
-	if c, err := s.GetAuthorizationCode(ctxA, "code-z"); err != nil || c.Active {
-		t.Errorf("the member's code of the revoked app: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-z").Code; c.Active {
+		t.Errorf("the member's code of the revoked app: %+v", c)
 	}
-	if c, err := s.GetAuthorizationCode(ctxA, "code-grace"); err != nil || !c.Active {
-		t.Errorf("another member's code of the revoked app: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-grace").Code; !c.Active {
+		t.Errorf("another member's code of the revoked app: %+v", c)
 	}
 	for ctx, sig := range map[context.Context]string{ctxA: "at-g1", ctxB: "at-b1"} {
 		if p := getPair(t, s, ctx, sig); p.RevokedAt != nil {

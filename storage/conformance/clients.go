@@ -251,9 +251,9 @@ func testDeleteClient(t *testing.T, s storage.Store) {
 	// A grant at B naming the same client id (as a client known by its metadata URL would)
 	// is B's, and not touched by a deletion at A.
 	atB := mustPair(t, s, ctxB, pairOf("gone", "b1", "4", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("gone", "g3", "code-gone", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("stays", "s2", "code-stays", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxB, codeOf("gone", "b2", "code-gone-b", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("gone", "g3", "code-gone", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("stays", "s2", "code-stays", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("gone", "b2", "code-gone-b", member)}))
 
 	wantErr(t, "DeleteClient at B of A's client", s.DeleteClient(ctxB, "gone", at(6, 0)), storage.ErrNotFound)
 	when := at(6, 0)
@@ -278,15 +278,11 @@ func testDeleteClient(t *testing.T, s storage.Store) {
 		t.Error("school B's pair naming the same client id was revoked")
 	}
 	for sig, want := range map[string]bool{"code-gone": false, "code-stays": true} {
-		c, err := s.GetAuthorizationCode(ctxA, sig)
-		must(t, "GetAuthorizationCode", err)
-		if c.Active != want {
+		if c := getCode(t, s, ctxA, sig).Code; c.Active != want {
 			t.Errorf("code %s active %v, want %v", sig, c.Active, want)
 		}
 	}
-	c, err := s.GetAuthorizationCode(ctxB, "code-gone-b")
-	must(t, "GetAuthorizationCode at B", err)
-	if !c.Active {
+	if c := getCode(t, s, ctxB, "code-gone-b").Code; !c.Active {
 		t.Error("school B's code naming the same client id was deactivated")
 	}
 	if _, err := s.GetClient(ctxA, "stays"); err != nil {

@@ -82,6 +82,7 @@ func RunIdentityTests(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		{"ConcurrentCodeUse", testConcurrentCodeUse},
 		{"GrantSessions", testGrantSessions},
 		{"TokenPairs", testTokenPairs},
+		{"RefreshPair", testRefreshPair},
 		{"TokenPairGrant", testTokenPairGrant},
 		{"RevokeGrant", testRevokeGrant},
 		{"RetireReplaced", testRetireReplaced},

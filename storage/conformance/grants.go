@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,86 +64,129 @@ func getPair(t *testing.T, s storage.Store, ctx context.Context, accessSignature
 func testAuthorizationCodes(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	c := codeOf("app", "r1", "code-1", member)
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, c))
-	got, err := s.GetAuthorizationCode(ctxA, "code-1")
-	must(t, "GetAuthorizationCode", err)
-	wantEqual(t, "stored code", got, c)
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: c}))
+	wantEqual(t, "stored code", getCode(t, s, ctxA, "code-1"), storage.CodeGrant{Code: c})
 
-	wantErr(t, "CreateAuthorizationCode with a taken signature", s.CreateAuthorizationCode(ctxA, c), storage.ErrAlreadyExists)
-	wantErr(t, "CreateAuthorizationCode for an unknown member",
-		s.CreateAuthorizationCode(ctxA, codeOf("app", "r2", "code-2", member+1000)), storage.ErrNotFound)
+	wantErr(t, "CreateCodeGrant with a taken signature", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: c}), storage.ErrAlreadyExists)
+	wantErr(t, "CreateCodeGrant for an unknown member",
+		s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "r2", "code-2", member+1000)}), storage.ErrNotFound)
 	noSig := codeOf("app", "r2", "", member)
-	wantErr(t, "CreateAuthorizationCode without a signature", s.CreateAuthorizationCode(ctxA, noSig), storage.ErrInvalidArgument)
-	_, err = s.GetAuthorizationCode(ctxA, "nope")
-	wantErr(t, "GetAuthorizationCode of an unknown code", err, storage.ErrNotFound)
+	wantErr(t, "CreateCodeGrant without a signature", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: noSig}), storage.ErrInvalidArgument)
+	_, err := s.GetCodeGrant(ctxA, "nope")
+	wantErr(t, "GetCodeGrant of an unknown code", err, storage.ErrNotFound)
 
-	must(t, "InvalidateAuthorizationCode", s.InvalidateAuthorizationCode(ctxA, "code-1"))
-	got, err = s.GetAuthorizationCode(ctxA, "code-1")
-	must(t, "GetAuthorizationCode of a used code", err)
+	// An exchange whose pair cannot be stored spends nothing.
+	mustPair(t, s, ctxA, pairOf("app", "other", "taken", member))
+	_, err = s.ExchangeCode(ctxA, "code-1", pairOf("app", "r1", "taken", member))
+	wantErr(t, "ExchangeCode with a taken access signature", err, storage.ErrAlreadyExists)
+	replacing := pairOf("app", "r1", "1", member)
+	replacing.ReplacesPairID = 1
+	_, err = s.ExchangeCode(ctxA, "code-1", replacing)
+	wantErr(t, "ExchangeCode with a pair that replaces one", err, storage.ErrInvalidArgument)
+	wantEqual(t, "code after failed exchanges", getCode(t, s, ctxA, "code-1"), storage.CodeGrant{Code: c})
+
+	// The exchange spends the code and stores the pair, both halves at once.
+	p := pairOf("app", "r1", "1", member)
+	created, err := s.ExchangeCode(ctxA, "code-1", p)
+	must(t, "ExchangeCode", err)
+	want := p
+	want.ID = created.ID
+	wantEqual(t, "ExchangeCode's pair", created, want)
+	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-1"), want)
 	c.Active = false
-	wantEqual(t, "used code", got, c)
-	wantErr(t, "InvalidateAuthorizationCode twice", s.InvalidateAuthorizationCode(ctxA, "code-1"), storage.ErrNotFound)
-	wantErr(t, "InvalidateAuthorizationCode of an unknown code", s.InvalidateAuthorizationCode(ctxA, "nope"), storage.ErrNotFound)
+	wantEqual(t, "used code", getCode(t, s, ctxA, "code-1"), storage.CodeGrant{Code: c})
+
+	// A used or unknown code buys nothing.
+	_, err = s.ExchangeCode(ctxA, "code-1", pairOf("app", "r1", "2", member))
+	wantErr(t, "ExchangeCode twice", err, storage.ErrNotFound)
+	_, err = s.ExchangeCode(ctxA, "nope", pairOf("app", "r1", "3", member))
+	wantErr(t, "ExchangeCode of an unknown code", err, storage.ErrNotFound)
+	for _, sig := range []string{"at-2", "at-3"} {
+		_, err = s.GetTokenPair(ctxA, storage.AccessToken, sig)
+		wantErr(t, "the pair of a refused exchange", err, storage.ErrNotFound)
+	}
 }
 
-// testConcurrentCodeUse presents one code several times at once: exactly one use wins.
+// getCode reads a code grant and fails the test now if it cannot.
+func getCode(t *testing.T, s storage.Store, ctx context.Context, signature string) storage.CodeGrant {
+	t.Helper()
+	g, err := s.GetCodeGrant(ctx, signature)
+	must(t, "GetCodeGrant "+signature, err)
+	return g
+}
+
+// testConcurrentCodeUse presents one code several times at once: exactly one exchange wins, and
+// only its pair is stored.
 func testConcurrentCodeUse(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	const rounds, racers = 5, 8
+	var racer atomic.Int64
 	for round := range rounds {
 		sig := fmt.Sprintf("code-%d", round)
-		must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", sig, sig, member)))
-		exactlyOneWins(t, fmt.Sprintf("round %d: uses of one code", round), racers, func() error {
-			return s.InvalidateAuthorizationCode(ctxA, sig)
+		must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", sig, sig, member)}))
+		first := racer.Load()
+		exactlyOneWins(t, fmt.Sprintf("round %d: exchanges of one code", round), racers, func() error {
+			_, err := s.ExchangeCode(ctxA, sig, pairOf("app", sig, fmt.Sprint(racer.Add(1)), member))
+			return err
 		})
+		stored := 0
+		for n := first + 1; n <= racer.Load(); n++ {
+			if _, err := s.GetTokenPair(ctxA, storage.AccessToken, fmt.Sprint("at-", n)); err == nil {
+				stored++
+			}
+		}
+		if stored != 1 {
+			t.Errorf("round %d: %d exchanges stored a pair, want 1", round, stored)
+		}
 	}
 }
 
 func testGrantSessions(t *testing.T, s storage.Store) {
-	ctxA, _, _ := oauthSetup(t, s)
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		g := storage.GrantSession{Signature: "sig-1", RequestID: "r1", Data: []byte(`{"kind":"` + string(kind) + `"}`), ExpiresAt: at(1, 9)}
-		must(t, "CreateGrantSession", s.CreateGrantSession(ctxA, kind, g))
-		got, err := s.GetGrantSession(ctxA, kind, "sig-1")
-		must(t, "GetGrantSession", err)
-		wantEqual(t, string(kind)+" session", got, g)
-		wantErr(t, string(kind)+": CreateGrantSession with a taken signature", s.CreateGrantSession(ctxA, kind, g), storage.ErrAlreadyExists)
-		_, err = s.GetGrantSession(ctxA, kind, "nope")
-		wantErr(t, string(kind)+": GetGrantSession of an unknown signature", err, storage.ErrNotFound)
+	ctxA, _, member := oauthSetup(t, s)
+	record := func(sig, kind string) *storage.GrantSession {
+		return &storage.GrantSession{Signature: sig, RequestID: "r1", Data: []byte(`{"kind":"` + kind + `"}`), ExpiresAt: at(1, 9)}
 	}
+	pkce, oidc := record("sig-1", "pkce"), record("sig-1", "oidc")
+	g := storage.CodeGrant{Code: codeOf("app", "r1", "sig-1", member), PKCE: pkce, OIDC: oidc}
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, g))
+	wantEqual(t, "the code with its records", getCode(t, s, ctxA, "sig-1"), g)
+
+	// The records are written with their code or not at all.
+	taken := storage.CodeGrant{Code: codeOf("app", "r2", "sig-1", member), PKCE: record("sig-1", "pkce"), OIDC: record("sig-1", "oidc")}
+	wantErr(t, "CreateCodeGrant with a taken signature", s.CreateCodeGrant(ctxA, taken), storage.ErrAlreadyExists)
+	lone := storage.CodeGrant{Code: codeOf("app", "r2", "sig-2", member+1000), PKCE: record("sig-2", "pkce")}
+	wantErr(t, "CreateCodeGrant for an unknown member", s.CreateCodeGrant(ctxA, lone), storage.ErrNotFound)
+	lone.Code.MemberID = member
+	must(t, "CreateCodeGrant after the failures", s.CreateCodeGrant(ctxA, lone))
+	wantEqual(t, "a code with a PKCE record only", getCode(t, s, ctxA, "sig-2"), lone)
+	mismatched := storage.CodeGrant{Code: codeOf("app", "r3", "sig-3", member), OIDC: record("sig-other", "oidc")}
+	wantErr(t, "CreateCodeGrant with a record of another signature", s.CreateCodeGrant(ctxA, mismatched), storage.ErrInvalidArgument)
+	unsigned := storage.CodeGrant{Code: codeOf("app", "r3", "sig-3", member), OIDC: record("", "oidc")}
+	must(t, "CreateCodeGrant with a record that leaves the signature to the code", s.CreateCodeGrant(ctxA, unsigned))
+	if got := getCode(t, s, ctxA, "sig-3"); got.OIDC == nil || got.OIDC.Signature != "sig-3" {
+		t.Errorf("a record stored without a signature: %+v", got.OIDC)
+	}
+
 	// The two kinds are separate: deleting one leaves the other.
 	must(t, "DeleteGrantSession", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"))
-	_, err := s.GetGrantSession(ctxA, storage.SessionPKCE, "sig-1")
-	wantErr(t, "GetGrantSession of a deleted session", err, storage.ErrNotFound)
-	if _, err := s.GetGrantSession(ctxA, storage.SessionOIDC, "sig-1"); err != nil {
-		t.Errorf("the OpenID Connect session went with the PKCE one: %v", err)
-	}
+	wantEqual(t, "the code's records after the PKCE one was deleted", getCode(t, s, ctxA, "sig-1"), storage.CodeGrant{Code: g.Code, OIDC: oidc})
 	wantErr(t, "DeleteGrantSession twice", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-1"), storage.ErrNotFound)
 
-	// Take returns the record and deletes it; a second take finds nothing.
-	got, err := s.TakeGrantSession(ctxA, storage.SessionOIDC, "sig-1")
-	must(t, "TakeGrantSession", err)
-	wantEqual(t, "taken session", got, storage.GrantSession{Signature: "sig-1", RequestID: "r1", Data: []byte(`{"kind":"oidc"}`), ExpiresAt: at(1, 9)})
-	_, err = s.GetGrantSession(ctxA, storage.SessionOIDC, "sig-1")
-	wantErr(t, "GetGrantSession of a taken session", err, storage.ErrNotFound)
-	_, err = s.TakeGrantSession(ctxA, storage.SessionOIDC, "sig-1")
-	wantErr(t, "TakeGrantSession twice", err, storage.ErrNotFound)
-	_, err = s.TakeGrantSession(ctxA, "saml", "sig-1")
-	wantErr(t, "TakeGrantSession of an unknown kind", err, storage.ErrInvalidArgument)
-
-	bad := storage.GrantSession{Signature: "sig-2", RequestID: "r2", ExpiresAt: at(1, 9)}
-	wantErr(t, "CreateGrantSession of an unknown kind", s.CreateGrantSession(ctxA, "saml", bad), storage.ErrInvalidArgument)
-	_, err = s.GetGrantSession(ctxA, "saml", "sig-1")
-	wantErr(t, "GetGrantSession of an unknown kind", err, storage.ErrInvalidArgument)
+	// The exchange deletes the code's records with the code's use.
+	_, err := s.ExchangeCode(ctxA, "sig-2", pairOf("app", "r2", "1", member))
+	must(t, "ExchangeCode", err)
+	if got := getCode(t, s, ctxA, "sig-2"); got.PKCE != nil || got.OIDC != nil {
+		t.Errorf("the code's records after its exchange: %+v %+v", got.PKCE, got.OIDC)
+	}
+	wantErr(t, "DeleteGrantSession after the exchange", s.DeleteGrantSession(ctxA, storage.SessionPKCE, "sig-2"), storage.ErrNotFound)
 	wantErr(t, "DeleteGrantSession of an unknown kind", s.DeleteGrantSession(ctxA, "saml", "sig-1"), storage.ErrInvalidArgument)
 }
 
 func testTokenPairs(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 
-	// The access half first, then the refresh half, as fosite stores them.
+	// Both halves at once, as the token endpoint stores them.
 	p := pairOf("app", "r1", "1", member)
-	p.RefreshSignature, p.RefreshExpiresAt = "", nil
 	created := mustPair(t, s, ctxA, p)
 	if created.ID <= 0 {
 		t.Fatalf("created pair id %d", created.ID)
@@ -150,29 +194,26 @@ func testTokenPairs(t *testing.T, s storage.Store) {
 	want := p
 	want.ID = created.ID
 	wantEqual(t, "CreateTokenPair's result", created, want)
-	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-1"), want)
-	_, err := s.GetTokenPair(ctxA, storage.RefreshToken, "")
-	wantErr(t, "GetTokenPair of an empty refresh signature", err, storage.ErrNotFound)
-
-	must(t, "SetRefreshToken", s.SetRefreshToken(ctxA, "at-1", "rt-1", ptr(at(20, 9))))
-	want.RefreshSignature, want.RefreshExpiresAt = "rt-1", ptr(at(20, 9))
+	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
 	got, err := s.GetTokenPair(ctxA, storage.RefreshToken, "rt-1")
 	must(t, "GetTokenPair by refresh signature", err)
 	wantEqual(t, "pair found by its refresh token", got, want)
-	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
-	wantErr(t, "SetRefreshToken twice", s.SetRefreshToken(ctxA, "at-1", "rt-other", nil), storage.ErrAlreadyExists)
-	wantErr(t, "SetRefreshToken of an unknown pair", s.SetRefreshToken(ctxA, "nope", "rt-x", nil), storage.ErrNotFound)
+	_, err = s.GetTokenPair(ctxA, storage.RefreshToken, "")
+	wantErr(t, "GetTokenPair of an empty refresh signature", err, storage.ErrNotFound)
 
-	// A refresh token without expiry, a pair without a resource owner or scopes.
-	bare := storage.TokenPair{RequestID: "r2", ClientID: "ops", AccessSignature: "at-2", Data: []byte("{}"), RequestedAt: at(1, 8), AccessExpiresAt: at(1, 9)}
+	// A refresh token without expiry; a pair without a resource owner, scopes or refresh token.
+	bare := storage.TokenPair{RequestID: "r2", ClientID: "ops", AccessSignature: "at-2", RefreshSignature: "rt-2", Data: []byte("{}"), RequestedAt: at(1, 8), AccessExpiresAt: at(1, 9)}
 	bareCreated := mustPair(t, s, ctxA, bare)
-	must(t, "SetRefreshToken without expiry", s.SetRefreshToken(ctxA, "at-2", "rt-2", nil))
 	got = getPair(t, s, ctxA, "at-2")
 	if got.MemberID != 0 || len(got.Scopes) != 0 || got.RefreshExpiresAt != nil || got.RefreshSignature != "rt-2" || got.ID != bareCreated.ID {
 		t.Errorf("bare pair %+v", got)
 	}
-	p3 := mustPair(t, s, ctxA, storage.TokenPair{RequestID: "r3", ClientID: "app", AccessSignature: "at-3", AccessExpiresAt: at(1, 9)})
-	wantErr(t, "SetRefreshToken to another pair's refresh signature", s.SetRefreshToken(ctxA, p3.AccessSignature, "rt-1", nil), storage.ErrAlreadyExists)
+	mustPair(t, s, ctxA, storage.TokenPair{RequestID: "r3", ClientID: "app", AccessSignature: "at-3", AccessExpiresAt: at(1, 9)})
+	if got := getPair(t, s, ctxA, "at-3"); got.RefreshSignature != "" || got.RefreshExpiresAt != nil {
+		t.Errorf("a pair stored without a refresh token has one: %+v", got)
+	}
+	_, err = s.CreateTokenPair(ctxA, storage.TokenPair{RequestID: "r3", ClientID: "app", AccessSignature: "at-3b", RefreshSignature: "rt-1", AccessExpiresAt: at(1, 9)})
+	wantErr(t, "CreateTokenPair with another pair's refresh signature", err, storage.ErrAlreadyExists)
 
 	// Refreshed pairs name the pair they replace, which must be of the same grant.
 	next := pairOf("app", "r1", "1b", member)
@@ -211,6 +252,51 @@ func testTokenPairs(t *testing.T, s storage.Store) {
 	wantErr(t, "GetTokenPair of an access signature as a refresh token", err, storage.ErrNotFound)
 }
 
+// refreshOf is p as the refresh of the pair replaced.
+func refreshOf(p storage.TokenPair, replaced int64) storage.TokenPair {
+	p.ReplacesPairID = replaced
+	return p
+}
+
+// testRefreshPair: a refresh stores the new pair, both halves at once, as the child of a live pair
+// of the same grant; a revoked, unknown or foreign pair buys nothing.
+func testRefreshPair(t *testing.T, s storage.Store) {
+	ctxA, _, member := oauthSetup(t, s)
+	root := mustPair(t, s, ctxA, pairOf("app", "r1", "1", member))
+	next := refreshOf(pairOf("app", "r1", "2", member), root.ID)
+	created, err := s.RefreshPair(ctxA, next)
+	must(t, "RefreshPair", err)
+	want := next
+	want.ID = created.ID
+	wantEqual(t, "RefreshPair's pair", created, want)
+	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-2"), want)
+	if getPair(t, s, ctxA, "at-1").RevokedAt != nil {
+		t.Error("a refresh revoked the pair it replaces (that is the first use's step)")
+	}
+	// Until its successor is used, a pair may be refreshed again (a retry, or a fork).
+	_, err = s.RefreshPair(ctxA, refreshOf(pairOf("app", "r1", "3", member), root.ID))
+	must(t, "RefreshPair of the same pair again", err)
+
+	other := mustPair(t, s, ctxA, pairOf("app", "r2", "4", member))
+	revoked := pairOf("app", "r3", "5", member)
+	revoked.RevokedAt = ptr(at(2, 0))
+	gone := mustPair(t, s, ctxA, revoked)
+	for what, p := range map[string]storage.TokenPair{
+		"replacing a pair of another grant": refreshOf(pairOf("app", "r1", "6", member), other.ID),
+		"replacing an unknown pair":         refreshOf(pairOf("app", "r1", "7", member), other.ID+1000),
+		"replacing a revoked pair":          refreshOf(pairOf("app", "r3", "8", member), gone.ID),
+	} {
+		_, err := s.RefreshPair(ctxA, p)
+		wantErr(t, "RefreshPair "+what, err, storage.ErrNotFound)
+		_, err = s.GetTokenPair(ctxA, storage.AccessToken, p.AccessSignature)
+		wantErr(t, "the pair of a refused refresh "+what, err, storage.ErrNotFound)
+	}
+	_, err = s.RefreshPair(ctxA, pairOf("app", "r1", "9", member))
+	wantErr(t, "RefreshPair replacing no pair", err, storage.ErrInvalidArgument)
+	_, err = s.RefreshPair(ctxA, refreshOf(pairOf("app", "r1", "2", member), root.ID))
+	wantErr(t, "RefreshPair with a taken access signature", err, storage.ErrAlreadyExists)
+}
+
 func testRevokeGrant(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	earlier, when := at(3, 0), at(4, 0)
@@ -224,8 +310,8 @@ func testRevokeGrant(t *testing.T, s storage.Store) {
 	third.ReplacesPairID = p2.ID
 	p3 := mustPair(t, s, ctxA, third)
 	other := mustPair(t, s, ctxA, pairOf("app", "other", "4", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "g", "code-g", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app", "other", "code-other", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "g", "code-g", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "other", "code-other", member)}))
 
 	n, err := s.RevokeGrant(ctxA, "g", when)
 	must(t, "RevokeGrant", err)
@@ -243,11 +329,11 @@ func testRevokeGrant(t *testing.T, s storage.Store) {
 	if got := getPair(t, s, ctxA, other.AccessSignature); got.RevokedAt != nil {
 		t.Error("another grant's pair was revoked")
 	}
-	if c, err := s.GetAuthorizationCode(ctxA, "code-g"); err != nil || c.Active {
-		t.Errorf("the grant's code after RevokeGrant: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-g").Code; c.Active {
+		t.Errorf("the grant's code after RevokeGrant: %+v", c)
 	}
-	if c, err := s.GetAuthorizationCode(ctxA, "code-other"); err != nil || !c.Active {
-		t.Errorf("another grant's code after RevokeGrant: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-other").Code; !c.Active {
+		t.Errorf("another grant's code after RevokeGrant: %+v", c)
 	}
 
 	n, err = s.RevokeGrant(ctxA, "g", at(5, 0))
@@ -261,16 +347,13 @@ func testRevokeGrant(t *testing.T, s storage.Store) {
 		t.Errorf("RevokeGrant of an unknown grant revoked %d pairs", n)
 	}
 
-	// After a revocation, a refresh that locks the grant and reads its pair sees it revoked.
-	tx, err := s.BeginTx(ctxA)
-	must(t, "BeginTx", err)
-	must(t, "LockGrant", s.LockGrant(tx, "g"))
-	got, err := s.GetTokenPair(tx, storage.RefreshToken, p3.RefreshSignature)
-	must(t, "GetTokenPair in the refresh", err)
-	if got.RevokedAt == nil {
-		t.Error("a refresh after RevokeGrant sees its pair live")
-	}
-	must(t, "Rollback", s.Rollback(tx))
+	// After a revocation, a refresh of one of its pairs stores nothing.
+	next := pairOf("app", "g", "5", member)
+	next.ReplacesPairID = p3.ID
+	_, err = s.RefreshPair(ctxA, next)
+	wantErr(t, "RefreshPair after RevokeGrant", err, storage.ErrNotFound)
+	_, err = s.GetTokenPair(ctxA, storage.AccessToken, next.AccessSignature)
+	wantErr(t, "the pair of a refused refresh", err, storage.ErrNotFound)
 }
 
 // testTokenPairGrant: the school and sign-in methods the authorization server records on a pair
@@ -605,7 +688,7 @@ func testRefreshRevokeRace(t *testing.T, s storage.Store) {
 		go func() { // the refresh, as fosite runs it
 			defer wg.Done()
 			<-start
-			did = refresh(t, s, ctxA, rid, old.RefreshSignature, pairOf("app", rid, newSig, member))
+			did = refresh(t, s, ctxA, old, pairOf("app", rid, newSig, member))
 		}()
 		go func() { // the revocation
 			defer wg.Done()
@@ -640,36 +723,25 @@ func testRefreshRevokeRace(t *testing.T, s storage.Store) {
 	t.Logf("%d of %d refreshes went first", refreshed, rounds)
 }
 
-// refresh locks the grant, checks the old pair under the lock and stores its successor, in one
-// transaction. It reports whether it stored the new pair.
-func refresh(t *testing.T, s storage.Store, ctx context.Context, requestID, oldRefresh string, next storage.TokenPair) bool {
+// refresh stores old's successor as the token endpoint does, in a transaction of its own, and
+// reports whether it stored it.
+func refresh(t *testing.T, s storage.Store, ctx context.Context, old, next storage.TokenPair) bool {
 	tx, err := s.BeginTx(ctx)
 	if err != nil {
 		t.Errorf("BeginTx: %v", err)
 		return false
 	}
-	fail := func(what string, err error) bool {
-		t.Errorf("refresh: %s: %v", what, err)
-		_ = s.Rollback(tx)
-		return false
-	}
-	if err := s.LockGrant(tx, requestID); err != nil {
-		return fail("LockGrant", err)
-	}
-	old, err := s.GetTokenPair(tx, storage.RefreshToken, oldRefresh)
+	next.ReplacesPairID = old.ID
+	_, err = s.RefreshPair(tx, next)
 	if err != nil {
-		return fail("GetTokenPair", err)
-	}
-	if old.RevokedAt != nil {
-		// Revoked under the lock: the refresh is refused and issues nothing.
+		if !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("refresh: RefreshPair: %v", err)
+		}
+		// Revoked first: the refresh is refused and issues nothing.
 		if err := s.Rollback(tx); err != nil {
 			t.Errorf("refresh: Rollback: %v", err)
 		}
 		return false
-	}
-	next.ReplacesPairID = old.ID
-	if _, err := s.CreateTokenPair(tx, next); err != nil {
-		return fail("CreateTokenPair", err)
 	}
 	if err := s.Commit(tx); err != nil {
 		t.Errorf("refresh: Commit: %v", err)

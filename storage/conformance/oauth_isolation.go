@@ -15,15 +15,9 @@ func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	ctxA, ctxB, member := oauthSetup(t, s)
 	_, err := s.CreateClient(ctxB, publicClient("client-b"))
 	must(t, "CreateClient at B", err)
-	must(t, "CreateAuthorizationCode at B", s.CreateAuthorizationCode(ctxB, codeOf("client-b", "req-b", "code-b", member)))
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		g := storage.GrantSession{Signature: "sess-b", RequestID: "req-b", Data: []byte("{}"), ExpiresAt: at(1, 9)}
-		must(t, "CreateGrantSession at B", s.CreateGrantSession(ctxB, kind, g))
-	}
-	p := pairOf("client-b", "req-b", "b", member)
-	p.RefreshSignature, p.RefreshExpiresAt = "", nil
-	pairB := mustPair(t, s, ctxB, p)
-	must(t, "SetRefreshToken at B", s.SetRefreshToken(ctxB, pairB.AccessSignature, "rt-b", nil))
+	recordB := &storage.GrantSession{RequestID: "req-b", Data: []byte("{}"), ExpiresAt: at(1, 9)}
+	must(t, "CreateCodeGrant at B", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("client-b", "req-b", "code-b", member), PKCE: recordB, OIDC: recordB}))
+	pairB := mustPair(t, s, ctxB, pairOf("client-b", "req-b", "b", member))
 	must(t, "CreateSigningKey at B", s.CreateSigningKey(ctxB, signingKey("kid-b", 1)))
 	must(t, "CreateLoginSession at B", s.CreateLoginSession(ctxB, storage.LoginSession{ID: "login-b", MemberID: member, CreatedAt: at(1, 0), ExpiresAt: at(20, 0)}))
 	// A grant id both schools happen to use.
@@ -40,20 +34,18 @@ func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	}
 	wantErr(t, "DeleteClient of B's client at A", s.DeleteClient(ctxA, "client-b", when), storage.ErrNotFound)
 
-	_, err = s.GetAuthorizationCode(ctxA, "code-b")
-	wantErr(t, "GetAuthorizationCode of B's code at A", err, storage.ErrNotFound)
-	wantErr(t, "InvalidateAuthorizationCode of B's code at A", s.InvalidateAuthorizationCode(ctxA, "code-b"), storage.ErrNotFound)
+	_, err = s.GetCodeGrant(ctxA, "code-b")
+	wantErr(t, "GetCodeGrant of B's code at A", err, storage.ErrNotFound)
+	_, err = s.ExchangeCode(ctxA, "code-b", pairOf("client-a", "req-b", "exchange", member))
+	wantErr(t, "ExchangeCode of B's code at A", err, storage.ErrNotFound)
 	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		_, err = s.GetGrantSession(ctxA, kind, "sess-b")
-		wantErr(t, "GetGrantSession of B's record at A", err, storage.ErrNotFound)
-		wantErr(t, "DeleteGrantSession of B's record at A", s.DeleteGrantSession(ctxA, kind, "sess-b"), storage.ErrNotFound)
+		wantErr(t, "DeleteGrantSession of B's record at A", s.DeleteGrantSession(ctxA, kind, "code-b"), storage.ErrNotFound)
 	}
 
 	_, err = s.GetTokenPair(ctxA, storage.AccessToken, pairB.AccessSignature)
 	wantErr(t, "GetTokenPair of B's access token at A", err, storage.ErrNotFound)
 	_, err = s.GetTokenPair(ctxA, storage.RefreshToken, "rt-b")
 	wantErr(t, "GetTokenPair of B's refresh token at A", err, storage.ErrNotFound)
-	wantErr(t, "SetRefreshToken of B's pair at A", s.SetRefreshToken(ctxA, pairB.AccessSignature, "rt-x", nil), storage.ErrNotFound)
 	n, err := s.RevokeGrant(ctxA, "req-b", when)
 	must(t, "RevokeGrant of B's grant at A", err)
 	if n != 0 {
@@ -65,6 +57,8 @@ func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	steal.ReplacesPairID = pairB.ID
 	_, err = s.CreateTokenPair(ctxA, steal)
 	wantErr(t, "CreateTokenPair at A replacing B's pair", err, storage.ErrNotFound)
+	_, err = s.RefreshPair(ctxA, steal)
+	wantErr(t, "RefreshPair at A replacing B's pair", err, storage.ErrNotFound)
 	n, err = s.RevokeGrant(ctxA, "req-shared", when)
 	must(t, "RevokeGrant of a grant id both schools use", err)
 	if n != 1 {
@@ -90,13 +84,8 @@ func testOAuthSchoolIsolation(t *testing.T, s storage.Store) {
 	if _, err := s.GetClient(ctxB, "client-b"); err != nil {
 		t.Errorf("B's client: %v", err)
 	}
-	if c, err := s.GetAuthorizationCode(ctxB, "code-b"); err != nil || !c.Active {
-		t.Errorf("B's code: %+v, %v", c, err)
-	}
-	for _, kind := range []storage.SessionKind{storage.SessionPKCE, storage.SessionOIDC} {
-		if _, err := s.GetGrantSession(ctxB, kind, "sess-b"); err != nil {
-			t.Errorf("B's %s record: %v", kind, err)
-		}
+	if g, err := s.GetCodeGrant(ctxB, "code-b"); err != nil || !g.Code.Active || g.PKCE == nil || g.OIDC == nil {
+		t.Errorf("B's code: %+v, %v", g, err)
 	}
 	for _, sig := range []string{pairB.AccessSignature, sharedB.AccessSignature} {
 		got := getPair(t, s, ctxB, sig)
@@ -130,20 +119,15 @@ func testOAuthNoSchool(t *testing.T, s storage.Store) {
 		"ListClients":  func() error { _, _, err := s.ListClients(ctx, "", storage.Page{}); return err },
 		"UpdateClient": func() error { _, err := s.UpdateClient(ctx, "c", noop); return err },
 		"DeleteClient": func() error { return s.DeleteClient(ctx, "c", now) },
-		"CreateAuthorizationCode": func() error {
-			return s.CreateAuthorizationCode(ctx, codeOf("c", "r", "code", member))
+		"CreateCodeGrant": func() error {
+			return s.CreateCodeGrant(ctx, storage.CodeGrant{Code: codeOf("c", "r", "code", member)})
 		},
-		"GetAuthorizationCode":        func() error { _, err := s.GetAuthorizationCode(ctx, "code"); return err },
-		"InvalidateAuthorizationCode": func() error { return s.InvalidateAuthorizationCode(ctx, "code") },
-		"CreateGrantSession": func() error {
-			return s.CreateGrantSession(ctx, storage.SessionPKCE, storage.GrantSession{Signature: "s", RequestID: "r", ExpiresAt: now})
-		},
-		"GetGrantSession":    func() error { _, err := s.GetGrantSession(ctx, storage.SessionPKCE, "s"); return err },
+		"GetCodeGrant":       func() error { _, err := s.GetCodeGrant(ctx, "code"); return err },
+		"ExchangeCode":       func() error { _, err := s.ExchangeCode(ctx, "code", pairOf("c", "r", "1", member)); return err },
 		"DeleteGrantSession": func() error { return s.DeleteGrantSession(ctx, storage.SessionPKCE, "s") },
 		"CreateTokenPair":    func() error { _, err := s.CreateTokenPair(ctx, pairOf("c", "r", "1", member)); return err },
-		"SetRefreshToken":    func() error { return s.SetRefreshToken(ctx, "at-1", "rt-1", nil) },
 		"GetTokenPair":       func() error { _, err := s.GetTokenPair(ctx, storage.AccessToken, "at-1"); return err },
-		"LockGrant":          func() error { return s.LockGrant(ctx, "r") },
+		"RefreshPair":        func() error { _, err := s.RefreshPair(ctx, refreshOf(pairOf("c", "r", "1", member), 1)); return err },
 		"RevokeGrant":        func() error { _, err := s.RevokeGrant(ctx, "r", now); return err },
 		"RetireReplaced":     func() error { _, err := s.RetireReplaced(ctx, 1, now); return err },
 		"CreateSigningKey":   func() error { return s.CreateSigningKey(ctx, signingKey("k", 1)) },
@@ -162,7 +146,8 @@ func testOAuthNoSchool(t *testing.T, s storage.Store) {
 	// Refused inside a transaction too, and the transaction methods themselves need no school.
 	tx, err := s.BeginTx(ctx)
 	must(t, "BeginTx without a school", err)
-	wantErr(t, "LockGrant in a transaction without a school", s.LockGrant(tx, "r"), school.ErrNoSchool)
+	_, err = s.RefreshPair(tx, refreshOf(pairOf("c", "r", "1", member), 1))
+	wantErr(t, "RefreshPair in a transaction without a school", err, school.ErrNoSchool)
 	must(t, "Rollback", s.Rollback(tx))
 	if _, err := s.PurgeExpired(ctx, now, 10); err != nil {
 		t.Errorf("PurgeExpired without a school: %v", err)

@@ -197,8 +197,8 @@ func testRevokeSchoolGrants(t *testing.T, s storage.Store) {
 	mustPair(t, s, ctxA, pairOf("app-2", "r2", "a2", member))
 	mustPair(t, s, ctxA, pairOf("app-1", "r3", "g1", other.ID))
 	mustPair(t, s, ctxB, pairOf("app-b", "r4", "b1", member))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxA, codeOf("app-1", "r5", "code-a", member)))
-	must(t, "CreateAuthorizationCode", s.CreateAuthorizationCode(ctxB, codeOf("app-b", "r6", "code-b", member)))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app-1", "r5", "code-a", member)}))
+	must(t, "CreateCodeGrant", s.CreateCodeGrant(ctxB, storage.CodeGrant{Code: codeOf("app-b", "r6", "code-b", member)}))
 
 	n, err := rs.RevokeSchoolGrants(ctxA, member, at(10, 0))
 	must(t, "RevokeSchoolGrants", err)
@@ -216,11 +216,11 @@ func testRevokeSchoolGrants(t *testing.T, s storage.Store) {
 	if p := getPair(t, s, ctxB, "at-b1"); p.RevokedAt != nil {
 		t.Error("the member's pair at another school was revoked")
 	}
-	if c, err := s.GetAuthorizationCode(ctxA, "code-a"); err != nil || c.Active {
-		t.Errorf("the member's code at A: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-a").Code; c.Active {
+		t.Errorf("the member's code at A: %+v", c)
 	}
-	if c, err := s.GetAuthorizationCode(ctxB, "code-b"); err != nil || !c.Active {
-		t.Errorf("the member's code at B: %+v, %v", c, err)
+	if c := getCode(t, s, ctxB, "code-b").Code; !c.Active {
+		t.Errorf("the member's code at B: %+v", c)
 	}
 	if n, err := rs.RevokeSchoolGrants(ctxA, member, at(11, 0)); err != nil || n != 0 {
 		t.Errorf("RevokeSchoolGrants again: %d, %v", n, err)

@@ -15,7 +15,6 @@ func testTransactions(t *testing.T, s storage.Store) {
 
 	wantErr(t, "Commit without a transaction", s.Commit(ctxA), storage.ErrInvalidArgument)
 	wantErr(t, "Rollback without a transaction", s.Rollback(ctxA), storage.ErrInvalidArgument)
-	wantErr(t, "LockGrant without a transaction", s.LockGrant(ctxA, "g"), storage.ErrInvalidArgument)
 
 	// Rolled back: nothing remains.
 	tx, err := s.BeginTx(ctxA)
@@ -26,7 +25,7 @@ func testTransactions(t *testing.T, s storage.Store) {
 	_, err = s.CreateClient(tx, publicClient("c1"))
 	must(t, "CreateClient in the transaction", err)
 	p := mustPair(t, s, tx, pairOf("c1", "g1", "1", member))
-	must(t, "CreateAuthorizationCode in the transaction", s.CreateAuthorizationCode(tx, codeOf("c1", "g1", "code-1", member)))
+	must(t, "CreateCodeGrant in the transaction", s.CreateCodeGrant(tx, storage.CodeGrant{Code: codeOf("c1", "g1", "code-1", member)}))
 	if _, err := s.GetClient(tx, "c1"); err != nil {
 		t.Errorf("GetClient inside the transaction that created it: %v", err)
 	}
@@ -40,8 +39,8 @@ func testTransactions(t *testing.T, s storage.Store) {
 	wantErr(t, "GetClient after Rollback", err, storage.ErrNotFound)
 	_, err = s.GetTokenPair(ctxA, storage.AccessToken, "at-1")
 	wantErr(t, "GetTokenPair after Rollback", err, storage.ErrNotFound)
-	_, err = s.GetAuthorizationCode(ctxA, "code-1")
-	wantErr(t, "GetAuthorizationCode after Rollback", err, storage.ErrNotFound)
+	_, err = s.GetCodeGrant(ctxA, "code-1")
+	wantErr(t, "GetCodeGrant after Rollback", err, storage.ErrNotFound)
 
 	// Committed: everything persists.
 	tx, err = s.BeginTx(ctxA)
@@ -49,16 +48,18 @@ func testTransactions(t *testing.T, s storage.Store) {
 	_, err = s.CreateClient(tx, publicClient("c1"))
 	must(t, "CreateClient in the transaction", err)
 	p = mustPair(t, s, tx, pairOf("c1", "g1", "1", member))
-	must(t, "CreateAuthorizationCode in the transaction", s.CreateAuthorizationCode(tx, codeOf("c1", "g1", "code-1", member)))
-	must(t, "InvalidateAuthorizationCode in the transaction", s.InvalidateAuthorizationCode(tx, "code-1"))
+	must(t, "CreateCodeGrant in the transaction", s.CreateCodeGrant(tx, storage.CodeGrant{Code: codeOf("c1", "g1", "code-1", member)}))
+	exchanged, err := s.ExchangeCode(tx, "code-1", pairOf("c1", "g1", "2", member))
+	must(t, "ExchangeCode in the transaction", err)
 	must(t, "Commit", s.Commit(tx))
 	if _, err := s.GetClient(ctxA, "c1"); err != nil {
 		t.Errorf("GetClient after Commit: %v", err)
 	}
 	wantEqual(t, "pair after Commit", getPair(t, s, ctxA, "at-1"), p)
-	if c, err := s.GetAuthorizationCode(ctxA, "code-1"); err != nil || c.Active {
-		t.Errorf("code after Commit: %+v, %v", c, err)
+	if c := getCode(t, s, ctxA, "code-1").Code; c.Active {
+		t.Errorf("code after Commit: %+v", c)
 	}
+	wantEqual(t, "exchanged pair after Commit", getPair(t, s, ctxA, "at-2"), exchanged)
 
 	// Methods that run their own transaction join the caller's instead, so its Rollback undoes
 	// them too.
@@ -78,9 +79,11 @@ func testTransactions(t *testing.T, s storage.Store) {
 	if !first {
 		t.Error("RetireReplaced in the transaction is not the first")
 	}
+	refreshed, err := s.RefreshPair(tx, refreshOf(pairOf("c1", "g1", "3", member), exchanged.ID))
+	must(t, "RefreshPair in the transaction", err)
 	n, err := s.RevokeGrant(tx, "g1", at(7, 0))
 	must(t, "RevokeGrant in the transaction", err)
-	if n != 1 {
+	if n != 3 {
 		t.Errorf("RevokeGrant in the transaction revoked %d pairs", n)
 	}
 	must(t, "Rollback", s.Rollback(tx))
@@ -90,6 +93,8 @@ func testTransactions(t *testing.T, s storage.Store) {
 	if got := getPair(t, s, ctxA, "at-1"); got.RevokedAt != nil || got.FirstUsedAt != nil {
 		t.Errorf("pair after a rolled back revocation and first use: %+v", got)
 	}
+	_, err = s.GetTokenPair(ctxA, storage.AccessToken, refreshed.AccessSignature)
+	wantErr(t, "pair of a rolled back refresh", err, storage.ErrNotFound)
 
 	// An error inside fn of a method running in the caller's transaction is returned as is and
 	// leaves the transaction to the caller.

@@ -25,9 +25,10 @@
 // in one transaction holding the row: SELECT ... FOR UPDATE on PostgreSQL; on SQLite every
 // transaction begins IMMEDIATE (the DSN's _txlock), which already makes it the only writer.
 // Races on OAuth grants are decided by conditional UPDATEs (a code is used once, a pair is first
-// used once) and by LockGrant, which locks a grant's token pairs in id order; every statement
-// that locks several pairs takes them in that order, so lockers queue rather than deadlock
-// (oauth_grants.go). The mail outbox's claims are one UPDATE ... WHERE id IN (SELECT ... FOR
+// used once) and by locking a grant's token pairs in id order (a refresh, a revocation); every
+// statement that locks several pairs takes them in that order, so lockers queue rather than
+// deadlock (oauth_grants.go). The token endpoint's two writes, ExchangeCode and RefreshPair, are
+// one statement each on PostgreSQL (token_endpoint.go). The mail outbox's claims are one UPDATE ... WHERE id IN (SELECT ... FOR
 // UPDATE SKIP LOCKED) RETURNING on PostgreSQL, so concurrent workers take disjoint batches
 // without waiting; on SQLite the statement holds the write lock (mail_outbox.go).
 //

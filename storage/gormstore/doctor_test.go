@@ -75,11 +75,8 @@ func seedDoctor(t *testing.T, s *Store) *doctorFixture {
 	refreshExp := now.Add(30 * 24 * time.Hour)
 	code := func(grant string, used bool) {
 		t.Helper()
-		must(s.CreateAuthorizationCode(ctx, storage.AuthorizationCode{Signature: "code-" + grant, RequestID: grant,
-			ClientID: doctorClient, MemberID: m.ID, Active: true, Data: []byte("{}"), ExpiresAt: now.Add(5 * time.Minute)}))
-		if used {
-			must(s.InvalidateAuthorizationCode(ctx, "code-"+grant))
-		}
+		must(s.CreateCodeGrant(ctx, storage.CodeGrant{Code: storage.AuthorizationCode{Signature: "code-" + grant, RequestID: grant,
+			ClientID: doctorClient, MemberID: m.ID, Active: !used, Data: []byte("{}"), ExpiresAt: now.Add(5 * time.Minute)}}))
 	}
 	pair := func(grant, name string, replaces int64) storage.TokenPair {
 		t.Helper()

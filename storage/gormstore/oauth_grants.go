@@ -16,9 +16,9 @@ import (
 // signature that exists at another school is not found here.
 //
 // Concurrency. Every decision that two requests could race on is taken by one conditional
-// UPDATE whose affected row count says who won (InvalidateAuthorizationCode, RetireReplaced), or
-// ordered by LockGrant, which locks every pair of a grant in id order. Every statement that
-// locks several pairs takes them in that order, so the lockers queue instead of deadlocking.
+// statement whose result says who won (ExchangeCode, RetireReplaced), or ordered by locking
+// every pair of the grant in id order (lockGrant, RefreshPair). Every statement that locks
+// several pairs takes them in that order, so the lockers queue instead of deadlocking.
 
 func (r authorizationCodeRow) code() storage.AuthorizationCode {
 	return storage.AuthorizationCode{
@@ -38,59 +38,6 @@ func invalidArg(op, format string, args ...any) error {
 	return fmt.Errorf("gormstore: %s: %s: %w", op, fmt.Sprintf(format, args...), storage.ErrInvalidArgument)
 }
 
-// CreateAuthorizationCode stores a code at the context's school.
-func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error {
-	const op = "create authorization code"
-	sc, err := s.scopedInput(ctx, op,
-		invalid{c.Signature == "" || c.RequestID == "" || c.ClientID == "", "signature, request id and client id are required"},
-		// A code is always issued to a signed-in member.
-		invalid{c.MemberID <= 0, "no member"},
-		invalid{c.ExpiresAt.IsZero(), "no expiry"})
-	if err != nil {
-		return err
-	}
-	requested := s.orNow(c.RequestedAt)
-	row := authorizationCodeRow{
-		Signature:   c.Signature,
-		RequestID:   c.RequestID,
-		SchoolID:    sc.schoolID,
-		ClientID:    c.ClientID,
-		MemberID:    c.MemberID,
-		Active:      c.Active,
-		Data:        string(c.Data),
-		RequestedAt: dbTime(requested),
-		ExpiresAt:   dbTime(c.ExpiresAt),
-	}
-	// An unknown member fails on the foreign key, which wrap reports as ErrNotFound.
-	return wrap(op, s.conn(ctx).Create(&row).Error)
-}
-
-// GetAuthorizationCode returns a code whatever its Active flag.
-func (s *Store) GetAuthorizationCode(ctx context.Context, signature string) (storage.AuthorizationCode, error) {
-	return getScoped(s, ctx, "get authorization code", authorizationCodeRow.code, "signature = ?", signature)
-}
-
-// InvalidateAuthorizationCode marks an active code used. The condition on active makes the
-// UPDATE the arbiter: of two concurrent calls, the second finds the row already changed (on
-// PostgreSQL it waits for the first's row lock and re-checks the condition), changes nothing,
-// and gets ErrNotFound.
-func (s *Store) InvalidateAuthorizationCode(ctx context.Context, signature string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	const op = "invalidate authorization code"
-	res := sc.in(s.conn(ctx).Model(&authorizationCodeRow{})).
-		Where("signature = ? AND active = ?", signature, true).Update("active", false)
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: no active code: %w", op, storage.ErrNotFound)
-	}
-	return nil
-}
-
 // sessionScope is the context's school and the table of a kind of grant session.
 func (s *Store) sessionScope(ctx context.Context, kind storage.SessionKind) (scope, string, error) {
 	sc, err := s.scoped(ctx)
@@ -106,47 +53,6 @@ func (s *Store) sessionScope(ctx context.Context, kind storage.SessionKind) (sco
 	return scope{}, "", fmt.Errorf("gormstore: unknown grant session kind %q: %w", kind, storage.ErrInvalidArgument)
 }
 
-// CreateGrantSession stores a PKCE or OpenID Connect record at the context's school.
-func (s *Store) CreateGrantSession(ctx context.Context, kind storage.SessionKind, g storage.GrantSession) error {
-	sc, table, err := s.sessionScope(ctx, kind)
-	if err != nil {
-		return err
-	}
-	op := fmt.Sprintf("create %s session", kind)
-	if g.Signature == "" || g.RequestID == "" {
-		return invalidArg(op, "signature and request id are required")
-	}
-	if g.ExpiresAt.IsZero() {
-		return invalidArg(op, "no expiry")
-	}
-	row := grantSessionRow{
-		Signature: g.Signature,
-		RequestID: g.RequestID,
-		SchoolID:  sc.schoolID,
-		Data:      string(g.Data),
-		ExpiresAt: dbTime(g.ExpiresAt),
-	}
-	return wrap(op, s.conn(ctx).Table(table).Create(&row).Error)
-}
-
-// GetGrantSession returns a PKCE or OpenID Connect record of the context's school.
-func (s *Store) GetGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
-	sc, table, err := s.sessionScope(ctx, kind)
-	if err != nil {
-		return storage.GrantSession{}, err
-	}
-	var row grantSessionRow
-	if err := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Take(&row).Error; err != nil {
-		return storage.GrantSession{}, wrap(fmt.Sprintf("get %s session", kind), err)
-	}
-	return storage.GrantSession{
-		Signature: row.Signature,
-		RequestID: row.RequestID,
-		Data:      []byte(row.Data),
-		ExpiresAt: utc(row.ExpiresAt),
-	}, nil
-}
-
 // DeleteGrantSession deletes a PKCE or OpenID Connect record; ErrNotFound if there was none.
 func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind, signature string) error {
 	sc, table, err := s.sessionScope(ctx, kind)
@@ -156,24 +62,6 @@ func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind
 	op := fmt.Sprintf("delete %s session", kind)
 	res := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Delete(&grantSessionRow{})
 	return rowsOrNotFound(op, res)
-}
-
-// TakeGrantSession deletes a PKCE or OpenID Connect record and returns it (DELETE ... RETURNING,
-// which SQLite has since 3.35).
-func (s *Store) TakeGrantSession(ctx context.Context, kind storage.SessionKind, signature string) (storage.GrantSession, error) {
-	sc, table, err := s.sessionScope(ctx, kind)
-	if err != nil {
-		return storage.GrantSession{}, err
-	}
-	g := storage.GrantSession{Signature: signature}
-	var data string
-	err = s.conn(ctx).Raw("DELETE FROM "+table+" WHERE school_id = ? AND signature = ? RETURNING request_id, data, expires_at", sc.schoolID, signature).
-		Row().Scan(&g.RequestID, &data, &g.ExpiresAt)
-	if err != nil {
-		return storage.GrantSession{}, wrap(fmt.Sprintf("take %s session", kind), err)
-	}
-	g.Data, g.ExpiresAt = []byte(data), utc(g.ExpiresAt)
-	return g, nil
 }
 
 func (r tokenPairRow) pair() storage.TokenPair {
@@ -222,43 +110,9 @@ func joinTokens(op, what string, values []string) (string, error) {
 // CreateTokenPair stores a new pair at the context's school.
 func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error) {
 	const op = "create token pair"
-	sc, err := s.scopedInput(ctx, op,
-		invalid{p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "", "access signature, request id and client id are required"},
-		invalid{p.AccessExpiresAt.IsZero(), "no access token expiry"},
-		invalid{p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0, "negative id"})
+	sc, row, err := s.newPairRow(ctx, op, p)
 	if err != nil {
 		return storage.TokenPair{}, err
-	}
-	scopes, err := joinTokens(op, "scope", p.Scopes)
-	if err != nil {
-		return storage.TokenPair{}, err
-	}
-	amr, err := joinTokens(op, "authentication method", p.AMR)
-	if err != nil {
-		return storage.TokenPair{}, err
-	}
-	requested := s.orNow(p.RequestedAt)
-	row := tokenPairRow{
-		RequestID:        p.RequestID,
-		SchoolID:         sc.schoolID,
-		ClientID:         p.ClientID,
-		AccessSignature:  p.AccessSignature,
-		Resource:         p.Resource,
-		Scopes:           scopes,
-		Data:             string(p.Data),
-		RequestedAt:      dbTime(requested),
-		AccessExpiresAt:  dbTime(p.AccessExpiresAt),
-		RefreshExpiresAt: dbTimePtr(p.RefreshExpiresAt),
-		RevokedAt:        dbTimePtr(p.RevokedAt),
-		FirstUsedAt:      dbTimePtr(p.FirstUsedAt),
-		GrantSchoolID:    p.SchoolID,
-		AMR:              amr,
-	}
-	if p.MemberID != 0 {
-		row.MemberID = &p.MemberID
-	}
-	if p.RefreshSignature != "" {
-		row.RefreshSignature = &p.RefreshSignature
 	}
 	db := s.conn(ctx)
 	if p.ReplacesPairID != 0 {
@@ -274,7 +128,6 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 			return storage.TokenPair{}, fmt.Errorf("gormstore: %s: replaced pair %d is not of grant %q: %w",
 				op, p.ReplacesPairID, p.RequestID, storage.ErrNotFound)
 		}
-		row.ReplacesPairID = &p.ReplacesPairID
 	}
 	// An unknown member fails on the foreign key (ErrNotFound); a signature already stored fails
 	// on its unique index (ErrAlreadyExists).
@@ -284,31 +137,49 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 	return row.pair(), nil
 }
 
-// SetRefreshToken stores the refresh half of a pair, once: a pair that already has one is
-// ErrAlreadyExists, so a refresh token is never silently replaced.
-func (s *Store) SetRefreshToken(ctx context.Context, accessSignature, refreshSignature string, expiresAt *time.Time) error {
-	sc, err := s.scoped(ctx)
+// newPairRow checks a new pair and makes its row at the context's school.
+func (s *Store) newPairRow(ctx context.Context, op string, p storage.TokenPair) (scope, tokenPairRow, error) {
+	sc, err := s.scopedInput(ctx, op,
+		invalid{p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "", "access signature, request id and client id are required"},
+		invalid{p.AccessExpiresAt.IsZero(), "no access token expiry"},
+		invalid{p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0, "negative id"})
 	if err != nil {
-		return err
+		return scope{}, tokenPairRow{}, err
 	}
-	const op = "set refresh token"
-	if refreshSignature == "" {
-		return invalidArg(op, "empty refresh signature")
+	scopes, err := joinTokens(op, "scope", p.Scopes)
+	if err != nil {
+		return scope{}, tokenPairRow{}, err
 	}
-	db := s.conn(ctx)
-	res := sc.in(db.Model(&tokenPairRow{})).
-		Where("access_signature = ? AND refresh_signature IS NULL", accessSignature).
-		Updates(map[string]any{"refresh_signature": refreshSignature, "refresh_expires_at": dbTimePtr(expiresAt)})
-	if res.Error != nil {
-		return wrap(op, res.Error)
+	amr, err := joinTokens(op, "authentication method", p.AMR)
+	if err != nil {
+		return scope{}, tokenPairRow{}, err
 	}
-	if res.RowsAffected == 1 {
-		return nil
+	row := tokenPairRow{
+		RequestID:        p.RequestID,
+		SchoolID:         sc.schoolID,
+		ClientID:         p.ClientID,
+		AccessSignature:  p.AccessSignature,
+		Resource:         p.Resource,
+		Scopes:           scopes,
+		Data:             string(p.Data),
+		RequestedAt:      dbTime(s.orNow(p.RequestedAt)),
+		AccessExpiresAt:  dbTime(p.AccessExpiresAt),
+		RefreshExpiresAt: dbTimePtr(p.RefreshExpiresAt),
+		RevokedAt:        dbTimePtr(p.RevokedAt),
+		FirstUsedAt:      dbTimePtr(p.FirstUsedAt),
+		GrantSchoolID:    p.SchoolID,
+		AMR:              amr,
 	}
-	if err := requireRow(sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature), op); err != nil {
-		return err
+	if p.MemberID != 0 {
+		row.MemberID = &p.MemberID
 	}
-	return fmt.Errorf("gormstore: %s: the pair already has a refresh token: %w", op, storage.ErrAlreadyExists)
+	if p.RefreshSignature != "" {
+		row.RefreshSignature = &p.RefreshSignature
+	}
+	if p.ReplacesPairID != 0 {
+		row.ReplacesPairID = &p.ReplacesPairID
+	}
+	return sc, row, nil
 }
 
 // GetTokenPair finds a pair by either signature, in one query on that signature's unique index.
@@ -354,24 +225,10 @@ func lockGrant(tx *gorm.DB, sc scope, requestID string) error {
 		Where("request_id = ?", requestID).Order("id").Pluck("id", &ids).Error
 }
 
-// LockGrant locks the grant's pairs until the context's transaction ends.
-func (s *Store) LockGrant(ctx context.Context, requestID string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	tx := s.txFrom(ctx)
-	if tx == nil {
-		// Outside a transaction the lock would be released as soon as it was taken.
-		return fmt.Errorf("gormstore: lock grant: %w", errNoTx)
-	}
-	return wrap("lock grant", lockGrant(tx.db.WithContext(ctx), sc, requestID))
-}
-
 // RevokeGrant revokes every live pair of the grant and deactivates its codes, in the caller's
 // transaction or one of its own.
 //
-// Why a refresh cannot slip past it: a refresh locks the grant (LockGrant), checks the old pair,
+// Why a refresh cannot slip past it: a refresh locks the grant (RefreshPair), checks the old pair,
 // inserts the new one and commits. If the refresh locks first, the lock below waits for it, and
 // the revoking UPDATE, a separate statement, reads a fresh snapshot on PostgreSQL (READ
 // COMMITTED), so it sees and revokes the new pair too. If the revocation locks first, the
