@@ -32,7 +32,7 @@ var variableTimeFuncs = map[string]bool{
 var constantTimeAllowed = map[string]string{
 	`authz/resource.go: strings.ToLower(u.Scheme)+"://"+config.HostKey(strings.ToLower(u.Scheme), u.Host) != originKey(t)`: "compares a resource URL's origin with the school's origin (public values; originKey names a map key form)",
 	`resource/mcp/auth.go: scheme+"://"+config.HostKey(scheme, u.Host) == originKey(t)`:                                    "compares the Origin header with the school's origin (public values)",
-	"bench/browser.go: a.Key == name":                                   "an HTML attribute's name in the benchmark's page parser",
+	"bench/flow/form.go: a.Key == name":                                 "an HTML attribute's name in the load client's page parser",
 	"server/servertest/http.go: a.Key == name":                          "an HTML attribute's name in the test environment's form parser",
 	"bench/child.go: int64(k) == key":                                   "an auxiliary-vector entry type (AT_*) in the benchmark's process reader",
 	"storage/conformance/clients.go: got.SecretHash != conf.SecretHash": "the storage conformance suite checks that a stored hash round-trips (test code, no secret)",
