@@ -121,10 +121,10 @@ func (h *Handler) mountApplications(r *mux.Router) {
 	// Before "{id}", so that "new" is the form and never a client id.
 	route(NewAppPath, h.newForm, http.MethodGet)
 	route(AppsPath+"/{id}", h.show, http.MethodGet)
-	route(AppsPath+"/{id}/rotate", h.confirmRotate, http.MethodGet)
-	route(AppsPath+"/{id}/rotate", h.rotate, http.MethodPost)
-	route(AppsPath+"/{id}/delete", h.confirmDelete, http.MethodGet)
-	route(AppsPath+"/{id}/delete", h.delete, http.MethodPost)
+	route(AppsPath+"/{id}"+actionRotate.path, h.confirmApp(actionRotate), http.MethodGet)
+	route(AppsPath+"/{id}"+actionRotate.path, h.rotate, http.MethodPost)
+	route(AppsPath+"/{id}"+actionDelete.path, h.confirmApp(actionDelete), http.MethodGet)
+	route(AppsPath+"/{id}"+actionDelete.path, h.delete, http.MethodPost)
 }
 
 // featureEnabled matches requests of schools that show the pages (the "MCP connections" beta,
