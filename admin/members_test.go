@@ -40,6 +40,17 @@ func (e *env) roles(t *school.School, id int64) []storage.Role {
 	return roles
 }
 
+// wantRoles reports whether the member's roles at t are want, and says what differs otherwise;
+// about names the roles in the message.
+func (e *env) wantRoles(t *school.School, id int64, about string, want ...storage.Role) bool {
+	e.t.Helper()
+	if got := e.roles(t, id); !slices.Equal(got, want) {
+		e.t.Errorf("%s: %v", about, got)
+		return false
+	}
+	return true
+}
+
 // confirm opens an action's confirmation page at school A, fills it with set (the roles form's
 // boxes replaced by roles, when given) and posts it, the way a browser does.
 func (b *browser) confirm(e *env, id int64, action string, roles ...storage.Role) page {
@@ -280,9 +291,7 @@ func TestMemberStatus(t *testing.T) {
 	if got := textOf(t, p.body, "member-status"); !strings.HasPrefix(got, "Invited") {
 		t.Errorf("status after the invitation %q", got)
 	}
-	if got := e.roles(e.a, newbie.ID); !slices.Equal(got, []storage.Role{storage.RoleLecturer}) {
-		t.Errorf("roles after the invitation: %v", got)
-	}
+	e.wantRoles(e.a, newbie.ID, "roles after the invitation", storage.RoleLecturer)
 	owner := e.memberID(ownerEmail)
 	e.wantEvent(e.a, audit.KindInvitationSent, owner, newbie.ID, "")
 	if r := b.get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.StatusCode != http.StatusNotFound {
@@ -320,9 +329,7 @@ func TestMemberActions(t *testing.T) {
 		t.Errorf("roles form: %v", f.values)
 	}
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "The roles were changed")
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
-		t.Errorf("roles: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles", storage.RoleLecturer, storage.RoleStudent)
 	owner := e.memberID(ownerEmail)
 	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer, student")
 	// An unchanged form records nothing more (wantEvent wants exactly one).
@@ -382,9 +389,7 @@ func TestMemberActions(t *testing.T) {
 	if got := e.roles(e.a, student); len(got) != 0 {
 		t.Errorf("roles at A after the removal: %v", got)
 	}
-	if got := e.roles(e.b, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles at B after the removal at A: %v", got)
-	}
+	e.wantRoles(e.b, student, "roles at B after the removal at A", storage.RoleStudent)
 	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
 		t.Errorf("the session at A after the removal: %d", r.StatusCode)
 	}
@@ -429,9 +434,7 @@ func TestMembersOnlyOperators(t *testing.T) {
 			}
 		})
 	}
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles after the refusals: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles after the refusals", storage.RoleStudent)
 	if msgs := box.deliver(); len(msgs) != 0 {
 		t.Errorf("mail after the refusals: %d", len(msgs))
 	}
@@ -459,9 +462,7 @@ func TestMembersOtherSchoolNotFound(t *testing.T) {
 			t.Errorf("%s %s: %d, want the 404 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
 		}
 	}
-	if got := e.roles(e.b, outsider); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("the outsider's roles at B: %v", got)
-	}
+	e.wantRoles(e.b, outsider, "the outsider's roles at B", storage.RoleStudent)
 	student := strconv.FormatInt(e.memberID(studentEmail), 10)
 	for _, path := range []string{"/999999", "/abc", "/0", "/-1", "/0" + student, "/" + student + "/nope", "/" + student + "/roles/x"} {
 		if r := b.get(e.a.Origin + admin.MembersPath + path); r.StatusCode != http.StatusNotFound {
@@ -484,8 +485,8 @@ func TestMembersLastOwner(t *testing.T) {
 			t.Errorf("%s: %d, want 409 with the sentence\n%s", r.Request.URL.Path, r.StatusCode, r.body)
 		}
 	}
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
-		t.Fatalf("roles of the last owner: %v", got)
+	if !e.wantRoles(e.a, owner, "roles of the last owner", storage.RoleOwner) {
+		t.FailNow()
 	}
 	if events, _ := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{Kinds: []audit.Kind{audit.KindRoleChanged, audit.KindMemberRemoved}}); len(events) != 0 {
 		t.Errorf("refused changes were logged: %+v", events)
@@ -493,9 +494,7 @@ func TestMembersLastOwner(t *testing.T) {
 	admID := e.memberID(adminEmail)
 	b.wantDone(e, b.confirm(e, admID, admin.ActionRoles, storage.RoleOwner), admID, "The roles were changed")
 	b.wantDone(e, b.confirm(e, owner, admin.ActionRoles, storage.RoleAdmin), owner, "The roles were changed")
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
-		t.Errorf("roles after the demotion: %v", got)
-	}
+	e.wantRoles(e.a, owner, "roles after the demotion", storage.RoleAdmin)
 }
 
 // What an admin may not do: touch an owner, make an owner, reset factors, sign themself out
@@ -520,9 +519,7 @@ func TestMembersAdminLimits(t *testing.T) {
 			}
 		}
 	}
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
-		t.Errorf("the owner's roles: %v", got)
-	}
+	e.wantRoles(e.a, owner, "the owner's roles", storage.RoleOwner)
 	// No owner box, and an owner role posted anyway is refused.
 	if f := formWith(t, b.get(e.membersURL(e.a, student, "/roles")).body, "csrf_token"); strings.Contains(b.get(e.membersURL(e.a, student, "/roles")).body, `value="owner"`) {
 		t.Errorf("the roles form offers owner to an admin: %v", f.values)
@@ -539,9 +536,7 @@ func TestMembersAdminLimits(t *testing.T) {
 	}
 	// Other members: allowed.
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleAdmin), student, "The roles were changed")
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
-		t.Errorf("roles set by the admin: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles set by the admin", storage.RoleAdmin)
 }
 
 // Every POST needs the session's token; without it, 403 and the form again, nothing done.
@@ -562,9 +557,7 @@ func TestMembersCSRF(t *testing.T) {
 			}
 		}
 	}
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles", storage.RoleStudent)
 }
 
 // Second factors: shown on the list and the member's page; an owner resets them (not their
