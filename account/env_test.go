@@ -291,6 +291,22 @@ func (e *env) browserAs(ua string) *browser {
 	}}
 }
 
+// devices are the signed-in browsers of the session tests: Ann, a student at both schools, at A
+// on a Mac with Chrome (here) and on Windows with Firefox (laptop), at B with Firefox (atB), and
+// Bob at A with Chrome.
+type devices struct{ here, laptop, atB, bob *browser }
+
+func (e *env) devices() devices {
+	e.t.Helper()
+	e.enrol(e.b, e.ann.ID)
+	d := devices{here: e.browserAs(chromeMac), laptop: e.browserAs(firefoxWin), atB: e.browserAs(firefoxWin), bob: e.browserAs(chromeMac)}
+	d.here.signIn(e.a, annEmail)
+	d.laptop.signIn(e.a, annEmail)
+	d.atB.signIn(e.b, annEmail)
+	d.bob.signIn(e.a, bobEmail)
+	return d
+}
+
 // response is an answer with its body read.
 type response = servertest.Response
 

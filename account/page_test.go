@@ -163,15 +163,8 @@ func TestProfileChange(t *testing.T) {
 
 func TestPasswordChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
-		here := e.browserAs(chromeMac)
-		here.signIn(e.a, annEmail)
-		other := e.browserAs(firefoxWin)
-		other.signIn(e.a, annEmail)
-		elsewhere := e.browserAs(firefoxWin)
-		elsewhere.signIn(e.b, annEmail)
-		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
+		d := e.devices()
+		here, other, elsewhere, bob := d.here, d.laptop, d.atB, d.bob
 		const next = "a brand new passphrase"
 
 		for _, tc := range []struct {
@@ -433,15 +426,8 @@ func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
-		here := e.browserAs(chromeMac)
-		here.signIn(e.a, annEmail)
-		laptop := e.browserAs(firefoxWin)
-		laptop.signIn(e.a, annEmail)
-		atB := e.browserAs(firefoxWin)
-		atB.signIn(e.b, annEmail)
-		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
+		d := e.devices()
+		here, laptop, atB, bob := d.here, d.laptop, d.atB, d.bob
 
 		page := here.page(e.a)
 		if strings.Count(page, `class="session"`) != 2 || !strings.Contains(page, "Firefox on Windows") || strings.Count(page, "This device") != 1 {
