@@ -273,6 +273,16 @@ type ceremony struct {
 	csrf string
 }
 
+// annWithKey is a browser signed in as Ann at school A, where she has registered a passkey
+// "Key", kept by auth as cred.
+func (e *env) annWithKey() (*browser, *authenticator, *softCredential) {
+	e.t.Helper()
+	br := e.browser()
+	br.signIn(e.a, e.ann)
+	auth := &authenticator{t: e.t, origin: e.a.Origin}
+	return br, auth, br.register(e.a, auth, "Key")
+}
+
 // beginRegistration opens the list page at s and begins adding a passkey.
 func (b *browser) beginRegistration(s *school.School) ceremony {
 	b.e.t.Helper()

@@ -115,10 +115,7 @@ func TestPasskeyOfAnotherSchoolRefused(t *testing.T) {
 // ceremony, and a ceremony past its lifetime are all refused.
 func TestChallengeAnswersOnce(t *testing.T) {
 	e := newEnv(t)
-	br := e.browser()
-	br.signIn(e.a, e.ann)
-	auth := &authenticator{t: t, origin: e.a.Origin}
-	cred := br.register(e.a, auth, "Key")
+	_, auth, cred := e.annWithKey()
 
 	other := e.browser()
 	c := other.beginSignIn(e.a)
@@ -358,10 +355,7 @@ func TestRenameAndRemove(t *testing.T) {
 // assertion is refused before it is checked.
 func TestFailedAssertionsAreLimited(t *testing.T) {
 	e := newEnv(t)
-	br := e.browser()
-	br.signIn(e.a, e.ann)
-	auth := &authenticator{t: t, origin: e.a.Origin}
-	cred := br.register(e.a, auth, "Key")
+	_, auth, cred := e.annWithKey()
 	attacker := e.browser()
 	attacker.addr = "192.0.2.7"
 	forged := &authenticator{t: t, origin: "https://evil.example"}
