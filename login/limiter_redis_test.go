@@ -87,6 +87,15 @@ func newRedisLimiter(t *testing.T, rawURL string, o RedisOptions) *RedisLimiter 
 	return l
 }
 
+// redisWithLimiter returns a client of the test Redis and a limiter keeping its counts under
+// this test's own prefix (testRedis).
+func redisWithLimiter(t *testing.T) (*redis.Client, *RedisLimiter) {
+	t.Helper()
+	u := testRedisURL(t)
+	c, prefix := testRedis(t, u)
+	return c, newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+}
+
 // logBuffer collects a logger's JSON lines.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -147,9 +156,7 @@ func TestRedisLimiterFallbackContract(t *testing.T) {
 // it. (The contract itself is limiterSuite's.)
 func TestRedisLimiterCountsInRedis(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	c, l := redisWithLimiter(t)
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 
@@ -203,9 +210,7 @@ func TestRedisLimiterKeysAreHashed(t *testing.T) {
 // key would now live for an hour.
 func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	c, l := redisWithLimiter(t)
 	first := Limit{Max: 10, Window: 10 * time.Second}
 	later := Limit{Max: 10, Window: time.Hour}
 	key := "account:expiry"
@@ -249,9 +254,7 @@ func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 // waits, for a 300 ms window.
 func TestRedisLimiterExpires(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	_, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	_, l := redisWithLimiter(t)
 	lim := Limit{Max: 1, Window: 300 * time.Millisecond}
 	start := time.Now()
 	mustTake(t, l, "k", lim, true)
