@@ -153,7 +153,7 @@ func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *school
 
 // formJSONAny adapts a JSON endpoint whose token fn checks itself (the second step's is the
 // session's or the sign-in form's): the form is read first.
-func (h *Handler) formJSONAny(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
+func (h *Handler) formJSONAny(fn login.SchoolPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			t, err := school.FromContext(r.Context())
