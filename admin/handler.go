@@ -93,12 +93,7 @@ func New(d Deps) *Handler {
 		clients: d.Clients, accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
 	}
 	h.roster, _ = d.Store.(roster.Store)
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	return h
 }
 

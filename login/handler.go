@@ -139,12 +139,7 @@ func New(d Deps) (*Handler, error) {
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
 		factors:    d.Factors, factorLimit: d.FactorLimit,
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = LoggerOrDiscard(h.log), ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = NewMemoryLimiter(0, h.now)
 	}

@@ -84,12 +84,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{svc: d.Service, members: d.Members, login: d.Login, tpl: d.Templates, limiter: d.Limiter,
 		audit: d.Audit, log: d.Logger, now: d.Now}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}

@@ -125,12 +125,7 @@ func New(d Deps) (*Handler, error) {
 		challengeKey: d.Secret.Derive("passkey challenge v1"),
 		handleKey:    d.Secret.Derive("passkey user handle v1"),
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
