@@ -656,6 +656,18 @@ func (e *env) userinfo(token string) int {
 	return resp.StatusCode
 }
 
+// wantRevoked checks that tok, of clientID at school A, works no more: its access token is refused
+// at userinfo and its refresh token is invalid_grant. when says which tokens these are.
+func (e *env) wantRevoked(clientID string, tok *oauth2.Token, when string) {
+	e.t.Helper()
+	if got := e.userinfo(tok.AccessToken); got != http.StatusUnauthorized {
+		e.t.Errorf("userinfo with the access token %s: %d", when, got)
+	}
+	if got := e.refresh(clientID, tok.RefreshToken); got != "invalid_grant" {
+		e.t.Errorf("refresh token %s: %q", when, got)
+	}
+}
+
 // refresh tries a refresh token of clientID at school A and returns the OAuth error code ("" on
 // success).
 func (e *env) refresh(clientID, refreshToken string) string {

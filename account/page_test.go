@@ -234,12 +234,7 @@ func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password-all" {
 			t.Fatalf("change: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if got := e.userinfo(tok.AccessToken); got != http.StatusUnauthorized {
-			t.Errorf("userinfo after sign-out of applications: %d", got)
-		}
-		if got := e.refresh("study-buddy", tok.RefreshToken); got != "invalid_grant" {
-			t.Errorf("refresh after sign-out of applications: %q", got)
-		}
+		e.wantRevoked("study-buddy", tok, "after sign-out of applications")
 	})
 }
 
@@ -521,12 +516,7 @@ func TestConnectedApps(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=app" {
 			t.Fatalf("remove: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if got := e.userinfo(buddy.AccessToken); got != http.StatusUnauthorized {
-			t.Errorf("removed client's access token: %d", got)
-		}
-		if got := e.refresh("study-buddy", buddy.RefreshToken); got != "invalid_grant" {
-			t.Errorf("removed client's refresh token: %q", got)
-		}
+		e.wantRevoked("study-buddy", buddy, "of the removed client")
 		if got := e.userinfo(cards.AccessToken); got != http.StatusOK {
 			t.Errorf("the other client's access token: %d", got)
 		}
