@@ -1,13 +1,11 @@
 package login
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -96,31 +94,8 @@ func redisWithLimiter(t *testing.T) (*redis.Client, *RedisLimiter) {
 	return c, newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 }
 
-// logBuffer collects a logger's JSON lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *logBuffer) count(level string) int {
-	return strings.Count(b.String(), `"level":"`+level+`"`)
-}
-
-func (b *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+// warnings counts the warnings in a JSON log.
+func warnings(logs *schools.LogBuffer) int { return strings.Count(logs.String(), `"level":"WARN"`) }
 
 // mustTake calls Take and checks whether it charged.
 func mustTake(t *testing.T, l Limiter, key string, lim Limit, want bool) {
@@ -314,8 +289,8 @@ func TestRedisLimiterSharedByReplicas(t *testing.T) {
 // and it does not show the URL's password. Needs no Redis.
 func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	l := newRedisLimiter(t, "redis://proctor:s3cret-pass@127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
+	logs, logger := schools.NewLog()
+	l := newRedisLimiter(t, "redis://proctor:s3cret-pass@127.0.0.1:1/0", RedisOptions{Logger: logger})
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 
@@ -329,7 +304,7 @@ func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 	}
 	mustTake(t, l, key, lim, true)
 
-	if n := logs.count("WARN"); n != 1 {
+	if n := warnings(logs); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs.String())
 	}
 	if strings.Contains(logs.String(), "s3cret") {
@@ -342,8 +317,8 @@ func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 // fallback.
 func TestRedisLimiterIgnoresCallerCancellation(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	l := newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
+	logs, logger := schools.NewLog()
+	l := newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{Logger: logger})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if ok, err := l.Take(ctx, "k", Limit{Max: 1, Window: time.Minute}); !ok || err != nil {
@@ -386,9 +361,9 @@ func TestRedisLimiterRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxied.Host = p.addr()
-	var logs logBuffer
+	logs, logger := schools.NewLog()
 	clk := schools.NewClock(time.Now())
-	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logs.logger(), Now: clk.Now})
+	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logger, Now: clk.Now})
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 	count := func() int {
@@ -413,7 +388,7 @@ func TestRedisLimiterRecovers(t *testing.T) {
 	}
 	// The process's own count holds during the outage: 2 charges, so a budget of 2 is spent.
 	mustTake(t, l, key, Limit{Max: 2, Window: time.Minute}, false)
-	if n := logs.count("WARN"); n != 1 {
+	if n := warnings(logs); n != 1 {
 		t.Errorf("%d warnings during the outage, want 1:\n%s", n, logs.String())
 	}
 
