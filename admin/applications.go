@@ -223,10 +223,11 @@ func (h *Handler) confirmed(w http.ResponseWriter, r *http.Request, v visit, a a
 
 func (h *Handler) renderAppConfirm(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, a appAction, status int, msg string) {
 	page := templates.OAuthAppConfirmPage{
-		School: v.school.Name, Operator: h.operatorView(v),
-		Title: a.title(c.Name), Explanation: a.explanation,
-		AppName: c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + a.path, Button: a.button, Danger: a.danger,
-		CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+		School: v.school.Name, Operator: h.operatorView(v), AppName: c.Name, ClientID: c.ID,
+		Confirmation: templates.Confirmation{
+			Title: a.title(c.Name), Explanation: a.explanation, FormAction: appURL(c.ID) + a.path, Button: a.button, Danger: a.danger,
+			CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+		},
 	}
 	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
 }
