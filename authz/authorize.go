@@ -28,9 +28,8 @@ var codeChallengePattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 // anything, so a consent screen is only shown for a request that would succeed.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	t, err := school.FromContext(ctx)
-	if err != nil {
-		http.NotFound(w, r)
+	t, ok := requestSchool(w, r)
+	if !ok {
 		return
 	}
 	// A malformed query or body is fosite's to report, below; what could be parsed is checked.

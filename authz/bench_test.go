@@ -24,15 +24,14 @@ func benchBackends(b *testing.B, f func(b *testing.B, e *env)) {
 
 func BenchmarkCodeExchange(b *testing.B) {
 	benchBackends(b, func(b *testing.B, e *env) {
-		br := e.browser()
-		br.login(e.a, studentEmail)
+		br := e.signedIn(e.a, studentEmail)
 		client := &http.Client{}
 		for b.Loop() {
 			b.StopTimer()
 			p := newPKCE()
 			loc := br.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "openid", "account:read").Encode(), "approve")
 			form := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "redirect_uri": {redirectURI},
-				"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.a.Origin}}
+				"client_id": {publicClient}, "code_verifier": {p.Verifier}, "resource": {e.a.Origin}}
 			b.StartTimer()
 			resp, err := client.Post(e.url(e.a, endpoint.Token), "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 			if err != nil || resp.StatusCode != 200 {

@@ -64,8 +64,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 	})
 
 	t.Run("authorize, exchange, refresh", func(t *testing.T) {
-		b := e.browser()
-		b.login(e.a, operatorEmail)
+		b := e.signedIn(e.a, operatorEmail)
 		p := newPKCE()
 		authURL := e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
 		resp, page := b.get(authURL)
@@ -90,10 +89,9 @@ func TestMetadataDocumentFlow(t *testing.T) {
 	})
 
 	t.Run("an unreviewed client cannot ask for a write scope", func(t *testing.T) {
-		b := e.browser()
-		b.login(e.a, operatorEmail)
+		b := e.signedIn(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, clientID, newPKCE(), "courses:write")
-		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+		resp, body := b.authorize(e.a, q)
 		loc, _ := url.Parse(resp.Header.Get("Location"))
 		if loc == nil || !strings.HasPrefix(loc.String(), redirectURI) || loc.Query().Get("error") != "invalid_scope" {
 			t.Fatalf("courses:write: %d %q, want a redirect with invalid_scope\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
@@ -107,10 +105,9 @@ func TestMetadataDocumentFlow(t *testing.T) {
 	})
 
 	t.Run("a broken document is explained on a page", func(t *testing.T) {
-		b := e.browser()
-		b.login(e.a, operatorEmail)
+		b := e.signedIn(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, docs.URL+"/broken.json", newPKCE(), "courses:read")
-		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+		resp, body := b.authorize(e.a, q)
 		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not list this client_id") {
 			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 		}
@@ -136,7 +133,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 			// The client is looked up before the member is asked to sign in.
 			b := e.browser()
 			q := e.authorizeParams(sch, tc.id, newPKCE(), "openid")
-			resp, body := b.get(e.url(sch, endpoint.Authorize) + "?" + q.Encode())
+			resp, body := b.authorize(sch, q)
 			if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not exist") || strings.Contains(body, "metadata document") {
 				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.StatusCode, resp.Header.Get("Location"), body)
 			}

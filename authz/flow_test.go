@@ -31,8 +31,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier),
 			oauth2.SetAuthURLParam("nonce", "nonce-0123456789"), oauth2.SetAuthURLParam("resource", e.a.Origin))
 
-		b := e.browser()
-		b.login(e.a, studentEmail)
+		b := e.signedIn(e.a, studentEmail)
 		loc := b.consent(authURL, "approve")
 		if loc.Query().Get("iss") != e.a.Origin || loc.Query().Get("state") != "state-0123456789" {
 			t.Fatalf("redirect %s: want iss and state", loc)
@@ -113,30 +112,30 @@ func TestTokenPairTable(t *testing.T) {
 				t.Fatal("a second authorization revoked the first device's tokens")
 			}
 		})
-		t.Run("revoke with the refresh token revokes the pair", func(t *testing.T) {
-			tr := e.tokens("account:read")
-			if status, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); status != 200 {
-				t.Fatalf("revoke: %d", status)
-			}
-			if live(tr.AccessToken) {
-				t.Error("access token still works")
-			}
-			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-				t.Errorf("refresh after revoke: %d %+v", status, r)
-			}
-		})
-		t.Run("revoke with a live access token revokes the pair", func(t *testing.T) {
-			tr := e.tokens("account:read")
-			if status, _ := e.revoke(e.a, url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}); status != 200 {
-				t.Fatalf("revoke: %d", status)
-			}
-			if live(tr.AccessToken) {
-				t.Error("access token still works")
-			}
-			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-				t.Errorf("refresh after revoke: %d %+v", status, r)
-			}
-		})
+		for _, c := range []struct {
+			name string
+			form func(tokenResponse) url.Values
+		}{
+			{"revoke with the refresh token revokes the pair", func(tr tokenResponse) url.Values {
+				return url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}
+			}},
+			{"revoke with a live access token revokes the pair", func(tr tokenResponse) url.Values {
+				return url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}
+			}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				tr := e.tokens("account:read")
+				if status, _ := e.revoke(e.a, c.form(tr)); status != 200 {
+					t.Fatalf("revoke: %d", status)
+				}
+				if live(tr.AccessToken) {
+					t.Error("access token still works")
+				}
+				if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
+					t.Errorf("refresh after revoke: %d %+v", status, r)
+				}
+			})
+		}
 		t.Run("refresh keeps the old pair live; a lost response can be retried", func(t *testing.T) {
 			tr := e.tokens("account:read")
 			status, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
@@ -194,13 +193,12 @@ func TestRevokeExpiredAccessToken(t *testing.T) {
 // client and redirect URI are known are shown on a page; after, redirected with state and iss.
 func TestAuthorizeErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	p := newPKCE()
 	authorize := func(mutate func(url.Values)) (*http.Response, string) {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		mutate(q)
-		return b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+		return b.authorize(e.a, q)
 	}
 	for name, mutate := range map[string]func(url.Values){
 		"unknown client":           func(q url.Values) { q.Set("client_id", "nobody") },
@@ -240,7 +238,7 @@ func TestAuthorizeErrors(t *testing.T) {
 	}
 	// An operator client asking for account:read is refused (spec, Authentication 11).
 	q := e.authorizeParams(e.a, opClient, p, "account:read")
-	resp, _ := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+	resp, _ := b.authorize(e.a, q)
 	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
 		t.Errorf("operator client with account:read: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -265,9 +263,8 @@ func TestWhoMayAuthorize(t *testing.T) {
 		{operatorEmail, opClient, "courses:read", http.StatusOK},
 		{operatorEmail, publicClient, "account:read", http.StatusOK},
 	} {
-		b := e.browser()
-		b.login(e.a, tc.email)
-		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, tc.client, p, tc.scope).Encode())
+		b := e.signedIn(e.a, tc.email)
+		resp, body := b.authorize(e.a, e.authorizeParams(e.a, tc.client, p, tc.scope))
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.StatusCode, tc.want, body)
 		}
@@ -366,7 +363,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		code, p := fresh(publicClient)
 		req, _ := http.NewRequest(http.MethodPost, e.url(e.a, endpoint.Token), strings.NewReader(url.Values{
 			"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-			"code_verifier": {p.verifier}, "resource": {e.a.Origin},
+			"code_verifier": {p.Verifier}, "resource": {e.a.Origin},
 		}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.SetBasicAuth(publicClient, "")
@@ -398,7 +395,7 @@ func TestSchoolIsolation(t *testing.T) {
 	p := newPKCE()
 	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {publicClient}, "code_verifier": {p.verifier}, "resource": {e.b.Origin}}
+		"client_id": {publicClient}, "code_verifier": {p.Verifier}, "resource": {e.b.Origin}}
 	if status, tr, _ := e.postForm(e.b, endpoint.Token, form); status == 200 {
 		t.Fatalf("school A's code exchanged at school B: %+v", tr)
 	}
@@ -446,8 +443,7 @@ func TestLoopbackRedirectAnyPort(t *testing.T) {
 	p := newPKCE()
 	q := e.authorizeParams(e.a, publicClient, p, "account:read")
 	q.Set("redirect_uri", "http://127.0.0.1:54321/callback")
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
 	if loc.Host != "127.0.0.1:54321" || loc.Query().Get("code") == "" {
 		t.Fatalf("redirect %s", loc)

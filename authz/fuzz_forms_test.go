@@ -73,8 +73,7 @@ func FuzzAuthorizeQuery(f *testing.F) {
 		f.Add(seed, false)
 	}
 	// A member signed in once; each iteration carries the session cookie or not.
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	authorizeURL, _ := url.Parse(e.url(e.a, endpoint.Authorize))
 	cookies := b.client.Jar.Cookies(authorizeURL)
 	if len(cookies) == 0 {

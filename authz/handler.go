@@ -18,6 +18,7 @@ import (
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/school"
 )
 
 // Deps are the authorization server's dependencies.
@@ -110,4 +111,14 @@ func logDetail(err error) string {
 		return msg + ": " + e.DebugField
 	}
 	return msg
+}
+
+// requestSchool returns the request's school; without one it answers 404 and returns false.
+func requestSchool(w http.ResponseWriter, r *http.Request) (*school.School, bool) {
+	t, err := school.FromContext(r.Context())
+	if err != nil {
+		http.NotFound(w, r)
+		return nil, false
+	}
+	return t, true
 }

@@ -2,8 +2,6 @@ package authz_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -196,6 +194,19 @@ func (b *browser) post(rawURL string, form url.Values) (*http.Response, string) 
 	return b.do(req)
 }
 
+// authorize opens school t's authorization endpoint with query q.
+func (b *browser) authorize(t *school.School, q url.Values) (*http.Response, string) {
+	return b.get(b.e.url(t, endpoint.Authorize) + "?" + q.Encode())
+}
+
+// signedIn is a browser signed in at school t as email.
+func (e *env) signedIn(t *school.School, email string) *browser {
+	e.t.Helper()
+	b := e.browser()
+	b.login(t, email)
+	return b
+}
+
 // htmlForm is one form of a page: where it posts and its inputs' values.
 type htmlForm struct {
 	action string
@@ -233,14 +244,10 @@ func (b *browser) login(t *school.School, email string) {
 	}
 }
 
-// pkce is a verifier and its S256 challenge.
-type pkce struct{ verifier, challenge string }
+// pkce is a verifier and its S256 challenge; newPKCE makes a fresh one.
+type pkce = servertest.PKCE
 
-func newPKCE() pkce {
-	v := oauth2.GenerateVerifier()
-	sum := sha256.Sum256([]byte(v))
-	return pkce{verifier: v, challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
+var newPKCE = servertest.NewPKCE
 
 // authorizeParams are the query of a standard authorization request at school t.
 func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes ...string) url.Values {
@@ -249,9 +256,9 @@ func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes 
 		"client_id":             {clientID},
 		"redirect_uri":          {redirectURI},
 		"scope":                 {strings.Join(scopes, " ")},
-		"state":                 {"state-" + p.challenge[:12]},
-		"nonce":                 {"nonce-" + p.challenge[12:24]},
-		"code_challenge":        {p.challenge},
+		"state":                 {"state-" + p.Challenge[:12]},
+		"nonce":                 {"nonce-" + p.Challenge[12:24]},
+		"code_challenge":        {p.Challenge},
 		"code_challenge_method": {"S256"},
 		"resource":              {t.Origin},
 	}
@@ -281,8 +288,7 @@ func (b *browser) consent(authURL, decision string) *url.URL {
 // code runs the whole browser part for params at school t as email and returns the code.
 func (e *env) code(t *school.School, email string, params url.Values) string {
 	e.t.Helper()
-	b := e.browser()
-	b.login(t, email)
+	b := e.signedIn(t, email)
 	loc := b.consent(e.url(t, endpoint.Authorize)+"?"+params.Encode(), "approve")
 	q := loc.Query()
 	if q.Get("code") == "" {
@@ -331,7 +337,7 @@ func (e *env) postForm(t *school.School, path string, form url.Values) (int, tok
 func (e *env) exchange(t *school.School, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {clientID}, "code_verifier": {p.verifier}, "resource": {t.Origin},
+		"client_id": {clientID}, "code_verifier": {p.Verifier}, "resource": {t.Origin},
 	}
 	for k, v := range extra {
 		form[k] = v

@@ -62,8 +62,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	var asked [][]string // the scopes of each authorization the client started
 	fetch := func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-		b := e.browser()
-		b.login(e.a, studentEmail)
+		b := e.signedIn(e.a, studentEmail)
 		loc := b.consent(args.URL, "approve")
 		q := loc.Query()
 		asked = append(asked, splitScopes(args.URL))

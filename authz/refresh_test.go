@@ -27,3 +27,23 @@ func TestSessionClonePairID(t *testing.T) {
 		t.Error("a new session replaces a pair")
 	}
 }
+
+// TestSessionDataReadsBack: what SessionData writes is read back as the stored request's
+// session, the way a stored token pair is read.
+func TestSessionDataReadsBack(t *testing.T) {
+	data, err := SessionData(&Session{MemberID: 7, SchoolID: 3, Subdomain: "a", Resource: "https://a.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sr storedRequest
+	if err := json.Unmarshal(data, &sr); err != nil {
+		t.Fatal(err)
+	}
+	got := newSession()
+	if err := json.Unmarshal(sr.Session, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.MemberID != 7 || got.SchoolID != 3 || got.Subdomain != "a" || got.Resource != "https://a.example" {
+		t.Errorf("read back %+v", got)
+	}
+}

@@ -3,6 +3,7 @@ package authz
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/school"
@@ -64,9 +66,8 @@ func metadataError(description string) error {
 // the integration's own loopback URIs on any port (fixed https callbacks are configured with
 // the integration instead).
 func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
-	t, err := school.FromContext(r.Context())
-	if err != nil {
-		http.NotFound(w, r)
+	t, ok := requestSchool(w, r)
+	if !ok {
 		return
 	}
 	resp, err := h.registration(t, r)
@@ -151,8 +152,8 @@ func parseRegistration(body []byte) (registrationRequest, error) {
 		return req, metadataError("client_name is required.")
 	case req.RedirectURIs == nil || len(*req.RedirectURIs) == 0:
 		return req, &registrationError{"invalid_redirect_uri", "redirect_uris is required."}
-	case len(*req.RedirectURIs) > 10:
-		return req, &registrationError{"invalid_redirect_uri", "At most 10 redirect URIs may be registered."}
+	case len(*req.RedirectURIs) > client.MaxRedirectURIs:
+		return req, &registrationError{"invalid_redirect_uri", fmt.Sprintf("At most %d redirect URIs may be registered.", client.MaxRedirectURIs)}
 	}
 	if m := req.TokenEndpointAuthMethod; m != nil && *m != "none" {
 		return req, metadataError("Registered clients are public: token_endpoint_auth_method must be none (PKCE protects the code).")

@@ -89,14 +89,13 @@ func TestRegisteredIntegrationAuthorizes(t *testing.T) {
 	p := newPKCE()
 	q := e.authorizeParams(e.a, id, p, "openid", "courses:read")
 	q.Set("redirect_uri", "http://127.0.0.1:40000/callback")
-	b := e.browser()
-	b.login(e.a, operatorEmail)
+	b := e.signedIn(e.a, operatorEmail)
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
 	if loc.Query().Get("code") == "" {
 		t.Fatalf("no code: %s", loc)
 	}
 	q.Set("scope", "account:read")
-	resp, _ := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+	resp, _ := b.authorize(e.a, q)
 	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "error=invalid_scope") {
 		t.Errorf("integration asking account:read: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}

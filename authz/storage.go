@@ -109,6 +109,17 @@ func marshalRequest(r fosite.Requester) ([]byte, error) {
 	})
 }
 
+// SessionData encodes the data column of a request that carries only sess, in the form this
+// package reads back: a harness that stores tokens of its own (servertest.MintToken) writes
+// them as the token endpoint would, without knowing the form.
+func SessionData(sess *Session) ([]byte, error) {
+	raw, err := json.Marshal(sess)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(storedRequest{Session: raw})
+}
+
 // unmarshalRequest rebuilds the whole requester, filling the session fosite handed in.
 func (s *fositeStore) unmarshalRequest(ctx context.Context, data []byte, session fosite.Session) (fosite.Requester, error) {
 	var sr storedRequest
@@ -147,14 +158,24 @@ func sessionOf(r fosite.Requester) (*Session, error) {
 	return s, nil
 }
 
+// sessionAndRequest returns what a stored code or token pair is made of: Proctor's session,
+// whose fields become columns, and the whole request encoded.
+func sessionAndRequest(r fosite.Requester) (*Session, []byte, error) {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := marshalRequest(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, data, nil
+}
+
 // ---- authorization codes ----
 
 func (s *fositeStore) CreateAuthorizeCodeSession(ctx context.Context, signature string, r fosite.Requester) error {
-	sess, err := sessionOf(r)
-	if err != nil {
-		return err
-	}
-	data, err := marshalRequest(r)
+	sess, data, err := sessionAndRequest(r)
 	if err != nil {
 		return err
 	}
@@ -267,11 +288,7 @@ func (s *fositeStore) DeleteOpenIDConnectSession(context.Context, string) error 
 // ---- token pairs ----
 
 func (s *fositeStore) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
-	sess, err := sessionOf(r)
-	if err != nil {
-		return err
-	}
-	data, err := marshalRequest(r)
+	sess, data, err := sessionAndRequest(r)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestRepeatedParameters(t *testing.T) {
 			"redirect_uri":  {"redirect_uri": {redirectURI, "http://127.0.0.1:9/callback"}},
 			"code":          {"code": {code, code}},
 			"client_id":     {"client_id": {publicClient, publicClient}},
-			"code_verifier": {"code_verifier": {p.verifier, p.verifier}},
+			"code_verifier": {"code_verifier": {p.Verifier, p.Verifier}},
 		} {
 			if status, tr := e.exchange(e.a, publicClient, code, p, extra); status != http.StatusBadRequest || tr.Error != "invalid_request" {
 				t.Errorf("repeated %s: %d %+v, want invalid_request", name, status, tr)
@@ -134,8 +134,7 @@ func TestRepeatedParameters(t *testing.T) {
 		}
 	})
 	t.Run("authorization endpoint", func(t *testing.T) {
-		b := e.browser()
-		b.login(e.a, studentEmail)
+		b := e.signedIn(e.a, studentEmail)
 		p := newPKCE()
 		authorize := func(extra string) (*http.Response, string) {
 			q := e.authorizeParams(e.a, publicClient, p, "account:read")
@@ -159,7 +158,7 @@ func TestRepeatedParameters(t *testing.T) {
 				q.Set(name, "nonce-one-1")
 				q.Add(name, "nonce-two-2")
 			}
-			resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+			resp, body := b.authorize(e.a, q)
 			loc, _ := url.Parse(resp.Header.Get("Location"))
 			if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI+"?") {
 				t.Errorf("repeated %s: want a redirect to the client, got %d %q\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
@@ -177,8 +176,7 @@ func TestRepeatedParameters(t *testing.T) {
 // page, never a redirect.
 func TestRedirectURIExact(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	b := e.browser()
-	b.login(e.a, studentEmail)
+	b := e.signedIn(e.a, studentEmail)
 	p := newPKCE()
 	for _, uri := range []string{
 		"http://127.0.0.1:0/callback",
@@ -198,7 +196,7 @@ func TestRedirectURIExact(t *testing.T) {
 	} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode())
+		resp, body := b.authorize(e.a, q)
 		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" {
 			t.Errorf("%s: %d Location=%q: want an error page\n%s", uri, resp.StatusCode, resp.Header.Get("Location"), body)
 		}
@@ -206,7 +204,7 @@ func TestRedirectURIExact(t *testing.T) {
 	for _, uri := range []string{redirectURI, "http://127.0.0.1:1/callback", "http://127.0.0.1:65535/callback"} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		if resp, body := b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode()); resp.StatusCode != http.StatusOK {
+		if resp, body := b.authorize(e.a, q); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.StatusCode, body)
 		}
 	}

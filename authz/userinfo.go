@@ -15,9 +15,8 @@ import (
 // protected resource.
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	t, err := school.FromContext(ctx)
-	if err != nil {
-		http.NotFound(w, r)
+	t, ok := requestSchool(w, r)
+	if !ok {
 		return
 	}
 	token, err := resource.BearerToken(r)

@@ -175,12 +175,8 @@ func render(ctx context.Context, c storage.Catalog, t *school.School, doc textDo
 // so a store failure answers 503 instead of a truncated document that a cache would keep.
 func (h *Handler) serveText(doc textDoc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !edge.PublicRead(w, r) {
-			return
-		}
-		t, err := school.FromContext(r.Context())
-		if err != nil {
-			edge.WriteNoSchool(w)
+		t, ok := publicSchool(w, r)
+		if !ok {
 			return
 		}
 		body, err := render(r.Context(), h.deps.Catalog, t, doc, h.now())

@@ -71,15 +71,25 @@ func (h *Handler) MountResourceMetadata(r *mux.Router) {
 // serveDocument answers GET with the school's document and a CORS preflight with 204.
 func serveDocument(build func(*school.School) any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !edge.PublicRead(w, r) {
-			return
-		}
-		t, err := school.FromContext(r.Context())
-		if err != nil {
-			edge.WriteNoSchool(w)
+		t, ok := publicSchool(w, r)
+		if !ok {
 			return
 		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		edge.WriteJSON(w, http.StatusOK, build(t))
 	})
+}
+
+// publicSchool opens a public read (answering a CORS preflight) and finds the request's school
+// (answering 404 without one); it returns false when the response has been written.
+func publicSchool(w http.ResponseWriter, r *http.Request) (*school.School, bool) {
+	if !edge.PublicRead(w, r) {
+		return nil, false
+	}
+	t, err := school.FromContext(r.Context())
+	if err != nil {
+		edge.WriteNoSchool(w)
+		return nil, false
+	}
+	return t, true
 }

@@ -33,13 +33,20 @@ func mustKey(t testing.TB) *ecdsa.PrivateKey {
 	return k
 }
 
-func TestSealRoundTrip(t *testing.T) {
-	s := mustSealer(t, testSecret(1))
-	priv := mustKey(t)
+// mustSeal seals priv with s for school 7 under kid-1, the pair the tests then open against.
+func mustSeal(t testing.TB, s *sealer, priv *ecdsa.PrivateKey) []byte {
+	t.Helper()
 	blob, err := s.seal(7, "kid-1", priv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return blob
+}
+
+func TestSealRoundTrip(t *testing.T) {
+	s := mustSealer(t, testSecret(1))
+	priv := mustKey(t)
+	blob := mustSeal(t, s, priv)
 	if blob[0] != sealVersion {
 		t.Fatalf("version byte = %d, want %d", blob[0], sealVersion)
 	}
@@ -55,32 +62,22 @@ func TestSealRoundTrip(t *testing.T) {
 		t.Fatalf("same secret, new sealer: %v", err)
 	}
 	// Fresh nonce each time: sealing the same key twice never repeats a ciphertext.
-	again, err := s.seal(7, "kid-1", priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := mustSeal(t, s, priv)
 	if bytes.Equal(blob[1:1+nonceSize], again[1:1+nonceSize]) || bytes.Equal(blob, again) {
 		t.Fatal("two seals share a nonce")
 	}
 }
 
 func TestOpenWrongSecret(t *testing.T) {
-	blob, err := mustSealer(t, testSecret(1)).seal(7, "kid-1", mustKey(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = mustSealer(t, testSecret(2)).open(7, "kid-1", blob)
-	if !errors.Is(err, ErrDecrypt) {
+	blob := mustSeal(t, mustSealer(t, testSecret(1)), mustKey(t))
+	if _, err := mustSealer(t, testSecret(2)).open(7, "kid-1", blob); !errors.Is(err, ErrDecrypt) {
 		t.Fatalf("err = %v, want ErrDecrypt", err)
 	}
 }
 
 func TestOpenTampered(t *testing.T) {
 	s := mustSealer(t, testSecret(1))
-	blob, err := s.seal(7, "kid-1", mustKey(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	blob := mustSeal(t, s, mustKey(t))
 	flip := func(i int) []byte {
 		b := bytes.Clone(blob)
 		b[i] ^= 0x01
@@ -110,10 +107,7 @@ func TestOpenTampered(t *testing.T) {
 
 func TestOpenBindsSchoolAndKID(t *testing.T) {
 	s := mustSealer(t, testSecret(1))
-	blob, err := s.seal(7, "kid-1", mustKey(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	blob := mustSeal(t, s, mustKey(t))
 	for _, c := range []struct {
 		name   string
 		school int64

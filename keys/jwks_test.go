@@ -68,16 +68,9 @@ func TestParsePublicJWK(t *testing.T) {
 func TestJWKSHasNoPrivateMaterial(t *testing.T) {
 	st, ctx := openStore(t)
 	m := NewManager(st, testSecret(1), Options{})
-	if _, err := m.Rotate(ctx); err != nil { // two keys published: current and previous
-		t.Fatal(err)
-	}
-	if _, err := m.Rotate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	set, err := m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(t, m.Rotate, ctx) // two keys published: current and previous
+	must(t, m.Rotate, ctx)
+	set := must(t, m.PublicKeys, ctx)
 	fromValue, err := json.Marshal(set)
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +104,7 @@ func TestJWKSHasNoPrivateMaterial(t *testing.T) {
 		}
 	}
 	// The stored public JWK holds no private member either.
-	rows, err := st.ListSigningKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := must(t, st.ListSigningKeys, ctx)
 	for _, r := range rows {
 		if strings.Contains(string(r.PublicJWK), `"d"`) {
 			t.Fatalf("stored public JWK of %s has d", r.KID)
@@ -125,10 +115,7 @@ func TestJWKSHasNoPrivateMaterial(t *testing.T) {
 func TestJWKSHandler(t *testing.T) {
 	st, ctx := openStore(t)
 	m := NewManager(st, testSecret(1), Options{CacheTTL: 45 * time.Second})
-	cur, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := must(t, m.Current, ctx)
 	h := m.JWKSHandler()
 	serve := func(ctx context.Context, method string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()

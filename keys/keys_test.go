@@ -3,7 +3,6 @@ package keys
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // clock is a manual clock shared by the Managers of one test.
@@ -38,14 +38,7 @@ func (c *countingStore) ListSigningKeys(ctx context.Context) ([]storage.SigningK
 func openStore(t testing.TB) (storage.SigningKeys, context.Context) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "k.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	for _, s := range []struct {
 		id        int64
 		sub, name string
@@ -84,15 +77,25 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// signAndVerify signs with k and verifies against set by the kid in the header, as an ID-token
-// client would.
-func signAndVerify(t *testing.T, k Key, set jose.JSONWebKeySet) {
+// must calls f (a Manager's or the store's method) and stops the test on an error, for the
+// steps that only set up what a test then checks.
+func must[T any](t testing.TB, f func(context.Context) (T, error), ctx context.Context) T {
+	t.Helper()
+	v, err := f(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// sign signs payload with k into a compact JWS, with the kid in the header.
+func sign(t testing.TB, k Key, payload []byte) string {
 	t.Helper()
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k.Private, KeyID: k.KID}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jws, err := signer.Sign([]byte(`{"sub":"1"}`))
+	jws, err := signer.Sign(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +103,14 @@ func signAndVerify(t *testing.T, k Key, set jose.JSONWebKeySet) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return compact
+}
+
+// signAndVerify signs with k and verifies against set by the kid in the header, as an ID-token
+// client would.
+func signAndVerify(t *testing.T, k Key, set jose.JSONWebKeySet) {
+	t.Helper()
+	compact := sign(t, k, []byte(`{"sub":"1"}`))
 	parsed, err := jose.ParseSigned(compact, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		t.Fatal(err)
@@ -118,10 +129,7 @@ func TestCurrentCreatesOnce(t *testing.T) {
 	st, ctx := openStore(t)
 	clk := newClock()
 	m := NewManager(st, testSecret(1), Options{Now: clk.Now})
-	k1, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := must(t, m.Current, ctx)
 	if k1.KID == "" || k1.Private == nil || k1.Private.Curve.Params().Name != "P-256" {
 		t.Fatalf("bad key %+v", k1)
 	}
@@ -129,25 +137,16 @@ func TestCurrentCreatesOnce(t *testing.T) {
 		t.Fatalf("kid %q: want 22 characters", k1.KID)
 	}
 	clk.Advance(time.Hour) // past the cache: the second call reads the store again
-	k2, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k2 := must(t, m.Current, ctx)
 	if k2.KID != k1.KID || !k2.Private.Equal(k1.Private) || !k2.CreatedAt.Equal(k1.CreatedAt) {
 		t.Fatalf("second Current gave another key: %s then %s", k1.KID, k2.KID)
 	}
 	// Another replica finds the same key rather than making its own.
-	k3, err := NewManager(st, testSecret(1), Options{Now: clk.Now}).Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k3 := must(t, NewManager(st, testSecret(1), Options{Now: clk.Now}).Current, ctx)
 	if k3.KID != k1.KID {
 		t.Fatalf("second Manager: kid %s, want %s", k3.KID, k1.KID)
 	}
-	rows, err := st.ListSigningKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := must(t, st.ListSigningKeys, ctx)
 	if len(rows) != 1 || rows[0].Algorithm != "ES256" || rows[0].RetiredAt != nil {
 		t.Fatalf("stored rows: %+v", rows)
 	}
@@ -156,10 +155,7 @@ func TestCurrentCreatesOnce(t *testing.T) {
 		t.Fatalf("stored row does not decrypt to the key: %v", err)
 	}
 	// Each school has its own key.
-	other, err := m.Current(schoolContext(context.Background(), 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := must(t, m.Current, schoolContext(context.Background(), 2))
 	if other.KID == k1.KID || other.Private.Equal(k1.Private) {
 		t.Fatal("school 2 got school 1's key")
 	}
@@ -198,28 +194,16 @@ func TestRotate(t *testing.T) {
 	// A clock that never moves: the rotation must still make the new key the newest.
 	clk := newClock()
 	m := NewManager(st, testSecret(1), Options{Now: clk.Now})
-	k1, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k2, err := m.Rotate(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := must(t, m.Current, ctx)
+	k2 := must(t, m.Rotate, ctx)
 	if k2.KID == k1.KID {
 		t.Fatal("Rotate returned the old key")
 	}
-	cur, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := must(t, m.Current, ctx)
 	if cur.KID != k2.KID {
 		t.Fatalf("after Rotate, Current = %s, want %s (no wait for the cache)", cur.KID, k2.KID)
 	}
-	set, err := m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := must(t, m.PublicKeys, ctx)
 	if got := kids(set); !equalStrings(got, []string{k2.KID, k1.KID}) {
 		t.Fatalf("JWKS kids %v, want [new previous]", got)
 	}
@@ -227,21 +211,12 @@ func TestRotate(t *testing.T) {
 	signAndVerify(t, k1, set)
 	signAndVerify(t, k2, set)
 
-	k3, err := m.Rotate(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err = m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k3 := must(t, m.Rotate, ctx)
+	set = must(t, m.PublicKeys, ctx)
 	if got := kids(set); !equalStrings(got, []string{k3.KID, k2.KID}) {
 		t.Fatalf("JWKS kids %v, want [%s %s]", got, k3.KID, k2.KID)
 	}
-	list, err := m.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := must(t, m.List, ctx)
 	if len(list) != 3 {
 		t.Fatalf("List: %d keys, want 3", len(list))
 	}
@@ -260,14 +235,8 @@ func TestRotate(t *testing.T) {
 func TestRotateWithoutKey(t *testing.T) {
 	st, ctx := openStore(t)
 	m := NewManager(st, testSecret(1), Options{})
-	k, err := m.Rotate(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := must(t, m.Rotate, ctx)
+	set := must(t, m.PublicKeys, ctx)
 	if got := kids(set); !equalStrings(got, []string{k.KID}) {
 		t.Fatalf("JWKS kids %v, want [%s]", got, k.KID)
 	}
@@ -279,26 +248,14 @@ func TestCacheTTLAcrossReplicas(t *testing.T) {
 	const ttl = 30 * time.Second
 	a := NewManager(st, testSecret(1), Options{Now: clk.Now, CacheTTL: ttl})
 	b := NewManager(st, testSecret(1), Options{Now: clk.Now, CacheTTL: ttl})
-	k1, err := a.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := must(t, a.Current, ctx)
 	clk.Advance(time.Second)
-	k2, err := b.Rotate(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k2 := must(t, b.Rotate, ctx)
 	// a loaded at t0 and keeps its view until t0+TTL.
 	check := func(when string, wantKID string, wantJWKS []string) {
 		t.Helper()
-		k, err := a.Current(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := a.PublicKeys(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		k := must(t, a.Current, ctx)
+		set := must(t, a.PublicKeys, ctx)
 		if k.KID != wantKID || !equalStrings(kids(set), wantJWKS) {
 			t.Fatalf("%s: Current %s JWKS %v, want %s %v", when, k.KID, kids(set), wantKID, wantJWKS)
 		}
@@ -315,30 +272,20 @@ func TestHotPathMakesNoQuery(t *testing.T) {
 	cs := &countingStore{SigningKeys: st}
 	clk := newClock()
 	m := NewManager(cs, testSecret(1), Options{Now: clk.Now})
-	first, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := must(t, m.Current, ctx)
 	before := cs.lists.Load()
 	for range 100 {
-		k, err := m.Current(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		k := must(t, m.Current, ctx)
 		if k.Private != first.Private {
 			t.Fatal("the cached key was parsed again")
 		}
-		if _, err := m.PublicKeys(ctx); err != nil {
-			t.Fatal(err)
-		}
+		must(t, m.PublicKeys, ctx)
 	}
 	if n := cs.lists.Load() - before; n != 0 {
 		t.Fatalf("%d queries on the hot path", n)
 	}
 	clk.Advance(DefaultCacheTTL)
-	if _, err := m.Current(ctx); err != nil {
-		t.Fatal(err)
-	}
+	must(t, m.Current, ctx)
 	if n := cs.lists.Load() - before; n != 1 {
 		t.Fatalf("%d queries after the TTL, want 1", n)
 	}
@@ -347,16 +294,10 @@ func TestHotPathMakesNoQuery(t *testing.T) {
 func TestPublicKeysCannotChangeCache(t *testing.T) {
 	st, ctx := openStore(t)
 	m := NewManager(st, testSecret(1), Options{})
-	set, err := m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := must(t, m.PublicKeys, ctx)
 	kid := set.Keys[0].KeyID
 	set.Keys[0].KeyID = "changed"
-	again, err := m.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := must(t, m.PublicKeys, ctx)
 	if again.Keys[0].KeyID != kid {
 		t.Fatal("editing the returned set changed the cache")
 	}
@@ -390,19 +331,13 @@ func TestConcurrentFirstUse(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	rows, err := st.ListSigningKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := must(t, st.ListSigningKeys, ctx)
 	// At most one key per replica, however many requests raced.
 	if len(rows) < 1 || len(rows) > len(replicas) {
 		t.Fatalf("%d keys stored", len(rows))
 	}
 	// Every key handed out is published by every replica once its cache has been refreshed.
-	fresh, err := NewManager(st, testSecret(1), Options{}).PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := must(t, NewManager(st, testSecret(1), Options{}).PublicKeys, ctx)
 	for k := range got {
 		signAndVerify(t, k, fresh)
 	}
@@ -412,10 +347,7 @@ func TestWrongSecret(t *testing.T) {
 	st, ctx := openStore(t)
 	clk := newClock()
 	good := NewManager(st, testSecret(1), Options{Now: clk.Now})
-	k1, err := good.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k1 := must(t, good.Current, ctx)
 	bad := NewManager(st, testSecret(2), Options{Now: clk.Now})
 	if _, err := bad.Current(ctx); !errors.Is(err, ErrDecrypt) {
 		t.Fatalf("Current with another secret: err = %v, want ErrDecrypt", err)
@@ -428,17 +360,11 @@ func TestWrongSecret(t *testing.T) {
 		t.Fatalf("%d keys after a refused rotation, want 1", len(rows))
 	}
 	// After a deliberate change of secret, the recovery path replaces the key.
-	k2, err := bad.RotateAfterSecretChange(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k2 := must(t, bad.RotateAfterSecretChange, ctx)
 	if cur, err := bad.Current(ctx); err != nil || cur.KID != k2.KID {
 		t.Fatalf("after recovery: %v %v", cur.KID, err)
 	}
-	set, err := bad.PublicKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := must(t, bad.PublicKeys, ctx)
 	if got := kids(set); !equalStrings(got, []string{k2.KID, k1.KID}) {
 		t.Fatalf("JWKS kids %v", got)
 	}
@@ -447,14 +373,8 @@ func TestWrongSecret(t *testing.T) {
 func TestRowCopiedToAnotherSchool(t *testing.T) {
 	st, ctx := openStore(t)
 	m := NewManager(st, testSecret(1), Options{})
-	k, err := m.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := st.ListSigningKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := must(t, m.Current, ctx)
+	rows := must(t, st.ListSigningKeys, ctx)
 	// kid is unique across schools, so the copy takes a new one; the AAD binds both.
 	row := rows[0]
 	row.KID = k.KID + "x"
@@ -470,27 +390,11 @@ func TestRowCopiedToAnotherSchool(t *testing.T) {
 func BenchmarkSignES256(b *testing.B) {
 	st, ctx := openStore(b)
 	m := NewManager(st, testSecret(1), Options{})
-	if _, err := m.Current(ctx); err != nil {
-		b.Fatal(err)
-	}
+	must(b, m.Current, ctx)
 	payload := []byte(`{"iss":"https://a.example","sub":"1","aud":"client","exp":1900000000,"nonce":"n"}`)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		k, err := m.Current(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k.Private, KeyID: k.KID}}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		jws, err := signer.Sign(payload)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := jws.CompactSerialize(); err != nil {
-			b.Fatal(err)
-		}
+		sign(b, must(b, m.Current, ctx), payload)
 	}
 }

@@ -68,18 +68,12 @@ type Handler struct {
 
 // New builds the handler; nothing is registered until Mount.
 func New(d Deps) *Handler {
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
 	if d.MaxBodyBytes <= 0 {
 		d.MaxBodyBytes = 1 << 20
 	}
+	s := resource.NewSurface("operator api", d.Verifier, d.Directory, d.Logger, d.Now)
 	return &Handler{
-		store: stores{d.Store, d.Directory}, log: d.Logger,
-		door: resource.Door{Name: "operator api", Verifier: d.Verifier, Roles: d.Directory, Log: d.Logger}, now: d.Now,
+		store: stores{d.Store, d.Directory}, log: s.Log, door: s.Door, now: s.Now,
 		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
 	}
 }

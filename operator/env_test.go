@@ -14,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -60,18 +61,11 @@ const allScopes = "all"
 // (they run after the store and the owner exist).
 func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	t.Helper()
-	e := &env{t: t, store: storetest.Open(t, backend), tn: testSchool(t, 1, "https://north.example"), dir: t.TempDir()}
-	e.ctx = school.NewContext(t.Context(), e.tn)
-	if err := e.store.SyncSchool(t.Context(), e.tn.SchoolID, e.tn.Subdomain, e.tn.Name); err != nil {
-		t.Fatal(err)
-	}
-	owner, err := e.store.CreateMember(e.ctx, storage.Member{Email: "owner@example.test", Name: "Owner"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.SetRoles(e.ctx, owner.ID, []storage.Role{storage.RoleOwner}); err != nil {
-		t.Fatal(err)
-	}
+	e := &env{t: t, store: storetest.Open(t, backend), dir: t.TempDir()}
+	synced, _ := schools.Sync(t, e.store, schoolFile(1, "https://north.example"))
+	e.tn, e.ctx = synced[0], schools.Ctx(t, synced[0])
+	owner := schools.Member(t, e.store, "owner@example.test", "Owner")
+	schools.SetRoles(t, e.store, e.tn, owner.ID, storage.RoleOwner)
 	e.owner = owner.ID
 	e.tokens = tokens{allScopes: {MemberID: owner.ID, Scopes: scope.NamesFor(scope.Operator)}}
 	r := mux.NewRouter()

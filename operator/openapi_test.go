@@ -16,12 +16,17 @@ import (
 	"github.com/proctorhq/proctor/scope"
 )
 
+// schoolFile is the school file of a test school.
+func schoolFile(id int64, baseURL string) config.School {
+	c := config.DefaultSchool()
+	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, "s"+baseURL[len(baseURL)-1:], "School", baseURL
+	return c
+}
+
 // testSchool is a school for tests that need no database.
 func testSchool(t testing.TB, id int64, baseURL string) *school.School {
 	t.Helper()
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, "s"+baseURL[len(baseURL)-1:], "School", baseURL
-	tn, err := school.New(c)
+	tn, err := school.New(schoolFile(id, baseURL))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,17 +46,14 @@ func (h *Handler) registerAnalytics(api huma.API) {
 		Summary: "Enrollment and completion by course", Description: "Enrollment and completion figures for each course, by course id.",
 	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[CourseStats], error) {
 		stats, next, err := h.store.ListCourseStats(ctx, h.now(), in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return listOf(stats, next, func(s storage.CourseStats) CourseStats {
+		return pageOf(ctx, h, "course", stats, next, err, func(s storage.CourseStats) CourseStats {
 			out := CourseStats{
 				CourseID: s.Course.ID, Slug: s.Course.Slug, Title: s.Course.Title, Enrollments: s.Enrollments,
 				ActiveEnrollments: s.ActiveEnrollments, Lectures: s.Lectures, CompletedStudents: s.CompletedStudents,
 				CompletionRate: s.CompletionRate(),
 			}
 			return out
-		}), nil
+		})
 	})
 
 	register(h, api, operation{

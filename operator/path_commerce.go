@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -148,10 +147,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		State string `query:"state" enum:"active,past_due,canceled" doc:"Only subscriptions in this state."`
 	}) (*ListOutput[Subscription], error) {
 		ss, next, err := h.store.ListSubscriptions(ctx, in.State, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "subscription", err)
-		}
-		return listOf(ss, next, subscriptionOut), nil
+		return pageOf(ctx, h, "subscription", ss, next, err, subscriptionOut)
 	})
 
 	register(h, api, operation{
@@ -172,11 +168,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		})
 		if err != nil {
 			// The period check inside the update answers as it is.
-			var se huma.StatusError
-			if errors.As(err, &se) {
-				return nil, se
-			}
-			return nil, h.problem(ctx, "subscription", err)
+			return nil, h.refusal(ctx, "subscription", err)
 		}
 		return &struct{ Body Subscription }{subscriptionOut(s)}, nil
 	})

@@ -51,8 +51,6 @@ type CoursePatch struct {
 	Published   *bool   `json:"published,omitempty"`
 }
 
-type courseOutput struct{ Body Course }
-
 // CoursePath names a course in an operation's path.
 type CoursePath struct {
 	CourseID int64 `path:"course_id" minimum:"1"`
@@ -68,37 +66,28 @@ func (h *Handler) registerCourses(api huma.API) {
 		Published bool `query:"published" doc:"Only published courses."`
 	}) (*ListOutput[Course], error) {
 		courses, next, err := h.store.ListCourses(ctx, in.Published, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return listOf(courses, next, courseOut), nil
+		return pageOf(ctx, h, "course", courses, next, err, courseOut)
 	})
 
 	register(h, api, operation{
 		ID: "get-course", Method: http.MethodGet, Path: "/courses/{course_id}", Scope: "courses:read", Tag: tag,
 		Summary: "Get a course",
-	}, func(ctx context.Context, in *CoursePath) (*courseOutput, error) {
+	}, func(ctx context.Context, in *CoursePath) (*struct{ Body Course }, error) {
 		c, err := h.store.GetCourse(ctx, in.CourseID)
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return &courseOutput{courseOut(c)}, nil
+		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 
 	register(h, api, operation{
 		ID: "create-course", Method: http.MethodPost, Path: "/courses", Scope: "courses:write", Tag: tag,
 		Summary: "Create a course", Status: http.StatusCreated,
 		Description: "Creates an empty course; add its curriculum with the curriculum operations.",
-	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*courseOutput, error) {
+	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*struct{ Body Course }, error) {
 		b := in.Body
 		c, err := h.store.CreateCourse(ctx, storage.Course{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
 			Currency: b.Currency, Published: b.Published,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return &courseOutput{courseOut(c)}, nil
+		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 
 	register(h, api, operation{
@@ -107,7 +96,7 @@ func (h *Handler) registerCourses(api huma.API) {
 	}, func(ctx context.Context, in *struct {
 		CoursePath
 		Body CoursePatch
-	}) (*courseOutput, error) {
+	}) (*struct{ Body Course }, error) {
 		p := in.Body
 		c, err := h.store.UpdateCourse(ctx, in.CourseID, func(c storage.Course) (storage.Course, error) {
 			set(&c.Slug, p.Slug)
@@ -118,10 +107,7 @@ func (h *Handler) registerCourses(api huma.API) {
 			set(&c.Published, p.Published)
 			return c, nil
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return &courseOutput{courseOut(c)}, nil
+		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 }
 

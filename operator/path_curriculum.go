@@ -124,9 +124,6 @@ func (h *Handler) registerCurriculum(api huma.API) {
 			CourseID: in.CourseID, SectionID: in.SectionID, Title: b.Title,
 			DurationSeconds: b.DurationSeconds, IsLocked: b.IsLocked, UnlockAt: b.UnlockAt,
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "section", err)
-		}
-		return &struct{ Body Lecture }{lectureOut(l)}, nil
+		return bodyOf(ctx, h, "section", l, err, lectureOut)
 	})
 }

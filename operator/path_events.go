@@ -85,11 +85,8 @@ func (h *Handler) registerEvents(api huma.API) {
 		PageParams
 	}) (*ListOutput[Registration], error) {
 		rs, next, err := h.store.ListEventRegistrants(ctx, in.EventID, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "event", err)
-		}
-		return listOf(rs, next, func(r storage.EventRegistrant) Registration {
+		return pageOf(ctx, h, "event", rs, next, err, func(r storage.EventRegistrant) Registration {
 			return Registration{ID: r.ID, EventID: r.EventID, Member: memberRef(r.Member), Status: r.Status, RegisteredAt: r.RegisteredAt}
-		}), nil
+		})
 	})
 }

@@ -43,16 +43,13 @@ func (h *Handler) registerForms(api huma.API) {
 		Summary: "List forms", Description: "Every form of the school, by id.",
 	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Form], error) {
 		fs, next, err := h.store.ListForms(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "form", err)
-		}
-		return listOf(fs, next, func(f storage.Form) Form {
+		return pageOf(ctx, h, "form", fs, next, err, func(f storage.Form) Form {
 			out := Form{ID: f.ID, Slug: f.Slug, Title: f.Title, Fields: make([]FormField, len(f.Fields))}
 			for i, fd := range f.Fields {
 				out.Fields[i] = FormField{Name: fd.Name, Label: fd.Label, Type: fd.Type, Required: fd.Required}
 			}
 			return out
-		}), nil
+		})
 	})
 
 	register(h, api, operation{
@@ -63,11 +60,8 @@ func (h *Handler) registerForms(api huma.API) {
 		PageParams
 	}) (*ListOutput[FormSubmission], error) {
 		ss, next, err := h.store.ListFormSubmissions(ctx, in.FormID, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "form", err)
-		}
-		return listOf(ss, next, func(s storage.FormSubmission) FormSubmission {
+		return pageOf(ctx, h, "form", ss, next, err, func(s storage.FormSubmission) FormSubmission {
 			return FormSubmission{ID: s.ID, Key: s.Key, FormID: s.FormID, MemberID: s.MemberID, Data: s.Data, SubmittedAt: s.SubmittedAt}
-		}), nil
+		})
 	})
 }

@@ -21,10 +21,23 @@ type Member struct {
 	Roles     []string `json:"roles" doc:"Most powerful first."`
 }
 
+func memberOut(m storage.MemberRoles) Member {
+	return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: roleNames(m.Roles)}
+}
+
 func roleNames(roles []storage.Role) []string {
 	out := make([]string, len(roles))
 	for i, r := range roles {
 		out[i] = string(r)
+	}
+	return out
+}
+
+// rolesOf reads role names the schema has already checked.
+func rolesOf(names []string) []storage.Role {
+	out := make([]storage.Role, len(names))
+	for i, r := range names {
+		out[i] = storage.Role(r)
 	}
 	return out
 }
@@ -60,12 +73,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		Summary: "List members", Description: "Everyone holding a role at the school, by id.",
 	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Member], error) {
 		ms, next, err := h.store.ListSchoolMembers(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "member", err)
-		}
-		return listOf(ms, next, func(m storage.MemberRoles) Member {
-			return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: roleNames(m.Roles)}
-		}), nil
+		return pageOf(ctx, h, "member", ms, next, err, memberOut)
 	})
 
 	register(h, api, operation{
@@ -84,10 +92,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		}
 		roles := []storage.Role{storage.RoleStudent}
 		if len(in.Body.Roles) > 0 {
-			roles = make([]storage.Role, len(in.Body.Roles))
-			for i, r := range in.Body.Roles {
-				roles[i] = storage.Role(r)
-			}
+			roles = rolesOf(in.Body.Roles)
 		}
 		if slices.Contains(roles, storage.RoleOwner) && !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) {
 			return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
@@ -103,8 +108,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
 		}
-		m := res.Member
-		return &struct{ Body Member }{Member{ID: m.ID, Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, Roles: roleNames(got)}}, nil
+		return &struct{ Body Member }{memberOut(storage.MemberRoles{Member: res.Member, Roles: got})}, nil
 	})
 
 	register(h, api, operation{
@@ -116,10 +120,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		MemberPath
 		Body MemberRoles
 	}) (*struct{ Body Member }, error) {
-		roles := make([]storage.Role, len(in.Body.Roles))
-		for i, r := range in.Body.Roles {
-			roles[i] = storage.Role(r)
-		}
+		roles := rolesOf(in.Body.Roles)
 		current, err := h.store.GetRoles(ctx, in.MemberID)
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
@@ -140,9 +141,6 @@ func (h *Handler) registerMembers(api huma.API) {
 			h.audit.Note(ctx, e)
 		}
 		m, err := h.store.GetMember(ctx, in.MemberID)
-		if err != nil {
-			return nil, h.problem(ctx, "member", err)
-		}
-		return &struct{ Body Member }{Member{ID: m.ID, Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, Roles: roleNames(got)}}, nil
+		return bodyOf(ctx, h, "member", storage.MemberRoles{Member: m, Roles: got}, err, memberOut)
 	})
 }

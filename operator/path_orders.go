@@ -63,10 +63,7 @@ func (h *Handler) registerOrders(api huma.API) {
 		MemberID int64  `query:"member_id" minimum:"1" doc:"Only this member's payments."`
 	}) (*ListOutput[Payment], error) {
 		ps, next, err := h.store.ListSchoolPayments(ctx, storage.PaymentFilter{MemberID: in.MemberID, State: in.State}, h.now(), in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "payment", err)
-		}
-		return listOf(ps, next, paymentOut), nil
+		return pageOf(ctx, h, "payment", ps, next, err, paymentOut)
 	})
 
 	register(h, api, operation{
@@ -76,9 +73,6 @@ func (h *Handler) registerOrders(api huma.API) {
 		PaymentID int64 `path:"payment_id" minimum:"1"`
 	}) (*struct{ Body Payment }, error) {
 		p, err := h.store.GetSchoolPayment(ctx, in.PaymentID, h.now())
-		if err != nil {
-			return nil, h.problem(ctx, "payment", err)
-		}
-		return &struct{ Body Payment }{paymentOut(p)}, nil
+		return bodyOf(ctx, h, "payment", p, err, paymentOut)
 	})
 }

@@ -69,9 +69,6 @@ func (h *Handler) registerPages(api huma.API) {
 			set(&p.Published, b.Published)
 			return p, nil
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "page", err)
-		}
-		return &struct{ Body Page }{pageOut(p)}, nil
+		return bodyOf(ctx, h, "page", p, err, pageOut)
 	})
 }

@@ -95,11 +95,8 @@ func (h *Handler) registerComments(api huma.API) {
 		MemberID  int64 `query:"member_id" minimum:"1" doc:"Only this member's comments."`
 	}) (*ListOutput[Comment], error) {
 		cs, next, err := h.store.ListComments(ctx, storage.CommentFilter{PostID: in.PostID, LectureID: in.LectureID, MemberID: in.MemberID}, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "comment", err)
-		}
-		return listOf(cs, next, func(c storage.Comment) Comment {
+		return pageOf(ctx, h, "comment", cs, next, err, func(c storage.Comment) Comment {
 			return Comment{ID: c.ID, Key: c.Key, MemberID: c.MemberID, PostID: c.PostID, LectureID: c.LectureID, Body: c.Body, CreatedAt: c.CreatedAt}
-		}), nil
+		})
 	})
 }

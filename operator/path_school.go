@@ -110,10 +110,7 @@ func (h *Handler) registerSchool(api huma.API) {
 func registerSchoolView[O any](h *Handler, api huma.API, o operation, out func(storage.School) O) {
 	register(h, api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body O }, error) {
 		s, err := h.store.GetSchool(ctx)
-		if err != nil {
-			return nil, h.problem(ctx, "school", err)
-		}
-		return &struct{ Body O }{out(s)}, nil
+		return bodyOf(ctx, h, "school", s, err, out)
 	})
 }
 
@@ -132,9 +129,6 @@ func registerSchoolChange[P, O any](h *Handler, api huma.API, o operation, check
 			apply(&s, p)
 			return s, nil
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "school", err)
-		}
-		return &struct{ Body O }{out(s)}, nil
+		return bodyOf(ctx, h, "school", s, err, out)
 	})
 }

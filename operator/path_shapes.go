@@ -12,16 +12,31 @@ import (
 // The shapes most operations of the API share: a page of a list, and the creation of one item
 // from a request body. what names the item in the problem a store error becomes (see problem).
 
+// bodyOf answers one item the store returned, converted by out, or the problem its error
+// becomes.
+func bodyOf[T, O any](ctx context.Context, h *Handler, what string, item T, err error, out func(T) O) (*struct{ Body O }, error) {
+	if err != nil {
+		return nil, h.problem(ctx, what, err)
+	}
+	return &struct{ Body O }{out(item)}, nil
+}
+
+// pageOf answers one page of items the store returned, each converted by out, or the problem
+// its error becomes.
+func pageOf[T, O any](ctx context.Context, h *Handler, what string, items []T, next string, err error, out func(T) O) (*ListOutput[O], error) {
+	if err != nil {
+		return nil, h.problem(ctx, what, err)
+	}
+	return listOf(items, next, out), nil
+}
+
 // registerList registers a list operation without filters: one page of list, each item
 // converted by out. list is a closure that reads h.store when a request comes, not a method value:
 // the document is built from a handler that has no store.
 func registerList[T, O any](h *Handler, api huma.API, o operation, what string, list func(context.Context, storage.Page) ([]T, string, error), out func(T) O) {
 	register(h, api, o, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[O], error) {
 		items, next, err := list(ctx, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, what, err)
-		}
-		return listOf(items, next, out), nil
+		return pageOf(ctx, h, what, items, next, err, out)
 	})
 }
 

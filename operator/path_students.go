@@ -119,10 +119,7 @@ func (h *Handler) registerStudents(api huma.API) {
 		PageParams
 	}) (*ListOutput[Enrollment], error) {
 		es, next, err := h.store.ListCourseEnrollments(ctx, in.CourseID, in.page())
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return listOf(es, next, enrollmentOut), nil
+		return pageOf(ctx, h, "course", es, next, err, enrollmentOut)
 	})
 
 	register(h, api, operation{
@@ -141,10 +138,7 @@ func (h *Handler) registerStudents(api huma.API) {
 			MemberID: b.MemberID, CourseID: in.CourseID, ExpireDate: b.ExpireDate,
 			LifetimeAccess: b.LifetimeAccess, EnrolledAt: h.now(),
 		})
-		if err != nil {
-			return nil, h.problem(ctx, "enrollment (or course, or member of this school)", err)
-		}
-		return &struct{ Body Enrollment }{enrollmentOut(e)}, nil
+		return bodyOf(ctx, h, "enrollment (or course, or member of this school)", e, err, enrollmentOut)
 	})
 
 	register(h, api, operation{

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -27,6 +28,26 @@ type Door struct {
 	// Roles is read by policies that ask for the member's roles; nil if none does.
 	Roles RoleReader
 	Log   *slog.Logger
+}
+
+// Surface is what every protected surface is built with besides its own store: its Door, and
+// the logger and clock it shares with it.
+type Surface struct {
+	Door Door
+	Log  *slog.Logger
+	Now  func() time.Time
+}
+
+// NewSurface builds the Surface of the surface called name (Door.Name). A nil log discards and
+// a nil now is time.Now, as every surface's Deps promise.
+func NewSurface(name string, v Verifier, roles RoleReader, log *slog.Logger, now func() time.Time) Surface {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return Surface{Door: Door{Name: name, Verifier: v, Roles: roles, Log: log}, Log: log, Now: now}
 }
 
 // Policy is what one request must bring through a Door.

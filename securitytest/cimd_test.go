@@ -2,15 +2,10 @@ package securitytest
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +21,7 @@ import (
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // documentHost is the name of the client's web site; the test's resolver decides its addresses.
@@ -41,25 +37,8 @@ type documentSite struct {
 
 func newDocumentSite(t *testing.T) *documentSite {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: documentHost},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		DNSNames: []string{documentHost}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		IsCA: true, BasicConstraintsValid: true,
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	d := &documentSite{pool: x509.NewCertPool()}
-	d.pool.AddCert(cert)
+	ca := schools.NewCA(t, documentHost, "127.0.0.1")
+	d := &documentSite{pool: ca.Pool}
 	d.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.hits.Add(1)
 		id := "https://" + r.Host + r.URL.RequestURI()
@@ -70,7 +49,7 @@ func newDocumentSite(t *testing.T) *documentSite {
 			"grant_types":   []string{"authorization_code", "refresh_token"},
 		})
 	}))
-	d.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	d.srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server}}
 	d.srv.StartTLS()
 	t.Cleanup(d.srv.Close)
 	return d

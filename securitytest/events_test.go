@@ -131,7 +131,7 @@ func TestSecurityEventLogOfAFlow(t *testing.T) {
 		if r := b.Submit(forgot, ""); r.Status >= 400 {
 			t.Fatalf("forgot: %d", r.Status)
 		}
-		link := linkTo(t, office.deliver(t), student.Email)
+		link := linkTo(t, office.Deliver(), student.Email)
 		keep("link token", link.Query().Get("token"))
 		resetPage := b.Get(link.String())
 		reset, ok := resetPage.FormWith("password2")

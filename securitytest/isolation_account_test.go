@@ -2,17 +2,14 @@ package securitytest
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/account"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
@@ -28,10 +25,8 @@ import (
 // service's) over SMTP to an in-process mailbox. servertest configures no mail, so this worker
 // is the only one.
 type postOffice struct {
-	svc    *account.Service
-	box    *mailbox.Mailbox
-	worker *mail.Worker
-	seen   int
+	*servertest.PostOffice
+	svc *account.Service
 }
 
 func newPostOffice(t *testing.T, e *servertest.Env) *postOffice {
@@ -50,42 +45,8 @@ func newPostOffice(t *testing.T, e *servertest.Env) *postOffice {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = box.Close() })
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(int64) (string, string) { return "noreply@school.test", "School" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker, err := mail.NewWorker(e.Store, sender, e.Config.Secret, mail.Options{Expanders: svc.Expanders(), MaxAttempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &postOffice{svc: svc, box: box, worker: worker}
-}
-
-// deliver runs the worker until nothing is due (an expanded request queues a message the next
-// round sends) and returns the messages received meanwhile.
-func (p *postOffice) deliver(t *testing.T) []mailbox.Message {
-	t.Helper()
-	for {
-		n, err := p.worker.RunOnce(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-	}
-	msgs := p.box.Messages()
-	out := msgs[p.seen:]
-	p.seen = len(msgs)
-	return out
+	office := servertest.NewPostOffice(t, e.Store, e.Config.Secret, mail.Options{Expanders: svc.Expanders(), MaxAttempts: 1})
+	return &postOffice{PostOffice: office, svc: svc}
 }
 
 var linkPattern = regexp.MustCompile(`https?://[^\s"<>]+\?token=[A-Za-z0-9_-]+`)
@@ -155,7 +116,7 @@ func forgotFormAtB(t *testing.T, s *sweep, _ route, path string) {
 // nothing (and makes no link), while the same request for B's own member does, at B's origin.
 func forgotAtBForMemberOfA(t *testing.T, s *sweep, _ route, path string) {
 	po := s.office
-	po.deliver(t) // whatever earlier probes left
+	po.Deliver() // whatever earlier probes left
 	for _, m := range []servertest.Member{s.a.Owner, s.b.Student} {
 		b, tok := formTokenAtB(t, s)
 		r := b.Post(s.b.URL(path), url.Values{login.CSRFField: {tok}, "email": {m.Email}})
@@ -163,7 +124,7 @@ func forgotAtBForMemberOfA(t *testing.T, s *sweep, _ route, path string) {
 			t.Fatalf("POST %s at B for %s: %d\n%.300s", path, m.Email, r.Status, r.Body)
 		}
 	}
-	msgs := po.deliver(t)
+	msgs := po.Deliver()
 	for _, msg := range msgs {
 		if strings.EqualFold(strings.Join(msg.To, ","), s.a.Owner.Email) {
 			t.Errorf("a reset request at B sent A's owner (a member of A only) a message: %q", msg.Subject)
@@ -183,7 +144,7 @@ func resetLinkOfA(t *testing.T, s *sweep, _ route, path string) {
 	if err := po.svc.RequestReset(s.e.Ctx(s.a), student); err != nil {
 		t.Fatal(err)
 	}
-	link := linkTo(t, po.deliver(t), student)
+	link := linkTo(t, po.Deliver(), student)
 	if link.Path != path {
 		t.Fatalf("reset link %s, want path %s", link, path)
 	}
@@ -202,7 +163,7 @@ func invitationLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := linkTo(t, po.deliver(t), addr)
+	link := linkTo(t, po.Deliver(), addr)
 	if link.Path != path {
 		t.Fatalf("invitation link %s, want path %s", link, path)
 	}
@@ -277,11 +238,11 @@ func passwordAtB(t *testing.T, s *sweep, _ route, path string) {
 // emailAtB: A's session cannot ask for an e-mail change through B: no confirmation is sent.
 func emailAtB(t *testing.T, s *sweep, _ route, path string) {
 	po := s.office
-	po.deliver(t)
+	po.Deliver()
 	const addr = "moved-through-b@example.com"
 	form := url.Values{login.CSRFField: {s.csrfA}, "email": {addr}, "current_password": {servertest.Password}}
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
-	for _, m := range po.deliver(t) {
+	for _, m := range po.Deliver() {
 		if strings.EqualFold(strings.Join(m.To, ","), addr) {
 			t.Errorf("an e-mail change asked through B with A's session sent a confirmation: %q", m.Subject)
 		}
@@ -304,7 +265,7 @@ func signedInAt(t *testing.T, b *servertest.Browser, sc *servertest.School, what
 // at A.
 func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	po := s.office
-	po.deliver(t)
+	po.Deliver()
 	atA, atBrowser := s.sharedA, s.sharedB
 	addr := "confirm-" + strings.ToLower(rt.methods[0]) + "@example.com"
 	r := atA.Post(s.a.URL(account.EmailPath), url.Values{
@@ -313,7 +274,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("e-mail change at A: %d\n%.300s", r.Status, r.Body)
 	}
-	link := linkTo(t, po.deliver(t), addr)
+	link := linkTo(t, po.Deliver(), addr)
 	if link.Path != path {
 		t.Fatalf("confirmation link %s, want path %s", link, path)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,17 +14,11 @@ func TestPprofNeedsTheInternalAPIKey(t *testing.T) {
 	const key = "0123456789abcdef0123456789abcdef-internal"
 	get := func(t *testing.T, f *fixture, path, bearer string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, f.internal.URL+path, nil)
+		var header http.Header
 		if bearer != "" {
-			req.Header.Set("Authorization", "Bearer "+bearer)
+			header = http.Header{"Authorization": {"Bearer " + bearer}}
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return f.internalGet(t, path, header)
 	}
 
 	f := newFixture(t, func(c *config.Server) { c.Internal.APIKey = config.Secret(key) })
@@ -54,13 +47,8 @@ func TestMetricsCountStatements(t *testing.T) {
 	f := newFixture(t, nil)
 	read := func() float64 {
 		t.Helper()
-		resp, err := http.Get(f.internal.URL + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		for line := range strings.Lines(string(b)) {
+		_, body := f.internalGet(t, "/metrics", nil)
+		for line := range strings.Lines(body) {
 			if v, ok := strings.CutPrefix(line, "proctor_db_statements_total "); ok {
 				n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 				if err != nil {

@@ -34,11 +34,7 @@ func TestServeSendsMail(t *testing.T) {
 	if f.srv.mailWorker == nil || f.srv.MailQueue() == nil {
 		t.Fatal("no mail worker or queue with mail configured")
 	}
-	pub, _ := net.Listen("tcp", "127.0.0.1:0")
-	in, _ := net.Listen("tcp", "127.0.0.1:0")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- f.srv.Serve(ctx, pub, in) }()
+	_, stop := f.serve(t)
 
 	err = f.srv.MailQueue().Send(t.Context(), mail.Message{SchoolID: 1, Kind: "invitation", To: "ada@example.test", Subject: "Hello", Text: "hi", HTML: "<p>hi</p>"})
 	if err != nil {
@@ -53,15 +49,7 @@ func TestServeSendsMail(t *testing.T) {
 	if m.From != "noreply@localhost" || m.FromName != "Northwind" || m.To[0] != "ada@example.test" {
 		t.Errorf("message: %+v", m)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("Serve did not return after cancel")
-	}
+	stop()
 }
 
 // TestMailOffWarns: without mail.host the server starts, keeps a queue (messages wait in the

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -37,22 +35,17 @@ func TestSecurityEventsCounter(t *testing.T) {
 	if err := f.srv.audit.Record(ctxA, audit.Event{Kind: audit.KindRoleChanged}); err == nil {
 		t.Fatal("an event without an actor was recorded")
 	}
-	resp, err := http.Get(f.internal.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := f.internalGet(t, "/metrics", nil)
 	for _, want := range []string{
 		`proctor_security_events_total{kind="sign_in",result="failure",school="1"} 2`,
 		`proctor_security_events_total{kind="sign_in",result="success",school="1"} 1`,
 		`proctor_security_events_total{kind="client_deleted",result="success",school="2"} 1`,
 	} {
-		if !strings.Contains(string(body), want) {
+		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if strings.Contains(string(body), `kind="role_changed"`) {
+	if strings.Contains(body, `kind="role_changed"`) {
 		t.Error("/metrics counts an event the store refused")
 	}
 }

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,11 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
@@ -39,7 +33,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	if redisURL == "" {
 		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
 	}
-	prefix := rateLimitRedisPrefix(t, redisURL)
+	_, prefix := schools.Redis(t, redisURL)
 	dsn := filepath.Join(t.TempDir(), "shared.db")
 	a := newRateLimitReplica(t, dsn, redisURL, prefix)
 	b := newRateLimitReplica(t, dsn, redisURL, prefix)
@@ -90,28 +84,8 @@ type rateLimitReplica struct {
 // newRateLimitReplica builds one server on the SQLite file dsn with Redis at redisURL.
 func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitReplica {
 	t.Helper()
-	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c := config.School{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://" + rateLimitHost}
-	c.Lifetimes = config.DefaultSchool().Lifetimes
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := school.NewRegistry([]*school.School{tn})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openSQLite(t, dsn)
+	_, reg := schools.Sync(t, st, schoolFile(1, "north", "Northwind", "http://"+rateLimitHost))
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
 	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
@@ -156,37 +130,4 @@ func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string
 	}
 	t.Fatalf("GET /login set no %s cookie", login.LoginCSRFCookie)
 	return nil, ""
-}
-
-// rateLimitRedisPrefix returns a key prefix of this test's own and deletes its keys when the
-// test ends.
-func rateLimitRedisPrefix(t *testing.T, redisURL string) string {
-	t.Helper()
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	prefix := "proctor-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx := context.Background()
-		it := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		var keys []string
-		for it.Next(ctx) {
-			keys = append(keys, it.Val())
-		}
-		if err := it.Err(); err != nil {
-			t.Errorf("list test keys: %v", err)
-			return
-		}
-		if len(keys) > 0 {
-			if err := c.Del(ctx, keys...).Err(); err != nil {
-				t.Errorf("delete test keys: %v", err)
-			}
-		}
-	})
-	return prefix
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -30,36 +31,31 @@ type fixture struct {
 	tls *httptest.Server
 }
 
-func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
+// openSQLite opens and migrates the SQLite store at dsn, closed when the test ends.
+func openSQLite(t *testing.T, dsn string) *gormstore.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
+	st, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
+	if _, err := st.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var schools []*school.School
-	for _, c := range []config.School{
-		{SchoolID: 1, Subdomain: "north", Name: "Northwind", BaseURL: "http://127.0.0.1:8080"},
-		{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example"},
-	} {
-		c.Lifetimes = config.DefaultSchool().Lifetimes
-		tn, err := school.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.SyncSchool(ctx, tn.SchoolID, tn.Subdomain, tn.Name); err != nil {
-			t.Fatal(err)
-		}
-		schools = append(schools, tn)
-	}
-	reg, err := school.NewRegistry(schools)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return st
+}
+
+// schoolFile is a school file with the default lifetimes.
+func schoolFile(id int64, subdomain, name, baseURL string) config.School {
+	return config.School{SchoolID: id, Subdomain: subdomain, Name: name, BaseURL: baseURL, Lifetimes: config.DefaultSchool().Lifetimes}
+}
+
+func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
+	t.Helper()
+	st := openSQLite(t, filepath.Join(t.TempDir(), "t.db"))
+	list, reg := schools.Sync(t, st,
+		schoolFile(1, "north", "Northwind", "http://127.0.0.1:8080"),
+		schoolFile(2, "lumen", "Lumen", "https://lumen.example"))
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
 	if mutate != nil {
@@ -69,7 +65,7 @@ func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{srv: s, store: st, a: schools[0], b: schools[1]}
+	f := &fixture{srv: s, store: st, a: list[0], b: list[1]}
 	f.public = httptest.NewServer(s.PublicHandler())
 	f.internal = httptest.NewServer(s.InternalHandler())
 	f.tls = httptest.NewTLSServer(s.PublicHandler())
@@ -107,6 +103,37 @@ func (f *fixture) send(t *testing.T, srv *httptest.Server, method, host, path st
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// internalGet fetches path from the internal listener and returns the status and the body.
+func (f *fixture) internalGet(t *testing.T, path string, header http.Header) (int, string) {
+	t.Helper()
+	resp := f.send(t, f.internal, http.MethodGet, "", path, header)
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// serve runs Serve on two fresh listeners and returns the public one's address and a stop
+// function, which cancels Serve and fails the test unless it returns cleanly.
+func (f *fixture) serve(t *testing.T) (publicAddr string, stop func()) {
+	t.Helper()
+	pub, _ := net.Listen("tcp", "127.0.0.1:0")
+	in, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Serve(ctx, pub, in) }()
+	return pub.Addr().String(), func() {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatal("Serve did not return after cancel")
+		}
+	}
 }
 
 // schoolGet fetches path from school tn the way its base_url says: https or plain http.
@@ -248,16 +275,11 @@ func TestInternalEndpoints(t *testing.T) {
 	f := newFixture(t, nil)
 	f.get(t, "127.0.0.1:8080", "/.well-known/openid-configuration", nil)
 	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/nope": 404} {
-		resp, err := http.Get(f.internal.URL + path)
-		if err != nil {
-			t.Fatal(err)
+		status, body := f.internalGet(t, path, nil)
+		if status != want {
+			t.Errorf("%s: %d, want %d", path, status, want)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
-		}
-		if path == "/metrics" && !strings.Contains(string(body),
+		if path == "/metrics" && !strings.Contains(body,
 			`proctor_http_requests_total{listener="public",method="GET",route="/.well-known/openid-configuration",status="200"} 1`) {
 			t.Errorf("metrics do not count the discovery request:\n%s", body)
 		}
@@ -268,13 +290,8 @@ func TestInternalEndpoints(t *testing.T) {
 	}
 	// With the database gone, the server is not ready.
 	f.store.Close()
-	resp, err := http.Get(f.internal.URL + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("/readyz with the database closed: %d", resp.StatusCode)
+	if status, _ := f.internalGet(t, "/readyz", nil); status != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with the database closed: %d", status)
 	}
 }
 
@@ -331,29 +348,17 @@ func TestSchoolIsolationThroughTheEdge(t *testing.T) {
 
 func TestServeShutsDownOnCancel(t *testing.T) {
 	f := newFixture(t, func(s *config.Server) { s.HTTP.ShutdownGrace = 2 * time.Second })
-	pub, _ := net.Listen("tcp", "127.0.0.1:0")
-	in, _ := net.Listen("tcp", "127.0.0.1:0")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- f.srv.Serve(ctx, pub, in) }()
+	addr, stop := f.serve(t)
 
-	req, _ := http.NewRequest(http.MethodGet, "http://"+pub.Addr().String()+"/.well-known/openid-configuration", nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/.well-known/openid-configuration", nil)
 	req.Host = "127.0.0.1:8080"
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("Serve did not return after cancel")
-	}
-	if _, err := net.DialTimeout("tcp", pub.Addr().String(), time.Second); err == nil {
+	stop()
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("public listener still accepts connections after shutdown")
 	}
 }

@@ -29,30 +29,31 @@ var (
 	ErrRedirectURI      = errors.New("cimd: redirect URI outside the document's host")
 )
 
-// describe words an error of this package for the member's error page.
+// descriptions are what describe says, in order: the first error that matches wins.
+var descriptions = []struct {
+	err  error
+	text string
+}{
+	{ErrInvalidURL, "The client_id is not a valid Client ID Metadata Document URL."},
+	{ErrTooLarge, "The client's metadata document is too large."},
+	{ErrContentType, "The client's metadata document is not served as JSON."},
+	{ErrClientIDMismatch, "The client's metadata document does not list this client_id."},
+	{ErrSharedSecret, "The client's metadata document uses a client secret, which a metadata document cannot carry."},
+	{ErrAuthMethod, "The client's metadata document asks for a client authentication method this server does not support."},
+	{ErrRedirectURI, "The client's metadata document lists a redirect URI outside its own host."},
+	{ErrInvalidDocument, "The client's metadata document is invalid."},
+	{ErrFetchLimited, "Too many client metadata documents are being fetched right now. Try again in a minute."},
+}
+
+// describe words an error of this package for the member's error page; an error no
+// description matches is a failed fetch.
 func describe(err error) string {
-	switch {
-	case errors.Is(err, ErrInvalidURL):
-		return "The client_id is not a valid Client ID Metadata Document URL."
-	case errors.Is(err, ErrTooLarge):
-		return "The client's metadata document is too large."
-	case errors.Is(err, ErrContentType):
-		return "The client's metadata document is not served as JSON."
-	case errors.Is(err, ErrClientIDMismatch):
-		return "The client's metadata document does not list this client_id."
-	case errors.Is(err, ErrSharedSecret):
-		return "The client's metadata document uses a client secret, which a metadata document cannot carry."
-	case errors.Is(err, ErrAuthMethod):
-		return "The client's metadata document asks for a client authentication method this server does not support."
-	case errors.Is(err, ErrRedirectURI):
-		return "The client's metadata document lists a redirect URI outside its own host."
-	case errors.Is(err, ErrInvalidDocument):
-		return "The client's metadata document is invalid."
-	case errors.Is(err, ErrFetchLimited):
-		return "Too many client metadata documents are being fetched right now. Try again in a minute."
-	default:
-		return "The client's metadata document could not be fetched."
+	for _, d := range descriptions {
+		if errors.Is(err, d.err) {
+			return d.text
+		}
 	}
+	return "The client's metadata document could not be fetched."
 }
 
 // maxURLLength bounds a client_id URL: it is shown to members and used as a cache key.

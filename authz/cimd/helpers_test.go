@@ -2,15 +2,8 @@ package cimd
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,53 +19,11 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
-// testCA is a certificate authority made for one test, and a server certificate it issued for
-// the names the tests use: 127.0.0.1, ::1 and client.example (resolved by stub resolvers).
-type testCA struct {
-	pool   *x509.CertPool
-	pem    []byte
-	server tls.Certificate
-}
-
-func newTestCA(t testing.TB) *testCA {
+// newTestCA makes a certificate authority for one test, and a server certificate it issued for
+// the names the tests use: client.example (resolved by stub resolvers), 127.0.0.1 and ::1.
+func newTestCA(t testing.TB) *schools.CA {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "Proctor test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leafTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "client.example"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
-		DNSNames:    []string{"client.example"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(caCert)
-	return &testCA{
-		pool:   pool,
-		pem:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		server: tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey},
-	}
+	return schools.NewCA(t, "client.example", "127.0.0.1", "::1")
 }
 
 // docServer is a client's web site on 127.0.0.1 with the test CA's certificate. Each path has
@@ -85,7 +36,7 @@ type docServer struct {
 	routes map[string]http.HandlerFunc
 }
 
-func newDocServer(t testing.TB, ca *testCA) *docServer {
+func newDocServer(t testing.TB, ca *schools.CA) *docServer {
 	s := &docServer{t: t, routes: map[string]http.HandlerFunc{}}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
@@ -98,7 +49,7 @@ func newDocServer(t testing.TB, ca *testCA) *docServer {
 		}
 		h(w, r)
 	}))
-	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.server}}
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Server}}
 	s.srv.StartTLS()
 	t.Cleanup(s.srv.Close)
 	return s
@@ -184,6 +135,6 @@ func testSchool(p config.CIMD) *school.School {
 }
 
 // newDocuments is a resolver trusting the test CA with a settable clock.
-func newDocuments(ca *testCA, c *clock, reviewed ...string) *Documents {
-	return New(reviewed, Options{RootCAs: ca.pool, Now: c.Now, Resolver: staticResolver("127.0.0.1")})
+func newDocuments(ca *schools.CA, c *clock, reviewed ...string) *Documents {
+	return New(reviewed, Options{RootCAs: ca.Pool, Now: c.Now, Resolver: staticResolver("127.0.0.1")})
 }

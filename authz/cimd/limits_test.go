@@ -78,7 +78,7 @@ func TestFetchLimitPerSchool(t *testing.T) {
 	ca := newTestCA(t)
 	s := newDocServer(t, ca)
 	s.handle("/client.json", serveDoc(nil))
-	d := New(nil, Options{RootCAs: ca.pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
 		Limits: FetchLimits{PerSchool: Rate{Burst: 3, Every: time.Minute}, PerHost: Rate{Burst: 100, Every: time.Second}}})
 	for i := range 5 {
 		_, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", i))
@@ -111,7 +111,7 @@ func TestFetchLimitConcurrent(t *testing.T) {
 		serveDoc(nil)(w, r)
 	})
 	s.handle("/client.json", serveDoc(nil))
-	d := New(nil, Options{RootCAs: ca.pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
 		Limits: FetchLimits{Concurrent: 2}})
 
 	var wg sync.WaitGroup

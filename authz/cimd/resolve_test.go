@@ -341,7 +341,7 @@ func TestCache(t *testing.T) {
 		s.handle("/a.json", serveDoc(nil))
 		s.handle("/b.json", serveDoc(nil))
 		s.handle("/c.json", serveDoc(nil))
-		d := New(nil, Options{RootCAs: ca.pool, MaxEntries: 2, Resolver: staticResolver("127.0.0.1")})
+		d := New(nil, Options{RootCAs: ca.Pool, MaxEntries: 2, Resolver: staticResolver("127.0.0.1")})
 		for _, p := range []string{"/a.json", "/b.json", "/c.json", "/a.json"} {
 			if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url(p)); err != nil {
 				t.Fatal(err)
@@ -419,7 +419,7 @@ func TestDNSRebinding(t *testing.T) {
 		}
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	})
-	d := New(nil, Options{RootCAs: ca.pool, Resolver: resolver, Now: newClock().Now,
+	d := New(nil, Options{RootCAs: ca.Pool, Resolver: resolver, Now: newClock().Now,
 		// The "public" address is played by the test server: whatever is dialled is recorded
 		// and connected there.
 		dial: func(ctx context.Context, network, address string) (net.Conn, error) {
@@ -464,8 +464,8 @@ func TestSystemRoots(t *testing.T) {
 	ca := newTestCA(t)
 	s := newDocServer(t, ca)
 	s.handle("/client.json", serveDoc(nil))
-	file := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(file, ca.pem, 0o600); err != nil {
+	file := filepath.Join(t.TempDir(), "ca.PEM")
+	if err := os.WriteFile(file, ca.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSystemRoots$", "-test.count=1")

@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 const viewerID = `{ viewer { id } }`
@@ -64,8 +65,8 @@ func challenge(t *testing.T, what string, r *response, tn *school.School, status
 func TestProtectedResourceErrors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		seeded(e)
-		good := e.token(e.a, sam, bothScopes)
-		if r := e.post(e.a, good, viewerID, nil); r.status != http.StatusOK || len(r.Errors) != 0 {
+		good := e.Token(e.A, sam, bothScopes)
+		if r := e.post(e.A, good, viewerID, nil); r.status != http.StatusOK || len(r.Errors) != 0 {
 			t.Fatalf("a good token: %d %s", r.status, r.raw)
 		}
 
@@ -77,16 +78,16 @@ func TestProtectedResourceErrors(t *testing.T) {
 			{"garbled token", "not-a-token"},
 			{"malformed header", "a b"},
 			{"forged token", "abc.def"},
-			{"expired token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, expired: true})},
-			{"revoked token", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, revoked: true})},
+			{"expired token", e.Token(e.A, sam, servertest.TokenOptions{Scopes: bothScopes.Scopes, Expired: true})},
+			{"revoked token", e.Token(e.A, sam, servertest.TokenOptions{Scopes: bothScopes.Scopes, Revoked: true})},
 			// Spec, Authentication 5: bound to another origin. School B's token is stored at B,
 			// so A does not know it; the other is stored at A but names B's origin.
-			{"token of school B at school A", e.token(e.b, sam, bothScopes)},
-			{"token bound to school B's origin", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, resource: e.b.Origin})},
-			{"token without a resource owner", e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, noOwner: true})},
+			{"token of school B at school A", e.Token(e.B, sam, bothScopes)},
+			{"token bound to school B's origin", e.Token(e.A, sam, servertest.TokenOptions{Scopes: bothScopes.Scopes, Resource: e.B.Origin})},
+			{"token without a resource owner", e.Token(e.A, sam, servertest.TokenOptions{Scopes: bothScopes.Scopes, NoOwner: true})},
 		} {
-			r := e.post(e.a, tc.token, viewerID, nil)
-			challenge(t, tc.name, r, e.a, http.StatusUnauthorized, "invalid_token", memberScopes)
+			r := e.post(e.A, tc.token, viewerID, nil)
+			challenge(t, tc.name, r, e.A, http.StatusUnauthorized, "invalid_token", memberScopes)
 			if len(r.Data) != 0 {
 				t.Errorf("%s: data in a refusal: %s", tc.name, r.raw)
 			}
@@ -94,17 +95,17 @@ func TestProtectedResourceErrors(t *testing.T) {
 
 		// Spec, Authentication 8: a token whose grant has no school_id is refused as issued for
 		// another organization, and the client is told to authorize again.
-		for name, id := range map[string]*int64{"absent school_id": schoolID(0), "another school_id": schoolID(e.b.SchoolID)} {
-			r := e.post(e.a, e.token(e.a, sam, tokenOpts{scopes: bothScopes.scopes, schoolID: id}), viewerID, nil)
-			challenge(t, name, r, e.a, http.StatusUnauthorized, "invalid_token", memberScopes)
+		for name, id := range map[string]*int64{"absent school_id": schoolID(0), "another school_id": schoolID(e.B.SchoolID)} {
+			r := e.post(e.A, e.Token(e.A, sam, servertest.TokenOptions{Scopes: bothScopes.Scopes, SchoolID: id}), viewerID, nil)
+			challenge(t, name, r, e.A, http.StatusUnauthorized, "invalid_token", memberScopes)
 			if h := r.header.Get("WWW-Authenticate"); !strings.Contains(h, "different organization") || !strings.Contains(h, "authorization code flow again") {
 				t.Errorf("%s: the challenge does not say to authorize again: %q", name, h)
 			}
 		}
 
 		// Neither account scope: 403 with the scope to ask for.
-		r := e.post(e.a, e.token(e.a, sam, tokenOpts{scopes: []string{"openid", "profile", "email"}}), viewerID, nil)
-		challenge(t, "neither account scope", r, e.a, http.StatusForbidden, "insufficient_scope", "account:read")
+		r := e.post(e.A, e.Token(e.A, sam, servertest.TokenOptions{Scopes: []string{"openid", "profile", "email"}}), viewerID, nil)
+		challenge(t, "neither account scope", r, e.A, http.StatusForbidden, "insufficient_scope", "account:read")
 	})
 }
 
@@ -113,8 +114,8 @@ func TestProtectedResourceErrors(t *testing.T) {
 func TestOtherScope(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		seeded(e)
-		writeOnly := e.token(e.a, sam, writeScope)
-		readOnly := e.token(e.a, sam, readScope)
+		writeOnly := e.Token(e.A, sam, writeScope)
+		readOnly := e.Token(e.A, sam, readScope)
 		for _, tc := range []struct {
 			name, token, query, scope string
 		}{
@@ -125,7 +126,7 @@ func TestOtherScope(t *testing.T) {
 			{"updateNotificationSubscription with account:read only", readOnly,
 				`mutation { updateNotificationSubscription(input: {topic: posts, channel: email, enabled: true}) { enabled } }`, "account:write"},
 		} {
-			r := e.post(e.a, tc.token, tc.query, nil)
+			r := e.post(e.A, tc.token, tc.query, nil)
 			if r.status != http.StatusOK || r.header.Get("WWW-Authenticate") != "" {
 				t.Errorf("%s: %d, WWW-Authenticate %q", tc.name, r.status, r.header.Get("WWW-Authenticate"))
 			}
@@ -135,7 +136,7 @@ func TestOtherScope(t *testing.T) {
 		}
 
 		// The write-only token's mutation works and changed nothing it may not read.
-		r := e.post(e.a, writeOnly, `mutation { markAllNotificationsRead { markedCount unreadNotificationCount } }`, nil)
+		r := e.post(e.A, writeOnly, `mutation { markAllNotificationsRead { markedCount unreadNotificationCount } }`, nil)
 		if r.status != http.StatusOK || len(r.Errors) != 0 || string(r.Data) != `{"markAllNotificationsRead":{"markedCount":2,"unreadNotificationCount":0}}` {
 			t.Errorf("markAllNotificationsRead with account:write: %d %s", r.status, r.raw)
 		}
@@ -146,11 +147,11 @@ func TestOtherScope(t *testing.T) {
 // without a challenge, so that the client retries rather than re-authorizes.
 func TestNoVerdict(t *testing.T) {
 	e := seeded(newEnv(t, "sqlite"))
-	token := e.token(e.a, sam, bothScopes)
-	if err := e.store.Close(); err != nil {
+	token := e.Token(e.A, sam, bothScopes)
+	if err := e.Store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r := e.post(e.a, token, viewerID, nil)
+	r := e.post(e.A, token, viewerID, nil)
 	if r.status != http.StatusServiceUnavailable || r.Error != "temporarily_unavailable" || r.header.Get("WWW-Authenticate") != "" {
 		t.Errorf("no verdict: %d %q, WWW-Authenticate %q", r.status, r.Error, r.header.Get("WWW-Authenticate"))
 	}
@@ -159,13 +160,8 @@ func TestNoVerdict(t *testing.T) {
 // TestOnlyPOST: the endpoint is POST only.
 func TestOnlyPOST(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	resp, err := http.Get(e.a.URL(endpoint.MemberGraphQL + "?query=%7Bviewer%7Bid%7D%7D"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET: %d, want 405", resp.StatusCode)
+	if status, _, _ := e.Send(http.MethodGet, e.A.URL(endpoint.MemberGraphQL+"?query=%7Bviewer%7Bid%7D%7D"), "", nil); status != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", status)
 	}
 }
 

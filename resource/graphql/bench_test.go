@@ -16,12 +16,12 @@ func benchmarkQuery(b *testing.B, query string) {
 	for _, backend := range storetest.Backends() {
 		b.Run(backend, func(b *testing.B) {
 			e := newEnv(b, backend)
-			e.seed(e.a, largeMember(20, 10, 20, 50))
-			token := e.token(e.a, busy, readScope)
+			e.Seed(e.A, largeMember(20, 10, 20, 50))
+			token := e.Token(e.A, busy, readScope)
 			body, _ := json.Marshal(map[string]string{"query": query})
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 			do := func() int64 {
-				req, _ := http.NewRequest(http.MethodPost, e.a.URL(endpoint.MemberGraphQL), bytes.NewReader(body))
+				req, _ := http.NewRequest(http.MethodPost, e.A.URL(endpoint.MemberGraphQL), bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+token)
 				resp, err := client.Do(req)

@@ -133,7 +133,7 @@ func schoolBData() *storage.SchoolData {
 
 // seeded returns an env with both schools' data.
 func seeded(e *env) *env {
-	e.seed(e.a, schoolAData())
-	e.seed(e.b, schoolBData())
+	e.Seed(e.A, schoolAData())
+	e.Seed(e.B, schoolBData())
 	return e
 }

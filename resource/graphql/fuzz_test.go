@@ -19,9 +19,9 @@ type memberAPICall func(t *testing.T, body []byte) *response
 
 func memberAPI(f *testing.F) memberAPICall {
 	e := seeded(newEnv(f, "sqlite"))
-	token := e.token(e.a, sam, bothScopes)
-	handler := e.srv.Config.Handler
-	host := strings.TrimPrefix(e.a.Origin, "http://")
+	token := e.Token(e.A, sam, bothScopes)
+	handler := e.Server.Config.Handler
+	host := strings.TrimPrefix(e.A.Origin, "http://")
 	return func(t *testing.T, body []byte) *response {
 		t.Helper()
 		req := httptest.NewRequest(http.MethodPost, endpoint.MemberGraphQL, bytes.NewReader(body))

@@ -68,12 +68,7 @@ type Handler struct {
 // these resolvers, so a mismatch cannot reach a build that passed them (hence the panic rather
 // than an error every caller would have to handle).
 func New(d Deps) *Handler {
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
+	s := resource.NewSurface("member api", d.Verifier, nil, d.Logger, d.Now)
 	schema := gql.MustParseSchema(schemaSDL, &root{},
 		gql.UseStringDescriptions(),
 		// A field without a resolver method is read from the struct field of its name: lecture
@@ -84,11 +79,11 @@ func New(d Deps) *Handler {
 		// every legitimate query, introspection included, stays far below them.
 		gql.OverlapValidationLimit(maxOverlapPairs),
 		gql.MaxSelections(maxSelections),
-		gql.PanicHandler(panicHandler{log: d.Logger}),
+		gql.PanicHandler(panicHandler{log: s.Log}),
 		gql.Logger(quietLogger{}),
 	)
 	return &Handler{
-		store: d.Store, door: resource.Door{Name: "member api", Verifier: d.Verifier, Log: d.Logger}, log: d.Logger, now: d.Now,
+		store: d.Store, door: s.Door, log: s.Log, now: s.Now,
 		schema: schema, cost: costModel{schema: schema.AST()},
 	}
 }

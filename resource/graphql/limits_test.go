@@ -14,7 +14,7 @@ import (
 // runs.
 func TestLimits(t *testing.T) {
 	e := seeded(newEnv(t, "sqlite"))
-	token := e.token(e.a, sam, bothScopes)
+	token := e.Token(e.A, sam, bothScopes)
 
 	// Introspection's types are recursive; the schema's own fields nest 6 deep at most.
 	deep := "{ __schema { types { " + strings.Repeat("ofType { ", 14) + "name" + strings.Repeat(" }", 16) + " }"
@@ -44,7 +44,7 @@ func TestLimits(t *testing.T) {
 		{"syntax", "{ viewer { id }", "GRAPHQL_PARSE_FAILED", nil},
 		{"unknown field", "{ viewer { password } }", "GRAPHQL_VALIDATION_FAILED", nil},
 	} {
-		r := e.post(e.a, token, tc.query, tc.variables)
+		r := e.post(e.A, token, tc.query, tc.variables)
 		if r.status != http.StatusOK || len(r.Errors) == 0 || r.code(0) != tc.code || len(r.Data) != 0 && string(r.Data) != "null" {
 			t.Errorf("%s: %d %.300s; want 200, %s and no data", tc.name, r.status, r.raw, tc.code)
 		}
@@ -53,16 +53,16 @@ func TestLimits(t *testing.T) {
 	// first is bounded on every connection: above 50 (or below 1) is refused at that field.
 	for _, conn := range []string{"enrolledCourses", "digitalProducts", "consultingServices", "eventRegistrations", "payments", "notifications"} {
 		for _, first := range []int{0, 51, -1} {
-			r := e.post(e.a, token, `query($n: Int) { viewer { `+conn+`(first: $n) { pageInfo { hasNextPage } } } }`, map[string]any{"n": first})
+			r := e.post(e.A, token, `query($n: Int) { viewer { `+conn+`(first: $n) { pageInfo { hasNextPage } } } }`, map[string]any{"n": first})
 			if r.status != http.StatusOK || len(r.Errors) != 1 || r.code(0) != "BAD_USER_INPUT" || !strings.Contains(r.Errors[0].Message, "between 1 and 50") {
 				t.Errorf("%s(first: %d): %s", conn, first, r.raw)
 			}
 		}
-		r := e.post(e.a, token, `{ viewer { `+conn+`(first: 50) { pageInfo { hasNextPage } } } }`, nil)
+		r := e.post(e.A, token, `{ viewer { `+conn+`(first: 50) { pageInfo { hasNextPage } } } }`, nil)
 		if len(r.Errors) != 0 {
 			t.Errorf("%s(first: 50): %s", conn, r.raw)
 		}
-		r = e.post(e.a, token, `{ viewer { `+conn+`(after: "bm90LWEtY3Vyc29y") { pageInfo { hasNextPage } } } }`, nil)
+		r = e.post(e.A, token, `{ viewer { `+conn+`(after: "bm90LWEtY3Vyc29y") { pageInfo { hasNextPage } } } }`, nil)
 		if len(r.Errors) != 1 || r.code(0) != "BAD_USER_INPUT" {
 			t.Errorf("%s with a foreign cursor: %s", conn, r.raw)
 		}
@@ -81,13 +81,13 @@ func TestLimits(t *testing.T) {
 		{"no query", "application/json", []byte(`{"variables":{}}`), http.StatusBadRequest, "BAD_REQUEST"},
 		{"form body", "application/x-www-form-urlencoded", []byte("query=%7Bviewer%7Bid%7D%7D"), http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
 	} {
-		r := e.postRaw(e.a, token, tc.contentType, tc.body)
+		r := e.postRaw(e.A, token, tc.contentType, tc.body)
 		if r.status != tc.status || r.code(0) != tc.code {
 			t.Errorf("%s: %d %s; want %d %s", tc.name, r.status, r.raw, tc.status, tc.code)
 		}
 	}
 	// A charset parameter is fine.
-	r := e.postRaw(e.a, token, "application/json; charset=utf-8", []byte(`{"query":"{ viewer { id } }"}`))
+	r := e.postRaw(e.A, token, "application/json; charset=utf-8", []byte(`{"query":"{ viewer { id } }"}`))
 	if r.status != http.StatusOK || len(r.Errors) != 0 {
 		t.Errorf("JSON with a charset: %d %s", r.status, r.raw)
 	}
@@ -101,7 +101,7 @@ func TestIntrospection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := e.post(e.a, e.token(e.a, sam, readScope), string(q), nil)
+	r := e.post(e.A, e.Token(e.A, sam, readScope), string(q), nil)
 	if r.status != http.StatusOK || len(r.Errors) != 0 || !bytes.Contains(r.raw, []byte(`"name":"Viewer"`)) {
 		t.Fatalf("introspection: %d %.500s", r.status, r.raw)
 	}

@@ -49,6 +49,24 @@ func listError(field string, err error) error {
 	return fmt.Errorf("%s: %w", field, err)
 }
 
+// connection answers every connection field: one page of nodes and its pageInfo.
+type connection[N any] struct {
+	nodes    []*N
+	pageInfo pageInfo
+}
+
+// newConnection makes a connection of one page the store returned, each item a node made by node.
+func newConnection[T, N any](list []T, next string, node func(T) *N) *connection[N] {
+	conn := &connection[N]{pageInfo: pageInfo{next: next}}
+	for _, it := range list {
+		conn.nodes = append(conn.nodes, node(it))
+	}
+	return conn
+}
+
+func (c *connection[N]) Nodes() []*N         { return c.nodes }
+func (c *connection[N]) PageInfo() *pageInfo { return &c.pageInfo }
+
 // pageInfo answers a connection's pageInfo. The storage cursor of the following page doubles
 // as the endCursor: it names the position after the page's last node, which is what `after`
 // continues from. The store makes one only when another page follows, so endCursor is null on

@@ -28,7 +28,7 @@ func (e *env) payments(t *testing.T, token string, first int) []paymentNode {
 	var all []paymentNode
 	var after any
 	for range 100 {
-		r := e.post(e.a, token, `query($first: Int, $after: String) { viewer { payments(first: $first, after: $after) {
+		r := e.post(e.A, token, `query($first: Int, $after: String) { viewer { payments(first: $first, after: $after) {
 			nodes { tradeNo paymentState paymentType bankCode bankName codeNo expiredAt createdAt }
 			pageInfo { hasNextPage endCursor } } } }`, map[string]any{"first": first, "after": after})
 		if len(r.Errors) != 0 {
@@ -70,7 +70,7 @@ func (e *env) payments(t *testing.T, token string, first int) []paymentNode {
 func TestPaymentRules(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		seeded(e)
-		token := e.token(e.a, sam, readScope)
+		token := e.Token(e.A, sam, readScope)
 		for _, first := range []int{1, 2, 50} {
 			nodes := e.payments(t, token, first)
 			var trades []string
@@ -109,7 +109,7 @@ func TestPaymentRules(t *testing.T) {
 		}
 
 		// Rule 1: nothing on a payment joins attempts into a purchase.
-		r := e.post(e.a, token, `{ __type(name: "Payment") { fields { name } } }`, nil)
+		r := e.post(e.A, token, `{ __type(name: "Payment") { fields { name } } }`, nil)
 		for _, banned := range []string{"order", "purchase", "attempt", "retry", "parent", "group"} {
 			if strings.Contains(strings.ToLower(string(r.Data)), banned) {
 				t.Errorf("Payment has a field like %q: %s", banned, r.Data)
@@ -128,8 +128,8 @@ func TestPaymentPageSize(t *testing.T) {
 				PaymentState: storage.PaymentPaid, CreatedAt: past.Add(time.Duration(i%7) * time.Hour), // many ties
 			})
 		}
-		e.seed(e.a, data)
-		token := e.token(e.a, sam, readScope)
+		e.Seed(e.A, data)
+		token := e.Token(e.A, sam, readScope)
 		nodes := e.payments(t, token, 50)
 		seen := map[string]bool{}
 		for _, n := range nodes {
@@ -141,7 +141,7 @@ func TestPaymentPageSize(t *testing.T) {
 		if len(nodes) != 120 {
 			t.Errorf("%d payments over the pages, want 120", len(nodes))
 		}
-		r := e.post(e.a, token, `{ viewer { payments(first: 51) { nodes { tradeNo } } } }`, nil)
+		r := e.post(e.A, token, `{ viewer { payments(first: 51) { nodes { tradeNo } } } }`, nil)
 		if r.code(0) != "BAD_USER_INPUT" || !strings.Contains(string(r.Data), `"viewer":null`) && !strings.Contains(string(r.Data), `"payments":null`) {
 			t.Errorf("first: 51: %s", r.raw)
 		}

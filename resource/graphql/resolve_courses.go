@@ -10,7 +10,7 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-func (v *viewer) EnrolledCourses(ctx context.Context, args pageArgs) (*courseConnection, error) {
+func (v *viewer) EnrolledCourses(ctx context.Context, args pageArgs) (*connection[course], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -24,20 +24,8 @@ func (v *viewer) EnrolledCourses(ctx context.Context, args pageArgs) (*courseCon
 		ids[i] = c.Course.ID
 	}
 	batch := newCourseBatch(ctx, v.req, ids)
-	conn := &courseConnection{pageInfo: pageInfo{next: next}}
-	for _, c := range list {
-		conn.nodes = append(conn.nodes, &course{ec: c, batch: batch})
-	}
-	return conn, nil
+	return newConnection(list, next, func(c storage.EnrolledCourse) *course { return &course{ec: c, batch: batch} }), nil
 }
-
-type courseConnection struct {
-	nodes    []*course
-	pageInfo pageInfo
-}
-
-func (c *courseConnection) Nodes() []*course    { return c.nodes }
-func (c *courseConnection) PageInfo() *pageInfo { return &c.pageInfo }
 
 // courseBatch reads, for one page of courses, what their nodes need, each at most once and only
 // if some node asks: the curricula, the viewer's progress row on every lecture (for sections),

@@ -12,7 +12,7 @@ import (
 // The entitlement lists (spec, payments rule 4) carry what the member holds and nothing of how it
 // was paid: no order number, coupon, refund status or invoice.
 
-func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*digitalProductConnection, error) {
+func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*connection[digitalProduct], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -21,20 +21,8 @@ func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*digitalPr
 	if err != nil {
 		return nil, listError("digitalProducts", err)
 	}
-	conn := &digitalProductConnection{pageInfo: pageInfo{next: next}}
-	for _, h := range list {
-		conn.nodes = append(conn.nodes, &digitalProduct{h: h})
-	}
-	return conn, nil
+	return newConnection(list, next, func(h storage.HeldProduct) *digitalProduct { return &digitalProduct{h: h} }), nil
 }
-
-type digitalProductConnection struct {
-	nodes    []*digitalProduct
-	pageInfo pageInfo
-}
-
-func (c *digitalProductConnection) Nodes() []*digitalProduct { return c.nodes }
-func (c *digitalProductConnection) PageInfo() *pageInfo      { return &c.pageInfo }
 
 type digitalProduct struct{ h storage.HeldProduct }
 
@@ -46,7 +34,7 @@ func (p *digitalProduct) GrantedAt() dateTime { return newDateTime(p.h.GrantedAt
 
 // ConsultingServices lists the services offered against the viewer's courses. Slots and
 // meetings of the whole page are read together, once, by the first node that needs them.
-func (v *viewer) ConsultingServices(ctx context.Context, args pageArgs) (*consultingServiceConnection, error) {
+func (v *viewer) ConsultingServices(ctx context.Context, args pageArgs) (*connection[consultingService], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -74,20 +62,10 @@ func (v *viewer) ConsultingServices(ctx context.Context, args pageArgs) (*consul
 		}
 		return s, nil
 	})
-	conn := &consultingServiceConnection{pageInfo: pageInfo{next: next}}
-	for _, s := range list {
-		conn.nodes = append(conn.nodes, &consultingService{s: s, schedules: schedules})
-	}
-	return conn, nil
+	return newConnection(list, next, func(s storage.ConsultingService) *consultingService {
+		return &consultingService{s: s, schedules: schedules}
+	}), nil
 }
-
-type consultingServiceConnection struct {
-	nodes    []*consultingService
-	pageInfo pageInfo
-}
-
-func (c *consultingServiceConnection) Nodes() []*consultingService { return c.nodes }
-func (c *consultingServiceConnection) PageInfo() *pageInfo         { return &c.pageInfo }
 
 type schedules struct {
 	slots    map[int64][]storage.ConsultingSlot
@@ -142,7 +120,7 @@ type consultingMeeting struct{ m storage.ConsultingMeeting }
 func (m *consultingMeeting) StartsAt() dateTime { return newDateTime(m.m.StartsAt) }
 func (m *consultingMeeting) EndsAt() dateTime   { return newDateTime(m.m.EndsAt) }
 
-func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*eventRegistrationConnection, error) {
+func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*connection[eventRegistration], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -151,20 +129,8 @@ func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*eventR
 	if err != nil {
 		return nil, listError("eventRegistrations", err)
 	}
-	conn := &eventRegistrationConnection{pageInfo: pageInfo{next: next}}
-	for _, r := range list {
-		conn.nodes = append(conn.nodes, &eventRegistration{r: r})
-	}
-	return conn, nil
+	return newConnection(list, next, func(r storage.EventRegistration) *eventRegistration { return &eventRegistration{r: r} }), nil
 }
-
-type eventRegistrationConnection struct {
-	nodes    []*eventRegistration
-	pageInfo pageInfo
-}
-
-func (c *eventRegistrationConnection) Nodes() []*eventRegistration { return c.nodes }
-func (c *eventRegistrationConnection) PageInfo() *pageInfo         { return &c.pageInfo }
 
 type eventRegistration struct{ r storage.EventRegistration }
 

@@ -16,7 +16,7 @@ type notificationArgs struct {
 	UnreadOnly bool
 }
 
-func (v *viewer) Notifications(ctx context.Context, args notificationArgs) (*notificationConnection, error) {
+func (v *viewer) Notifications(ctx context.Context, args notificationArgs) (*connection[notification], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -25,11 +25,7 @@ func (v *viewer) Notifications(ctx context.Context, args notificationArgs) (*not
 	if err != nil {
 		return nil, listError("notifications", err)
 	}
-	conn := &notificationConnection{pageInfo: pageInfo{next: next}}
-	for _, n := range list {
-		conn.nodes = append(conn.nodes, &notification{n: n})
-	}
-	return conn, nil
+	return newConnection(list, next, func(n storage.Notification) *notification { return &notification{n: n} }), nil
 }
 
 func (v *viewer) UnreadNotificationCount(ctx context.Context) (int32, error) {
@@ -61,14 +57,6 @@ func (v *viewer) NotificationSubscriptions(ctx context.Context) ([]*subscription
 	}
 	return out, nil
 }
-
-type notificationConnection struct {
-	nodes    []*notification
-	pageInfo pageInfo
-}
-
-func (c *notificationConnection) Nodes() []*notification { return c.nodes }
-func (c *notificationConnection) PageInfo() *pageInfo    { return &c.pageInfo }
 
 type notification struct{ n storage.Notification }
 

@@ -9,7 +9,7 @@ import (
 // Payments is the billing history (spec, "Payment node" and its rules): the store applies rules
 // 2, 3 and 5 (which rows, in which order, seen at the request's time); each row is one node
 // (rule 1), and nothing here joins rows into purchases.
-func (v *viewer) Payments(ctx context.Context, args pageArgs) (*paymentConnection, error) {
+func (v *viewer) Payments(ctx context.Context, args pageArgs) (*connection[payment], error) {
 	page, err := args.page()
 	if err != nil {
 		return nil, err
@@ -18,20 +18,8 @@ func (v *viewer) Payments(ctx context.Context, args pageArgs) (*paymentConnectio
 	if err != nil {
 		return nil, listError("payments", err)
 	}
-	conn := &paymentConnection{pageInfo: pageInfo{next: next}}
-	for _, p := range list {
-		conn.nodes = append(conn.nodes, &payment{p: p})
-	}
-	return conn, nil
+	return newConnection(list, next, func(p storage.Payment) *payment { return &payment{p: p} }), nil
 }
-
-type paymentConnection struct {
-	nodes    []*payment
-	pageInfo pageInfo
-}
-
-func (c *paymentConnection) Nodes() []*payment   { return c.nodes }
-func (c *paymentConnection) PageInfo() *pageInfo { return &c.pageInfo }
 
 type payment struct{ p storage.Payment }
 

@@ -1,10 +1,11 @@
 package graphql_test
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/proctorhq/proctor/resource/resourcetest"
 )
 
 // TestSchemaGolden keeps a reviewed copy of the schema: a change to schema.graphql (the file the
@@ -15,17 +16,5 @@ func TestSchemaGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "schema.graphql.golden")
-	if *update {
-		if err := os.WriteFile(path, sdl, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, sdl) {
-		t.Errorf("schema.graphql differs from %s; review the change and run with -update", path)
-	}
+	resourcetest.Golden(t, "schema.graphql", filepath.Join("testdata", "schema.graphql.golden"), sdl, *update)
 }

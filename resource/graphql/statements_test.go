@@ -50,18 +50,19 @@ func largeMember(courses, sections, lectures, payments int) *storage.SchoolData 
 // lecture counts).
 func TestStatementCount(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.seed(e.a, largeMember(20, 10, 20, 50))
-		e.seed(e.b, largeMember(1, 1, 1, 1))
+		e.Seed(e.A, largeMember(20, 10, 20, 50))
+		e.Seed(e.B, largeMember(1, 1, 1, 1))
+		stmts := e.Store.CountStatements()
 
 		count := func(tn *school.School, query string) (int64, *response) {
 			t.Helper()
-			token := e.token(tn, busy, readScope)
-			e.stmts.Reset()
+			token := e.Token(tn, busy, readScope)
+			stmts.Reset()
 			r := e.post(tn, token, query, nil)
 			if len(r.Errors) != 0 {
 				t.Fatalf("%s", r.raw)
 			}
-			return e.stmts.Count(), r
+			return stmts.Count(), r
 		}
 		// In this order: the first query is the first to read the curricula.
 		for _, tc := range []struct {
@@ -81,8 +82,8 @@ func TestStatementCount(t *testing.T) {
 			{"everything", everything, 17, 17},
 		} {
 			for round, want := range []int64{tc.first, tc.again} {
-				large, r := count(e.a, tc.query)
-				small, _ := count(e.b, tc.query)
+				large, r := count(e.A, tc.query)
+				small, _ := count(e.B, tc.query)
 				if large != small || large != want {
 					t.Errorf("%s, request %d: %d statements for the large member, %d for the small one; want %d for both",
 						tc.name, round+1, large, small, want)

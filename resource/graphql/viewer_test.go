@@ -85,7 +85,7 @@ query Everything {
 func TestViewerEverything(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		seeded(e)
-		r := e.post(e.a, e.token(e.a, sam, readScope), everything, nil)
+		r := e.post(e.A, e.Token(e.A, sam, readScope), everything, nil)
 		if r.status != 200 || len(r.Errors) != 0 {
 			t.Fatalf("%d %s", r.status, r.raw)
 		}
@@ -96,11 +96,11 @@ func TestViewerEverything(t *testing.T) {
 		golden(t, "viewer-everything.json", r.raw)
 
 		// The id is the member's id, as UserInfo's sub.
-		m, err := e.store.GetMemberByEmail(e.ctx(e.a), sam)
+		m, err := e.Store.GetMemberByEmail(e.Ctx(e.A), sam)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r = e.post(e.a, e.token(e.a, sam, readScope), viewerID, nil)
+		r = e.post(e.A, e.Token(e.A, sam, readScope), viewerID, nil)
 		if want := fmt.Sprintf(`{"viewer":{"id":"%d"}}`, m.ID); string(r.Data) != want {
 			t.Errorf("viewer id: %s, want %s", r.Data, want)
 		}
@@ -111,9 +111,9 @@ func TestViewerEverything(t *testing.T) {
 // coupon, refund status or invoice (spec, payments rule 4).
 func TestEntitlementsCarryNoBilling(t *testing.T) {
 	e := seeded(newEnv(t, "sqlite"))
-	token := e.token(e.a, sam, readScope)
+	token := e.Token(e.A, sam, readScope)
 	for _, typ := range []string{"Course", "DigitalProduct", "ConsultingService", "EventRegistration", "Event", "Lecture", "Section"} {
-		r := e.post(e.a, token, `query($t: String!) { __type(name: $t) { fields { name } } }`, map[string]any{"t": typ})
+		r := e.post(e.A, token, `query($t: String!) { __type(name: $t) { fields { name } } }`, map[string]any{"t": typ})
 		var out struct {
 			Type struct {
 				Fields []struct{ Name string } `json:"fields"`

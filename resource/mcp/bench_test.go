@@ -19,11 +19,11 @@ func BenchmarkMyCourses(b *testing.B) {
 	for _, backend := range storetest.Backends() {
 		b.Run(backend, func(b *testing.B) {
 			e := newEnv(b, backend)
-			e.seed(e.a, conformance.LargeSchoolData(20, 10, 20))
-			token := e.token(e.a, "busy@example.test", readScope)
+			e.Seed(e.A, conformance.LargeSchoolData(20, 10, 20))
+			token := e.Token(e.A, "busy@example.test", readScope)
 			body := toolCall("my_courses", `{"first":20}`)
 			check := func() {
-				r := e.post(e.a, token, body)
+				r := e.post(e.A, token, body)
 				if r.status != http.StatusOK || !strings.Contains(string(r.body), `"course-19"`) {
 					b.Fatalf("my_courses: %d %.300s", r.status, r.body)
 				}

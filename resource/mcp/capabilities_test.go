@@ -14,10 +14,10 @@ import (
 // lists and accepted a log level (conformance: sep-2575-server-declares-prompts-in-discover).
 func TestOnlyDeclaredCapabilities(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	token := e.token(e.a, studentEmail, bothScopes)
+	token := e.Token(e.A, studentEmail, bothScopes)
 	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
 		for _, tok := range []string{"", token} {
-			cs := e.connect(e.a, tok, v)
+			cs := e.connect(e.A, tok, v)
 			caps := cs.InitializeResult().Capabilities
 			if caps.Tools == nil || caps.Prompts != nil || caps.Resources != nil || caps.Logging != nil || caps.Completions != nil {
 				t.Errorf("%s: capabilities %+v, want tools only", v, caps)

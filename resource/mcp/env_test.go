@@ -1,40 +1,26 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
-	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
-	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
-// env is a whole Proctor behind a real HTTP server, as an MCP client meets it: school A at
-// 127.0.0.1:<port> and school B at localhost:<port>, both seeded, and access tokens minted into
-// the store the way the authorization server stores them (so that a test can also make the
-// tokens no authorization would give: expired, revoked, bound elsewhere, without an owner, an
-// operator scope held by a student).
+// env is resourcetest's whole Proctor, as an MCP client meets it, with schools A and B seeded
+// (schoolData, otherSchoolData).
 type env struct {
-	t      testing.TB
-	srv    *httptest.Server
-	store  *gormstore.Store
-	secret config.Secret
-	a, b   *school.School
-	now    time.Time
+	*resourcetest.Env
+	now time.Time
 }
 
 const (
@@ -45,20 +31,14 @@ const (
 
 func newEnv(t testing.TB, backend string) *env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Backend: backend})
-	e := &env{t: t, secret: schools.Secret, now: time.Now().UTC(), srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
-	servertest.Public(t, sch, server.Deps{}, nil)
-	e.seed(e.a, schoolData(e.now))
-	e.seed(e.b, otherSchoolData(e.now))
+	e := &env{Env: resourcetest.New(t, backend), now: time.Now().UTC()}
+	e.Seed(e.A, schoolData(e.now))
+	e.Seed(e.B, otherSchoolData(e.now))
 	return e
 }
 
-func (e *env) ctx(tn *school.School) context.Context { return school.NewContext(e.t.Context(), tn) }
-
-func (e *env) seed(tn *school.School, data *storage.SchoolData) {
-	e.t.Helper()
-	schools.Import(e.t, e.store, tn, data)
-}
+// eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) { resourcetest.EachBackend(t, newEnv, f) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -131,35 +111,12 @@ func otherSchoolData(now time.Time) *storage.SchoolData {
 	}
 }
 
-// tokenOpts shape a minted token.
-type tokenOpts struct {
-	scopes   []string
-	resource string // default: the school's origin
-	schoolID *int64 // default: the school's id
-	expired  bool
-	revoked  bool
-	noOwner  bool
-}
-
-// token mints an access token of school tn for the member with the e-mail, stored as the
-// authorization server stores one, already used once (so a request runs no first-use write).
-func (e *env) token(tn *school.School, email string, o tokenOpts) string {
-	e.t.Helper()
-	m, err := e.store.GetMemberByEmail(e.ctx(tn), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return servertest.MintToken(e.t, e.store, e.secret, tn, m.ID, servertest.TokenOptions{
-		Scopes: o.scopes, Resource: o.resource, SchoolID: o.schoolID, Expired: o.expired, Revoked: o.revoked, NoOwner: o.noOwner,
-	})
-}
-
 // The usual tokens.
 var (
-	readScope     = tokenOpts{scopes: []string{"openid", "account:read"}}
-	writeScope    = tokenOpts{scopes: []string{"account:write"}}
-	bothScopes    = tokenOpts{scopes: []string{"openid", "profile", "account:read", "account:write"}}
-	operatorScope = tokenOpts{scopes: []string{"openid", "courses:read", "students:read", "orders:read", "analytics:read"}}
+	readScope     = servertest.TokenOptions{Scopes: []string{"openid", "account:read"}}
+	writeScope    = servertest.TokenOptions{Scopes: []string{"account:write"}}
+	bothScopes    = servertest.TokenOptions{Scopes: []string{"openid", "profile", "account:read", "account:write"}}
+	operatorScope = servertest.TokenOptions{Scopes: []string{"openid", "courses:read", "students:read", "orders:read", "analytics:read"}}
 )
 
 // bearer adds a token to every request of an MCP client.
@@ -177,12 +134,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens an MCP client session at school tn's /mcp with the token ("" for none), in the
 // protocol revision given ("" for the SDK's latest).
 func (e *env) connect(tn *school.School, token, version string) *sdk.ClientSession {
-	e.t.Helper()
+	e.T.Helper()
 	cs, err := e.tryConnect(tn, token, version)
 	if err != nil {
-		e.t.Fatalf("connect (%q): %v", version, err)
+		e.T.Fatalf("connect (%q): %v", version, err)
 	}
-	e.t.Cleanup(func() { _ = cs.Close() })
+	e.T.Cleanup(func() { _ = cs.Close() })
 	return cs
 }
 
@@ -193,7 +150,7 @@ func (e *env) tryConnect(tn *school.School, token, version string) (*sdk.ClientS
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "proctor-test", Version: "1"}, nil)
 	transport := &sdk.StreamableClientTransport{Endpoint: tn.URL(endpoint.MCP), HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
-	return client.Connect(e.t.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	return client.Connect(e.T.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 }
 
 // toolNames lists the tools a session sees.
@@ -252,32 +209,16 @@ type rpc struct {
 // post sends a JSON-RPC body to school tn's /mcp as a client of revision 2025-06-18 would
 // (no session, the version header), with the token ("" for none) and extra headers.
 func (e *env) post(tn *school.School, token, body string, headers ...string) rpc {
-	e.t.Helper()
+	e.T.Helper()
 	return e.do(http.MethodPost, tn.URL(endpoint.MCP), token, body, headers...)
 }
 
 func (e *env) do(method, url, token, body string, headers ...string) rpc {
-	e.t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return rpc{status: resp.StatusCode, header: resp.Header, body: raw}
+	e.T.Helper()
+	headers = append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream",
+		"MCP-Protocol-Version", "2025-06-18"}, headers...)
+	status, header, raw := e.Send(method, url, token, strings.NewReader(body), headers...)
+	return rpc{status: status, header: header, body: raw}
 }
 
 // toolCall is the JSON-RPC body of a tools/call.
@@ -289,10 +230,3 @@ func toolCall(name string, args string) string {
 }
 
 const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
-
-// eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
-func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
-}

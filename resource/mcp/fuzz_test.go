@@ -57,9 +57,9 @@ func FuzzMCPBody(f *testing.F) {
 	f.Add([]byte(listTools), uint8(1), "1999-01-01")
 
 	e := newEnv(f, "sqlite")
-	tokens := []string{"", e.token(e.a, studentEmail, bothScopes), e.token(e.a, ownerEmail, operatorScope)}
-	handler := e.srv.Config.Handler
-	host := strings.TrimPrefix(e.a.Origin, "http://")
+	tokens := []string{"", e.Token(e.A, studentEmail, bothScopes), e.Token(e.A, ownerEmail, operatorScope)}
+	handler := e.Server.Config.Handler
+	host := strings.TrimPrefix(e.A.Origin, "http://")
 	f.Fuzz(func(t *testing.T, body []byte, who uint8, version string) {
 		req := httptest.NewRequest(http.MethodPost, endpoint.MCP, bytes.NewReader(body))
 		req.Host = host

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proctorhq/proctor/resource/resourcetest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json from the server's answers")
@@ -22,13 +23,13 @@ func TestToolsGolden(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	audiences := map[string]string{
 		"anonymous":         "",
-		"member_read":       e.token(e.a, studentEmail, readScope),
-		"member_read_write": e.token(e.a, studentEmail, bothScopes),
-		"operator":          e.token(e.a, ownerEmail, operatorScope),
+		"member_read":       e.Token(e.A, studentEmail, readScope),
+		"member_read_write": e.Token(e.A, studentEmail, bothScopes),
+		"operator":          e.Token(e.A, ownerEmail, operatorScope),
 	}
 	got := map[string]*sdk.ListToolsResult{}
 	for name, token := range audiences {
-		res, err := e.connect(e.a, token, "").ListTools(t.Context(), nil)
+		res, err := e.connect(e.A, token, "").ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,23 +40,8 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw = append(raw, '\n')
-	path := filepath.Join("testdata", "tools.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./resource/mcp -run TestToolsGolden -update)", err)
-	}
-	if !bytes.Equal(raw, want) {
-		t.Errorf("tools/list differs from %s; if the change is intended, run with -update and update docs/mcp.md.\ngot:\n%s", path, raw)
-	}
+	// An intended change is also described in docs/mcp.md.
+	resourcetest.Golden(t, "tools/list", filepath.Join("testdata", "tools.golden.json"), raw, *update)
 }
 
 // TestDocsDescribeEveryTool: docs/mcp.md has a reference entry for every tool the server has,

@@ -20,8 +20,8 @@ func TestClientMistakesAreNotErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	var buf servertest.LogBuffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := mcpendpoint.New(mcpendpoint.Deps{Store: e.store, Verifier: fixedVerifier{}, Logger: log})
-	srv := httptest.NewServer(inSchool(e.a, h))
+	h := mcpendpoint.New(mcpendpoint.Deps{Store: e.Store, Verifier: fixedVerifier{}, Logger: log})
+	srv := httptest.NewServer(inSchool(e.A, h))
 	t.Cleanup(srv.Close)
 
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`

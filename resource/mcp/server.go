@@ -60,25 +60,17 @@ type Handler struct {
 
 // New builds the handler.
 func New(d Deps) *Handler {
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
-	}
-	if d.Now == nil {
-		d.Now = time.Now
-	}
 	if d.Version == "" {
 		d.Version = "dev"
 	}
-	h := &Handler{
-		store: d.Store, log: d.Logger, now: d.Now, version: d.Version,
-		door: resource.Door{Name: "mcp", Verifier: d.Verifier, Roles: d.Store, Log: d.Logger},
-	}
+	s := resource.NewSurface("mcp", d.Verifier, d.Store, d.Logger, d.Now)
+	h := &Handler{store: d.Store, log: s.Log, now: s.Now, version: d.Version, door: s.Door}
 	h.streamable = sdk.NewStreamableHTTPHandler(serverOf, &sdk.StreamableHTTPOptions{
 		// No sessions: every request is answered by a server chosen for its caller, which is
 		// what lets tools/list differ by token, and what the 2026-07-28 revision requires.
 		Stateless:    true,
 		JSONResponse: true,
-		Logger:       sdkLogger(d.Logger),
+		Logger:       sdkLogger(s.Log),
 		// The SDK's own check refuses any Host that is not a loopback name when the listener is
 		// on loopback, which is every request behind a reverse proxy on the same machine. Host
 		// is checked by the server's school resolution and Origin by ServeHTTP instead.

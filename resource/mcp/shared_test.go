@@ -13,8 +13,8 @@ import (
 // my_courses at the same time, many times over: each sees only their own enrollments.
 func TestSharedServersKeepCallersApart(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		student := e.connect(e.a, e.token(e.a, studentEmail, readScope), "")
-		owner := e.connect(e.a, e.token(e.a, ownerEmail, readScope), "")
+		student := e.connect(e.A, e.Token(e.A, studentEmail, readScope), "")
+		owner := e.connect(e.A, e.Token(e.A, ownerEmail, readScope), "")
 
 		// myCourses returns the slugs my_courses answers; it runs in goroutines, so it reports
 		// failures as errors rather than ending the test.

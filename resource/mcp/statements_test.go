@@ -18,9 +18,9 @@ import (
 func TestMyCoursesStatements(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		const busy = "busy@example.test"
-		e.seed(e.a, conformance.LargeSchoolData(20, 10, 20))
-		e.seed(e.b, conformance.LargeSchoolData(1, 1, 1))
-		stmts := e.store.CountStatements()
+		e.Seed(e.A, conformance.LargeSchoolData(20, 10, 20))
+		e.Seed(e.B, conformance.LargeSchoolData(1, 1, 1))
+		stmts := e.Store.CountStatements()
 		count := func(tn *school.School, token string) (int64, []byte) {
 			t.Helper()
 			stmts.Reset()
@@ -30,12 +30,12 @@ func TestMyCoursesStatements(t *testing.T) {
 			}
 			return stmts.Count(), r.body
 		}
-		tokenA, tokenB := e.token(e.a, busy, readScope), e.token(e.b, busy, readScope)
+		tokenA, tokenB := e.Token(e.A, busy, readScope), e.Token(e.B, busy, readScope)
 		// The token pair; the page of enrollments with their courses; the curricula's versions
 		// (then, the first time, sections and lectures); the progress summary.
 		for round, want := range []int64{6, 4} {
-			large, body := count(e.a, tokenA)
-			small, _ := count(e.b, tokenB)
+			large, body := count(e.A, tokenA)
+			small, _ := count(e.B, tokenB)
 			if large != want || small != want {
 				t.Errorf("call %d: %d statements for the large member, %d for the small one; want %d for both", round+1, large, small, want)
 			}

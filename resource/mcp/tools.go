@@ -328,6 +328,16 @@ func (c *caller) toolError(ctx context.Context, tool string, err error) error {
 
 // Shared output shapes.
 
+// pageAfter ends the input of every tool that returns one page of a list.
+type pageAfter struct {
+	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+}
+
+// nextPage ends the output of every tool that returns one page of a list.
+type nextPage struct {
+	NextCursor string `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+}
+
 // money is an amount in the currency's minor unit (docs/decisions.md: 1999 USD is $19.99).
 type money struct {
 	Amount   int64  `json:"amount" jsonschema:"Amount in the currency's minor unit (1999 with USD is 19.99 dollars; 1990 with JPY is 1990 yen)."`

@@ -32,8 +32,8 @@ type myCourse struct {
 }
 
 type myCoursesOut struct {
-	Courses    []myCourse `json:"courses" jsonschema:"The member's enrollments, oldest first, expired ones included."`
-	NextCursor string     `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Courses []myCourse `json:"courses" jsonschema:"The member's enrollments, oldest first, expired ones included."`
+	nextPage
 }
 
 type curriculumIn struct {
@@ -63,8 +63,8 @@ type curriculumOut struct {
 }
 
 type myPaymentsIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many payments to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many payments to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type lineItem struct {
@@ -121,14 +121,14 @@ type payment struct {
 }
 
 type myPaymentsOut struct {
-	Payments   []payment `json:"payments" jsonschema:"Newest first. One entry is one payment attempt: a retried checkout is a separate entry, and nothing joins attempts into purchases."`
-	NextCursor string    `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Payments []payment `json:"payments" jsonschema:"Newest first. One entry is one payment attempt: a retried checkout is a separate entry, and nothing joins attempts into purchases."`
+	nextPage
 }
 
 type myNotificationsIn struct {
-	UnreadOnly bool   `json:"unread_only,omitempty" jsonschema:"Leave out notifications already read."`
-	First      int    `json:"first,omitempty" jsonschema:"How many notifications to return, 1 to 50 (default 20)."`
-	After      string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	UnreadOnly bool `json:"unread_only,omitempty" jsonschema:"Leave out notifications already read."`
+	First      int  `json:"first,omitempty" jsonschema:"How many notifications to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type notification struct {
@@ -144,7 +144,7 @@ type notification struct {
 type myNotificationsOut struct {
 	UnreadCount   int            `json:"unread_count"`
 	Notifications []notification `json:"notifications" jsonschema:"Newest first."`
-	NextCursor    string         `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	nextPage
 }
 
 type subscription struct {
@@ -279,7 +279,7 @@ func myCourses(ctx context.Context, c *caller, in coursePageIn) (myCoursesOut, e
 	if err != nil {
 		return myCoursesOut{}, err
 	}
-	out := myCoursesOut{Courses: make([]myCourse, len(list)), NextCursor: next}
+	out := myCoursesOut{Courses: make([]myCourse, len(list)), nextPage: nextPage{next}}
 	for i, ec := range list {
 		out.Courses[i] = newMyCourse(ec, progress[ec.Course.ID], c.now)
 	}
@@ -350,7 +350,7 @@ func myPayments(ctx context.Context, c *caller, in myPaymentsIn) (myPaymentsOut,
 	if err != nil {
 		return myPaymentsOut{}, err
 	}
-	out := myPaymentsOut{Payments: make([]payment, len(list)), NextCursor: next}
+	out := myPaymentsOut{Payments: make([]payment, len(list)), nextPage: nextPage{next}}
 	for i, p := range list {
 		out.Payments[i] = newPayment(p)
 	}
@@ -393,7 +393,7 @@ func myNotifications(ctx context.Context, c *caller, in myNotificationsIn) (myNo
 	if err != nil {
 		return myNotificationsOut{}, err
 	}
-	out := myNotificationsOut{UnreadCount: unread, Notifications: make([]notification, len(list)), NextCursor: next}
+	out := myNotificationsOut{UnreadCount: unread, Notifications: make([]notification, len(list)), nextPage: nextPage{next}}
 	for i, n := range list {
 		out.Notifications[i] = newNotification(n)
 	}

@@ -12,8 +12,8 @@ import (
 // token holding an operator scope whose member is an owner or admin at the school right now.
 
 type adminPageIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many items to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many items to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type adminCourse struct {
@@ -28,8 +28,8 @@ type adminCourse struct {
 }
 
 type adminCoursesOut struct {
-	Courses    []adminCourse `json:"courses" jsonschema:"Every course of the school, drafts included, oldest first."`
-	NextCursor string        `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Courses []adminCourse `json:"courses" jsonschema:"Every course of the school, drafts included, oldest first."`
+	nextPage
 }
 
 type studentEnrollment struct {
@@ -52,8 +52,8 @@ type student struct {
 }
 
 type studentsOut struct {
-	Students   []student `json:"students" jsonschema:"Members holding the student role, by member id."`
-	NextCursor string    `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Students []student `json:"students" jsonschema:"Members holding the student role, by member id."`
+	nextPage
 }
 
 type buyer struct {
@@ -68,8 +68,8 @@ type ledgerPayment struct {
 }
 
 type ledgerOut struct {
-	Payments   []ledgerPayment `json:"payments" jsonschema:"Every payment attempt of the school, newest first, attempts abandoned before a method was chosen included."`
-	NextCursor string          `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Payments []ledgerPayment `json:"payments" jsonschema:"Every payment attempt of the school, newest first, attempts abandoned before a method was chosen included."`
+	nextPage
 }
 
 type revenue struct {
@@ -131,7 +131,7 @@ func adminCourses(ctx context.Context, c *caller, in adminPageIn) (adminCoursesO
 	if err != nil {
 		return adminCoursesOut{}, err
 	}
-	out := adminCoursesOut{Courses: make([]adminCourse, len(list)), NextCursor: next}
+	out := adminCoursesOut{Courses: make([]adminCourse, len(list)), nextPage: nextPage{next}}
 	for i, co := range list {
 		out.Courses[i] = adminCourse{
 			ID: co.ID, Slug: co.Slug, Title: co.Title, Description: co.Description, Price: money{co.PriceAmount, co.Currency},
@@ -146,7 +146,7 @@ func adminStudents(ctx context.Context, c *caller, in adminPageIn) (studentsOut,
 	if err != nil {
 		return studentsOut{}, err
 	}
-	out := studentsOut{Students: make([]student, len(list)), NextCursor: next}
+	out := studentsOut{Students: make([]student, len(list)), nextPage: nextPage{next}}
 	for i, s := range list {
 		st := student{MemberID: s.Member.ID, Name: s.Member.Name, Email: s.Member.Email, Roles: []string{}, Enrollments: []studentEnrollment{}}
 		for _, r := range s.Roles {
@@ -174,7 +174,7 @@ func adminPayments(ctx context.Context, c *caller, in adminPageIn) (ledgerOut, e
 	if err != nil {
 		return ledgerOut{}, err
 	}
-	out := ledgerOut{Payments: make([]ledgerPayment, len(list)), NextCursor: next}
+	out := ledgerOut{Payments: make([]ledgerPayment, len(list)), nextPage: nextPage{next}}
 	for i, e := range list {
 		out.Payments[i] = ledgerPayment{
 			payment: newPayment(e.Payment),

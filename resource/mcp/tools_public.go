@@ -14,8 +14,8 @@ import (
 
 // coursePageIn asks for one page of courses: list_courses and my_courses take the same input.
 type coursePageIn struct {
-	First int    `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
-	After string `json:"after,omitempty" jsonschema:"The next_cursor of the previous page; omit for the first page."`
+	First int `json:"first,omitempty" jsonschema:"How many courses to return, 1 to 50 (default 20)."`
+	pageAfter
 }
 
 type searchCoursesIn struct {
@@ -32,8 +32,8 @@ type catalogCourse struct {
 }
 
 type coursesOut struct {
-	Courses    []catalogCourse `json:"courses"`
-	NextCursor string          `json:"next_cursor,omitempty" jsonschema:"Pass as after to get the next page; absent on the last page."`
+	Courses []catalogCourse `json:"courses"`
+	nextPage
 }
 
 type getCourseIn struct {
@@ -147,7 +147,7 @@ func searchCourses(ctx context.Context, c *caller, query string, first int, afte
 	if err != nil {
 		return coursesOut{}, err
 	}
-	out := coursesOut{Courses: []catalogCourse{}, NextCursor: next}
+	out := coursesOut{Courses: []catalogCourse{}, nextPage: nextPage{next}}
 	for _, co := range list {
 		out.Courses = append(out.Courses, catalogCourse{
 			Slug: co.Slug, Title: co.Title, Description: co.Description,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 var (
@@ -28,7 +30,7 @@ func TestProtocolRevisions(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
-			cs := e.connect(e.a, "", v)
+			cs := e.connect(e.A, "", v)
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
 				t.Fatalf("negotiated %q, asked for %q", got, v)
 			}
@@ -42,13 +44,13 @@ func TestProtocolRevisions(t *testing.T) {
 		})
 	}
 	// An older revision is answered with the newest one the handshake negotiates.
-	r := e.post(e.a, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`,
+	r := e.post(e.A, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`,
 		"MCP-Protocol-Version", "")
 	if r.status != 200 || !strings.Contains(string(r.body), `"protocolVersion":"2025-11-25"`) {
 		t.Errorf("initialize with 2025-03-26: %d %s", r.status, r.body)
 	}
 	// A request in an older revision, once past the handshake, is refused.
-	if r := e.post(e.a, "", listTools, "MCP-Protocol-Version", "2025-03-26"); r.status != 400 {
+	if r := e.post(e.A, "", listTools, "MCP-Protocol-Version", "2025-03-26"); r.status != 400 {
 		t.Errorf("tools/list in 2025-03-26: %d %s", r.status, r.body)
 	}
 }
@@ -57,7 +59,7 @@ func TestProtocolRevisions(t *testing.T) {
 // school called.
 func TestAnonymous(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		cs := e.connect(e.a, "", "")
+		cs := e.connect(e.A, "", "")
 		if got := toolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
 			t.Fatalf("anonymous tools: %v, want %v", got, publicNames)
 		}
@@ -161,7 +163,7 @@ func TestAnonymous(t *testing.T) {
 		}
 
 		// School B's catalogue is B's own.
-		other := e.connect(e.b, "", "")
+		other := e.connect(e.B, "", "")
 		call(t, other, "list_courses", nil, &list)
 		if len(list.Courses) != 1 || list.Courses[0].Slug != "lumen-only" {
 			t.Errorf("school B: %+v", list)
@@ -172,15 +174,15 @@ func TestAnonymous(t *testing.T) {
 // TestMemberTools: a member token sees and calls the tools of its scopes, over its own data.
 func TestMemberTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		read := e.connect(e.a, e.token(e.a, studentEmail, readScope), "")
+		read := e.connect(e.A, e.Token(e.A, studentEmail, readScope), "")
 		if got := toolNames(t, read); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames))) {
 			t.Fatalf("account:read tools: %v", got)
 		}
-		write := e.connect(e.a, e.token(e.a, studentEmail, writeScope), "")
+		write := e.connect(e.A, e.Token(e.A, studentEmail, writeScope), "")
 		if got := toolNames(t, write); !slices.Equal(got, sorted(slices.Concat(publicNames, writeNames))) {
 			t.Fatalf("account:write tools: %v", got)
 		}
-		both := e.connect(e.a, e.token(e.a, studentEmail, bothScopes), "")
+		both := e.connect(e.A, e.Token(e.A, studentEmail, bothScopes), "")
 		if got := toolNames(t, both); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames, writeNames))) {
 			t.Fatalf("account:read and account:write tools: %v", got)
 		}
@@ -338,12 +340,12 @@ func TestMemberTools(t *testing.T) {
 // the role lasts.
 func TestOperatorTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		cs := e.connect(e.a, e.token(e.a, ownerEmail, operatorScope), "")
+		cs := e.connect(e.A, e.Token(e.A, ownerEmail, operatorScope), "")
 		if got := toolNames(t, cs); !slices.Equal(got, sorted(slices.Concat(publicNames, operatorNames))) {
 			t.Fatalf("operator tools: %v", got)
 		}
 		// One scope, one tool.
-		only := e.connect(e.a, e.token(e.a, ownerEmail, tokenOpts{scopes: []string{"orders:read"}}), "")
+		only := e.connect(e.A, e.Token(e.A, ownerEmail, servertest.TokenOptions{Scopes: []string{"orders:read"}}), "")
 		if got := toolNames(t, only); !slices.Equal(got, sorted(append(slices.Clone(publicNames), "admin_list_payments"))) {
 			t.Errorf("orders:read tools: %v", got)
 		}
@@ -415,26 +417,26 @@ func TestOperatorTools(t *testing.T) {
 		// A student or a lecturer holding operator scopes (the authorization server would not
 		// grant them) sees no operator tool, and calling one is 403 without a scope to ask for.
 		for _, email := range []string{studentEmail, lecturerEmail} {
-			tok := e.token(e.a, email, operatorScope)
-			if got := toolNames(t, e.connect(e.a, tok, "")); !slices.Equal(got, sorted(publicNames)) {
+			tok := e.Token(e.A, email, operatorScope)
+			if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
 				t.Errorf("%s with operator scopes: %v", email, got)
 			}
-			r := e.post(e.a, tok, toolCall("admin_list_students", ""))
+			r := e.post(e.A, tok, toolCall("admin_list_students", ""))
 			if h := r.header.Get("WWW-Authenticate"); r.status != 403 || !strings.Contains(h, `error="insufficient_scope"`) || strings.Contains(h, "scope=") {
 				t.Errorf("%s calling admin_list_students: %d %q", email, r.status, h)
 			}
 		}
 
 		// The role is checked on every request, not when the token was issued.
-		tok := e.token(e.a, ownerEmail, operatorScope)
-		owner, err := e.store.GetMemberByEmail(e.ctx(e.a), ownerEmail)
+		tok := e.Token(e.A, ownerEmail, operatorScope)
+		owner, err := e.Store.GetMemberByEmail(e.Ctx(e.A), ownerEmail)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.store.SetRoles(e.ctx(e.a), owner.ID, nil); err != nil {
+		if err := e.Store.SetRoles(e.Ctx(e.A), owner.ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := toolNames(t, e.connect(e.a, tok, "")); !slices.Equal(got, sorted(publicNames)) {
+		if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
 			t.Errorf("former owner: %v", got)
 		}
 	})
@@ -448,9 +450,9 @@ func TestCacheScope(t *testing.T) {
 		token, want string
 	}{
 		{"", "public"},
-		{e.token(e.a, studentEmail, readScope), "private"},
+		{e.Token(e.A, studentEmail, readScope), "private"},
 	} {
-		res, err := e.connect(e.a, tc.token, "2026-07-28").ListTools(t.Context(), nil)
+		res, err := e.connect(e.A, tc.token, "2026-07-28").ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,8 @@
 // in through the login form and answers the consent page; Env.Tokens runs a whole authorization
 // (sign-in, consent, code exchange with PKCE) for given scopes; Env.Client sends single
 // requests. Every response any of them receives is recorded (Env.Responses), so a test can check
-// headers and cookies across everything a flow touched.
+// headers and cookies across everything a flow touched. PostOffice sends a store's outbox over
+// SMTP to a mailbox of the test and hands over what arrived.
 //
 // Options change the server file and the school files before anything is built, so a test can
 // shorten timeouts, lower the body limit, add vendor integrations or a Client ID Metadata

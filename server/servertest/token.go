@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -36,9 +35,10 @@ type TokenStore interface {
 
 // MintToken stores an access token of school tn for member memberID, issued to the client
 // member-app, the way the authorization server stores one (the grant's school on the pair,
-// authz's session under "session" in the pair's data, the signature keyed by secret), and returns it. The token counts as used
-// once, so that a request with it runs no first-use write. A test can also mint the tokens no
-// authorization would give: expired, revoked, bound elsewhere, without a school or an owner.
+// authz's session in the pair's data, the signature keyed by secret), and returns it. The token
+// counts as used once, so that a request with it runs no first-use write. A test can also mint
+// the tokens no authorization would give: expired, revoked, bound elsewhere, without a school
+// or an owner.
 func MintToken(t testing.TB, st TokenStore, secret config.Secret, tn *school.School, memberID int64, o TokenOptions) string {
 	t.Helper()
 	ctx := school.NewContext(t.Context(), tn)
@@ -55,9 +55,7 @@ func MintToken(t testing.TB, st TokenStore, secret config.Secret, tn *school.Sch
 	if o.Resource != "" {
 		sess.Resource = o.Resource
 	}
-	data, err := json.Marshal(struct {
-		Session *authz.Session `json:"session"`
-	}{sess})
+	data, err := authz.SessionData(sess)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,17 +12,6 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// accountStore is s as the account flows use it: a backend keeping the account tables
-// implements account.Store (accountstore.Store) beside storage.Store.
-func accountStore(t *testing.T, s storage.Store) accountstore.Store {
-	t.Helper()
-	as, ok := s.(accountstore.Store)
-	if !ok {
-		t.Fatalf("%T does not implement accountstore.Store", s)
-	}
-	return as
-}
-
 // linkOf is an unused link of the member, made at day 1 and expiring at day 2.
 func linkOf(id string, member int64, purpose accountstore.Purpose) accountstore.Link {
 	return accountstore.Link{
@@ -32,7 +21,7 @@ func linkOf(id string, member int64, purpose accountstore.Purpose) accountstore.
 }
 
 func testAccountLinks(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	inv := linkOf("link-1", member, accountstore.PurposeInvitation)
 	must(t, "CreateLink", as.CreateLink(ctxA, inv))
@@ -77,8 +66,7 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 	wantErr(t, "GetLink of a used link", err, storage.ErrNotFound)
 
 	// A new link of a member and purpose replaces the unused earlier one, and only that one.
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-1", member, accountstore.PurposeReset)))
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("invite-2", member, accountstore.PurposeInvitation)))
 	must(t, "CreateLink", as.CreateLink(ctxA, linkOf("reset-grace", other.ID, accountstore.PurposeReset)))
@@ -112,7 +100,7 @@ func testAccountLinks(t *testing.T, s storage.Store) {
 }
 
 func testAccountLinkIsolation(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	must(t, "CreateLink at A", as.CreateLink(ctxA, linkOf("link-a", member, accountstore.PurposeReset)))
 	_, err := as.GetLink(ctxB, "link-a", accountstore.PurposeReset, at(1, 9))
@@ -164,7 +152,7 @@ func testAccountLinkIsolation(t *testing.T, s storage.Store) {
 }
 
 func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	const rounds, racers = 3, 8
 	for round := range rounds {
@@ -178,10 +166,9 @@ func testConcurrentConsumeLink(t *testing.T, s storage.Store) {
 }
 
 func testMemberSessions(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	session := func(ctx context.Context, id string, m int64, seen, expires time.Time) storage.LoginSession {
 		ls := storage.LoginSession{ID: id, MemberID: m, CreatedAt: at(1, 0), LastSeenAt: seen, ExpiresAt: expires,
 			UserAgent: "Browser " + id, ClientAddr: "192.0.2.1"}
@@ -260,13 +247,12 @@ func testMemberSessions(t *testing.T, s storage.Store) {
 }
 
 func testConnectedApps(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	zed := publicClient("app-z")
 	zed.Name = "Zed"
-	_, err = s.CreateClient(ctxA, zed)
+	_, err := s.CreateClient(ctxA, zed)
 	must(t, "CreateClient", err)
 	alpha := publicClient("app-a")
 	alpha.Name = "Alpha"
@@ -394,7 +380,7 @@ func testConnectedApps(t *testing.T, s storage.Store) {
 }
 
 func testAccountPurge(t *testing.T, s storage.Store) {
-	as := accountStore(t, s)
+	as := narrow[accountstore.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	before := at(10, 0)
 	link := func(ctx context.Context, id string, purpose accountstore.Purpose, expires time.Time, used bool) {

@@ -86,8 +86,7 @@ func testCatalog(t *testing.T, s storage.Store) {
 			t.Errorf("SearchCourses(%q) = %v, want %v", tc.query, got, tc.want)
 		}
 	}
-	goBasics, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
+	goBasics := courseBySlug(t, s, ctxA, "go-basics")
 	page, _, err := s.SearchCourses(ctxA, "basics", storage.Page{})
 	must(t, "SearchCourses", err)
 	if len(page) != 1 {
@@ -159,8 +158,7 @@ func testReports(t *testing.T, s storage.Store) {
 	now := at(10, 0)
 	ada := memberID(t, s, ctxA, "ada@example.test")
 	linus := memberID(t, s, ctxA, "linus@example.test")
-	goBasics, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
+	goBasics := courseBySlug(t, s, ctxA, "go-basics")
 
 	students := walk(t, "ListStudents", 1, func(p storage.StudentProgress) int64 { return p.Member.ID },
 		func(p storage.Page) ([]storage.StudentProgress, string, error) { return s.ListStudents(ctxA, p) })

@@ -19,6 +19,14 @@ func oauthSetup(t *testing.T, s storage.Store) (ctxA, ctxB context.Context, memb
 	return ctxA, ctxB, m.ID
 }
 
+// otherMember creates Grace, a member beside oauthSetup's Ada.
+func otherMember(t *testing.T, s storage.Store) storage.Member {
+	t.Helper()
+	m, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
+	must(t, "CreateMember", err)
+	return m
+}
+
 // publicClient is a member client authenticating with "none".
 func publicClient(id string) storage.Client {
 	return storage.Client{

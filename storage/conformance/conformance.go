@@ -157,6 +157,24 @@ func syncSchools(t *testing.T, s storage.Store) (ctxA, ctxB context.Context) {
 	return inSchool(t, schoolA), inSchool(t, schoolB)
 }
 
+// withFullSchool creates schools A and B and imports FullSchoolData at A; it returns the data
+// imported.
+func withFullSchool(t *testing.T, s storage.Store) (ctxA, ctxB context.Context, data *storage.SchoolData) {
+	t.Helper()
+	ctxA, ctxB = syncSchools(t, s)
+	data = FullSchoolData()
+	mustImport(t, s, ctxA, data)
+	return ctxA, ctxB, data
+}
+
+// courseBySlug reads a course of the context's school and fails the test now if it cannot.
+func courseBySlug(t *testing.T, s storage.Store, ctx context.Context, slug string) storage.Course {
+	t.Helper()
+	c, err := s.GetCourseBySlug(ctx, slug)
+	must(t, "GetCourseBySlug "+slug, err)
+	return c
+}
+
 // mustImport imports data and fails the test on error.
 func mustImport(t *testing.T, s storage.Store, ctx context.Context, data *storage.SchoolData) storage.ImportStats {
 	t.Helper()
@@ -189,6 +207,18 @@ func at(day, hour int) time.Time {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// narrow is s as one of the narrow interfaces the flows beside storage.Store use (accountstore.Store,
+// roster.Store, factor.Store...): a backend keeping those tables implements them too, and a
+// store that does not fails the test now.
+func narrow[T any](t *testing.T, s storage.Store) T {
+	t.Helper()
+	v, ok := s.(T)
+	if !ok {
+		t.Fatalf("%T does not implement %v", s, reflect.TypeFor[T]())
+	}
+	return v
+}
 
 // wantEqual fails if got and want differ, comparing times as instants at microsecond precision.
 func wantEqual(t *testing.T, what string, got, want any) {

@@ -8,9 +8,7 @@ import (
 )
 
 func testCourses(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
+	ctxA, _, data := withFullSchool(t, s)
 
 	all, next, err := s.ListCourses(ctxA, false, storage.Page{})
 	must(t, "ListCourses", err)
@@ -38,8 +36,7 @@ func testCourses(t *testing.T, s storage.Store) {
 		t.Errorf("published courses: %+v", published)
 	}
 
-	c, err := s.GetCourseBySlug(ctxA, "draft")
-	must(t, "GetCourseBySlug", err)
+	c := courseBySlug(t, s, ctxA, "draft")
 	wantEqual(t, "GetCourseBySlug", c, all[1])
 	_, err = s.GetCourseBySlug(ctxA, "nope")
 	wantErr(t, "GetCourseBySlug unknown", err, storage.ErrNotFound)
@@ -90,11 +87,8 @@ func testCoursePaging(t *testing.T, s storage.Store) {
 }
 
 func testCurriculum(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
-	c, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
+	ctxA, _, data := withFullSchool(t, s)
+	c := courseBySlug(t, s, ctxA, "go-basics")
 
 	sections, lectures, err := s.GetCurriculum(ctxA, c.ID)
 	must(t, "GetCurriculum", err)
@@ -124,8 +118,7 @@ func testCurriculum(t *testing.T, s storage.Store) {
 	wantEqual(t, "lectures", lectures, want)
 
 	// A course without sections has an empty curriculum.
-	draft, err := s.GetCourseBySlug(ctxA, "draft")
-	must(t, "GetCourseBySlug", err)
+	draft := courseBySlug(t, s, ctxA, "draft")
 	sections, lectures, err = s.GetCurriculum(ctxA, draft.ID)
 	must(t, "GetCurriculum of an empty course", err)
 	if len(sections) != 0 || len(lectures) != 0 {
@@ -137,11 +130,8 @@ func testCurriculum(t *testing.T, s storage.Store) {
 }
 
 func testEnrollments(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
-	c, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
+	ctxA, _, data := withFullSchool(t, s)
+	c := courseBySlug(t, s, ctxA, "go-basics")
 
 	for _, seed := range data.Enrollments {
 		m, err := s.GetMemberByEmail(t.Context(), seed.Member)
@@ -156,9 +146,8 @@ func testEnrollments(t *testing.T, s storage.Store) {
 			LifetimeAccess: seed.LifetimeAccess, EnrolledAt: seed.EnrolledAt,
 		})
 	}
-	grace, err := s.GetMemberByEmail(t.Context(), "grace@example.test")
-	must(t, "GetMemberByEmail", err)
-	got, err := s.ListEnrollments(ctxA, grace.ID)
+	grace := memberID(t, s, t.Context(), "grace@example.test")
+	got, err := s.ListEnrollments(ctxA, grace)
 	must(t, "ListEnrollments", err)
 	if len(got) != 0 {
 		t.Errorf("enrollments of a member without any: %+v", got)

@@ -8,19 +8,8 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// factorStore is s as the second-factor flows use it: a backend keeping the factor tables
-// implements factor.Store beside storage.Store.
-func factorStore(t *testing.T, s storage.Store) factor.Store {
-	t.Helper()
-	fs, ok := s.(factor.Store)
-	if !ok {
-		t.Fatalf("%T does not implement factor.Store", s)
-	}
-	return fs
-}
-
 func testTOTPFactor(t *testing.T, s storage.Store) {
-	fs := factorStore(t, s)
+	fs := narrow[factor.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	_, err := fs.GetTOTP(ctxA, member)
 	wantErr(t, "GetTOTP before enrolment", err, storage.ErrNotFound)
@@ -66,10 +55,9 @@ func testTOTPFactor(t *testing.T, s storage.Store) {
 }
 
 func testRecoveryCodes(t *testing.T, s storage.Store) {
-	fs := factorStore(t, s)
+	fs := narrow[factor.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	must(t, "ReplaceRecoveryCodes", fs.ReplaceRecoveryCodes(ctxA, member, []string{"h1", "h2", "h3"}, at(1, 8)))
 	must(t, "ReplaceRecoveryCodes for another member", fs.ReplaceRecoveryCodes(ctxA, other.ID, []string{"h1"}, at(1, 8)))
 	wantErr(t, "ReplaceRecoveryCodes with an empty hash", fs.ReplaceRecoveryCodes(ctxA, member, []string{""}, at(1, 8)), storage.ErrInvalidArgument)
@@ -109,7 +97,7 @@ func testRecoveryCodes(t *testing.T, s storage.Store) {
 }
 
 func testConcurrentFactorUse(t *testing.T, s storage.Store) {
-	fs := factorStore(t, s)
+	fs := narrow[factor.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	must(t, "PutPendingTOTP", fs.PutPendingTOTP(ctxA, member, []byte("sealed"), at(1, 8)))
 	must(t, "ConfirmTOTP", fs.ConfirmTOTP(ctxA, member, 1, at(1, 8)))
@@ -128,7 +116,7 @@ func testConcurrentFactorUse(t *testing.T, s storage.Store) {
 }
 
 func testFactorIsolation(t *testing.T, s storage.Store) {
-	fs := factorStore(t, s)
+	fs := narrow[factor.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	must(t, "PutPendingTOTP at A", fs.PutPendingTOTP(ctxA, member, []byte("sealed-a"), at(1, 8)))
 	must(t, "ConfirmTOTP at A", fs.ConfirmTOTP(ctxA, member, 1, at(1, 8)))
@@ -192,7 +180,7 @@ func testFactorIsolation(t *testing.T, s storage.Store) {
 }
 
 func testSessionFactor(t *testing.T, s storage.Store) {
-	fs := factorStore(t, s)
+	fs := narrow[factor.Store](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	// A session remembers how it was signed in.
 	ls := storage.LoginSession{ID: "sess-1", MemberID: member, CreatedAt: at(1, 8), LastSeenAt: at(1, 8), ExpiresAt: at(2, 8),

@@ -43,6 +43,15 @@ func mustPair(t *testing.T, s storage.Store, ctx context.Context, p storage.Toke
 	return got
 }
 
+// refreshedPair creates a pair of grant rid and the pair that replaces it on refresh.
+func refreshedPair(t *testing.T, s storage.Store, ctx context.Context, rid string, member int64) (old, next storage.TokenPair) {
+	t.Helper()
+	old = mustPair(t, s, ctx, pairOf("app", rid, rid+"-old", member))
+	next = pairOf("app", rid, rid+"-new", member)
+	next.ReplacesPairID = old.ID
+	return old, mustPair(t, s, ctx, next)
+}
+
 // getPair reads a pair by its access signature and fails the test now if it cannot.
 func getPair(t *testing.T, s storage.Store, ctx context.Context, accessSignature string) storage.TokenPair {
 	t.Helper()
@@ -496,10 +505,7 @@ func testConcurrentFirstUse(t *testing.T, s storage.Store) {
 	const racers = 20
 	for round := range 3 {
 		rid := fmt.Sprintf("g%d", round)
-		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-old", member))
-		next := pairOf("app", rid, rid+"-new", member)
-		next.ReplacesPairID = old.ID
-		p := mustPair(t, s, ctxA, next)
+		old, p := refreshedPair(t, s, ctxA, rid, member)
 
 		var (
 			wg     sync.WaitGroup
@@ -545,10 +551,7 @@ func testFirstUseRevokeRace(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 	for round := range 10 {
 		rid := fmt.Sprintf("g%d", round)
-		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-old", member))
-		next := pairOf("app", rid, rid+"-new", member)
-		next.ReplacesPairID = old.ID
-		p := mustPair(t, s, ctxA, next)
+		old, p := refreshedPair(t, s, ctxA, rid, member)
 
 		var (
 			wg    sync.WaitGroup

@@ -76,9 +76,7 @@ func testImportIdempotent(t *testing.T, s storage.Store) {
 }
 
 func testImportUpdates(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
+	ctxA, _, _ := withFullSchool(t, s)
 	before := readSchool(t, s, ctxA, fullEmails)
 	membersBefore := readMembers(t, s, schoolA, fullEmails)
 
@@ -145,9 +143,8 @@ func testImportReferencesExistingRows(t *testing.T, s storage.Store) {
 		Courses:     []storage.CourseSeed{{Slug: "b-course", Title: "B", Currency: "USD"}},
 		Enrollments: []storage.EnrollmentSeed{{Member: "Ada@example.test", Course: "b-course", EnrolledAt: at(9, 9)}},
 	})
-	ada, err := s.GetMemberByEmail(t.Context(), "ada@example.test")
-	must(t, "GetMemberByEmail", err)
-	got, err := s.ListEnrollments(ctxB, ada.ID)
+	ada := memberID(t, s, t.Context(), "ada@example.test")
+	got, err := s.ListEnrollments(ctxB, ada)
 	must(t, "ListEnrollments", err)
 	if len(got) != 1 {
 		t.Errorf("Ada's enrollments at B: %+v", got)
@@ -303,8 +300,7 @@ func testImportLarge(t *testing.T, s storage.Store) {
 			t.Errorf("round %d: stats %v", round, stats)
 		}
 	}
-	m, err := s.GetMemberByEmail(t.Context(), "busy@example.test")
-	must(t, "GetMemberByEmail", err)
+	m := memberID(t, s, t.Context(), "busy@example.test")
 	var ids []int64
 	for after := ""; ; {
 		page, next, err := s.ListCourses(ctxA, false, storage.Page{First: 100, After: after})
@@ -325,12 +321,12 @@ func testImportLarge(t *testing.T, s storage.Store) {
 	if len(lectures) != 200 {
 		t.Errorf("%d lectures in the last course, want 200", len(lectures))
 	}
-	progress, err := s.GetLectureProgress(ctxA, m.ID, ids)
+	progress, err := s.GetLectureProgress(ctxA, m, ids)
 	must(t, "GetLectureProgress", err)
 	if len(progress) != 4000 {
 		t.Errorf("%d progress rows, want 4000", len(progress))
 	}
-	enrollments, err := s.ListEnrollments(ctxA, m.ID)
+	enrollments, err := s.ListEnrollments(ctxA, m)
 	must(t, "ListEnrollments", err)
 	if len(enrollments) != 20 {
 		t.Errorf("%d enrollments, want 20", len(enrollments))

@@ -13,16 +13,6 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// outboxOf returns s as a mail.Outbox, failing the test if the store does not keep one.
-func outboxOf(t *testing.T, s storage.Store) mail.Outbox {
-	t.Helper()
-	o, ok := s.(mail.Outbox)
-	if !ok {
-		t.Fatalf("%T does not implement mail.Outbox", s)
-	}
-	return o
-}
-
 func mailEntry(school int64, kind, payload string, due time.Time) mail.Entry {
 	return mail.Entry{SchoolID: school, Kind: kind, Payload: []byte(payload), State: mail.StatePending, NextAttemptAt: due, CreatedAt: due}
 }
@@ -55,7 +45,7 @@ func claimIDs(es []mail.Entry) []int64 {
 // testMailOutbox: enqueue, claim, deliver; the payload is erased; claims honour due times and
 // leases.
 func testMailOutbox(t *testing.T, s storage.Store) {
-	o := outboxOf(t, s)
+	o := narrow[mail.Outbox](t, s)
 	ctx := t.Context()
 	t0 := at(5, 10)
 	lease := 2 * time.Minute
@@ -152,7 +142,7 @@ func testMailOutbox(t *testing.T, s storage.Store) {
 // testMailLeaseExpiry: an entry whose worker died (its lease ran out) is due again, and the late
 // worker's outcome still lands.
 func testMailLeaseExpiry(t *testing.T, s storage.Store) {
-	o := outboxOf(t, s)
+	o := narrow[mail.Outbox](t, s)
 	ctx := t.Context()
 	t0 := at(6, 9)
 	lease := 2 * time.Minute
@@ -183,7 +173,7 @@ func testMailLeaseExpiry(t *testing.T, s storage.Store) {
 // testMailConcurrentClaims: concurrent claimers never receive the same entry and together take
 // every one.
 func testMailConcurrentClaims(t *testing.T, s storage.Store) {
-	o := outboxOf(t, s)
+	o := narrow[mail.Outbox](t, s)
 	t0 := at(7, 8)
 	const entries, claimers = 50, 8
 	want := map[int64]bool{}
@@ -243,7 +233,7 @@ func testMailConcurrentClaims(t *testing.T, s storage.Store) {
 
 // testMailTransactions: an entry enqueued in a transaction commits or rolls back with it.
 func testMailTransactions(t *testing.T, s storage.Store) {
-	o := outboxOf(t, s)
+	o := narrow[mail.Outbox](t, s)
 	t0 := at(8, 7)
 	tx, err := s.BeginTx(t.Context())
 	must(t, "BeginTx", err)
@@ -281,7 +271,7 @@ func testMailTransactions(t *testing.T, s storage.Store) {
 // testMailPurge: PurgeExpired deletes sent and failed entries 30 days after they finished, and
 // never an unfinished one however old.
 func testMailPurge(t *testing.T, s storage.Store) {
-	o := outboxOf(t, s)
+	o := narrow[mail.Outbox](t, s)
 	ctx := t.Context()
 	old := at(1, 0)
 	now := old.Add(40 * 24 * time.Hour)

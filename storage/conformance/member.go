@@ -68,8 +68,7 @@ func testMemberEnrolledCourses(t *testing.T, s storage.Store) {
 	if len(got) != 2 || got[0].Course.Slug != "early" || got[1].Course.Slug != "go-basics" {
 		t.Fatalf("enrolled courses: %+v; want early then go-basics", got)
 	}
-	goBasics, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
+	goBasics := courseBySlug(t, s, ctxA, "go-basics")
 	wantEqual(t, "enrolled go-basics", got[1], storage.EnrolledCourse{
 		Enrollment: storage.Enrollment{ID: got[1].Enrollment.ID, MemberID: ada, CourseID: goBasics.ID, LifetimeAccess: true, EnrolledAt: at(1, 8)},
 		Course:     goBasics,
@@ -92,10 +91,8 @@ func testMemberCurricula(t *testing.T, s storage.Store) {
 	ctxA, ctxB := syncSchools(t, s)
 	mustImport(t, s, ctxA, FullSchoolData())
 	mustImport(t, s, ctxB, LargeSchoolData(2, 3, 4))
-	goBasics, err := s.GetCourseBySlug(ctxA, "go-basics")
-	must(t, "GetCourseBySlug", err)
-	draft, err := s.GetCourseBySlug(ctxA, "draft")
-	must(t, "GetCourseBySlug", err)
+	goBasics := courseBySlug(t, s, ctxA, "go-basics")
+	draft := courseBySlug(t, s, ctxA, "draft")
 	bCourses, _, err := s.ListCourses(ctxB, false, storage.Page{})
 	must(t, "ListCourses B", err)
 

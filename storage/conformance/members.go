@@ -252,8 +252,7 @@ func testListMemberSchools(t *testing.T, s storage.Store) {
 
 // testRolesNoSchool calls the school-scoped member methods without a school.
 func testRolesNoSchool(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	mustImport(t, s, ctxA, FullSchoolData())
+	ctxA, _, _ := withFullSchool(t, s)
 	ada, err := s.GetMemberByEmail(ctxA, "ada@example.test")
 	must(t, "GetMemberByEmail", err)
 	ctx := t.Context()

@@ -9,16 +9,6 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// passkeyStore is s as the passkey ceremonies use it.
-func passkeyStore(t *testing.T, s storage.Store) factor.Passkeys {
-	t.Helper()
-	ps, ok := s.(factor.Passkeys)
-	if !ok {
-		t.Fatalf("%T does not implement factor.Passkeys", s)
-	}
-	return ps
-}
-
 // passkeyOf is a synced passkey of the member with credential id cred, made at day 1.
 func passkeyOf(member int64, cred string) factor.Passkey {
 	return factor.Passkey{
@@ -29,7 +19,7 @@ func passkeyOf(member int64, cred string) factor.Passkey {
 }
 
 func testPasskeys(t *testing.T, s storage.Store) {
-	ps := passkeyStore(t, s)
+	ps := narrow[factor.Passkeys](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 
 	p, err := ps.CreatePasskey(ctxA, passkeyOf(member, "cred-1"))
@@ -59,8 +49,7 @@ func testPasskeys(t *testing.T, s storage.Store) {
 	hw.Name = "Key"
 	p2, err := ps.CreatePasskey(ctxA, hw)
 	must(t, "CreatePasskey", err)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	_, err = ps.CreatePasskey(ctxA, passkeyOf(other.ID, "cred-grace"))
 	must(t, "CreatePasskey", err)
 	list, err := ps.ListPasskeys(ctxA, member)
@@ -92,7 +81,7 @@ func testPasskeys(t *testing.T, s storage.Store) {
 }
 
 func testPasskeyCounter(t *testing.T, s storage.Store) {
-	ps := passkeyStore(t, s)
+	ps := narrow[factor.Passkeys](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 
 	// A counter of 0 that stays 0 (a synced passkey) is fine, again and again.
@@ -145,7 +134,7 @@ func testPasskeyCounter(t *testing.T, s storage.Store) {
 }
 
 func testPasskeyIsolation(t *testing.T, s storage.Store) {
-	ps := passkeyStore(t, s)
+	ps := narrow[factor.Passkeys](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	p, err := ps.CreatePasskey(ctxA, passkeyOf(member, "cred-a"))
 	must(t, "CreatePasskey at A", err)
@@ -193,7 +182,7 @@ func testPasskeyIsolation(t *testing.T, s storage.Store) {
 }
 
 func testPasskeyChallenges(t *testing.T, s storage.Store) {
-	ps := passkeyStore(t, s)
+	ps := narrow[factor.Passkeys](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	c := factor.Challenge{ID: "ch-1", Purpose: factor.ChallengeRegister, MemberID: member,
 		Session: []byte(`{"challenge":"abc"}`), CreatedAt: at(1, 8), ExpiresAt: at(1, 9)}
@@ -256,11 +245,8 @@ func testPasskeyChallenges(t *testing.T, s storage.Store) {
 // testPasskeyFactors: a member's passkeys count in their factor summary, and an owner's reset of
 // the member's factors removes them (and the ceremonies in progress) at that school only.
 func testPasskeyFactors(t *testing.T, s storage.Store) {
-	ps := passkeyStore(t, s)
-	admin, ok := s.(factor.Admin)
-	if !ok {
-		t.Fatalf("%T does not implement factor.Admin", s)
-	}
+	ps := narrow[factor.Passkeys](t, s)
+	admin := narrow[factor.Admin](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	for _, cred := range []string{"a-1", "a-2"} {
 		_, err := ps.CreatePasskey(ctxA, passkeyOf(member, cred))

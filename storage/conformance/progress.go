@@ -26,12 +26,9 @@ func firstLecture(t *testing.T, s storage.Store, ctx context.Context, email, slu
 }
 
 func testLectureProgress(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	data := FullSchoolData()
-	mustImport(t, s, ctxA, data)
+	ctxA, _, _ := withFullSchool(t, s)
 	ada, course, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
-	draft, err := s.GetCourseBySlug(ctxA, "draft")
-	must(t, "GetCourseBySlug", err)
+	draft := courseBySlug(t, s, ctxA, "draft")
 
 	// The imported rows.
 	got, err := s.GetLectureProgress(ctxA, ada.ID, []int64{course.ID, draft.ID})
@@ -49,12 +46,11 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	}
 
 	// A lecture without a row starts unread at 0.
-	linus, err := s.GetMemberByEmail(t.Context(), "linus@example.test")
-	must(t, "GetMemberByEmail", err)
+	linus := memberID(t, s, t.Context(), "linus@example.test")
 	lecture := lectures[1]
-	p, err := s.UpdateLectureProgress(ctxA, linus.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	p, err := s.UpdateLectureProgress(ctxA, linus, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		wantEqual(t, "progress before the first update", old, storage.LectureProgress{
-			MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureUnread, UpdatedAt: old.UpdatedAt,
+			MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureUnread, UpdatedAt: old.UpdatedAt,
 		})
 		old.State = storage.LectureRead
 		old.PositionSeconds = 17
@@ -64,35 +60,35 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	if p.UpdatedAt.IsZero() {
 		t.Error("UpdatedAt not set")
 	}
-	first := storage.LectureProgress{MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureRead, PositionSeconds: 17, UpdatedAt: p.UpdatedAt}
+	first := storage.LectureProgress{MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureRead, PositionSeconds: 17, UpdatedAt: p.UpdatedAt}
 	wantEqual(t, "first update", p, first)
 
-	p, err = s.UpdateLectureProgress(ctxA, linus.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	p, err = s.UpdateLectureProgress(ctxA, linus, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		wantEqual(t, "progress before the second update", old, first)
 		old.State = storage.LectureCompleted
 		old.PositionSeconds = 600
 		return old, nil
 	})
 	must(t, "UpdateLectureProgress", err)
-	second := storage.LectureProgress{MemberID: linus.ID, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureCompleted, PositionSeconds: 600, UpdatedAt: p.UpdatedAt}
+	second := storage.LectureProgress{MemberID: linus, LectureID: lecture.ID, CourseID: course.ID, State: storage.LectureCompleted, PositionSeconds: 600, UpdatedAt: p.UpdatedAt}
 	wantEqual(t, "second update", p, second)
-	got, err = s.GetLectureProgress(ctxA, linus.ID, []int64{course.ID})
+	got, err = s.GetLectureProgress(ctxA, linus, []int64{course.ID})
 	must(t, "GetLectureProgress", err)
 	wantEqual(t, "progress read back", got, []storage.LectureProgress{second})
 
 	// fn's error aborts, and a row created for the call does not remain.
 	errStop := errors.New("stop")
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	_, err = s.UpdateLectureProgress(ctxA, linus, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		return old, errStop
 	})
 	if err != errStop { // "returned as is": not wrapped
 		t.Errorf("failing fn: error %v, want the fn's error itself", err)
 	}
-	got, err = s.GetLectureProgress(ctxA, linus.ID, []int64{course.ID})
+	got, err = s.GetLectureProgress(ctxA, linus, []int64{course.ID})
 	must(t, "GetLectureProgress", err)
 	wantEqual(t, "progress after an aborted update", got, []storage.LectureProgress{second})
 
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	_, err = s.UpdateLectureProgress(ctxA, linus, lectures[0].ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 		old.State = "skimmed"
 		return old, nil
 	})
@@ -103,17 +99,16 @@ func testLectureProgress(t *testing.T, s storage.Store) {
 	for _, l := range lectures {
 		maxID = max(maxID, l.ID)
 	}
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID, maxID+1000, noop)
+	_, err = s.UpdateLectureProgress(ctxA, linus, maxID+1000, noop)
 	wantErr(t, "UpdateLectureProgress of an unknown lecture", err, storage.ErrNotFound)
-	_, err = s.UpdateLectureProgress(ctxA, linus.ID+ada.ID+1000, lectures[0].ID, noop)
+	_, err = s.UpdateLectureProgress(ctxA, linus+ada.ID+1000, lectures[0].ID, noop)
 	wantErr(t, "UpdateLectureProgress of an unknown member", err, storage.ErrNotFound)
 }
 
 // testConcurrentUpdates races read-modify-write calls on one progress row and one member: the
 // database must serialise them, so that no increment is lost.
 func testConcurrentUpdates(t *testing.T, s storage.Store) {
-	ctxA, _ := syncSchools(t, s)
-	mustImport(t, s, ctxA, FullSchoolData())
+	ctxA, _, _ := withFullSchool(t, s)
 	ada, _, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
 	lecture := lectures[1] // no progress row yet: the first updates also race to create it
 

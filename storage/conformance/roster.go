@@ -13,24 +13,11 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// rosterStore is s as member administration uses it.
-func rosterStore(t *testing.T, s storage.Store) roster.Store {
-	t.Helper()
-	rs, ok := s.(roster.Store)
-	if !ok {
-		t.Fatalf("%T does not implement roster.Store", s)
-	}
-	return rs
-}
-
 // testRoster: members of the school only, by id, paged; search by e-mail or name ignoring
 // case, wildcards taken literally; password, live invitation and latest sign-in per school.
 func testRoster(t *testing.T, s storage.Store) {
-	rs, as := rosterStore(t, s), accountStore(t, s)
-	es, ok := s.(audit.Store)
-	if !ok {
-		t.Fatalf("%T does not implement audit.Store", s)
-	}
+	rs, as := narrow[roster.Store](t, s), narrow[accountstore.Store](t, s)
+	es := narrow[audit.Store](t, s)
 	ctxA, ctxB := syncSchools(t, s)
 	var ids []int64
 	for i, m := range []struct {
@@ -203,10 +190,9 @@ func testRoster(t *testing.T, s storage.Store) {
 // testRevokeSchoolGrants: the member's pairs and codes at the school go, not elsewhere, not
 // another member's.
 func testRevokeSchoolGrants(t *testing.T, s storage.Store) {
-	rs := rosterStore(t, s)
+	rs := narrow[roster.Store](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	other, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	other := otherMember(t, s)
 	mustPair(t, s, ctxA, pairOf("app-1", "r1", "a1", member))
 	mustPair(t, s, ctxA, pairOf("app-2", "r2", "a2", member))
 	mustPair(t, s, ctxA, pairOf("app-1", "r3", "g1", other.ID))

@@ -11,20 +11,10 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// auditStore is s as the security event log uses it.
-func auditStore(t *testing.T, s storage.Store) interface {
+// auditLog is the security event log with its purge.
+type auditLog interface {
 	audit.Store
 	audit.Purger
-} {
-	t.Helper()
-	as, ok := s.(interface {
-		audit.Store
-		audit.Purger
-	})
-	if !ok {
-		t.Fatalf("%T does not implement audit.Store and audit.Purger", s)
-	}
-	return as
 }
 
 // kindsOf lists the kinds of events, in order.
@@ -37,7 +27,7 @@ func kindsOf(events []audit.Event) []audit.Kind {
 }
 
 func testSecurityEvents(t *testing.T, s storage.Store) {
-	as := auditStore(t, s)
+	as := narrow[auditLog](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 
 	full := audit.Event{
@@ -93,10 +83,9 @@ func testSecurityEvents(t *testing.T, s storage.Store) {
 }
 
 func testSecurityEventFilters(t *testing.T, s storage.Store) {
-	as := auditStore(t, s)
+	as := narrow[auditLog](t, s)
 	ctxA, ctxB, ada := oauthSetup(t, s)
-	grace, err := s.CreateMember(t.Context(), storage.Member{Email: "grace@example.test", Name: "Grace"})
-	must(t, "CreateMember", err)
+	grace := otherMember(t, s)
 	bob := grace.ID
 	add := func(ctx context.Context, kind audit.Kind, actor audit.Actor, actorID, subjectID int64, when time.Time) {
 		t.Helper()
@@ -170,7 +159,7 @@ func testSecurityEventFilters(t *testing.T, s storage.Store) {
 }
 
 func testSecurityEventTransactions(t *testing.T, s storage.Store) {
-	as := auditStore(t, s)
+	as := narrow[auditLog](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 	event := audit.Event{Kind: audit.KindPasswordChanged, Actor: audit.ActorMember, ActorID: member, SubjectID: member, At: at(1, 8)}
 
@@ -195,7 +184,7 @@ func testSecurityEventTransactions(t *testing.T, s storage.Store) {
 }
 
 func testSecurityEventPurge(t *testing.T, s storage.Store) {
-	as := auditStore(t, s)
+	as := narrow[auditLog](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	before := at(10, 0)
 	add := func(ctx context.Context, when time.Time) {

@@ -121,18 +121,8 @@ func (s *Store) revokeMemberPairs(ctx context.Context, op string, memberID int64
 		if err != nil {
 			return wrap(op+": lock pairs", err)
 		}
-		err = which(tx.Model(&authorizationCodeRow{})).
-			Where("member_id = ? AND active = ?", memberID, true).Update("active", false).Error
-		if err != nil {
-			return wrap(op+": deactivate codes", err)
-		}
-		res := which(tx.Model(&tokenPairRow{})).
-			Where("member_id = ? AND revoked_at IS NULL", memberID).Update("revoked_at", at)
-		if res.Error != nil {
-			return wrap(op+": revoke pairs", res.Error)
-		}
-		revoked = int(res.RowsAffected)
-		return nil
+		revoked, err = revokeIssued(tx, op, which, "member_id = ?", memberID, at)
+		return err
 	})
 	return revoked, err
 }

@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/account/accountstore"
-	"github.com/proctorhq/proctor/storage"
 )
 
 // The account tables (migration 007) implement account.Store. It is declared in the leaf
@@ -36,22 +35,15 @@ func (r accountLinkRow) link() accountstore.Link {
 // CreateLink stores l at the context's school and, in the same transaction, deletes the
 // member's other unused links of its purpose there. A zero CreatedAt is the store's clock.
 func (s *Store) CreateLink(ctx context.Context, l accountstore.Link) error {
-	sc, err := s.scoped(ctx)
+	const op = "create link"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{l.ID == "", "empty id"},
+		invalid{l.MemberID <= 0, "no member"},
+		invalid{l.Purpose == "", "no purpose"},
+		invalid{l.ExpiresAt.IsZero(), "no expiry"},
+		invalid{!l.UsedAt.IsZero(), "a new link is unused"})
 	if err != nil {
 		return err
-	}
-	const op = "create link"
-	switch {
-	case l.ID == "":
-		return invalidArg(op, "empty id")
-	case l.MemberID <= 0:
-		return invalidArg(op, "no member")
-	case l.Purpose == "":
-		return invalidArg(op, "no purpose")
-	case l.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
-	case !l.UsedAt.IsZero():
-		return invalidArg(op, "a new link is unused")
 	}
 	created := s.orNow(l.CreatedAt)
 	row := accountLinkRow{
@@ -165,13 +157,7 @@ func (s *Store) DeleteMemberSession(ctx context.Context, memberID int64, id stri
 	}
 	const op = "delete member session"
 	res := sc.in(s.conn(ctx)).Where("id = ? AND member_id = ?", id, memberID).Delete(&loginSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
 
 // DeleteOtherSessions deletes the member's sessions but keep, at the context's school or, with

@@ -40,15 +40,7 @@ func (s *Store) ListCourses(ctx context.Context, publishedOnly bool, page storag
 
 // GetCourseBySlug returns one course of the context's school.
 func (s *Store) GetCourseBySlug(ctx context.Context, slug string) (storage.Course, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Course{}, err
-	}
-	var row courseRow
-	if err := sc.in(s.conn(ctx)).Where("slug = ?", slug).Take(&row).Error; err != nil {
-		return storage.Course{}, wrap(fmt.Sprintf("get course %q", slug), err)
-	}
-	return row.course(), nil
+	return getScoped(s, ctx, fmt.Sprintf("get course %q", slug), courseRow.course, "slug = ?", slug)
 }
 
 // GetCurriculum returns a course's sections and lectures, each in position order (lectures by

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
 )
@@ -63,13 +62,7 @@ func lectureTitles(t *testing.T, s *Store, ctx context.Context, courseID int64) 
 // cached curriculum costs the one statement that checks its version.
 func TestCurriculumCacheReplicas(t *testing.T) {
 	replicas(t, func(t *testing.T, a, b *Store) {
-		if err := a.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-			t.Fatal(err)
-		}
-		ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
-		if _, err := a.ImportSchoolData(ctx, conformance.FullSchoolData(), storage.ImportOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		ctx := inSchoolA(t, a, conformance.FullSchoolData())
 		course, err := a.GetCourseBySlug(ctx, "go-basics")
 		if err != nil {
 			t.Fatal(err)
@@ -127,10 +120,7 @@ func TestCurriculumCacheReplicas(t *testing.T) {
 // transaction; the others leave it alone, and none sets it back.
 func TestCurriculumVersion(t *testing.T) {
 	s := newSQLiteStore(t)
-	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+	ctx := inSchoolA(t, s, nil)
 	version := func(slug string) int64 {
 		t.Helper()
 		var v int64
@@ -268,13 +258,7 @@ func TestCurriculumCache(t *testing.T) {
 // the last write sees it whole.
 func TestCurriculumCacheConcurrent(t *testing.T) {
 	s := newSQLiteStore(t)
-	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
-	if _, err := s.ImportSchoolData(ctx, conformance.LargeSchoolData(3, 2, 5), storage.ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx := inSchoolA(t, s, conformance.LargeSchoolData(3, 2, 5))
 	courses, _, err := s.ListCourses(ctx, false, storage.Page{})
 	if err != nil {
 		t.Fatal(err)

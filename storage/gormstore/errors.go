@@ -131,3 +131,27 @@ func unreachable(err error) bool {
 	var netErr net.Error
 	return errors.As(err, &netErr)
 }
+
+// rowsOrNotFound is the result of a statement that must change a row: ErrNotFound if it
+// changed none.
+func rowsOrNotFound(op string, res *gorm.DB) error {
+	if res.Error != nil {
+		return wrap(op, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}
+
+// requireRow answers ErrNotFound unless q (a Model query) matches a row.
+func requireRow(q *gorm.DB, op string) error {
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		return wrap(op, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	}
+	return nil
+}

@@ -2,14 +2,12 @@ package gormstore
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/proctorhq/proctor/factor"
-	"github.com/proctorhq/proctor/storage"
 )
 
 // The factor tables (migration 009) implement factor.Store, declared in the leaf package
@@ -43,16 +41,12 @@ func (recoveryCodeRow) TableName() string { return "member_recovery_codes" }
 // confirmed factor, whose row then makes the insert fail on the primary key
 // (ErrAlreadyExists).
 func (s *Store) PutPendingTOTP(ctx context.Context, memberID int64, sealed []byte, at time.Time) error {
-	sc, err := s.scoped(ctx)
+	const op = "put pending totp"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{memberID <= 0, "no member"},
+		invalid{len(sealed) == 0, "no secret"})
 	if err != nil {
 		return err
-	}
-	const op = "put pending totp"
-	switch {
-	case memberID <= 0:
-		return invalidArg(op, "no member")
-	case len(sealed) == 0:
-		return invalidArg(op, "no secret")
 	}
 	row := memberTOTPRow{SchoolID: sc.schoolID, MemberID: memberID, Secret: sealed, CreatedAt: dbTime(at)}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
@@ -66,13 +60,9 @@ func (s *Store) PutPendingTOTP(ctx context.Context, memberID int64, sealed []byt
 
 // GetTOTP returns the member's TOTP factor at the context's school.
 func (s *Store) GetTOTP(ctx context.Context, memberID int64) (factor.TOTP, error) {
-	sc, err := s.scoped(ctx)
+	row, err := takeScoped[memberTOTPRow](s, ctx, "get totp", "member_id = ?", memberID)
 	if err != nil {
 		return factor.TOTP{}, err
-	}
-	var row memberTOTPRow
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Take(&row).Error; err != nil {
-		return factor.TOTP{}, wrap("get totp", err)
 	}
 	t := factor.TOTP{MemberID: row.MemberID, Sealed: row.Secret, CreatedAt: utc(row.CreatedAt), LastStep: row.LastStep}
 	if row.ConfirmedAt != nil {
@@ -184,28 +174,30 @@ func (s *Store) FactorSummaries(ctx context.Context, memberIDs []int64) (map[int
 		sm.TOTP = true
 		out[id] = sm
 	}
-	var counts []struct {
-		MemberID int64
-		N        int
+	// count sets, for each member, the number of the model's rows that meet the condition.
+	count := func(what string, model any, cond string, set func(*factor.Summary, int)) error {
+		var counts []struct {
+			MemberID int64
+			N        int
+		}
+		if err := sc.in(db.Model(model)).Select("member_id, COUNT(*) AS n").
+			Where(cond, memberIDs).Group("member_id").Scan(&counts).Error; err != nil {
+			return wrap("factor summaries: "+what, err)
+		}
+		for _, c := range counts {
+			sm := out[c.MemberID]
+			set(&sm, c.N)
+			out[c.MemberID] = sm
+		}
+		return nil
 	}
-	if err := sc.in(db.Model(&recoveryCodeRow{})).Select("member_id, COUNT(*) AS n").
-		Where("member_id IN ? AND used_at IS NULL", memberIDs).Group("member_id").Scan(&counts).Error; err != nil {
-		return nil, wrap("factor summaries: recovery codes", err)
+	if err := count("recovery codes", &recoveryCodeRow{}, "member_id IN ? AND used_at IS NULL",
+		func(sm *factor.Summary, n int) { sm.RecoveryCodesLeft = n }); err != nil {
+		return nil, err
 	}
-	for _, c := range counts {
-		sm := out[c.MemberID]
-		sm.RecoveryCodesLeft = c.N
-		out[c.MemberID] = sm
-	}
-	counts = counts[:0]
-	if err := sc.in(db.Model(&passkeyRow{})).Select("member_id, COUNT(*) AS n").
-		Where("member_id IN ?", memberIDs).Group("member_id").Scan(&counts).Error; err != nil {
-		return nil, wrap("factor summaries: passkeys", err)
-	}
-	for _, c := range counts {
-		sm := out[c.MemberID]
-		sm.Passkeys = c.N
-		out[c.MemberID] = sm
+	if err := count("passkeys", &passkeyRow{}, "member_id IN ?",
+		func(sm *factor.Summary, n int) { sm.Passkeys = n }); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -253,16 +245,4 @@ func splitAMR(s string) []string {
 		return nil // as a session created without any
 	}
 	return strings.Fields(s)
-}
-
-// rowsOrNotFound is the result of a statement that must change a row: ErrNotFound if it
-// changed none.
-func rowsOrNotFound(op string, res *gorm.DB) error {
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
 }

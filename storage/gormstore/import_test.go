@@ -468,10 +468,7 @@ func BenchmarkImportLarge(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				s := newSQLiteStore(b)
-				if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
-					b.Fatal(err)
-				}
-				ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+				ctx := inSchoolA(b, s, nil)
 				if round == "again" {
 					if _, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
 						b.Fatal(err)

@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/proctorhq/proctor/storage"
@@ -28,18 +27,13 @@ func (r loginSessionRow) session() storage.LoginSession {
 // CreateLoginSession stores a session at the context's school. A zero CreatedAt is the store's
 // clock, and a zero LastSeenAt is CreatedAt (a session is seen when it starts).
 func (s *Store) CreateLoginSession(ctx context.Context, ls storage.LoginSession) error {
-	sc, err := s.scoped(ctx)
+	const op = "create login session"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{ls.ID == "", "empty id"},
+		invalid{ls.MemberID <= 0, "no member"},
+		invalid{ls.ExpiresAt.IsZero(), "no expiry"})
 	if err != nil {
 		return err
-	}
-	const op = "create login session"
-	switch {
-	case ls.ID == "":
-		return invalidArg(op, "empty id")
-	case ls.MemberID <= 0:
-		return invalidArg(op, "no member")
-	case ls.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
 	}
 	created := s.orNow(ls.CreatedAt)
 	seen := ls.LastSeenAt
@@ -109,14 +103,7 @@ func (s *Store) TouchLoginSession(ctx context.Context, id string, at time.Time) 
 		return nil
 	}
 	// Nothing moved: either the session is already seen at or after `at`, or there is none.
-	var n int64
-	if err := sc.in(db.Model(&loginSessionRow{})).Where("id = ?", id).Count(&n).Error; err != nil {
-		return wrap(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return requireRow(sc.in(db.Model(&loginSessionRow{})).Where("id = ?", id), op)
 }
 
 // DeleteLoginSession deletes a session of the context's school; ErrNotFound if there was none.
@@ -127,11 +114,5 @@ func (s *Store) DeleteLoginSession(ctx context.Context, id string) error {
 	}
 	const op = "delete login session"
 	res := sc.in(s.conn(ctx)).Where("id = ?", id).Delete(&loginSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/conformance"
 )
@@ -13,13 +12,7 @@ import (
 // progress on every lecture, and the context, member and course ids the reads take.
 func benchSeeded(b *testing.B, open func(testing.TB) *Store) (*Store, context.Context, int64, []int64) {
 	s := open(b)
-	if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
-		b.Fatal(err)
-	}
-	ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
-	if _, err := s.ImportSchoolData(ctx, conformance.LargeSchoolData(20, 10, 20), storage.ImportOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	ctx := inSchoolA(b, s, conformance.LargeSchoolData(20, 10, 20))
 	m, err := s.GetMemberByEmail(ctx, "busy@example.test")
 	if err != nil {
 		b.Fatal(err)

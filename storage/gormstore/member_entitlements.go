@@ -8,13 +8,12 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// heldProductRow is one row of the holdings-products join.
+// heldProductRow is one row of the holdings-products join: the product's columns are selected
+// as product_<column>.
 type heldProductRow struct {
 	HoldingID int64
 	GrantedAt time.Time
-	ProductID int64
-	OfferColumns
-	Published bool
+	Product   digitalProductRow `gorm:"embedded;embeddedPrefix:product_"`
 }
 
 // ListHeldProducts pages through the digital products a member holds, in one statement.
@@ -24,25 +23,18 @@ func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page stora
 		return nil, "", err
 	}
 	q := s.conn(ctx).Table("product_holdings AS h").
-		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug, p.title, p.description, p.price_amount, p.currency, p.published").
+		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug AS product_slug, p.title AS product_title, "+
+			"p.description AS product_description, p.price_amount AS product_price_amount, p.currency AS product_currency, "+
+			"p.published AS product_published").
 		Joins("JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id").
 		Where("h.school_id = ? AND h.member_id = ?", sc.schoolID, memberID)
 	rows, next, err := readTimeIDPage(q, "h.granted_at", "h.id", false, page, fmt.Sprintf("list held products of member %d", memberID), func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]storage.HeldProduct, len(rows))
-	for i, r := range rows {
-		out[i] = storage.HeldProduct{
-			HoldingID: r.HoldingID,
-			GrantedAt: utc(r.GrantedAt),
-			Product: storage.DigitalProduct{
-				ID: r.ProductID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-				PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
-			},
-		}
-	}
-	return out, next, nil
+	return convertRows(rows, func(r heldProductRow) storage.HeldProduct {
+		return storage.HeldProduct{HoldingID: r.HoldingID, GrantedAt: utc(r.GrantedAt), Product: digitalProductFromRow(r.Product)}
+	}), next, nil
 }
 
 // ListOfferedConsultingServices pages through the services offered against the courses a member
@@ -111,22 +103,13 @@ func (s *Store) GetConsultingSchedules(ctx context.Context, serviceIDs []int64, 
 	return outSlots, outMeetings, nil
 }
 
-// eventRegistrationJoinRow is one row of the registrations-events join.
+// eventRegistrationJoinRow is one row of the registrations-events join: the event's columns are
+// selected as event_<column>.
 type eventRegistrationJoinRow struct {
 	RegistrationID int64
 	Status         string
 	RegisteredAt   time.Time
-	EventID        int64
-	Slug           string
-	Title          string
-	Description    string
-	StartsAt       time.Time
-	EndsAt         time.Time
-	Location       string
-	PriceAmount    int64
-	Currency       string
-	Capacity       int
-	Published      bool
+	Event          eventRow `gorm:"embedded;embeddedPrefix:event_"`
 }
 
 // ListEventRegistrations pages through a member's event registrations with their events, in one
@@ -137,24 +120,17 @@ func (s *Store) ListEventRegistrations(ctx context.Context, memberID int64, page
 		return nil, "", err
 	}
 	q := s.conn(ctx).Table("event_registrations AS r").
-		Select("r.id AS registration_id, r.status, r.registered_at, ev.id AS event_id, ev.slug, ev.title, ev.description, "+
-			"ev.starts_at, ev.ends_at, ev.location, ev.price_amount, ev.currency, ev.capacity, ev.published").
+		Select("r.id AS registration_id, r.status, r.registered_at, ev.id AS event_id, ev.slug AS event_slug, "+
+			"ev.title AS event_title, ev.description AS event_description, ev.starts_at AS event_starts_at, "+
+			"ev.ends_at AS event_ends_at, ev.location AS event_location, ev.price_amount AS event_price_amount, "+
+			"ev.currency AS event_currency, ev.capacity AS event_capacity, ev.published AS event_published").
 		Joins("JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id").
 		Where("r.school_id = ? AND r.member_id = ?", sc.schoolID, memberID)
 	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, fmt.Sprintf("list event registrations of member %d", memberID), func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]storage.EventRegistration, len(rows))
-	for i, r := range rows {
-		out[i] = storage.EventRegistration{
-			ID: r.RegistrationID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),
-			Event: storage.Event{
-				ID: r.EventID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-				StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
-				PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
-			},
-		}
-	}
-	return out, next, nil
+	return convertRows(rows, func(r eventRegistrationJoinRow) storage.EventRegistration {
+		return storage.EventRegistration{ID: r.RegistrationID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt), Event: eventFromRow(r.Event)}
+	}), next, nil
 }

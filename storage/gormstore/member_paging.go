@@ -1,10 +1,8 @@
 package gormstore
 
 import (
-	"encoding/base64"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -24,30 +22,23 @@ type timeIDCursor struct {
 	id int64
 }
 
-// encodeTimeIDCursor returns the opaque cursor of the page that follows c. The time is kept in
-// microseconds, the precision the databases store.
+// encodeTimeIDCursor returns the opaque cursor of the page that follows c.
 func encodeTimeIDCursor(c timeIDCursor) string {
-	raw := timeIDCursorPrefix + strconv.FormatInt(c.at.UnixMicro(), 10) + ":" + strconv.FormatInt(c.id, 10)
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+	return encodeTimeKey(timeIDCursorPrefix, c.at, strconv.FormatInt(c.id, 10))
 }
 
 // decodeTimeIDCursor returns the position a cursor continues after; ok is false for the first
 // page.
 func decodeTimeIDCursor(after string) (c timeIDCursor, ok bool, err error) {
-	if after == "" {
-		return timeIDCursor{}, false, nil
+	at, key, ok, err := decodeTimeKey(timeIDCursorPrefix, after)
+	if !ok || err != nil {
+		return timeIDCursor{}, ok, err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(after)
-	if err != nil || !strings.HasPrefix(string(raw), timeIDCursorPrefix) {
+	id, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || id <= 0 {
 		return timeIDCursor{}, false, errBadCursor
 	}
-	micros, id, found := strings.Cut(strings.TrimPrefix(string(raw), timeIDCursorPrefix), ":")
-	n, err1 := strconv.ParseInt(micros, 10, 64)
-	i, err2 := strconv.ParseInt(id, 10, 64)
-	if !found || err1 != nil || err2 != nil || i <= 0 {
-		return timeIDCursor{}, false, errBadCursor
-	}
-	return timeIDCursor{at: time.UnixMicro(n).UTC(), id: i}, true, nil
+	return timeIDCursor{at: at, id: id}, true, nil
 }
 
 // timeIDPage applies one page of a (time, id) keyset to q: the rows after the cursor in the

@@ -113,12 +113,8 @@ func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Ro
 	}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
 		// Checked explicitly so that an empty list for an unknown member is ErrNotFound too.
-		var n int64
-		if err := tx.Model(&memberRow{}).Where("id = ?", memberID).Count(&n).Error; err != nil {
-			return wrap(op, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		if err := requireRow(tx.Model(&memberRow{}).Where("id = ?", memberID), op); err != nil {
+			return err
 		}
 		return wrap(op, replaceRoles(tx, sc, memberID, roles, dbTime(s.now())))
 	})

@@ -120,13 +120,9 @@ func (s *Store) CreateClient(ctx context.Context, c storage.Client) (storage.Cli
 
 // GetClient returns one of the context school's clients.
 func (s *Store) GetClient(ctx context.Context, id string) (storage.Client, error) {
-	sc, err := s.scoped(ctx)
+	row, err := takeScoped[oauthClientRow](s, ctx, fmt.Sprintf("get client %q", id), "id = ?", id)
 	if err != nil {
 		return storage.Client{}, err
-	}
-	var row oauthClientRow
-	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
-		return storage.Client{}, wrap(fmt.Sprintf("get client %q", id), err)
 	}
 	return row.client()
 }
@@ -173,43 +169,24 @@ func (s *Store) ListClients(ctx context.Context, kind storage.ClientKind, page s
 // UpdateClient applies fn to the client while its row is locked. fn must not call the store (see
 // UpdateMember).
 func (s *Store) UpdateClient(ctx context.Context, id string, fn func(storage.Client) (storage.Client, error)) (storage.Client, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Client{}, err
-	}
 	op := fmt.Sprintf("update client %q", id)
-	var out storage.Client
-	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var row oauthClientRow
-		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
-			return wrap(op, err)
-		}
-		cur, err := row.client()
-		if err != nil {
-			return err
-		}
-		c, err := fn(cur)
-		if err != nil {
-			return err
-		}
+	return updateByID(s, ctx, op, id, oauthClientRow.client, fn, func(tx *gorm.DB, sc scope, row oauthClientRow, c storage.Client) (storage.Client, error) {
 		if c.ID != id {
-			return fmt.Errorf("gormstore: %s: the id cannot change (to %q): %w", op, c.ID, storage.ErrInvalidArgument)
+			return storage.Client{}, fmt.Errorf("gormstore: %s: the id cannot change (to %q): %w", op, c.ID, storage.ErrInvalidArgument)
 		}
 		next, err := clientRow(sc, c)
 		if err != nil {
-			return err
+			return storage.Client{}, err
 		}
 		next.CreatedAt = row.CreatedAt
 		next.UpdatedAt = dbTime(s.now())
 		// Select("*") writes every column, so that a field fn cleared (a secret hash) is
 		// cleared in the row too.
 		if err := sc.in(tx.Select("*").Omit("id", "school_id", "created_at")).Where("id = ?", id).Updates(&next).Error; err != nil {
-			return wrap(op, err)
+			return storage.Client{}, wrap(op, err)
 		}
-		out, err = next.client()
-		return err
+		return next.client()
 	})
-	return out, err
 }
 
 // DeleteClient deletes the client and, in the same transaction, revokes every live pair and
@@ -222,12 +199,8 @@ func (s *Store) DeleteClient(ctx context.Context, id string, at time.Time) error
 	op := fmt.Sprintf("delete client %q", id)
 	at = dbTime(at)
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
-		del := sc.in(tx).Where("id = ?", id).Delete(&oauthClientRow{})
-		if del.Error != nil {
-			return wrap(op, del.Error)
-		}
-		if del.RowsAffected == 0 {
-			return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+		if err := rowsOrNotFound(op, sc.in(tx).Where("id = ?", id).Delete(&oauthClientRow{})); err != nil {
+			return err
 		}
 		// The same order as RevokeGrant, for the same reasons: the client's pairs are locked
 		// in id order first (the order every locker of pairs uses, so no deadlock), then its
@@ -239,13 +212,7 @@ func (s *Store) DeleteClient(ctx context.Context, id string, at time.Time) error
 		if err != nil {
 			return wrap(op+": lock pairs", err)
 		}
-		err = sc.in(tx.Model(&authorizationCodeRow{})).
-			Where("client_id = ? AND active = ?", id, true).Update("active", false).Error
-		if err != nil {
-			return wrap(op+": deactivate codes", err)
-		}
-		err = sc.in(tx.Model(&tokenPairRow{})).
-			Where("client_id = ? AND revoked_at IS NULL", id).Update("revoked_at", at).Error
-		return wrap(op+": revoke pairs", err)
+		_, err = revokeIssued(tx, op, sc.in, "client_id = ?", id, at)
+		return err
 	})
 }

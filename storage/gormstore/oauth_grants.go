@@ -40,24 +40,16 @@ func invalidArg(op, format string, args ...any) error {
 
 // CreateAuthorizationCode stores a code at the context's school.
 func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.AuthorizationCode) error {
-	sc, err := s.scoped(ctx)
+	const op = "create authorization code"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{c.Signature == "" || c.RequestID == "" || c.ClientID == "", "signature, request id and client id are required"},
+		// A code is always issued to a signed-in member.
+		invalid{c.MemberID <= 0, "no member"},
+		invalid{c.ExpiresAt.IsZero(), "no expiry"})
 	if err != nil {
 		return err
 	}
-	const op = "create authorization code"
-	switch {
-	case c.Signature == "" || c.RequestID == "" || c.ClientID == "":
-		return invalidArg(op, "signature, request id and client id are required")
-	case c.MemberID <= 0:
-		// A code is always issued to a signed-in member.
-		return invalidArg(op, "no member")
-	case c.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
-	}
-	requested := c.RequestedAt
-	if requested.IsZero() {
-		requested = s.now()
-	}
+	requested := s.orNow(c.RequestedAt)
 	row := authorizationCodeRow{
 		Signature:   c.Signature,
 		RequestID:   c.RequestID,
@@ -75,15 +67,7 @@ func (s *Store) CreateAuthorizationCode(ctx context.Context, c storage.Authoriza
 
 // GetAuthorizationCode returns a code whatever its Active flag.
 func (s *Store) GetAuthorizationCode(ctx context.Context, signature string) (storage.AuthorizationCode, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.AuthorizationCode{}, err
-	}
-	var row authorizationCodeRow
-	if err := sc.in(s.conn(ctx)).Where("signature = ?", signature).Take(&row).Error; err != nil {
-		return storage.AuthorizationCode{}, wrap("get authorization code", err)
-	}
-	return row.code(), nil
+	return getScoped(s, ctx, "get authorization code", authorizationCodeRow.code, "signature = ?", signature)
 }
 
 // InvalidateAuthorizationCode marks an active code used. The condition on active makes the
@@ -171,13 +155,7 @@ func (s *Store) DeleteGrantSession(ctx context.Context, kind storage.SessionKind
 	}
 	op := fmt.Sprintf("delete %s session", kind)
 	res := sc.in(s.conn(ctx).Table(table)).Where("signature = ?", signature).Delete(&grantSessionRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
 
 // TakeGrantSession deletes a PKCE or OpenID Connect record and returns it (DELETE ... RETURNING,
@@ -243,18 +221,13 @@ func joinTokens(op, what string, values []string) (string, error) {
 
 // CreateTokenPair stores a new pair at the context's school.
 func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error) {
-	sc, err := s.scoped(ctx)
+	const op = "create token pair"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "", "access signature, request id and client id are required"},
+		invalid{p.AccessExpiresAt.IsZero(), "no access token expiry"},
+		invalid{p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0, "negative id"})
 	if err != nil {
 		return storage.TokenPair{}, err
-	}
-	const op = "create token pair"
-	switch {
-	case p.AccessSignature == "" || p.RequestID == "" || p.ClientID == "":
-		return storage.TokenPair{}, invalidArg(op, "access signature, request id and client id are required")
-	case p.AccessExpiresAt.IsZero():
-		return storage.TokenPair{}, invalidArg(op, "no access token expiry")
-	case p.MemberID < 0 || p.ReplacesPairID < 0 || p.SchoolID < 0:
-		return storage.TokenPair{}, invalidArg(op, "negative id")
 	}
 	scopes, err := joinTokens(op, "scope", p.Scopes)
 	if err != nil {
@@ -264,10 +237,7 @@ func (s *Store) CreateTokenPair(ctx context.Context, p storage.TokenPair) (stora
 	if err != nil {
 		return storage.TokenPair{}, err
 	}
-	requested := p.RequestedAt
-	if requested.IsZero() {
-		requested = s.now()
-	}
+	requested := s.orNow(p.RequestedAt)
 	row := tokenPairRow{
 		RequestID:        p.RequestID,
 		SchoolID:         sc.schoolID,
@@ -335,12 +305,8 @@ func (s *Store) SetRefreshToken(ctx context.Context, accessSignature, refreshSig
 	if res.RowsAffected == 1 {
 		return nil
 	}
-	var n int64
-	if err := sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature).Count(&n).Error; err != nil {
-		return wrap(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	if err := requireRow(sc.in(db.Model(&tokenPairRow{})).Where("access_signature = ?", accessSignature), op); err != nil {
+		return err
 	}
 	return fmt.Errorf("gormstore: %s: the pair already has a refresh token: %w", op, storage.ErrAlreadyExists)
 }
@@ -425,20 +391,29 @@ func (s *Store) RevokeGrant(ctx context.Context, requestID string, at time.Time)
 		if err := lockGrant(tx, sc, requestID); err != nil {
 			return wrap(op+": lock", err)
 		}
-		err := sc.in(tx.Model(&authorizationCodeRow{})).
-			Where("request_id = ? AND active = ?", requestID, true).Update("active", false).Error
-		if err != nil {
-			return wrap(op+": deactivate codes", err)
-		}
-		res := sc.in(tx.Model(&tokenPairRow{})).
-			Where("request_id = ? AND revoked_at IS NULL", requestID).Update("revoked_at", at)
-		if res.Error != nil {
-			return wrap(op+": revoke pairs", res.Error)
-		}
-		revoked = int(res.RowsAffected)
-		return nil
+		n, err := revokeIssued(tx, op, sc.in, "request_id = ?", requestID, at)
+		revoked = n
+		return err
 	})
 	return revoked, err
+}
+
+// revokeIssued deactivates the active codes and then revokes the live pairs that cond (on a
+// column the two tables share, with its argument) and which select, in that order for the
+// reasons RevokeGrant gives, and returns how many pairs it revoked. The caller has locked the
+// pairs.
+func revokeIssued(tx *gorm.DB, op string, which func(*gorm.DB) *gorm.DB, cond string, arg any, at time.Time) (int, error) {
+	err := which(tx.Model(&authorizationCodeRow{})).
+		Where(cond+" AND active = ?", arg, true).Update("active", false).Error
+	if err != nil {
+		return 0, wrap(op+": deactivate codes", err)
+	}
+	res := which(tx.Model(&tokenPairRow{})).
+		Where(cond+" AND revoked_at IS NULL", arg).Update("revoked_at", at)
+	if res.Error != nil {
+		return 0, wrap(op+": revoke pairs", res.Error)
+	}
+	return int(res.RowsAffected), nil
 }
 
 // RetireReplaced records the first use of a pair's access token and, for that first use only,

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -20,10 +19,7 @@ func BenchmarkGetTokenPair(b *testing.B) {
 				b.Skipf("set %s", postgresDSNEnv)
 			}
 			s := backends[name](b)
-			if err := s.SyncSchool(b.Context(), 1, "a", "A"); err != nil {
-				b.Fatal(err)
-			}
-			ctx := school.NewContext(b.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+			ctx := inSchoolA(b, s, nil)
 			if _, err := s.CreateClient(ctx, storage.Client{ID: "app", Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone}); err != nil {
 				b.Fatal(err)
 			}

@@ -57,34 +57,19 @@ func (s *Store) ListSubscriptions(ctx context.Context, state string, page storag
 // UpdateSubscription applies fn to a subscription while its row is locked. fn must not call the
 // store (see UpdateMember).
 func (s *Store) UpdateSubscription(ctx context.Context, id int64, fn func(storage.Subscription) (storage.Subscription, error)) (storage.Subscription, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Subscription{}, err
-	}
 	op := fmt.Sprintf("update subscription %d", id)
-	var out storage.Subscription
-	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var row subscriptionRow
-		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
-			return wrap(op, err)
-		}
-		next, err := fn(subscriptionFromRow(row))
-		if err != nil {
-			return err
-		}
+	return updateByID(s, ctx, op, id, infallible(subscriptionFromRow), fn, func(tx *gorm.DB, sc scope, row subscriptionRow, next storage.Subscription) (storage.Subscription, error) {
 		if !slices.Contains(storage.SubscriptionStates, next.State) {
-			return fmt.Errorf("gormstore: %s: unknown state %q: %w", op, next.State, storage.ErrInvalidArgument)
+			return storage.Subscription{}, fmt.Errorf("gormstore: %s: unknown state %q: %w", op, next.State, storage.ErrInvalidArgument)
 		}
 		row.State, row.CurrentPeriodEnd = next.State, dbTime(next.CurrentPeriodEnd)
-		err = sc.in(tx.Model(&subscriptionRow{})).Where("id = ?", id).
+		err := sc.in(tx.Model(&subscriptionRow{})).Where("id = ?", id).
 			Updates(map[string]any{"state": row.State, "current_period_end": row.CurrentPeriodEnd}).Error
 		if err != nil {
-			return wrap(op, err)
+			return storage.Subscription{}, wrap(op, err)
 		}
-		out = subscriptionFromRow(row)
-		return nil
+		return subscriptionFromRow(row), nil
 	})
-	return out, err
 }
 
 func couponFromRow(r couponRow) storage.Coupon {

@@ -119,13 +119,9 @@ func (s *Store) ListForms(ctx context.Context, page storage.Page) ([]storage.For
 
 // ListFormSubmissions pages through a form's submissions, newest first.
 func (s *Store) ListFormSubmissions(ctx context.Context, formID int64, page storage.Page) ([]storage.FormSubmission, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	op := fmt.Sprintf("list submissions of form %d", formID)
-	db := s.conn(ctx)
-	if err := requireRow(sc.in(db.Model(&formRow{})).Where("id = ?", formID), op); err != nil {
+	sc, db, err := s.readUnder(ctx, op, &formRow{}, formID)
+	if err != nil {
 		return nil, "", err
 	}
 	q := sc.in(db).Where("form_id = ?", formID)
@@ -166,32 +162,17 @@ func (s *Store) CreateContentPage(ctx context.Context, p storage.ContentPage) (s
 // UpdateContentPage applies fn to a page while its row is locked. fn must not call the store
 // (see UpdateMember).
 func (s *Store) UpdateContentPage(ctx context.Context, id int64, fn func(storage.ContentPage) (storage.ContentPage, error)) (storage.ContentPage, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.ContentPage{}, err
-	}
 	op := fmt.Sprintf("update page %d", id)
-	var out storage.ContentPage
-	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var row pageRow
-		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
-			return wrap(op, err)
-		}
-		p, err := fn(contentPageFromRow(row))
-		if err != nil {
-			return err
-		}
+	return updateByID(s, ctx, op, id, infallible(contentPageFromRow), fn, func(tx *gorm.DB, sc scope, row pageRow, p storage.ContentPage) (storage.ContentPage, error) {
 		if err := required("slug", p.Slug); err != nil {
-			return fmt.Errorf("gormstore: %s: %w", op, err)
+			return storage.ContentPage{}, fmt.Errorf("gormstore: %s: %w", op, err)
 		}
 		row.Slug, row.Title, row.Body, row.Published = p.Slug, p.Title, p.Body, p.Published
-		err = sc.in(tx.Model(&pageRow{})).Where("id = ?", id).
+		err := sc.in(tx.Model(&pageRow{})).Where("id = ?", id).
 			Updates(map[string]any{"slug": row.Slug, "title": row.Title, "body": row.Body, "published": row.Published}).Error
 		if err != nil {
-			return wrap(op, err)
+			return storage.ContentPage{}, wrap(op, err)
 		}
-		out = contentPageFromRow(row)
-		return nil
+		return contentPageFromRow(row), nil
 	})
-	return out, err
 }

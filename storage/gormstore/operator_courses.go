@@ -11,15 +11,7 @@ import (
 
 // GetCourse returns one course of the context's school by id.
 func (s *Store) GetCourse(ctx context.Context, id int64) (storage.Course, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Course{}, err
-	}
-	var row courseRow
-	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
-		return storage.Course{}, wrap(fmt.Sprintf("get course %d", id), err)
-	}
-	return row.course(), nil
+	return getScoped(s, ctx, fmt.Sprintf("get course %d", id), courseRow.course, "id = ?", id)
 }
 
 // CreateCourse stores a new course.
@@ -42,23 +34,10 @@ func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Cou
 // UpdateCourse applies fn to the course while its row is locked. fn must not call the store
 // (see UpdateMember).
 func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Course) (storage.Course, error)) (storage.Course, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return storage.Course{}, err
-	}
 	op := fmt.Sprintf("update course %d", id)
-	var out storage.Course
-	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		var row courseRow
-		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
-			return wrap(op, err)
-		}
-		c, err := fn(row.course())
-		if err != nil {
-			return err
-		}
+	return updateByID(s, ctx, op, id, infallible(courseRow.course), fn, func(tx *gorm.DB, sc scope, row courseRow, c storage.Course) (storage.Course, error) {
 		if err := required("slug", c.Slug); err != nil {
-			return fmt.Errorf("gormstore: %s: %w", op, err)
+			return storage.Course{}, fmt.Errorf("gormstore: %s: %w", op, err)
 		}
 		next := courseRow{
 			ID: row.ID, SchoolID: row.SchoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency),
@@ -66,12 +45,10 @@ func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Cour
 		}
 		next.stamp(dbTime(s.now()), false)
 		if err := sc.in(tx).Select("*").Omit("id", "school_id", "created_at").Where("id = ?", id).Updates(&next).Error; err != nil {
-			return wrap(op, err)
+			return storage.Course{}, wrap(op, err)
 		}
-		out = next.course()
-		return nil
+		return next.course(), nil
 	})
-	return out, err
 }
 
 // AppendSection adds a section after the course's last one. Bumping the course's curriculum

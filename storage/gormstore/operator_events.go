@@ -50,13 +50,9 @@ type eventRegistrantRow struct {
 // ListEventRegistrants pages through an event's registrations, oldest first, in one statement
 // after the event's own lookup.
 func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page storage.Page) ([]storage.EventRegistrant, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	op := fmt.Sprintf("list registrations of event %d", eventID)
-	db := s.conn(ctx)
-	if err := requireRow(sc.in(db.Model(&eventRow{})).Where("id = ?", eventID), op); err != nil {
+	sc, db, err := s.readUnder(ctx, op, &eventRow{}, eventID)
+	if err != nil {
 		return nil, "", err
 	}
 	q := db.Table("event_registrations AS r").

@@ -50,14 +50,10 @@ func (s *Store) ListSchoolPayments(ctx context.Context, filter storage.PaymentFi
 
 // GetSchoolPayment returns one payment of the school.
 func (s *Store) GetSchoolPayment(ctx context.Context, id int64, at time.Time) (storage.Payment, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("get payment %d", id)
+	row, err := takeScoped[paymentRow](s, ctx, op, "id = ?", id)
 	if err != nil {
 		return storage.Payment{}, err
-	}
-	op := fmt.Sprintf("get payment %d", id)
-	var row paymentRow
-	if err := sc.in(s.conn(ctx)).Where("id = ?", id).Take(&row).Error; err != nil {
-		return storage.Payment{}, wrap(op, err)
 	}
 	p, err := row.payment(at)
 	if err != nil {

@@ -50,13 +50,9 @@ func enrollmentsWithMembers(db *gorm.DB, sc scope) *gorm.DB {
 
 // ListCourseEnrollments pages through a course's enrollments, oldest first.
 func (s *Store) ListCourseEnrollments(ctx context.Context, courseID int64, page storage.Page) ([]storage.CourseEnrollment, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
 	op := fmt.Sprintf("list enrollments of course %d", courseID)
-	db := s.conn(ctx)
-	if err := requireRow(sc.in(db.Model(&courseRow{})).Where("id = ?", courseID), op); err != nil {
+	sc, db, err := s.readUnder(ctx, op, &courseRow{}, courseID)
+	if err != nil {
 		return nil, "", err
 	}
 	q := enrollmentsWithMembers(db, sc).Where("e.course_id = ?", courseID)
@@ -124,23 +120,21 @@ func (s *Store) Unenroll(ctx context.Context, courseID, memberID int64) error {
 	}
 	op := fmt.Sprintf("unenroll member %d from course %d", memberID, courseID)
 	res := sc.in(s.conn(ctx)).Where("course_id = ? AND member_id = ?", courseID, memberID).Delete(&enrollmentRow{})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }
 
-// requireRow answers ErrNotFound unless q (a Model query) matches a row.
-func requireRow(q *gorm.DB, op string) error {
-	var n int64
-	if err := q.Count(&n).Error; err != nil {
-		return wrap(op, err)
+// readUnder starts a read of the rows under one parent row of the context's school (a course's
+// enrollments, a form's submissions, an event's registrations): it answers ErrNotFound when the
+// school has no parent with the id (parent is a pointer to its row type), so that an unknown
+// parent is told apart from one with no rows, and returns the school and the handle to read with.
+func (s *Store) readUnder(ctx context.Context, op string, parent any, id int64) (scope, *gorm.DB, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return scope{}, nil, err
 	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	db := s.conn(ctx)
+	if err := requireRow(sc.in(db.Model(parent)).Where("id = ?", id), op); err != nil {
+		return scope{}, nil, err
 	}
-	return nil
+	return sc, db, nil
 }

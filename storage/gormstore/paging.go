@@ -67,28 +67,41 @@ type timeCursor struct {
 	id string
 }
 
-// encodeTimeCursor returns the opaque cursor of the page that follows c. The time is kept in
-// microseconds, the precision the databases store.
+// encodeTimeCursor returns the opaque cursor of the page that follows c.
 func encodeTimeCursor(c timeCursor) string {
-	raw := timeCursorPrefix + strconv.FormatInt(c.at.UnixMicro(), 10) + ":" + c.id
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+	return encodeTimeKey(timeCursorPrefix, c.at, c.id)
 }
 
 // decodeTimeCursor returns the position a cursor continues after; ok is false for the first page.
 func decodeTimeCursor(after string) (c timeCursor, ok bool, err error) {
+	at, id, ok, err := decodeTimeKey(timeCursorPrefix, after)
+	return timeCursor{at: at, id: id}, ok, err
+}
+
+// encodeTimeKey is the cursor of a list ordered by a time and then a key, in both keysets that
+// have one (timeCursor, timeIDCursor): the prefix, the time in microseconds (the precision the
+// databases store), ":" and the key.
+func encodeTimeKey(prefix string, at time.Time, key string) string {
+	raw := prefix + strconv.FormatInt(at.UnixMicro(), 10) + ":" + key
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+// decodeTimeKey reads a cursor of encodeTimeKey with the prefix; ok is false for the first page,
+// and a cursor of another kind, or with no key, is errBadCursor.
+func decodeTimeKey(prefix, after string) (at time.Time, key string, ok bool, err error) {
 	if after == "" {
-		return timeCursor{}, false, nil
+		return time.Time{}, "", false, nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(after)
-	if err != nil || !strings.HasPrefix(string(raw), timeCursorPrefix) {
-		return timeCursor{}, false, errBadCursor
+	if err != nil || !strings.HasPrefix(string(raw), prefix) {
+		return time.Time{}, "", false, errBadCursor
 	}
-	micros, id, found := strings.Cut(strings.TrimPrefix(string(raw), timeCursorPrefix), ":")
+	micros, key, found := strings.Cut(strings.TrimPrefix(string(raw), prefix), ":")
 	n, err := strconv.ParseInt(micros, 10, 64)
-	if !found || err != nil || id == "" {
-		return timeCursor{}, false, errBadCursor
+	if !found || err != nil || key == "" {
+		return time.Time{}, "", false, errBadCursor
 	}
-	return timeCursor{at: time.UnixMicro(n).UTC(), id: id}, true, nil
+	return time.UnixMicro(n).UTC(), key, true, nil
 }
 
 // nextCursor trims rows fetched with one extra row (limit+1) to the page and returns the cursor

@@ -63,18 +63,13 @@ func (passkeyChallengeRow) TableName() string { return "passkey_challenges" }
 
 // CreatePasskey implements factor.Passkeys.
 func (s *Store) CreatePasskey(ctx context.Context, p factor.Passkey) (factor.Passkey, error) {
-	sc, err := s.scoped(ctx)
+	const op = "create passkey"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{p.MemberID <= 0, "no member"},
+		invalid{len(p.CredentialID) == 0, "no credential id"},
+		invalid{len(p.PublicKey) == 0, "no public key"})
 	if err != nil {
 		return factor.Passkey{}, err
-	}
-	const op = "create passkey"
-	switch {
-	case p.MemberID <= 0:
-		return factor.Passkey{}, invalidArg(op, "no member")
-	case len(p.CredentialID) == 0:
-		return factor.Passkey{}, invalidArg(op, "no credential id")
-	case len(p.PublicKey) == 0:
-		return factor.Passkey{}, invalidArg(op, "no public key")
 	}
 	for _, tr := range p.Transports {
 		if tr == "" || strings.ContainsAny(tr, " \t\r\n") {
@@ -201,18 +196,13 @@ func affectedOne(op string, err error, n int64) error {
 
 // CreatePasskeyChallenge implements factor.Passkeys.
 func (s *Store) CreatePasskeyChallenge(ctx context.Context, c factor.Challenge) error {
-	sc, err := s.scoped(ctx)
+	const op = "create passkey challenge"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{c.ID == "", "empty id"},
+		invalid{c.Purpose == "", "no purpose"},
+		invalid{c.ExpiresAt.IsZero(), "no expiry"})
 	if err != nil {
 		return err
-	}
-	const op = "create passkey challenge"
-	switch {
-	case c.ID == "":
-		return invalidArg(op, "empty id")
-	case c.Purpose == "":
-		return invalidArg(op, "no purpose")
-	case c.ExpiresAt.IsZero():
-		return invalidArg(op, "no expiry")
 	}
 	created := s.orNow(c.CreatedAt)
 	row := passkeyChallengeRow{

@@ -27,6 +27,27 @@ func (s *Store) scoped(ctx context.Context) (scope, error) {
 	return scope{schoolID: t.SchoolID}, nil
 }
 
+// invalid is one check of a write's input: when bad holds, the input is refused for the reason.
+type invalid struct {
+	bad    bool
+	reason string
+}
+
+// scopedInput is scoped for a write that checks its input first: the first check that holds is
+// ErrInvalidArgument, reported with its reason.
+func (s *Store) scopedInput(ctx context.Context, op string, checks ...invalid) (scope, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return scope{}, err
+	}
+	for _, c := range checks {
+		if c.bad {
+			return scope{}, invalidArg(op, "%s", c.reason)
+		}
+	}
+	return sc, nil
+}
+
 // in restricts db's statement to the school's rows. The column is qualified with the statement's
 // own table, so the condition stays unambiguous when the query joins another school-scoped table.
 func (sc scope) in(db *gorm.DB) *gorm.DB {
@@ -65,4 +86,28 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	v := t.UTC()
 	return &v
+}
+
+// takeScoped reads the one row of the context's school that matches the condition; op names
+// the read in its errors (a missing row is storage.ErrNotFound).
+func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...any) (R, error) {
+	var row R
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return row, err
+	}
+	if err := sc.in(s.conn(ctx)).Where(cond, args...).Take(&row).Error; err != nil {
+		return row, wrap(op, err)
+	}
+	return row, nil
+}
+
+// getScoped is takeScoped returning the row as its domain value, or the zero value on error.
+func getScoped[R, T any](s *Store, ctx context.Context, op string, convert func(R) T, cond string, args ...any) (T, error) {
+	row, err := takeScoped[R](s, ctx, op, cond, args...)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return convert(row), nil
 }

@@ -33,18 +33,13 @@ func (securityEventRow) TableName() string { return "security_events" }
 // AppendSecurityEvent stores e at the context's school (audit.Store). A zero At is the store's
 // clock. Inside a transaction it commits or rolls back with the rest.
 func (s *Store) AppendSecurityEvent(ctx context.Context, e audit.Event) error {
-	sc, err := s.scoped(ctx)
+	const op = "append security event"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{e.Kind == "", "no kind"},
+		invalid{e.Actor == "", "no actor"},
+		invalid{e.ActorID < 0 || e.SubjectID < 0, "negative member id"})
 	if err != nil {
 		return err
-	}
-	const op = "append security event"
-	switch {
-	case e.Kind == "":
-		return invalidArg(op, "no kind")
-	case e.Actor == "":
-		return invalidArg(op, "no actor")
-	case e.ActorID < 0 || e.SubjectID < 0:
-		return invalidArg(op, "negative member id")
 	}
 	when := s.orNow(e.At)
 	result := e.Result

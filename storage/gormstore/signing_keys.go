@@ -21,13 +21,12 @@ func (r signingKeyRow) key() storage.SigningKey {
 
 // CreateSigningKey stores a key at the context's school. A zero CreatedAt is the store's clock.
 func (s *Store) CreateSigningKey(ctx context.Context, k storage.SigningKey) error {
-	sc, err := s.scoped(ctx)
+	const op = "create signing key"
+	sc, err := s.scopedInput(ctx, op,
+		invalid{k.KID == "" || k.Algorithm == "" || len(k.PublicJWK) == 0 || len(k.PrivateKeyEncrypted) == 0,
+			"kid, algorithm, public JWK and encrypted private key are required"})
 	if err != nil {
 		return err
-	}
-	const op = "create signing key"
-	if k.KID == "" || k.Algorithm == "" || len(k.PublicJWK) == 0 || len(k.PrivateKeyEncrypted) == 0 {
-		return invalidArg(op, "kid, algorithm, public JWK and encrypted private key are required")
 	}
 	created := s.orNow(k.CreatedAt)
 	row := signingKeyRow{
@@ -71,11 +70,5 @@ func (s *Store) RetireSigningKey(ctx context.Context, kid string, at time.Time) 
 	op := fmt.Sprintf("retire signing key %q", kid)
 	res := s.conn(ctx).Exec("UPDATE signing_keys SET retired_at = COALESCE(retired_at, ?) WHERE kid = ? AND school_id = ?",
 		dbTime(at), kid, sc.schoolID)
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound(op, res)
 }

@@ -1,17 +1,34 @@
 package gormstore
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
+	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore/internal/pgtest"
 )
 
 // postgresDSNEnv names the PostgreSQL server the tests may use; without it they skip.
-const postgresDSNEnv = "PROCTOR_TEST_POSTGRES_DSN"
+const postgresDSNEnv = pgtest.DSNEnv
+
+// inSchoolA creates school 1 ("a") in s and returns a context carrying it, after importing data
+// there unless it is nil.
+func inSchoolA(tb testing.TB, s *Store, data *storage.SchoolData) context.Context {
+	tb.Helper()
+	if err := s.SyncSchool(tb.Context(), 1, "a", "A"); err != nil {
+		tb.Fatal(err)
+	}
+	ctx := school.NewContext(tb.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+	if data != nil {
+		if _, err := s.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ctx
+}
 
 // newSQLiteStore returns a migrated store on a fresh database file.
 func newSQLiteStore(t testing.TB) *Store {
@@ -46,46 +63,12 @@ func openPostgresSchema(t testing.TB) (*Store, string) {
 	if dsn == "" {
 		t.Skipf("%s is not set", postgresDSNEnv)
 	}
-	admin, err := Open(t.Context(), Config{Driver: DriverPostgres, DSN: dsn, MaxOpenConns: 1})
+	// A few connections per store: tests run in parallel against one server.
+	dsn = pgtest.Schema(t, dsn)
+	s, err := Open(t.Context(), Config{Driver: DriverPostgres, DSN: dsn, MaxOpenConns: 4})
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
 	}
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	if err := admin.db.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		_ = admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	// Registered before the store's Close, so it runs after it.
-	t.Cleanup(func() {
-		if err := admin.db.Exec("DROP SCHEMA " + schema + " CASCADE").Error; err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-		_ = admin.Close()
-	})
-	// A few connections per store: tests run in parallel against one server.
-	dsn = withSearchPath(t, dsn, schema)
-	s, err := Open(t.Context(), Config{Driver: DriverPostgres, DSN: dsn, MaxOpenConns: 4})
-	if err != nil {
-		t.Fatalf("open postgres schema %s: %v", schema, err)
-	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, dsn
-}
-
-// withSearchPath adds search_path to a URL or key=value DSN (pgx sends unknown settings to the
-// server as run-time parameters).
-func withSearchPath(t testing.TB, dsn, schema string) string {
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			t.Fatalf("%s: %v", postgresDSNEnv, err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return dsn + " search_path=" + schema
 }

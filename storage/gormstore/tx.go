@@ -101,3 +101,38 @@ func (s *Store) inTx(ctx context.Context, op string, fn func(tx *gorm.DB) error)
 	done = true
 	return wrap(op+": commit", tx.Commit().Error)
 }
+
+// updateByID is the frame of the school-scoped Update methods: in one transaction it reads the
+// school's row with the id FOR UPDATE, hands fn the row as a domain value (from), and lets save
+// check fn's result and write it back, returning what the row now holds. fn must not call the
+// store (see UpdateMember).
+func updateByID[R, T any](s *Store, ctx context.Context, op string, id any, from func(R) (T, error),
+	fn func(T) (T, error), save func(tx *gorm.DB, sc scope, row R, next T) (T, error)) (T, error) {
+	var out T
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return out, err
+	}
+	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		var row R
+		if err := forUpdate(sc.in(tx)).Where("id = ?", id).Take(&row).Error; err != nil {
+			return wrap(op, err)
+		}
+		cur, err := from(row)
+		if err != nil {
+			return err
+		}
+		next, err := fn(cur)
+		if err != nil {
+			return err
+		}
+		out, err = save(tx, sc, row, next)
+		return err
+	})
+	return out, err
+}
+
+// infallible adapts a row converter that cannot fail to updateByID's from.
+func infallible[R, T any](convert func(R) T) func(R) (T, error) {
+	return func(r R) (T, error) { return convert(r), nil }
+}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -65,10 +64,7 @@ func TestCursorFormats(t *testing.T) {
 	}
 
 	s := newSQLiteStore(t)
-	if err := s.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := school.NewContext(t.Context(), &school.School{SchoolID: 1, Subdomain: "a"})
+	ctx := inSchoolA(t, s, nil)
 	if _, _, err := s.ListClients(ctx, "", storage.Page{After: encodeCursor(5)}); !errors.Is(err, storage.ErrInvalidArgument) {
 		t.Errorf("ListClients with an id cursor: %v", err)
 	}

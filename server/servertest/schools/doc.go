@@ -2,7 +2,9 @@
 // schools (school files, schools synced into the store, their registry), a real store
 // (storetest: SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set) behind an httptest
 // server, members with one password hashed at a cheap cost, a fixed system secret, a settable
-// clock, a captured JSON log, and the request context the server's middleware gives a handler.
+// clock, a captured JSON log, and the request context the server's middleware gives a handler;
+// also a key prefix of the test's own in the test Redis (Redis) and a certificate authority
+// with a server certificate for TLS test servers (NewCA).
 //
 // It imports no handler package, so that the tests of any package (internal tests of login,
 // mfa or operator included) can use it; package servertest builds the whole server on it. A

@@ -4,22 +4,16 @@
 package storetest
 
 import (
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for schema set-up
-
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/internal/pgtest"
 )
 
 // PostgresDSNEnv names the PostgreSQL server tests may create schemas in.
-const PostgresDSNEnv = "PROCTOR_TEST_POSTGRES_DSN"
+const PostgresDSNEnv = pgtest.DSNEnv
 
 // Backends lists the databases a test should run on.
 func Backends() []string {
@@ -69,33 +63,5 @@ func postgresSchema(t testing.TB) string {
 	if dsn == "" {
 		t.Fatalf("storetest: %s is not set", PostgresDSNEnv)
 	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		admin.Close()
-		t.Fatalf("storetest: create schema (is PostgreSQL running?): %v", err)
-	}
-	// Registered before the store's Close, so it runs after it.
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("storetest: drop schema %s: %v", schema, err)
-		}
-		admin.Close()
-	})
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			t.Fatalf("storetest: %s: %v", PostgresDSNEnv, err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return dsn + " search_path=" + schema
+	return pgtest.Schema(t, dsn)
 }

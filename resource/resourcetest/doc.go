@@ -1,0 +1,6 @@
+// Package resourcetest is the test environment of the resource servers that a client reaches
+// over HTTP with a bearer token (the Member API and /mcp): a whole Proctor on schools A and B,
+// access tokens minted into its store, raw requests to it, and the comparison of what a surface
+// publishes (its schema, its tool list) with a reviewed golden copy. Each package's tests add
+// what their protocol needs (GraphQL answers, an MCP client) on top.
+package resourcetest

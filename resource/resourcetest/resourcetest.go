@@ -1,0 +1,112 @@
+package resourcetest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
+)
+
+// Env is a whole Proctor behind a real HTTP server, as a resource server's client meets it:
+// school A at 127.0.0.1:<port> and school B at localhost:<port>, and tokens minted straight into
+// the store the way the authorization server stores them (so that a test can also make the
+// tokens no authorization would give: expired, revoked, bound elsewhere, without school_id or
+// an owner).
+type Env struct {
+	T      testing.TB
+	Server *httptest.Server
+	Store  *gormstore.Store
+	A, B   *school.School
+}
+
+// New starts the environment on backend (storetest's name).
+func New(t testing.TB, backend string) *Env {
+	t.Helper()
+	sch := schools.New(t, schools.Options{Backend: backend})
+	servertest.Public(t, sch, server.Deps{}, nil)
+	return &Env{T: t, Server: sch.Server, Store: sch.Store, A: sch.A, B: sch.B}
+}
+
+// EachBackend runs f on an environment newEnv builds on SQLite, and on PostgreSQL when it is
+// configured.
+func EachBackend[E any](t *testing.T, newEnv func(t testing.TB, backend string) E, f func(t *testing.T, e E)) {
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
+	}
+}
+
+// Ctx is a context carrying school tn, for the store's school-scoped methods.
+func (e *Env) Ctx(tn *school.School) context.Context { return school.NewContext(e.T.Context(), tn) }
+
+// Seed imports data into school tn.
+func (e *Env) Seed(tn *school.School, data *storage.SchoolData) {
+	e.T.Helper()
+	schools.Import(e.T, e.Store, tn, data)
+}
+
+// Token mints an access token of school tn for the member with the e-mail (see
+// servertest.MintToken): already used once, so that a request with it runs no first-use write.
+func (e *Env) Token(tn *school.School, email string, o servertest.TokenOptions) string {
+	e.T.Helper()
+	m, err := e.Store.GetMemberByEmail(e.Ctx(tn), email)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return servertest.MintToken(e.T, e.Store, schools.Secret, tn, m.ID, o)
+}
+
+// Send sends a request with the bearer token (none if "") and the header, given as name and
+// value pairs, and returns the answer's status, header and body.
+func (e *Env) Send(method, url, token string, body io.Reader, header ...string) (int, http.Header, []byte) {
+	e.T.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, raw
+}
+
+// Golden compares got, what the test produced of what, with the reviewed copy at path; with
+// update it first rewrites the copy, so that accepting a change is a reviewed change to the file.
+func Golden(t testing.TB, what, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from %s; review the change and run with -update.\ngot:\n%s", what, path, got)
+	}
+}
