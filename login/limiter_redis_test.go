@@ -2,8 +2,6 @@ package login
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"net"
@@ -33,38 +31,6 @@ func testRedisURL(t *testing.T) string {
 	return u
 }
 
-// testRedis returns a client of the test Redis and a key prefix of this test's own, whose keys
-// are deleted when the test ends, so that tests running at the same time never meet.
-func testRedis(t *testing.T, rawURL string) (*redis.Client, string) {
-	t.Helper()
-	opt, err := redis.ParseURL(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	prefix := "proctor-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx := context.Background()
-		keys, err := scanKeys(ctx, c, prefix)
-		if err != nil {
-			t.Errorf("list test keys: %v", err)
-			return
-		}
-		if len(keys) > 0 {
-			if err := c.Del(ctx, keys...).Err(); err != nil {
-				t.Errorf("delete test keys: %v", err)
-			}
-		}
-	})
-	if err := c.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("Redis at %s does not answer: %v", opt.Addr, err)
-	}
-	return c, prefix
-}
-
 // scanKeys lists the keys under prefix.
 func scanKeys(ctx context.Context, c *redis.Client, prefix string) ([]string, error) {
 	var keys []string
@@ -86,11 +52,11 @@ func newRedisLimiter(t *testing.T, rawURL string, o RedisOptions) *RedisLimiter 
 }
 
 // redisWithLimiter returns a client of the test Redis and a limiter keeping its counts under
-// this test's own prefix (testRedis).
+// this test's own prefix (schools.Redis).
 func redisWithLimiter(t *testing.T) (*redis.Client, *RedisLimiter) {
 	t.Helper()
 	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
+	c, prefix := schools.Redis(t, u)
 	return c, newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 }
 
@@ -114,7 +80,7 @@ func mustTake(t *testing.T, l Limiter, key string, lim Limit, want bool) {
 func TestRedisLimiterContract(t *testing.T) {
 	u := testRedisURL(t)
 	limiterSuite(t, func(t *testing.T) Limiter {
-		_, prefix := testRedis(t, u)
+		_, prefix := schools.Redis(t, u)
 		return newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	})
 }
@@ -160,7 +126,7 @@ func TestRedisLimiterCountsInRedis(t *testing.T) {
 func TestRedisLimiterKeysAreHashed(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
+	c, prefix := schools.Redis(t, u)
 	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 5, Window: time.Minute}
 	mustTake(t, l, "address:192.0.2.77", lim, true)
@@ -260,7 +226,7 @@ func TestRedisLimiterExpires(t *testing.T) {
 func TestRedisLimiterSharedByReplicas(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	_, prefix := testRedis(t, u)
+	_, prefix := schools.Redis(t, u)
 	a := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	b := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 4, Window: time.Minute}
@@ -278,7 +244,7 @@ func TestRedisLimiterSharedByReplicas(t *testing.T) {
 	mustTake(t, a, key, lim, true)
 
 	// Another prefix is another deployment: it shares nothing.
-	_, otherPrefix := testRedis(t, u)
+	_, otherPrefix := schools.Redis(t, u)
 	other := newRedisLimiter(t, u, RedisOptions{KeyPrefix: otherPrefix})
 	mustTake(t, a, "k", Limit{Max: 1, Window: time.Minute}, true)
 	mustTake(t, other, "k", Limit{Max: 1, Window: time.Minute}, true)
@@ -354,7 +320,7 @@ func TestLoginWithUnreachableRedis(t *testing.T) {
 func TestRedisLimiterRecovers(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
+	c, prefix := schools.Redis(t, u)
 	p := startFlakyProxy(t, c.Options().Addr)
 	proxied, err := url.Parse(u)
 	if err != nil {
