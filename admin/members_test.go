@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,12 +12,11 @@ import (
 
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
-	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -109,50 +107,10 @@ func (e *env) lockOut(email string) {
 	}
 }
 
-// mailWorker sends the outbox over SMTP to a mailbox; deliver runs it and returns what arrived.
-type mailWorker struct {
-	e      *env
-	box    *mailbox.Mailbox
-	worker *mail.Worker
-	seen   int
-}
-
-func (e *env) mailbox() *mailWorker {
+// mailbox is a post office of the test that sends the store's outbox, one attempt a message.
+func (e *env) mailbox() *servertest.PostOffice {
 	e.t.Helper()
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { _ = box.Close() })
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(int64) (string, string) { return "noreply@school.test", "School" })
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	w, err := mail.NewWorker(e.store, sender, e.secret, mail.Options{MaxAttempts: 1})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return &mailWorker{e: e, box: box, worker: w}
-}
-
-func (m *mailWorker) deliver() []mailbox.Message {
-	m.e.t.Helper()
-	for {
-		n, err := m.worker.RunOnce(m.e.t.Context())
-		if err != nil {
-			m.e.t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-	}
-	msgs := m.box.Messages()
-	out := msgs[m.seen:]
-	m.seen = len(msgs)
-	return out
+	return servertest.NewPostOffice(e.t, e.store, e.secret, mail.Options{MaxAttempts: 1})
 }
 
 // wantEvent checks that the log of school t holds exactly one event of kind by the operator
@@ -283,7 +241,7 @@ func TestMemberStatus(t *testing.T) {
 
 	// The invitation: the message goes out, the member is invited, their roles unchanged.
 	b.wantDone(e, b.confirm(e, newbie.ID, admin.ActionInvite), newbie.ID, "An invitation was sent")
-	msgs := box.deliver()
+	msgs := box.Deliver()
 	if len(msgs) != 1 || msgs[0].To[0] != "newbie@example.com" || !strings.Contains(msgs[0].Text, "/invitation?token=") {
 		t.Fatalf("messages: %+v", msgs)
 	}
@@ -345,7 +303,7 @@ func TestMemberActions(t *testing.T) {
 
 	// A reset link goes to the member.
 	b.wantDone(e, b.confirm(e, student, admin.ActionResetLink), student, "A password reset link was sent")
-	msgs := box.deliver()
+	msgs := box.Deliver()
 	if len(msgs) != 1 || msgs[0].To[0] != studentEmail || !linkPattern.MatchString(msgs[0].Text) || !strings.Contains(msgs[0].Text, "/login/reset?token=") {
 		t.Fatalf("messages: %+v", msgs)
 	}
@@ -435,7 +393,7 @@ func TestMembersOnlyOperators(t *testing.T) {
 		})
 	}
 	e.wantRoles(e.a, student, "roles after the refusals", storage.RoleStudent)
-	if msgs := box.deliver(); len(msgs) != 0 {
+	if msgs := box.Deliver(); len(msgs) != 0 {
 		t.Errorf("mail after the refusals: %d", len(msgs))
 	}
 	// Not signed in: to the sign-in page and back.
