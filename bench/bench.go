@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,37 +99,17 @@ const (
 
 // withDefaults fills unset options and checks them all, reporting every problem at once.
 func (o Options) withDefaults() (Options, error) {
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.Duration == 0 {
-		o.Duration = DefaultDuration
-	}
-	if o.Pool == 0 {
-		o.Pool = DefaultPool
-	}
-	if o.Database == "" {
-		o.Database = driverSQLite
-	}
-	if o.Host == "" {
-		o.Host = "127.0.0.1"
-	}
-	if o.Data == (DataSize{}) {
-		o.Data = DefaultData
-	}
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
+	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
+	o.Duration = cmp.Or(o.Duration, DefaultDuration)
+	o.Pool = cmp.Or(o.Pool, DefaultPool)
+	o.Database = cmp.Or(o.Database, driverSQLite)
+	o.Host = cmp.Or(o.Host, "127.0.0.1")
+	o.Data = cmp.Or(o.Data, DefaultData)
+	o.Log = cmp.Or(o.Log, io.Discard)
 	if o.Soak {
-		if o.SoakDuration == 0 {
-			o.SoakDuration = DefaultSoakDuration
-		}
-		if o.SoakWindow == 0 {
-			o.SoakWindow = DefaultSoakWindow
-		}
-		if o.SoakPeak == 0 {
-			o.SoakPeak = DefaultSoakPeak
-		}
+		o.SoakDuration = cmp.Or(o.SoakDuration, DefaultSoakDuration)
+		o.SoakWindow = cmp.Or(o.SoakWindow, DefaultSoakWindow)
+		o.SoakPeak = cmp.Or(o.SoakPeak, DefaultSoakPeak)
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }

@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -112,21 +111,28 @@ func backends() []string {
 	return []string{gormstore.DriverSQLite}
 }
 
+// inProcessOptions are the options of a small run against a server in this process on backend,
+// with two workers and a short warm-up.
+func inProcessOptions(t *testing.T, backend string) Options {
+	o := Options{
+		InProcess: true, Concurrency: 2, Warmup: 200 * time.Millisecond,
+		Database: backend, TempDir: t.TempDir(), Data: testData, Version: "test",
+	}
+	if backend == gormstore.DriverPostgres {
+		o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
+	}
+	return o
+}
+
 // TestEveryScenario runs every scenario for 20 requests at concurrency 2 against the server
 // built in this process, on loopback, and wants no error at all.
 func TestEveryScenario(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
-			tmp := t.TempDir()
-			o := Options{
-				// The run ends at 20 requests; the duration is only the safety bound, the
-				// longest allowed, so that a busy machine still gets to 20.
-				InProcess: true, Concurrency: 2, Requests: 20, Duration: MaxDuration, Warmup: 200 * time.Millisecond,
-				Database: backend, TempDir: tmp, Data: testData, Version: "test",
-			}
-			if backend == gormstore.DriverPostgres {
-				o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
-			}
+			o := inProcessOptions(t, backend)
+			// The run ends at 20 requests; the duration is only the safety bound, the longest
+			// allowed, so that a busy machine still gets to 20.
+			o.Requests, o.Duration = 20, MaxDuration
 			rep, err := Run(t.Context(), o, testDeps)
 			if err != nil {
 				t.Fatal(err)
@@ -169,7 +175,7 @@ func TestEveryScenario(t *testing.T) {
 				}
 			}
 			// The run cleans up after itself.
-			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+			if entries, _ := os.ReadDir(o.TempDir); len(entries) != 0 {
 				t.Errorf("%d entries left in the temporary directory", len(entries))
 			}
 		})
@@ -250,15 +256,8 @@ func TestChildServerThatFailsToStart(t *testing.T) {
 func TestSoakInProcess(t *testing.T) {
 	for _, backend := range backends() {
 		t.Run(backend, func(t *testing.T) {
-			tmp := t.TempDir()
-			o := Options{
-				InProcess: true, Soak: true, Concurrency: 2, Warmup: 200 * time.Millisecond,
-				SoakPeak: time.Second, SoakDuration: 3 * time.Second, SoakWindow: 500 * time.Millisecond,
-				Database: backend, TempDir: tmp, Data: testData, Version: "test",
-			}
-			if backend == gormstore.DriverPostgres {
-				o.DSN = os.Getenv("PROCTOR_TEST_POSTGRES_DSN")
-			}
+			o := inProcessOptions(t, backend)
+			o.Soak, o.SoakPeak, o.SoakDuration, o.SoakWindow = true, time.Second, 3*time.Second, 500*time.Millisecond
 			rep, err := RunSoak(t.Context(), o, testDeps)
 			if err != nil {
 				t.Fatal(err)
@@ -303,9 +302,11 @@ func TestSoakInProcess(t *testing.T) {
 				if w.Requests > 0 && (w.RPS <= 0 || w.P50MS <= 0 || w.P99MS < w.P50MS) {
 					t.Errorf("window %+v", w)
 				}
-				// Every worker signed in, and the warm-up and peak runs made grants, before
-				// the soak's first window.
-				if w.Rows["login_sessions"] < 2 || w.Rows["oauth_token_pairs"] < 1 {
+				// The warm-up and peak runs made grants before the soak's first window, and
+				// nothing in a run this short deletes a pair. The login sessions are counted
+				// but not bounded: a worker's sign-out-and-in step deletes its session before
+				// it makes the next, so a count can fall between the two.
+				if _, counted := w.Rows["login_sessions"]; !counted || w.Rows["oauth_token_pairs"] < 1 {
 					t.Errorf("rows %v", w.Rows)
 				}
 			}
@@ -335,7 +336,7 @@ func TestSoakInProcess(t *testing.T) {
 			if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"windows"`) || !strings.Contains(js.String(), `"verdict"`) {
 				t.Errorf("json: %v", err)
 			}
-			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+			if entries, _ := os.ReadDir(o.TempDir); len(entries) != 0 {
 				t.Errorf("%d entries left in the temporary directory", len(entries))
 			}
 		})
@@ -521,16 +522,8 @@ func TestSoakReportOutputs(t *testing.T) {
 	if err := rep.WriteSVG(&svg); err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(&svg)
 	lines := 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed: %v", err)
-		}
+	for _, tok := range xmlTokens(t, &svg) {
 		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "polyline" {
 			lines++
 		}

@@ -98,11 +98,17 @@ func childEnv(env []string) []string {
 // otherwise nest without end, each starting another child. (Not PROCTOR_*: those are dropped.)
 const nestedEnv = "BENCH_SERVER_CHILD"
 
-// waitReady polls /readyz until it answers 200, the child exits, or readyTimeout passes.
+// waitReady polls the child's /readyz (WaitReady) for readyTimeout.
 func waitReady(ctx context.Context, internalAddr string, exited <-chan struct{}) error {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DialContext: loopbackDialer().DialContext}}
 	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(readyTimeout)
+	return WaitReady(ctx, client, internalAddr, exited, readyTimeout)
+}
+
+// WaitReady polls GET /readyz on a server's internal address with client until it answers 200,
+// exited is closed (the server is gone), ctx ends or timeout passes.
+func WaitReady(ctx context.Context, client *http.Client, internalAddr string, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+internalAddr+"/readyz", nil)
 		if resp, err := client.Do(req); err == nil {
@@ -120,7 +126,7 @@ func waitReady(ctx context.Context, internalAddr string, exited <-chan struct{})
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the server was not ready after %s", readyTimeout)
+	return fmt.Errorf("the server was not ready after %s", timeout)
 }
 
 func (c *childServer) usage() (Usage, bool) {

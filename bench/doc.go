@@ -27,9 +27,10 @@
 // through), the server to run in this process, and the client rules. The server it measures
 // is reached over HTTP only, at the public paths any client uses (paths.go).
 //
-// The scenarios drive the server over HTTP exactly as clients do: the consent form with its
-// csrf_token, PKCE S256, the resource parameter, iss and state checked on the redirect, bearer
-// tokens at UserInfo, /member/graphql and /mcp.
+// The scenarios drive the server over HTTP exactly as clients do (package flow, which the
+// process tests of systemtest drive it with too): the consent form with its csrf_token, PKCE
+// S256, the resource parameter, iss and state checked on the redirect, bearer tokens at
+// UserInfo, /member/graphql and /mcp.
 //
 // A soak (RunSoak, `proctor bench --soak`, soak.go) replaces steps 5 to 7 with one long run:
 // every worker goes round a cycle that mints what it consumes (the authcode flow, then userinfo,

@@ -100,18 +100,10 @@ func TestReportSVGShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Well-formed XML with an svg root, and per available scenario one bar in each chart.
-	dec := xml.NewDecoder(&buf)
 	var root string
 	rects, texts := 0, []string{}
 	inText := false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed: %v", err)
-		}
+	for _, tok := range xmlTokens(t, &buf) {
 		switch el := tok.(type) {
 		case xml.StartElement:
 			if root == "" {
@@ -172,5 +164,22 @@ func TestReportTable(t *testing.T) {
 	}
 	if r.Errors != 1 {
 		t.Errorf("errors = %d", r.Errors)
+	}
+}
+
+// xmlTokens reads every token of an XML document, failing the test if it is not well-formed.
+func xmlTokens(t *testing.T, r io.Reader) []xml.Token {
+	t.Helper()
+	var toks []xml.Token
+	dec := xml.NewDecoder(r)
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return toks
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+		toks = append(toks, xml.CopyToken(tok))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 )
 
@@ -124,7 +125,7 @@ func (e *env) each(ctx context.Context, f func(ctx context.Context, w int) (stri
 func (e *env) learnerTokens(ctx context.Context) ([]string, error) {
 	e.tokensOnce.Do(func() {
 		e.tokens, e.tokensErr = e.each(ctx, func(ctx context.Context, w int) (string, error) {
-			tr, err := e.browsers[w].grant(ctx)
+			tr, err := e.browsers[w].Grant(ctx)
 			return tr.AccessToken, err
 		})
 	})
@@ -171,38 +172,48 @@ func (s *supplyOf[T]) take() (T, error) {
 
 func prepareAuthcode(_ context.Context, e *env) (Op, string, error) {
 	return func(ctx context.Context, w int) error {
-		_, err := e.browsers[w].grant(ctx)
+		_, err := e.browsers[w].Grant(ctx)
 		return err
 	}, "", nil
+}
+
+// spend mints e.supply inputs with newItem (untimed) and returns the op that uses each once, and
+// the note "N noun minted".
+func spend[T any](ctx context.Context, e *env, noun string,
+	newItem func(ctx context.Context, w int) (T, error), use func(ctx context.Context, w int, item T) error,
+) (Op, string, error) {
+	items, err := mint(ctx, e, e.supply, newItem)
+	if err != nil {
+		return nil, "", err
+	}
+	sup := &supplyOf[T]{items: items}
+	return func(ctx context.Context, w int) error {
+		item, err := sup.take()
+		if err != nil {
+			return err
+		}
+		return use(ctx, w, item)
+	}, fmt.Sprintf("%d %s minted", len(items), noun), nil
 }
 
 func prepareExchange(ctx context.Context, e *env) (Op, string, error) {
 	type minted struct {
 		code string
-		p    pkce
+		p    flow.PKCE
 	}
-	codes, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (minted, error) {
-		p := newPKCE()
-		code, err := e.browsers[w].authorize(ctx, p)
+	return spend(ctx, e, "codes", func(ctx context.Context, w int) (minted, error) {
+		p := flow.NewPKCE()
+		code, err := e.browsers[w].Authorize(ctx, p)
 		return minted{code: code, p: p}, err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	sup := &supplyOf[minted]{items: codes}
-	return func(ctx context.Context, w int) error {
-		m, err := sup.take()
-		if err != nil {
-			return err
-		}
-		_, err = e.browsers[w].exchange(ctx, m.code, m.p)
+	}, func(ctx context.Context, w int, m minted) error {
+		_, err := e.browsers[w].Exchange(ctx, m.code, m.p)
 		return err
-	}, fmt.Sprintf("%d codes minted", len(codes)), nil
+	})
 }
 
 func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	chains, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.browsers[w].grant(ctx)
+		tr, err := e.browsers[w].Grant(ctx)
 		return tr.RefreshToken, err
 	})
 	if err != nil {
@@ -210,7 +221,7 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 	}
 	// chains[w] is only touched by worker w.
 	return func(ctx context.Context, w int) error {
-		tr, err := e.browsers[w].refresh(ctx, chains[w])
+		tr, err := e.browsers[w].Refresh(ctx, chains[w])
 		if err != nil {
 			return err
 		}
@@ -220,50 +231,43 @@ func prepareRefresh(ctx context.Context, e *env) (Op, string, error) {
 }
 
 func prepareRevoke(ctx context.Context, e *env) (Op, string, error) {
-	grants, err := mint(ctx, e, e.supply, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.browsers[w].grant(ctx)
+	return spend(ctx, e, "grants", func(ctx context.Context, w int) (string, error) {
+		tr, err := e.browsers[w].Grant(ctx)
 		return tr.RefreshToken, err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	sup := &supplyOf[string]{items: grants}
-	return func(ctx context.Context, w int) error {
-		token, err := sup.take()
-		if err != nil {
-			return err
-		}
+	}, func(ctx context.Context, w int, token string) error {
 		return e.browsers[w].revoke(ctx, token)
-	}, fmt.Sprintf("%d grants minted", len(grants)), nil
+	})
 }
 
-func bearer(token string) http.Header {
-	return http.Header{"Authorization": {"Bearer " + token}}
+// withLearnerTokens is the op that calls call with each worker's browser and access token.
+func (e *env) withLearnerTokens(ctx context.Context, call func(ctx context.Context, a *browser, token string) error) (Op, error) {
+	tokens, err := e.learnerTokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, w int) error {
+		return call(ctx, e.browsers[w], tokens[w])
+	}, nil
 }
 
 func prepareUserinfo(ctx context.Context, e *env) (Op, string, error) {
-	tokens, err := e.learnerTokens(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return func(ctx context.Context, w int) error {
-		return userinfoCall(ctx, e.browsers[w], tokens[w])
-	}, "", nil
+	op, err := e.withLearnerTokens(ctx, userinfoCall)
+	return op, "", err
 }
 
 // userinfoCall presents token at UserInfo and wants the member's claims back.
 func userinfoCall(ctx context.Context, a *browser, token string) error {
-	resp, err := a.get(ctx, a.url(endpoint.Userinfo), bearer(token))
+	resp, err := a.Userinfo(ctx, token)
 	if err != nil {
 		return err
 	}
-	if resp.status != http.StatusOK {
-		return resp.statusError("userinfo")
+	if resp.Status != http.StatusOK {
+		return resp.Err("userinfo")
 	}
 	var claims struct {
 		Sub string `json:"sub"`
 	}
-	if err := json.Unmarshal(resp.body, &claims); err != nil || claims.Sub == "" {
+	if err := json.Unmarshal(resp.Body, &claims); err != nil || claims.Sub == "" {
 		return errors.New("userinfo: no sub in the answer")
 	}
 	return nil
@@ -272,18 +276,18 @@ func userinfoCall(ctx context.Context, a *browser, token string) error {
 // graphQL posts one query with a bearer token and returns the data member, failing on any
 // GraphQL error.
 func graphQL(ctx context.Context, a *browser, token string, body []byte) (json.RawMessage, error) {
-	resp, err := a.post(ctx, a.url(endpoint.MemberGraphQL), "application/json", body, bearer(token))
+	resp, err := a.Post(ctx, a.URL(endpoint.MemberGraphQL), "application/json", body, flow.Bearer(token))
 	if err != nil {
 		return nil, err
 	}
-	if resp.status != http.StatusOK {
-		return nil, resp.statusError("graphql")
+	if resp.Status != http.StatusOK {
+		return nil, resp.Err("graphql")
 	}
 	var out struct {
 		Data   json.RawMessage   `json:"data"`
 		Errors []json.RawMessage `json:"errors"`
 	}
-	if err := json.Unmarshal(resp.body, &out); err != nil {
+	if err := json.Unmarshal(resp.Body, &out); err != nil {
 		return nil, fmt.Errorf("graphql: %w", err)
 	}
 	if len(out.Errors) > 0 {
@@ -301,13 +305,8 @@ func graphQLBody(query string) []byte {
 }
 
 func prepareGraphQLViewer(ctx context.Context, e *env) (Op, string, error) {
-	tokens, err := e.learnerTokens(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	return func(ctx context.Context, w int) error {
-		return graphQLViewerCall(ctx, e.browsers[w], tokens[w])
-	}, "", nil
+	op, err := e.withLearnerTokens(ctx, graphQLViewerCall)
+	return op, "", err
 }
 
 // viewerBody is the graphql-viewer query.
@@ -348,7 +347,7 @@ type curriculumAnswer struct {
 func prepareGraphQLCurriculum(ctx context.Context, e *env) (Op, string, error) {
 	size := e.s.size
 	tokens, err := e.each(ctx, func(ctx context.Context, w int) (string, error) {
-		tr, err := e.busy.grant(ctx)
+		tr, err := e.busy.Grant(ctx)
 		return tr.AccessToken, err
 	})
 	if err != nil {
@@ -409,7 +408,7 @@ type rpcResponse struct {
 }
 
 // call sends one request (or, with notify, a notification) and returns its result.
-func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, params any, notify bool) (response, json.RawMessage, error) {
+func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, params any, notify bool) (flow.Response, json.RawMessage, error) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -428,22 +427,22 @@ func (m *mcpClient) call(ctx context.Context, a *browser, token, method string, 
 	if m.version != "" {
 		h.Set("Mcp-Protocol-Version", m.version)
 	}
-	resp, err := a.post(ctx, m.url, "application/json", body, h)
+	resp, err := a.Post(ctx, m.url, "application/json", body, h)
 	if err != nil {
 		return resp, nil, err
 	}
 	if notify {
-		if resp.status != http.StatusAccepted && resp.status != http.StatusOK {
-			return resp, nil, resp.statusError("mcp " + method)
+		if resp.Status != http.StatusAccepted && resp.Status != http.StatusOK {
+			return resp, nil, resp.Err("mcp " + method)
 		}
 		return resp, nil, nil
 	}
-	if resp.status != http.StatusOK {
-		return resp, nil, resp.statusError("mcp " + method)
+	if resp.Status != http.StatusOK {
+		return resp, nil, resp.Err("mcp " + method)
 	}
-	payload := resp.body
-	if strings.HasPrefix(resp.header.Get("Content-Type"), "text/event-stream") {
-		if payload, err = lastEventData(resp.body); err != nil {
+	payload := resp.Body
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if payload, err = lastEventData(resp.Body); err != nil {
 			return resp, nil, fmt.Errorf("mcp %s: %w", method, err)
 		}
 	}
@@ -506,13 +505,11 @@ func prepareMCPCall(ctx context.Context, e *env) (Op, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	tokens, err := e.learnerTokens(ctx)
+	op, err := e.withLearnerTokens(ctx, c.call)
 	if err != nil {
 		return nil, "", err
 	}
-	return func(ctx context.Context, w int) error {
-		return c.call(ctx, e.browsers[w], tokens[w])
-	}, "tool " + c.tool, nil
+	return op, "tool " + c.tool, nil
 }
 
 // mcpCaller calls one member tool over a client that has done its handshake.
@@ -528,15 +525,15 @@ type mcpCaller struct {
 // without the bench knowing tool names. A server without /mcp gives errUnavailable.
 func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	a := e.browsers[0]
-	m := &mcpClient{url: a.url(endpoint.MCP)}
+	m := &mcpClient{url: a.URL(endpoint.MCP)}
 	// Stateful servers want initialize first; stateless ones answer it too.
 	resp, res, err := m.call(ctx, a, "", "initialize", map[string]any{
 		"protocolVersion": mcpProtocolVersion,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "proctor-bench", "version": "1"},
 	}, false)
-	if resp.status == http.StatusNotFound || resp.status == http.StatusMethodNotAllowed {
-		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, endpoint.MCP, resp.status)
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusMethodNotAllowed {
+		return nil, fmt.Errorf("%w: %s answers %d", errUnavailable, endpoint.MCP, resp.Status)
 	}
 	if err != nil {
 		return nil, err
@@ -549,7 +546,7 @@ func newMCPCaller(ctx context.Context, e *env) (*mcpCaller, error) {
 	if m.version == "" {
 		m.version = mcpProtocolVersion
 	}
-	m.session = resp.header.Get("Mcp-Session-Id")
+	m.session = resp.Header.Get("Mcp-Session-Id")
 	if m.session != "" {
 		if _, _, err := m.call(ctx, a, "", "notifications/initialized", nil, true); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/config"
 )
 
@@ -81,7 +82,7 @@ const soakCycleAbout = "per worker: authcode (consent page, approval, code excha
 	"every 5th cycle a revocation of the refresh token, every 25th a sign-out and a new sign-in through the forms (one step)"
 
 // soakCycle is the soak's Op: each call runs the next step of the calling worker's cycle. Each
-// step is a scenario's request (browser.go, scenarios.go) made with the tokens the worker's own
+// step is a scenario's request (flow, scenarios.go) made with the tokens the worker's own
 // cycle minted.
 type soakCycle struct {
 	e   *env
@@ -95,7 +96,7 @@ type soakWorker struct {
 	plan   []soakStep
 	next   int
 	cycles int
-	tokens tokenResponse
+	tokens flow.Tokens
 }
 
 // newSoakCycle prepares the cycle: the MCP handshake and tool, or a note why mcp-call is left
@@ -151,7 +152,7 @@ func (c *soakCycle) do(ctx context.Context, w int, sw *soakWorker, step soakStep
 	b := c.e.browsers[w]
 	switch step {
 	case stepAuthcode:
-		tr, err := b.grant(ctx)
+		tr, err := b.Grant(ctx)
 		if err != nil {
 			return err
 		}
@@ -164,7 +165,7 @@ func (c *soakCycle) do(ctx context.Context, w int, sw *soakWorker, step soakStep
 	case stepMCPCall:
 		return c.mcp.call(ctx, b, sw.tokens.AccessToken)
 	case stepRefresh:
-		tr, err := b.refresh(ctx, sw.tokens.RefreshToken)
+		tr, err := b.Refresh(ctx, sw.tokens.RefreshToken)
 		if err != nil {
 			return err
 		}
@@ -173,7 +174,7 @@ func (c *soakCycle) do(ctx context.Context, w int, sw *soakWorker, step soakStep
 	case stepRevoke:
 		return b.revoke(ctx, sw.tokens.RefreshToken)
 	case stepSignOutIn:
-		if err := b.logout(ctx); err != nil {
+		if err := b.Logout(ctx); err != nil {
 			return err
 		}
 		learners := c.e.s.learners

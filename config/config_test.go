@@ -89,21 +89,33 @@ http: {write_timeout: 45s}
 	}
 }
 
-func TestEnvironmentOverrides(t *testing.T) {
+// loadFromEnvironment loads a configuration with no server file: one school in the directory
+// PROCTOR_SCHOOLS_DIR names, the secret in PROCTOR_SECRET, and env set in the environment.
+func loadFromEnvironment(t *testing.T, env map[string]string) *Config {
+	t.Helper()
 	root := writeFiles(t, map[string]string{
 		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
 	})
 	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "schools"))
 	t.Setenv("PROCTOR_SECRET", testSecret)
-	t.Setenv("PROCTOR_DATABASE_DSN", "elsewhere.db")
-	t.Setenv("PROCTOR_PUBLIC_ADDR", "127.0.0.1:9999")
-	t.Setenv("PROCTOR_TRUSTED_PROXIES", "10.0.0.0/8,172.16.0.0/12")
-	t.Setenv("PROCTOR_HTTP_SHUTDOWN_GRACE", "3s")
-	t.Setenv("PROCTOR_DATABASE_STARTUP_TIMEOUT", "5m")
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
 	cfg, err := Load("")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
+	return cfg
+}
+
+func TestEnvironmentOverrides(t *testing.T) {
+	cfg := loadFromEnvironment(t, map[string]string{
+		"PROCTOR_DATABASE_DSN":             "elsewhere.db",
+		"PROCTOR_PUBLIC_ADDR":              "127.0.0.1:9999",
+		"PROCTOR_TRUSTED_PROXIES":          "10.0.0.0/8,172.16.0.0/12",
+		"PROCTOR_HTTP_SHUTDOWN_GRACE":      "3s",
+		"PROCTOR_DATABASE_STARTUP_TIMEOUT": "5m",
+	})
 	s := cfg.Server
 	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second ||
 		s.Database.StartupTimeout != 5*time.Minute {

@@ -44,22 +44,15 @@ mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, 
 }
 
 func TestMailFromEnvironment(t *testing.T) {
-	root := writeFiles(t, map[string]string{
-		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
+	cfg := loadFromEnvironment(t, map[string]string{
+		"PROCTOR_MAIL_HOST":     "127.0.0.1",
+		"PROCTOR_MAIL_PORT":     "2525",
+		"PROCTOR_MAIL_TLS":      "none",
+		"PROCTOR_MAIL_FROM":     "noreply@localhost",
+		"PROCTOR_MAIL_USERNAME": "u",
+		"PROCTOR_MAIL_PASSWORD": "from-env",
+		"PROCTOR_MAIL_TIMEOUT":  "5s",
 	})
-	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "schools"))
-	t.Setenv("PROCTOR_SECRET", testSecret)
-	t.Setenv("PROCTOR_MAIL_HOST", "127.0.0.1")
-	t.Setenv("PROCTOR_MAIL_PORT", "2525")
-	t.Setenv("PROCTOR_MAIL_TLS", "none")
-	t.Setenv("PROCTOR_MAIL_FROM", "noreply@localhost")
-	t.Setenv("PROCTOR_MAIL_USERNAME", "u")
-	t.Setenv("PROCTOR_MAIL_PASSWORD", "from-env")
-	t.Setenv("PROCTOR_MAIL_TIMEOUT", "5s")
-	cfg, err := Load("")
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
 	m := cfg.Server.Mail
 	if m.Host != "127.0.0.1" || m.Port != 2525 || m.TLS != MailTLSNone || string(m.Password) != "from-env" || m.Timeout != 5*time.Second {
 		t.Errorf("mail = %+v", m)

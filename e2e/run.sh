@@ -138,6 +138,16 @@ echo "== migrate, seed, clients"
 
 json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||!v)process.exit(1);console.log(v)})' "$1"; }
 
+# answers PID URL: waits up to 30 seconds for URL to answer 2xx while process PID lives.
+answers() {
+  for _ in $(seq 150); do
+    kill -0 "$1" 2>/dev/null || return 1
+    curl -fsS -o /dev/null --max-time 2 "$2" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 public_json="$("$proctor" clients create --school 1 --name "E2E App" \
   --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
   { cat "$work/setup.log" >&2; die "creating the public client failed"; }
@@ -166,31 +176,14 @@ echo "== mailbox: smtp 127.0.0.1:$smtp_port, messages at $mailbox_url/mail"
 "$proctor" mailbox --smtp-addr "127.0.0.1:$smtp_port" --http-addr "127.0.0.1:$mail_port" \
   >"$work/mailbox.log" 2>&1 &
 mailbox_pid=$!
-ready=""
-for _ in $(seq 150); do
-  kill -0 "$mailbox_pid" 2>/dev/null || break
-  if curl -fsS -o /dev/null --max-time 2 "$mailbox_url/mail/messages.json" 2>/dev/null; then
-    ready=1
-    break
-  fi
-  sleep 0.2
-done
-[ -n "$ready" ] || { cat "$work/mailbox.log" >&2; die "the mailbox did not start"; }
+answers "$mailbox_pid" "$mailbox_url/mail/messages.json" ||
+  { cat "$work/mailbox.log" >&2; die "the mailbox did not start"; }
 
 echo "== serve on $issuer (internal 127.0.0.1:$internal_port)"
 "$proctor" serve >"$log" 2>&1 &
 server_pid=$!
-
-ready=""
-for _ in $(seq 150); do
-  kill -0 "$server_pid" 2>/dev/null || break
-  if curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$internal_port/readyz" 2>/dev/null; then
-    ready=1
-    break
-  fi
-  sleep 0.2
-done
-[ -n "$ready" ] || die "the server did not become ready (see the log below)"
+answers "$server_pid" "http://127.0.0.1:$internal_port/readyz" ||
+  die "the server did not become ready (see the log below)"
 
 echo "== node --test e2e/"
 mkdir -p e2e/test-results

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // cheap keeps the tests fast; the hashes are real argon2id all the same.
@@ -24,18 +24,25 @@ var cheap = seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads
 func newStore(t *testing.T) (context.Context, *gormstore.Store) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	if err := st.SyncSchool(ctx, 1, "seedtest", "Seed Test"); err != nil {
 		t.Fatal(err)
 	}
 	return school.NewContext(ctx, &school.School{SchoolID: 1, Subdomain: "seedtest", Name: "Seed Test"}), st
+}
+
+// memberWithPassword returns the member with the address email and wants pw to be their
+// password.
+func memberWithPassword(ctx context.Context, t *testing.T, st *gormstore.Store, email, pw string) storage.Member {
+	t.Helper()
+	m, err := st.GetMemberByEmail(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := password.Verify(pw, m.PasswordHash); err != nil {
+		t.Errorf("%s's password: %v", email, err)
+	}
+	return m
 }
 
 func TestApplyTwice(t *testing.T) {
@@ -64,23 +71,12 @@ func TestApplyTwice(t *testing.T) {
 		}
 	}
 
-	owner, err := st.GetMemberByEmail(ctx, "owner@seed-test.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := password.Verify("owner-pass", owner.PasswordHash); err != nil {
-		t.Errorf("owner's password: %v", err)
-	}
+	owner := memberWithPassword(ctx, t, st, "owner@seed-test.example", "owner-pass")
 	if roles, err := st.GetRoles(ctx, owner.ID); err != nil || len(roles) != 1 || roles[0] != storage.RoleOwner {
 		t.Errorf("owner's roles = %v, %v", roles, err)
 	}
-	student, err := st.GetMemberByEmail(ctx, "student@seed-test.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := password.Verify("student-pass", student.PasswordHash); err != nil {
-		t.Errorf("password_hash not stored as given: %v", err)
-	}
+	// The student's password is given as password_hash: stored as given, it verifies.
+	memberWithPassword(ctx, t, st, "student@seed-test.example", "student-pass")
 	if f.Data.Members[0].Password != "owner-pass" || f.Data.Members[0].PasswordHash != "" {
 		t.Error("Apply changed the Fixture's members")
 	}
@@ -219,15 +215,8 @@ func TestApplyImportedAndPasswordlessMembers(t *testing.T) {
 		"php@x.example":    {php, "laravel-pass"},
 		"django@x.example": {django, "correct horse battery staple"},
 	} {
-		m, err := st.GetMemberByEmail(ctx, email)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.PasswordHash != want.hash {
+		if m := memberWithPassword(ctx, t, st, email, want.pw); m.PasswordHash != want.hash {
 			t.Errorf("%s: stored %q, want the imported hash as given", email, m.PasswordHash)
-		}
-		if err := password.Verify(want.pw, m.PasswordHash); err != nil {
-			t.Errorf("%s: %v", email, err)
 		}
 	}
 	invited, err := st.GetMemberByEmail(ctx, "invited@x.example")

@@ -24,31 +24,31 @@ import (
 // their state, and references resolved against the file wherever it holds records of the kind
 // referred to.
 func (f *Fixture) Validate() Errors {
-	v := &validator{f: f}
+	v := &validator{f: f, invoices: map[string]string{}}
 	v.index(&f.Data)
 	d := &f.Data
 	v.school(d.School)
-	v.members(d.Members)
-	v.courses(d.Courses)
-	v.enrollments(d.Enrollments)
-	v.progress(d.Progress)
-	v.digitalProducts(d.DigitalProducts)
-	v.productHoldings(d.ProductHoldings)
-	v.consultingServices(d.ConsultingServices)
-	v.events(d.Events)
-	v.eventRegistrations(d.EventRegistrations)
-	v.payments(d.Payments)
-	v.notifications(d.Notifications)
-	v.notificationSubscriptions(d.NotificationSubscriptions)
-	v.membershipPlans(d.MembershipPlans)
-	v.subscriptions(d.Subscriptions)
-	v.coupons(d.Coupons)
-	v.posts(d.Posts)
-	v.comments(d.Comments)
-	v.lecturers(d.Lecturers)
-	v.forms(d.Forms)
-	v.formSubmissions(d.FormSubmissions)
-	v.pages(d.Pages)
+	eachRow("members", d.Members, v.member)
+	eachRow("courses", d.Courses, v.course)
+	eachRow("enrollments", d.Enrollments, v.enrollment)
+	eachRow("progress", d.Progress, v.progressRow)
+	eachRow("digital_products", d.DigitalProducts, v.digitalProduct)
+	eachRow("product_holdings", d.ProductHoldings, v.productHolding)
+	eachRow("consulting_services", d.ConsultingServices, v.consultingService)
+	eachRow("events", d.Events, v.event)
+	eachRow("event_registrations", d.EventRegistrations, v.eventRegistration)
+	eachRow("payments", d.Payments, v.payment)
+	eachRow("notifications", d.Notifications, v.notification)
+	eachRow("notification_subscriptions", d.NotificationSubscriptions, v.notificationSubscription)
+	eachRow("membership_plans", d.MembershipPlans, v.membershipPlan)
+	eachRow("subscriptions", d.Subscriptions, v.subscription)
+	eachRow("coupons", d.Coupons, v.coupon)
+	eachRow("posts", d.Posts, v.post)
+	eachRow("comments", d.Comments, v.comment)
+	eachRow("lecturers", d.Lecturers, v.lecturer)
+	eachRow("forms", d.Forms, v.form)
+	eachRow("form_submissions", d.FormSubmissions, v.formSubmission)
+	eachRow("pages", d.Pages, v.page)
 	slices.SortStableFunc(v.errs, byLine)
 	return v.errs
 }
@@ -65,6 +65,17 @@ type validator struct {
 
 	courseBySlug map[string]*storage.CourseSeed
 	formBySlug   map[string]*storage.FormSeed
+	// invoices are the invoice numbers of the payments checked so far: unique in the file.
+	invoices map[string]string
+}
+
+// eachRow checks every row of the section kind with check, which gets the row's field path
+// ("kind[i]") and the natural keys of the section's rows before it, for its uniqueness rules.
+func eachRow[T any](kind string, rows []T, check func(f string, seen map[string]string, row *T)) {
+	seen := map[string]string{}
+	for i := range rows {
+		check(at(kind, i), seen, &rows[i])
+	}
 }
 
 func (v *validator) add(field, format string, args ...any) {
@@ -121,56 +132,37 @@ func (v *validator) unique(seen map[string]string, key, field, what string) {
 // Field checks. Each reports at most one problem for its field and returns whether the value
 // passed, so that dependent checks can be skipped rather than pile up.
 
-func (v *validator) required(field, s string) bool {
-	if strings.TrimSpace(s) == "" {
-		v.add(field, "required")
-		return false
+// check reports the problem format for field unless ok, and returns ok.
+func (v *validator) check(field string, ok bool, format string, args ...any) bool {
+	if !ok {
+		v.add(field, format, args...)
 	}
-	return true
+	return ok
+}
+
+func (v *validator) required(field, s string) bool {
+	return v.check(field, strings.TrimSpace(s) != "", "required")
 }
 
 func (v *validator) requiredTime(field string, t time.Time) bool {
-	if t.IsZero() {
-		v.add(field, "required")
-		return false
-	}
-	return true
+	return v.check(field, !t.IsZero(), "required")
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
 
 func (v *validator) slug(field, s string) bool {
-	if !v.required(field, s) {
-		return false
-	}
-	if !slugPattern.MatchString(s) {
-		v.add(field, "%s is not a slug: lower-case letters, digits, - and _, at most 100", quote(s))
-		return false
-	}
-	return true
+	return v.required(field, s) &&
+		v.check(field, slugPattern.MatchString(s), "%s is not a slug: lower-case letters, digits, - and _, at most 100", quote(s))
 }
 
 // key checks a free-form natural key (post, notification, comment and submission keys).
 func (v *validator) key(field, s string) bool {
-	if !v.required(field, s) {
-		return false
-	}
-	if len(s) > 200 || strings.TrimSpace(s) != s {
-		v.add(field, "%s is not a key: at most 200 characters, no surrounding spaces", quote(s))
-		return false
-	}
-	return true
+	return v.required(field, s) &&
+		v.check(field, len(s) <= 200 && strings.TrimSpace(s) == s, "%s is not a key: at most 200 characters, no surrounding spaces", quote(s))
 }
 
 func (v *validator) email(field, s string) bool {
-	if !v.required(field, s) {
-		return false
-	}
-	if !storage.ValidEmail(s) {
-		v.add(field, "%s is not an e-mail address", quote(s))
-		return false
-	}
-	return true
+	return v.required(field, s) && v.check(field, storage.ValidEmail(s), "%s is not an e-mail address", quote(s))
 }
 
 func validCurrency(s string) bool {
@@ -411,180 +403,144 @@ func (v *validator) timeZone(field, name string) {
 	}
 }
 
-func (v *validator) members(ms []storage.MemberSeed) {
-	seen := map[string]string{}
-	for i, m := range ms {
-		f := at("members", i)
-		if v.email(f+".email", m.Email) {
-			v.unique(seen, strings.ToLower(m.Email), f+".email", "member e-mail")
-		}
-		v.required(f+".name", m.Name)
-		v.link(f+".avatar_url", m.AvatarURL)
+func (v *validator) member(f string, seen map[string]string, m *storage.MemberSeed) {
+	if v.email(f+".email", m.Email) {
+		v.unique(seen, strings.ToLower(m.Email), f+".email", "member e-mail")
+	}
+	v.required(f+".name", m.Name)
+	v.link(f+".avatar_url", m.AvatarURL)
+	switch {
+	case m.Password != "" && m.PasswordHash != "":
+		v.add(f+".password", "set either password or password_hash, not both")
+	case len(m.Password) > password.MaxLength:
+		v.add(f+".password", "longer than %d bytes", password.MaxLength)
+	case m.PasswordHash != "" && !password.IsHash(m.PasswordHash):
+		v.add(f+".password_hash", "not a password hash Proctor reads: argon2id ($argon2id$v=19$m=...), bcrypt ($2a$, $2b$, $2y$, cost 4 to 16) or PBKDF2-SHA256 (pbkdf2_sha256$... from Django, $pbkdf2-sha256$... from passlib)")
+	}
+	roles := map[storage.Role]bool{}
+	for j, r := range m.Roles {
+		rf := fmt.Sprintf("%s.roles[%d]", f, j)
 		switch {
-		case m.Password != "" && m.PasswordHash != "":
-			v.add(f+".password", "set either password or password_hash, not both")
-		case len(m.Password) > password.MaxLength:
-			v.add(f+".password", "longer than %d bytes", password.MaxLength)
-		case m.PasswordHash != "" && !password.IsHash(m.PasswordHash):
-			v.add(f+".password_hash", "not a password hash Proctor reads: argon2id ($argon2id$v=19$m=...), bcrypt ($2a$, $2b$, $2y$, cost 4 to 16) or PBKDF2-SHA256 (pbkdf2_sha256$... from Django, $pbkdf2-sha256$... from passlib)")
+		case !r.Valid():
+			v.add(rf, "%s is not a role: want owner, admin, lecturer or student", quote(string(r)))
+		case roles[r]:
+			v.add(rf, "role %s repeated", r)
 		}
-		roles := map[storage.Role]bool{}
-		for j, r := range m.Roles {
-			rf := fmt.Sprintf("%s.roles[%d]", f, j)
-			switch {
-			case !r.Valid():
-				v.add(rf, "%s is not a role: want owner, admin, lecturer or student", quote(string(r)))
-			case roles[r]:
-				v.add(rf, "role %s repeated", r)
-			}
-			roles[r] = true
-		}
+		roles[r] = true
 	}
 }
 
-func (v *validator) courses(cs []storage.CourseSeed) {
-	seen := map[string]string{}
-	for i, c := range cs {
-		f := at("courses", i)
-		v.offer(seen, f, c.Slug, c.Title, c.PriceAmount, c.Currency, "course")
-		for j, s := range c.Sections {
-			sf := fmt.Sprintf("%s.sections[%d]", f, j)
-			v.required(sf+".title", s.Title)
-			for k, l := range s.Lectures {
-				lf := fmt.Sprintf("%s.lectures[%d]", sf, k)
-				v.required(lf+".title", l.Title)
-				if l.DurationSeconds < 0 {
-					v.add(lf+".duration_seconds", "must not be negative")
-				}
+func (v *validator) course(f string, seen map[string]string, c *storage.CourseSeed) {
+	v.offer(seen, f, c.Slug, c.Title, c.PriceAmount, c.Currency, "course")
+	for j, s := range c.Sections {
+		sf := fmt.Sprintf("%s.sections[%d]", f, j)
+		v.required(sf+".title", s.Title)
+		for k, l := range s.Lectures {
+			lf := fmt.Sprintf("%s.lectures[%d]", sf, k)
+			v.required(lf+".title", l.Title)
+			if l.DurationSeconds < 0 {
+				v.add(lf+".duration_seconds", "must not be negative")
 			}
 		}
 	}
 }
 
-func (v *validator) enrollments(es []storage.EnrollmentSeed) {
-	seen := map[string]string{}
-	for i, e := range es {
-		f := at("enrollments", i)
-		v.memberRef(f+".member", e.Member, true)
-		v.courseRef(f+".course", e.Course, true)
-		v.uniquePair(seen, f, e.Member, e.Course, "enrollment of this member in this course")
-		v.requiredTime(f+".enrolled_at", e.EnrolledAt)
-		if e.ExpireDate != nil {
-			if e.LifetimeAccess {
-				v.add(f+".expire_date", "set on a lifetime enrollment: use either expire_date or lifetime_access")
-			}
-			v.after(f+".expire_date", *e.ExpireDate, "enrolled_at", e.EnrolledAt)
+func (v *validator) enrollment(f string, seen map[string]string, e *storage.EnrollmentSeed) {
+	v.memberRef(f+".member", e.Member, true)
+	v.courseRef(f+".course", e.Course, true)
+	v.uniquePair(seen, f, e.Member, e.Course, "enrollment of this member in this course")
+	v.requiredTime(f+".enrolled_at", e.EnrolledAt)
+	if e.ExpireDate != nil {
+		if e.LifetimeAccess {
+			v.add(f+".expire_date", "set on a lifetime enrollment: use either expire_date or lifetime_access")
 		}
+		v.after(f+".expire_date", *e.ExpireDate, "enrolled_at", e.EnrolledAt)
 	}
 }
 
-func (v *validator) progress(ps []storage.ProgressSeed) {
-	seen := map[string]string{}
-	for i, p := range ps {
-		f := at("progress", i)
-		v.memberRef(f+".member", p.Member, true)
-		l := v.lectureRef(f+".lecture", p.Lecture)
-		if p.Member != "" {
-			r := p.Lecture
-			v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", strings.ToLower(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
-		}
-		if v.oneOf(f+".state", string(p.State), string(storage.LectureUnread), string(storage.LectureRead), string(storage.LectureCompleted)) {
-			if p.State == storage.LectureUnread && p.PositionSeconds != 0 {
-				v.add(f+".position_seconds", "an unread lecture is at position 0")
-			}
-		}
-		switch {
-		case p.PositionSeconds < 0:
-			v.add(f+".position_seconds", "must not be negative")
-		case l != nil && l.DurationSeconds > 0 && p.PositionSeconds > l.DurationSeconds:
-			v.add(f+".position_seconds", "%d is past the end of the lecture (%d seconds)", p.PositionSeconds, l.DurationSeconds)
-		}
-		v.requiredTime(f+".updated_at", p.UpdatedAt)
+func (v *validator) progressRow(f string, seen map[string]string, p *storage.ProgressSeed) {
+	v.memberRef(f+".member", p.Member, true)
+	l := v.lectureRef(f+".lecture", p.Lecture)
+	if p.Member != "" {
+		r := p.Lecture
+		v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", strings.ToLower(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
 	}
+	if v.oneOf(f+".state", string(p.State), string(storage.LectureUnread), string(storage.LectureRead), string(storage.LectureCompleted)) {
+		if p.State == storage.LectureUnread && p.PositionSeconds != 0 {
+			v.add(f+".position_seconds", "an unread lecture is at position 0")
+		}
+	}
+	switch {
+	case p.PositionSeconds < 0:
+		v.add(f+".position_seconds", "must not be negative")
+	case l != nil && l.DurationSeconds > 0 && p.PositionSeconds > l.DurationSeconds:
+		v.add(f+".position_seconds", "%d is past the end of the lecture (%d seconds)", p.PositionSeconds, l.DurationSeconds)
+	}
+	v.requiredTime(f+".updated_at", p.UpdatedAt)
 }
 
-func (v *validator) digitalProducts(ps []storage.DigitalProductSeed) {
-	seen := map[string]string{}
-	for i, p := range ps {
-		f := at("digital_products", i)
-		v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "digital product")
-	}
+func (v *validator) digitalProduct(f string, seen map[string]string, p *storage.DigitalProductSeed) {
+	v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "digital product")
 }
 
-func (v *validator) productHoldings(hs []storage.ProductHoldingSeed) {
-	seen := map[string]string{}
-	for i, h := range hs {
-		f := at("product_holdings", i)
-		v.memberRef(f+".member", h.Member, true)
-		v.ref(f+".product", h.Product, true, v.productKeys, "digital product")
-		v.uniquePair(seen, f, h.Member, h.Product, "holding of this product by this member")
-		v.requiredTime(f+".granted_at", h.GrantedAt)
-	}
+func (v *validator) productHolding(f string, seen map[string]string, h *storage.ProductHoldingSeed) {
+	v.memberRef(f+".member", h.Member, true)
+	v.ref(f+".product", h.Product, true, v.productKeys, "digital product")
+	v.uniquePair(seen, f, h.Member, h.Product, "holding of this product by this member")
+	v.requiredTime(f+".granted_at", h.GrantedAt)
 }
 
 var clockPattern = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 
-func (v *validator) consultingServices(ss []storage.ConsultingServiceSeed) {
-	seen := map[string]string{}
-	for i, s := range ss {
-		f := at("consulting_services", i)
-		v.offer(seen, f, s.Slug, s.Title, s.PriceAmount, s.Currency, "consulting service")
-		if s.DurationMinutes <= 0 {
-			v.add(f+".duration_minutes", "want a positive number of minutes")
+func (v *validator) consultingService(f string, seen map[string]string, s *storage.ConsultingServiceSeed) {
+	v.offer(seen, f, s.Slug, s.Title, s.PriceAmount, s.Currency, "consulting service")
+	if s.DurationMinutes <= 0 {
+		v.add(f+".duration_minutes", "want a positive number of minutes")
+	}
+	v.courseList(f, s.Courses)
+	slots := map[string]string{}
+	for j, sl := range s.Slots {
+		sf := fmt.Sprintf("%s.slots[%d]", f, j)
+		if sl.Weekday < 0 || sl.Weekday > 6 {
+			v.add(sf+".weekday", "want 0 (Sunday) to 6 (Saturday)")
 		}
-		v.courseList(f, s.Courses)
-		slots := map[string]string{}
-		for j, sl := range s.Slots {
-			sf := fmt.Sprintf("%s.slots[%d]", f, j)
-			if sl.Weekday < 0 || sl.Weekday > 6 {
-				v.add(sf+".weekday", "want 0 (Sunday) to 6 (Saturday)")
-			}
-			if v.required(sf+".start_time", sl.StartTime) && !clockPattern.MatchString(sl.StartTime) {
-				v.add(sf+".start_time", "%s is not a time of day: want HH:MM, 00:00 to 23:59", quote(sl.StartTime))
-			}
-			if sl.DurationMinutes <= 0 {
-				v.add(sf+".duration_minutes", "want a positive number of minutes")
-			}
-			v.timeZone(sf+".time_zone", sl.TimeZone)
-			v.unique(slots, fmt.Sprintf("%d %s", sl.Weekday, sl.StartTime), sf, "slot (same weekday and start_time)")
+		if v.required(sf+".start_time", sl.StartTime) && !clockPattern.MatchString(sl.StartTime) {
+			v.add(sf+".start_time", "%s is not a time of day: want HH:MM, 00:00 to 23:59", quote(sl.StartTime))
 		}
-		meetings := map[string]string{}
-		for j, m := range s.Meetings {
-			mf := fmt.Sprintf("%s.meetings[%d]", f, j)
-			v.memberRef(mf+".member", m.Member, true)
-			if v.requiredTime(mf+".starts_at", m.StartsAt) {
-				v.unique(meetings, m.StartsAt.Format(time.RFC3339Nano), mf, "meeting (same starts_at)")
-			}
-			v.endsAfter(mf+".ends_at", m.EndsAt, "starts_at", m.StartsAt)
+		if sl.DurationMinutes <= 0 {
+			v.add(sf+".duration_minutes", "want a positive number of minutes")
 		}
+		v.timeZone(sf+".time_zone", sl.TimeZone)
+		v.unique(slots, fmt.Sprintf("%d %s", sl.Weekday, sl.StartTime), sf, "slot (same weekday and start_time)")
+	}
+	meetings := map[string]string{}
+	for j, m := range s.Meetings {
+		mf := fmt.Sprintf("%s.meetings[%d]", f, j)
+		v.memberRef(mf+".member", m.Member, true)
+		if v.requiredTime(mf+".starts_at", m.StartsAt) {
+			v.unique(meetings, m.StartsAt.Format(time.RFC3339Nano), mf, "meeting (same starts_at)")
+		}
+		v.endsAfter(mf+".ends_at", m.EndsAt, "starts_at", m.StartsAt)
 	}
 }
 
-func (v *validator) events(es []storage.EventSeed) {
-	seen := map[string]string{}
-	for i, e := range es {
-		f := at("events", i)
-		v.uniqueSlug(seen, f, e.Slug, "event")
-		v.required(f+".title", e.Title)
-		v.requiredTime(f+".starts_at", e.StartsAt)
-		v.endsAfter(f+".ends_at", e.EndsAt, "starts_at", e.StartsAt)
-		v.price(f, e.PriceAmount, e.Currency)
-		if e.Capacity < 0 {
-			v.add(f+".capacity", "must not be negative (0 means unlimited)")
-		}
+func (v *validator) event(f string, seen map[string]string, e *storage.EventSeed) {
+	v.uniqueSlug(seen, f, e.Slug, "event")
+	v.required(f+".title", e.Title)
+	v.requiredTime(f+".starts_at", e.StartsAt)
+	v.endsAfter(f+".ends_at", e.EndsAt, "starts_at", e.StartsAt)
+	v.price(f, e.PriceAmount, e.Currency)
+	if e.Capacity < 0 {
+		v.add(f+".capacity", "must not be negative (0 means unlimited)")
 	}
 }
 
-func (v *validator) eventRegistrations(rs []storage.EventRegistrationSeed) {
-	seen := map[string]string{}
-	for i, r := range rs {
-		f := at("event_registrations", i)
-		v.memberRef(f+".member", r.Member, true)
-		v.ref(f+".event", r.Event, true, v.eventKeys, "event")
-		v.uniquePair(seen, f, r.Member, r.Event, "registration of this member for this event")
-		v.required(f+".status", r.Status)
-		v.requiredTime(f+".registered_at", r.RegisteredAt)
-	}
+func (v *validator) eventRegistration(f string, seen map[string]string, r *storage.EventRegistrationSeed) {
+	v.memberRef(f+".member", r.Member, true)
+	v.ref(f+".event", r.Event, true, v.eventKeys, "event")
+	v.uniquePair(seen, f, r.Member, r.Event, "registration of this member for this event")
+	v.required(f+".status", r.Status)
+	v.requiredTime(f+".registered_at", r.RegisteredAt)
 }
 
 // itemKeys is the set of in-file keys a line item of each kind refers to.
@@ -604,49 +560,43 @@ func (v *validator) itemKeys(kind string) (keys, string) {
 	return nil, ""
 }
 
-func (v *validator) payments(ps []storage.PaymentSeed) {
-	seen := map[string]string{}
-	invoices := map[string]string{}
-	for i := range ps {
-		p := &ps[i]
-		f := at("payments", i)
-		v.uniqueKey(seen, f+".trade_no", p.TradeNo, "trade_no")
-		v.memberRef(f+".member", p.Member, true)
-		v.nonNegative(f+".amount", p.Amount)
-		v.currency(f+".currency", p.Currency)
-		v.requiredTime(f+".created_at", p.CreatedAt)
-		stateOK := v.oneOf(f+".payment_state", p.PaymentState, storage.PaymentStates...)
-		refund := p.RefundingState
-		if refund == "" {
-			refund = storage.RefundNone
+func (v *validator) payment(f string, seen map[string]string, p *storage.PaymentSeed) {
+	v.uniqueKey(seen, f+".trade_no", p.TradeNo, "trade_no")
+	v.memberRef(f+".member", p.Member, true)
+	v.nonNegative(f+".amount", p.Amount)
+	v.currency(f+".currency", p.Currency)
+	v.requiredTime(f+".created_at", p.CreatedAt)
+	stateOK := v.oneOf(f+".payment_state", p.PaymentState, storage.PaymentStates...)
+	refund := p.RefundingState
+	if refund == "" {
+		refund = storage.RefundNone
+	}
+	refundOK := v.oneOf(f+".refunding_state", refund, storage.RefundStates...)
+	if stateOK {
+		v.paymentState(f, p)
+	}
+	if stateOK && refundOK {
+		v.refund(f, p, refund)
+	}
+	v.lineItems(f, p)
+	if p.Invoice != nil {
+		inf := f + ".invoice"
+		if v.required(inf+".number", p.Invoice.Number) {
+			v.unique(v.invoices, p.Invoice.Number, inf+".number", "invoice number")
 		}
-		refundOK := v.oneOf(f+".refunding_state", refund, storage.RefundStates...)
-		if stateOK {
-			v.paymentState(f, p)
+		if v.oneOf(inf+".status", p.Invoice.Status, "issued", "void") && p.Invoice.Status == "issued" && p.Invoice.IssuedAt == nil {
+			v.add(inf+".issued_at", "required for an issued invoice")
 		}
-		if stateOK && refundOK {
-			v.refund(f, p, refund)
+		if stateOK && p.PaymentState != storage.PaymentPaid && p.PaymentState != storage.PaymentRefunded {
+			v.add(inf, "an invoice belongs to a paid or refunded payment, not a %s one", p.PaymentState)
 		}
-		v.lineItems(f, p)
-		if p.Invoice != nil {
-			inf := f + ".invoice"
-			if v.required(inf+".number", p.Invoice.Number) {
-				v.unique(invoices, p.Invoice.Number, inf+".number", "invoice number")
-			}
-			if v.oneOf(inf+".status", p.Invoice.Status, "issued", "void") && p.Invoice.Status == "issued" && p.Invoice.IssuedAt == nil {
-				v.add(inf+".issued_at", "required for an issued invoice")
-			}
-			if stateOK && p.PaymentState != storage.PaymentPaid && p.PaymentState != storage.PaymentRefunded {
-				v.add(inf, "an invoice belongs to a paid or refunded payment, not a %s one", p.PaymentState)
-			}
+	}
+	if in := p.Installment; in != nil {
+		if in.Periods < 2 {
+			v.add(f+".installment.periods", "want 2 or more periods")
 		}
-		if in := p.Installment; in != nil {
-			if in.Periods < 2 {
-				v.add(f+".installment.periods", "want 2 or more periods")
-			}
-			if in.PeriodAmount <= 0 {
-				v.add(f+".installment.period_amount", "want a positive amount")
-			}
+		if in.PeriodAmount <= 0 {
+			v.add(f+".installment.period_amount", "want a positive amount")
 		}
 	}
 }
@@ -794,172 +744,132 @@ func (v *validator) lineItems(f string, p *storage.PaymentSeed) {
 	}
 }
 
-func (v *validator) notifications(ns []storage.NotificationSeed) {
-	seen := map[string]string{}
-	for i, n := range ns {
-		f := at("notifications", i)
-		v.uniqueKey(seen, f+".key", n.Key, "notification key")
-		v.memberRef(f+".member", n.Member, true)
-		v.required(f+".kind", n.Kind)
-		v.required(f+".title", n.Title)
-		v.link(f+".url", n.URL)
-		v.requiredTime(f+".created_at", n.CreatedAt)
-		if n.ReadAt != nil {
-			v.after(f+".read_at", *n.ReadAt, "created_at", n.CreatedAt)
+func (v *validator) notification(f string, seen map[string]string, n *storage.NotificationSeed) {
+	v.uniqueKey(seen, f+".key", n.Key, "notification key")
+	v.memberRef(f+".member", n.Member, true)
+	v.required(f+".kind", n.Kind)
+	v.required(f+".title", n.Title)
+	v.link(f+".url", n.URL)
+	v.requiredTime(f+".created_at", n.CreatedAt)
+	if n.ReadAt != nil {
+		v.after(f+".read_at", *n.ReadAt, "created_at", n.CreatedAt)
+	}
+}
+
+func (v *validator) notificationSubscription(f string, seen map[string]string, s *storage.NotificationSubscriptionSeed) {
+	v.memberRef(f+".member", s.Member, true)
+	v.required(f+".topic", s.Topic)
+	v.oneOf(f+".channel", s.Channel, "email", "in_app")
+	if s.Member != "" {
+		v.unique(seen, strings.ToLower(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
+	}
+}
+
+func (v *validator) membershipPlan(f string, seen map[string]string, p *storage.MembershipPlanSeed) {
+	v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "membership plan")
+	v.oneOf(f+".interval", p.Interval, "month", "year")
+}
+
+func (v *validator) subscription(f string, seen map[string]string, s *storage.SubscriptionSeed) {
+	v.memberRef(f+".member", s.Member, true)
+	v.ref(f+".plan", s.Plan, true, v.planKeys, "membership plan")
+	v.uniquePair(seen, f, s.Member, s.Plan, "subscription of this member to this plan")
+	v.oneOf(f+".state", s.State, "active", "past_due", "canceled")
+	v.requiredTime(f+".started_at", s.StartedAt)
+	v.endsAfter(f+".current_period_end", s.CurrentPeriodEnd, "started_at", s.StartedAt)
+}
+
+func (v *validator) coupon(f string, seen map[string]string, c *storage.CouponSeed) {
+	if v.key(f+".code", c.Code) {
+		if strings.ContainsAny(c.Code, " \t") {
+			v.add(f+".code", "%s has spaces: buyers type it in", quote(c.Code))
 		}
+		v.unique(seen, c.Code, f+".code", "coupon code")
 	}
-}
-
-func (v *validator) notificationSubscriptions(ss []storage.NotificationSubscriptionSeed) {
-	seen := map[string]string{}
-	for i, s := range ss {
-		f := at("notification_subscriptions", i)
-		v.memberRef(f+".member", s.Member, true)
-		v.required(f+".topic", s.Topic)
-		v.oneOf(f+".channel", s.Channel, "email", "in_app")
-		if s.Member != "" {
-			v.unique(seen, strings.ToLower(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
+	v.required(f+".title", c.Title)
+	switch {
+	case c.PercentOff != 0 && c.AmountOff != 0:
+		v.add(f, "set either percent_off or amount_off, not both")
+	case c.PercentOff == 0 && c.AmountOff == 0:
+		v.add(f, "needs percent_off (1-100) or amount_off")
+	case c.PercentOff != 0:
+		if c.PercentOff < 1 || c.PercentOff > 100 {
+			v.add(f+".percent_off", "want 1 to 100")
 		}
-	}
-}
-
-func (v *validator) membershipPlans(ps []storage.MembershipPlanSeed) {
-	seen := map[string]string{}
-	for i, p := range ps {
-		f := at("membership_plans", i)
-		v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "membership plan")
-		v.oneOf(f+".interval", p.Interval, "month", "year")
-	}
-}
-
-func (v *validator) subscriptions(ss []storage.SubscriptionSeed) {
-	seen := map[string]string{}
-	for i, s := range ss {
-		f := at("subscriptions", i)
-		v.memberRef(f+".member", s.Member, true)
-		v.ref(f+".plan", s.Plan, true, v.planKeys, "membership plan")
-		v.uniquePair(seen, f, s.Member, s.Plan, "subscription of this member to this plan")
-		v.oneOf(f+".state", s.State, "active", "past_due", "canceled")
-		v.requiredTime(f+".started_at", s.StartedAt)
-		v.endsAfter(f+".current_period_end", s.CurrentPeriodEnd, "started_at", s.StartedAt)
-	}
-}
-
-func (v *validator) coupons(cs []storage.CouponSeed) {
-	seen := map[string]string{}
-	for i, c := range cs {
-		f := at("coupons", i)
-		if v.key(f+".code", c.Code) {
-			if strings.ContainsAny(c.Code, " \t") {
-				v.add(f+".code", "%s has spaces: buyers type it in", quote(c.Code))
-			}
-			v.unique(seen, c.Code, f+".code", "coupon code")
+		if c.Currency != "" {
+			v.add(f+".currency", "only for an amount_off coupon")
 		}
-		v.required(f+".title", c.Title)
-		switch {
-		case c.PercentOff != 0 && c.AmountOff != 0:
-			v.add(f, "set either percent_off or amount_off, not both")
-		case c.PercentOff == 0 && c.AmountOff == 0:
-			v.add(f, "needs percent_off (1-100) or amount_off")
-		case c.PercentOff != 0:
-			if c.PercentOff < 1 || c.PercentOff > 100 {
-				v.add(f+".percent_off", "want 1 to 100")
-			}
-			if c.Currency != "" {
-				v.add(f+".currency", "only for an amount_off coupon")
-			}
-		default:
-			if c.AmountOff < 0 {
-				v.add(f+".amount_off", "must be positive")
-			}
-			v.currency(f+".currency", c.Currency)
+	default:
+		if c.AmountOff < 0 {
+			v.add(f+".amount_off", "must be positive")
 		}
-		if c.MaxRedemptions < 0 {
-			v.add(f+".max_redemptions", "must not be negative (0 means unlimited)")
-		}
+		v.currency(f+".currency", c.Currency)
+	}
+	if c.MaxRedemptions < 0 {
+		v.add(f+".max_redemptions", "must not be negative (0 means unlimited)")
 	}
 }
 
-func (v *validator) posts(ps []storage.PostSeed) {
-	seen := map[string]string{}
-	for i, p := range ps {
-		f := at("posts", i)
-		v.uniqueKey(seen, f+".key", p.Key, "post key")
-		v.required(f+".title", p.Title)
-		v.required(f+".body", p.Body)
-		v.courseRef(f+".course", p.Course, false)
-		v.memberRef(f+".author", p.Author, false)
-		v.requiredTime(f+".published_at", p.PublishedAt)
-	}
+func (v *validator) post(f string, seen map[string]string, p *storage.PostSeed) {
+	v.uniqueKey(seen, f+".key", p.Key, "post key")
+	v.required(f+".title", p.Title)
+	v.required(f+".body", p.Body)
+	v.courseRef(f+".course", p.Course, false)
+	v.memberRef(f+".author", p.Author, false)
+	v.requiredTime(f+".published_at", p.PublishedAt)
 }
 
-func (v *validator) comments(cs []storage.CommentSeed) {
-	seen := map[string]string{}
-	for i, c := range cs {
-		f := at("comments", i)
-		v.uniqueKey(seen, f+".key", c.Key, "comment key")
-		v.memberRef(f+".member", c.Member, true)
-		switch {
-		case c.Post != "" && c.Lecture != nil:
-			v.add(f, "set either post or lecture, not both")
-		case c.Post == "" && c.Lecture == nil:
-			v.add(f, "needs a post or a lecture to comment on")
-		case c.Post != "":
-			v.ref(f+".post", c.Post, true, v.postKeys, "post")
-		default:
-			v.lectureRef(f+".lecture", *c.Lecture)
-		}
-		v.required(f+".body", c.Body)
-		v.requiredTime(f+".created_at", c.CreatedAt)
+func (v *validator) comment(f string, seen map[string]string, c *storage.CommentSeed) {
+	v.uniqueKey(seen, f+".key", c.Key, "comment key")
+	v.memberRef(f+".member", c.Member, true)
+	switch {
+	case c.Post != "" && c.Lecture != nil:
+		v.add(f, "set either post or lecture, not both")
+	case c.Post == "" && c.Lecture == nil:
+		v.add(f, "needs a post or a lecture to comment on")
+	case c.Post != "":
+		v.ref(f+".post", c.Post, true, v.postKeys, "post")
+	default:
+		v.lectureRef(f+".lecture", *c.Lecture)
 	}
+	v.required(f+".body", c.Body)
+	v.requiredTime(f+".created_at", c.CreatedAt)
 }
 
-func (v *validator) lecturers(ls []storage.LecturerSeed) {
-	seen := map[string]string{}
-	for i, l := range ls {
-		f := at("lecturers", i)
-		v.uniqueSlug(seen, f, l.Slug, "lecturer")
-		v.required(f+".name", l.Name)
-		v.link(f+".avatar_url", l.AvatarURL)
-		v.memberRef(f+".member", l.Member, false)
-		v.courseList(f, l.Courses)
-	}
+func (v *validator) lecturer(f string, seen map[string]string, l *storage.LecturerSeed) {
+	v.uniqueSlug(seen, f, l.Slug, "lecturer")
+	v.required(f+".name", l.Name)
+	v.link(f+".avatar_url", l.AvatarURL)
+	v.memberRef(f+".member", l.Member, false)
+	v.courseList(f, l.Courses)
 }
 
 var fieldTypes = []string{"text", "email", "textarea", "number", "checkbox"}
 
-func (v *validator) forms(fs []storage.FormSeed) {
-	seen := map[string]string{}
-	for i, fm := range fs {
-		f := at("forms", i)
-		v.uniqueSlug(seen, f, fm.Slug, "form")
-		v.required(f+".title", fm.Title)
-		if len(fm.Fields) == 0 {
-			v.add(f+".fields", "required: at least one field")
+func (v *validator) form(f string, seen map[string]string, fm *storage.FormSeed) {
+	v.uniqueSlug(seen, f, fm.Slug, "form")
+	v.required(f+".title", fm.Title)
+	if len(fm.Fields) == 0 {
+		v.add(f+".fields", "required: at least one field")
+	}
+	names := map[string]string{}
+	for j, fd := range fm.Fields {
+		ff := fmt.Sprintf("%s.fields[%d]", f, j)
+		if v.required(ff+".name", fd.Name) {
+			v.unique(names, fd.Name, ff+".name", "field name")
 		}
-		names := map[string]string{}
-		for j, fd := range fm.Fields {
-			ff := fmt.Sprintf("%s.fields[%d]", f, j)
-			if v.required(ff+".name", fd.Name) {
-				v.unique(names, fd.Name, ff+".name", "field name")
-			}
-			v.required(ff+".label", fd.Label)
-			v.oneOf(ff+".type", fd.Type, fieldTypes...)
-		}
+		v.required(ff+".label", fd.Label)
+		v.oneOf(ff+".type", fd.Type, fieldTypes...)
 	}
 }
 
-func (v *validator) formSubmissions(ss []storage.FormSubmissionSeed) {
-	seen := map[string]string{}
-	for i, s := range ss {
-		f := at("form_submissions", i)
-		v.uniqueKey(seen, f+".key", s.Key, "form submission key")
-		v.ref(f+".form", s.Form, true, v.formKeys, "form")
-		v.memberRef(f+".member", s.Member, false)
-		v.requiredTime(f+".submitted_at", s.SubmittedAt)
-		if fm := v.formBySlug[s.Form]; fm != nil {
-			v.submissionData(f+".data", fm, s.Data)
-		}
+func (v *validator) formSubmission(f string, seen map[string]string, s *storage.FormSubmissionSeed) {
+	v.uniqueKey(seen, f+".key", s.Key, "form submission key")
+	v.ref(f+".form", s.Form, true, v.formKeys, "form")
+	v.memberRef(f+".member", s.Member, false)
+	v.requiredTime(f+".submitted_at", s.SubmittedAt)
+	if fm := v.formBySlug[s.Form]; fm != nil {
+		v.submissionData(f+".data", fm, s.Data)
 	}
 }
 
@@ -1003,12 +913,8 @@ func (v *validator) submissionData(f string, fm *storage.FormSeed, data map[stri
 	}
 }
 
-func (v *validator) pages(ps []storage.PageSeed) {
-	seen := map[string]string{}
-	for i, p := range ps {
-		f := at("pages", i)
-		v.uniqueSlug(seen, f, p.Slug, "page")
-		v.required(f+".title", p.Title)
-		v.required(f+".body", p.Body)
-	}
+func (v *validator) page(f string, seen map[string]string, p *storage.PageSeed) {
+	v.uniqueSlug(seen, f, p.Slug, "page")
+	v.required(f+".title", p.Title)
+	v.required(f+".body", p.Body)
 }

@@ -131,27 +131,13 @@ func TestValidateRules(t *testing.T) {
 		// Members.
 		{"password and hash", func(d *storage.SchoolData) { d.Members[0].PasswordHash = d.Members[1].PasswordHash }, "members[0].password", "either password or password_hash"},
 		{"no password: invited later", func(d *storage.SchoolData) { d.Members[0].Password = "" }, "", ""},
-		{"bcrypt hash from PHP", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2y$10$"+strings.Repeat("a", 53)
-		}, "", ""},
-		{"bcrypt hash from Rails", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2a$12$"+strings.Repeat("Z", 53)
-		}, "", ""},
-		{"bcrypt cost too high", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "$2b$17$"+strings.Repeat("a", 53)
-		}, "members[0].password_hash", "not a password hash Proctor reads"},
-		{"Django PBKDF2 hash", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "pbkdf2_sha256$260000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
-		}, "", ""},
-		{"passlib PBKDF2 hash", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "$pbkdf2-sha256$29000$AAECAwQFBgcICQoLDA0ODw$m/kLywdyNwK9GV2kWntRGvZzmeiVsuqehNWlLst2eWY"
-		}, "", ""},
-		{"PBKDF2 iterations too many", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "pbkdf2_sha256$9000000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
-		}, "members[0].password_hash", "not a password hash Proctor reads"},
-		{"unknown hash format", func(d *storage.SchoolData) {
-			d.Members[0].Password, d.Members[0].PasswordHash = "", "sha1$abc$0123456789abcdef0123456789abcdef01234567"
-		}, "members[0].password_hash", "not a password hash Proctor reads"},
+		{"bcrypt hash from PHP", withHash("$2y$10$" + strings.Repeat("a", 53)), "", ""},
+		{"bcrypt hash from Rails", withHash("$2a$12$" + strings.Repeat("Z", 53)), "", ""},
+		{"bcrypt cost too high", withHash("$2b$17$" + strings.Repeat("a", 53)), "members[0].password_hash", "not a password hash Proctor reads"},
+		{"Django PBKDF2 hash", withHash("pbkdf2_sha256$260000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="), "", ""},
+		{"passlib PBKDF2 hash", withHash("$pbkdf2-sha256$29000$AAECAwQFBgcICQoLDA0ODw$m/kLywdyNwK9GV2kWntRGvZzmeiVsuqehNWlLst2eWY"), "", ""},
+		{"PBKDF2 iterations too many", withHash("pbkdf2_sha256$9000000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="), "members[0].password_hash", "not a password hash Proctor reads"},
+		{"unknown hash format", withHash("sha1$abc$0123456789abcdef0123456789abcdef01234567"), "members[0].password_hash", "not a password hash Proctor reads"},
 		{"long password", func(d *storage.SchoolData) { d.Members[0].Password = strings.Repeat("x", 1025) }, "members[0].password", "longer than 1024 bytes"},
 		{"role repeated", func(d *storage.SchoolData) { d.Members[0].Roles = []storage.Role{"owner", "owner"} }, "members[0].roles[1]", "repeated"},
 		{"no name", func(d *storage.SchoolData) { d.Members[0].Name = " " }, "members[0].name", "required"},
@@ -361,4 +347,9 @@ func TestValidateWithoutFile(t *testing.T) {
 	if len(errs) != 1 || errs[0].Line != 0 || errs[0].Error() != "code: pages[0].body: required" {
 		t.Fatalf("got %v", errs)
 	}
+}
+
+// withHash gives the first member a password hash instead of a password.
+func withHash(hash string) func(*storage.SchoolData) {
+	return func(d *storage.SchoolData) { d.Members[0].Password, d.Members[0].PasswordHash = "", hash }
 }

@@ -30,7 +30,8 @@
 // dropped database connection or a lost process does to the pool and to half-finished
 // transactions, or how the binary handles signals. Here the binary is built once (TestMain),
 // configured through its files, set up and inspected with its own commands (`migrate`, `seed`,
-// `clients create`, `keys rotate`, `doctor`) and driven only over HTTP on loopback addresses.
+// `clients create`, `keys rotate`, `doctor`) and driven only over HTTP on loopback addresses,
+// through the member browser and app of bench/flow that `proctor bench` drives it with too.
 //
 // The tests need PostgreSQL: set PROCTOR_TEST_POSTGRES_DSN (CI sets it to
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable); without it they skip. Each test

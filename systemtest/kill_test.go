@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/bench/flow"
 )
 
 // Bounds of the load the server is killed in.
@@ -49,7 +51,7 @@ type pairRecord struct {
 type grantRecord struct {
 	worker   int
 	code     string
-	verifier pkce
+	verifier flow.PKCE
 	exchange outcome
 	pairs    []pairRecord
 	// refreshInFlight: a refresh of the last pair was cut off (its new pair, if made, is
@@ -90,6 +92,22 @@ func (l *loadLog) cutOff(what string, err error) {
 		return
 	}
 	l.fail("%s failed before the kill: %v", what, err)
+}
+
+// answered reports whether a worker's request was answered 200. A request cut off is logged
+// (cutOff) once uncertain has recorded that the client cannot know its outcome; any other
+// answer is a failure.
+func (l *loadLog) answered(what string, resp flow.Response, err error, uncertain func()) bool {
+	if err != nil {
+		uncertain()
+		l.cutOff(what, err)
+		return false
+	}
+	if resp.Status != http.StatusOK {
+		l.fail("%s: %s", what, resp)
+		return false
+	}
+	return true
 }
 
 // TestKillDuringLoad kills a server with SIGKILL while clients exchange codes, refresh and
@@ -187,11 +205,11 @@ func TestKillDuringLoad(t *testing.T) {
 func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 	rnd := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
 	for ctx.Err() == nil {
-		g := &grantRecord{worker: w, verifier: newPKCE()}
-		code, err := c.authorize(ctx, g.verifier)
+		g := &grantRecord{worker: w, verifier: flow.NewPKCE()}
+		code, err := c.Authorize(ctx, g.verifier)
 		if err != nil {
 			// An authorization cut off leaves nothing the client holds.
-			if isTransport(err) {
+			if flow.IsTransport(err) {
 				log.cutOff("authorize", err)
 			} else if !log.killed.Load() {
 				log.fail("authorize: %v", err)
@@ -201,14 +219,14 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		g.code = code
 		log.add(g)
 
-		resp, err := c.tokenRequest(ctx, exchangeForm(c.b.s, c.b.s.clientID, code, g.verifier))
+		resp, err := c.TokenRequest(ctx, c.ExchangeForm(c.ClientID, code, g.verifier))
 		if err != nil {
 			g.exchange = uncertain
 			log.cutOff("exchange", err)
 			return
 		}
 		g.exchange = done
-		tr, err := parseTokens("exchange", resp)
+		tr, err := flow.ParseTokens("exchange", resp)
 		if err != nil {
 			log.fail("%v", err)
 			return
@@ -219,25 +237,19 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		for range 1 + rnd.IntN(maxRefreshes) {
 			last := &g.pairs[len(g.pairs)-1]
 			if rnd.IntN(2) == 0 {
-				resp, err := c.userinfo(ctx, last.access)
-				if err != nil {
-					last.useUncertain = true
-					log.cutOff("userinfo", err)
-					return
-				}
-				if resp.status != http.StatusOK {
-					log.fail("userinfo with a fresh access token: %s", resp)
+				resp, err := c.Userinfo(ctx, last.access)
+				if !log.answered("userinfo with a fresh access token", resp, err, func() { last.useUncertain = true }) {
 					return
 				}
 				last.used = true
 			}
-			resp, err := c.tokenRequest(ctx, refreshForm(c.b.s, c.b.s.clientID, last.refresh))
+			resp, err := c.TokenRequest(ctx, c.RefreshForm(c.ClientID, last.refresh))
 			if err != nil {
 				g.refreshInFlight = true
 				log.cutOff("refresh", err)
 				return
 			}
-			tr, err := parseTokens("refresh", resp)
+			tr, err := flow.ParseTokens("refresh", resp)
 			if err != nil {
 				log.fail("%v", err)
 				return
@@ -247,14 +259,8 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		}
 
 		if rnd.IntN(3) == 0 {
-			resp, err := c.revoke(ctx, g.pairs[len(g.pairs)-1].refresh, "refresh_token")
-			if err != nil {
-				g.revoke = uncertain
-				log.cutOff("revoke", err)
-				return
-			}
-			if resp.status != http.StatusOK {
-				log.fail("revoke: %s", resp)
+			resp, err := c.Revoke(ctx, g.pairs[len(g.pairs)-1].refresh, "refresh_token")
+			if !log.answered("revoke", resp, err, func() { g.revoke = uncertain }) {
 				return
 			}
 			g.revoke = done
@@ -277,24 +283,24 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 		case done:
 			// Revoked by the client: every token of the grant is refused.
 			for i, p := range g.pairs {
-				expectUserinfo(ctx, t, c, fmt.Sprintf("%s pair %d (grant revoked)", name, i), p.access, http.StatusUnauthorized)
+				expectUserinfo(ctx, t, c, fmt.Sprintf("%s pair %d (grant revoked) at userinfo after the restart", name, i), p.access, http.StatusUnauthorized)
 			}
-			expectRefresh(ctx, t, c, name+" last refresh token (grant revoked)", g.pairs[len(g.pairs)-1].refresh, false)
+			expectRefresh(ctx, t, c, name+" last refresh token (grant revoked) after the restart", g.pairs[len(g.pairs)-1].refresh, false)
 			revoked++
 			continue
 		case uncertain:
 			// The revocation may or may not have been committed, but all or nothing: the last
 			// access token and the last refresh token agree.
 			last := g.pairs[len(g.pairs)-1]
-			resp, err := c.userinfo(ctx, last.access)
+			resp, err := c.Userinfo(ctx, last.access)
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch resp.status {
+			switch resp.Status {
 			case http.StatusOK:
-				expectRefresh(ctx, t, c, name+" last refresh token (revocation not committed)", last.refresh, true)
+				expectRefresh(ctx, t, c, name+" last refresh token (revocation not committed) after the restart", last.refresh, true)
 			case http.StatusUnauthorized:
-				expectRefresh(ctx, t, c, name+" last refresh token (revocation committed)", last.refresh, false)
+				expectRefresh(ctx, t, c, name+" last refresh token (revocation committed) after the restart", last.refresh, false)
 			default:
 				t.Errorf("%s: last access token after a revocation cut off: %s", name, resp)
 			}
@@ -312,11 +318,11 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 					want = http.StatusUnauthorized
 					what += " (rotated out by the client)"
 				case next.useUncertain:
-					resp, err := c.userinfo(ctx, p.access)
+					resp, err := c.Userinfo(ctx, p.access)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if resp.status != http.StatusOK && resp.status != http.StatusUnauthorized {
+					if resp.Status != http.StatusOK && resp.Status != http.StatusUnauthorized {
 						t.Errorf("%s (rotation cut off): %s", what, resp)
 					}
 					unsure++
@@ -328,42 +334,17 @@ func checkTokens(ctx context.Context, t *testing.T, c *at, grants []*grantRecord
 			} else {
 				rotated++
 			}
-			expectUserinfo(ctx, t, c, what, p.access, want)
+			expectUserinfo(ctx, t, c, what+" at userinfo after the restart", p.access, want)
 		}
 		// The last refresh token the client received is usable once, even when a refresh of
 		// it was cut off (the client never saw its answer and may retry).
-		expectRefresh(ctx, t, c, name+" last refresh token", g.pairs[len(g.pairs)-1].refresh, true)
+		expectRefresh(ctx, t, c, name+" last refresh token after the restart", g.pairs[len(g.pairs)-1].refresh, true)
 		refreshed++
 	}
 	t.Logf("after the restart: %d access tokens live, %d rotated out, %d grants revoked, %d outcomes cut off by the kill, %d last refresh tokens usable",
 		live, rotated, revoked, unsure, refreshed)
 	if live == 0 || refreshed == 0 {
 		t.Errorf("nothing live was checked (%d access tokens, %d refresh tokens): the load was too short", live, refreshed)
-	}
-}
-
-func expectUserinfo(ctx context.Context, t *testing.T, c *at, what, access string, want int) {
-	t.Helper()
-	resp, err := c.userinfo(ctx, access)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.status != want {
-		t.Errorf("%s at userinfo after the restart: %s, want %d", what, resp, want)
-	}
-}
-
-func expectRefresh(ctx context.Context, t *testing.T, c *at, what, refresh string, usable bool) {
-	t.Helper()
-	resp, err := c.tokenRequest(ctx, refreshForm(c.b.s, c.b.s.clientID, refresh))
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case usable && resp.status != http.StatusOK:
-		t.Errorf("%s after the restart: %s, want 200", what, resp)
-	case !usable && (resp.status != http.StatusBadRequest || resp.oauthError() != "invalid_grant"):
-		t.Errorf("%s after the restart: %s, want 400 invalid_grant", what, resp)
 	}
 }
 
@@ -376,11 +357,11 @@ func checkCodes(ctx context.Context, t *testing.T, c *at, s *site, grants []*gra
 		if g.exchange == notSent {
 			continue
 		}
-		resp, err := c.tokenRequest(ctx, exchangeForm(s, s.clientID, g.code, g.verifier))
+		resp, err := c.TokenRequest(ctx, c.ExchangeForm(s.clientID, g.code, g.verifier))
 		if err != nil {
 			t.Fatal(err)
 		}
-		isInvalidGrant := resp.status == http.StatusBadRequest && resp.oauthError() == "invalid_grant"
+		isInvalidGrant := resp.Status == http.StatusBadRequest && resp.OAuthError() == "invalid_grant"
 		switch {
 		case g.exchange == done && !isInvalidGrant:
 			t.Errorf("worker %d: a code exchanged before the kill, again after the restart: %s, want 400 invalid_grant", g.worker, resp)
@@ -388,7 +369,7 @@ func checkCodes(ctx context.Context, t *testing.T, c *at, s *site, grants []*gra
 			refused++
 		case isInvalidGrant:
 			cutOffCommitted++
-		case resp.status == http.StatusOK:
+		case resp.Status == http.StatusOK:
 			cutOffNot++
 		default:
 			t.Errorf("worker %d: a code whose exchange was cut off by the kill: %s, want 200 or 400 invalid_grant", g.worker, resp)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -52,22 +52,22 @@ func TestDatabaseOutage(t *testing.T) {
 	if err := c.login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	member, err := c.grant(ctx)
+	member, err := c.Grant(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := newPKCE()
-	opCode, err := c.authorizeClient(ctx, s.operatorClientID, operatorScope, op)
+	op := flow.NewPKCE()
+	opCode, err := c.AuthorizeClient(ctx, s.operatorClientID, operatorScope, op)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := c.tokenRequest(ctx, exchangeForm(s, s.operatorClientID, opCode, op))
+	resp, err := c.TokenRequest(ctx, c.ExchangeForm(s.operatorClientID, opCode, op))
 	must(t, err)
-	operator, err := parseTokens("operator code exchange", resp)
+	operator, err := flow.ParseTokens("operator code exchange", resp)
 	must(t, err)
 	// A code minted before the outage, exchanged during it (refused) and after it (accepted).
-	pending := newPKCE()
-	pendingCode, err := c.authorize(ctx, pending)
+	pending := flow.NewPKCE()
+	pendingCode, err := c.Authorize(ctx, pending)
 	must(t, err)
 
 	probes := outageProbes(c, s, member, operator, R)
@@ -87,8 +87,8 @@ func TestDatabaseOutage(t *testing.T) {
 	t.Run("outage", func(t *testing.T) {
 		pendingExchange := probe{
 			name: "token endpoint, authorization_code grant", path: endpoint.Token, want503: true, oauthJSON: true,
-			send: func(ctx context.Context) (response, error) {
-				return c.tokenRequest(ctx, exchangeForm(s, s.clientID, pendingCode, pending))
+			send: func(ctx context.Context) (flow.Response, error) {
+				return c.TokenRequest(ctx, c.ExchangeForm(s.clientID, pendingCode, pending))
 			},
 		}
 		for _, p := range append(probes, pendingExchange) {
@@ -112,15 +112,8 @@ func TestDatabaseOutage(t *testing.T) {
 		recovery := append(probes, probe{
 			name: "token endpoint, authorization_code grant",
 			normal: func(ctx context.Context) error {
-				resp, err := c.tokenRequest(ctx, exchangeForm(s, s.clientID, pendingCode, pending))
-				if err != nil {
-					return err
-				}
-				if resp.status != http.StatusOK {
-					return answerError("the code minted before the outage", resp, http.StatusOK)
-				}
-				_, err = parseTokens("the code minted before the outage", resp)
-				return err
+				resp, err := c.TokenRequest(ctx, c.ExchangeForm(s.clientID, pendingCode, pending))
+				return wantTokens("the code minted before the outage", resp, err)
 			},
 		})
 		pendingNames := map[string]bool{}
@@ -165,7 +158,7 @@ func TestDatabaseOutage(t *testing.T) {
 type probe struct {
 	name string
 	path string
-	send func(ctx context.Context) (response, error)
+	send func(ctx context.Context) (flow.Response, error)
 	// want503: during the outage the answer must be 503; otherwise any status but a 5xx other
 	// than 503 is accepted (the endpoint may answer from what it holds in memory).
 	want503 bool
@@ -180,24 +173,20 @@ type probe struct {
 
 // outageProbes are the requests sent during the outage. member and operator are live tokens
 // obtained before it.
-func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
-	internal := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
-	readyz := func(ctx context.Context) (response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.internal+"/readyz", nil)
-		resp, err := internal.Do(req)
-		if err != nil {
-			return response{}, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		return response{status: resp.StatusCode, header: resp.Header, body: body}, err
+func outageProbes(c *at, s *site, member, operator flow.Tokens, r *replica) []probe {
+	internal := &flow.Client{
+		HTTP:   &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}},
+		Origin: "http://" + r.internal,
 	}
-	graphql := func(ctx context.Context) (response, error) {
+	readyz := func(ctx context.Context) (flow.Response, error) {
+		return internal.Get(ctx, internal.URL("/readyz"), nil)
+	}
+	graphql := func(ctx context.Context) (flow.Response, error) {
 		body, _ := json.Marshal(map[string]string{"query": "{ viewer { id } }"})
-		return c.post(ctx, c.url(endpoint.MemberGraphQL), "application/json", body, bearer(member.AccessToken))
+		return c.Post(ctx, c.URL(endpoint.MemberGraphQL), "application/json", body, flow.Bearer(member.AccessToken))
 	}
-	mcpInit := func(token string) func(ctx context.Context) (response, error) {
-		return func(ctx context.Context) (response, error) {
+	mcpInit := func(token string) func(ctx context.Context) (flow.Response, error) {
+		return func(ctx context.Context) (flow.Response, error) {
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 				"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 				"clientInfo": map[string]any{"name": "proctor-systemtest", "version": "1"},
@@ -206,30 +195,30 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 			if token != "" {
 				h.Set("Authorization", "Bearer "+token)
 			}
-			return c.post(ctx, c.url("/mcp"), "application/json", body, h)
+			return c.Post(ctx, c.URL("/mcp"), "application/json", body, h)
 		}
 	}
-	mcpAnonymousCall := func(ctx context.Context) (response, error) {
+	mcpAnonymousCall := func(ctx context.Context) (flow.Response, error) {
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 			"params": map[string]any{"name": "list_courses", "arguments": map[string]any{}}})
-		return c.post(ctx, c.url("/mcp"), "application/json", body, http.Header{
+		return c.Post(ctx, c.URL("/mcp"), "application/json", body, http.Header{
 			"Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {"2025-06-18"},
 		})
 	}
-	restSchool := func(ctx context.Context) (response, error) {
-		return c.get(ctx, c.url("/api/v1/school"), bearer(operator.AccessToken))
+	restSchool := func(ctx context.Context) (flow.Response, error) {
+		return c.Get(ctx, c.URL("/api/v1/school"), flow.Bearer(operator.AccessToken))
 	}
-	refresh := func(ctx context.Context) (response, error) {
-		return c.tokenRequest(ctx, refreshForm(s, s.clientID, member.RefreshToken))
+	refresh := func(ctx context.Context) (flow.Response, error) {
+		return c.TokenRequest(ctx, c.RefreshForm(s.clientID, member.RefreshToken))
 	}
-	userinfo := func(ctx context.Context) (response, error) { return c.userinfo(ctx, member.AccessToken) }
-	expect := func(what string, send func(ctx context.Context) (response, error), status int) func(ctx context.Context) error {
+	userinfo := func(ctx context.Context) (flow.Response, error) { return c.Userinfo(ctx, member.AccessToken) }
+	expect := func(what string, send func(ctx context.Context) (flow.Response, error), status int) func(ctx context.Context) error {
 		return func(ctx context.Context) error {
 			resp, err := send(ctx)
 			if err != nil {
 				return err
 			}
-			if resp.status != status {
+			if resp.Status != status {
 				return answerError(what, resp, status)
 			}
 			return nil
@@ -239,14 +228,7 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 		{name: "token endpoint, refresh_token grant", path: endpoint.Token, send: refresh, want503: true, oauthJSON: true,
 			normal: func(ctx context.Context) error {
 				resp, err := refresh(ctx)
-				if err != nil {
-					return err
-				}
-				if resp.status != http.StatusOK {
-					return answerError("refresh", resp, http.StatusOK)
-				}
-				_, err = parseTokens("refresh", resp)
-				return err
+				return wantTokens("refresh", resp, err)
 			}},
 		{name: "mcp with a bearer token", path: "/mcp", send: mcpInit(member.AccessToken), want503: true, oauthJSON: true, noChallenge: true,
 			normal: expect("POST /mcp initialize", mcpInit(member.AccessToken), http.StatusOK)},
@@ -259,34 +241,34 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 		{name: "userinfo", path: endpoint.Userinfo, send: userinfo, want503: true, oauthJSON: true, noChallenge: true,
 			normal: expect("GET "+endpoint.Userinfo, userinfo, http.StatusOK)},
 		// The rest must not answer 500 or leak, whatever they can still serve.
-		{name: "revoke", path: endpoint.Revoke, send: func(ctx context.Context) (response, error) {
-			return c.revoke(ctx, randomString(30), "refresh_token")
+		{name: "revoke", path: endpoint.Revoke, send: func(ctx context.Context) (flow.Response, error) {
+			return c.Revoke(ctx, flow.RandomString(30), "refresh_token")
 		}},
-		{name: "consent page", path: endpoint.Authorize, send: func(ctx context.Context) (response, error) {
-			_, page, err := c.consentPage(ctx, s.clientID, memberScopes, newPKCE(), randomString(12))
+		{name: "consent page", path: endpoint.Authorize, send: func(ctx context.Context) (flow.Response, error) {
+			_, page, err := c.ConsentPage(ctx, s.clientID, memberScopes, flow.NewPKCE(), flow.RandomString(12))
 			return page, err
 		}},
-		{name: "login form post", path: "/login", want503: true, send: func(ctx context.Context) (response, error) {
+		{name: "login form post", path: "/login", want503: true, send: func(ctx context.Context) (flow.Response, error) {
 			// A browser without a session: the form is served from memory, the post needs the
 			// database (the member, the session row).
 			fresh := newBrowser(s).at(r)
-			page, err := fresh.get(ctx, fresh.url("/login"), nil)
-			if err != nil || page.status != http.StatusOK {
+			page, err := fresh.Get(ctx, fresh.URL("/login"), nil)
+			if err != nil || page.Status != http.StatusOK {
 				return page, err
 			}
-			f, err := formWith(fresh.url("/login"), page.body, "csrf_token")
+			f, err := flow.FormWith(fresh.URL("/login"), page.Body, "csrf_token")
 			if err != nil {
 				return page, err
 			}
 			f.Values.Set("email", memberEmail)
 			f.Values.Set("password", s.password)
-			return fresh.postForm(ctx, f.Action, f.Values)
+			return fresh.PostForm(ctx, f.Action, f.Values)
 		}},
-		{name: "jwks", path: endpoint.JWKS, send: func(ctx context.Context) (response, error) {
-			return c.get(ctx, c.url(endpoint.JWKS), nil)
+		{name: "jwks", path: endpoint.JWKS, send: func(ctx context.Context) (flow.Response, error) {
+			return c.Get(ctx, c.URL(endpoint.JWKS), nil)
 		}},
-		{name: "openid configuration", path: "/.well-known/openid-configuration", send: func(ctx context.Context) (response, error) {
-			return c.get(ctx, c.url("/.well-known/openid-configuration"), nil)
+		{name: "openid configuration", path: "/.well-known/openid-configuration", send: func(ctx context.Context) (flow.Response, error) {
+			return c.Get(ctx, c.URL("/.well-known/openid-configuration"), nil)
 		}},
 		{name: "mcp anonymous", path: "/mcp", send: mcpAnonymousCall},
 	}
@@ -295,10 +277,22 @@ func outageProbes(c *at, s *site, member, operator tokens, r *replica) []probe {
 // errServerError marks an answer with a 5xx status other than 503.
 var errServerError = errors.New("server error")
 
+// wantTokens checks the answer to a token request: a success that carries tokens.
+func wantTokens(what string, resp flow.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	if resp.Status != http.StatusOK {
+		return answerError(what, resp, http.StatusOK)
+	}
+	_, err = flow.ParseTokens(what, resp)
+	return err
+}
+
 // answerError describes an answer that is not the wanted one; a 5xx other than 503 wraps
 // errServerError.
-func answerError(what string, resp response, want int) error {
-	if resp.status >= 500 && resp.status != http.StatusServiceUnavailable {
+func answerError(what string, resp flow.Response, want int) error {
+	if resp.Status >= 500 && resp.Status != http.StatusServiceUnavailable {
 		return fmt.Errorf("%s: %w: %s, want %d", what, errServerError, resp, want)
 	}
 	return fmt.Errorf("%s: %s, want %d", what, resp, want)
@@ -340,30 +334,30 @@ func (c *gapCheck) finish(gap string) {
 }
 
 // outageAnswer checks one answer given while the database is away.
-func (c *gapCheck) outageAnswer(p probe, resp response, leaks []string) {
+func (c *gapCheck) outageAnswer(p probe, resp flow.Response, leaks []string) {
 	c.t.Logf("%s %s during the outage: %s", p.name, p.path, resp)
 	switch {
-	case resp.status == http.StatusInternalServerError:
+	case resp.Status == http.StatusInternalServerError:
 		c.errorf("%s: 500 during the outage: %s", p.path, resp)
-	case p.want503 && resp.status != http.StatusServiceUnavailable:
+	case p.want503 && resp.Status != http.StatusServiceUnavailable:
 		c.errorf("%s: %s, want 503", p.path, resp)
-	case resp.status >= 500 && resp.status != http.StatusServiceUnavailable:
+	case resp.Status >= 500 && resp.Status != http.StatusServiceUnavailable:
 		c.errorf("%s: %s, want 503 or an answer from memory", p.path, resp)
 	}
-	if p.oauthJSON && resp.status == http.StatusServiceUnavailable {
-		if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+	if p.oauthJSON && resp.Status == http.StatusServiceUnavailable {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			c.errorf("%s: Content-Type %q, want application/json", p.path, ct)
 		}
-		if e := resp.oauthError(); e != "temporarily_unavailable" {
+		if e := resp.OAuthError(); e != "temporarily_unavailable" {
 			c.errorf("%s: error %q, want temporarily_unavailable: %s", p.path, e, resp)
 		}
 	}
 	if p.noChallenge {
-		if h := resp.header.Get("WWW-Authenticate"); h != "" {
+		if h := resp.Header.Get("WWW-Authenticate"); h != "" {
 			c.errorf("%s: WWW-Authenticate %q during the outage: the client would drop a good token", p.path, h)
 		}
 	}
-	body := string(resp.body)
+	body := string(resp.Body)
 	for _, m := range leaks {
 		if strings.Contains(body, m) {
 			c.errorf("%s: the body contains %q: %s", p.path, m, resp)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +20,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/proctorhq/proctor/bench"
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -289,22 +290,7 @@ func childEnv() []string {
 // waitReady polls GET /readyz until it answers 200, the process exits or readyTimeout passes.
 func waitReady(internalAddr string, exited <-chan struct{}) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		if resp, err := c.Get("http://" + internalAddr + "/readyz"); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-exited:
-			return errors.New("the server exited before it was ready")
-		case <-time.After(pollEvery):
-		}
-	}
-	return fmt.Errorf("not ready after %s", readyTimeout)
+	return bench.WaitReady(context.Background(), c, internalAddr, exited, readyTimeout)
 }
 
 // cliResult is the outcome of one command run.
@@ -368,7 +354,7 @@ func (d *deployment) setUp(configFile string, operator bool) *site {
 	t := d.t
 	t.Helper()
 	mustCLI(t, configFile, "migrate")
-	s := &site{origin: d.origin, password: randomString(12)}
+	s := &site{origin: d.origin, password: flow.RandomString(12)}
 	hash, err := password.Hash(s.password, lowCost)
 	must(t, err)
 	fixture := filepath.Join(d.dir, "fixture.yaml")
@@ -421,12 +407,6 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func randomString(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // poll calls f every pollEvery until it reports done or within passes; it returns whether f

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/bench/flow"
 )
 
 // keyCacheTTL is how long a server may keep signing with, and publishing, the keys it read
@@ -40,7 +42,7 @@ func TestReplicas(t *testing.T) {
 	if err := atA.login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first, err := atB.grant(ctx)
+	first, err := atB.Grant(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,40 +65,40 @@ func TestReplicas(t *testing.T) {
 		if err := fresh.at(A).login(ctx); err != nil {
 			t.Fatal(err)
 		}
-		p, state := newPKCE(), randomString(12)
-		authURL, page, err := fresh.at(B).consentPage(ctx, s.clientID, memberScopes, p, state)
+		p, state := flow.NewPKCE(), flow.RandomString(12)
+		authURL, page, err := fresh.at(B).ConsentPage(ctx, s.clientID, memberScopes, p, state)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if page.status != http.StatusOK || !strings.Contains(string(page.body), "csrf_token") {
+		if page.Status != http.StatusOK || !strings.Contains(string(page.Body), "csrf_token") {
 			t.Fatalf("consent page on B for a session made on A: %s", page)
 		}
-		code, err := fresh.at(B).approve(ctx, authURL, page, state)
+		code, err := fresh.at(B).Approve(ctx, authURL, page, state)
 		if err != nil {
 			t.Fatalf("approval on B: %v", err)
 		}
 		// And back: B's code is exchanged at A.
-		if _, err := fresh.at(A).exchange(ctx, code, p); err != nil {
+		if _, err := fresh.at(A).Exchange(ctx, code, p); err != nil {
 			t.Fatalf("B's code exchanged at A: %v", err)
 		}
 	})
 
 	t.Run("code issued on A is exchanged on B", func(t *testing.T) {
-		p := newPKCE()
-		code, err := atA.authorize(ctx, p)
+		p := flow.NewPKCE()
+		code, err := atA.Authorize(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := atB.exchange(ctx, code, p); err != nil {
+		if _, err := atB.Exchange(ctx, code, p); err != nil {
 			t.Fatalf("A's code at B: %v", err)
 		}
 		// The code is spent for both.
 		for _, r := range both {
-			resp, err := r.tokenRequest(ctx, exchangeForm(s, s.clientID, code, p))
+			resp, err := r.TokenRequest(ctx, r.ExchangeForm(s.clientID, code, p))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.status != http.StatusBadRequest || resp.oauthError() != "invalid_grant" {
+			if resp.Status != http.StatusBadRequest || resp.OAuthError() != "invalid_grant" {
 				t.Errorf("the spent code again at %s: %s, want 400 invalid_grant", r.r.name, resp)
 			}
 		}
@@ -107,81 +109,53 @@ func TestReplicas(t *testing.T) {
 	for _, order := range [][2]*at{{atA, atB}, {atB, atA}} {
 		refreshOn, useOn := order[0], order[1]
 		t.Run("refresh on "+refreshOn.r.name+", first use on "+useOn.r.name, func(t *testing.T) {
-			old, err := refreshOn.grant(ctx)
+			old, err := refreshOn.Grant(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			next, err := refreshOn.refresh(ctx, old.RefreshToken)
+			next, err := refreshOn.Refresh(ctx, old.RefreshToken)
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := useOn.userinfo(ctx, next.AccessToken)
+			resp, err := useOn.Userinfo(ctx, next.AccessToken)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.status != http.StatusOK {
+			if resp.Status != http.StatusOK {
 				t.Fatalf("the new access token at %s: %s", useOn.r.name, resp)
 			}
 			for _, r := range both {
-				resp, err := r.userinfo(ctx, old.AccessToken)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.status != http.StatusUnauthorized {
-					t.Errorf("the replaced access token at %s: %s, want 401", r.r.name, resp)
-				}
+				expectUserinfo(ctx, t, r, "the replaced access token at "+r.r.name, old.AccessToken, http.StatusUnauthorized)
 			}
 			// The replaced refresh token is refused first by the replica that did not issue
 			// the rotation, then by the other. Presenting it is reuse: the whole grant goes.
 			for _, r := range []*at{useOn, refreshOn} {
-				resp, err := r.tokenRequest(ctx, refreshForm(s, s.clientID, old.RefreshToken))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.status != http.StatusBadRequest || resp.oauthError() != "invalid_grant" {
-					t.Errorf("the replaced refresh token at %s: %s, want 400 invalid_grant", r.r.name, resp)
-				}
+				expectRefresh(ctx, t, r, "the replaced refresh token at "+r.r.name, old.RefreshToken, false)
 			}
 			for _, r := range both {
-				resp, err := r.userinfo(ctx, next.AccessToken)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.status != http.StatusUnauthorized {
-					t.Errorf("after refresh-token reuse, the grant's new access token at %s: %s, want 401", r.r.name, resp)
-				}
+				expectUserinfo(ctx, t, r, "after refresh-token reuse, the grant's new access token at "+r.r.name, next.AccessToken, http.StatusUnauthorized)
 			}
 		})
 	}
 
 	t.Run("revoked on B is refused on A at once", func(t *testing.T) {
-		tr, err := atA.grant(ctx)
+		tr, err := atA.Grant(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp, err := atA.userinfo(ctx, tr.AccessToken); err != nil || resp.status != http.StatusOK {
+		if resp, err := atA.Userinfo(ctx, tr.AccessToken); err != nil || resp.Status != http.StatusOK {
 			t.Fatalf("userinfo at A before the revocation: %v %s", err, resp)
 		}
-		resp, err := atB.revoke(ctx, tr.RefreshToken, "refresh_token")
+		resp, err := atB.Revoke(ctx, tr.RefreshToken, "refresh_token")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.status != http.StatusOK {
+		if resp.Status != http.StatusOK {
 			t.Fatalf("revoke at B: %s", resp)
 		}
 		// The very next request, no waiting: the verifier reads the pair on every request.
-		resp, err = atA.userinfo(ctx, tr.AccessToken)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.status != http.StatusUnauthorized {
-			t.Errorf("access token at A right after revocation on B: %s, want 401", resp)
-		}
-		if resp, err := atA.tokenRequest(ctx, refreshForm(s, s.clientID, tr.RefreshToken)); err != nil {
-			t.Fatal(err)
-		} else if resp.status != http.StatusBadRequest || resp.oauthError() != "invalid_grant" {
-			t.Errorf("refresh at A right after revocation on B: %s, want 400 invalid_grant", resp)
-		}
+		expectUserinfo(ctx, t, atA, "access token at A right after revocation on B", tr.AccessToken, http.StatusUnauthorized)
+		expectRefresh(ctx, t, atA, "refresh at A right after revocation on B", tr.RefreshToken, false)
 	})
 
 	t.Run("key rotation reaches B within the cache time", func(t *testing.T) {
@@ -193,7 +167,7 @@ func TestReplicas(t *testing.T) {
 		bound := keyCacheTTL + keyCacheMargin
 
 		var set jwks
-		var last response
+		var last flow.Response
 		published, _ := poll(bound, 250*time.Millisecond, func() bool {
 			var err error
 			set, last, err = atB.fetchJWKS(ctx)
@@ -206,7 +180,7 @@ func TestReplicas(t *testing.T) {
 		if !set.has(kid0) {
 			t.Errorf("B's JWKS dropped the previous key %s at once (kids %v): tokens signed just before no longer verify", kid0, set.kids())
 		}
-		if cc := last.header.Get("Cache-Control"); !strings.Contains(cc, "max-age=30") {
+		if cc := last.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age=30") {
 			t.Errorf("JWKS Cache-Control %q, want max-age=30 (docs/keys.md)", cc)
 		}
 		if err := verifyES256(first.IDToken, set); err != nil {
@@ -216,8 +190,8 @@ func TestReplicas(t *testing.T) {
 		var idToken, kid string
 		var grantErr error
 		signs, _ := poll(bound-time.Since(rotated), 250*time.Millisecond, func() bool {
-			var tr tokens
-			tr, grantErr = atB.grant(ctx)
+			var tr flow.Tokens
+			tr, grantErr = atB.Grant(ctx)
 			if grantErr != nil {
 				return false
 			}

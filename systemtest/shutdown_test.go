@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 )
 
@@ -49,29 +50,29 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := c.login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var grants []tokens
+	var grants []flow.Tokens
 	for range 3 {
-		tr, err := c.grant(ctx)
+		tr, err := c.Grant(ctx)
 		must(t, err)
 		grants = append(grants, tr)
 	}
-	p := newPKCE()
-	code, err := c.authorize(ctx, p)
+	p := flow.NewPKCE()
+	code, err := c.Authorize(ctx, p)
 	must(t, err)
 	gql, _ := json.Marshal(map[string]string{"query": "{ viewer { id } }"})
 	form := "application/x-www-form-urlencoded"
 
 	slow := []*slowRequest{
 		startSlow(t, R.public, "refresh", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
-			[]byte(refreshForm(s, s.clientID, grants[0].RefreshToken).Encode()), checkTokens200),
+			[]byte(c.RefreshForm(s.clientID, grants[0].RefreshToken).Encode()), checkTokens200),
 		startSlow(t, R.public, "refresh", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
-			[]byte(refreshForm(s, s.clientID, grants[1].RefreshToken).Encode()), checkTokens200),
+			[]byte(c.RefreshForm(s.clientID, grants[1].RefreshToken).Encode()), checkTokens200),
 		startSlow(t, R.public, "code exchange", http.MethodPost, endpoint.Token, http.Header{"Content-Type": {form}},
-			[]byte(exchangeForm(s, s.clientID, code, p).Encode()), checkTokens200),
+			[]byte(c.ExchangeForm(s.clientID, code, p).Encode()), checkTokens200),
 		startSlow(t, R.public, "member api", http.MethodPost, endpoint.MemberGraphQL, http.Header{
 			"Content-Type": {"application/json"}, "Authorization": {"Bearer " + grants[2].AccessToken},
-		}, gql, func(r response) error {
-			if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"viewer"`)) {
+		}, gql, func(r flow.Response) error {
+			if r.Status != http.StatusOK || !bytes.Contains(r.Body, []byte(`"viewer"`)) {
 				return fmt.Errorf("%s, want 200 with the viewer", r)
 			}
 			return nil
@@ -178,8 +179,8 @@ func TestGracefulShutdown(t *testing.T) {
 	})
 }
 
-func checkTokens200(r response) error {
-	_, err := parseTokens("token request", r)
+func checkTokens200(r flow.Response) error {
+	_, err := flow.ParseTokens("token request", r)
 	return err
 }
 
@@ -191,13 +192,13 @@ type slowRequest struct {
 	br    *bufio.Reader
 	req   *http.Request
 	rest  []byte
-	check func(response) error
+	check func(flow.Response) error
 }
 
 // startSlow sends the request line and headers with "Expect: 100-continue", waits for the
 // server's "100 Continue" (the handler is reading the body), and sends the first half of the
 // body.
-func startSlow(t *testing.T, addr, name, method, path string, header http.Header, body []byte, check func(response) error) *slowRequest {
+func startSlow(t *testing.T, addr, name, method, path string, header http.Header, body []byte, check func(flow.Response) error) *slowRequest {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	must(t, err)
@@ -232,20 +233,20 @@ func startSlow(t *testing.T, addr, name, method, path string, header http.Header
 }
 
 // finish sends the rest of the body and reads the answer.
-func (r *slowRequest) finish() (response, error) {
+func (r *slowRequest) finish() (flow.Response, error) {
 	if _, err := r.conn.Write(r.rest); err != nil {
-		return response{}, fmt.Errorf("sending the rest of the body: %w", err)
+		return flow.Response{}, fmt.Errorf("sending the rest of the body: %w", err)
 	}
 	resp, err := http.ReadResponse(r.br, r.req)
 	if err != nil {
-		return response{}, fmt.Errorf("reading the answer: %w", err)
+		return flow.Response{}, fmt.Errorf("reading the answer: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, flow.DefaultMaxBody))
 	if err != nil {
-		return response{}, fmt.Errorf("reading the answer: %w", err)
+		return flow.Response{}, fmt.Errorf("reading the answer: %w", err)
 	}
-	return response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+	return flow.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
 }
 
 // background is ordinary load during the shutdown.
@@ -283,7 +284,7 @@ func startBackground(c *at, access string) *background {
 				}
 			}()
 			for n := 0; n < 10000 && bg.ctx.Err() == nil; n++ {
-				req, _ := http.NewRequestWithContext(bg.ctx, http.MethodGet, c.url(endpoint.Userinfo), nil)
+				req, _ := http.NewRequestWithContext(bg.ctx, http.MethodGet, c.URL(endpoint.Userinfo), nil)
 				req.Header.Set("Authorization", "Bearer "+access)
 				resp, err := client.Do(req)
 				if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proctorhq/proctor/bench/flow"
 )
 
 // startupBound bounds every wait of the start-up tests: generous, because a busy machine may
@@ -79,7 +81,7 @@ func TestStartupWaitsForTheDatabase(t *testing.T) {
 	if err := c.login(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.grant(ctx); err != nil {
+	if _, err := c.Grant(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -146,7 +148,7 @@ func probeInternal(r *replica, path string) (code int, status string) {
 	}
 	defer resp.Body.Close()
 	var body struct{ Status string }
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, flow.DefaultMaxBody))
 	_ = json.Unmarshal(b, &body)
 	return resp.StatusCode, body.Status
 }

@@ -56,21 +56,12 @@ func TestBenchInProcess(t *testing.T) {
 			Requests int    `json:"requests"`
 		} `json:"scenarios"`
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readReport(t, jsonFile, chart, &rep)
 	if len(rep.Scenarios) != 2 || rep.Scenarios[0].Name != "userinfo" || rep.Scenarios[0].Requests != 10 {
 		t.Fatalf("report: %+v", rep)
 	}
 	if !strings.Contains(rep.Command, "--requests=10") {
 		t.Errorf("command %q", rep.Command)
-	}
-	if svg, err := os.ReadFile(chart); err != nil || !strings.HasPrefix(string(svg), "<svg") {
-		t.Fatalf("chart: %v %.40s", err, svg)
 	}
 }
 
@@ -118,20 +109,28 @@ func TestBenchSoakInProcess(t *testing.T) {
 			} `json:"checks"`
 		} `json:"verdict"`
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	b := readReport(t, jsonFile, chart, &rep)
 	if rep.Errors != 0 || len(rep.Windows) < 6 || len(rep.Verdict.Checks) == 0 || rep.Windows[0].Rows == nil {
 		t.Fatalf("report: %s", b)
 	}
 	if !strings.Contains(rep.Command, "--soak=true") {
 		t.Errorf("command %q", rep.Command)
 	}
+}
+
+// readReport decodes the run's JSON report into rep and returns it as written; the run's chart
+// must be an SVG document.
+func readReport(t *testing.T, jsonFile, chart string, rep any) []byte {
+	t.Helper()
 	if svg, err := os.ReadFile(chart); err != nil || !strings.HasPrefix(string(svg), "<svg") {
 		t.Fatalf("chart: %v %.40s", err, svg)
 	}
+	b, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, rep); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

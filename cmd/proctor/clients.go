@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -124,29 +124,12 @@ func clientRequest(kind storage.ClientKind, name string, redirects []string, par
 }
 
 func newClientsListCommand(g *globalFlags) *cobra.Command {
-	var schoolID int64
-	cmd := &cobra.Command{
-		Use:   "list --school ID",
-		Short: "List a school's clients",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "CLIENT_ID\tKIND\tNAME\tAUTH\tREDIRECT_URIS")
-				err := eachPage(func(p storage.Page) ([]storage.Client, string, error) {
-					return a.store.ListClients(ctx, "", p)
-				}, func(c storage.Client) {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
-				})
-				if err != nil {
-					return err
-				}
-				return w.Flush()
-			})
-		},
-	}
-	schoolFlag(cmd, &schoolID)
-	return cmd
+	return schoolListCommand(g, "List a school's clients", "CLIENT_ID\tKIND\tNAME\tAUTH\tREDIRECT_URIS",
+		func(ctx context.Context, a *app, p storage.Page) ([]storage.Client, string, error) {
+			return a.store.ListClients(ctx, "", p)
+		}, func(w io.Writer, c storage.Client) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Kind, c.Name, c.TokenEndpointAuthMethod, strings.Join(c.RedirectURIs, " "))
+		})
 }
 
 func newClientsRotateCommand(g *globalFlags) *cobra.Command {

@@ -161,25 +161,12 @@ func readOrGeneratePassword(in io.Reader, fromStdin bool, avoid ...string) (pw s
 }
 
 func newMembersListCommand(g *globalFlags) *cobra.Command {
-	var schoolID int64
-	cmd := &cobra.Command{
-		Use:   "list --school ID",
-		Short: "List the members holding a role at a school",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				return printTable(cmd.OutOrStdout(), "ID\tEMAIL\tNAME\tROLES", func(w io.Writer) error {
-					return eachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
-						return a.store.ListSchoolMembers(ctx, p)
-					}, func(m storage.MemberRoles) {
-						fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roleStrings(m.Roles), ","))
-					})
-				})
-			})
-		},
-	}
-	schoolFlag(cmd, &schoolID)
-	return cmd
+	return schoolListCommand(g, "List the members holding a role at a school", "ID\tEMAIL\tNAME\tROLES",
+		func(ctx context.Context, a *app, p storage.Page) ([]storage.MemberRoles, string, error) {
+			return a.store.ListSchoolMembers(ctx, p)
+		}, func(w io.Writer, m storage.MemberRoles) {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roleStrings(m.Roles), ","))
+		})
 }
 
 func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
@@ -251,6 +238,30 @@ func roleStrings(roles []storage.Role) []string {
 		out[i] = string(r)
 	}
 	return out
+}
+
+// schoolListCommand is `list --school ID` of a group: it prints the table header and one row
+// per item, every page of list.
+func schoolListCommand[T any](g *globalFlags, short, header string,
+	list func(ctx context.Context, a *app, p storage.Page) ([]T, string, error), row func(w io.Writer, item T),
+) *cobra.Command {
+	var schoolID int64
+	cmd := &cobra.Command{
+		Use:   "list --school ID",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+				return printTable(cmd.OutOrStdout(), header, func(w io.Writer) error {
+					return eachPage(func(p storage.Page) ([]T, string, error) {
+						return list(ctx, a, p)
+					}, func(item T) { row(w, item) })
+				})
+			})
+		},
+	}
+	schoolFlag(cmd, &schoolID)
+	return cmd
 }
 
 // eachPage walks every page of a store listing, calling fn for each item.

@@ -21,18 +21,7 @@ func TestMembersResetLink(t *testing.T) {
 			t.Fatal(stderr)
 		}
 	}
-	for _, c := range []struct {
-		email, want string
-	}{
-		{"nobody@example.com", "no member with e-mail nobody@example.com at school 1"},
-		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
-		{"not an address", "is not an e-mail address"},
-	} {
-		code, _, stderr := runCmd(t, "", "members", "reset-link", "--school", "1", "--email", c.email)
-		if code != exitFailure || !strings.Contains(stderr, c.want) {
-			t.Errorf("reset-link %q: %d %q", c.email, code, stderr)
-		}
-	}
+	refusesNonMembers(t, "reset-link")
 	s := openDeployment(t, root)
 	if kinds := queuedKinds(t, s); len(kinds) != 0 {
 		t.Fatalf("refused reset links queued %q", kinds)
@@ -44,5 +33,23 @@ func TestMembersResetLink(t *testing.T) {
 	}
 	if kinds := queuedKinds(t, s); !slices.Equal(kinds, []string{"password_reset"}) {
 		t.Errorf("queued %q, want one password_reset", kinds)
+	}
+}
+
+// refusesNonMembers runs `members command` of school 1 for addresses that are not its members'
+// (school 2's member bo among them) and for one that is no address, and wants each refused.
+func refusesNonMembers(t *testing.T, command string) {
+	t.Helper()
+	for _, c := range []struct {
+		email, want string
+	}{
+		{"nobody@example.com", "no member with e-mail nobody@example.com at school 1"},
+		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
+		{"not an address", "is not an e-mail address"},
+	} {
+		code, _, stderr := runCmd(t, "", "members", command, "--school", "1", "--email", c.email)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %q: %d %q", command, c.email, code, stderr)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package demo_test
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,20 +12,14 @@ import (
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // Both demo schools apply to one fresh database, twice, with the same result; the member
 // holding roles at both ends up as one identity with both schools.
 func TestDemoAppliesTwice(t *testing.T) {
 	ctx := context.Background()
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	opts := seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads: 1}}
 	now := time.Now()
 	first := map[string]storage.ImportStats{}
