@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +25,6 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/authz"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/keys"
 	"github.com/proctorhq/proctor/login"
@@ -128,10 +125,8 @@ type env struct {
 	srv    *httptest.Server
 	log    *schools.LogBuffer
 	logger *slog.Logger
-	// box is the SMTP server the worker sends to; seen counts the messages deliver returned.
-	box    *mailbox.Mailbox
-	worker *mail.Worker
-	seen   int
+	// post sends the outbox over SMTP to a mailbox of the test.
+	post *servertest.PostOffice
 	// audit is the security event log's one recorder, as the server builds it.
 	audit    *audit.Recorder
 	ann, bob storage.Member
@@ -203,11 +198,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}).Mount(r)
 	sch.Handle(schools.Middleware(reg, false, r))
 
-	if e.box, err = mailbox.Start(mailbox.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.box.Close() })
-	e.worker = e.newWorker(mail.Options{MaxAttempts: 1})
+	e.post = e.postOffice(mail.Options{MaxAttempts: 1})
 
 	e.ann = e.newMember(annEmail, "Ann Example", e.a)
 	e.bob = e.newMember(bobEmail, "Bob Example", e.a)
@@ -289,6 +280,22 @@ func (e *env) browserAs(ua string) *browser {
 		Jar: jar, Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
+}
+
+// devices are the signed-in browsers of the session tests: Ann, a student at both schools, at A
+// on a Mac with Chrome (here) and on Windows with Firefox (laptop), at B with Firefox (atB), and
+// Bob at A with Chrome.
+type devices struct{ here, laptop, atB, bob *browser }
+
+func (e *env) devices() devices {
+	e.t.Helper()
+	e.enrol(e.b, e.ann.ID)
+	d := devices{here: e.browserAs(chromeMac), laptop: e.browserAs(firefoxWin), atB: e.browserAs(firefoxWin), bob: e.browserAs(chromeMac)}
+	d.here.signIn(e.a, annEmail)
+	d.laptop.signIn(e.a, annEmail)
+	d.atB.signIn(e.b, annEmail)
+	d.bob.signIn(e.a, bobEmail)
+	return d
 }
 
 // response is an answer with its body read.
@@ -475,57 +482,24 @@ func (b *browser) setPassword(link, pw string, extra url.Values) *response {
 	return b.post(u.Scheme+"://"+u.Host+u.Path, form)
 }
 
-// newWorker is a mail worker, with the account service's expanders, the clock and the log,
-// sending over SMTP to the env's mailbox; o sets the rest.
-func (e *env) newWorker(o mail.Options) *mail.Worker {
+// postOffice is a post office of the test, its worker with the account service's expanders,
+// the clock and the log; o sets the rest.
+func (e *env) postOffice(o mail.Options) *servertest.PostOffice {
 	e.t.Helper()
-	host, port, _ := net.SplitHostPort(e.box.Addr())
-	p, _ := strconv.Atoi(port)
-	sender, err := mail.NewSMTPSender(
-		mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(schoolID int64) (string, string) {
-			return "noreply@school.test", "School " + strconv.FormatInt(schoolID, 10)
-		},
-	)
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	o.Expanders, o.Now, o.Logger = e.svc.Expanders(), e.clock.Now, e.logger
-	w, err := mail.NewWorker(e.gs, sender, testSecret, o)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return w
-}
-
-// runWorker runs w until nothing is due (an expanded request queues a message the next claim
-// takes).
-func (e *env) runWorker(w *mail.Worker) {
-	e.t.Helper()
-	for {
-		n, err := w.RunOnce(e.t.Context())
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-	}
+	return servertest.NewPostOffice(e.t, e.gs, testSecret, o)
 }
 
 // deliver runs the env's worker until nothing is due and returns the messages the mailbox
-// received since the last deliver.
+// received since the last deliver, each of which must parse.
 func (e *env) deliver() []mailbox.Message {
 	e.t.Helper()
-	e.runWorker(e.worker)
-	msgs := e.box.Messages()
-	out := msgs[e.seen:]
+	out := e.post.Deliver()
 	for _, m := range out {
 		if m.ParseError != "" {
 			e.t.Fatalf("message %d: %s", m.Seq, m.ParseError)
 		}
 	}
-	e.seen = len(msgs)
 	return out
 }
 
@@ -638,6 +612,18 @@ func (e *env) userinfo(token string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// wantRevoked checks that tok, of clientID at school A, works no more: its access token is refused
+// at userinfo and its refresh token is invalid_grant. when says which tokens these are.
+func (e *env) wantRevoked(clientID string, tok *oauth2.Token, when string) {
+	e.t.Helper()
+	if got := e.userinfo(tok.AccessToken); got != http.StatusUnauthorized {
+		e.t.Errorf("userinfo with the access token %s: %d", when, got)
+	}
+	if got := e.refresh(clientID, tok.RefreshToken); got != "invalid_grant" {
+		e.t.Errorf("refresh token %s: %q", when, got)
+	}
 }
 
 // refresh tries a refresh token of clientID at school A and returns the OAuth error code ("" on

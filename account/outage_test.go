@@ -16,9 +16,9 @@ func TestInvitationSurvivesAnSMTPOutage(t *testing.T) {
 	for _, backend := range storetest.Backends() {
 		t.Run(backend, func(t *testing.T) {
 			e := newEnvOn(t, backend)
-			box := e.box
-			worker := e.newWorker(mail.Options{MaxAttempts: 5, Backoff: time.Minute, MaxBackoff: time.Minute})
-			runUntilIdle := func() { e.runWorker(worker) }
+			post := e.postOffice(mail.Options{MaxAttempts: 5, Backoff: time.Minute, MaxBackoff: time.Minute})
+			box := post.Box
+			runUntilIdle := func() { post.Deliver() }
 
 			box.Stop()
 			res, err := e.svc.Invite(e.ctx(e.a), account.Invitation{Email: "olu@example.com", Name: "Olu"})
@@ -46,8 +46,8 @@ func TestInvitationSurvivesAnSMTPOutage(t *testing.T) {
 			if len(to) != 1 || to[0] != "olu@example.com" {
 				t.Fatalf("messages to %v, want exactly one to olu@example.com", to)
 			}
-			msgs := e.deliver()
-			if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "You are invited to") {
+			msgs := box.Messages()
+			if len(msgs) != 1 || !strings.HasPrefix(msgs[0].Subject, "You are invited to") || msgs[0].ParseError != "" {
 				t.Fatalf("received %+v", msgs)
 			}
 			// The link it carries works.

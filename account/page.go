@@ -76,20 +76,21 @@ const (
 
 // mountAccount registers /account and its forms.
 func (h *Handler) mountAccount(r *mux.Router) {
-	r.Handle(AccountPath, h.memberPage(h.accountPage)).Methods(http.MethodGet)
-	r.Handle(ProfilePath, h.memberPage(h.updateProfile)).Methods(http.MethodPost)
-	r.Handle(PasswordPath, h.memberPage(h.changePassword)).Methods(http.MethodPost)
-	r.Handle(EmailPath, h.memberPage(h.requestEmailChange)).Methods(http.MethodPost)
-	r.Handle(EmailConfirmPath, h.memberPage(h.emailConfirmForm)).Methods(http.MethodGet)
-	r.Handle(EmailConfirmPath, h.memberPage(h.confirmEmailChange)).Methods(http.MethodPost)
-	r.Handle(SessionEndPath, h.memberPage(h.endSession)).Methods(http.MethodPost)
-	r.Handle(SessionEndOthersPath, h.memberPage(h.endOtherSessions)).Methods(http.MethodPost)
-	r.Handle(AppRemovePath, h.memberPage(h.removeApp)).Methods(http.MethodPost)
+	login.MountRoutes(r, h.memberPage, []login.Route[login.VisitPage]{
+		{Path: AccountPath, Get: h.accountPage},
+		{Path: ProfilePath, Post: h.updateProfile},
+		{Path: PasswordPath, Post: h.changePassword},
+		{Path: EmailPath, Post: h.requestEmailChange},
+		{Path: EmailConfirmPath, Get: h.emailConfirmForm, Post: h.confirmEmailChange},
+		{Path: SessionEndPath, Post: h.endSession},
+		{Path: SessionEndOthersPath, Post: h.endOtherSessions},
+		{Path: AppRemovePath, Post: h.removeApp},
+	})
 }
 
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
-func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
 	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
 	}

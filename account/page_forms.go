@@ -154,6 +154,19 @@ func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw s
 	return currentPassword{hash: m.PasswordHash, ok: true}, nil
 }
 
+// confirmCurrent checks the current password a form changing action carries
+// (checkCurrentPassword). A refusal is logged and answered through refuse, and ok is false.
+func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID int64, current, action string, refuse func(status int, msg string) error) (cp currentPassword, ok bool, err error) {
+	if cp, err = h.checkCurrentPassword(ctx, memberID, current); err != nil {
+		return cp, false, err
+	}
+	if !cp.ok {
+		h.log.Info(action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "limited", cp.limited)
+		return cp, false, refuse(passwordStatus(cp), cp.message)
+	}
+	return cp, true, nil
+}
+
 func (h *Handler) refundPasswordAttempt(ctx context.Context, key string) {
 	if err := h.limiter.Refund(ctx, key); err != nil {
 		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
@@ -188,13 +201,9 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if next != repeat {
 		return refuse(http.StatusOK, msgRepeatMismatch)
 	}
-	cp, err := h.checkCurrentPassword(ctx, m.ID, current)
-	if err != nil {
+	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "password change", refuse)
+	if !ok {
 		return err
-	}
-	if !cp.ok {
-		h.log.Info("password change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "limited", cp.limited)
-		return refuse(passwordStatus(cp), cp.message)
 	}
 	hash, err := password.Hash(next, password.Default)
 	if err != nil {
@@ -274,13 +283,9 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if current == "" {
 		return refuse(http.StatusOK, msgCurrentRequired)
 	}
-	cp, err := h.checkCurrentPassword(ctx, m.ID, current)
-	if err != nil {
+	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "e-mail change", refuse)
+	if !ok {
 		return err
-	}
-	if !cp.ok {
-		h.log.Info("e-mail change refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "limited", cp.limited)
-		return refuse(passwordStatus(cp), cp.message)
 	}
 	_, err = h.store.GetMemberByEmail(ctx, addr)
 	switch {

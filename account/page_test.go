@@ -163,15 +163,8 @@ func TestProfileChange(t *testing.T) {
 
 func TestPasswordChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
-		here := e.browserAs(chromeMac)
-		here.signIn(e.a, annEmail)
-		other := e.browserAs(firefoxWin)
-		other.signIn(e.a, annEmail)
-		elsewhere := e.browserAs(firefoxWin)
-		elsewhere.signIn(e.b, annEmail)
-		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
+		d := e.devices()
+		here, other, elsewhere, bob := d.here, d.laptop, d.atB, d.bob
 		const next = "a brand new passphrase"
 
 		for _, tc := range []struct {
@@ -241,12 +234,7 @@ func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=password-all" {
 			t.Fatalf("change: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if got := e.userinfo(tok.AccessToken); got != http.StatusUnauthorized {
-			t.Errorf("userinfo after sign-out of applications: %d", got)
-		}
-		if got := e.refresh("study-buddy", tok.RefreshToken); got != "invalid_grant" {
-			t.Errorf("refresh after sign-out of applications: %q", got)
-		}
+		e.wantRevoked("study-buddy", tok, "after sign-out of applications")
 	})
 }
 
@@ -433,15 +421,8 @@ func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
-		here := e.browserAs(chromeMac)
-		here.signIn(e.a, annEmail)
-		laptop := e.browserAs(firefoxWin)
-		laptop.signIn(e.a, annEmail)
-		atB := e.browserAs(firefoxWin)
-		atB.signIn(e.b, annEmail)
-		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
+		d := e.devices()
+		here, laptop, atB, bob := d.here, d.laptop, d.atB, d.bob
 
 		page := here.page(e.a)
 		if strings.Count(page, `class="session"`) != 2 || !strings.Contains(page, "Firefox on Windows") || strings.Count(page, "This device") != 1 {
@@ -535,12 +516,7 @@ func TestConnectedApps(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=app" {
 			t.Fatalf("remove: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if got := e.userinfo(buddy.AccessToken); got != http.StatusUnauthorized {
-			t.Errorf("removed client's access token: %d", got)
-		}
-		if got := e.refresh("study-buddy", buddy.RefreshToken); got != "invalid_grant" {
-			t.Errorf("removed client's refresh token: %q", got)
-		}
+		e.wantRevoked("study-buddy", buddy, "of the removed client")
 		if got := e.userinfo(cards.AccessToken); got != http.StatusOK {
 			t.Errorf("the other client's access token: %d", got)
 		}

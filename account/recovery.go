@@ -32,17 +32,16 @@ const (
 
 // mountRecovery registers the invitation and password-recovery routes.
 func (h *Handler) mountRecovery(r *mux.Router) {
-	r.Handle(ForgotPath, h.recoveryPage(h.forgotForm)).Methods(http.MethodGet)
-	r.Handle(ForgotPath, h.recoveryPage(h.forgot)).Methods(http.MethodPost)
-	r.Handle(ResetPath, h.recoveryPage(h.resetForm)).Methods(http.MethodGet)
-	r.Handle(ResetPath, h.recoveryPage(h.reset)).Methods(http.MethodPost)
-	r.Handle(InvitationPath, h.recoveryPage(h.invitationForm)).Methods(http.MethodGet)
-	r.Handle(InvitationPath, h.recoveryPage(h.acceptInvitation)).Methods(http.MethodPost)
+	login.MountRoutes(r, h.recoveryPage, []login.Route[login.SchoolPage]{
+		{Path: ForgotPath, Get: h.forgotForm, Post: h.forgot},
+		{Path: ResetPath, Get: h.resetForm, Post: h.reset},
+		{Path: InvitationPath, Get: h.invitationForm, Post: h.acceptInvitation},
+	})
 }
 
 // recoveryPage adapts a page that returns an error: login.Fail logs it and shows a page that
 // says nothing about it.
-func (h *Handler) recoveryPage(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
+func (h *Handler) recoveryPage(fn login.SchoolPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t, err := school.FromContext(r.Context())
 		if err == nil {

@@ -124,12 +124,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit,
 	}
 	s.linkKey, s.stampKey = deriveKeys(d.Secret)
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s.log, s.now = login.LoggerOrDiscard(s.log), login.ClockOrNow(s.now)
 	if s.limiter == nil {
 		s.limiter = login.NewMemoryLimiter(0, s.now)
 	}

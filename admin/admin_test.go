@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -201,7 +202,7 @@ func TestCreateConfidential(t *testing.T) {
 		}
 	}
 
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	code := e.code(id, p)
 	if status, tr := e.exchange(id, "", code, p); status != http.StatusUnauthorized || tr.Error != "invalid_client" {
 		t.Errorf("exchange without the secret: %d %+v", status, tr)

@@ -148,34 +148,86 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
 	}
 	page := templates.OAuthAppPage{
 		School: v.school.Name, Operator: h.operatorView(v), App: details(c), ListURL: AppsPath,
-		DeleteURL: appURL(c.ID) + "/delete",
+		DeleteURL: appURL(c.ID) + actionDelete.path,
 	}
 	if confidential(c) {
-		page.RotateURL = appURL(c.ID) + "/rotate"
+		page.RotateURL = appURL(c.ID) + actionRotate.path
 	}
 	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApp(out, page) })
 	return nil
 }
 
-func (h *Handler) confirmRotate(w http.ResponseWriter, r *http.Request, v visit) error {
-	c, err := h.client(r)
-	if err != nil {
-		return err
-	}
-	if !confidential(c) {
-		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
-	}
-	h.renderConfirmRotate(w, r, v, c, http.StatusOK, "")
-	return nil
+// appAction is an action on an application that a page confirms first: its copy, and whether
+// only an application with a secret has it.
+type appAction struct {
+	// path follows the application's URL, for the page and its form alike.
+	path                string
+	title               func(app string) string
+	explanation, button string
+	danger, secretOnly  bool
 }
 
-func (h *Handler) renderConfirmRotate(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
+var (
+	actionRotate = appAction{
+		path:        "/rotate",
+		title:       func(app string) string { return "Issue a new secret for " + app + "?" },
+		explanation: "The current secret stops working at once: the application cannot sign members in or refresh their tokens until it is given the new one, which is shown only once. Tokens it already holds stay valid.",
+		button:      "Issue a new secret",
+		secretOnly:  true,
+	}
+	actionDelete = appAction{
+		path:        "/delete",
+		title:       func(app string) string { return "Delete " + app + "?" },
+		explanation: "Every token the application holds stops working at once, and no member can authorize it again. This cannot be undone.",
+		button:      "Delete application",
+		danger:      true,
+	}
+)
+
+// confirmApp shows the page that asks before a.
+func (h *Handler) confirmApp(a appAction) pageFunc {
+	return func(w http.ResponseWriter, r *http.Request, v visit) error {
+		c, err := h.appFor(r, a)
+		if err != nil {
+			return err
+		}
+		h.renderAppConfirm(w, r, v, c, a, http.StatusOK, "")
+		return nil
+	}
+}
+
+// appFor returns the application named by the path, refused when a is not one of its actions.
+func (h *Handler) appFor(r *http.Request, a appAction) (storage.Client, error) {
+	c, err := h.client(r)
+	if err != nil {
+		return c, err
+	}
+	if a.secretOnly && !confidential(c) {
+		return c, &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
+	}
+	return c, nil
+}
+
+// confirmed returns the application of a confirmed form posting a. Without the session's CSRF
+// token the confirmation page is shown again with a message, and ok is false.
+func (h *Handler) confirmed(w http.ResponseWriter, r *http.Request, v visit, a appAction) (c storage.Client, ok bool, err error) {
+	if c, err = h.appFor(r, a); err != nil {
+		return c, false, err
+	}
+	if !h.checkCSRF(r, v) {
+		h.renderAppConfirm(w, r, v, c, a, http.StatusForbidden, MsgFormExpired)
+		return c, false, nil
+	}
+	return c, true, nil
+}
+
+func (h *Handler) renderAppConfirm(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, a appAction, status int, msg string) {
 	page := templates.OAuthAppConfirmPage{
-		School: v.school.Name, Operator: h.operatorView(v),
-		Title:       "Issue a new secret for " + c.Name + "?",
-		Explanation: "The current secret stops working at once: the application cannot sign members in or refresh their tokens until it is given the new one, which is shown only once. Tokens it already holds stay valid.",
-		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/rotate", Button: "Issue a new secret",
-		CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+		School: v.school.Name, Operator: h.operatorView(v), AppName: c.Name, ClientID: c.ID,
+		Confirmation: templates.Confirmation{
+			Title: a.title(c.Name), Explanation: a.explanation, FormAction: appURL(c.ID) + a.path, Button: a.button, Danger: a.danger,
+			CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
+		},
 	}
 	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
 }
@@ -183,16 +235,9 @@ func (h *Handler) renderConfirmRotate(w http.ResponseWriter, r *http.Request, v 
 // rotate replaces a confidential client's secret and shows the new one, once.
 func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	c, err := h.client(r)
-	if err != nil {
+	c, ok, err := h.confirmed(w, r, v, actionRotate)
+	if !ok {
 		return err
-	}
-	if !confidential(c) {
-		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
-	}
-	if !h.checkCSRF(r, v) {
-		h.renderConfirmRotate(w, r, v, c, http.StatusForbidden, MsgFormExpired)
-		return nil
 	}
 	c, secret, err := h.clients.RotateSecret(ctx, c.ID, storage.ClientMember)
 	switch {
@@ -210,37 +255,13 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	return nil
 }
 
-func (h *Handler) confirmDelete(w http.ResponseWriter, r *http.Request, v visit) error {
-	c, err := h.client(r)
-	if err != nil {
-		return err
-	}
-	h.renderConfirmDelete(w, r, v, c, http.StatusOK, "")
-	return nil
-}
-
-func (h *Handler) renderConfirmDelete(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, status int, msg string) {
-	page := templates.OAuthAppConfirmPage{
-		School: v.school.Name, Operator: h.operatorView(v),
-		Title:       "Delete " + c.Name + "?",
-		Explanation: "Every token the application holds stops working at once, and no member can authorize it again. This cannot be undone.",
-		AppName:     c.Name, ClientID: c.ID, FormAction: appURL(c.ID) + "/delete", Button: "Delete application", Danger: true,
-		CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
-	}
-	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
-}
-
 // delete removes the client; the store revokes every token pair and authorization code it
 // holds in the same transaction, so nothing it was given outlives it.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error {
 	ctx := r.Context()
-	c, err := h.client(r)
-	if err != nil {
+	c, ok, err := h.confirmed(w, r, v, actionDelete)
+	if !ok {
 		return err
-	}
-	if !h.checkCSRF(r, v) {
-		h.renderConfirmDelete(w, r, v, c, http.StatusForbidden, MsgFormExpired)
-		return nil
 	}
 	err = h.clients.Delete(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {

@@ -2,9 +2,6 @@ package admin_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -266,25 +263,14 @@ func (b *browser) createConfidential(e *env, name string) (id, secret string, r 
 	return textOf(b.t, r.body, "client-id"), textOf(b.t, r.body, "client-secret"), r
 }
 
-// pkce is a verifier and its S256 challenge.
-type pkce struct{ verifier, challenge string }
-
-func newPKCE() pkce {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	v := base64.RawURLEncoding.EncodeToString(b)
-	sum := sha256.Sum256([]byte(v))
-	return pkce{verifier: v, challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
-
 // code runs the browser part of an authorization at school A for clientID as a student and
 // returns the code.
-func (e *env) code(clientID string, p pkce) string {
+func (e *env) code(clientID string, p servertest.PKCE) string {
 	e.t.Helper()
 	b := e.signedIn(e.a, studentEmail)
 	q := url.Values{
 		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
-		"state": {"state-123456"}, "code_challenge": {p.challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
+		"state": {"state-123456"}, "code_challenge": {p.Challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
 	}
 	authURL := e.a.Origin + endpoint.Authorize + "?" + q.Encode()
 	consentPage := b.get(authURL)
@@ -323,10 +309,10 @@ func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
 }
 
 // exchange trades a code for tokens; secret "" sends none.
-func (e *env) exchange(clientID, secret, code string, p pkce) (int, tokenResponse) {
+func (e *env) exchange(clientID, secret, code string, p servertest.PKCE) (int, tokenResponse) {
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback}, "client_id": {clientID},
-		"code_verifier": {p.verifier}, "resource": {e.a.Origin},
+		"code_verifier": {p.Verifier}, "resource": {e.a.Origin},
 	}
 	if secret != "" {
 		form.Set("client_secret", secret)
@@ -344,7 +330,7 @@ func (e *env) refresh(clientID, secret, refreshToken string) (int, tokenResponse
 // tokens runs a whole authorization for the client and returns its tokens.
 func (e *env) tokens(clientID, secret string) tokenResponse {
 	e.t.Helper()
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	status, tr := e.exchange(clientID, secret, e.code(clientID, p), p)
 	if status != http.StatusOK || tr.AccessToken == "" {
 		e.t.Fatalf("exchange for %s: %d %+v", clientID, status, tr)

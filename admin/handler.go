@@ -93,12 +93,7 @@ func New(d Deps) *Handler {
 		clients: d.Clients, accounts: d.Accounts, factors: d.Factors, audit: d.Audit,
 	}
 	h.roster, _ = d.Store.(roster.Store)
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	return h
 }
 
@@ -121,10 +116,10 @@ func (h *Handler) mountApplications(r *mux.Router) {
 	// Before "{id}", so that "new" is the form and never a client id.
 	route(NewAppPath, h.newForm, http.MethodGet)
 	route(AppsPath+"/{id}", h.show, http.MethodGet)
-	route(AppsPath+"/{id}/rotate", h.confirmRotate, http.MethodGet)
-	route(AppsPath+"/{id}/rotate", h.rotate, http.MethodPost)
-	route(AppsPath+"/{id}/delete", h.confirmDelete, http.MethodGet)
-	route(AppsPath+"/{id}/delete", h.delete, http.MethodPost)
+	route(AppsPath+"/{id}"+actionRotate.path, h.confirmApp(actionRotate), http.MethodGet)
+	route(AppsPath+"/{id}"+actionRotate.path, h.rotate, http.MethodPost)
+	route(AppsPath+"/{id}"+actionDelete.path, h.confirmApp(actionDelete), http.MethodGet)
+	route(AppsPath+"/{id}"+actionDelete.path, h.delete, http.MethodPost)
 }
 
 // featureEnabled matches requests of schools that show the pages (the "MCP connections" beta,

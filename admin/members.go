@@ -423,9 +423,11 @@ func actionCopy(action string, t target, v visit) copyOf {
 func (h *Handler) confirmPage(v visit, t target, action string) templates.MemberConfirmPage {
 	c := actionCopy(action, t, v)
 	page := templates.MemberConfirmPage{
-		School: v.school.Name, Operator: h.operatorView(v), Title: c.title, Explanation: c.explanation,
-		Member: h.summary(t.entry, t.locked, t.f), FormAction: memberURL(t.id()) + "/" + action, Button: c.button, Danger: c.danger,
-		CancelURL: memberURL(t.id()), ListURL: MembersPath,
+		School: v.school.Name, Operator: h.operatorView(v), Member: h.summary(t.entry, t.locked, t.f),
+		Confirmation: templates.Confirmation{
+			Title: c.title, Explanation: c.explanation, FormAction: memberURL(t.id()) + "/" + action, Button: c.button, Danger: c.danger,
+			CancelURL: memberURL(t.id()), ListURL: MembersPath,
+		},
 	}
 	if action == ActionRoles {
 		for _, r := range storage.Roles {

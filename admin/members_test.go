@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,12 +12,11 @@ import (
 
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
-	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -38,6 +36,17 @@ func (e *env) roles(t *school.School, id int64) []storage.Role {
 		e.t.Fatal(err)
 	}
 	return roles
+}
+
+// wantRoles reports whether the member's roles at t are want, and says what differs otherwise;
+// about names the roles in the message.
+func (e *env) wantRoles(t *school.School, id int64, about string, want ...storage.Role) bool {
+	e.t.Helper()
+	if got := e.roles(t, id); !slices.Equal(got, want) {
+		e.t.Errorf("%s: %v", about, got)
+		return false
+	}
+	return true
 }
 
 // confirm opens an action's confirmation page at school A, fills it with set (the roles form's
@@ -98,50 +107,10 @@ func (e *env) lockOut(email string) {
 	}
 }
 
-// mailWorker sends the outbox over SMTP to a mailbox; deliver runs it and returns what arrived.
-type mailWorker struct {
-	e      *env
-	box    *mailbox.Mailbox
-	worker *mail.Worker
-	seen   int
-}
-
-func (e *env) mailbox() *mailWorker {
+// mailbox is a post office of the test that sends the store's outbox, one attempt a message.
+func (e *env) mailbox() *servertest.PostOffice {
 	e.t.Helper()
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { _ = box.Close() })
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(int64) (string, string) { return "noreply@school.test", "School" })
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	w, err := mail.NewWorker(e.store, sender, e.secret, mail.Options{MaxAttempts: 1})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return &mailWorker{e: e, box: box, worker: w}
-}
-
-func (m *mailWorker) deliver() []mailbox.Message {
-	m.e.t.Helper()
-	for {
-		n, err := m.worker.RunOnce(m.e.t.Context())
-		if err != nil {
-			m.e.t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-	}
-	msgs := m.box.Messages()
-	out := msgs[m.seen:]
-	m.seen = len(msgs)
-	return out
+	return servertest.NewPostOffice(e.t, e.store, e.secret, mail.Options{MaxAttempts: 1})
 }
 
 // wantEvent checks that the log of school t holds exactly one event of kind by the operator
@@ -272,7 +241,7 @@ func TestMemberStatus(t *testing.T) {
 
 	// The invitation: the message goes out, the member is invited, their roles unchanged.
 	b.wantDone(e, b.confirm(e, newbie.ID, admin.ActionInvite), newbie.ID, "An invitation was sent")
-	msgs := box.deliver()
+	msgs := box.Deliver()
 	if len(msgs) != 1 || msgs[0].To[0] != "newbie@example.com" || !strings.Contains(msgs[0].Text, "/invitation?token=") {
 		t.Fatalf("messages: %+v", msgs)
 	}
@@ -280,9 +249,7 @@ func TestMemberStatus(t *testing.T) {
 	if got := textOf(t, p.body, "member-status"); !strings.HasPrefix(got, "Invited") {
 		t.Errorf("status after the invitation %q", got)
 	}
-	if got := e.roles(e.a, newbie.ID); !slices.Equal(got, []storage.Role{storage.RoleLecturer}) {
-		t.Errorf("roles after the invitation: %v", got)
-	}
+	e.wantRoles(e.a, newbie.ID, "roles after the invitation", storage.RoleLecturer)
 	owner := e.memberID(ownerEmail)
 	e.wantEvent(e.a, audit.KindInvitationSent, owner, newbie.ID, "")
 	if r := b.get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.StatusCode != http.StatusNotFound {
@@ -320,9 +287,7 @@ func TestMemberActions(t *testing.T) {
 		t.Errorf("roles form: %v", f.values)
 	}
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "The roles were changed")
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleLecturer, storage.RoleStudent}) {
-		t.Errorf("roles: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles", storage.RoleLecturer, storage.RoleStudent)
 	owner := e.memberID(ownerEmail)
 	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "student -> lecturer, student")
 	// An unchanged form records nothing more (wantEvent wants exactly one).
@@ -338,7 +303,7 @@ func TestMemberActions(t *testing.T) {
 
 	// A reset link goes to the member.
 	b.wantDone(e, b.confirm(e, student, admin.ActionResetLink), student, "A password reset link was sent")
-	msgs := box.deliver()
+	msgs := box.Deliver()
 	if len(msgs) != 1 || msgs[0].To[0] != studentEmail || !linkPattern.MatchString(msgs[0].Text) || !strings.Contains(msgs[0].Text, "/login/reset?token=") {
 		t.Fatalf("messages: %+v", msgs)
 	}
@@ -382,9 +347,7 @@ func TestMemberActions(t *testing.T) {
 	if got := e.roles(e.a, student); len(got) != 0 {
 		t.Errorf("roles at A after the removal: %v", got)
 	}
-	if got := e.roles(e.b, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles at B after the removal at A: %v", got)
-	}
+	e.wantRoles(e.b, student, "roles at B after the removal at A", storage.RoleStudent)
 	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
 		t.Errorf("the session at A after the removal: %d", r.StatusCode)
 	}
@@ -429,10 +392,8 @@ func TestMembersOnlyOperators(t *testing.T) {
 			}
 		})
 	}
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles after the refusals: %v", got)
-	}
-	if msgs := box.deliver(); len(msgs) != 0 {
+	e.wantRoles(e.a, student, "roles after the refusals", storage.RoleStudent)
+	if msgs := box.Deliver(); len(msgs) != 0 {
 		t.Errorf("mail after the refusals: %d", len(msgs))
 	}
 	// Not signed in: to the sign-in page and back.
@@ -459,9 +420,7 @@ func TestMembersOtherSchoolNotFound(t *testing.T) {
 			t.Errorf("%s %s: %d, want the 404 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
 		}
 	}
-	if got := e.roles(e.b, outsider); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("the outsider's roles at B: %v", got)
-	}
+	e.wantRoles(e.b, outsider, "the outsider's roles at B", storage.RoleStudent)
 	student := strconv.FormatInt(e.memberID(studentEmail), 10)
 	for _, path := range []string{"/999999", "/abc", "/0", "/-1", "/0" + student, "/" + student + "/nope", "/" + student + "/roles/x"} {
 		if r := b.get(e.a.Origin + admin.MembersPath + path); r.StatusCode != http.StatusNotFound {
@@ -484,8 +443,8 @@ func TestMembersLastOwner(t *testing.T) {
 			t.Errorf("%s: %d, want 409 with the sentence\n%s", r.Request.URL.Path, r.StatusCode, r.body)
 		}
 	}
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
-		t.Fatalf("roles of the last owner: %v", got)
+	if !e.wantRoles(e.a, owner, "roles of the last owner", storage.RoleOwner) {
+		t.FailNow()
 	}
 	if events, _ := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{Kinds: []audit.Kind{audit.KindRoleChanged, audit.KindMemberRemoved}}); len(events) != 0 {
 		t.Errorf("refused changes were logged: %+v", events)
@@ -493,9 +452,7 @@ func TestMembersLastOwner(t *testing.T) {
 	admID := e.memberID(adminEmail)
 	b.wantDone(e, b.confirm(e, admID, admin.ActionRoles, storage.RoleOwner), admID, "The roles were changed")
 	b.wantDone(e, b.confirm(e, owner, admin.ActionRoles, storage.RoleAdmin), owner, "The roles were changed")
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
-		t.Errorf("roles after the demotion: %v", got)
-	}
+	e.wantRoles(e.a, owner, "roles after the demotion", storage.RoleAdmin)
 }
 
 // What an admin may not do: touch an owner, make an owner, reset factors, sign themself out
@@ -520,9 +477,7 @@ func TestMembersAdminLimits(t *testing.T) {
 			}
 		}
 	}
-	if got := e.roles(e.a, owner); !slices.Equal(got, []storage.Role{storage.RoleOwner}) {
-		t.Errorf("the owner's roles: %v", got)
-	}
+	e.wantRoles(e.a, owner, "the owner's roles", storage.RoleOwner)
 	// No owner box, and an owner role posted anyway is refused.
 	if f := formWith(t, b.get(e.membersURL(e.a, student, "/roles")).body, "csrf_token"); strings.Contains(b.get(e.membersURL(e.a, student, "/roles")).body, `value="owner"`) {
 		t.Errorf("the roles form offers owner to an admin: %v", f.values)
@@ -539,9 +494,7 @@ func TestMembersAdminLimits(t *testing.T) {
 	}
 	// Other members: allowed.
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleAdmin), student, "The roles were changed")
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleAdmin}) {
-		t.Errorf("roles set by the admin: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles set by the admin", storage.RoleAdmin)
 }
 
 // Every POST needs the session's token; without it, 403 and the form again, nothing done.
@@ -562,9 +515,7 @@ func TestMembersCSRF(t *testing.T) {
 			}
 		}
 	}
-	if got := e.roles(e.a, student); !slices.Equal(got, []storage.Role{storage.RoleStudent}) {
-		t.Errorf("roles: %v", got)
-	}
+	e.wantRoles(e.a, student, "roles", storage.RoleStudent)
 }
 
 // Second factors: shown on the list and the member's page; an owner resets them (not their

@@ -139,12 +139,7 @@ func New(d Deps) (*Handler, error) {
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
 		factors:    d.Factors, factorLimit: d.FactorLimit,
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = LoggerOrDiscard(h.log), ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = NewMemoryLimiter(0, h.now)
 	}
@@ -192,13 +187,12 @@ func New(d Deps) (*Handler, error) {
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(LoginPath, h.handle(h.loginForm)).Methods(http.MethodGet)
-	r.Handle(LoginPath, h.handle(h.login)).Methods(http.MethodPost)
-	r.Handle(FactorPath, h.handle(h.factorForm)).Methods(http.MethodGet)
-	r.Handle(FactorPath, h.handle(h.factor)).Methods(http.MethodPost)
-	r.Handle(DonePath, h.handle(h.signedIn)).Methods(http.MethodGet)
-	r.Handle(LogoutPath, h.handle(h.logoutForm)).Methods(http.MethodGet)
-	r.Handle(LogoutPath, h.handle(h.logout)).Methods(http.MethodPost)
+	MountRoutes(r, h.handle, []Route[RequestPage]{
+		{Path: LoginPath, Get: h.loginForm, Post: h.login},
+		{Path: FactorPath, Get: h.factorForm, Post: h.factor},
+		{Path: DonePath, Get: h.signedIn},
+		{Path: LogoutPath, Get: h.logoutForm, Post: h.logout},
+	})
 	r.HandleFunc(templates.AssetsPrefix+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
 }
 
@@ -263,7 +257,7 @@ var (
 
 // handle adapts a handler that returns an error: the error is logged with the request id and
 // the member gets an error page that says nothing about it.
-func (h *Handler) handle(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+func (h *Handler) handle(fn RequestPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			h.Fail(w, r, err)

@@ -134,12 +134,7 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	if o.WarnInterval <= 0 {
 		o.WarnInterval = DefaultRedisWarnInterval
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Logger, o.Now = LoggerOrDiscard(o.Logger), ClockOrNow(o.Now)
 	if o.Fallback == nil {
 		o.Fallback = NewMemoryLimiter(0, o.Now)
 	}

@@ -1,13 +1,9 @@
 package login
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,38 +31,6 @@ func testRedisURL(t *testing.T) string {
 	return u
 }
 
-// testRedis returns a client of the test Redis and a key prefix of this test's own, whose keys
-// are deleted when the test ends, so that tests running at the same time never meet.
-func testRedis(t *testing.T, rawURL string) (*redis.Client, string) {
-	t.Helper()
-	opt, err := redis.ParseURL(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	prefix := "proctor-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx := context.Background()
-		keys, err := scanKeys(ctx, c, prefix)
-		if err != nil {
-			t.Errorf("list test keys: %v", err)
-			return
-		}
-		if len(keys) > 0 {
-			if err := c.Del(ctx, keys...).Err(); err != nil {
-				t.Errorf("delete test keys: %v", err)
-			}
-		}
-	})
-	if err := c.Ping(t.Context()).Err(); err != nil {
-		t.Fatalf("Redis at %s does not answer: %v", opt.Addr, err)
-	}
-	return c, prefix
-}
-
 // scanKeys lists the keys under prefix.
 func scanKeys(ctx context.Context, c *redis.Client, prefix string) ([]string, error) {
 	var keys []string
@@ -87,31 +51,17 @@ func newRedisLimiter(t *testing.T, rawURL string, o RedisOptions) *RedisLimiter 
 	return l
 }
 
-// logBuffer collects a logger's JSON lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// redisWithLimiter returns a client of the test Redis and a limiter keeping its counts under
+// this test's own prefix (schools.Redis).
+func redisWithLimiter(t *testing.T) (*redis.Client, *RedisLimiter) {
+	t.Helper()
+	u := testRedisURL(t)
+	c, prefix := schools.Redis(t, u)
+	return c, newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *logBuffer) count(level string) int {
-	return strings.Count(b.String(), `"level":"`+level+`"`)
-}
-
-func (b *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
+// warnings counts the warnings in a JSON log.
+func warnings(logs *schools.LogBuffer) int { return strings.Count(logs.String(), `"level":"WARN"`) }
 
 // mustTake calls Take and checks whether it charged.
 func mustTake(t *testing.T, l Limiter, key string, lim Limit, want bool) {
@@ -130,7 +80,7 @@ func mustTake(t *testing.T, l Limiter, key string, lim Limit, want bool) {
 func TestRedisLimiterContract(t *testing.T) {
 	u := testRedisURL(t)
 	limiterSuite(t, func(t *testing.T) Limiter {
-		_, prefix := testRedis(t, u)
+		_, prefix := schools.Redis(t, u)
 		return newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	})
 }
@@ -147,9 +97,7 @@ func TestRedisLimiterFallbackContract(t *testing.T) {
 // it. (The contract itself is limiterSuite's.)
 func TestRedisLimiterCountsInRedis(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	c, l := redisWithLimiter(t)
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 
@@ -178,7 +126,7 @@ func TestRedisLimiterCountsInRedis(t *testing.T) {
 func TestRedisLimiterKeysAreHashed(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
+	c, prefix := schools.Redis(t, u)
 	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 5, Window: time.Minute}
 	mustTake(t, l, "address:192.0.2.77", lim, true)
@@ -203,9 +151,7 @@ func TestRedisLimiterKeysAreHashed(t *testing.T) {
 // key would now live for an hour.
 func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	c, l := redisWithLimiter(t)
 	first := Limit{Max: 10, Window: 10 * time.Second}
 	later := Limit{Max: 10, Window: time.Hour}
 	key := "account:expiry"
@@ -249,9 +195,7 @@ func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 // waits, for a 300 ms window.
 func TestRedisLimiterExpires(t *testing.T) {
 	t.Parallel()
-	u := testRedisURL(t)
-	_, prefix := testRedis(t, u)
-	l := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
+	_, l := redisWithLimiter(t)
 	lim := Limit{Max: 1, Window: 300 * time.Millisecond}
 	start := time.Now()
 	mustTake(t, l, "k", lim, true)
@@ -282,7 +226,7 @@ func TestRedisLimiterExpires(t *testing.T) {
 func TestRedisLimiterSharedByReplicas(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	_, prefix := testRedis(t, u)
+	_, prefix := schools.Redis(t, u)
 	a := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	b := newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 	lim := Limit{Max: 4, Window: time.Minute}
@@ -300,7 +244,7 @@ func TestRedisLimiterSharedByReplicas(t *testing.T) {
 	mustTake(t, a, key, lim, true)
 
 	// Another prefix is another deployment: it shares nothing.
-	_, otherPrefix := testRedis(t, u)
+	_, otherPrefix := schools.Redis(t, u)
 	other := newRedisLimiter(t, u, RedisOptions{KeyPrefix: otherPrefix})
 	mustTake(t, a, "k", Limit{Max: 1, Window: time.Minute}, true)
 	mustTake(t, other, "k", Limit{Max: 1, Window: time.Minute}, true)
@@ -311,8 +255,8 @@ func TestRedisLimiterSharedByReplicas(t *testing.T) {
 // and it does not show the URL's password. Needs no Redis.
 func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	l := newRedisLimiter(t, "redis://proctor:s3cret-pass@127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
+	logs, logger := schools.NewLog()
+	l := newRedisLimiter(t, "redis://proctor:s3cret-pass@127.0.0.1:1/0", RedisOptions{Logger: logger})
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 
@@ -326,7 +270,7 @@ func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 	}
 	mustTake(t, l, key, lim, true)
 
-	if n := logs.count("WARN"); n != 1 {
+	if n := warnings(logs); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs.String())
 	}
 	if strings.Contains(logs.String(), "s3cret") {
@@ -339,8 +283,8 @@ func TestRedisLimiterFallsBackWhenUnreachable(t *testing.T) {
 // fallback.
 func TestRedisLimiterIgnoresCallerCancellation(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	l := newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{Logger: logs.logger()})
+	logs, logger := schools.NewLog()
+	l := newRedisLimiter(t, "redis://127.0.0.1:1/0", RedisOptions{Logger: logger})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if ok, err := l.Take(ctx, "k", Limit{Max: 1, Window: time.Minute}); !ok || err != nil {
@@ -376,16 +320,16 @@ func TestLoginWithUnreachableRedis(t *testing.T) {
 func TestRedisLimiterRecovers(t *testing.T) {
 	t.Parallel()
 	u := testRedisURL(t)
-	c, prefix := testRedis(t, u)
+	c, prefix := schools.Redis(t, u)
 	p := startFlakyProxy(t, c.Options().Addr)
 	proxied, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxied.Host = p.addr()
-	var logs logBuffer
+	logs, logger := schools.NewLog()
 	clk := schools.NewClock(time.Now())
-	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logs.logger(), Now: clk.Now})
+	l := newRedisLimiter(t, proxied.String(), RedisOptions{KeyPrefix: prefix, Logger: logger, Now: clk.Now})
 	lim := Limit{Max: 3, Window: time.Minute}
 	key := annKey
 	count := func() int {
@@ -410,7 +354,7 @@ func TestRedisLimiterRecovers(t *testing.T) {
 	}
 	// The process's own count holds during the outage: 2 charges, so a budget of 2 is spent.
 	mustTake(t, l, key, Limit{Max: 2, Window: time.Minute}, false)
-	if n := logs.count("WARN"); n != 1 {
+	if n := warnings(logs); n != 1 {
 		t.Errorf("%d warnings during the outage, want 1:\n%s", n, logs.String())
 	}
 

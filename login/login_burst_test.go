@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // limiters names the Limiters the sign-in tests run with: the process's own and, when the
@@ -19,7 +20,7 @@ func limiters(t *testing.T) map[string]func(t *testing.T) Limiter {
 	}
 	if u := testRedisURLOrEmpty(); u != "" {
 		m["redis"] = func(t *testing.T) Limiter {
-			_, prefix := testRedis(t, u)
+			_, prefix := schools.Redis(t, u)
 			return newRedisLimiter(t, u, RedisOptions{KeyPrefix: prefix})
 		}
 	}

@@ -247,9 +247,8 @@ func TestFlowThroughServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := &http.Client{Jar: jar}
-	get := func(path string) (int, string) {
+	read := func(res *http.Response, err error) (int, string) {
 		t.Helper()
-		res, err := client.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,18 +259,13 @@ func TestFlowThroughServer(t *testing.T) {
 		}
 		return res.StatusCode, string(b)
 	}
+	get := func(path string) (int, string) {
+		t.Helper()
+		return read(client.Get(srv.URL + path))
+	}
 	post := func(path string, form url.Values) (int, string) {
 		t.Helper()
-		res, err := client.PostForm(srv.URL+path, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.StatusCode, string(b)
+		return read(client.PostForm(srv.URL+path, form))
 	}
 
 	authorize := "/oauth/authorize?client_id=tool&client_name=Tool&state=s1"

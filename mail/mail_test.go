@@ -11,12 +11,10 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/big"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,24 +40,7 @@ type rig struct {
 	queue  *mail.Queue
 	worker *mail.Worker
 	clock  *schools.Clock
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs   *schools.LogBuffer
 }
 
 type rigOptions struct {
@@ -71,7 +52,9 @@ type rigOptions struct {
 
 func newRig(t *testing.T, backend string, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{store: storetest.Open(t, backend), clock: schools.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)), logs: &syncBuffer{}}
+	r := &rig{store: storetest.Open(t, backend), clock: schools.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
+	logs, logger := schools.NewLog()
+	r.logs = logs
 	box, err := mailbox.Start(o.box)
 	if err != nil {
 		t.Fatalf("mailbox: %v", err)
@@ -95,7 +78,7 @@ func newRig(t *testing.T, backend string, o rigOptions) *rig {
 	r.worker, err = mail.NewWorker(r.store, sender, secret, mail.Options{
 		Expanders: o.expanders, Now: r.clock.Now, Backoff: time.Minute, MaxBackoff: 10 * time.Minute,
 		MaxAttempts: 3, Lease: 2 * time.Minute, Poll: o.poll,
-		Logger: slog.New(slog.NewJSONHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger: logger,
 	})
 	if err != nil {
 		t.Fatalf("NewWorker: %v", err)

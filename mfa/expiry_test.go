@@ -2,11 +2,8 @@ package mfa_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,14 +12,10 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
 )
 
@@ -33,25 +26,12 @@ var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 // operator scopes for login.StepUpWindow, after which a step-up renews it.
 func TestPendingAndStepUpWindows(t *testing.T) {
 	clk := schools.NewClock(time.Date(2032, 3, 4, 5, 6, 0, 0, time.UTC))
-	gs := storetest.Open(t, gormstore.DriverSQLite)
+	sch := schools.New(t, schools.Options{})
+	gs, tn := sch.Store, sch.A
 	secret := schools.Secret
-	var handler http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	tn := &school.School{SchoolID: 1, Subdomain: "a", Name: "A", Origin: "http://127.0.0.1:" + port, Host: "127.0.0.1:" + port}
-	ctx := school.NewContext(t.Context(), tn)
-	if err := gs.SyncSchool(t.Context(), 1, "a", "A"); err != nil {
-		t.Fatal(err)
-	}
-	hash := schools.Hash(t, "a long enough passphrase")
-	m, err := gs.CreateMember(t.Context(), storage.Member{Email: "ann@example.com", Name: "Ann", PasswordHash: hash})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gs.SetRoles(ctx, m.ID, []storage.Role{storage.RoleStudent}); err != nil {
-		t.Fatal(err)
-	}
+	ctx := schools.Ctx(t, tn)
+	m := schools.Member(t, gs, "ann@example.com", "Ann")
+	schools.SetRoles(t, gs, tn, m.ID, storage.RoleStudent)
 	svc, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: secret, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -82,10 +62,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "go on")
 	})
-	handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		info := &edge.Info{ID: "req", ClientAddr: netip.MustParseAddr("127.0.0.1")}
-		r.ServeHTTP(w, req.WithContext(school.NewContext(edge.NewContext(req.Context(), info), tn)))
-	})
+	sch.Handle(schools.Middleware(sch.Registry, false, r))
 	e, err := svc.BeginTOTP(ctx, m.ID, "A", m.Email)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +96,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if tok == nil {
 		t.Fatal("no sign-in form")
 	}
-	res, _ := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	res, _ := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {schools.Password}})
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 		t.Fatalf("password: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -140,7 +117,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	// The code was not used up: a fresh sign-in takes it.
 	_, page = do(http.MethodGet, login.LoginPath, nil)
 	tok = csrfField.FindStringSubmatch(page)
-	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {"a long enough passphrase"}})
+	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {schools.Password}})
 	_, page = do(http.MethodGet, login.FactorPath, nil)
 	tok = csrfField.FindStringSubmatch(page)
 	if tok == nil {

@@ -84,6 +84,14 @@ func enrol(t *testing.T, b *servertest.Browser, s *servertest.School, path strin
 	return e
 }
 
+// enrolled signs a new browser in at school s as email and turns TOTP on there (enrol).
+func enrolled(t *testing.T, e *servertest.Env, s *servertest.School, email string) (*servertest.Browser, enrolment) {
+	t.Helper()
+	b := e.Browser()
+	b.SignIn(s, email)
+	return b, enrol(t, b, s, mfa.TOTPPath)
+}
+
 // nextCode is the code of the step after the current one: accepted once (skew) after the
 // enrolment used the current step.
 func (en enrolment) nextCode(t *testing.T) string {
@@ -98,9 +106,11 @@ func wrongCode(c string) string {
 	return "000000"
 }
 
-// passwordStep signs in with the password and expects to be asked for the second factor.
-func passwordStep(t *testing.T, b *servertest.Browser, s *servertest.School, email string) *servertest.Response {
+// passwordStep signs a new browser in with the password and expects it to be asked for the
+// second factor: the browser and the factor page.
+func passwordStep(t *testing.T, e *servertest.Env, s *servertest.School, email string) (*servertest.Browser, *servertest.Response) {
 	t.Helper()
+	b := e.Browser()
 	r := b.TrySignIn(s, email, servertest.Password)
 	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.FactorPath+"?") {
 		t.Fatalf("password step: %d, Location %q", r.Status, r.Header.Get("Location"))
@@ -112,7 +122,7 @@ func passwordStep(t *testing.T, b *servertest.Browser, s *servertest.School, ema
 	if page.Status != http.StatusOK {
 		t.Fatalf("factor page: %d\n%s", page.Status, page.Body)
 	}
-	return page
+	return b, page
 }
 
 // enterCode posts code on a factor page.
@@ -135,13 +145,10 @@ func signedIn(t *testing.T, b *servertest.Browser, s *servertest.School) bool {
 func TestSignInWithSecondFactor(t *testing.T) {
 	e := servertest.New(t, servertest.Options{})
 	a := e.A
-	b1 := e.Browser()
-	b1.SignIn(a, a.Student.Email)
-	en := enrol(t, b1, a, mfa.TOTPPath)
+	b1, en := enrolled(t, e, a, a.Student.Email)
 
 	// The password alone no longer signs in; a wrong code is refused; the right one does.
-	b2 := e.Browser()
-	page := passwordStep(t, b2, a, a.Student.Email)
+	b2, page := passwordStep(t, e, a, a.Student.Email)
 	if r := enterCode(t, b2, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK || !strings.Contains(r.Body, login.MsgFactorFailed) {
 		t.Fatalf("wrong code: %d\n%s", r.Status, r.Body)
 	}
@@ -160,8 +167,7 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	}
 
 	// The same code again (another browser) is a replay.
-	b3 := e.Browser()
-	page = passwordStep(t, b3, a, a.Student.Email)
+	b3, page := passwordStep(t, e, a, a.Student.Email)
 	if r := enterCode(t, b3, page, en.nextCode(t)); r.Status != http.StatusOK {
 		t.Fatalf("replayed code: %d", r.Status)
 	}
@@ -169,8 +175,7 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	if r := enterCode(t, b3, page, en.codes[0]); r.Status != http.StatusSeeOther {
 		t.Fatalf("recovery code: %d\n%s", r.Status, r.Body)
 	}
-	b4 := e.Browser()
-	page = passwordStep(t, b4, a, a.Student.Email)
+	b4, page := passwordStep(t, e, a, a.Student.Email)
 	if r := enterCode(t, b4, page, en.codes[0]); r.Status != http.StatusOK {
 		t.Fatalf("a used recovery code: %d", r.Status)
 	}
@@ -215,11 +220,8 @@ func TestSignInWithSecondFactor(t *testing.T) {
 func TestFactorStepThrottled(t *testing.T) {
 	e := servertest.New(t, servertest.Options{})
 	a := e.A
-	b1 := e.Browser()
-	b1.SignIn(a, a.Student.Email)
-	en := enrol(t, b1, a, mfa.TOTPPath)
-	b := e.Browser()
-	page := passwordStep(t, b, a, a.Student.Email)
+	_, en := enrolled(t, e, a, a.Student.Email)
+	b, page := passwordStep(t, e, a, a.Student.Email)
 	for i := range 5 {
 		if r := enterCode(t, b, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK {
 			t.Fatalf("wrong code %d: %d", i, r.Status)
@@ -231,8 +233,7 @@ func TestFactorStepThrottled(t *testing.T) {
 		t.Fatalf("after five failures: %d\n%s", r.Status, r.Body)
 	}
 	// ... from another browser too (the count is the member's).
-	b2 := e.Browser()
-	page = passwordStep(t, b2, a, a.Student.Email)
+	b2, page := passwordStep(t, e, a, a.Student.Email)
 	if r := enterCode(t, b2, page, en.codes[0]); r.Status != http.StatusTooManyRequests {
 		t.Fatalf("another browser after five failures: %d", r.Status)
 	}
@@ -245,11 +246,8 @@ func TestFactorStepThrottled(t *testing.T) {
 func TestPendingCookieRefused(t *testing.T) {
 	e := servertest.New(t, servertest.Options{})
 	a, bSchool := e.A, e.B
-	b1 := e.Browser()
-	b1.SignIn(a, e.Shared.Email)
-	en := enrol(t, b1, a, mfa.TOTPPath)
-	b2 := e.Browser()
-	page := passwordStep(t, b2, a, e.Shared.Email)
+	_, en := enrolled(t, e, a, e.Shared.Email)
+	b2, page := passwordStep(t, e, a, e.Shared.Email)
 	pending := b2.Cookie(a, login.PendingCookie)
 	if pending == "" {
 		t.Fatal("no pending cookie")
@@ -291,12 +289,17 @@ func TestPendingCookieRefused(t *testing.T) {
 	}
 }
 
-func TestOperatorMFARequired(t *testing.T) {
-	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.School) {
-		if c.Subdomain == "north" {
-			c.Security.OperatorMFA = config.OperatorMFARequired
+// withOperatorMFA is a servertest env whose school subdomain has the operator_mfa setting mode.
+func withOperatorMFA(t *testing.T, subdomain, mode string) *servertest.Env {
+	return servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.School) {
+		if c.Subdomain == subdomain {
+			c.Security.OperatorMFA = mode
 		}
 	}})
+}
+
+func TestOperatorMFARequired(t *testing.T) {
+	e := withOperatorMFA(t, "north", config.OperatorMFARequired)
 	a := e.A
 	owner := e.Browser()
 	owner.SignIn(a, a.Owner.Email)
@@ -335,19 +338,13 @@ func TestOperatorMFARequired(t *testing.T) {
 }
 
 func TestStepUpAndAMR(t *testing.T) {
-	e := servertest.New(t, servertest.Options{ConfigureSchool: func(c *config.School) {
-		if c.Subdomain == "lumen" {
-			c.Security.OperatorMFA = config.OperatorMFAOff
-		}
-	}})
+	e := withOperatorMFA(t, "lumen", config.OperatorMFAOff)
 	a := e.A
 	// This browser signs in with the password while the owner has no factor yet...
 	stale := e.Browser()
 	stale.SignIn(a, a.Owner.Email)
 	// ... and the owner turns TOTP on in another.
-	other := e.Browser()
-	other.SignIn(a, a.Owner.Email)
-	en := enrol(t, other, a, mfa.TOTPPath)
+	_, en := enrolled(t, e, a, a.Owner.Email)
 
 	// Member scopes need no step-up.
 	stale.Approve(servertest.AuthorizeURL(a, a.MemberClient, servertest.NewPKCE(), "openid", "account:read"))
@@ -417,9 +414,7 @@ func TestStepUpAndAMR(t *testing.T) {
 	b := e.B
 	stale = e.Browser()
 	stale.SignIn(b, b.Owner.Email)
-	other = e.Browser()
-	other.SignIn(b, b.Owner.Email)
-	enrol(t, other, b, mfa.TOTPPath)
+	enrolled(t, e, b, b.Owner.Email)
 	stale.Approve(servertest.AuthorizeURL(b, b.OperatorClient, servertest.NewPKCE(), "openid", "school:read"))
 }
 
@@ -435,9 +430,7 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 	// This browser signed in before the factor existed: no fresh factor in its session.
 	b := e.Browser()
 	b.SignIn(a, a.Student.Email)
-	fresh := e.Browser()
-	fresh.SignIn(a, a.Student.Email)
-	en := enrol(t, fresh, a, mfa.TOTPPath)
+	fresh, en := enrolled(t, e, a, a.Student.Email)
 
 	page := b.Get(a.URL(mfa.SecurityPath))
 	var remove, codes servertest.Form
@@ -481,8 +474,7 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 	if r.Status != http.StatusOK || len(codesPattern.FindAllString(r.Body, -1)) != mfa.RecoveryCodeCount || r.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("new codes: %d\n%s", r.Status, r.Body)
 	}
-	signer := e.Browser()
-	factorPage := passwordStep(t, signer, a, a.Student.Email)
+	signer, factorPage := passwordStep(t, e, a, a.Student.Email)
 	if r := enterCode(t, signer, factorPage, en.codes[0]); r.Status != http.StatusOK {
 		t.Errorf("an old recovery code after new ones: %d", r.Status)
 	}

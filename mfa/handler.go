@@ -84,12 +84,7 @@ func New(d Deps) (*Handler, error) {
 	}
 	h := &Handler{svc: d.Service, members: d.Members, login: d.Login, tpl: d.Templates, limiter: d.Limiter,
 		audit: d.Audit, log: d.Logger, now: d.Now}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
@@ -98,17 +93,18 @@ func New(d Deps) (*Handler, error) {
 
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(SecurityPath, h.page(h.security)).Methods(http.MethodGet)
-	r.Handle(TOTPPath, h.page(h.enrolForm)).Methods(http.MethodGet)
-	r.Handle(TOTPPath, h.page(h.confirm)).Methods(http.MethodPost)
-	r.Handle(RemoveTOTPPath, h.page(h.remove)).Methods(http.MethodPost)
-	r.Handle(RecoveryCodesPath, h.page(h.recoveryCodes)).Methods(http.MethodPost)
+	login.MountRoutes(r, h.page, []login.Route[login.VisitPage]{
+		{Path: SecurityPath, Get: h.security},
+		{Path: TOTPPath, Get: h.enrolForm, Post: h.confirm},
+		{Path: RemoveTOTPPath, Post: h.remove},
+		{Path: RecoveryCodesPath, Post: h.recoveryCodes},
+	})
 }
 
 // page runs fn for a signed-in member of the request's school (login.MemberPage): without a
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
 // token is refused with the page and a message.
-func (h *Handler) page(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+func (h *Handler) page(fn login.VisitPage) http.Handler {
 	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
 	}

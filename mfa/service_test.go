@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,8 +129,7 @@ func TestTOTPConcurrentUse(t *testing.T) {
 	f.clock.Set(f.clock.Now().Add(time.Minute))
 	code := f.code(f.clock.Now())
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won := 0
+	var won atomic.Int32
 	for range 8 {
 		wg.Go(func() {
 			_, ok, err := f.svc.VerifyCode(f.ctxA, f.member, code)
@@ -137,15 +137,13 @@ func TestTOTPConcurrentUse(t *testing.T) {
 				t.Error(err)
 			}
 			if ok {
-				mu.Lock()
-				won++
-				mu.Unlock()
+				won.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	if won != 1 {
-		t.Errorf("%d uses of one code won, want exactly one", won)
+	if n := won.Load(); n != 1 {
+		t.Errorf("%d uses of one code won, want exactly one", n)
 	}
 }
 

@@ -50,7 +50,7 @@ const (
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage):
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
-func (h *Handler) memberPage(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
 	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
 	}

@@ -273,17 +273,34 @@ type ceremony struct {
 	csrf string
 }
 
+// annWithKey is a browser signed in as Ann at school A, where she has registered a passkey
+// "Key", kept by auth as cred.
+func (e *env) annWithKey() (*browser, *authenticator, *softCredential) {
+	e.t.Helper()
+	br := e.browser()
+	br.signIn(e.a, e.ann)
+	auth := &authenticator{t: e.t, origin: e.a.Origin}
+	return br, auth, br.register(e.a, auth, "Key")
+}
+
 // beginRegistration opens the list page at s and begins adding a passkey.
 func (b *browser) beginRegistration(s *school.School) ceremony {
 	b.e.t.Helper()
-	page := b.get(s.URL(passkey.AccountPath))
+	return b.begin(s, passkey.AccountPath, passkey.AccountPath, passkey.RegisterBeginPath, "register begin")
+}
+
+// begin opens the page at pageURL (path pagePath) at s and posts its CSRF token to beginPath,
+// which answers with a ceremony's options; what names the step in a failure.
+func (b *browser) begin(s *school.School, pageURL, pagePath, beginPath, what string) ceremony {
+	b.e.t.Helper()
+	page := b.get(s.URL(pageURL))
 	if page.Status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d\n%s", passkey.AccountPath, page.Status, page.Body)
+		b.e.t.Fatalf("GET %s: %d\n%s", pagePath, page.Status, page.Body)
 	}
 	csrf := attr(b.e.t, page.Body, "data-csrf")
-	res := b.post(s.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {csrf}})
+	res := b.post(s.URL(beginPath), url.Values{"csrf_token": {csrf}})
 	if res.Status != http.StatusOK {
-		b.e.t.Fatalf("register begin: %d\n%s", res.Status, res.Body)
+		b.e.t.Fatalf("%s: %d\n%s", what, res.Status, res.Body)
 	}
 	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
 }
@@ -305,16 +322,7 @@ func (b *browser) register(s *school.School, auth *authenticator, name string) *
 // beginSignIn opens the passwordless sign-in page at s and begins a sign-in.
 func (b *browser) beginSignIn(s *school.School) ceremony {
 	b.e.t.Helper()
-	page := b.get(s.URL(passkey.SignInPath + "?return_to=%2Foauth%2Fauthorize%3Fx%3D1"))
-	if page.Status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d\n%s", passkey.SignInPath, page.Status, page.Body)
-	}
-	csrf := attr(b.e.t, page.Body, "data-csrf")
-	res := b.post(s.URL(passkey.SignInBeginPath), url.Values{"csrf_token": {csrf}})
-	if res.Status != http.StatusOK {
-		b.e.t.Fatalf("sign-in begin: %d\n%s", res.Status, res.Body)
-	}
-	return ceremony{opts: jsonBody[options](b.e.t, res), csrf: csrf}
+	return b.begin(s, passkey.SignInPath+"?return_to=%2Foauth%2Fauthorize%3Fx%3D1", passkey.SignInPath, passkey.SignInBeginPath, "sign-in begin")
 }
 
 // finishSignIn posts an assertion to s's finish endpoint.
@@ -323,4 +331,11 @@ func (b *browser) finishSignIn(s *school.School, c ceremony, assertion []byte) *
 	return b.post(s.URL(passkey.SignInFinishPath), url.Values{
 		"csrf_token": {c.csrf}, "return_to": {"/oauth/authorize?x=1"}, "response": {string(assertion)},
 	})
+}
+
+// signInWith signs in at s with a new ceremony, answered by auth with cred.
+func (b *browser) signInWith(s *school.School, auth *authenticator, cred *softCredential) *response {
+	b.e.t.Helper()
+	c := b.beginSignIn(s)
+	return b.finishSignIn(s, c, auth.assert(c.opts, cred))
 }

@@ -80,16 +80,26 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// factorBegin answers the options of the second step: the member's passkeys at the school
-// listed, user verification required.
-func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *school.School) error {
+// factorStep is the second step the request belongs to (factorChallenge) and the relying
+// party of school t, which has one where the step is offered at all.
+func (h *Handler) factorStep(r *http.Request, t *school.School) (login.FactorChallenge, *webauthn.WebAuthn, error) {
 	ch, err := h.factorChallenge(r, r.PostForm)
 	if err != nil {
-		return err
+		return ch, nil, err
 	}
 	wa, ok := relyingParty(t)
 	if !ok {
-		return errUnavailable
+		return ch, nil, errUnavailable
+	}
+	return ch, wa, nil
+}
+
+// factorBegin answers the options of the second step: the member's passkeys at the school
+// listed, user verification required.
+func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *school.School) error {
+	ch, wa, err := h.factorStep(r, t)
+	if err != nil {
+		return err
 	}
 	keys, err := h.store.ListPasskeys(r.Context(), ch.MemberID)
 	if err != nil {
@@ -118,13 +128,9 @@ func (h *Handler) factorBegin(w http.ResponseWriter, r *http.Request, t *school.
 // session with [pwd, hwk|swk, mfa] after a password, or a refreshed factor time for a step-up.
 func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
-	ch, err := h.factorChallenge(r, r.PostForm)
+	ch, wa, err := h.factorStep(r, t)
 	if err != nil {
 		return err
-	}
-	wa, ok := relyingParty(t)
-	if !ok {
-		return errUnavailable
 	}
 	detail := string(factor.KindPasskey)
 	charged, err := h.login.TakeFactorAttempt(ctx, ch)
@@ -153,7 +159,7 @@ func (h *Handler) factorFinish(w http.ResponseWriter, r *http.Request, t *school
 
 // formJSONAny adapts a JSON endpoint whose token fn checks itself (the second step's is the
 // session's or the sign-in form's): the form is read first.
-func (h *Handler) formJSONAny(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
+func (h *Handler) formJSONAny(fn login.SchoolPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := func() error {
 			t, err := school.FromContext(r.Context())

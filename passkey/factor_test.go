@@ -47,10 +47,7 @@ func (b *browser) finishFactor(s *school.School, c ceremony, stepUp bool, assert
 // the options) starts the session. Another member's passkey does not do.
 func TestPasskeyAsSecondFactor(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		setup := e.browser()
-		setup.signIn(e.a, e.ann)
-		auth := &authenticator{t: t, origin: e.a.Origin}
-		cred := setup.register(e.a, auth, "Key")
+		_, auth, cred := e.annWithKey()
 		bobs := e.browser()
 		bobs.signIn(e.a, e.bob)
 		bobCred := bobs.register(e.a, auth, "Bob's key")
@@ -106,10 +103,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 // in for the password when removing a passkey.
 func TestPasskeyStepUp(t *testing.T) {
 	e := newEnv(t)
-	br := e.browser()
-	br.signIn(e.a, e.ann)
-	auth := &authenticator{t: t, origin: e.a.Origin}
-	cred := br.register(e.a, auth, "Key")
+	br, auth, cred := e.annWithKey()
 	br.register(e.a, auth, "Spare")
 	if page := br.get(e.a.URL(passkey.AccountPath)).Body; !strings.Contains(page, `name="current_password"`) {
 		t.Error("removing asks for no password before a fresh factor")

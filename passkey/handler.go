@@ -125,12 +125,7 @@ func New(d Deps) (*Handler, error) {
 		challengeKey: d.Secret.Derive("passkey challenge v1"),
 		handleKey:    d.Secret.Derive("passkey user handle v1"),
 	}
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
@@ -381,7 +376,7 @@ type redirect struct {
 }
 
 // page adapts a page handler that returns an error (consent's error page for it).
-func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+func (h *Handler) page(fn login.RequestPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			h.login.Fail(w, r, err)
@@ -391,7 +386,7 @@ func (h *Handler) page(fn func(http.ResponseWriter, *http.Request) error) http.H
 
 // formJSON adapts a JSON endpoint of a page shown before sign-in: the form is read and its
 // double-submit token (login.FormToken) checked before fn runs.
-func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *school.School) error) http.Handler {
+func (h *Handler) formJSON(fn login.SchoolPage) http.Handler {
 	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *school.School) error {
 		if !h.login.CheckFormToken(r) {
 			return errExpired
@@ -402,7 +397,7 @@ func (h *Handler) formJSON(fn func(http.ResponseWriter, *http.Request, *school.S
 
 // memberJSON adapts a JSON endpoint of a signed-in member: the session must be valid and the
 // form must carry its CSRF token.
-func (h *Handler) memberJSON(fn func(http.ResponseWriter, *http.Request, login.Visit) error) http.Handler {
+func (h *Handler) memberJSON(fn login.VisitPage) http.Handler {
 	return h.formJSONAny(func(w http.ResponseWriter, r *http.Request, t *school.School) error {
 		s, err := h.login.Load(r)
 		if errors.Is(err, login.ErrNoSession) {

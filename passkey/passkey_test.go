@@ -105,8 +105,7 @@ func TestPasskeyOfAnotherSchoolRefused(t *testing.T) {
 		if keys, _ := e.gs.ListPasskeys(e.ctx(e.b), e.ann.ID); len(keys) != 0 {
 			t.Errorf("Ann has %d passkeys at B", len(keys))
 		}
-		c = other.beginSignIn(e.a)
-		if res := other.finishSignIn(e.a, c, authA.assert(c.opts, cred)); res.Status != http.StatusOK {
+		if res := other.signInWith(e.a, authA, cred); res.Status != http.StatusOK {
 			t.Errorf("the passkey at A afterwards: %d %s", res.Status, res.Body)
 		}
 	})
@@ -116,10 +115,7 @@ func TestPasskeyOfAnotherSchoolRefused(t *testing.T) {
 // ceremony, and a ceremony past its lifetime are all refused.
 func TestChallengeAnswersOnce(t *testing.T) {
 	e := newEnv(t)
-	br := e.browser()
-	br.signIn(e.a, e.ann)
-	auth := &authenticator{t: t, origin: e.a.Origin}
-	cred := br.register(e.a, auth, "Key")
+	_, auth, cred := e.annWithKey()
 
 	other := e.browser()
 	c := other.beginSignIn(e.a)
@@ -162,8 +158,7 @@ func TestSignCountRegressionRefused(t *testing.T) {
 		cred := br.register(e.a, auth, "Hardware key")
 		for range 3 {
 			b := e.browser()
-			c := b.beginSignIn(e.a)
-			if res := b.finishSignIn(e.a, c, auth.assert(c.opts, cred)); res.Status != http.StatusOK {
+			if res := b.signInWith(e.a, auth, cred); res.Status != http.StatusOK {
 				t.Fatalf("sign-in: %d %s", res.Status, res.Body)
 			}
 		}
@@ -175,8 +170,7 @@ func TestSignCountRegressionRefused(t *testing.T) {
 		// A clone that lags behind.
 		clone := e.browser()
 		cred.count -= 2
-		c := clone.beginSignIn(e.a)
-		res := clone.finishSignIn(e.a, c, auth.assert(c.opts, cred))
+		res := clone.signInWith(e.a, auth, cred)
 		if res.Status != http.StatusBadRequest {
 			t.Errorf("counter went back: %d %s", res.Status, res.Body)
 		}
@@ -194,8 +188,7 @@ func TestSignCountRegressionRefused(t *testing.T) {
 			t.Errorf("count %d after the refusal, want %d", after.SignCount, stored.SignCount)
 		}
 		cred.count = stored.SignCount + 5
-		c = clone.beginSignIn(e.a)
-		if res := clone.finishSignIn(e.a, c, auth.assert(c.opts, cred)); res.Status != http.StatusOK {
+		if res := clone.signInWith(e.a, auth, cred); res.Status != http.StatusOK {
 			t.Errorf("a higher counter afterwards: %d %s", res.Status, res.Body)
 		}
 	})
@@ -216,8 +209,7 @@ func TestUserVerificationRequired(t *testing.T) {
 	cred := br.register(e.a, auth, "Key")
 	auth.skipUV = true
 	other := e.browser()
-	s := other.beginSignIn(e.a)
-	if res := other.finishSignIn(e.a, s, auth.assert(s.opts, cred)); res.Status != http.StatusBadRequest {
+	if res := other.signInWith(e.a, auth, cred); res.Status != http.StatusBadRequest {
 		t.Errorf("sign-in without user verification: %d %s", res.Status, res.Body)
 	}
 }
@@ -363,10 +355,7 @@ func TestRenameAndRemove(t *testing.T) {
 // assertion is refused before it is checked.
 func TestFailedAssertionsAreLimited(t *testing.T) {
 	e := newEnv(t)
-	br := e.browser()
-	br.signIn(e.a, e.ann)
-	auth := &authenticator{t: t, origin: e.a.Origin}
-	cred := br.register(e.a, auth, "Key")
+	_, auth, cred := e.annWithKey()
 	attacker := e.browser()
 	attacker.addr = "192.0.2.7"
 	forged := &authenticator{t: t, origin: "https://evil.example"}
@@ -376,15 +365,13 @@ func TestFailedAssertionsAreLimited(t *testing.T) {
 			t.Fatalf("forged assertion %d: %d %s", i, res.Status, res.Body)
 		}
 	}
-	c := attacker.beginSignIn(e.a)
-	res := attacker.finishSignIn(e.a, c, auth.assert(c.opts, cred))
+	res := attacker.signInWith(e.a, auth, cred)
 	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
 		t.Errorf("after the budget: %d %s", res.Status, res.Body)
 	}
 	// Another address is not limited.
 	other := e.browser()
-	c = other.beginSignIn(e.a)
-	if res := other.finishSignIn(e.a, c, auth.assert(c.opts, cred)); res.Status != http.StatusOK {
+	if res := other.signInWith(e.a, auth, cred); res.Status != http.StatusOK {
 		t.Errorf("another address: %d %s", res.Status, res.Body)
 	}
 }

@@ -73,17 +73,10 @@ type RoleChoice struct {
 type MemberConfirmPage struct {
 	School string
 	Operator
-	Title       string
-	Explanation string
-	Member      MemberSummary
-	FormAction  string
-	Button      string
-	Danger      bool
-	CancelURL   string
-	ListURL     string
-	Message     string
-	Refusal     string
-	Roles       []RoleChoice // only on the roles form
+	Confirmation
+	Member  MemberSummary
+	Refusal string
+	Roles   []RoleChoice // only on the roles form
 }
 
 // adminMemberPages are the pages of /admin/members.
@@ -96,9 +89,9 @@ func adminMemberPages() []namedPage {
 			Members: []MemberSummary{m}, FactorsShown: true, NextURL: "/x?after=c"}},
 		{adminMemberFile, MemberPage{School: "S", Operator: op, ListURL: "/l", Notice: "n", Member: m,
 			Actions: []MemberAction{{ID: "a", URL: "/a", Label: "A", Danger: true}}, Refusals: []string{"r"}}},
-		{adminMemberConfirmFile, MemberConfirmPage{School: "S", Operator: op, Title: "T", Explanation: "E", Member: m,
-			FormAction: "/f", Button: "B", Danger: true, CancelURL: "/c", ListURL: "/l", Message: "m", Refusal: "r",
-			Roles: []RoleChoice{{Name: "owner", Label: "Owner", Checked: true}}}},
+		{adminMemberConfirmFile, MemberConfirmPage{School: "S", Operator: op, Member: m, Refusal: "r",
+			Confirmation: Confirmation{Title: "T", Explanation: "E", FormAction: "/f", Button: "B", Danger: true, CancelURL: "/c", ListURL: "/l", Message: "m"},
+			Roles:        []RoleChoice{{Name: "owner", Label: "Owner", Checked: true}}}},
 	}
 }
 

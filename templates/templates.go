@@ -215,10 +215,16 @@ type OAuthAppSecretPage struct {
 type OAuthAppConfirmPage struct {
 	School string
 	Operator
+	Confirmation
+	AppName  string
+	ClientID string
+}
+
+// Confirmation is what every page that asks before an action shows: the question and what
+// the action does, the form that takes it, the ways back, and a message about the last try.
+type Confirmation struct {
 	Title       string
 	Explanation string
-	AppName     string
-	ClientID    string
 	FormAction  string
 	Button      string
 	// Danger styles the button as destructive.
@@ -262,8 +268,8 @@ func New() (*Set, error) {
 			NameErrors: []string{"n"}, RedirectURIErrors: []string{"r"}, ScopeErrors: []string{"s"}}},
 		{"oauth_app.html", &s.oauthApp, OAuthAppPage{School: "S", Operator: op, App: app, ListURL: "/l", RotateURL: "/r", DeleteURL: "/d"}},
 		{"oauth_app_secret.html", &s.oauthAppSecret, OAuthAppSecretPage{School: "S", Operator: op, App: app, Secret: "s", Rotated: true, AppURL: "/a", ListURL: "/l"}},
-		{"oauth_app_confirm.html", &s.oauthAppConfirm, OAuthAppConfirmPage{School: "S", Operator: op, Title: "T", Explanation: "E",
-			AppName: "A", ClientID: "pc_x", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}},
+		{"oauth_app_confirm.html", &s.oauthAppConfirm, OAuthAppConfirmPage{School: "S", Operator: op, AppName: "A", ClientID: "pc_x",
+			Confirmation: Confirmation{Title: "T", Explanation: "E", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}}},
 	}
 	s.named = map[string]*template.Template{}
 	for _, p := range extraPages() {

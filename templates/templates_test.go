@@ -92,8 +92,9 @@ func TestPages(t *testing.T) {
 			return s.OAuthAppSecret(b, OAuthAppSecretPage{School: "A", Operator: op, App: app, Secret: "s3cr3t-value", AppURL: "/admin/pc_1", ListURL: "/admin"})
 		}, []string{`id="client-secret"`, "s3cr3t-value", `id="client-id"`, "pc_1", "shown only this once", `href="/admin/pc_1"`}},
 		{"oauth app confirm", func(b *bytes.Buffer) error {
-			return s.OAuthAppConfirm(b, OAuthAppConfirmPage{School: "A", Operator: op, Title: "Delete " + hostile + "?", Explanation: "Tokens stop working.",
-				AppName: hostile, ClientID: "pc_1", FormAction: "/admin/pc_1/delete", Button: "Delete", Danger: true, CancelURL: "/admin/pc_1", ListURL: "/admin"})
+			return s.OAuthAppConfirm(b, OAuthAppConfirmPage{School: "A", Operator: op, AppName: hostile, ClientID: "pc_1",
+				Confirmation: Confirmation{Title: "Delete " + hostile + "?", Explanation: "Tokens stop working.",
+					FormAction: "/admin/pc_1/delete", Button: "Delete", Danger: true, CancelURL: "/admin/pc_1", ListURL: "/admin"}})
 		}, []string{`action="/admin/pc_1/delete"`, `name="csrf_token" value="tok"`, `class="danger"`, "Tokens stop working.", "&lt;script&gt;", `href="/admin/pc_1"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
