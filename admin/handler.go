@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -166,12 +165,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			h.login.Fail(w, r, err)
 			return
 		}
-		roles, err := h.store.GetRoles(ctx, s.Member.ID)
-		if err != nil {
-			h.login.Fail(w, r, fmt.Errorf("admin: roles of member %d: %w", s.Member.ID, err))
-			return
-		}
-		if !isOperator(roles) {
+		if !isOperator(s.Roles) {
 			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
 			h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
@@ -193,7 +187,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 				return
 			}
 		}
-		if err := fn(w, r, visit{school: t, session: s, roles: roles}); err != nil {
+		if err := fn(w, r, visit{school: t, session: s, roles: s.Roles}); err != nil {
 			h.login.Fail(w, r, err)
 		}
 	})

@@ -75,12 +75,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		h.login.RedirectToLogin(w, withoutParam(r, "prompt"))
 		return
 	}
-	roles, err := h.store.GetRoles(ctx, sess.Member.ID)
-	if err != nil {
-		h.authorizeError(w, r, t, ar, err)
-		return
-	}
-	if msg := whyNotAllowed(t, roles, ar.GetRequestedScopes()); msg != "" {
+	if msg := whyNotAllowed(t, sess.Roles, ar.GetRequestedScopes()); msg != "" {
 		// The member is known but may not grant this: a page says why, and the client learns
 		// access_denied if the member goes back to it.
 		h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
@@ -118,7 +113,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.PostForm.Get("decision") {
 	case "approve":
-		h.issueCode(w, r, t, ar, sess, roles)
+		h.issueCode(w, r, t, ar, sess)
 	case "deny":
 		h.noteConsent(r, ar, sess, audit.KindConsentDenied)
 		h.authorizeError(w, r, t, ar, fosite.ErrAccessDenied.WithHint("The member denied the request."))
@@ -259,7 +254,7 @@ func consentView(ar fosite.AuthorizeRequester, r *http.Request) login.ConsentVie
 }
 
 // issueCode grants what was asked and redirects with code, state and iss.
-func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.School, ar fosite.AuthorizeRequester, s login.Session, roles []storage.Role) {
+func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.School, ar fosite.AuthorizeRequester, s login.Session) {
 	ctx := r.Context()
 	for _, sc := range ar.GetRequestedScopes() {
 		ar.GrantScope(sc)
@@ -281,7 +276,7 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.Sc
 	// factor. It is kept with the grant, so a refreshed ID token and UserInfo repeat it.
 	sess.Claims.AuthenticationMethodsReferences = s.AMR
 	sess.Claims.RequestedAt = ar.GetRequestedAt()
-	claims := memberClaims(t, s.Member, roles, ar.GetGrantedScopes())
+	claims := memberClaims(t, s.Member, s.Roles, ar.GetGrantedScopes())
 	delete(claims, "sub")
 	sess.Claims.Extra = claims
 

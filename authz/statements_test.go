@@ -57,12 +57,12 @@ func TestTokenEndpointStatements(t *testing.T) {
 // the consent page (GET) and the approval (POST) that redirects with the code, the first two of
 // the three requests of a whole flow (the bench's authcode scenario).
 //
-// Each request reads the client, the login session with its member, and the member's roles at
-// the school (3). The approval then stores the code with its PKCE and OpenID Connect records
-// (one statement on PostgreSQL, three on SQLite) and the consent's security event: 5 on
-// PostgreSQL, 7 on SQLite.
+// Each request reads the client, and the login session with its member and the member's roles
+// at the school in one query (2). The approval then stores the code with its PKCE and OpenID
+// Connect records (one statement on PostgreSQL, three on SQLite) and the consent's security
+// event: 4 on PostgreSQL, 6 on SQLite.
 func TestAuthorizationStatements(t *testing.T) {
-	want := map[string]int64{gormstore.DriverPostgres: 3 + 5, gormstore.DriverSQLite: 3 + 7}
+	want := map[string]int64{gormstore.DriverPostgres: 2 + 4, gormstore.DriverSQLite: 2 + 6}
 	eachBackend(t, func(t *testing.T, e *env) {
 		e.tokens("openid", "account:read")
 		params := e.authorizeParams(e.a, publicClient, newPKCE(), "openid", "account:read")

@@ -52,6 +52,8 @@ type Session struct {
 	// entered in the session (zero: never), for step-up.
 	AMR      []string
 	FactorAt time.Time
+	// Roles are the member's roles at the school, most powerful first, read with the session.
+	Roles []storage.Role
 }
 
 // Current returns the request's session if it has a valid one. A store failure reads as "not
@@ -102,7 +104,7 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 	}
 	m.PasswordHash = ""
 	return Session{ID: id, Member: m, CreatedAt: ls.CreatedAt, LastSeenAt: ls.LastSeenAt, ExpiresAt: ls.ExpiresAt,
-		AMR: ls.AMR, FactorAt: ls.FactorAt}, nil
+		AMR: ls.AMR, FactorAt: ls.FactorAt, Roles: ls.Roles}, nil
 }
 
 // RedirectToLogin sends the browser to the sign-in page, which returns it to this request's

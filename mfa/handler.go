@@ -43,11 +43,10 @@ const (
 // passwordBudget bounds current-password checks of the pages per member.
 var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
-// Members is what the pages read of the identity store: the member's roles at the school
-// (whether the school requires a second factor of them) and their password hash (the
-// current-password check).
+// Members is what the pages read of the identity store: the member's password hash (the
+// current-password check). Their roles (whether the school requires a second factor of them)
+// come with the session.
 type Members interface {
-	GetRoles(ctx context.Context, memberID int64) ([]storage.Role, error)
 	GetMember(ctx context.Context, id int64) (storage.Member, error)
 }
 
@@ -116,11 +115,7 @@ func (h *Handler) required(ctx context.Context, v login.Visit) (bool, error) {
 	if !v.School.Security.RequiresOperatorFactor() {
 		return false, nil
 	}
-	roles, err := h.members.GetRoles(ctx, v.Session.Member.ID)
-	if err != nil {
-		return false, err
-	}
-	for _, r := range roles {
+	for _, r := range v.Session.Roles {
 		if r.IsOperator() {
 			return true, nil
 		}

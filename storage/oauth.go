@@ -210,13 +210,16 @@ type LoginSession struct {
 	// session (zero: never), for step-up.
 	AMR      []string
 	FactorAt time.Time
+	// Roles are the member's roles at the session's school, most powerful first, as
+	// GetLoginSession read them with the session; CreateLoginSession ignores them.
+	Roles []Role
 }
 
 // LoginSessions stores login sessions. All methods are school-scoped.
 type LoginSessions interface {
 	CreateLoginSession(ctx context.Context, s LoginSession) error
-	// GetLoginSession returns a session with its member, in one statement: every signed-in
-	// page needs both.
+	// GetLoginSession returns a session with its member and the member's roles at the school
+	// (LoginSession.Roles), in one statement: every signed-in page needs them.
 	GetLoginSession(ctx context.Context, id string) (LoginSession, Member, error)
 	// TouchLoginSession moves LastSeenAt forward (the idle timeout counts from it).
 	TouchLoginSession(ctx context.Context, id string, at time.Time) error

@@ -50,7 +50,7 @@ func testSigningKeys(t *testing.T, s storage.Store) {
 }
 
 func testLoginSessions(t *testing.T, s storage.Store) {
-	ctxA, _, member := oauthSetup(t, s)
+	ctxA, ctxB, member := oauthSetup(t, s)
 	ls := storage.LoginSession{ID: "hash-1", MemberID: member, CreatedAt: at(1, 8), LastSeenAt: at(1, 8), ExpiresAt: at(15, 8)}
 	must(t, "CreateLoginSession", s.CreateLoginSession(ctxA, ls))
 	got, m, err := s.GetLoginSession(ctxA, "hash-1")
@@ -59,6 +59,13 @@ func testLoginSessions(t *testing.T, s storage.Store) {
 	if m.ID != member || m.Email == "" || m.CreatedAt.IsZero() {
 		t.Errorf("the session's member: %+v, want member %d", m, member)
 	}
+	// The member's roles come with the session: this school's only, most powerful first.
+	must(t, "SetRoles", s.SetRoles(ctxA, member, []storage.Role{storage.RoleStudent, storage.RoleAdmin}))
+	must(t, "SetRoles at B", s.SetRoles(ctxB, member, []storage.Role{storage.RoleOwner}))
+	got, _, err = s.GetLoginSession(ctxA, "hash-1")
+	must(t, "GetLoginSession", err)
+	wantEqual(t, "the session's roles", got.Roles, []storage.Role{storage.RoleAdmin, storage.RoleStudent})
+	must(t, "SetRoles", s.SetRoles(ctxA, member, nil))
 
 	wantErr(t, "CreateLoginSession with a taken id", s.CreateLoginSession(ctxA, ls), storage.ErrAlreadyExists)
 	unknown := ls

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/proctorhq/proctor/storage"
@@ -67,14 +68,24 @@ func (s *Store) GetLoginSession(ctx context.Context, id string) (storage.LoginSe
 		return storage.LoginSession{}, storage.Member{}, err
 	}
 	row := loginSessionRow{ID: id, SchoolID: sc.schoolID}
-	var m memberRow
-	var factorAt textTime
+	var (
+		m        memberRow
+		factorAt textTime
+		roles    *string
+	)
+	// The roles come space-separated from a correlated subquery: string_agg on PostgreSQL,
+	// group_concat on SQLite.
+	concat := "group_concat(r.role, ' ')"
+	if s.driver == DriverPostgres {
+		concat = "string_agg(r.role, ' ')"
+	}
 	err = s.conn(ctx).Raw(`SELECT s.member_id, s.created_at, s.last_seen_at, s.expires_at, s.user_agent, s.client_addr, s.amr, s.factor_at,
-  m.email, m.name, m.avatar_url, m.password_hash, m.created_at, m.updated_at
+  m.email, m.name, m.avatar_url, m.password_hash, m.created_at, m.updated_at,
+  (SELECT `+concat+` FROM member_roles r WHERE r.school_id = s.school_id AND r.member_id = s.member_id)
 FROM login_sessions s JOIN members m ON m.id = s.member_id
 WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
 		Row().Scan(&row.MemberID, &row.CreatedAt, &row.LastSeenAt, &row.ExpiresAt, &row.UserAgent, &row.ClientAddr, &row.AMR, &factorAt,
-		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt)
+		&m.Email, &m.Name, &m.AvatarURL, &m.PasswordHash, &m.CreatedAt, &m.UpdatedAt, &roles)
 	if err != nil {
 		return storage.LoginSession{}, storage.Member{}, wrap("get login session", err)
 	}
@@ -82,7 +93,11 @@ WHERE s.school_id = ? AND s.id = ?`, sc.schoolID, id).
 	if factorAt.Valid {
 		row.FactorAt = &factorAt.Time
 	}
-	return row.session(), m.member(), nil
+	ls := row.session()
+	if roles != nil {
+		ls.Roles = sortRoles(strings.Fields(*roles))
+	}
+	return ls, m.member(), nil
 }
 
 // TouchLoginSession moves LastSeenAt forward to at, never back: two requests of one session
