@@ -244,7 +244,12 @@ func Run(ctx context.Context, opts Options, d Deps) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := observer{probe: newProbe(r.ws.cfg.Server.Internal.Addr, r.ws.apiKey), profileDir: o.ProfileDir}
+	dbs, err := openDBBackends(r.ws)
+	if err != nil {
+		return nil, err
+	}
+	defer dbs.close()
+	obs := observer{probe: newProbe(r.ws.cfg.Server.Internal.Addr, r.ws.apiKey), profileDir: o.ProfileDir, db: dbs}
 	for _, name := range o.Scenarios {
 		sc, _ := findScenario(name)
 		r.logf("scenario %s", name)
@@ -386,6 +391,16 @@ func (r *rig) close() {
 type observer struct {
 	probe      *probe
 	profileDir string
+	// db reads PostgreSQL's CPU time; nil on SQLite.
+	db *dbBackends
+}
+
+// dbCPU reads the database backends' CPU times; nil without a database of its own (SQLite).
+func (o observer) dbCPU(ctx context.Context) (map[int]time.Duration, error) {
+	if o.db == nil {
+		return nil, nil
+	}
+	return o.db.cpu(ctx)
 }
 
 // runScenario prepares, warms up and measures one scenario, with the server's CPU time, peak
@@ -411,9 +426,11 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, obs obser
 	}
 	srv.resetPeak()
 	stmtsBefore, errBefore := obs.probe.statements(ctx)
+	dbBefore, dbErrBefore := obs.dbCPU(ctx)
 	before, ok1 := srv.usage()
 	res := RunLoad(ctx, run, op)
 	after, ok2 := srv.usage()
+	dbAfter, dbErrAfter := obs.dbCPU(ctx)
 	stmtsAfter, errAfter := obs.probe.statements(ctx)
 
 	m := measurement(sc.name, sc.about, res)
@@ -421,6 +438,10 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, obs obser
 	if errBefore == nil && errAfter == nil && res.Requests > 0 {
 		perReq := round(float64(stmtsAfter-stmtsBefore)/float64(res.Requests), 2)
 		m.StatementsPerRequest = &perReq
+	}
+	if dbBefore != nil && dbErrBefore == nil && dbErrAfter == nil && res.Requests > 0 {
+		perReq := round(dbCPUSince(dbBefore, dbAfter).Seconds()*1000/float64(res.Requests), 3)
+		m.DBCPUPerRequestMS = &perReq
 	}
 	if profiled != nil {
 		if err := <-profiled; err != nil {

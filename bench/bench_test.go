@@ -163,6 +163,10 @@ func TestEveryScenario(t *testing.T) {
 				if m.VsBareHTTP == nil || m.VsDBInsert == nil {
 					t.Errorf("%s: no ratios", m.Name)
 				}
+				// PostgreSQL's CPU is read from its backends; SQLite has none of its own.
+				if (m.DBCPUPerRequestMS != nil) != (backend == gormstore.DriverPostgres) {
+					t.Errorf("%s: database CPU per request %v on %s", m.Name, m.DBCPUPerRequestMS, backend)
+				}
 				// Every scenario reads the database at least once a request (the token, the
 				// session or the code).
 				if m.StatementsPerRequest == nil || *m.StatementsPerRequest < 1 {

@@ -80,6 +80,9 @@ type Measurement struct {
 	// ServerCPUPerRequestMS is the server's CPU time per request: less sensitive than the rate
 	// to what else the machine is doing.
 	ServerCPUPerRequestMS *float64 `json:"server_cpu_ms_per_request"`
+	// DBCPUPerRequestMS is PostgreSQL's CPU time per request, of the backends serving the
+	// server (dbBackends); null on SQLite, which runs inside the server.
+	DBCPUPerRequestMS *float64 `json:"db_cpu_ms_per_request"`
 	// StatementsPerRequest is the SQL statements the server sent per request during the timed
 	// run (its proctor_db_statements_total metric); null for the baselines.
 	StatementsPerRequest *float64 `json:"sql_statements_per_request"`
@@ -179,21 +182,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	pad := func(s string) string { return s + strings.Repeat(" ", nameW-len(s)) }
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, pad("scenario")+"\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\trequests\tserver CPU s\tCPU ms/req\tpeak RSS MiB\tSQL/req\tvs bare\tvs insert\t")
+	fmt.Fprintln(tw, pad("scenario")+"\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\trequests\tserver CPU s\tCPU ms/req\tDB CPU ms/req\tpeak RSS MiB\tSQL/req\tvs bare\tvs insert\t")
 	row := func(m Measurement) {
 		if !m.Available {
-			fmt.Fprintf(tw, "%s\t%s\n", pad(m.Name), strings.Repeat("-\t", 12))
+			fmt.Fprintf(tw, "%s\t%s\n", pad(m.Name), strings.Repeat("-\t", 13))
 			return
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			pad(m.Name), m.RPS, m.LatencyMS.P50, m.LatencyMS.P90, m.LatencyMS.P99, m.Errors, m.Requests,
-			optFloat(m.ServerCPUSeconds, 2), optFloat(m.ServerCPUPerRequestMS, 3), optMiB(m.ServerPeakRSSBytes),
+			optFloat(m.ServerCPUSeconds, 2), optFloat(m.ServerCPUPerRequestMS, 3), optFloat(m.DBCPUPerRequestMS, 3), optMiB(m.ServerPeakRSSBytes),
 			optFloat(m.StatementsPerRequest, 2), optRatio(m.VsBareHTTP), optRatio(m.VsDBInsert))
 	}
 	for _, m := range r.Scenarios {
 		row(m)
 	}
-	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
+	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
 	for _, m := range r.Baselines {
 		row(m)
 	}

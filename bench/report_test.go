@@ -63,7 +63,7 @@ func TestReportJSONShape(t *testing.T) {
 	}
 	first := scen[0].(map[string]any)
 	for _, k := range []string{"name", "about", "available", "requests", "errors", "elapsed_seconds", "rps", "latency_ms",
-		"server_cpu_seconds", "server_peak_rss_bytes", "server_cpu_ms_per_request", "vs_bare_http", "vs_db_insert"} {
+		"server_cpu_seconds", "server_peak_rss_bytes", "server_cpu_ms_per_request", "db_cpu_ms_per_request", "vs_bare_http", "vs_db_insert"} {
 		if _, ok := first[k]; !ok {
 			t.Errorf("no %q in a scenario", k)
 		}

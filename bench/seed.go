@@ -249,10 +249,11 @@ func createSchema(ctx context.Context, dsn, schema string) (string, error) {
 		}
 		q := u.Query()
 		q.Set("search_path", schema)
+		q.Set("application_name", schema) // how dbBackends finds the server's connections
 		u.RawQuery = q.Encode()
 		return u.String(), nil
 	}
-	return dsn + " search_path=" + schema, nil
+	return dsn + " search_path=" + schema + " application_name=" + schema, nil
 }
 
 func dropSchema(dsn, schema string) error {
