@@ -22,7 +22,7 @@ import (
 //     (GetRefreshTokenSession), which notes P in the session it fills (Session.pairID); clones
 //     that session into the new request; then, in one transaction the adapter opens
 //     (transactions), calls RotateRefreshToken and CreateAccessTokenSession, which make the new
-//     pair P's child (replacedPair). At commit the store locks the grant, re-checks P under the
+//     pair P's child (replacedPair). At commit the store locks P, re-checks it under the
 //     lock and stores the child, in one call (storage.Grants.RefreshPair, unit.go).
 //     Until the new access token is used, P's refresh token keeps working, so a client that
 //     lost the response can retry (spec).

@@ -19,7 +19,7 @@ import (
 // has no data-modifying WITH, those are four statements (6).
 //
 // Refresh: the client, the pair by its refresh signature, and the refresh: on PostgreSQL one
-// statement that locks the grant, checks the old pair under the lock and inserts the new one (3);
+// statement that locks the old pair, checks it under the lock and inserts the new one (3);
 // on SQLite a check and an insert (4).
 func TestTokenEndpointStatements(t *testing.T) {
 	want := map[string]struct{ exchange, refresh int64 }{

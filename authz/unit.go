@@ -28,7 +28,7 @@ import (
 //     and the code with both its records in one query (storage.Grants.GetCodeGrant);
 //   - writes wait in the transaction fosite opens (pendingWrite) and go to the store as one call
 //     when fosite commits: ExchangeCode spends the code, deletes its records and stores the
-//     pair; RefreshPair locks the grant, checks the replaced pair and stores the new one.
+//     pair; RefreshPair locks the replaced pair, checks it and stores the new one.
 //
 // On PostgreSQL each of those calls is one statement, so an exchange or a refresh is three.
 //

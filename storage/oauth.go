@@ -156,9 +156,10 @@ type Grants interface {
 	GetTokenPair(ctx context.Context, kind TokenKind, signature string) (TokenPair, error)
 	// RefreshPair stores p as the child of the pair p.ReplacesPairID, which must be a live pair
 	// of the same grant (p.RequestID) at the context's school, and returns p with its ID. It
-	// locks the grant as RevokeGrant does and checks the replaced pair under that lock, so a
+	// locks the replaced pair, which RevokeGrant locks too, and checks it under that lock, so a
 	// refresh and a revocation of one grant are ordered by the database: a pair revoked first
-	// (the replaced one or its whole grant) is ErrNotFound, and nothing is stored.
+	// (the replaced one or its whole grant) is ErrNotFound, and nothing is stored; a pair stored
+	// first is revoked with the rest.
 	RefreshPair(ctx context.Context, p TokenPair) (TokenPair, error)
 	// RevokeGrant stamps every live pair of the grant revoked at `at` and deactivates its
 	// authorization codes, after locking the grant; it returns how many pairs it revoked.

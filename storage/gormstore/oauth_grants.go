@@ -17,8 +17,9 @@ import (
 //
 // Concurrency. Every decision that two requests could race on is taken by one conditional
 // statement whose result says who won (ExchangeCode, RetireReplaced), or ordered by locking
-// every pair of the grant in id order (lockGrant, RefreshPair). Every statement that locks
-// several pairs takes them in that order, so the lockers queue instead of deadlocking.
+// every pair of the grant in id order (lockGrant), or, for a refresh, the one pair it replaces
+// (RefreshPair). Every statement that locks several pairs takes them in that order, so the
+// lockers queue instead of deadlocking.
 
 func (r authorizationCodeRow) code() storage.AuthorizationCode {
 	return storage.AuthorizationCode{
@@ -228,7 +229,7 @@ func lockGrant(tx *gorm.DB, sc scope, requestID string) error {
 // RevokeGrant revokes every live pair of the grant and deactivates its codes, in the caller's
 // transaction or one of its own.
 //
-// Why a refresh cannot slip past it: a refresh locks the grant (RefreshPair), checks the old pair,
+// Why a refresh cannot slip past it: a refresh locks the pair it replaces (RefreshPair), checks it,
 // inserts the new one and commits. If the refresh locks first, the lock below waits for it, and
 // the revoking UPDATE, a separate statement, reads a fresh snapshot on PostgreSQL (READ
 // COMMITTED), so it sees and revokes the new pair too. If the revocation locks first, the

@@ -211,13 +211,18 @@ func (s *Store) ExchangeCode(ctx context.Context, signature string, p storage.To
 }
 
 // RefreshPair stores p as the child of a live pair of its grant. On PostgreSQL one statement
-// locks the grant's pairs in id order, as lockGrant does, and inserts only if the replaced pair
-// is among them and live. The lock is the ordering RevokeGrant relies on; the check is on the
-// locked rows themselves, which FOR UPDATE re-reads at their latest committed version after
-// waiting, so a pair revoked while this statement waited is seen revoked. (A check in another
-// subquery of the statement would read the statement's snapshot, taken before the wait.)
-// MATERIALIZED keeps PostgreSQL from folding the locking query into the outer one, which could
-// lock only the replaced pair.
+// locks the replaced pair and inserts only if it is live. Locking that one pair is enough to
+// order the refresh against a revocation of the grant, which locks every pair of the grant
+// before it revokes them in a later statement (RevokeGrant, and the member's and client's
+// revocations): whichever locks the replaced pair first goes first, and a revocation's later
+// statement sees the pair a refresh committed. The check is on the locked row itself, which FOR
+// UPDATE re-reads at its latest committed version after waiting, so a pair revoked while this
+// statement waited is seen revoked. (A check in another subquery of the statement would read
+// the statement's snapshot, taken before the wait.) Holding only one row, and nothing a
+// revocation holds while waiting for it, the refresh cannot deadlock against the lockers that
+// take several pairs in id order; and its cost does not grow with the grant, which gains a pair
+// at every refresh. MATERIALIZED keeps PostgreSQL from folding the locking query into the
+// INSERT.
 func (s *Store) RefreshPair(ctx context.Context, p storage.TokenPair) (storage.TokenPair, error) {
 	const op = "refresh pair"
 	sc, row, err := s.newPairRow(ctx, op, p)
@@ -229,11 +234,10 @@ func (s *Store) RefreshPair(ctx context.Context, p storage.TokenPair) (storage.T
 	}
 	gone := fmt.Errorf("gormstore: %s: pair %d is not a live pair of grant %q: %w", op, p.ReplacesPairID, p.RequestID, storage.ErrNotFound)
 	if s.driver == DriverPostgres {
-		q := "WITH grant_pairs AS MATERIALIZED (SELECT id, revoked_at FROM oauth_token_pairs WHERE school_id = ? AND request_id = ? ORDER BY id FOR UPDATE) " +
-			"INSERT INTO oauth_token_pairs (" + pairInsertColumns + ") SELECT " + pairInsertValues +
-			" FROM grant_pairs WHERE grant_pairs.id = ? AND grant_pairs.revoked_at IS NULL RETURNING id"
-		args := append([]any{sc.schoolID, p.RequestID}, row.insertArgs()...)
-		return s.insertPair(ctx, op, row, gone, q, append(args, p.ReplacesPairID)...)
+		q := "WITH replaced AS MATERIALIZED (SELECT id FROM oauth_token_pairs WHERE school_id = ? AND id = ? AND request_id = ? AND revoked_at IS NULL FOR UPDATE) " +
+			"INSERT INTO oauth_token_pairs (" + pairInsertColumns + ") SELECT " + pairInsertValues + " FROM replaced RETURNING id"
+		args := append([]any{sc.schoolID, p.ReplacesPairID, p.RequestID}, row.insertArgs()...)
+		return s.insertPair(ctx, op, row, gone, q, args...)
 	}
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		var n int64
