@@ -76,6 +76,10 @@ func (s *fositeStore) CreateRefreshTokenSession(ctx context.Context, signature, 
 // token (step 3), inside the transaction that revokes the grant: the event commits with the
 // revocation.
 func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature string) error {
+	ctx, err := s.within(ctx)
+	if err != nil {
+		return err
+	}
 	p, err := s.grants.GetTokenPair(ctx, storage.RefreshToken, signature)
 	if err != nil {
 		return fositeErr(err)
@@ -90,8 +94,7 @@ func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature s
 }
 
 func (s *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	_, err := s.grants.RevokeGrant(ctx, requestID, s.now())
-	return err
+	return s.revokeGrant(ctx, requestID)
 }
 
 // refreshScope applies a refresh request's scope parameter, which fosite v0.49 ignores (it

@@ -369,6 +369,10 @@ func (s *fositeStore) GetAccessTokenSession(ctx context.Context, signature strin
 // deletePair is what fosite calls "deleting" a token: it only does so on the way to revoking the
 // token's grant, so the pair is revoked (its row is kept to recognise a replay).
 func (s *fositeStore) deletePair(ctx context.Context, kind storage.TokenKind, signature string) error {
+	ctx, err := s.within(ctx)
+	if err != nil {
+		return err
+	}
 	p, err := s.grants.GetTokenPair(ctx, kind, signature)
 	if err != nil {
 		return fositeErr(err)
@@ -382,44 +386,82 @@ func (s *fositeStore) DeleteAccessTokenSession(ctx context.Context, signature st
 }
 
 func (s *fositeStore) RevokeAccessToken(ctx context.Context, requestID string) error {
-	_, err := s.grants.RevokeGrant(ctx, requestID, s.now())
+	return s.revokeGrant(ctx, requestID)
+}
+
+// revokeGrant revokes a grant, in fosite's transaction when the call is made in one.
+func (s *fositeStore) revokeGrant(ctx context.Context, requestID string) error {
+	ctx, err := s.within(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = s.grants.RevokeGrant(ctx, requestID, s.now())
 	return err
 }
 
 // ---- transactions ----
 
 // transactions are what fosite's storage.Transactional asks for: the code exchange, a refresh
-// and the revocation of a reused refresh token each run in one transaction, which travels in the
-// context to every adapter call made with it. Only the adapter opens them; the endpoints write in
-// single store calls.
+// and the revocation of a reused refresh token each run in one transaction. Only the adapter
+// opens them; the endpoints write in single store calls.
 type transactions interface {
 	BeginTx(ctx context.Context) (context.Context, error)
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
 }
 
-// BeginTX opens the transaction with a pendingWrite of its own, which Commit stores first.
+// BeginTX opens fosite's transaction as a pendingWrite, which Commit stores. The store's own
+// transaction is begun only for writes made directly in fosite's transaction (within): an
+// exchange or a refresh writes nothing but its pending write, one store call that is atomic on
+// its own, and so spends no BEGIN and COMMIT round trips.
 func (s *fositeStore) BeginTX(ctx context.Context) (context.Context, error) {
-	ctx, err := s.tx.BeginTx(ctx)
-	if err != nil {
-		return ctx, err
-	}
 	return context.WithValue(ctx, pendingWriteKey{}, &pendingWrite{}), nil
 }
 
-// Commit stores the pending write, then commits; a write refused rolls the transaction back.
+// within is the context the adapter's direct writes in fosite's transaction go through: the
+// store's transaction, begun at the first of them (the revocation of a reused refresh token,
+// whose security event commits with it). Outside fosite's transaction (a used code's
+// revocation) it is ctx: each store call is atomic on its own.
+func (s *fositeStore) within(ctx context.Context) (context.Context, error) {
+	w, err := pendingFrom(ctx)
+	if err != nil {
+		return ctx, nil
+	}
+	if w.tx == nil {
+		tx, err := s.tx.BeginTx(ctx)
+		if err != nil {
+			return ctx, err
+		}
+		w.tx = tx
+	}
+	return w.tx, nil
+}
+
+// Commit stores the pending write, in the store's transaction if one was begun, and commits
+// it; a write refused rolls it back.
 func (s *fositeStore) Commit(ctx context.Context) error {
 	w, err := pendingFrom(ctx)
-	if err == nil {
-		err = s.flush(ctx, w)
-	}
 	if err != nil {
-		if rbErr := s.tx.Rollback(ctx); rbErr != nil {
+		return err
+	}
+	if w.tx == nil {
+		return s.flush(ctx, w)
+	}
+	if err := s.flush(w.tx, w); err != nil {
+		if rbErr := s.tx.Rollback(w.tx); rbErr != nil {
 			return fmt.Errorf("%w (rollback: %v)", err, rbErr)
 		}
 		return err
 	}
-	return s.tx.Commit(ctx)
+	return s.tx.Commit(w.tx)
 }
 
-func (s *fositeStore) Rollback(ctx context.Context) error { return s.tx.Rollback(ctx) }
+// Rollback drops the pending write (by not storing it) and rolls the store's transaction back
+// if one was begun.
+func (s *fositeStore) Rollback(ctx context.Context) error {
+	w, err := pendingFrom(ctx)
+	if err != nil || w.tx == nil {
+		return nil
+	}
+	return s.tx.Rollback(w.tx)
+}

@@ -28,7 +28,8 @@ import (
 //     and the code with both its records in one query (storage.Grants.GetCodeGrant);
 //   - writes wait in the transaction fosite opens (pendingWrite) and go to the store as one call
 //     when fosite commits: ExchangeCode spends the code, deletes its records and stores the
-//     pair; RefreshPair locks the replaced pair, checks it and stores the new one.
+//     pair; RefreshPair locks the replaced pair, checks it and stores the new one. That call is
+//     atomic on its own, so no database transaction is begun for it (fositeStore.BeginTX).
 //
 // On PostgreSQL each of those calls is one statement, so an exchange or a refresh is three.
 //
@@ -172,6 +173,9 @@ type pendingWrite struct {
 	// pair is the pair fosite stored (CreateAccessTokenSession, then CreateRefreshTokenSession
 	// for its refresh half); nil until then.
 	pair *storage.TokenPair
+	// tx is the context of the store's transaction, begun for the first direct write in
+	// fosite's transaction (fositeStore.within); nil while there was none.
+	tx context.Context
 }
 
 type pendingWriteKey struct{}
