@@ -118,11 +118,21 @@ func (s *Store) CreateClient(ctx context.Context, c storage.Client) (storage.Cli
 	return row.client()
 }
 
-// GetClient returns one of the context school's clients.
+// GetClient returns one of the context school's clients. Every authorization and token request
+// reads its client, so, like GetTokenPair, this is a fixed statement scanned straight into the
+// row, without gorm's query building and reflection.
 func (s *Store) GetClient(ctx context.Context, id string) (storage.Client, error) {
-	row, err := takeScoped[oauthClientRow](s, ctx, fmt.Sprintf("get client %q", id), "id = ?", id)
+	sc, err := s.scoped(ctx)
 	if err != nil {
 		return storage.Client{}, err
+	}
+	row := oauthClientRow{ID: id, SchoolID: sc.schoolID}
+	err = s.conn(ctx).Raw(`SELECT kind, name, secret_hash, token_endpoint_auth_method, application_type, redirect_uris, scopes, created_at, updated_at
+FROM oauth_clients WHERE school_id = ? AND id = ?`, sc.schoolID, id).
+		Row().Scan(&row.Kind, &row.Name, &row.SecretHash, &row.TokenEndpointAuthMethod, &row.ApplicationType, &row.RedirectURIs,
+		&row.Scopes, &row.CreatedAt, &row.UpdatedAt)
+	if err != nil {
+		return storage.Client{}, wrap(fmt.Sprintf("get client %q", id), err)
 	}
 	return row.client()
 }
