@@ -35,12 +35,8 @@ func TestSessionDataReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sr storedRequest
-	if err := json.Unmarshal(data, &sr); err != nil {
-		t.Fatal(err)
-	}
 	got := newSession()
-	if err := json.Unmarshal(sr.Session, got); err != nil {
+	if err := json.Unmarshal(data, &storedRequest{Session: got}); err != nil {
 		t.Fatal(err)
 	}
 	if got.MemberID != 7 || got.SchoolID != 3 || got.Subdomain != "a" || got.Resource != "https://a.example" {

@@ -83,22 +83,22 @@ func (s *fositeStore) SetClientAssertionJWT(context.Context, string, time.Time) 
 // storedRequest is the JSON form of a fosite request kept in the data column of codes, PKCE and
 // OpenID Connect records and token pairs. The form is already sanitized by fosite.
 type storedRequest struct {
-	ID                string          `json:"id"`
-	RequestedAt       time.Time       `json:"requested_at"`
-	ClientID          string          `json:"client_id"`
-	RequestedScopes   []string        `json:"requested_scopes"`
-	GrantedScopes     []string        `json:"granted_scopes"`
-	RequestedAudience []string        `json:"requested_audience"`
-	GrantedAudience   []string        `json:"granted_audience"`
-	Form              url.Values      `json:"form"`
-	Session           json.RawMessage `json:"session"`
+	ID                string     `json:"id"`
+	RequestedAt       time.Time  `json:"requested_at"`
+	ClientID          string     `json:"client_id"`
+	RequestedScopes   []string   `json:"requested_scopes"`
+	GrantedScopes     []string   `json:"granted_scopes"`
+	RequestedAudience []string   `json:"requested_audience"`
+	GrantedAudience   []string   `json:"granted_audience"`
+	Form              url.Values `json:"form"`
+	// Session is the session, encoded and decoded in the same pass as the rest: to decode, set
+	// it to the (pointer to the) session to fill before calling json.Unmarshal, which decodes
+	// into the value an interface's pointer points to. (A json.RawMessage here cost a second
+	// scan and a copy of the session's JSON each way: the session is most of a request.)
+	Session any `json:"session"`
 }
 
 func marshalRequest(r fosite.Requester) ([]byte, error) {
-	sess, err := json.Marshal(r.GetSession())
-	if err != nil {
-		return nil, err
-	}
 	return json.Marshal(storedRequest{
 		ID:                r.GetID(),
 		RequestedAt:       r.GetRequestedAt(),
@@ -108,7 +108,7 @@ func marshalRequest(r fosite.Requester) ([]byte, error) {
 		RequestedAudience: r.GetRequestedAudience(),
 		GrantedAudience:   r.GetGrantedAudience(),
 		Form:              r.GetRequestForm(),
-		Session:           sess,
+		Session:           r.GetSession(),
 	})
 }
 
@@ -116,24 +116,17 @@ func marshalRequest(r fosite.Requester) ([]byte, error) {
 // package reads back: a harness that stores tokens of its own (servertest.MintToken) writes
 // them as the token endpoint would, without knowing the form.
 func SessionData(sess *Session) ([]byte, error) {
-	raw, err := json.Marshal(sess)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(storedRequest{Session: raw})
+	return json.Marshal(storedRequest{Session: sess})
 }
 
 // unmarshalRequest rebuilds the whole requester, filling the session fosite handed in.
 func (s *fositeStore) unmarshalRequest(ctx context.Context, data []byte, session fosite.Session) (fosite.Requester, error) {
-	var sr storedRequest
-	if err := json.Unmarshal(data, &sr); err != nil {
-		return nil, fmt.Errorf("authz: stored request: %w", err)
-	}
 	if session == nil {
 		session = newSession()
 	}
-	if err := json.Unmarshal(sr.Session, session); err != nil {
-		return nil, fmt.Errorf("authz: stored session: %w", err)
+	sr := storedRequest{Session: session}
+	if err := json.Unmarshal(data, &sr); err != nil {
+		return nil, fmt.Errorf("authz: stored request: %w", err)
 	}
 	client, err := s.GetClient(ctx, sr.ClientID)
 	if err != nil {
