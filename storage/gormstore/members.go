@@ -48,8 +48,12 @@ func (s *Store) CreateMember(ctx context.Context, m storage.Member) (storage.Mem
 
 // GetMember returns a member by id.
 func (s *Store) GetMember(ctx context.Context, id int64) (storage.Member, error) {
-	var row memberRow
-	if err := s.conn(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+	// A fixed statement scanned straight into the row: UserInfo and the consent page read the
+	// member on every request, and gorm's query building and reflection cost more than the read.
+	row := memberRow{ID: id}
+	err := s.conn(ctx).Raw("SELECT email, name, avatar_url, password_hash, created_at, updated_at FROM members WHERE id = ?", id).
+		Row().Scan(&row.Email, &row.Name, &row.AvatarURL, &row.PasswordHash, &row.CreatedAt, &row.UpdatedAt)
+	if err != nil {
 		return storage.Member{}, wrap(fmt.Sprintf("get member %d", id), err)
 	}
 	return row.member(), nil
@@ -162,11 +166,24 @@ func (s *Store) GetRoles(ctx context.Context, memberID int64) ([]storage.Role, e
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	err = sc.in(s.conn(ctx).Model(&memberRoleRow{})).
-		Where("member_id = ?", memberID).Pluck("role", &names).Error
+	// A fixed statement, as GetMember's: the operator API reads the caller's roles on every
+	// request.
+	op := fmt.Sprintf("get roles of member %d", memberID)
+	rows, err := s.conn(ctx).Raw("SELECT role FROM member_roles WHERE school_id = ? AND member_id = ?", sc.schoolID, memberID).Rows()
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("get roles of member %d", memberID), err)
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, wrap(op, err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
 	}
 	return sortRoles(names), nil
 }
