@@ -21,6 +21,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
@@ -138,7 +139,7 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an identity of another school keeps its password", func(t *testing.T) {
-				other := testSchool(t, 2, "https://lumen.example:8443")
+				other := schools.School(t, schools.File(2, "lumen", "Lumen", "https://lumen.example:8443"))
 				if err := e.store.SyncSchool(t.Context(), other.SchoolID, other.Subdomain, other.Name); err != nil {
 					t.Fatal(err)
 				}

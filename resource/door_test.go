@@ -16,10 +16,10 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/hmac"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -39,12 +39,7 @@ type doorEnv struct {
 
 func newDoorEnv(t *testing.T) *doorEnv {
 	t.Helper()
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tn := schools.School(t, schools.File(1, "north", "Northwind", "https://north.example/"))
 	st := storetest.Open(t, gormstore.DriverSQLite)
 	ctx := school.NewContext(t.Context(), tn)
 	for _, s := range []struct {

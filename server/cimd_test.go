@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -41,15 +42,11 @@ func TestPrivateNetworksWarning(t *testing.T) {
 // registryOf is the school registry of the schools cfgs describe.
 func registryOf(t *testing.T, cfgs ...config.School) *school.Registry {
 	t.Helper()
-	var schools []*school.School
+	var list []*school.School
 	for _, c := range cfgs {
-		tn, err := school.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schools = append(schools, tn)
+		list = append(list, schools.School(t, c))
 	}
-	reg, err := school.NewRegistry(schools)
+	reg, err := school.NewRegistry(list)
 	if err != nil {
 		t.Fatal(err)
 	}
