@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -27,19 +28,6 @@ func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
 	}
 	e.t.Cleanup(func() { _ = cs.Close() })
 	return cs
-}
-
-func mcpTools(t *testing.T, cs *mcp.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
 }
 
 func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
@@ -77,7 +65,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := e.mcpSession(&mcp.StreamableClientTransport{OAuthHandler: handler})
-	if got := mcpTools(t, cs); slices.Contains(got, "my_courses") || !slices.Contains(got, "list_courses") {
+	if got := resourcetest.ToolNames(t, cs); slices.Contains(got, "my_courses") || !slices.Contains(got, "list_courses") {
 		t.Fatalf("anonymous tools: %v", got)
 	}
 
@@ -85,7 +73,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 	if len(asked) != 1 || !slices.Equal(asked[0], []string{"account:read"}) {
 		t.Fatalf("authorizations: %v, want one for the challenge's account:read", asked)
 	}
-	if got := mcpTools(t, cs); !slices.Contains(got, "my_payments") || slices.Contains(got, "mark_all_notifications_read") {
+	if got := resourcetest.ToolNames(t, cs); !slices.Contains(got, "my_payments") || slices.Contains(got, "mark_all_notifications_read") {
 		t.Errorf("tools with account:read: %v", got)
 	}
 
@@ -93,7 +81,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 	if len(asked) != 2 || !slices.Equal(asked[1], []string{"account:read", "account:write"}) {
 		t.Fatalf("authorizations: %v, want a step-up adding account:write", asked)
 	}
-	if got := mcpTools(t, cs); !slices.Contains(got, "mark_all_notifications_read") {
+	if got := resourcetest.ToolNames(t, cs); !slices.Contains(got, "mark_all_notifications_read") {
 		t.Errorf("tools after the step-up: %v", got)
 	}
 }
@@ -105,7 +93,7 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	tr := e.tokens("openid", "account:read")
 	member := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(tr.AccessToken)})
-	if got := mcpTools(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
+	if got := resourcetest.ToolNames(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
 		t.Errorf("member tools: %v", got)
 	}
 	mcpCall(t, member, "my_notifications", nil)
@@ -129,7 +117,7 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 		t.Fatalf("operator exchange: %d %+v", status, op)
 	}
 	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(op.AccessToken)})
-	got := mcpTools(t, operator)
+	got := resourcetest.ToolNames(t, operator)
 	if !slices.Contains(got, "admin_list_students") || !slices.Contains(got, "admin_analytics_summary") ||
 		slices.Contains(got, "admin_list_payments") || slices.Contains(got, "my_courses") {
 		t.Errorf("operator tools: %v", got)

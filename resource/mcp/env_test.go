@@ -153,20 +153,6 @@ func (e *env) tryConnect(tn *school.School, token, version string) (*sdk.ClientS
 	return client.Connect(e.T.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 }
 
-// toolNames lists the tools a session sees.
-func toolNames(t testing.TB, cs *sdk.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
-}
-
 // call calls a tool and decodes its structured result into out (when not nil). It fails the
 // test on a protocol error; a tool error is returned as the result's text.
 func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any, out any) (toolErr string) {

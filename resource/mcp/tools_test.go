@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/server/servertest"
 )
 
@@ -34,7 +35,7 @@ func TestProtocolRevisions(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
 				t.Fatalf("negotiated %q, asked for %q", got, v)
 			}
-			if got := toolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
+			if got := resourcetest.ToolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
 				t.Errorf("tools: %v", got)
 			}
 			var out struct{ Courses []struct{ Slug string } }
@@ -60,7 +61,7 @@ func TestProtocolRevisions(t *testing.T) {
 func TestAnonymous(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		cs := e.connect(e.A, "", "")
-		if got := toolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
+		if got := resourcetest.ToolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
 			t.Fatalf("anonymous tools: %v, want %v", got, publicNames)
 		}
 
@@ -175,15 +176,15 @@ func TestAnonymous(t *testing.T) {
 func TestMemberTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		read := e.connect(e.A, e.Token(e.A, studentEmail, readScope), "")
-		if got := toolNames(t, read); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames))) {
+		if got := resourcetest.ToolNames(t, read); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames))) {
 			t.Fatalf("account:read tools: %v", got)
 		}
 		write := e.connect(e.A, e.Token(e.A, studentEmail, writeScope), "")
-		if got := toolNames(t, write); !slices.Equal(got, sorted(slices.Concat(publicNames, writeNames))) {
+		if got := resourcetest.ToolNames(t, write); !slices.Equal(got, sorted(slices.Concat(publicNames, writeNames))) {
 			t.Fatalf("account:write tools: %v", got)
 		}
 		both := e.connect(e.A, e.Token(e.A, studentEmail, bothScopes), "")
-		if got := toolNames(t, both); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames, writeNames))) {
+		if got := resourcetest.ToolNames(t, both); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames, writeNames))) {
 			t.Fatalf("account:read and account:write tools: %v", got)
 		}
 
@@ -341,12 +342,12 @@ func TestMemberTools(t *testing.T) {
 func TestOperatorTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		cs := e.connect(e.A, e.Token(e.A, ownerEmail, operatorScope), "")
-		if got := toolNames(t, cs); !slices.Equal(got, sorted(slices.Concat(publicNames, operatorNames))) {
+		if got := resourcetest.ToolNames(t, cs); !slices.Equal(got, sorted(slices.Concat(publicNames, operatorNames))) {
 			t.Fatalf("operator tools: %v", got)
 		}
 		// One scope, one tool.
 		only := e.connect(e.A, e.Token(e.A, ownerEmail, servertest.TokenOptions{Scopes: []string{"orders:read"}}), "")
-		if got := toolNames(t, only); !slices.Equal(got, sorted(append(slices.Clone(publicNames), "admin_list_payments"))) {
+		if got := resourcetest.ToolNames(t, only); !slices.Equal(got, sorted(append(slices.Clone(publicNames), "admin_list_payments"))) {
 			t.Errorf("orders:read tools: %v", got)
 		}
 
@@ -418,7 +419,7 @@ func TestOperatorTools(t *testing.T) {
 		// grant them) sees no operator tool, and calling one is 403 without a scope to ask for.
 		for _, email := range []string{studentEmail, lecturerEmail} {
 			tok := e.Token(e.A, email, operatorScope)
-			if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
+			if got := resourcetest.ToolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
 				t.Errorf("%s with operator scopes: %v", email, got)
 			}
 			r := e.post(e.A, tok, toolCall("admin_list_students", ""))
@@ -436,7 +437,7 @@ func TestOperatorTools(t *testing.T) {
 		if err := e.Store.SetRoles(e.Ctx(e.A), owner.ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
+		if got := resourcetest.ToolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
 			t.Errorf("former owner: %v", got)
 		}
 	})
