@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 const (
@@ -34,9 +34,15 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
 	}
 	_, prefix := schools.Redis(t, redisURL)
-	dsn := filepath.Join(t.TempDir(), "shared.db")
-	a := newRateLimitReplica(t, dsn, redisURL, prefix)
-	b := newRateLimitReplica(t, dsn, redisURL, prefix)
+	// The second replica opens the database the first migrated.
+	shared, cfg := storetest.OpenConfig(t, gormstore.DriverSQLite)
+	other, err := gormstore.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	a := newRateLimitReplica(t, shared, redisURL, prefix)
+	b := newRateLimitReplica(t, other, redisURL, prefix)
 
 	hash := schools.Hash(t, rateLimitPassword)
 	if _, err := a.store.CreateMember(t.Context(), storage.Member{Email: rateLimitEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
@@ -81,10 +87,9 @@ type rateLimitReplica struct {
 	public *httptest.Server
 }
 
-// newRateLimitReplica builds one server on the SQLite file dsn with Redis at redisURL.
-func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitReplica {
+// newRateLimitReplica builds one server on the store st with Redis at redisURL.
+func newRateLimitReplica(t *testing.T, st *gormstore.Store, redisURL, prefix string) *rateLimitReplica {
 	t.Helper()
-	st := openSQLite(t, dsn)
 	_, reg := schools.Sync(t, st, schoolFile(1, "north", "Northwind", "http://"+rateLimitHost))
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
