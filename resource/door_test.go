@@ -39,17 +39,12 @@ type doorEnv struct {
 
 func newDoorEnv(t *testing.T) *doorEnv {
 	t.Helper()
-	tn := schools.School(t, schools.File(1, "north", "Northwind", "https://north.example/"))
 	st := storetest.Open(t, gormstore.DriverSQLite)
+	synced, _ := schools.Sync(t, st,
+		schools.File(1, "north", "Northwind", "https://north.example/"),
+		schools.File(2, "south", "South", "https://south.example/"))
+	tn := synced[0]
 	ctx := school.NewContext(t.Context(), tn)
-	for _, s := range []struct {
-		id   int64
-		name string
-	}{{1, "north"}, {2, "south"}} {
-		if err := st.SyncSchool(t.Context(), s.id, s.name, s.name); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := st.CreateClient(ctx, storage.Client{
 		ID: "app", Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone,
 		ApplicationType: "native", RedirectURIs: []string{"http://127.0.0.1/cb"},

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // TestPrivateNetworksWarning: a school that may fetch Client ID Metadata Documents from private
@@ -22,15 +22,10 @@ func TestPrivateNetworksWarning(t *testing.T) {
 		config.School{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example",
 			CIMD: config.CIMD{Open: true}},
 	)
-	st, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	var logs bytes.Buffer
 	sc := config.DefaultServer()
 	sc.Secret = config.Secret(strings.Repeat("s", 32))
-	if _, err := New(Deps{Config: sc, Schools: reg, Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
+	if _, err := New(Deps{Config: sc, Schools: reg, Store: storetest.Open(t, gormstore.DriverSQLite), Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()
