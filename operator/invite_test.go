@@ -164,13 +164,8 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an admin cannot invite an owner", func(t *testing.T) {
-				admin, err := e.store.CreateMember(e.ctx, storage.Member{Email: "admin@example.test", Name: "Admin"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := e.store.SetRoles(e.ctx, admin.ID, []storage.Role{storage.RoleAdmin}); err != nil {
-					t.Fatal(err)
-				}
+				admin := schools.Member(t, e.store, "admin@example.test", "Admin")
+				schools.SetRoles(t, e.store, e.tn, admin.ID, storage.RoleAdmin)
 				e.tokens["admin"] = resource.Grant{MemberID: admin.ID, Scopes: scope.NamesFor(scope.Operator)}
 				status, h, raw := invite("admin", map[string]any{"email": "would-be-owner@example.test", "roles": []string{"owner"}})
 				wantProblem(t, "admin invites an owner", status, h, raw, http.StatusForbidden, "")

@@ -13,15 +13,13 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 const (
-	rateLimitHost     = "127.0.0.1:8080"
-	rateLimitEmail    = "ann@example.com"
-	rateLimitPassword = "correct horse battery staple"
+	rateLimitHost  = "127.0.0.1:8080"
+	rateLimitEmail = "ann@example.com"
 )
 
 // TestLoginRateLimitSharedAcrossReplicas: two servers on one database and one Redis, as two
@@ -44,10 +42,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	a := newRateLimitReplica(t, shared, redisURL, prefix)
 	b := newRateLimitReplica(t, other, redisURL, prefix)
 
-	hash := schools.Hash(t, rateLimitPassword)
-	if _, err := a.store.CreateMember(t.Context(), storage.Member{Email: rateLimitEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
-		t.Fatal(err)
-	}
+	schools.Member(t, a.store, rateLimitEmail, "Ann Example")
 
 	csrfCookie, token := rateLimitLoginForm(t, a)
 	post := func(r *rateLimitReplica, pw string) (int, string) {
@@ -74,7 +69,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 		}
 	}
 	for i, r := range replicas {
-		status, body := post(r, rateLimitPassword)
+		status, body := post(r, schools.Password)
 		if status != http.StatusTooManyRequests || !strings.Contains(body, login.MsgLoginLimited) {
 			t.Errorf("replica %d after the shared budget: %d\n%s", i, status, body)
 		}
