@@ -30,16 +30,12 @@ func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
 	return cs
 }
 
-func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+// mcpCall calls a tool, which must succeed.
+func mcpCall(t *testing.T, cs *mcp.ClientSession, name string) {
 	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+	if msg := resourcetest.CallTool(t, cs, name, nil, nil); msg != "" {
+		t.Fatalf("%s: tool error %s", name, msg)
 	}
-	if res.IsError {
-		t.Fatalf("%s: tool error %+v", name, res.Content)
-	}
-	return res
 }
 
 // TestMCPClientAuthorization: the Go SDK's MCP client, starting anonymous, discovers the
@@ -69,7 +65,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 		t.Fatalf("anonymous tools: %v", got)
 	}
 
-	mcpCall(t, cs, "my_courses", nil)
+	mcpCall(t, cs, "my_courses")
 	if len(asked) != 1 || !slices.Equal(asked[0], []string{"account:read"}) {
 		t.Fatalf("authorizations: %v, want one for the challenge's account:read", asked)
 	}
@@ -77,7 +73,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 		t.Errorf("tools with account:read: %v", got)
 	}
 
-	mcpCall(t, cs, "mark_all_notifications_read", nil)
+	mcpCall(t, cs, "mark_all_notifications_read")
 	if len(asked) != 2 || !slices.Equal(asked[1], []string{"account:read", "account:write"}) {
 		t.Fatalf("authorizations: %v, want a step-up adding account:write", asked)
 	}
@@ -96,13 +92,13 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	if got := resourcetest.ToolNames(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
 		t.Errorf("member tools: %v", got)
 	}
-	mcpCall(t, member, "my_notifications", nil)
+	mcpCall(t, member, "my_notifications")
 
 	status, refreshed := e.refresh(e.a, publicClient, tr.RefreshToken)
 	if status != http.StatusOK {
 		t.Fatalf("refresh: %d %+v", status, refreshed)
 	}
-	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses", nil)
+	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses")
 	if status, _, _ := e.userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
 		t.Errorf("the replaced access token after the new one's first use at /mcp: %d", status)
 	}
@@ -122,8 +118,8 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 		slices.Contains(got, "admin_list_payments") || slices.Contains(got, "my_courses") {
 		t.Errorf("operator tools: %v", got)
 	}
-	mcpCall(t, operator, "admin_list_students", nil)
-	mcpCall(t, operator, "admin_analytics_summary", nil)
+	mcpCall(t, operator, "admin_list_students")
+	mcpCall(t, operator, "admin_analytics_summary")
 }
 
 // splitScopes returns the scope parameter of an authorization URL, split and sorted.
