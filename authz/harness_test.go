@@ -20,6 +20,7 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -319,19 +320,15 @@ type tokenResponse struct {
 // postForm posts a form to an endpoint of school t and decodes the JSON answer.
 func (e *env) postForm(t *school.School, path string, form url.Values) (int, tokenResponse, http.Header) {
 	e.t.Helper()
-	resp, err := http.PostForm(e.url(t, path), form)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, header, body := resourcetest.Send(e.t, http.MethodPost, e.url(t, path), "", strings.NewReader(form.Encode()),
+		"Content-Type", "application/x-www-form-urlencoded")
 	var tr tokenResponse
-	body, _ := io.ReadAll(resp.Body)
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &tr); err != nil {
-			e.t.Fatalf("%s: not JSON (%d): %s", path, resp.StatusCode, body)
+			e.t.Fatalf("%s: not JSON (%d): %s", path, status, body)
 		}
 	}
-	return resp.StatusCode, tr, resp.Header
+	return status, tr, header
 }
 
 // exchange trades a code for tokens.
@@ -362,16 +359,10 @@ func (e *env) revoke(t *school.School, form url.Values) (int, tokenResponse) {
 // userinfo calls UserInfo with a bearer token and returns the status and decoded body.
 func (e *env) userinfo(t *school.School, token string) (int, map[string]any, http.Header) {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(t, endpoint.Userinfo), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, header, raw := resourcetest.Send(e.t, http.MethodGet, e.url(t, endpoint.Userinfo), token, nil)
 	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m, resp.Header
+	_ = json.Unmarshal(raw, &m)
+	return status, m, header
 }
 
 // tokens runs a whole authorization at school A for the public member client.
