@@ -24,7 +24,7 @@ func TestPrivateNetworksWarning(t *testing.T) {
 	)
 	var logs bytes.Buffer
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Secret = schools.Secret
 	if _, err := New(Deps{Config: sc, Schools: reg, Store: storetest.Open(t, gormstore.DriverSQLite), Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
 		t.Fatal(err)
 	}

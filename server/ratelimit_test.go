@@ -85,9 +85,9 @@ type rateLimitReplica struct {
 // newRateLimitReplica builds one server on the store st with Redis at redisURL.
 func newRateLimitReplica(t *testing.T, st *gormstore.Store, redisURL, prefix string) *rateLimitReplica {
 	t.Helper()
-	_, reg := schools.Sync(t, st, schoolFile(1, "north", "Northwind", "http://"+rateLimitHost))
+	_, reg := schools.Sync(t, st, schools.File(1, "north", "Northwind", "http://"+rateLimitHost))
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Secret = schools.Secret
 	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
 	s, err := New(Deps{Config: sc, Schools: reg, Store: st})
 	if err != nil {

@@ -31,19 +31,14 @@ type fixture struct {
 	tls *httptest.Server
 }
 
-// schoolFile is a school file with the default lifetimes.
-func schoolFile(id int64, subdomain, name, baseURL string) config.School {
-	return config.School{SchoolID: id, Subdomain: subdomain, Name: name, BaseURL: baseURL, Lifetimes: config.DefaultSchool().Lifetimes}
-}
-
 func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 	t.Helper()
 	st := storetest.Open(t, gormstore.DriverSQLite)
 	list, reg := schools.Sync(t, st,
-		schoolFile(1, "north", "Northwind", "http://127.0.0.1:8080"),
-		schoolFile(2, "lumen", "Lumen", "https://lumen.example"))
+		schools.File(1, "north", "Northwind", "http://127.0.0.1:8080"),
+		schools.File(2, "lumen", "Lumen", "https://lumen.example"))
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Secret = schools.Secret
 	if mutate != nil {
 		mutate(&sc)
 	}
