@@ -27,7 +27,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
@@ -379,9 +378,7 @@ func (e *env) tokens(scopes ...string) tokenResponse {
 
 // eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
 func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
+	resourcetest.EachBackend(t, func(t testing.TB, backend string) *env { return newEnv(t, backend) }, f)
 }
 
 // storageClient is a public member client with the test redirect URI.
