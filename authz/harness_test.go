@@ -20,13 +20,13 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // env is a whole Proctor behind a real HTTP server: school A at 127.0.0.1:<port> with ID
@@ -319,19 +319,15 @@ type tokenResponse struct {
 // postForm posts a form to an endpoint of school t and decodes the JSON answer.
 func (e *env) postForm(t *school.School, path string, form url.Values) (int, tokenResponse, http.Header) {
 	e.t.Helper()
-	resp, err := http.PostForm(e.url(t, path), form)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, header, body := resourcetest.Send(e.t, http.MethodPost, e.url(t, path), "", strings.NewReader(form.Encode()),
+		"Content-Type", "application/x-www-form-urlencoded")
 	var tr tokenResponse
-	body, _ := io.ReadAll(resp.Body)
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &tr); err != nil {
-			e.t.Fatalf("%s: not JSON (%d): %s", path, resp.StatusCode, body)
+			e.t.Fatalf("%s: not JSON (%d): %s", path, status, body)
 		}
 	}
-	return resp.StatusCode, tr, resp.Header
+	return status, tr, header
 }
 
 // exchange trades a code for tokens.
@@ -362,16 +358,10 @@ func (e *env) revoke(t *school.School, form url.Values) (int, tokenResponse) {
 // userinfo calls UserInfo with a bearer token and returns the status and decoded body.
 func (e *env) userinfo(t *school.School, token string) (int, map[string]any, http.Header) {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(t, endpoint.Userinfo), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	status, header, raw := resourcetest.Send(e.t, http.MethodGet, e.url(t, endpoint.Userinfo), token, nil)
 	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m, resp.Header
+	_ = json.Unmarshal(raw, &m)
+	return status, m, header
 }
 
 // tokens runs a whole authorization at school A for the public member client.
@@ -388,9 +378,7 @@ func (e *env) tokens(scopes ...string) tokenResponse {
 
 // eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
 func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
+	resourcetest.EachBackend(t, func(t testing.TB, backend string) *env { return newEnv(t, backend) }, f)
 }
 
 // storageClient is a public member client with the test redirect URI.

@@ -3,7 +3,6 @@ package authz_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
 )
 
@@ -20,18 +20,9 @@ func TestIntrospection(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	tr := e.tokens("openid", "account:read")
 	introspect := func(key string, form url.Values) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, e.internal.URL+resource.IntrospectPath, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		status, _, body := resourcetest.Send(t, http.MethodPost, e.internal.URL+resource.IntrospectPath, key,
+			strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
+		return status, string(body)
 	}
 	form := url.Values{"token": {tr.AccessToken}, "school_id": {"1"}}
 	for _, key := range []string{"", "wrong-key-wrong-key-wrong-key-wrong-key"} {

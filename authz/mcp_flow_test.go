@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -29,29 +30,12 @@ func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
 	return cs
 }
 
-func mcpTools(t *testing.T, cs *mcp.ClientSession) []string {
+// mcpCall calls a tool, which must succeed.
+func mcpCall(t *testing.T, cs *mcp.ClientSession, name string) {
 	t.Helper()
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
+	if msg := resourcetest.CallTool(t, cs, name, nil, nil); msg != "" {
+		t.Fatalf("%s: tool error %s", name, msg)
 	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
-}
-
-func mcpCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s: tool error %+v", name, res.Content)
-	}
-	return res
 }
 
 // TestMCPClientAuthorization: the Go SDK's MCP client, starting anonymous, discovers the
@@ -77,23 +61,23 @@ func TestMCPClientAuthorization(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := e.mcpSession(&mcp.StreamableClientTransport{OAuthHandler: handler})
-	if got := mcpTools(t, cs); slices.Contains(got, "my_courses") || !slices.Contains(got, "list_courses") {
+	if got := resourcetest.ToolNames(t, cs); slices.Contains(got, "my_courses") || !slices.Contains(got, "list_courses") {
 		t.Fatalf("anonymous tools: %v", got)
 	}
 
-	mcpCall(t, cs, "my_courses", nil)
+	mcpCall(t, cs, "my_courses")
 	if len(asked) != 1 || !slices.Equal(asked[0], []string{"account:read"}) {
 		t.Fatalf("authorizations: %v, want one for the challenge's account:read", asked)
 	}
-	if got := mcpTools(t, cs); !slices.Contains(got, "my_payments") || slices.Contains(got, "mark_all_notifications_read") {
+	if got := resourcetest.ToolNames(t, cs); !slices.Contains(got, "my_payments") || slices.Contains(got, "mark_all_notifications_read") {
 		t.Errorf("tools with account:read: %v", got)
 	}
 
-	mcpCall(t, cs, "mark_all_notifications_read", nil)
+	mcpCall(t, cs, "mark_all_notifications_read")
 	if len(asked) != 2 || !slices.Equal(asked[1], []string{"account:read", "account:write"}) {
 		t.Fatalf("authorizations: %v, want a step-up adding account:write", asked)
 	}
-	if got := mcpTools(t, cs); !slices.Contains(got, "mark_all_notifications_read") {
+	if got := resourcetest.ToolNames(t, cs); !slices.Contains(got, "mark_all_notifications_read") {
 		t.Errorf("tools after the step-up: %v", got)
 	}
 }
@@ -105,16 +89,16 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	tr := e.tokens("openid", "account:read")
 	member := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(tr.AccessToken)})
-	if got := mcpTools(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
+	if got := resourcetest.ToolNames(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
 		t.Errorf("member tools: %v", got)
 	}
-	mcpCall(t, member, "my_notifications", nil)
+	mcpCall(t, member, "my_notifications")
 
 	status, refreshed := e.refresh(e.a, publicClient, tr.RefreshToken)
 	if status != http.StatusOK {
 		t.Fatalf("refresh: %d %+v", status, refreshed)
 	}
-	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses", nil)
+	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses")
 	if status, _, _ := e.userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
 		t.Errorf("the replaced access token after the new one's first use at /mcp: %d", status)
 	}
@@ -129,13 +113,13 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 		t.Fatalf("operator exchange: %d %+v", status, op)
 	}
 	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(op.AccessToken)})
-	got := mcpTools(t, operator)
+	got := resourcetest.ToolNames(t, operator)
 	if !slices.Contains(got, "admin_list_students") || !slices.Contains(got, "admin_analytics_summary") ||
 		slices.Contains(got, "admin_list_payments") || slices.Contains(got, "my_courses") {
 		t.Errorf("operator tools: %v", got)
 	}
-	mcpCall(t, operator, "admin_list_students", nil)
-	mcpCall(t, operator, "admin_analytics_summary", nil)
+	mcpCall(t, operator, "admin_list_students")
+	mcpCall(t, operator, "admin_analytics_summary")
 }
 
 // splitScopes returns the scope parameter of an authorization URL, split and sorted.

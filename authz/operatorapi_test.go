@@ -13,6 +13,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
@@ -55,23 +56,14 @@ func (e *env) call(t *school.School, method, path, token string, body any, conte
 		}
 		r = bytes.NewReader(raw)
 	}
-	req, _ := http.NewRequest(method, e.url(t, path), r)
+	var header []string
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		header = []string{"Content-Type", "application/json"}
 		if len(contentType) > 0 {
-			req.Header.Set("Content-Type", contentType[0])
+			header[1] = contentType[0]
 		}
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, raw
+	return resourcetest.Send(e.t, method, e.url(t, path), token, r, header...)
 }
 
 // mustCall is call expecting the given status; it decodes the JSON answer into out (if not nil).

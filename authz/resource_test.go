@@ -8,20 +8,14 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
 func testSchool(t testing.TB, baseURL string) *school.School {
 	t.Helper()
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "a", "A", baseURL
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tn
+	return schools.School(t, schools.File(1, "a", "A", baseURL))
 }
 
 func TestParseResource(t *testing.T) {

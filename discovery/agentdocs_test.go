@@ -15,10 +15,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -29,16 +29,12 @@ import (
 func demoStore(t *testing.T) (storage.Store, []*school.School) {
 	t.Helper()
 	st := storetest.Open(t, "sqlite")
-	opts := seed.Options{Params: password.Params{MemoryKiB: 64, Time: 1, Threads: 1}}
-	var schools []*school.School
+	opts := seed.Options{Params: schools.Cheap}
+	var list []*school.School
 	for i, s := range demo.Schools("127.0.0.1:8080") {
-		c := config.DefaultSchool()
-		c.SchoolID, c.Subdomain, c.Name, c.BaseURL = s.SchoolID, s.Subdomain, s.Name, s.BaseURL
+		c := schools.File(s.SchoolID, s.Subdomain, s.Name, s.BaseURL)
 		c.Features = config.Features{MCPConnections: true, IDTokens: i == 0}
-		tn, err := school.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tn := schools.School(t, c)
 		if err := st.SyncSchool(t.Context(), s.SchoolID, s.Subdomain, s.Name); err != nil {
 			t.Fatal(err)
 		}
@@ -49,9 +45,9 @@ func demoStore(t *testing.T) (storage.Store, []*school.School) {
 		if _, err := fx.Apply(school.NewContext(t.Context(), tn), st, opts); err != nil {
 			t.Fatalf("%s: %v", s.FileName, err)
 		}
-		schools = append(schools, tn)
+		list = append(list, tn)
 	}
-	return st, schools
+	return st, list
 }
 
 // goldenText compares got with testdata/name byte for byte (go test -update rewrites it).

@@ -12,21 +12,17 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func testSchool(t *testing.T, idTokens bool, cimd config.CIMD) *school.School {
 	t.Helper()
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
+	c := schools.File(1, "north", "Northwind", "https://north.example/")
 	c.Features.IDTokens = idTokens
 	c.CIMD = cimd
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tn
+	return schools.School(t, c)
 }
 
 // golden compares v's indented JSON with testdata/name (go test -update rewrites it).

@@ -34,27 +34,23 @@ func (c *countingStore) ListSigningKeys(ctx context.Context) ([]storage.SigningK
 	return c.SigningKeys.ListSigningKeys(ctx)
 }
 
+// testSchools are schools 1 ("a") and 2 ("b").
+var testSchools = []config.School{
+	schools.File(1, "a", "A", "https://a.example"),
+	schools.File(2, "b", "B", "https://b.example"),
+}
+
 // openStore returns a migrated SQLite store with schools 1 and 2, and a context for school 1.
 func openStore(t testing.TB) (storage.SigningKeys, context.Context) {
 	t.Helper()
-	ctx := context.Background()
 	st := storetest.Open(t, gormstore.DriverSQLite)
-	for _, s := range []struct {
-		id        int64
-		sub, name string
-	}{{1, "a", "A"}, {2, "b", "B"}} {
-		if err := st.SyncSchool(ctx, s.id, s.sub, s.name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return st, schoolContext(ctx, 1)
+	schools.Sync(t, st, testSchools...)
+	return st, schoolContext(t, 1)
 }
 
-func schoolContext(ctx context.Context, id int64) context.Context {
-	subs := map[int64]string{1: "a", 2: "b"}
-	return school.NewContext(ctx, &school.School{
-		SchoolID: id, Subdomain: subs[id], Name: subs[id], Origin: "https://" + subs[id] + ".example",
-	})
+// schoolContext is a context, not the test's, carrying school id of testSchools.
+func schoolContext(t testing.TB, id int64) context.Context {
+	return school.NewContext(context.Background(), schools.School(t, testSchools[id-1]))
 }
 
 func kids(set jose.JSONWebKeySet) []string {
@@ -155,7 +151,7 @@ func TestCurrentCreatesOnce(t *testing.T) {
 		t.Fatalf("stored row does not decrypt to the key: %v", err)
 	}
 	// Each school has its own key.
-	other := must(t, m.Current, schoolContext(context.Background(), 2))
+	other := must(t, m.Current, schoolContext(t, 2))
 	if other.KID == k1.KID || other.Private.Equal(k1.Private) {
 		t.Fatal("school 2 got school 1's key")
 	}
@@ -378,7 +374,7 @@ func TestRowCopiedToAnotherSchool(t *testing.T) {
 	// kid is unique across schools, so the copy takes a new one; the AAD binds both.
 	row := rows[0]
 	row.KID = k.KID + "x"
-	ctx2 := schoolContext(context.Background(), 2)
+	ctx2 := schoolContext(t, 2)
 	if err := st.CreateSigningKey(ctx2, row); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/resource"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -147,13 +148,8 @@ func TestPaging(t *testing.T) {
 // tokens (scopes, revoked roles) are in package authz.
 func TestAuthorize(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	student, err := e.store.CreateMember(e.ctx, storage.Member{Email: "student@example.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.SetRoles(e.ctx, student.ID, []storage.Role{storage.RoleStudent}); err != nil {
-		t.Fatal(err)
-	}
+	student := schools.Member(t, e.store, "student@example.test", "Student")
+	schools.SetRoles(t, e.store, e.tn, student.ID, storage.RoleStudent)
 	e.tokens["student"] = resource.Grant{MemberID: student.ID, Scopes: []string{"courses:read"}}
 	e.tokens["no-user"] = resource.Grant{Scopes: []string{"courses:read"}}
 	e.tokens["read-only"] = resource.Grant{MemberID: e.owner, Scopes: []string{"courses:read"}}

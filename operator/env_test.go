@@ -62,7 +62,7 @@ const allScopes = "all"
 func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	t.Helper()
 	e := &env{t: t, store: storetest.Open(t, backend), dir: t.TempDir()}
-	synced, _ := schools.Sync(t, e.store, schoolFile(1, "https://north.example"))
+	synced, _ := schools.Sync(t, e.store, schools.File(1, "north", "Northwind", "https://north.example"))
 	e.tn, e.ctx = synced[0], schools.Ctx(t, synced[0])
 	owner := schools.Member(t, e.store, "owner@example.test", "Owner")
 	schools.SetRoles(t, e.store, e.tn, owner.ID, storage.RoleOwner)

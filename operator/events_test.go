@@ -8,6 +8,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -38,13 +39,8 @@ func TestSecurityEvents(t *testing.T) {
 			if s := roles("ops", "admin", "student"); s != http.StatusOK { // the same again: no event
 				t.Fatalf("set the same roles: %d", s)
 			}
-			admin, err := e.store.CreateMember(e.ctx, storage.Member{Email: "admin@example.test"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.store.SetRoles(e.ctx, admin.ID, []storage.Role{storage.RoleAdmin}); err != nil {
-				t.Fatal(err)
-			}
+			admin := schools.Member(t, e.store, "admin@example.test", "Admin")
+			schools.SetRoles(t, e.store, e.tn, admin.ID, storage.RoleAdmin)
 			e.tokens["admin"] = resource.Grant{MemberID: admin.ID, ClientID: "ops-app", Scopes: scope.NamesFor(scope.Operator)}
 			if s := roles("admin", "owner"); s != http.StatusForbidden { // refused: no event
 				t.Fatalf("admin makes an owner: %d", s)

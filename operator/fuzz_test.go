@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -17,13 +18,8 @@ func FuzzWriteOperations(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	student, err := e.store.CreateMember(e.ctx, storage.Member{Email: "student@example.test", Name: "Student"})
-	if err == nil {
-		err = e.store.SetRoles(e.ctx, student.ID, []storage.Role{storage.RoleStudent})
-	}
-	if err != nil {
-		f.Fatal(err)
-	}
+	student := schools.Member(f, e.store, "student@example.test", "Student")
+	schools.SetRoles(f, e.store, e.tn, student.ID, storage.RoleStudent)
 	ops := []struct{ method, path string }{
 		{http.MethodPatch, "/api/v1/school"},
 		{http.MethodPatch, "/api/v1/school/appearance"},

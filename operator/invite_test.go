@@ -21,6 +21,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
@@ -138,18 +139,10 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an identity of another school keeps its password", func(t *testing.T) {
-				other := testSchool(t, 2, "https://lumen.example:8443")
-				if err := e.store.SyncSchool(t.Context(), other.SchoolID, other.Subdomain, other.Name); err != nil {
-					t.Fatal(err)
-				}
-				octx := school.NewContext(t.Context(), other)
-				have, err := e.store.CreateMember(octx, storage.Member{Email: "lumen@example.test", Name: "Lumen Learner", PasswordHash: "$argon2id$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := e.store.SetRoles(octx, have.ID, []storage.Role{storage.RoleLecturer}); err != nil {
-					t.Fatal(err)
-				}
+				synced, _ := schools.Sync(t, e.store, schools.File(2, "lumen", "Lumen", "https://lumen.example:8443"))
+				other := synced[0]
+				have := schools.Member(t, e.store, "lumen@example.test", "Lumen Learner")
+				schools.SetRoles(t, e.store, other, have.ID, storage.RoleLecturer)
 				status, _, raw := invite(allScopes, map[string]any{"email": "lumen@example.test", "name": "Another Name"})
 				if status != http.StatusCreated {
 					t.Fatalf("invite: %d\n%s", status, raw)
@@ -162,7 +155,7 @@ func TestInviteMember(t *testing.T) {
 				if err != nil || after.PasswordHash != have.PasswordHash || after.Name != have.Name {
 					t.Errorf("the identity changed: %+v %v", after, err)
 				}
-				if roles, err := e.store.GetRoles(octx, have.ID); err != nil || !slices.Equal(roles, []storage.Role{storage.RoleLecturer}) {
+				if roles, err := e.store.GetRoles(schools.Ctx(t, other), have.ID); err != nil || !slices.Equal(roles, []storage.Role{storage.RoleLecturer}) {
 					t.Errorf("roles at the other school: %v %v", roles, err)
 				}
 				if kinds := outboxKinds(t, e); !slices.Equal(kinds, []string{"invitation"}) {
@@ -171,13 +164,8 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an admin cannot invite an owner", func(t *testing.T) {
-				admin, err := e.store.CreateMember(e.ctx, storage.Member{Email: "admin@example.test", Name: "Admin"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := e.store.SetRoles(e.ctx, admin.ID, []storage.Role{storage.RoleAdmin}); err != nil {
-					t.Fatal(err)
-				}
+				admin := schools.Member(t, e.store, "admin@example.test", "Admin")
+				schools.SetRoles(t, e.store, e.tn, admin.ID, storage.RoleAdmin)
 				e.tokens["admin"] = resource.Grant{MemberID: admin.ID, Scopes: scope.NamesFor(scope.Operator)}
 				status, h, raw := invite("admin", map[string]any{"email": "would-be-owner@example.test", "roles": []string{"owner"}})
 				wantProblem(t, "admin invites an owner", status, h, raw, http.StatusForbidden, "")

@@ -10,28 +10,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
-
-// schoolFile is the school file of a test school.
-func schoolFile(id int64, baseURL string) config.School {
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, "s"+baseURL[len(baseURL)-1:], "School", baseURL
-	return c
-}
-
-// testSchool is a school for tests that need no database.
-func testSchool(t testing.TB, id int64, baseURL string) *school.School {
-	t.Helper()
-	tn, err := school.New(schoolFile(id, baseURL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tn
-}
 
 // fetchDocument serves /openapi.json for the school through the mounted handler.
 func fetchDocument(t *testing.T, tn *school.School) (*http.Response, []byte) {
@@ -49,7 +32,7 @@ func fetchDocument(t *testing.T, tn *school.School) (*http.Response, []byte) {
 // and checks that every operator scope of the catalogue gates some operation, and that each
 // operation names exactly one scope of the scheme.
 func TestOpenAPIDocument(t *testing.T) {
-	tn := testSchool(t, 1, "https://north.example")
+	tn := schools.School(t, schools.File(1, "north", "Northwind", "https://north.example"))
 	resp, body := fetchDocument(t, tn)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -116,7 +99,8 @@ func TestOpenAPIDocument(t *testing.T) {
 
 // TestOpenAPIPerSchool checks that each school's document names its own endpoints.
 func TestOpenAPIPerSchool(t *testing.T) {
-	a, b := testSchool(t, 1, "https://a.example"), testSchool(t, 2, "http://localhost:8080")
+	a := schools.School(t, schools.File(1, "a", "A", "https://a.example"))
+	b := schools.School(t, schools.File(2, "b", "B", "http://localhost:8080"))
 	r := mux.NewRouter()
 	h := New(Deps{})
 	h.Mount(r)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 func TestBearerToken(t *testing.T) {
@@ -58,12 +58,7 @@ func FuzzBearerToken(f *testing.F) {
 // a challenge with a scope of its own keeps it; a 403 without one names none (no scope would
 // help); the origin's challenges name the root metadata and no scope.
 func TestChallengeScopes(t *testing.T) {
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tn := schools.School(t, schools.File(1, "north", "Northwind", "https://north.example/"))
 	answer := func(f func(http.ResponseWriter, *http.Request)) (int, string) {
 		r := httptest.NewRequest(http.MethodPost, "https://north.example/", nil)
 		r = r.WithContext(school.NewContext(r.Context(), tn))

@@ -16,10 +16,10 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/hmac"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -39,22 +39,12 @@ type doorEnv struct {
 
 func newDoorEnv(t *testing.T) *doorEnv {
 	t.Helper()
-	c := config.DefaultSchool()
-	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = 1, "north", "Northwind", "https://north.example/"
-	tn, err := school.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := storetest.Open(t, gormstore.DriverSQLite)
+	synced, _ := schools.Sync(t, st,
+		schools.File(1, "north", "Northwind", "https://north.example/"),
+		schools.File(2, "south", "South", "https://south.example/"))
+	tn := synced[0]
 	ctx := school.NewContext(t.Context(), tn)
-	for _, s := range []struct {
-		id   int64
-		name string
-	}{{1, "north"}, {2, "south"}} {
-		if err := st.SyncSchool(t.Context(), s.id, s.name, s.name); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := st.CreateClient(ctx, storage.Client{
 		ID: "app", Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone,
 		ApplicationType: "native", RedirectURIs: []string{"http://127.0.0.1/cb"},

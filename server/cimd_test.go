@@ -3,13 +3,14 @@ package server
 import (
 	"bytes"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // TestPrivateNetworksWarning: a school that may fetch Client ID Metadata Documents from private
@@ -21,15 +22,10 @@ func TestPrivateNetworksWarning(t *testing.T) {
 		config.School{SchoolID: 2, Subdomain: "lumen", Name: "Lumen", BaseURL: "https://lumen.example",
 			CIMD: config.CIMD{Open: true}},
 	)
-	st, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	var logs bytes.Buffer
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
-	if _, err := New(Deps{Config: sc, Schools: reg, Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
+	sc.Secret = schools.Secret
+	if _, err := New(Deps{Config: sc, Schools: reg, Store: storetest.Open(t, gormstore.DriverSQLite), Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
 		t.Fatal(err)
 	}
 	out := logs.String()
@@ -41,15 +37,11 @@ func TestPrivateNetworksWarning(t *testing.T) {
 // registryOf is the school registry of the schools cfgs describe.
 func registryOf(t *testing.T, cfgs ...config.School) *school.Registry {
 	t.Helper()
-	var schools []*school.School
+	var list []*school.School
 	for _, c := range cfgs {
-		tn, err := school.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schools = append(schools, tn)
+		list = append(list, schools.School(t, c))
 	}
-	reg, err := school.NewRegistry(schools)
+	reg, err := school.NewRegistry(list)
 	if err != nil {
 		t.Fatal(err)
 	}

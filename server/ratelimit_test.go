@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,14 +13,13 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 const (
-	rateLimitHost     = "127.0.0.1:8080"
-	rateLimitEmail    = "ann@example.com"
-	rateLimitPassword = "correct horse battery staple"
+	rateLimitHost  = "127.0.0.1:8080"
+	rateLimitEmail = "ann@example.com"
 )
 
 // TestLoginRateLimitSharedAcrossReplicas: two servers on one database and one Redis, as two
@@ -34,14 +32,17 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
 	}
 	_, prefix := schools.Redis(t, redisURL)
-	dsn := filepath.Join(t.TempDir(), "shared.db")
-	a := newRateLimitReplica(t, dsn, redisURL, prefix)
-	b := newRateLimitReplica(t, dsn, redisURL, prefix)
-
-	hash := schools.Hash(t, rateLimitPassword)
-	if _, err := a.store.CreateMember(t.Context(), storage.Member{Email: rateLimitEmail, Name: "Ann Example", PasswordHash: hash}); err != nil {
+	// The second replica opens the database the first migrated.
+	shared, cfg := storetest.OpenConfig(t, gormstore.DriverSQLite)
+	other, err := gormstore.Open(t.Context(), cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = other.Close() })
+	a := newRateLimitReplica(t, shared, redisURL, prefix)
+	b := newRateLimitReplica(t, other, redisURL, prefix)
+
+	schools.Member(t, a.store, rateLimitEmail, "Ann Example")
 
 	csrfCookie, token := rateLimitLoginForm(t, a)
 	post := func(r *rateLimitReplica, pw string) (int, string) {
@@ -68,7 +69,7 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 		}
 	}
 	for i, r := range replicas {
-		status, body := post(r, rateLimitPassword)
+		status, body := post(r, schools.Password)
 		if status != http.StatusTooManyRequests || !strings.Contains(body, login.MsgLoginLimited) {
 			t.Errorf("replica %d after the shared budget: %d\n%s", i, status, body)
 		}
@@ -81,13 +82,12 @@ type rateLimitReplica struct {
 	public *httptest.Server
 }
 
-// newRateLimitReplica builds one server on the SQLite file dsn with Redis at redisURL.
-func newRateLimitReplica(t *testing.T, dsn, redisURL, prefix string) *rateLimitReplica {
+// newRateLimitReplica builds one server on the store st with Redis at redisURL.
+func newRateLimitReplica(t *testing.T, st *gormstore.Store, redisURL, prefix string) *rateLimitReplica {
 	t.Helper()
-	st := openSQLite(t, dsn)
-	_, reg := schools.Sync(t, st, schoolFile(1, "north", "Northwind", "http://"+rateLimitHost))
+	_, reg := schools.Sync(t, st, schools.File(1, "north", "Northwind", "http://"+rateLimitHost))
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Secret = schools.Secret
 	sc.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
 	s, err := New(Deps{Config: sc, Schools: reg, Store: st})
 	if err != nil {

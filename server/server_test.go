@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 type fixture struct {
@@ -31,33 +31,14 @@ type fixture struct {
 	tls *httptest.Server
 }
 
-// openSQLite opens and migrates the SQLite store at dsn, closed when the test ends.
-func openSQLite(t *testing.T, dsn string) *gormstore.Store {
-	t.Helper()
-	st, err := gormstore.Open(t.Context(), gormstore.Config{Driver: "sqlite", DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// schoolFile is a school file with the default lifetimes.
-func schoolFile(id int64, subdomain, name, baseURL string) config.School {
-	return config.School{SchoolID: id, Subdomain: subdomain, Name: name, BaseURL: baseURL, Lifetimes: config.DefaultSchool().Lifetimes}
-}
-
 func newFixture(t *testing.T, mutate func(*config.Server)) *fixture {
 	t.Helper()
-	st := openSQLite(t, filepath.Join(t.TempDir(), "t.db"))
+	st := storetest.Open(t, gormstore.DriverSQLite)
 	list, reg := schools.Sync(t, st,
-		schoolFile(1, "north", "Northwind", "http://127.0.0.1:8080"),
-		schoolFile(2, "lumen", "Lumen", "https://lumen.example"))
+		schools.File(1, "north", "Northwind", "http://127.0.0.1:8080"),
+		schools.File(2, "lumen", "Lumen", "https://lumen.example"))
 	sc := config.DefaultServer()
-	sc.Secret = config.Secret(strings.Repeat("s", 32))
+	sc.Secret = schools.Secret
 	if mutate != nil {
 		mutate(&sc)
 	}

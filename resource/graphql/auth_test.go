@@ -10,12 +10,12 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource"
 	membergraphql "github.com/proctorhq/proctor/resource/graphql"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 const viewerID = `{ viewer { id } }`
@@ -168,10 +168,7 @@ func TestOnlyPOST(t *testing.T) {
 // TestVerifierContract runs the handler on a verifier of its own, for the verdicts the store
 // cannot easily be made to give.
 func TestVerifierContract(t *testing.T) {
-	tn, err := school.New(config.School{SchoolID: 1, Subdomain: "a", Name: "A", BaseURL: "https://a.example.test", Lifetimes: config.DefaultSchool().Lifetimes})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tn := schools.School(t, schools.File(1, "a", "A", "https://a.example.test"))
 	for _, tc := range []struct {
 		name   string
 		err    error

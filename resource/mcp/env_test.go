@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -153,51 +152,8 @@ func (e *env) tryConnect(tn *school.School, token, version string) (*sdk.ClientS
 	return client.Connect(e.T.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 }
 
-// toolNames lists the tools a session sees.
-func toolNames(t testing.TB, cs *sdk.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
-}
-
-// call calls a tool and decodes its structured result into out (when not nil). It fails the
-// test on a protocol error; a tool error is returned as the result's text.
-func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any, out any) (toolErr string) {
-	t.Helper()
-	if args == nil {
-		args = map[string]any{}
-	}
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		var texts []string
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				texts = append(texts, tc.Text)
-			}
-		}
-		return strings.Join(texts, "\n")
-	}
-	if out != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("%s: structured content %s: %v", name, raw, err)
-		}
-	}
-	return ""
-}
+// call calls a tool (see resourcetest.CallTool).
+var call = resourcetest.CallTool
 
 // rpc is a raw HTTP answer of /mcp.
 type rpc struct {

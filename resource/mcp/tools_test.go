@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/server/servertest"
 )
 
@@ -23,6 +26,14 @@ func sorted(names []string) []string {
 	return out
 }
 
+// wantTools checks that session cs lists exactly the tools of the name lists, in name order.
+func wantTools(t testing.TB, cs *sdk.ClientSession, what string, lists ...[]string) {
+	t.Helper()
+	if got, want := resourcetest.ToolNames(t, cs), sorted(slices.Concat(lists...)); !slices.Equal(got, want) {
+		t.Errorf("%s tools: %v, want %v", what, got, want)
+	}
+}
+
 // TestProtocolRevisions: the three revisions are served, each by its own way of starting (the
 // initialize handshake up to 2025-11-25, server/discover from 2026-07-28), and list the same
 // tools.
@@ -34,9 +45,7 @@ func TestProtocolRevisions(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != v {
 				t.Fatalf("negotiated %q, asked for %q", got, v)
 			}
-			if got := toolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
-				t.Errorf("tools: %v", got)
-			}
+			wantTools(t, cs, "published", publicNames)
 			var out struct{ Courses []struct{ Slug string } }
 			if msg := call(t, cs, "list_courses", nil, &out); msg != "" || len(out.Courses) != 2 {
 				t.Errorf("list_courses: %q %+v", msg, out)
@@ -60,9 +69,7 @@ func TestProtocolRevisions(t *testing.T) {
 func TestAnonymous(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		cs := e.connect(e.A, "", "")
-		if got := toolNames(t, cs); !slices.Equal(got, sorted(publicNames)) {
-			t.Fatalf("anonymous tools: %v, want %v", got, publicNames)
-		}
+		wantTools(t, cs, "anonymous", publicNames)
 
 		type course struct {
 			Slug  string
@@ -175,17 +182,11 @@ func TestAnonymous(t *testing.T) {
 func TestMemberTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		read := e.connect(e.A, e.Token(e.A, studentEmail, readScope), "")
-		if got := toolNames(t, read); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames))) {
-			t.Fatalf("account:read tools: %v", got)
-		}
+		wantTools(t, read, "account:read", publicNames, readNames)
 		write := e.connect(e.A, e.Token(e.A, studentEmail, writeScope), "")
-		if got := toolNames(t, write); !slices.Equal(got, sorted(slices.Concat(publicNames, writeNames))) {
-			t.Fatalf("account:write tools: %v", got)
-		}
+		wantTools(t, write, "account:write", publicNames, writeNames)
 		both := e.connect(e.A, e.Token(e.A, studentEmail, bothScopes), "")
-		if got := toolNames(t, both); !slices.Equal(got, sorted(slices.Concat(publicNames, readNames, writeNames))) {
-			t.Fatalf("account:read and account:write tools: %v", got)
-		}
+		wantTools(t, both, "account:read and account:write", publicNames, readNames, writeNames)
 
 		type progress struct {
 			Total     int `json:"total_lectures"`
@@ -341,14 +342,10 @@ func TestMemberTools(t *testing.T) {
 func TestOperatorTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		cs := e.connect(e.A, e.Token(e.A, ownerEmail, operatorScope), "")
-		if got := toolNames(t, cs); !slices.Equal(got, sorted(slices.Concat(publicNames, operatorNames))) {
-			t.Fatalf("operator tools: %v", got)
-		}
+		wantTools(t, cs, "operator", publicNames, operatorNames)
 		// One scope, one tool.
 		only := e.connect(e.A, e.Token(e.A, ownerEmail, servertest.TokenOptions{Scopes: []string{"orders:read"}}), "")
-		if got := toolNames(t, only); !slices.Equal(got, sorted(append(slices.Clone(publicNames), "admin_list_payments"))) {
-			t.Errorf("orders:read tools: %v", got)
-		}
+		wantTools(t, only, "orders:read", publicNames, []string{"admin_list_payments"})
 
 		var courses struct {
 			Courses []struct {
@@ -418,9 +415,7 @@ func TestOperatorTools(t *testing.T) {
 		// grant them) sees no operator tool, and calling one is 403 without a scope to ask for.
 		for _, email := range []string{studentEmail, lecturerEmail} {
 			tok := e.Token(e.A, email, operatorScope)
-			if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
-				t.Errorf("%s with operator scopes: %v", email, got)
-			}
+			wantTools(t, e.connect(e.A, tok, ""), email+" with operator scopes", publicNames)
 			r := e.post(e.A, tok, toolCall("admin_list_students", ""))
 			if h := r.header.Get("WWW-Authenticate"); r.status != 403 || !strings.Contains(h, `error="insufficient_scope"`) || strings.Contains(h, "scope=") {
 				t.Errorf("%s calling admin_list_students: %d %q", email, r.status, h)
@@ -436,9 +431,7 @@ func TestOperatorTools(t *testing.T) {
 		if err := e.Store.SetRoles(e.Ctx(e.A), owner.ID, nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := toolNames(t, e.connect(e.A, tok, "")); !slices.Equal(got, sorted(publicNames)) {
-			t.Errorf("former owner: %v", got)
-		}
+		wantTools(t, e.connect(e.A, tok, ""), "former owner", publicNames)
 	})
 }
 

@@ -71,9 +71,15 @@ func (e *Env) Token(tn *school.School, email string, o servertest.TokenOptions) 
 // value pairs, and returns the answer's status, header and body.
 func (e *Env) Send(method, url, token string, body io.Reader, header ...string) (int, http.Header, []byte) {
 	e.T.Helper()
+	return Send(e.T, method, url, token, body, header...)
+}
+
+// Send is Env.Send for a test with a server of its own.
+func Send(t testing.TB, method, url, token string, body io.Reader, header ...string) (int, http.Header, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -83,7 +89,7 @@ func (e *Env) Send(method, url, token string, body io.Reader, header ...string) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)

@@ -52,16 +52,8 @@ func BenchmarkVerifyManyPairs(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	dsn := storetest.PostgresDSN(b)
-	st, err := gormstore.Open(ctx, gormstore.Config{Driver: gormstore.DriverPostgres, DSN: dsn, MaxOpenConns: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	db, err := sql.Open("pgx", dsn)
+	st, cfg := storetest.OpenConfig(b, gormstore.DriverPostgres)
+	db, err := sql.Open("pgx", cfg.DSN)
 	if err != nil {
 		b.Fatal(err)
 	}
