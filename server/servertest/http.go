@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -68,32 +67,20 @@ func (r *Response) FormWith(name string) (Form, bool) {
 // level (the test stops if it does).
 func (e *Env) Do(client *http.Client, req *http.Request) *Response {
 	e.t.Helper()
-	resp, err := client.Do(req)
+	r, err := send(client, req)
 	if err != nil {
 		e.t.Fatalf("servertest: %s %s: %v", req.Method, req.URL, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatalf("servertest: %s %s: reading the answer: %v", req.Method, req.URL, err)
-	}
-	return &Response{URL: req.URL, Method: req.Method, Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
+	return r
 }
 
 // Request builds a request; a non-nil form is sent as application/x-www-form-urlencoded, and
 // header holds name, value pairs.
 func (e *Env) Request(method, rawURL string, form url.Values, header ...string) *http.Request {
 	e.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(e.t.Context(), method, rawURL, body)
+	req, err := newRequest(e.t, method, rawURL, form)
 	if err != nil {
 		e.t.Fatalf("servertest: %v", err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
