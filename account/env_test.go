@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -538,17 +537,10 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 	return tok
 }
 
-// userinfo answers the status of /api/oauth/userinfo with token.
+// userinfo answers the status of /api/oauth/userinfo at school A with token.
 func (e *env) userinfo(token string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(e.a, endpoint.Userinfo), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return servertest.UserinfoStatus(e.t, e.a.Origin, token)
 }
 
 // wantRevoked checks that tok, of clientID at school A, works no more: its access token is refused
@@ -567,22 +559,18 @@ func (e *env) wantRevoked(clientID string, tok *oauth2.Token, when string) {
 // success).
 func (e *env) refresh(clientID, refreshToken string) string {
 	e.t.Helper()
-	resp, err := http.PostForm(e.url(e.a, endpoint.Token), url.Values{
+	res := e.browser().Post(e.url(e.a, endpoint.Token), url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {e.a.Origin},
 	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var body struct {
 		Error string `json:"error"`
 	}
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	if resp.StatusCode == http.StatusOK {
+	_ = res.JSON(&body)
+	if res.Status == http.StatusOK {
 		return ""
 	}
 	if body.Error == "" {
-		return fmt.Sprintf("status %d", resp.StatusCode)
+		return fmt.Sprintf("status %d", res.Status)
 	}
 	return body.Error
 }

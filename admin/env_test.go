@@ -302,12 +302,5 @@ func (e *env) tokens(clientID, secret string) tokenResponse {
 // userinfo calls UserInfo at school A and returns the status.
 func (e *env) userinfo(accessToken string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+endpoint.Userinfo, nil)
-	req.Header.Set("Authorization", "Bearer "+accessToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return servertest.UserinfoStatus(e.t, e.a.Origin, accessToken)
 }
