@@ -379,12 +379,6 @@ func allForms(page, action string) []url.Values {
 	return out
 }
 
-// csrfFrom returns the csrf_token of the first form in a page that has one.
-func csrfFrom(t testing.TB, page string) string {
-	t.Helper()
-	return formHaving(t, page, login.CSRFField).Get(login.CSRFField)
-}
-
 // forgot posts the forgotten-password form for email at school s from a fresh form.
 func (b *browser) forgot(s *school.School, email string) *response {
 	b.e.t.Helper()
@@ -392,7 +386,7 @@ func (b *browser) forgot(s *school.School, email string) *response {
 	if form.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.Status)
 	}
-	return b.Post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, login.CSRFField: {csrfFrom(b.e.t, form.Body)}})
+	return b.Post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, login.CSRFField: {form.CSRF(b.e.t)}})
 }
 
 // openForm GETs a link's page and returns the form's hidden token and CSRF token.

@@ -195,7 +195,7 @@ func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 	// A form of B's own, carrying A's token.
 	form := b.Get(e.url(e.b, account.ForgotPath))
 	res := b.Post(e.url(e.b, account.ResetPath), url.Values{
-		"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrfFrom(t, form.Body)},
+		"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {form.CSRF(t)},
 	})
 	if res.Status != http.StatusGone {
 		t.Errorf("POST at B: %d", res.Status)
@@ -421,7 +421,7 @@ func TestForgotTiming(t *testing.T) {
 			b := e.browser()
 			b.Addr = fmt.Sprintf("198.51.100.%d", 1+i*2+len(*tc.into)%2)
 			form := b.Get(e.url(e.a, account.ForgotPath))
-			csrf := csrfFrom(t, form.Body)
+			csrf := form.CSRF(t)
 			start := time.Now()
 			res := b.Post(e.url(e.a, account.ForgotPath), url.Values{"email": {tc.email}, login.CSRFField: {csrf}})
 			*tc.into = append(*tc.into, time.Since(start))
@@ -533,7 +533,7 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 		for k, v := range tc.form {
 			f[k] = v
 		}
-		f.Set(login.CSRFField, csrfFrom(t, b.Get(e.url(e.a, account.ForgotPath)).Body))
+		f.Set(login.CSRFField, b.Get(e.url(e.a, account.ForgotPath)).CSRF(t))
 		if res := stranger.Post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
 			t.Errorf("POST %s without the cookie: %d", tc.path, res.Status)
 		}
@@ -557,7 +557,7 @@ func TestJunkTokensNeverReachTheStore(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
 	form := b.Get(e.url(e.a, account.ForgotPath))
-	csrf := csrfFrom(t, form.Body)
+	csrf := form.CSRF(t)
 	junk := []string{"", "x", strings.Repeat("A", 21) + "\r" + strings.Repeat("A", 21), strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("!", 43), "' OR 1=1 --", strings.Repeat("a", 5000)}
 	for _, tok := range junk {
 		for _, path := range []string{account.ResetPath, account.InvitationPath} {

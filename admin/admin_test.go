@@ -58,9 +58,9 @@ func TestNotSignedInRedirectsToLogin(t *testing.T) {
 	// After signing in, the browser is back on the list.
 	login := b.Get(e.a.Origin + r.Header.Get("Location"))
 	f := formWith(t, login.Body, "email")
-	f.values.Set("email", ownerEmail)
-	f.values.Set("password", memberPass)
-	done := b.Post(e.a.Origin+"/login", f.values)
+	f.Values.Set("email", ownerEmail)
+	f.Values.Set("password", memberPass)
+	done := b.Post(e.a.Origin+"/login", f.Values)
 	if done.Header.Get("Location") != admin.AppsPath {
 		t.Errorf("after sign-in: Location %q", done.Header.Get("Location"))
 	}
@@ -79,7 +79,7 @@ func TestOnlyOperators(t *testing.T) {
 			b := e.signedIn(e.a, email)
 			// A signed-in page of consent gives the session's CSRF token: the refusal must not
 			// depend on a missing token.
-			token := csrf(t, b.Get(e.a.Origin+login.LogoutPath).Body)
+			token := b.Get(e.a.Origin + login.LogoutPath).CSRF(t)
 			for _, r := range []page{
 				b.Get(e.appsURL(e.a, "")),
 				b.Get(e.appsURL(e.a, "/new")),
@@ -127,7 +127,7 @@ func TestCreatePublic(t *testing.T) {
 	r := b.Post(e.appsURL(e.a, ""), appForm{
 		name: "  Study Buddy ", redirectURIs: "https://buddy.example/cb\r\n\r\nhttp://127.0.0.1/callback\r\n",
 		scopes: []string{"account:read", "openid", "account:read"},
-	}.values(csrf(t, form.Body)))
+	}.values(form.CSRF(t)))
 	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), admin.AppsPath+"/pc_") {
 		t.Fatalf("create: %d Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
@@ -219,7 +219,7 @@ func TestRotate(t *testing.T) {
 		t.Fatalf("confirm: %d", confirm.Status)
 	}
 	f := formWith(t, confirm.Body, "csrf_token")
-	r := b.Post(resolve(e.appsURL(e.a, ""), f.action), f.values)
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
 	if r.Status != http.StatusOK || r.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("rotate: %d %q\n%s", r.Status, r.Header.Get("Cache-Control"), r.Body)
 	}
@@ -252,7 +252,7 @@ func TestDelete(t *testing.T) {
 	}
 	confirm := b.Get(e.appsURL(e.a, "/"+id+"/delete"))
 	f := formWith(t, confirm.Body, "csrf_token")
-	r := b.Post(resolve(e.appsURL(e.a, ""), f.action), f.values)
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
 	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != admin.AppsPath {
 		t.Fatalf("delete: %d %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
@@ -277,7 +277,7 @@ func TestCSRF(t *testing.T) {
 	id, _, _ := b.createConfidential(e, "Grade Sync")
 	before, _ := e.client(e.a, id)
 	other := e.signedIn(e.a, adminEmail) // another session's token is a wrong one
-	otherToken := csrf(t, other.Get(e.appsURL(e.a, "/new")).Body)
+	otherToken := other.Get(e.appsURL(e.a, "/new")).CSRF(t)
 	for _, token := range []string{"", "nope", otherToken} {
 		create := b.Post(e.appsURL(e.a, ""), appForm{name: "Forged App", redirectURIs: callback, scopes: []string{"openid"}}.values(token))
 		if create.Status != http.StatusForbidden || !strings.Contains(create.Body, admin.MsgFormExpired) ||
@@ -363,13 +363,13 @@ func TestValidation(t *testing.T) {
 				}
 			}
 			kept := formWith(t, r.Body, "name")
-			if got := kept.values.Get("name"); got != tc.form.name {
+			if got := kept.Values.Get("name"); got != tc.form.name {
 				t.Errorf("name not kept: %q", got)
 			}
-			if got := kept.values.Get("redirect_uris"); strings.TrimSpace(got) != strings.TrimSpace(tc.form.redirectURIs) {
+			if got := kept.Values.Get("redirect_uris"); strings.TrimSpace(got) != strings.TrimSpace(tc.form.redirectURIs) {
 				t.Errorf("redirect URIs not kept: %q", got)
 			}
-			if tc.form.confidential != (kept.values.Get("confidential") != "") {
+			if tc.form.confidential != (kept.Values.Get("confidential") != "") {
 				t.Error("the confidential box lost its state")
 			}
 		})
@@ -398,7 +398,7 @@ func TestOtherClientsNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.signedIn(e.a, ownerEmail) // an owner at both schools, signed in at A
-	token := csrf(t, b.Get(e.appsURL(e.a, "")).Body)
+	token := b.Get(e.appsURL(e.a, "")).CSRF(t)
 	for _, id := range []string{theirs.ID, ops.ID} {
 		for _, r := range []page{
 			b.Get(e.appsURL(e.a, "/"+id)),

@@ -101,9 +101,9 @@ func (b *browser) signIn(t *school.School, email string) {
 	b.t.Helper()
 	p := b.Get(t.Origin + "/login")
 	f := formWith(b.t, p.Body, "email")
-	f.values.Set("email", email)
-	f.values.Set("password", memberPass)
-	if r := b.Post(resolve(t.Origin+"/login", f.action), f.values); r.Status != http.StatusSeeOther {
+	f.Values.Set("email", email)
+	f.Values.Set("password", memberPass)
+	if r := b.Post(resolve(t.Origin+"/login", f.Action), f.Values); r.Status != http.StatusSeeOther {
 		b.t.Fatalf("sign in as %s: status %d\n%s", email, r.Status, r.Body)
 	}
 }
@@ -116,27 +116,14 @@ func (e *env) signedIn(t *school.School, email string) *browser {
 	return b
 }
 
-// csrf returns the csrf_token of the page's first form that has one.
-func csrf(t *testing.T, body string) string {
-	t.Helper()
-	return formWith(t, body, "csrf_token").values.Get("csrf_token")
-}
-
-// htmlForm is one form of a page: where it posts and its inputs' values (text inputs, hidden
-// inputs, checked boxes, text areas).
-type htmlForm struct {
-	action string
-	values url.Values
-}
-
 // formWith returns the first form having an input named field.
-func formWith(t *testing.T, body, field string) htmlForm {
+func formWith(t *testing.T, body, field string) servertest.Form {
 	t.Helper()
 	f, ok := (&servertest.Response{Body: body}).FormWith(field)
 	if !ok {
 		t.Fatalf("no form with %q on the page:\n%s", field, body)
 	}
-	return htmlForm{action: f.Action, values: f.Values}
+	return f
 }
 
 // textOf returns the text of the element with the given id.
@@ -200,7 +187,7 @@ func (b *browser) create(e *env, f appForm) page {
 	if form.Status != http.StatusOK {
 		b.t.Fatalf("creation form: status %d\n%s", form.Status, form.Body)
 	}
-	return b.Post(e.appsURL(e.a, ""), f.values(csrf(b.t, form.Body)))
+	return b.Post(e.appsURL(e.a, ""), f.values(form.CSRF(b.t)))
 }
 
 // createPublic creates a public client through the pages and returns its id.
@@ -243,8 +230,8 @@ func (e *env) code(clientID string, p servertest.PKCE) string {
 		e.t.Fatalf("consent page: status %d\n%s", consentPage.Status, consentPage.Body)
 	}
 	f := formWith(e.t, consentPage.Body, "csrf_token")
-	f.values.Set("decision", "approve")
-	r := b.Post(resolve(authURL, f.action), f.values)
+	f.Values.Set("decision", "approve")
+	r := b.Post(resolve(authURL, f.Action), f.Values)
 	loc, err := url.Parse(r.Header.Get("Location"))
 	if err != nil || loc.Query().Get("code") == "" {
 		e.t.Fatalf("approve: status %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)

@@ -204,11 +204,11 @@ func TestApplicationEvents(t *testing.T) {
 	id, secret, _ := b.createConfidential(e, "Grade Sync")
 	confirm := b.Get(e.appsURL(e.a, "/"+id+"/rotate"))
 	f := formWith(t, confirm.Body, "csrf_token")
-	r := b.Post(resolve(e.appsURL(e.a, ""), f.action), f.values)
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
 	newSecret := textOf(t, r.Body, "client-secret")
 	confirm = b.Get(e.appsURL(e.a, "/"+id+"/delete"))
 	f = formWith(t, confirm.Body, "csrf_token")
-	if r := b.Post(resolve(e.appsURL(e.a, ""), f.action), f.values); r.Status != http.StatusSeeOther {
+	if r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values); r.Status != http.StatusSeeOther {
 		t.Fatalf("delete: %d", r.Status)
 	}
 	events, err := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{

@@ -58,16 +58,16 @@ func (b *browser) confirm(e *env, id int64, action string, roles ...storage.Role
 		b.t.Fatalf("confirmation page of %s: %d\n%s", action, p.Status, p.Body)
 	}
 	f := formWith(b.t, p.Body, "csrf_token")
-	if f.action != admin.MembersPath+"/"+strconv.FormatInt(id, 10)+"/"+action {
-		b.t.Fatalf("the %s form posts to %q", action, f.action)
+	if f.Action != admin.MembersPath+"/"+strconv.FormatInt(id, 10)+"/"+action {
+		b.t.Fatalf("the %s form posts to %q", action, f.Action)
 	}
 	if roles != nil {
-		f.values.Del("role")
+		f.Values.Del("role")
 		for _, r := range roles {
-			f.values.Add("role", string(r))
+			f.Values.Add("role", string(r))
 		}
 	}
-	return b.Post(resolve(e.a.Origin+admin.MembersPath, f.action), f.values)
+	return b.Post(resolve(e.a.Origin+admin.MembersPath, f.Action), f.Values)
 }
 
 // wantDone checks a POST's Post/Redirect/Get to the member's page, and that page's notice.
@@ -91,18 +91,18 @@ func (e *env) lockOut(email string) {
 		b := e.browser()
 		p := b.Get(e.a.Origin + "/login")
 		f := formWith(e.t, p.Body, "email")
-		f.values.Set("email", email)
-		f.values.Set("password", "wrong guess "+strconv.Itoa(i))
-		if r := b.Post(e.a.Origin+"/login", f.values); r.Status != http.StatusOK {
+		f.Values.Set("email", email)
+		f.Values.Set("password", "wrong guess "+strconv.Itoa(i))
+		if r := b.Post(e.a.Origin+"/login", f.Values); r.Status != http.StatusOK {
 			e.t.Fatalf("failed sign-in %d: %d", i, r.Status)
 		}
 	}
 	b := e.browser()
 	p := b.Get(e.a.Origin + "/login")
 	f := formWith(e.t, p.Body, "email")
-	f.values.Set("email", email)
-	f.values.Set("password", memberPass)
-	if r := b.Post(e.a.Origin+"/login", f.values); r.Status != http.StatusTooManyRequests {
+	f.Values.Set("email", email)
+	f.Values.Set("password", memberPass)
+	if r := b.Post(e.a.Origin+"/login", f.Values); r.Status != http.StatusTooManyRequests {
 		e.t.Fatalf("after the failures: %d, want 429", r.Status)
 	}
 }
@@ -283,8 +283,8 @@ func TestMemberActions(t *testing.T) {
 
 	// Roles: a confirmation page with the current roles checked, then the change.
 	confirm := b.Get(e.membersURL(e.a, student, "/roles"))
-	if f := formWith(t, confirm.Body, "csrf_token"); !slices.Equal(f.values["role"], []string{"student"}) {
-		t.Errorf("roles form: %v", f.values)
+	if f := formWith(t, confirm.Body, "csrf_token"); !slices.Equal(f.Values["role"], []string{"student"}) {
+		t.Errorf("roles form: %v", f.Values)
 	}
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "The roles were changed")
 	e.wantRoles(e.a, student, "roles", storage.RoleLecturer, storage.RoleStudent)
@@ -293,7 +293,7 @@ func TestMemberActions(t *testing.T) {
 	// An unchanged form records nothing more (wantEvent wants exactly one).
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "nothing changed")
 	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "")
-	token := csrf(t, b.Get(e.membersURL(e.a, student, "/roles")).Body)
+	token := b.Get(e.membersURL(e.a, student, "/roles")).CSRF(t)
 	if r := b.Post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Pick at least one role") {
 		t.Errorf("no role: %d", r.Status)
 	}
@@ -381,7 +381,7 @@ func TestMembersOnlyOperators(t *testing.T) {
 	for _, email := range []string{studentEmail, lecturerEmail, outsiderEmail} {
 		t.Run(email, func(t *testing.T) {
 			b := e.signedIn(e.a, email)
-			token := csrf(t, b.Get(e.a.Origin+login.LogoutPath).Body)
+			token := b.Get(e.a.Origin + login.LogoutPath).CSRF(t)
 			for _, r := range e.memberRoutes(b, student, token) {
 				if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only the owners and admins of Northwind") {
 					t.Errorf("%s %s: %d, want the 403 page", r.Method, r.URL.Path, r.Status)
@@ -413,7 +413,7 @@ func TestMembersOnlyOperators(t *testing.T) {
 func TestMembersOtherSchoolNotFound(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
-	token := csrf(t, b.Get(e.membersURL(e.a, 0, "")).Body)
+	token := b.Get(e.membersURL(e.a, 0, "")).CSRF(t)
 	outsider := e.memberID(outsiderEmail)
 	for _, r := range e.memberRoutes(b, outsider, token)[1:] {
 		if r.Status != http.StatusNotFound || !strings.Contains(r.Body, "Member not found") || strings.Contains(r.Body, outsiderEmail) {
@@ -466,7 +466,7 @@ func TestMembersAdminLimits(t *testing.T) {
 		strings.Contains(p.Body, "/sign-out") || !strings.Contains(p.Body, "Only an owner can change an owner") {
 		t.Errorf("an owner's page for an admin:\n%s", p.Body)
 	}
-	token := csrf(t, p.Body)
+	token := p.CSRF(t)
 	for _, a := range []string{admin.ActionRoles, admin.ActionRemove, admin.ActionSignOut} {
 		for _, r := range []page{
 			b.Get(e.membersURL(e.a, owner, "/"+a)),
@@ -480,7 +480,7 @@ func TestMembersAdminLimits(t *testing.T) {
 	e.wantRoles(e.a, owner, "the owner's roles", storage.RoleOwner)
 	// No owner box, and an owner role posted anyway is refused.
 	if f := formWith(t, b.Get(e.membersURL(e.a, student, "/roles")).Body, "csrf_token"); strings.Contains(b.Get(e.membersURL(e.a, student, "/roles")).Body, `value="owner"`) {
-		t.Errorf("the roles form offers owner to an admin: %v", f.values)
+		t.Errorf("the roles form offers owner to an admin: %v", f.Values)
 	}
 	r := b.Post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}})
 	if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only an owner can make someone an owner") {
@@ -502,7 +502,7 @@ func TestMembersCSRF(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
 	student := e.memberID(studentEmail)
-	other := csrf(t, e.signedIn(e.a, adminEmail).Get(e.membersURL(e.a, 0, "")).Body)
+	other := e.signedIn(e.a, adminEmail).Get(e.membersURL(e.a, 0, "")).CSRF(t)
 	for _, token := range []string{"", "nope", other} {
 		for _, a := range []string{admin.ActionRoles, admin.ActionResetLink, admin.ActionUnlock, admin.ActionSignOut, admin.ActionRemove} {
 			form := url.Values{"role": {"admin"}}
@@ -552,7 +552,7 @@ func TestMemberFactorsReset(t *testing.T) {
 	if strings.Contains(p.Body, "/reset-factors") || !strings.Contains(p.Body, "Only an owner can reset") {
 		t.Errorf("an admin is offered the reset:\n%s", p.Body)
 	}
-	if r := adm.Post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {csrf(t, p.Body)}}); r.Status != http.StatusForbidden {
+	if r := adm.Post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {p.CSRF(t)}}); r.Status != http.StatusForbidden {
 		t.Errorf("admin resets factors: %d", r.Status)
 	}
 

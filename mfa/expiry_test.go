@@ -73,22 +73,17 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		t.Helper()
 		return b.Do(method, tn.Origin+path, form)
 	}
-	// csrf fetches the page at path and returns the CSRF token of its form; what names the form.
-	csrf := func(path, what string) string {
+	// csrf fetches the page at path and returns the CSRF token of its form.
+	csrf := func(path string) string {
 		t.Helper()
-		page := do(http.MethodGet, path, nil)
-		f, ok := page.FormWith(login.CSRFField)
-		if !ok {
-			t.Fatalf("no %s form\n%s", what, page.Body)
-		}
-		return f.Values.Get(login.CSRFField)
+		return do(http.MethodGet, path, nil).CSRF(t)
 	}
-	tok := csrf(login.LoginPath, "sign-in")
+	tok := csrf(login.LoginPath)
 	res := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok}, "email": {m.Email}, "password": {schools.Password}})
 	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 		t.Fatalf("password: %d %q", res.Status, res.Header.Get("Location"))
 	}
-	tok = csrf(res.Header.Get("Location"), "factor")
+	tok = csrf(res.Header.Get("Location"))
 	clk.Advance(login.PendingLifetime)
 	code := totpAt(t, e.Secret, clk.Now())
 	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "code": {code}})
@@ -99,9 +94,9 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		t.Fatalf("signed in after an expired pending sign-in: %d", res.Status)
 	}
 	// The code was not used up: a fresh sign-in takes it.
-	tok = csrf(login.LoginPath, "sign-in")
+	tok = csrf(login.LoginPath)
 	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok}, "email": {m.Email}, "password": {schools.Password}})
-	tok = csrf(login.FactorPath, "factor")
+	tok = csrf(login.FactorPath)
 	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "code": {code}})
 	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != login.DefaultReturnTo {
 		t.Fatalf("a fresh pending sign-in: %d %q", res.Status, res.Header.Get("Location"))
@@ -117,7 +112,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if want := login.FactorPath + "?step_up=1&return_to=%2Fgate"; res.Status != http.StatusSeeOther || res.Header.Get("Location") != want {
 		t.Fatalf("gate after the window: %d %q, want %q", res.Status, res.Header.Get("Location"), want)
 	}
-	tok = csrf(res.Header.Get("Location"), "step-up")
+	tok = csrf(res.Header.Get("Location"))
 	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "step_up": {"1"}, "return_to": {"/gate"},
 		"code": {totpAt(t, e.Secret, clk.Now())}})
 	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"golang.org/x/net/html"
@@ -61,6 +62,17 @@ func (r *Response) FormWith(name string) (Form, bool) {
 		}
 	}
 	return Form{}, false
+}
+
+// CSRF returns the CSRF token of the page's first form that has one; a page without one fails
+// the test.
+func (r *Response) CSRF(t testing.TB) string {
+	t.Helper()
+	f, ok := r.FormWith(login.CSRFField)
+	if !ok {
+		t.Fatalf("no form with a CSRF token on %s (%d):\n%s", r.URL, r.Status, r.Body)
+	}
+	return f.Values.Get(login.CSRFField)
 }
 
 // Do sends req with client and reads the answer. The request must not fail at the transport
