@@ -274,37 +274,15 @@ func (e *env) devices() devices {
 	e.t.Helper()
 	e.enrol(e.b, e.ann.ID)
 	d := devices{here: e.browserAs(chromeMac), laptop: e.browserAs(firefoxWin), atB: e.browserAs(firefoxWin), bob: e.browserAs(chromeMac)}
-	d.here.signIn(e.a, annEmail)
-	d.laptop.signIn(e.a, annEmail)
-	d.atB.signIn(e.b, annEmail)
-	d.bob.signIn(e.a, bobEmail)
+	d.here.SignIn(e.a, annEmail)
+	d.laptop.SignIn(e.a, annEmail)
+	d.atB.SignIn(e.b, annEmail)
+	d.bob.SignIn(e.a, bobEmail)
 	return d
 }
 
 // response is an answer with its body read.
 type response = servertest.Response
-
-// trySignIn fills school s's sign-in form with email and pw and returns the answer to the POST
-// (303 on success).
-func (b *browser) trySignIn(s *school.School, email, pw string) *response {
-	b.e.t.Helper()
-	res := b.Get(b.e.url(s, login.LoginPath))
-	if res.Status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d", login.LoginPath, res.Status)
-	}
-	f := formWith(b.e.t, res.Body, login.LoginPath)
-	f.Set("email", email)
-	f.Set("password", pw)
-	return b.Post(b.e.url(s, login.LoginPath), f)
-}
-
-// signIn signs the browser in at school s as email, with memberPass.
-func (b *browser) signIn(s *school.School, email string) {
-	b.e.t.Helper()
-	if res := b.trySignIn(s, email, memberPass); res.Status != http.StatusSeeOther {
-		b.e.t.Fatalf("sign in as %s: %d\n%s", email, res.Status, res.Body)
-	}
-}
 
 // signedIn reports whether the browser's session at s opens the account page.
 func (b *browser) signedIn(s *school.School) bool {

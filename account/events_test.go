@@ -46,7 +46,7 @@ func TestResetAndInvitationEvents(t *testing.T) {
 	}
 
 	b := e.browser()
-	b.signIn(e.a, annEmail)
+	b.SignIn(e.a, annEmail)
 	page := b.Get(e.url(e.a, account.AccountPath))
 	for _, words := range []string{"Signed in", "Password reset link requested"} {
 		if !strings.Contains(page.Body, words) {

@@ -29,7 +29,7 @@ func TestAccountPageNeedsSession(t *testing.T) {
 			}
 		}
 		// A session of school A is nothing at school B.
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		if !b.signedIn(e.a) || b.signedIn(e.b) {
 			t.Error("the session should open the page at A only")
 		}
@@ -40,7 +40,7 @@ func TestAccountPageShowsTheMemberEscaped(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		setProfile(t, e, e.ann.ID, `<script>alert("x")</script>`, "https://img.example/ann.png")
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		res := b.Get(e.url(e.a, account.AccountPath))
 		if res.Status != http.StatusOK {
 			t.Fatalf("status %d", res.Status)
@@ -80,9 +80,9 @@ func setProfile(t *testing.T, e *env, id int64, name, picture string) {
 func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		other := e.browserAs(firefoxWin) // so that the page has the "all other devices" form
-		other.signIn(e.a, annEmail)
+		other.SignIn(e.a, annEmail)
 		for _, tc := range []struct{ action, field, value string }{
 			{account.ProfilePath, "name", "Mallory"},
 			{account.PasswordPath, "new_password", "a new password of mine"},
@@ -117,7 +117,7 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 func TestProfileChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		for _, tc := range []struct{ name, picture, message string }{
 			{"   ", "", "Enter your name."},
 			{strings.Repeat("n", 101), "", "at most 100 characters"},
@@ -226,7 +226,7 @@ func TestPasswordChange(t *testing.T) {
 func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		tok := b.tokens("study-buddy")
 		const next = "a brand new passphrase"
 		res := b.submit(e.a, account.PasswordPath, url.Values{"current_password": {memberPass}, "new_password": {next},
@@ -241,7 +241,7 @@ func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 func TestWrongCurrentPasswordsAreLimited(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		wrong := url.Values{"current_password": {"not it"}, "new_password": {"a brand new passphrase"}, "repeat_password": {"a brand new passphrase"}}
 		for i := range 5 {
 			if res := b.submit(e.a, account.PasswordPath, wrong); res.Status != http.StatusOK {
@@ -266,7 +266,7 @@ func TestEmailChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		const newAddr = "ann.new@example.com"
 
 		for _, tc := range []struct{ email, pw, message string }{
@@ -319,12 +319,12 @@ func TestEmailChange(t *testing.T) {
 			t.Errorf("signed out: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
+		bob.SignIn(e.a, bobEmail)
 		if res := bob.Get(e.url(e.a, link)); res.Status != http.StatusForbidden || strings.Contains(res.Body, newAddr) {
 			t.Errorf("another member: %d", res.Status)
 		}
 		annB := e.browserAs(chromeMac)
-		annB.signIn(e.b, annEmail)
+		annB.SignIn(e.b, annEmail)
 		if res := annB.Get(e.url(e.b, link)); res.Status != http.StatusNotFound {
 			t.Errorf("another school: %d", res.Status)
 		}
@@ -369,14 +369,14 @@ func TestEmailChange(t *testing.T) {
 		}
 		// The new address signs in.
 		fresh := e.browserAs(chromeMac)
-		fresh.signIn(e.a, newAddr)
+		fresh.SignIn(e.a, newAddr)
 	})
 }
 
 func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		const addr = "carol@example.com"
 		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {addr}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
 			t.Fatalf("request: %d", res.Status)
@@ -401,7 +401,7 @@ func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {"ann.new@example.com"}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
 			t.Fatalf("request: %d", res.Status)
 		}
@@ -471,8 +471,8 @@ func TestSessions(t *testing.T) {
 
 		// Ending the others at A leaves this one and the session at B.
 		phone, tablet := e.browserAs(firefoxWin), e.browserAs(chromeMac)
-		phone.signIn(e.a, annEmail)
-		tablet.signIn(e.a, annEmail)
+		phone.SignIn(e.a, annEmail)
+		tablet.SignIn(e.a, annEmail)
 		res = here.submit(e.a, account.SessionEndOthersPath, nil)
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=sessions" {
 			t.Fatalf("end others: %d %q", res.Status, res.Header.Get("Location"))
@@ -489,7 +489,7 @@ func TestSessions(t *testing.T) {
 func TestConnectedApps(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		buddy := b.tokens("study-buddy")
 		cards := b.tokens("flash-cards")
 		for _, tok := range []string{buddy.AccessToken, cards.AccessToken} {

@@ -66,7 +66,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 				t.Errorf("events %+v, %v", events, err)
 			}
 			// And the new password signs in from another browser.
-			if res := e.browser().trySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
+			if res := e.browser().TrySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
 				t.Errorf("sign-in with the chosen password: %d", res.Status)
 			}
 		})
@@ -101,7 +101,7 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 	if e.member(annEmail).PasswordHash != before {
 		t.Fatal("the invitation changed the password")
 	}
-	if res := e.browser().trySignIn(e.b, annEmail, memberPass); res.Status != http.StatusSeeOther {
+	if res := e.browser().TrySignIn(e.b, annEmail, memberPass); res.Status != http.StatusSeeOther {
 		t.Errorf("sign-in at B with the old password: %d", res.Status)
 	}
 	if page := b.Get(link); page.Status != http.StatusGone {
@@ -249,8 +249,8 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			e := newEnv(t)
 			e.enrol(e.b, e.ann.ID)
 			other := e.browser()
-			other.signIn(e.a, annEmail)
-			other.signIn(e.b, annEmail)
+			other.SignIn(e.a, annEmail)
+			other.SignIn(e.b, annEmail)
 			if !other.signedIn(e.a) || !other.signedIn(e.b) {
 				t.Fatal("the second browser did not sign in")
 			}

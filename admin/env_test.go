@@ -96,23 +96,11 @@ func (e *env) browser() *browser { return &browser{Pages: servertest.NewPages(e.
 // page is one response, its body read.
 type page = *servertest.Response
 
-// signIn signs the browser in at school t.
-func (b *browser) signIn(t *school.School, email string) {
-	b.t.Helper()
-	p := b.Get(t.Origin + "/login")
-	f := formWith(b.t, p.Body, "email")
-	f.Values.Set("email", email)
-	f.Values.Set("password", memberPass)
-	if r := b.Post(resolve(t.Origin+"/login", f.Action), f.Values); r.Status != http.StatusSeeOther {
-		b.t.Fatalf("sign in as %s: status %d\n%s", email, r.Status, r.Body)
-	}
-}
-
 // signedIn returns a browser signed in at t as email.
 func (e *env) signedIn(t *school.School, email string) *browser {
 	e.t.Helper()
 	b := e.browser()
-	b.signIn(t, email)
+	b.SignIn(t, email)
 	return b
 }
 

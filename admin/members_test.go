@@ -88,21 +88,11 @@ func (b *browser) wantDone(e *env, r page, id int64, notice string) page {
 func (e *env) lockOut(email string) {
 	e.t.Helper()
 	for i := range login.DefaultAccountLimit.Max {
-		b := e.browser()
-		p := b.Get(e.a.Origin + "/login")
-		f := formWith(e.t, p.Body, "email")
-		f.Values.Set("email", email)
-		f.Values.Set("password", "wrong guess "+strconv.Itoa(i))
-		if r := b.Post(e.a.Origin+"/login", f.Values); r.Status != http.StatusOK {
+		if r := e.browser().TrySignIn(e.a, email, "wrong guess "+strconv.Itoa(i)); r.Status != http.StatusOK {
 			e.t.Fatalf("failed sign-in %d: %d", i, r.Status)
 		}
 	}
-	b := e.browser()
-	p := b.Get(e.a.Origin + "/login")
-	f := formWith(e.t, p.Body, "email")
-	f.Values.Set("email", email)
-	f.Values.Set("password", memberPass)
-	if r := b.Post(e.a.Origin+"/login", f.Values); r.Status != http.StatusTooManyRequests {
+	if r := e.browser().TrySignIn(e.a, email, memberPass); r.Status != http.StatusTooManyRequests {
 		e.t.Fatalf("after the failures: %d, want 429", r.Status)
 	}
 }

@@ -155,16 +155,6 @@ func (e *env) browser() *browser {
 
 type response = servertest.Response
 
-// signIn signs the browser in at s as m with the password.
-func (b *browser) signIn(s *school.School, m storage.Member) {
-	b.e.t.Helper()
-	res := b.Get(s.URL(login.LoginPath))
-	f := url.Values{"csrf_token": {attr(b.e.t, res.Body, `name="csrf_token" value`)}, "email": {m.Email}, "password": {memberPass}}
-	if res := b.Post(s.URL(login.LoginPath), f); res.Status != http.StatusSeeOther {
-		b.e.t.Fatalf("sign in as %s: %d\n%s", m.Email, res.Status, res.Body)
-	}
-}
-
 // signedInAs returns the e-mail the browser's session at s shows, or "" when it has none.
 func (b *browser) signedInAs(s *school.School) string {
 	b.e.t.Helper()
@@ -228,7 +218,7 @@ type ceremony struct {
 func (e *env) annWithKey() (*browser, *authenticator, *softCredential) {
 	e.t.Helper()
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	auth := &authenticator{t: e.t, origin: e.a.Origin}
 	return br, auth, br.register(e.a, auth, "Key")
 }

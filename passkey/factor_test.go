@@ -49,7 +49,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		_, auth, cred := e.annWithKey()
 		bobs := e.browser()
-		bobs.signIn(e.a, e.bob)
+		bobs.SignIn(e.a, e.bob.Email)
 		bobCred := bobs.register(e.a, auth, "Bob's key")
 
 		br := e.browser()

@@ -20,7 +20,7 @@ import (
 func TestRegisterAndSignIn(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		laptop := e.browser()
-		laptop.signIn(e.a, e.ann)
+		laptop.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin, synced: true}
 		cred := laptop.register(e.a, auth, "  My\tlaptop\x00 ")
 		if string(cred.userHandle) == "" || strings.Contains(string(cred.userHandle), "ann") {
@@ -79,7 +79,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 func TestPasskeyOfAnotherSchoolRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		authA := &authenticator{t: t, origin: e.a.Origin}
 		cred := br.register(e.a, authA, "Key")
 
@@ -153,7 +153,7 @@ func TestChallengeAnswersOnce(t *testing.T) {
 func TestSignCountRegressionRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin, counting: true}
 		cred := br.register(e.a, auth, "Hardware key")
 		for range 3 {
@@ -198,7 +198,7 @@ func TestSignCountRegressionRefused(t *testing.T) {
 func TestUserVerificationRequired(t *testing.T) {
 	e := newEnv(t)
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	lazy := &authenticator{t: t, origin: e.a.Origin, skipUV: true}
 	c := br.beginRegistration(e.a)
 	res := br.Post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "response": {string(lazy.create(c.opts))}})
@@ -223,7 +223,7 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 		t.Errorf("register begin without a session: %d %s", res.Status, res.Body)
 	}
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	for _, tok := range []string{"", "wrong", login.NewToken()} {
 		for _, path := range []string{passkey.RegisterBeginPath, passkey.RegisterFinishPath} {
 			res := br.Post(e.a.URL(path), url.Values{"csrf_token": {tok}})
@@ -240,14 +240,14 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 	}
 	// The session's token at another school is no token there.
 	page := br.Get(e.a.URL(passkey.AccountPath)).Body
-	br.signIn(e.b, e.ann)
+	br.SignIn(e.b, e.ann.Email)
 	if res := br.Post(e.b.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}}); res.Status != http.StatusForbidden {
 		t.Errorf("A's token at B: %d %s", res.Status, res.Body)
 	}
 	// A registration begun by Ann cannot be finished by Bob in the same browser.
 	c := br.beginRegistration(e.a)
 	br.Post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
-	br.signIn(e.a, e.bob)
+	br.SignIn(e.a, e.bob.Email)
 	page = br.Get(e.a.URL(passkey.AccountPath)).Body
 	auth := &authenticator{t: t, origin: e.a.Origin}
 	res := br.Post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}, "response": {string(auth.create(c.opts))}})
@@ -278,7 +278,7 @@ func TestNoPasskeysAtAnAddress(t *testing.T) {
 	if !strings.Contains(page, "passkeys-unavailable") {
 		t.Errorf("the sign-in page does not say passkeys are unavailable:\n%s", page)
 	}
-	br.signIn(e.c, e.ann)
+	br.SignIn(e.c, e.ann.Email)
 	page = br.Get(e.c.URL(passkey.AccountPath)).Body
 	if !strings.Contains(page, "passkeys-unavailable") || strings.Contains(page, "data-passkey") {
 		t.Errorf("the list page at an address offers to add a passkey:\n%s", page)
@@ -294,7 +294,7 @@ func TestNoPasskeysAtAnAddress(t *testing.T) {
 func TestRenameAndRemove(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin}
 		br.register(e.a, auth, "Old")
 		keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
@@ -310,7 +310,7 @@ func TestRenameAndRemove(t *testing.T) {
 		}
 		// Bob cannot rename or remove Ann's.
 		bob := e.browser()
-		bob.signIn(e.a, e.bob)
+		bob.SignIn(e.a, e.bob.Email)
 		bobCSRF := bob.sessionCSRF(e.a)
 		if res := bob.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "name": {"Bob's"}}); res.Status != http.StatusNotFound {
 			t.Errorf("Bob renaming Ann's passkey: %d", res.Status)
@@ -396,7 +396,7 @@ func TestPagesAndScript(t *testing.T) {
 		t.Error("the password sign-in form allows scripts")
 	}
 	// Signed in, the sign-in page goes on.
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	if res := br.Get(e.a.URL(passkey.SignInPath + "?return_to=/account")); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account" {
 		t.Errorf("signed in: %d %s", res.Status, res.Header.Get("Location"))
 	}

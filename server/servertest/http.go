@@ -193,21 +193,40 @@ func LoginCSRFCookie(s *School) string {
 // POST (303 on success).
 func (b *Browser) TrySignIn(s *School, email, pass string) *Response {
 	b.env.t.Helper()
-	page := b.Get(s.URL(login.LoginPath))
-	f, ok := page.FormWith("password")
-	if !ok {
-		b.env.t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", s.Origin, page.Status, page.Body)
-	}
-	f.Values.Set("email", email)
-	f.Values.Set("password", pass)
-	return b.Submit(f, "")
+	return trySignIn(b.env.t, b, s.Origin, email, pass)
 }
 
 // SignIn signs the browser in at school s as email, with Password.
 func (b *Browser) SignIn(s *School, email string) {
 	b.env.t.Helper()
-	if r := b.TrySignIn(s, email, Password); r.Status != http.StatusSeeOther {
-		b.env.t.Fatalf("servertest: sign in as %s at %s: status %d\n%s", email, s.Origin, r.Status, r.Body)
+	signIn(b.env.t, b, s.Origin, email)
+}
+
+// pageBrowser is what signing in needs of a browser.
+type pageBrowser interface {
+	Get(rawURL string) *Response
+	Post(rawURL string, form url.Values) *Response
+}
+
+// trySignIn fills the sign-in form of the school at origin with email and pass and returns the
+// answer to the POST (303 on success).
+func trySignIn(t testing.TB, b pageBrowser, origin, email, pass string) *Response {
+	t.Helper()
+	page := b.Get(origin + login.LoginPath)
+	f, ok := page.FormWith("password")
+	if !ok {
+		t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", origin, page.Status, page.Body)
+	}
+	f.Values.Set("email", email)
+	f.Values.Set("password", pass)
+	return b.Post(f.Action, f.Values)
+}
+
+// signIn signs in at the school at origin as email, with Password.
+func signIn(t testing.TB, b pageBrowser, origin, email string) {
+	t.Helper()
+	if r := trySignIn(t, b, origin, email, Password); r.Status != http.StatusSeeOther {
+		t.Fatalf("servertest: sign in as %s at %s: status %d\n%s", email, origin, r.Status, r.Body)
 	}
 }
 

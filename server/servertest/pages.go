@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/school"
 )
 
 // Pages is a browser for a server a test composes itself on schools.New: a cookie jar,
@@ -79,6 +80,19 @@ func (b *Pages) Get(rawURL string) *Response {
 func (b *Pages) Post(rawURL string, form url.Values) *Response {
 	b.t.Helper()
 	return b.Do(http.MethodPost, rawURL, form)
+}
+
+// TrySignIn fills school s's sign-in form with email and pass and returns the answer to the
+// POST (303 on success).
+func (b *Pages) TrySignIn(s *school.School, email, pass string) *Response {
+	b.t.Helper()
+	return trySignIn(b.t, b, s.Origin, email, pass)
+}
+
+// SignIn signs the browser in at school s as email, with Password.
+func (b *Pages) SignIn(s *school.School, email string) {
+	b.t.Helper()
+	signIn(b.t, b, s.Origin, email)
 }
 
 // newRequest builds a request of the test; a non-nil form is sent as
