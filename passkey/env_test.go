@@ -173,7 +173,7 @@ func (b *browser) signedInAs(s *school.School) string {
 // sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
 func (b *browser) sessionCSRF(s *school.School) string {
 	b.e.t.Helper()
-	return attr(b.e.t, b.Get(s.URL(login.DonePath)).Body, `name="csrf_token" value`)
+	return b.Get(s.URL(login.DonePath)).CSRF(b.e.t)
 }
 
 // attr returns the first value of the HTML attribute written as prefix="..." in page.

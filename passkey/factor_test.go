@@ -54,7 +54,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 
 		br := e.browser()
 		res := br.Get(e.a.URL(login.LoginPath))
-		res = br.Post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {attr(t, res.Body, `name="csrf_token" value`)},
+		res = br.Post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {res.CSRF(t)},
 			"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
 		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 			t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
