@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -36,7 +33,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
 )
 
@@ -135,11 +131,7 @@ type env struct {
 }
 
 // eachBackend runs f on a new env on every backend storetest offers.
-func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnvOn(t, backend)) })
-	}
-}
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) { schools.EachBackend(t, newEnvOn, f) }
 
 // newEnv is an env on SQLite.
 func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
@@ -258,28 +250,19 @@ func (e *env) member(email string) storage.Member {
 }
 
 // browser is a member's browser: its own cookies, User-Agent and client address (the test
-// server's peer unless addr is set), no automatic redirects.
+// server's peer unless Addr is set), no automatic redirects.
 type browser struct {
-	e    *env
-	c    *http.Client
-	ua   string
-	addr string
+	*servertest.Pages
+	e *env
 }
 
 func (e *env) browser() *browser { return e.browserAs("") }
 
 // browserAs is a browser that sends the User-Agent ua.
 func (e *env) browserAs(ua string) *browser {
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	tr := &http.Transport{}
-	e.t.Cleanup(tr.CloseIdleConnections)
-	return &browser{e: e, ua: ua, c: &http.Client{
-		Jar: jar, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	b := &browser{Pages: servertest.NewPages(e.t, nil), e: e}
+	b.UA = ua
+	return b
 }
 
 // devices are the signed-in browsers of the session tests: Ann, a student at both schools, at A
@@ -291,89 +274,20 @@ func (e *env) devices() devices {
 	e.t.Helper()
 	e.enrol(e.b, e.ann.ID)
 	d := devices{here: e.browserAs(chromeMac), laptop: e.browserAs(firefoxWin), atB: e.browserAs(firefoxWin), bob: e.browserAs(chromeMac)}
-	d.here.signIn(e.a, annEmail)
-	d.laptop.signIn(e.a, annEmail)
-	d.atB.signIn(e.b, annEmail)
-	d.bob.signIn(e.a, bobEmail)
+	d.here.SignIn(e.a, annEmail)
+	d.laptop.SignIn(e.a, annEmail)
+	d.atB.SignIn(e.b, annEmail)
+	d.bob.SignIn(e.a, bobEmail)
 	return d
 }
 
 // response is an answer with its body read.
 type response = servertest.Response
 
-func (b *browser) do(method, rawURL string, form url.Values) *response {
-	b.e.t.Helper()
-	res, err := b.try(method, rawURL, form)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	return res
-}
-
-// try is do for a goroutine: it returns the error (and an empty answer) instead of failing the
-// test.
-func (b *browser) try(method, rawURL string, form url.Values) (*response, error) {
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
-	if err != nil {
-		return &response{}, err
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	if b.ua != "" {
-		req.Header.Set("User-Agent", b.ua)
-	}
-	if b.addr != "" {
-		req.Header.Set("X-Test-Addr", b.addr)
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		return &response{}, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return &response{}, err
-	}
-	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(raw)}, nil
-}
-
-func (b *browser) get(rawURL string) *response { return b.do(http.MethodGet, rawURL, nil) }
-
-func (b *browser) post(rawURL string, form url.Values) *response {
-	return b.do(http.MethodPost, rawURL, form)
-}
-
-// trySignIn fills school s's sign-in form with email and pw and returns the answer to the POST
-// (303 on success).
-func (b *browser) trySignIn(s *school.School, email, pw string) *response {
-	b.e.t.Helper()
-	res := b.get(b.e.url(s, login.LoginPath))
-	if res.Status != http.StatusOK {
-		b.e.t.Fatalf("GET %s: %d", login.LoginPath, res.Status)
-	}
-	f := formWith(b.e.t, res.Body, login.LoginPath)
-	f.Set("email", email)
-	f.Set("password", pw)
-	return b.post(b.e.url(s, login.LoginPath), f)
-}
-
-// signIn signs the browser in at school s as email, with memberPass.
-func (b *browser) signIn(s *school.School, email string) {
-	b.e.t.Helper()
-	if res := b.trySignIn(s, email, memberPass); res.Status != http.StatusSeeOther {
-		b.e.t.Fatalf("sign in as %s: %d\n%s", email, res.Status, res.Body)
-	}
-}
-
 // signedIn reports whether the browser's session at s opens the account page.
 func (b *browser) signedIn(s *school.School) bool {
 	b.e.t.Helper()
-	res := b.get(b.e.url(s, account.AccountPath))
+	res := b.Get(b.e.url(s, account.AccountPath))
 	switch res.Status {
 	case http.StatusOK:
 		return true
@@ -387,7 +301,7 @@ func (b *browser) signedIn(s *school.School) bool {
 // page loads /account at school s and fails unless it is shown.
 func (b *browser) page(s *school.School) string {
 	b.e.t.Helper()
-	res := b.get(b.e.url(s, account.AccountPath))
+	res := b.Get(b.e.url(s, account.AccountPath))
 	if res.Status != http.StatusOK {
 		b.e.t.Fatalf("GET /account: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
 	}
@@ -401,7 +315,7 @@ func (b *browser) submit(s *school.School, action string, fields url.Values) *re
 	for k, v := range fields {
 		f[k] = v
 	}
-	return b.post(b.e.url(s, action), f)
+	return b.Post(b.e.url(s, action), f)
 }
 
 // forms are the forms of a page, their actions as written.
@@ -443,26 +357,20 @@ func allForms(page, action string) []url.Values {
 	return out
 }
 
-// csrfFrom returns the csrf_token of the first form in a page that has one.
-func csrfFrom(t testing.TB, page string) string {
-	t.Helper()
-	return formHaving(t, page, login.CSRFField).Get(login.CSRFField)
-}
-
 // forgot posts the forgotten-password form for email at school s from a fresh form.
 func (b *browser) forgot(s *school.School, email string) *response {
 	b.e.t.Helper()
-	form := b.get(b.e.url(s, account.ForgotPath))
+	form := b.Get(b.e.url(s, account.ForgotPath))
 	if form.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d", account.ForgotPath, form.Status)
 	}
-	return b.post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, login.CSRFField: {csrfFrom(b.e.t, form.Body)}})
+	return b.Post(b.e.url(s, account.ForgotPath), url.Values{"email": {email}, login.CSRFField: {form.CSRF(b.e.t)}})
 }
 
 // openForm GETs a link's page and returns the form's hidden token and CSRF token.
 func (b *browser) openForm(link string) (token, csrf string) {
 	b.e.t.Helper()
-	res := b.get(link)
+	res := b.Get(link)
 	if res.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d\n%s", link, res.Status, res.Body)
 	}
@@ -479,7 +387,7 @@ func (b *browser) setPassword(link, pw string, extra url.Values) *response {
 	for k, v := range extra {
 		form[k] = v
 	}
-	return b.post(u.Scheme+"://"+u.Host+u.Path, form)
+	return b.Post(u.Scheme+"://"+u.Host+u.Path, form)
 }
 
 // postOffice is a post office of the test, its worker with the account service's expanders,
@@ -579,14 +487,14 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 	verifier := oauth2.GenerateVerifier()
 	resource := oauth2.SetAuthURLParam("resource", e.a.Origin)
 	authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier), resource)
-	res := b.get(authURL)
+	res := b.Get(authURL)
 	if res.Status != http.StatusOK {
 		e.t.Fatalf("consent page: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
 	}
 	u, _ := url.Parse(authURL)
 	f := formWith(e.t, res.Body, u.RequestURI())
 	f.Set("decision", "approve")
-	res = b.post(authURL, f)
+	res = b.Post(authURL, f)
 	if res.Status != http.StatusSeeOther && res.Status != http.StatusFound {
 		e.t.Fatalf("approve: %d\n%s", res.Status, res.Body)
 	}
@@ -601,17 +509,10 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 	return tok
 }
 
-// userinfo answers the status of /api/oauth/userinfo with token.
+// userinfo answers the status of /api/oauth/userinfo at school A with token.
 func (e *env) userinfo(token string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.url(e.a, endpoint.Userinfo), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return servertest.UserinfoStatus(e.t, e.a.Origin, token)
 }
 
 // wantRevoked checks that tok, of clientID at school A, works no more: its access token is refused
@@ -630,22 +531,18 @@ func (e *env) wantRevoked(clientID string, tok *oauth2.Token, when string) {
 // success).
 func (e *env) refresh(clientID, refreshToken string) string {
 	e.t.Helper()
-	resp, err := http.PostForm(e.url(e.a, endpoint.Token), url.Values{
+	res := e.browser().Post(e.url(e.a, endpoint.Token), url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {e.a.Origin},
 	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var body struct {
 		Error string `json:"error"`
 	}
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	if resp.StatusCode == http.StatusOK {
+	_ = res.JSON(&body)
+	if res.Status == http.StatusOK {
 		return ""
 	}
 	if body.Error == "" {
-		return fmt.Sprintf("status %d", resp.StatusCode)
+		return fmt.Sprintf("status %d", res.Status)
 	}
 	return body.Error
 }

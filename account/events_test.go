@@ -46,8 +46,8 @@ func TestResetAndInvitationEvents(t *testing.T) {
 	}
 
 	b := e.browser()
-	b.signIn(e.a, annEmail)
-	page := b.get(e.url(e.a, account.AccountPath))
+	b.SignIn(e.a, annEmail)
+	page := b.Get(e.url(e.a, account.AccountPath))
 	for _, words := range []string{"Signed in", "Password reset link requested"} {
 		if !strings.Contains(page.Body, words) {
 			t.Errorf("the account page does not say %q", words)

@@ -18,18 +18,18 @@ func TestAccountPageNeedsSession(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
 		b := e.browserAs(chromeMac)
-		res := b.get(e.url(e.a, account.AccountPath))
+		res := b.Get(e.url(e.a, account.AccountPath))
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/login?return_to=%2Faccount" {
 			t.Fatalf("GET /account: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		for _, path := range []string{account.ProfilePath, account.PasswordPath, account.EmailPath, account.SessionEndOthersPath, account.AppRemovePath} {
-			res := b.post(e.url(e.a, path), url.Values{"name": {"X"}})
+			res := b.Post(e.url(e.a, path), url.Values{"name": {"X"}})
 			if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.LoginPath) {
 				t.Errorf("POST %s: %d %q", path, res.Status, res.Header.Get("Location"))
 			}
 		}
 		// A session of school A is nothing at school B.
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		if !b.signedIn(e.a) || b.signedIn(e.b) {
 			t.Error("the session should open the page at A only")
 		}
@@ -40,8 +40,8 @@ func TestAccountPageShowsTheMemberEscaped(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		setProfile(t, e, e.ann.ID, `<script>alert("x")</script>`, "https://img.example/ann.png")
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
-		res := b.get(e.url(e.a, account.AccountPath))
+		b.SignIn(e.a, annEmail)
+		res := b.Get(e.url(e.a, account.AccountPath))
 		if res.Status != http.StatusOK {
 			t.Fatalf("status %d", res.Status)
 		}
@@ -80,9 +80,9 @@ func setProfile(t *testing.T, e *env, id int64, name, picture string) {
 func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		other := e.browserAs(firefoxWin) // so that the page has the "all other devices" form
-		other.signIn(e.a, annEmail)
+		other.SignIn(e.a, annEmail)
 		for _, tc := range []struct{ action, field, value string }{
 			{account.ProfilePath, "name", "Mallory"},
 			{account.PasswordPath, "new_password", "a new password of mine"},
@@ -95,7 +95,7 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 			}
 			for _, token := range []string{"", "not-the-token"} {
 				f.Set("csrf_token", token)
-				res := b.post(e.url(e.a, tc.action), f)
+				res := b.Post(e.url(e.a, tc.action), f)
 				if res.Status != http.StatusForbidden || !strings.Contains(res.Body, "This form has expired") {
 					t.Errorf("POST %s with csrf_token %q: %d", tc.action, token, res.Status)
 				}
@@ -117,7 +117,7 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 func TestProfileChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		for _, tc := range []struct{ name, picture, message string }{
 			{"   ", "", "Enter your name."},
 			{strings.Repeat("n", 101), "", "at most 100 characters"},
@@ -141,7 +141,7 @@ func TestProfileChange(t *testing.T) {
 		if err != nil || m.Name != "Ann <Ex> Ample" || m.AvatarURL != "https://img.example/new.png" {
 			t.Fatalf("member: %+v, %v", m, err)
 		}
-		page := b.get(e.url(e.a, res.Header.Get("Location"))).Body
+		page := b.Get(e.url(e.a, res.Header.Get("Location"))).Body
 		for _, want := range []string{"Your profile was saved.", "Ann &lt;Ex&gt; Ample", "Profile changed"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("page lacks %q", want)
@@ -155,7 +155,7 @@ func TestProfileChange(t *testing.T) {
 			t.Errorf("picture %q", m.AvatarURL)
 		}
 		// A done key that is not one of the page's is ignored, and nothing of it is shown.
-		if page := b.get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "hello") {
+		if page := b.Get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "hello") {
 			t.Error("the done parameter was echoed")
 		}
 	})
@@ -209,15 +209,15 @@ func TestPasswordChange(t *testing.T) {
 		}
 		// The new password signs in; the old one does not.
 		fresh := e.browserAs(chromeMac)
-		res = fresh.get(e.url(e.a, login.LoginPath))
+		res = fresh.Get(e.url(e.a, login.LoginPath))
 		f := formWith(t, res.Body, login.LoginPath)
 		f.Set("email", annEmail)
 		f.Set("password", memberPass)
-		if res := fresh.post(e.url(e.a, login.LoginPath), f); res.Status == http.StatusSeeOther {
+		if res := fresh.Post(e.url(e.a, login.LoginPath), f); res.Status == http.StatusSeeOther {
 			t.Error("the old password still signs in")
 		}
 		f.Set("password", next)
-		if res := fresh.post(e.url(e.a, login.LoginPath), f); res.Status != http.StatusSeeOther {
+		if res := fresh.Post(e.url(e.a, login.LoginPath), f); res.Status != http.StatusSeeOther {
 			t.Errorf("the new password does not sign in: %d", res.Status)
 		}
 	})
@@ -226,7 +226,7 @@ func TestPasswordChange(t *testing.T) {
 func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		tok := b.tokens("study-buddy")
 		const next = "a brand new passphrase"
 		res := b.submit(e.a, account.PasswordPath, url.Values{"current_password": {memberPass}, "new_password": {next},
@@ -241,7 +241,7 @@ func TestPasswordChangeCanSignOutApplications(t *testing.T) {
 func TestWrongCurrentPasswordsAreLimited(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		wrong := url.Values{"current_password": {"not it"}, "new_password": {"a brand new passphrase"}, "repeat_password": {"a brand new passphrase"}}
 		for i := range 5 {
 			if res := b.submit(e.a, account.PasswordPath, wrong); res.Status != http.StatusOK {
@@ -266,7 +266,7 @@ func TestEmailChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		const newAddr = "ann.new@example.com"
 
 		for _, tc := range []struct{ email, pw, message string }{
@@ -295,7 +295,7 @@ func TestEmailChange(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email-sent" {
 			t.Fatalf("request: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
-		if page := ann.get(e.url(e.a, res.Header.Get("Location"))).Body; !strings.Contains(page, "We sent a confirmation link") {
+		if page := ann.Get(e.url(e.a, res.Header.Get("Location"))).Body; !strings.Contains(page, "We sent a confirmation link") {
 			t.Error("no notice after the request")
 		}
 		mails := e.deliver()
@@ -314,36 +314,36 @@ func TestEmailChange(t *testing.T) {
 
 		// Whoever opens the link must be signed in as Ann, at the school it was made at.
 		anon := e.browserAs(chromeMac)
-		if res := anon.get(e.url(e.a, link)); res.Status != http.StatusSeeOther ||
+		if res := anon.Get(e.url(e.a, link)); res.Status != http.StatusSeeOther ||
 			res.Header.Get("Location") != "/login?return_to="+url.QueryEscape(link) {
 			t.Errorf("signed out: %d %q", res.Status, res.Header.Get("Location"))
 		}
 		bob := e.browserAs(chromeMac)
-		bob.signIn(e.a, bobEmail)
-		if res := bob.get(e.url(e.a, link)); res.Status != http.StatusForbidden || strings.Contains(res.Body, newAddr) {
+		bob.SignIn(e.a, bobEmail)
+		if res := bob.Get(e.url(e.a, link)); res.Status != http.StatusForbidden || strings.Contains(res.Body, newAddr) {
 			t.Errorf("another member: %d", res.Status)
 		}
 		annB := e.browserAs(chromeMac)
-		annB.signIn(e.b, annEmail)
-		if res := annB.get(e.url(e.b, link)); res.Status != http.StatusNotFound {
+		annB.SignIn(e.b, annEmail)
+		if res := annB.Get(e.url(e.b, link)); res.Status != http.StatusNotFound {
 			t.Errorf("another school: %d", res.Status)
 		}
 		// Bob cannot use it by posting either.
-		if res := bob.post(e.url(e.a, account.EmailConfirmPath), url.Values{"token": {mt[1]}, "csrf_token": {formWith(t, bob.page(e.a), account.ProfilePath).Get("csrf_token")}}); res.Status != http.StatusForbidden {
+		if res := bob.Post(e.url(e.a, account.EmailConfirmPath), url.Values{"token": {mt[1]}, "csrf_token": {formWith(t, bob.page(e.a), account.ProfilePath).Get("csrf_token")}}); res.Status != http.StatusForbidden {
 			t.Errorf("another member's POST: %d", res.Status)
 		}
 
 		// Opening the link twice uses nothing; confirming does.
 		var page string
 		for range 2 {
-			res := ann.get(e.url(e.a, link))
+			res := ann.Get(e.url(e.a, link))
 			if res.Status != http.StatusOK || !strings.Contains(res.Body, newAddr) {
 				t.Fatalf("confirm page: %d\n%s", res.Status, res.Body)
 			}
 			page = res.Body
 		}
 		f := formWith(t, page, account.EmailConfirmPath)
-		res = ann.post(e.url(e.a, account.EmailConfirmPath), f)
+		res = ann.Post(e.url(e.a, account.EmailConfirmPath), f)
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=email" {
 			t.Fatalf("confirm: %d %q\n%s", res.Status, res.Header.Get("Location"), res.Body)
 		}
@@ -361,22 +361,22 @@ func TestEmailChange(t *testing.T) {
 			t.Error("the page does not show the new address and the event")
 		}
 		// Single use.
-		if res := ann.post(e.url(e.a, account.EmailConfirmPath), f); res.Status != http.StatusNotFound {
+		if res := ann.Post(e.url(e.a, account.EmailConfirmPath), f); res.Status != http.StatusNotFound {
 			t.Errorf("second confirmation: %d", res.Status)
 		}
-		if res := ann.get(e.url(e.a, link)); res.Status != http.StatusNotFound {
+		if res := ann.Get(e.url(e.a, link)); res.Status != http.StatusNotFound {
 			t.Errorf("link after use: %d", res.Status)
 		}
 		// The new address signs in.
 		fresh := e.browserAs(chromeMac)
-		fresh.signIn(e.a, newAddr)
+		fresh.SignIn(e.a, newAddr)
 	})
 }
 
 func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		const addr = "carol@example.com"
 		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {addr}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
 			t.Fatalf("request: %d", res.Status)
@@ -387,8 +387,8 @@ func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 		}
 		link := linkToken.FindString(mails[0].Text)
 		e.newMember(addr, "Carol", e.a)
-		page := ann.get(e.url(e.a, link)).Body
-		res := ann.post(e.url(e.a, account.EmailConfirmPath), formWith(t, page, account.EmailConfirmPath))
+		page := ann.Get(e.url(e.a, link)).Body
+		res := ann.Post(e.url(e.a, account.EmailConfirmPath), formWith(t, page, account.EmailConfirmPath))
 		if res.Status != http.StatusConflict || !strings.Contains(res.Body, "Another account uses this e-mail address") {
 			t.Fatalf("confirm: %d\n%s", res.Status, res.Body)
 		}
@@ -401,7 +401,7 @@ func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		ann := e.browserAs(chromeMac)
-		ann.signIn(e.a, annEmail)
+		ann.SignIn(e.a, annEmail)
 		if res := ann.submit(e.a, account.EmailPath, url.Values{"email": {"ann.new@example.com"}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
 			t.Fatalf("request: %d", res.Status)
 		}
@@ -413,7 +413,7 @@ func TestEmailLinkDiesWithANewPassword(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if res := ann.get(e.url(e.a, link)); res.Status != http.StatusNotFound {
+		if res := ann.Get(e.url(e.a, link)); res.Status != http.StatusNotFound {
 			t.Errorf("link after a new password: %d", res.Status)
 		}
 	})
@@ -442,7 +442,7 @@ func TestSessions(t *testing.T) {
 				continue
 			}
 			f := url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {s.ID}}
-			if res := here.post(e.url(e.a, account.SessionEndPath), f); res.Status != http.StatusBadRequest || !strings.Contains(res.Body, "sign out") {
+			if res := here.Post(e.url(e.a, account.SessionEndPath), f); res.Status != http.StatusBadRequest || !strings.Contains(res.Body, "sign out") {
 				t.Errorf("ending the current session: %d", res.Status)
 			}
 		}
@@ -451,14 +451,14 @@ func TestSessions(t *testing.T) {
 		if err != nil || len(bobSessions) != 1 {
 			t.Fatalf("Bob's sessions: %v %v", bobSessions, err)
 		}
-		if res := here.post(e.url(e.a, account.SessionEndPath), url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {bobSessions[0].ID}}); res.Status != http.StatusSeeOther {
+		if res := here.Post(e.url(e.a, account.SessionEndPath), url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {bobSessions[0].ID}}); res.Status != http.StatusSeeOther {
 			t.Errorf("another member's session: %d", res.Status)
 		}
 		if !bob.signedIn(e.a) {
 			t.Error("Bob was signed out")
 		}
 
-		res := here.post(e.url(e.a, account.SessionEndPath), forms[0])
+		res := here.Post(e.url(e.a, account.SessionEndPath), forms[0])
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=session" {
 			t.Fatalf("end: %d %q", res.Status, res.Header.Get("Location"))
 		}
@@ -471,8 +471,8 @@ func TestSessions(t *testing.T) {
 
 		// Ending the others at A leaves this one and the session at B.
 		phone, tablet := e.browserAs(firefoxWin), e.browserAs(chromeMac)
-		phone.signIn(e.a, annEmail)
-		tablet.signIn(e.a, annEmail)
+		phone.SignIn(e.a, annEmail)
+		tablet.SignIn(e.a, annEmail)
 		res = here.submit(e.a, account.SessionEndOthersPath, nil)
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=sessions" {
 			t.Fatalf("end others: %d %q", res.Status, res.Header.Get("Location"))
@@ -489,7 +489,7 @@ func TestSessions(t *testing.T) {
 func TestConnectedApps(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		b := e.browserAs(chromeMac)
-		b.signIn(e.a, annEmail)
+		b.SignIn(e.a, annEmail)
 		buddy := b.tokens("study-buddy")
 		cards := b.tokens("flash-cards")
 		for _, tok := range []string{buddy.AccessToken, cards.AccessToken} {
@@ -512,7 +512,7 @@ func TestConnectedApps(t *testing.T) {
 		if removeBuddy == nil {
 			t.Fatal("no Remove access form for Study Buddy")
 		}
-		res := b.post(e.url(e.a, account.AppRemovePath), removeBuddy)
+		res := b.Post(e.url(e.a, account.AppRemovePath), removeBuddy)
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=app" {
 			t.Fatalf("remove: %d %q", res.Status, res.Header.Get("Location"))
 		}

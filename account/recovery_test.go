@@ -39,7 +39,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 			b := e.browser()
 			// Opening the link twice (a mail scanner, then the person) uses nothing.
 			for range 2 {
-				page := b.get(link)
+				page := b.Get(link)
 				if page.Status != http.StatusOK || !strings.Contains(page.Body, "Nia account.New") || !strings.Contains(page.Body, "nia@example.com") ||
 					!strings.Contains(page.Body, `name="password2"`) {
 					t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
@@ -58,7 +58,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 			if password.Verify(newPassword, e.member("nia@example.com").PasswordHash) != nil {
 				t.Error("the chosen password was not stored")
 			}
-			if page := b.get(link); page.Status != http.StatusGone {
+			if page := b.Get(link); page.Status != http.StatusGone {
 				t.Errorf("used link: %d", page.Status)
 			}
 			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: res.Member.ID, Kinds: []audit.Kind{audit.KindInvitationAccepted}, Limit: 10})
@@ -66,7 +66,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 				t.Errorf("events %+v, %v", events, err)
 			}
 			// And the new password signs in from another browser.
-			if res := e.browser().trySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
+			if res := e.browser().TrySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
 				t.Errorf("sign-in with the chosen password: %d", res.Status)
 			}
 		})
@@ -85,13 +85,13 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 		t.Fatalf("roles at B %v, %v", roles, err)
 	}
 	b := e.browser()
-	page := b.get(link)
+	page := b.Get(link)
 	if page.Status != http.StatusOK || !strings.Contains(page.Body, "You now belong to Lumen") || strings.Contains(page.Body, `name="password"`) {
 		t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
 	}
 	token, csrf := b.openForm(link)
 	// A password posted anyway is ignored: an invitation never changes an existing password.
-	done := b.post(e.url(e.b, account.InvitationPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
+	done := b.Post(e.url(e.b, account.InvitationPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
 	if done.Status != http.StatusSeeOther || done.Header.Get("Location") != login.LoginPath {
 		t.Fatalf("POST /invitation: %d %s", done.Status, done.Header.Get("Location"))
 	}
@@ -101,10 +101,10 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 	if e.member(annEmail).PasswordHash != before {
 		t.Fatal("the invitation changed the password")
 	}
-	if res := e.browser().trySignIn(e.b, annEmail, memberPass); res.Status != http.StatusSeeOther {
+	if res := e.browser().TrySignIn(e.b, annEmail, memberPass); res.Status != http.StatusSeeOther {
 		t.Errorf("sign-in at B with the old password: %d", res.Status)
 	}
-	if page := b.get(link); page.Status != http.StatusGone {
+	if page := b.Get(link); page.Status != http.StatusGone {
 		t.Errorf("used link: %d", page.Status)
 	}
 
@@ -121,7 +121,7 @@ func TestReinvitationReplacesTheLink(t *testing.T) {
 	_, first := e.invite(e.a, "nia@example.com", "Nia")
 	_, second := e.invite(e.a, "nia@example.com", "Nia")
 	b := e.browser()
-	if page := b.get(first); page.Status != http.StatusGone || !strings.Contains(page.Body, "expired or was already used") {
+	if page := b.Get(first); page.Status != http.StatusGone || !strings.Contains(page.Body, "expired or was already used") {
 		t.Errorf("replaced link: %d\n%s", page.Status, page.Body)
 	}
 	if res := b.setPassword(second, newPassword, nil); res.Status != http.StatusSeeOther {
@@ -137,10 +137,10 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
-		if res := b.post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusSeeOther {
+		if res := b.Post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusSeeOther {
 			t.Fatalf("first use: %d", res.Status)
 		}
-		if res := b.post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusGone {
+		if res := b.Post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusGone {
 			t.Errorf("second use: %d", res.Status)
 		}
 	})
@@ -150,11 +150,11 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		e.clock.Advance(time.Second)
-		if page := b.get(link); page.Status != http.StatusGone {
+		if page := b.Get(link); page.Status != http.StatusGone {
 			t.Errorf("expired link GET: %d", page.Status)
 		}
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
-		if res := b.post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusGone {
+		if res := b.Post(e.url(e.a, account.InvitationPath), form); res.Status != http.StatusGone {
 			t.Errorf("expired link POST: %d", res.Status)
 		}
 	})
@@ -163,20 +163,20 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 		b := e.browser()
 		token, csrf := b.openForm(link)
 		form := url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}
-		if res := b.post(e.url(e.a, account.ResetPath), form); res.Status != http.StatusSeeOther || res.Header.Get("Location") != account.AccountPath {
+		if res := b.Post(e.url(e.a, account.ResetPath), form); res.Status != http.StatusSeeOther || res.Header.Get("Location") != account.AccountPath {
 			t.Fatalf("first use: %d %s", res.Status, res.Header.Get("Location"))
 		}
-		if res := b.post(e.url(e.a, account.ResetPath), form); res.Status != http.StatusGone {
+		if res := b.Post(e.url(e.a, account.ResetPath), form); res.Status != http.StatusGone {
 			t.Errorf("second use: %d", res.Status)
 		}
-		if page := b.get(link); page.Status != http.StatusGone || !strings.Contains(page.Body, `href="/login/forgot"`) {
+		if page := b.Get(link); page.Status != http.StatusGone || !strings.Contains(page.Body, `href="/login/forgot"`) {
 			t.Errorf("used link GET: %d\n%s", page.Status, page.Body)
 		}
 	})
 	t.Run("reset after 30 minutes", func(t *testing.T) {
 		link := e.resetLink(e.a, annEmail)
 		e.clock.Advance(account.DefaultResetTTL)
-		if page := e.browser().get(link); page.Status != http.StatusGone {
+		if page := e.browser().Get(link); page.Status != http.StatusGone {
 			t.Errorf("expired link: %d", page.Status)
 		}
 	})
@@ -189,13 +189,13 @@ func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 	u, _ := url.Parse(link)
 	token := u.Query().Get("token")
 	b := e.browser()
-	if page := b.get(e.url(e.b, account.ResetPath) + "?token=" + token); page.Status != http.StatusGone {
+	if page := b.Get(e.url(e.b, account.ResetPath) + "?token=" + token); page.Status != http.StatusGone {
 		t.Errorf("GET at B: %d", page.Status)
 	}
 	// A form of B's own, carrying A's token.
-	form := b.get(e.url(e.b, account.ForgotPath))
-	res := b.post(e.url(e.b, account.ResetPath), url.Values{
-		"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrfFrom(t, form.Body)},
+	form := b.Get(e.url(e.b, account.ForgotPath))
+	res := b.Post(e.url(e.b, account.ResetPath), url.Values{
+		"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {form.CSRF(t)},
 	})
 	if res.Status != http.StatusGone {
 		t.Errorf("POST at B: %d", res.Status)
@@ -249,8 +249,8 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			e := newEnv(t)
 			e.enrol(e.b, e.ann.ID)
 			other := e.browser()
-			other.signIn(e.a, annEmail)
-			other.signIn(e.b, annEmail)
+			other.SignIn(e.a, annEmail)
+			other.SignIn(e.b, annEmail)
 			if !other.signedIn(e.a) || !other.signedIn(e.b) {
 				t.Fatal("the second browser did not sign in")
 			}
@@ -307,10 +307,10 @@ func TestPasswordChangedElsewhereKillsResetLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page := b.get(link); page.Status != http.StatusGone {
+	if page := b.Get(link); page.Status != http.StatusGone {
 		t.Errorf("GET: %d", page.Status)
 	}
-	res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
+	res := b.Post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
 	if res.Status != http.StatusGone {
 		t.Errorf("POST: %d", res.Status)
 	}
@@ -329,7 +329,7 @@ func TestResetRefusesAWeakPasswordOnTheForm(t *testing.T) {
 		{newPassword, newPassword + "x", account.MsgPasswordsDiffer},
 	} {
 		token, csrf := b.openForm(link)
-		res := b.post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, login.CSRFField: {csrf}})
+		res := b.Post(e.url(e.a, account.ResetPath), url.Values{"token": {token}, "password": {tc.pw}, "password2": {tc.pw2}, login.CSRFField: {csrf}})
 		if res.Status != http.StatusOK || !strings.Contains(res.Body, `name="password2"`) || !strings.Contains(res.Body, `role="alert"`) {
 			t.Errorf("%.20q: %d\n%s", tc.pw, res.Status, res.Body)
 		}
@@ -352,7 +352,7 @@ func headersWithoutDate(h http.Header) http.Header {
 func TestForgotAnswersTheSameForKnownAndUnknownAddresses(t *testing.T) {
 	e := newEnv(t)
 	known, unknown := e.browser(), e.browser()
-	known.addr, unknown.addr = "192.0.2.10", "192.0.2.11"
+	known.Addr, unknown.Addr = "192.0.2.10", "192.0.2.11"
 	createdBefore := e.store.createLinks.Load()
 	a := known.forgot(e.a, annEmail)
 	b := unknown.forgot(e.a, "nobody@example.com")
@@ -419,11 +419,11 @@ func TestForgotTiming(t *testing.T) {
 			into  *[]time.Duration
 		}{{annEmail, &known}, {"nobody@example.com", &unknown}} {
 			b := e.browser()
-			b.addr = fmt.Sprintf("198.51.100.%d", 1+i*2+len(*tc.into)%2)
-			form := b.get(e.url(e.a, account.ForgotPath))
-			csrf := csrfFrom(t, form.Body)
+			b.Addr = fmt.Sprintf("198.51.100.%d", 1+i*2+len(*tc.into)%2)
+			form := b.Get(e.url(e.a, account.ForgotPath))
+			csrf := form.CSRF(t)
 			start := time.Now()
-			res := b.post(e.url(e.a, account.ForgotPath), url.Values{"email": {tc.email}, login.CSRFField: {csrf}})
+			res := b.Post(e.url(e.a, account.ForgotPath), url.Values{"email": {tc.email}, login.CSRFField: {csrf}})
 			*tc.into = append(*tc.into, time.Since(start))
 			if res.Status != http.StatusOK {
 				t.Fatalf("POST: %d", res.Status)
@@ -453,7 +453,7 @@ func TestForgotIsLimitedPerClientAddress(t *testing.T) {
 		t.Fatalf("over the budget: %d %v\n%s", res.Status, res.Header, res.Body)
 	}
 	other := e.browser()
-	other.addr = "192.0.2.99"
+	other.Addr = "192.0.2.99"
 	if res := other.forgot(e.a, annEmail); res.Status != http.StatusOK {
 		t.Errorf("another address: %d", res.Status)
 	}
@@ -466,7 +466,7 @@ func TestForgotIsLimitedPerAccountSilently(t *testing.T) {
 	e := newEnv(t)
 	for i := range 5 {
 		b := e.browser()
-		b.addr = fmt.Sprintf("203.0.113.%d", i+1)
+		b.Addr = fmt.Sprintf("203.0.113.%d", i+1)
 		if res := b.forgot(e.a, annEmail); res.Status != http.StatusOK {
 			t.Fatalf("request %d: %d", i+1, res.Status)
 		}
@@ -523,7 +523,7 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 			if csrf != "" {
 				f.Set(login.CSRFField, csrf)
 			}
-			if res := b.post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
+			if res := b.Post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
 				t.Errorf("POST %s with csrf %q: %d", tc.path, csrf, res.Status)
 			}
 		}
@@ -533,8 +533,8 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 		for k, v := range tc.form {
 			f[k] = v
 		}
-		f.Set(login.CSRFField, csrfFrom(t, b.get(e.url(e.a, account.ForgotPath)).Body))
-		if res := stranger.post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
+		f.Set(login.CSRFField, b.Get(e.url(e.a, account.ForgotPath)).CSRF(t))
+		if res := stranger.Post(e.url(e.a, tc.path), f); res.Status != http.StatusForbidden {
 			t.Errorf("POST %s without the cookie: %d", tc.path, res.Status)
 		}
 	}
@@ -556,15 +556,15 @@ func TestFormsRefuseMissingCSRF(t *testing.T) {
 func TestJunkTokensNeverReachTheStore(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
-	form := b.get(e.url(e.a, account.ForgotPath))
-	csrf := csrfFrom(t, form.Body)
+	form := b.Get(e.url(e.a, account.ForgotPath))
+	csrf := form.CSRF(t)
 	junk := []string{"", "x", strings.Repeat("A", 21) + "\r" + strings.Repeat("A", 21), strings.Repeat("A", 42), strings.Repeat("A", 44), strings.Repeat("!", 43), "' OR 1=1 --", strings.Repeat("a", 5000)}
 	for _, tok := range junk {
 		for _, path := range []string{account.ResetPath, account.InvitationPath} {
-			if res := b.get(e.url(e.a, path) + "?token=" + url.QueryEscape(tok)); res.Status != http.StatusGone {
+			if res := b.Get(e.url(e.a, path) + "?token=" + url.QueryEscape(tok)); res.Status != http.StatusGone {
 				t.Errorf("GET %s?token=%q: %d", path, tok, res.Status)
 			}
-			res := b.post(e.url(e.a, path), url.Values{"token": {tok}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
+			res := b.Post(e.url(e.a, path), url.Values{"token": {tok}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}})
 			if res.Status != http.StatusGone {
 				t.Errorf("POST %s token=%q: %d", path, tok, res.Status)
 			}
@@ -574,7 +574,7 @@ func TestJunkTokensNeverReachTheStore(t *testing.T) {
 		t.Errorf("junk reached the store: %d GetLink, %d ConsumeLink", g, c)
 	}
 	// A well-formed token that was never issued is looked up, and refused the same way.
-	if res := b.get(e.url(e.a, account.ResetPath) + "?token=" + randomToken()); res.Status != http.StatusGone {
+	if res := b.Get(e.url(e.a, account.ResetPath) + "?token=" + randomToken()); res.Status != http.StatusGone {
 		t.Errorf("unknown token: %d", res.Status)
 	}
 }
@@ -617,7 +617,7 @@ func TestConcurrentUsesOfOneLinkSucceedOnce(t *testing.T) {
 			statuses := make(chan int, n)
 			for _, a := range attempts {
 				go func() {
-					res, err := a.b.try(http.MethodPost, e.url(e.a, account.ResetPath), a.form)
+					res, err := a.b.Try(http.MethodPost, e.url(e.a, account.ResetPath), a.form)
 					if err != nil {
 						t.Error(err)
 					}

@@ -20,18 +20,18 @@ func TestFeatureOffIsNotFound(t *testing.T) {
 	e := newEnv(t)
 	anon := e.browser()
 	owner := e.signedIn(e.b, ownerEmail)
-	unknown := anon.get(e.b.Origin + "/no/such/path")
+	unknown := anon.Get(e.b.Origin + "/no/such/path")
 	for _, b := range []*browser{anon, owner} {
 		for _, r := range []page{
-			b.get(e.appsURL(e.b, "")),
-			b.get(e.appsURL(e.b, "/new")),
-			b.get(e.appsURL(e.b, "/pc_x")),
-			b.post(e.appsURL(e.b, ""), url.Values{"name": {"X"}}),
-			b.post(e.appsURL(e.b, "/pc_x/delete"), nil),
-			b.do(mustRequest(http.MethodPut, e.appsURL(e.b, ""))),
+			b.Get(e.appsURL(e.b, "")),
+			b.Get(e.appsURL(e.b, "/new")),
+			b.Get(e.appsURL(e.b, "/pc_x")),
+			b.Post(e.appsURL(e.b, ""), url.Values{"name": {"X"}}),
+			b.Post(e.appsURL(e.b, "/pc_x/delete"), url.Values{}),
+			b.Do(http.MethodPut, e.appsURL(e.b, ""), nil),
 		} {
-			if r.StatusCode != http.StatusNotFound || r.body != unknown.body {
-				t.Errorf("%s %s: %d %s, want the 404 of an unknown path", r.Request.Method, r.Request.URL, r.StatusCode, r.body)
+			if r.Status != http.StatusNotFound || r.Body != unknown.Body {
+				t.Errorf("%s %s: %d %s, want the 404 of an unknown path", r.Method, r.URL, r.Status, r.Body)
 			}
 		}
 	}
@@ -40,35 +40,27 @@ func TestFeatureOffIsNotFound(t *testing.T) {
 	}
 }
 
-func mustRequest(method, rawURL string) *http.Request {
-	req, err := http.NewRequest(method, rawURL, nil)
-	if err != nil {
-		panic(err)
-	}
-	return req
-}
-
 // Not signed in: every page sends the browser to sign in and come back.
 func TestNotSignedInRedirectsToLogin(t *testing.T) {
 	e := newEnv(t)
 	b := e.browser()
 	for _, path := range []string{"", "/new", "/pc_x", "/pc_x/rotate", "/pc_x/delete"} {
-		r := b.get(e.appsURL(e.a, path))
+		r := b.Get(e.appsURL(e.a, path))
 		want := login.LoginPath + "?return_to=" + url.QueryEscape(admin.AppsPath+path)
-		if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != want {
-			t.Errorf("GET %s: %d Location %q, want 303 %q", path, r.StatusCode, r.Header.Get("Location"), want)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+			t.Errorf("GET %s: %d Location %q, want 303 %q", path, r.Status, r.Header.Get("Location"), want)
 		}
 	}
-	r := b.post(e.appsURL(e.a, ""), appForm{name: "X", redirectURIs: callback, scopes: []string{"openid"}}.values("x"))
-	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath+"?") {
-		t.Errorf("POST: %d %q", r.StatusCode, r.Header.Get("Location"))
+	r := b.Post(e.appsURL(e.a, ""), appForm{name: "X", redirectURIs: callback, scopes: []string{"openid"}}.values("x"))
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), login.LoginPath+"?") {
+		t.Errorf("POST: %d %q", r.Status, r.Header.Get("Location"))
 	}
 	// After signing in, the browser is back on the list.
-	login := b.get(e.a.Origin + r.Header.Get("Location"))
-	f := formWith(t, login.body, "email")
-	f.values.Set("email", ownerEmail)
-	f.values.Set("password", memberPass)
-	done := b.post(e.a.Origin+"/login", f.values)
+	login := b.Get(e.a.Origin + r.Header.Get("Location"))
+	f := formWith(t, login.Body, "email")
+	f.Values.Set("email", ownerEmail)
+	f.Values.Set("password", memberPass)
+	done := b.Post(e.a.Origin+"/login", f.Values)
 	if done.Header.Get("Location") != admin.AppsPath {
 		t.Errorf("after sign-in: Location %q", done.Header.Get("Location"))
 	}
@@ -87,20 +79,20 @@ func TestOnlyOperators(t *testing.T) {
 			b := e.signedIn(e.a, email)
 			// A signed-in page of consent gives the session's CSRF token: the refusal must not
 			// depend on a missing token.
-			token := csrf(t, b.get(e.a.Origin+login.LogoutPath).body)
+			token := b.Get(e.a.Origin + login.LogoutPath).CSRF(t)
 			for _, r := range []page{
-				b.get(e.appsURL(e.a, "")),
-				b.get(e.appsURL(e.a, "/new")),
-				b.get(e.appsURL(e.a, "/"+id)),
-				b.get(e.appsURL(e.a, "/"+id+"/delete")),
-				b.post(e.appsURL(e.a, ""), appForm{name: "Mine", redirectURIs: callback, scopes: []string{"openid"}}.values(token)),
-				b.post(e.appsURL(e.a, "/"+id+"/delete"), url.Values{"csrf_token": {token}}),
+				b.Get(e.appsURL(e.a, "")),
+				b.Get(e.appsURL(e.a, "/new")),
+				b.Get(e.appsURL(e.a, "/"+id)),
+				b.Get(e.appsURL(e.a, "/"+id+"/delete")),
+				b.Post(e.appsURL(e.a, ""), appForm{name: "Mine", redirectURIs: callback, scopes: []string{"openid"}}.values(token)),
+				b.Post(e.appsURL(e.a, "/"+id+"/delete"), url.Values{"csrf_token": {token}}),
 			} {
-				if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only the owners and admins of Northwind") {
-					t.Errorf("%s %s: %d, want the 403 page\n%s", r.Request.Method, r.Request.URL.Path, r.StatusCode, r.body)
+				if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only the owners and admins of Northwind") {
+					t.Errorf("%s %s: %d, want the 403 page\n%s", r.Method, r.URL.Path, r.Status, r.Body)
 				}
-				if strings.Contains(r.body, id) {
-					t.Errorf("%s %s: the 403 page shows the client id", r.Request.Method, r.Request.URL.Path)
+				if strings.Contains(r.Body, id) {
+					t.Errorf("%s %s: the 403 page shows the client id", r.Method, r.URL.Path)
 				}
 			}
 		})
@@ -110,8 +102,8 @@ func TestOnlyOperators(t *testing.T) {
 		t.Errorf("clients after the refusals: %+v", list)
 	}
 	// An admin is an operator too.
-	if r := e.signedIn(e.a, adminEmail).get(e.appsURL(e.a, "")); r.StatusCode != http.StatusOK || !strings.Contains(r.body, id) {
-		t.Errorf("admin: %d", r.StatusCode)
+	if r := e.signedIn(e.a, adminEmail).Get(e.appsURL(e.a, "")); r.Status != http.StatusOK || !strings.Contains(r.Body, id) {
+		t.Errorf("admin: %d", r.Status)
 	}
 }
 
@@ -120,24 +112,24 @@ func TestOnlyOperators(t *testing.T) {
 func TestCreatePublic(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
-	form := b.get(e.appsURL(e.a, "/new"))
+	form := b.Get(e.appsURL(e.a, "/new"))
 	for _, want := range []string{
 		`value="openid" checked`, `value="profile"`, `value="email"`, `value="account:read"`, `value="account:write"`,
 		"See your own courses, progress, purchases and notifications at this school", `name="confidential"`,
 	} {
-		if !strings.Contains(form.body, want) {
+		if !strings.Contains(form.Body, want) {
 			t.Errorf("form lacks %q", want)
 		}
 	}
-	if strings.Contains(form.body, "courses:read") {
+	if strings.Contains(form.Body, "courses:read") {
 		t.Error("the form offers an operator scope")
 	}
-	r := b.post(e.appsURL(e.a, ""), appForm{
+	r := b.Post(e.appsURL(e.a, ""), appForm{
 		name: "  Study Buddy ", redirectURIs: "https://buddy.example/cb\r\n\r\nhttp://127.0.0.1/callback\r\n",
 		scopes: []string{"account:read", "openid", "account:read"},
-	}.values(csrf(t, form.body)))
-	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), admin.AppsPath+"/pc_") {
-		t.Fatalf("create: %d Location %q\n%s", r.StatusCode, r.Header.Get("Location"), r.body)
+	}.values(form.CSRF(t)))
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), admin.AppsPath+"/pc_") {
+		t.Fatalf("create: %d Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
 	id := strings.TrimPrefix(r.Header.Get("Location"), admin.AppsPath+"/")
 	c, err := e.client(e.a, id)
@@ -149,17 +141,17 @@ func TestCreatePublic(t *testing.T) {
 		!slices.Equal(c.RedirectURIs, []string{"https://buddy.example/cb", "http://127.0.0.1/callback"}) {
 		t.Errorf("stored %+v", c)
 	}
-	show := b.get(e.appsURL(e.a, "/"+id))
-	if got := textOf(t, show.body, "client-id"); got != id {
+	show := b.Get(e.appsURL(e.a, "/"+id))
+	if got := textOf(t, show.Body, "client-id"); got != id {
 		t.Errorf("page shows client id %q, want %q", got, id)
 	}
-	if strings.Contains(show.body, "/rotate") {
+	if strings.Contains(show.Body, "/rotate") {
 		t.Error("a public client's page offers a new secret")
 	}
-	if r := b.get(e.appsURL(e.a, "/"+id+"/rotate")); r.StatusCode != http.StatusConflict {
-		t.Errorf("rotate a public client: %d", r.StatusCode)
+	if r := b.Get(e.appsURL(e.a, "/"+id+"/rotate")); r.Status != http.StatusConflict {
+		t.Errorf("rotate a public client: %d", r.Status)
 	}
-	if list := b.get(e.appsURL(e.a, "")); !strings.Contains(list.body, id) || !strings.Contains(list.body, "Study Buddy") {
+	if list := b.Get(e.appsURL(e.a, "")); !strings.Contains(list.Body, id) || !strings.Contains(list.Body, "Study Buddy") {
 		t.Error("the list does not show the new client")
 	}
 	tr := e.tokens(id, "")
@@ -196,9 +188,9 @@ func TestCreateConfidential(t *testing.T) {
 	}
 	// Never shown again.
 	for _, path := range []string{"", "/" + id, "/" + id + "/rotate", "/" + id + "/delete"} {
-		p := b.get(e.appsURL(e.a, path))
-		if p.StatusCode != http.StatusOK || strings.Contains(p.body, secret) || strings.Contains(p.body, c.SecretHash) {
-			t.Errorf("GET %s: %d, or it shows the secret or its hash", path, p.StatusCode)
+		p := b.Get(e.appsURL(e.a, path))
+		if p.Status != http.StatusOK || strings.Contains(p.Body, secret) || strings.Contains(p.Body, c.SecretHash) {
+			t.Errorf("GET %s: %d, or it shows the secret or its hash", path, p.Status)
 		}
 	}
 
@@ -222,17 +214,17 @@ func TestRotate(t *testing.T) {
 	id, oldSecret, _ := b.createConfidential(e, "Grade Sync")
 	tr := e.tokens(id, oldSecret)
 
-	confirm := b.get(e.appsURL(e.a, "/"+id+"/rotate"))
-	if confirm.StatusCode != http.StatusOK {
-		t.Fatalf("confirm: %d", confirm.StatusCode)
+	confirm := b.Get(e.appsURL(e.a, "/"+id+"/rotate"))
+	if confirm.Status != http.StatusOK {
+		t.Fatalf("confirm: %d", confirm.Status)
 	}
-	f := formWith(t, confirm.body, "csrf_token")
-	r := b.post(resolve(e.appsURL(e.a, ""), f.action), f.values)
-	if r.StatusCode != http.StatusOK || r.Header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("rotate: %d %q\n%s", r.StatusCode, r.Header.Get("Cache-Control"), r.body)
+	f := formWith(t, confirm.Body, "csrf_token")
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
+	if r.Status != http.StatusOK || r.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("rotate: %d %q\n%s", r.Status, r.Header.Get("Cache-Control"), r.Body)
 	}
-	newSecret := textOf(t, r.body, "client-secret")
-	if newSecret == oldSecret || len(newSecret) != 43 || textOf(t, r.body, "client-id") != id {
+	newSecret := textOf(t, r.Body, "client-secret")
+	if newSecret == oldSecret || len(newSecret) != 43 || textOf(t, r.Body, "client-id") != id {
 		t.Fatalf("new secret %q (old %q)", newSecret, oldSecret)
 	}
 	if c, _ := e.client(e.a, id); c.SecretHash == newSecret {
@@ -258,11 +250,11 @@ func TestDelete(t *testing.T) {
 	if e.userinfo(tr.AccessToken) != http.StatusOK {
 		t.Fatal("token does not work before the deletion")
 	}
-	confirm := b.get(e.appsURL(e.a, "/"+id+"/delete"))
-	f := formWith(t, confirm.body, "csrf_token")
-	r := b.post(resolve(e.appsURL(e.a, ""), f.action), f.values)
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != admin.AppsPath {
-		t.Fatalf("delete: %d %q\n%s", r.StatusCode, r.Header.Get("Location"), r.body)
+	confirm := b.Get(e.appsURL(e.a, "/"+id+"/delete"))
+	f := formWith(t, confirm.Body, "csrf_token")
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != admin.AppsPath {
+		t.Fatalf("delete: %d %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
 	if _, err := e.client(e.a, id); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("client after deletion: %v", err)
@@ -270,11 +262,11 @@ func TestDelete(t *testing.T) {
 	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("userinfo with the deleted client's token: %d", got)
 	}
-	if list := b.get(e.appsURL(e.a, "")); strings.Contains(list.body, id) {
+	if list := b.Get(e.appsURL(e.a, "")); strings.Contains(list.Body, id) {
 		t.Error("the list still shows the deleted client")
 	}
-	if r := b.get(e.appsURL(e.a, "/"+id)); r.StatusCode != http.StatusNotFound {
-		t.Errorf("deleted client's page: %d", r.StatusCode)
+	if r := b.Get(e.appsURL(e.a, "/"+id)); r.Status != http.StatusNotFound {
+		t.Errorf("deleted client's page: %d", r.Status)
 	}
 }
 
@@ -285,21 +277,21 @@ func TestCSRF(t *testing.T) {
 	id, _, _ := b.createConfidential(e, "Grade Sync")
 	before, _ := e.client(e.a, id)
 	other := e.signedIn(e.a, adminEmail) // another session's token is a wrong one
-	otherToken := csrf(t, other.get(e.appsURL(e.a, "/new")).body)
+	otherToken := other.Get(e.appsURL(e.a, "/new")).CSRF(t)
 	for _, token := range []string{"", "nope", otherToken} {
-		create := b.post(e.appsURL(e.a, ""), appForm{name: "Forged App", redirectURIs: callback, scopes: []string{"openid"}}.values(token))
-		if create.StatusCode != http.StatusForbidden || !strings.Contains(create.body, admin.MsgFormExpired) ||
-			!strings.Contains(create.body, `value="Forged App"`) {
-			t.Errorf("create with token %q: %d\n%s", token, create.StatusCode, create.body)
+		create := b.Post(e.appsURL(e.a, ""), appForm{name: "Forged App", redirectURIs: callback, scopes: []string{"openid"}}.values(token))
+		if create.Status != http.StatusForbidden || !strings.Contains(create.Body, admin.MsgFormExpired) ||
+			!strings.Contains(create.Body, `value="Forged App"`) {
+			t.Errorf("create with token %q: %d\n%s", token, create.Status, create.Body)
 		}
 		for _, action := range []string{"rotate", "delete"} {
 			form := url.Values{}
 			if token != "" {
 				form.Set("csrf_token", token)
 			}
-			r := b.post(e.appsURL(e.a, "/"+id+"/"+action), form)
-			if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, admin.MsgFormExpired) {
-				t.Errorf("%s with token %q: %d\n%s", action, token, r.StatusCode, r.body)
+			r := b.Post(e.appsURL(e.a, "/"+id+"/"+action), form)
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, admin.MsgFormExpired) {
+				t.Errorf("%s with token %q: %d\n%s", action, token, r.Status, r.Body)
 			}
 		}
 	}
@@ -319,15 +311,15 @@ func TestHostileNamesEscaped(t *testing.T) {
 	const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`
 	id := b.createPublic(e, hostile)
 	for _, path := range []string{"", "/" + id, "/" + id + "/delete"} {
-		r := b.get(e.appsURL(e.a, path))
-		if strings.Contains(r.body, "<script") || strings.Contains(r.body, "<img") || !strings.Contains(r.body, "&lt;script&gt;") {
-			t.Errorf("GET %s does not escape the name:\n%s", path, r.body)
+		r := b.Get(e.appsURL(e.a, path))
+		if strings.Contains(r.Body, "<script") || strings.Contains(r.Body, "<img") || !strings.Contains(r.Body, "&lt;script&gt;") {
+			t.Errorf("GET %s does not escape the name:\n%s", path, r.Body)
 		}
 	}
 	// And in the form shown again after a refused attempt.
 	r := b.create(e, appForm{name: hostile, redirectURIs: `javascript:alert(1)"><script>`, scopes: []string{"openid"}})
-	if r.StatusCode != http.StatusUnprocessableEntity || strings.Contains(r.body, "<script") || strings.Contains(r.body, "<img") {
-		t.Errorf("refused form: %d\n%s", r.StatusCode, r.body)
+	if r.Status != http.StatusUnprocessableEntity || strings.Contains(r.Body, "<script") || strings.Contains(r.Body, "<img") {
+		t.Errorf("refused form: %d\n%s", r.Status, r.Body)
 	}
 }
 
@@ -362,22 +354,22 @@ func TestValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := b.create(e, tc.form)
-			if r.StatusCode != http.StatusUnprocessableEntity {
-				t.Fatalf("status %d\n%s", r.StatusCode, r.body)
+			if r.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d\n%s", r.Status, r.Body)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(r.body, w) {
-					t.Errorf("page lacks %q\n%s", w, r.body)
+				if !strings.Contains(r.Body, w) {
+					t.Errorf("page lacks %q\n%s", w, r.Body)
 				}
 			}
-			kept := formWith(t, r.body, "name")
-			if got := kept.values.Get("name"); got != tc.form.name {
+			kept := formWith(t, r.Body, "name")
+			if got := kept.Values.Get("name"); got != tc.form.name {
 				t.Errorf("name not kept: %q", got)
 			}
-			if got := kept.values.Get("redirect_uris"); strings.TrimSpace(got) != strings.TrimSpace(tc.form.redirectURIs) {
+			if got := kept.Values.Get("redirect_uris"); strings.TrimSpace(got) != strings.TrimSpace(tc.form.redirectURIs) {
 				t.Errorf("redirect URIs not kept: %q", got)
 			}
-			if tc.form.confidential != (kept.values.Get("confidential") != "") {
+			if tc.form.confidential != (kept.Values.Get("confidential") != "") {
 				t.Error("the confidential box lost its state")
 			}
 		})
@@ -406,17 +398,17 @@ func TestOtherClientsNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.signedIn(e.a, ownerEmail) // an owner at both schools, signed in at A
-	token := csrf(t, b.get(e.appsURL(e.a, "")).body)
+	token := b.Get(e.appsURL(e.a, "")).CSRF(t)
 	for _, id := range []string{theirs.ID, ops.ID} {
 		for _, r := range []page{
-			b.get(e.appsURL(e.a, "/"+id)),
-			b.get(e.appsURL(e.a, "/"+id+"/rotate")),
-			b.get(e.appsURL(e.a, "/"+id+"/delete")),
-			b.post(e.appsURL(e.a, "/"+id+"/rotate"), url.Values{"csrf_token": {token}}),
-			b.post(e.appsURL(e.a, "/"+id+"/delete"), url.Values{"csrf_token": {token}}),
+			b.Get(e.appsURL(e.a, "/"+id)),
+			b.Get(e.appsURL(e.a, "/"+id+"/rotate")),
+			b.Get(e.appsURL(e.a, "/"+id+"/delete")),
+			b.Post(e.appsURL(e.a, "/"+id+"/rotate"), url.Values{"csrf_token": {token}}),
+			b.Post(e.appsURL(e.a, "/"+id+"/delete"), url.Values{"csrf_token": {token}}),
 		} {
-			if r.StatusCode != http.StatusNotFound || !strings.Contains(r.body, "Application not found") {
-				t.Errorf("%s %s: %d, want the 404 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+			if r.Status != http.StatusNotFound || !strings.Contains(r.Body, "Application not found") {
+				t.Errorf("%s %s: %d, want the 404 page", r.Method, r.URL.Path, r.Status)
 			}
 		}
 	}
@@ -426,7 +418,7 @@ func TestOtherClientsNotFound(t *testing.T) {
 	if _, err := e.client(e.a, ops.ID); err != nil {
 		t.Errorf("the operator client is gone: %v", err)
 	}
-	if list := b.get(e.appsURL(e.a, "")); strings.Contains(list.body, ops.ID) || strings.Contains(list.body, theirs.ID) {
+	if list := b.Get(e.appsURL(e.a, "")); strings.Contains(list.Body, ops.ID) || strings.Contains(list.Body, theirs.ID) {
 		t.Error("the list shows a client that is not this school's member client")
 	}
 }
@@ -437,13 +429,13 @@ func TestPageHeaders(t *testing.T) {
 	b := e.signedIn(e.a, ownerEmail)
 	id := b.createPublic(e, "Study Buddy")
 	for _, path := range []string{"", "/new", "/" + id, "/" + id + "/delete"} {
-		r := b.get(e.appsURL(e.a, path))
+		r := b.Get(e.appsURL(e.a, path))
 		h := r.Header
-		if r.StatusCode != http.StatusOK || h.Get("Content-Security-Policy") != login.PagePolicy || h.Get("Cache-Control") != "no-store" ||
+		if r.Status != http.StatusOK || h.Get("Content-Security-Policy") != login.PagePolicy || h.Get("Cache-Control") != "no-store" ||
 			h.Get("X-Frame-Options") != "DENY" || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
-			t.Errorf("GET %s: %d %v", path, r.StatusCode, h)
+			t.Errorf("GET %s: %d %v", path, r.Status, h)
 		}
-		if strings.Contains(strings.ToLower(r.body), "<script") {
+		if strings.Contains(strings.ToLower(r.Body), "<script") {
 			t.Errorf("GET %s carries a script", path)
 		}
 	}
@@ -460,12 +452,12 @@ func TestListPages(t *testing.T) {
 		}
 	}
 	b := e.signedIn(e.a, ownerEmail)
-	first := b.get(e.appsURL(e.a, ""))
-	if n := strings.Count(first.body, `class="client-id"`); n != 50 {
+	first := b.Get(e.appsURL(e.a, ""))
+	if n := strings.Count(first.Body, `class="client-id"`); n != 50 {
 		t.Errorf("first page: %d applications", n)
 	}
 	var next string
-	for _, f := range strings.Split(first.body, `href="`)[1:] {
+	for _, f := range strings.Split(first.Body, `href="`)[1:] {
 		if link := f[:strings.Index(f, `"`)]; strings.Contains(link, "after=") {
 			next = strings.ReplaceAll(link, "&amp;", "&")
 		}
@@ -473,11 +465,11 @@ func TestListPages(t *testing.T) {
 	if next == "" {
 		t.Fatal("no link to the next page")
 	}
-	second := b.get(resolve(e.appsURL(e.a, ""), next))
-	if n := strings.Count(second.body, `class="client-id"`); second.StatusCode != http.StatusOK || n != 1 {
-		t.Errorf("second page: %d, %d applications", second.StatusCode, n)
+	second := b.Get(resolve(e.appsURL(e.a, ""), next))
+	if n := strings.Count(second.Body, `class="client-id"`); second.Status != http.StatusOK || n != 1 {
+		t.Errorf("second page: %d, %d applications", second.Status, n)
 	}
-	if r := b.get(e.appsURL(e.a, "?after=garbage")); r.StatusCode != http.StatusBadRequest {
-		t.Errorf("bad cursor: %d", r.StatusCode)
+	if r := b.Get(e.appsURL(e.a, "?after=garbage")); r.Status != http.StatusBadRequest {
+		t.Errorf("bad cursor: %d", r.Status)
 	}
 }

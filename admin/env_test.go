@@ -2,11 +2,7 @@ package admin_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -30,7 +26,6 @@ import (
 // at localhost:<port> does not.
 type env struct {
 	t      *testing.T
-	srv    *httptest.Server
 	store  *gormstore.Store
 	hasher *client.SecretHasher
 	secret config.Secret
@@ -54,7 +49,7 @@ func newEnv(t *testing.T) *env {
 		files[0].Features = config.Features{MCPConnections: true}
 		return files
 	}})
-	e := &env{t: t, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B,
+	e := &env{t: t, store: sch.Store, a: sch.A, b: sch.B,
 		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret}
 	servertest.Public(t, sch, server.Deps{}, nil)
 
@@ -92,86 +87,31 @@ func (e *env) client(t *school.School, id string) (storage.Client, error) {
 
 // browser is a member's browser: cookies, no automatic redirects.
 type browser struct {
-	t      *testing.T
-	client *http.Client
+	*servertest.Pages
+	t *testing.T
 }
 
-func (e *env) browser() *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: e.t, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}}
-}
+func (e *env) browser() *browser { return &browser{Pages: servertest.NewPages(e.t, nil), t: e.t} }
 
 // page is one response, its body read.
-type page struct {
-	*http.Response
-	body string
-}
-
-func (b *browser) do(req *http.Request) page {
-	b.t.Helper()
-	resp, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return page{resp, string(body)}
-}
-
-func (b *browser) get(rawURL string) page {
-	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
-	return b.do(req)
-}
-
-func (b *browser) post(rawURL string, form url.Values) page {
-	req, _ := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return b.do(req)
-}
-
-// signIn signs the browser in at school t.
-func (b *browser) signIn(t *school.School, email string) {
-	b.t.Helper()
-	p := b.get(t.Origin + "/login")
-	f := formWith(b.t, p.body, "email")
-	f.values.Set("email", email)
-	f.values.Set("password", memberPass)
-	if r := b.post(resolve(t.Origin+"/login", f.action), f.values); r.StatusCode != http.StatusSeeOther {
-		b.t.Fatalf("sign in as %s: status %d\n%s", email, r.StatusCode, r.body)
-	}
-}
+type page = *servertest.Response
 
 // signedIn returns a browser signed in at t as email.
 func (e *env) signedIn(t *school.School, email string) *browser {
 	e.t.Helper()
 	b := e.browser()
-	b.signIn(t, email)
+	b.SignIn(t, email)
 	return b
 }
 
-// csrf returns the csrf_token of the page's first form that has one.
-func csrf(t *testing.T, body string) string {
-	t.Helper()
-	return formWith(t, body, "csrf_token").values.Get("csrf_token")
-}
-
-// htmlForm is one form of a page: where it posts and its inputs' values (text inputs, hidden
-// inputs, checked boxes, text areas).
-type htmlForm struct {
-	action string
-	values url.Values
-}
-
 // formWith returns the first form having an input named field.
-func formWith(t *testing.T, body, field string) htmlForm {
+func formWith(t *testing.T, body, field string) servertest.Form {
 	t.Helper()
 	f, ok := (&servertest.Response{Body: body}).FormWith(field)
 	if !ok {
 		t.Fatalf("no form with %q on the page:\n%s", field, body)
 	}
-	return htmlForm{action: f.Action, values: f.Values}
+	return f
 }
 
 // textOf returns the text of the element with the given id.
@@ -231,25 +171,25 @@ func (f appForm) values(csrfToken string) url.Values {
 // and returns the answer.
 func (b *browser) create(e *env, f appForm) page {
 	b.t.Helper()
-	form := b.get(e.appsURL(e.a, "/new"))
-	if form.StatusCode != http.StatusOK {
-		b.t.Fatalf("creation form: status %d\n%s", form.StatusCode, form.body)
+	form := b.Get(e.appsURL(e.a, "/new"))
+	if form.Status != http.StatusOK {
+		b.t.Fatalf("creation form: status %d\n%s", form.Status, form.Body)
 	}
-	return b.post(e.appsURL(e.a, ""), f.values(csrf(b.t, form.body)))
+	return b.Post(e.appsURL(e.a, ""), f.values(form.CSRF(b.t)))
 }
 
 // createPublic creates a public client through the pages and returns its id.
 func (b *browser) createPublic(e *env, name string) string {
 	b.t.Helper()
 	r := b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}})
-	if r.StatusCode != http.StatusSeeOther {
-		b.t.Fatalf("create public: status %d\n%s", r.StatusCode, r.body)
+	if r.Status != http.StatusSeeOther {
+		b.t.Fatalf("create public: status %d\n%s", r.Status, r.Body)
 	}
-	show := b.get(resolve(e.appsURL(e.a, ""), r.Header.Get("Location")))
-	if show.StatusCode != http.StatusOK {
-		b.t.Fatalf("application page: status %d\n%s", show.StatusCode, show.body)
+	show := b.Get(resolve(e.appsURL(e.a, ""), r.Header.Get("Location")))
+	if show.Status != http.StatusOK {
+		b.t.Fatalf("application page: status %d\n%s", show.Status, show.Body)
 	}
-	return textOf(b.t, show.body, "client-id")
+	return textOf(b.t, show.Body, "client-id")
 }
 
 // createConfidential creates a confidential client through the pages and returns its id and
@@ -257,10 +197,10 @@ func (b *browser) createPublic(e *env, name string) string {
 func (b *browser) createConfidential(e *env, name string) (id, secret string, r page) {
 	b.t.Helper()
 	r = b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}, confidential: true})
-	if r.StatusCode != http.StatusOK {
-		b.t.Fatalf("create confidential: status %d\n%s", r.StatusCode, r.body)
+	if r.Status != http.StatusOK {
+		b.t.Fatalf("create confidential: status %d\n%s", r.Status, r.Body)
 	}
-	return textOf(b.t, r.body, "client-id"), textOf(b.t, r.body, "client-secret"), r
+	return textOf(b.t, r.Body, "client-id"), textOf(b.t, r.Body, "client-secret"), r
 }
 
 // code runs the browser part of an authorization at school A for clientID as a student and
@@ -273,16 +213,16 @@ func (e *env) code(clientID string, p servertest.PKCE) string {
 		"state": {"state-123456"}, "code_challenge": {p.Challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
 	}
 	authURL := e.a.Origin + endpoint.Authorize + "?" + q.Encode()
-	consentPage := b.get(authURL)
-	if consentPage.StatusCode != http.StatusOK {
-		e.t.Fatalf("consent page: status %d\n%s", consentPage.StatusCode, consentPage.body)
+	consentPage := b.Get(authURL)
+	if consentPage.Status != http.StatusOK {
+		e.t.Fatalf("consent page: status %d\n%s", consentPage.Status, consentPage.Body)
 	}
-	f := formWith(e.t, consentPage.body, "csrf_token")
-	f.values.Set("decision", "approve")
-	r := b.post(resolve(authURL, f.action), f.values)
+	f := formWith(e.t, consentPage.Body, "csrf_token")
+	f.Values.Set("decision", "approve")
+	r := b.Post(resolve(authURL, f.Action), f.Values)
 	loc, err := url.Parse(r.Header.Get("Location"))
 	if err != nil || loc.Query().Get("code") == "" {
-		e.t.Fatalf("approve: status %d, Location %q\n%s", r.StatusCode, r.Header.Get("Location"), r.body)
+		e.t.Fatalf("approve: status %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
 	return loc.Query().Get("code")
 }
@@ -296,16 +236,12 @@ type tokenResponse struct {
 
 func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
 	e.t.Helper()
-	resp, err := http.PostForm(e.a.Origin+endpoint.Token, form)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	r := e.browser().Post(e.a.Origin+endpoint.Token, form)
 	var tr tokenResponse
-	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
-		e.t.Fatalf("token endpoint: not JSON (%d): %v", resp.StatusCode, err)
+	if !r.JSON(&tr) {
+		e.t.Fatalf("token endpoint: not JSON (%d): %s", r.Status, r.Body)
 	}
-	return resp.StatusCode, tr
+	return r.Status, tr
 }
 
 // exchange trades a code for tokens; secret "" sends none.
@@ -341,12 +277,5 @@ func (e *env) tokens(clientID, secret string) tokenResponse {
 // userinfo calls UserInfo at school A and returns the status.
 func (e *env) userinfo(accessToken string) int {
 	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.a.Origin+endpoint.Userinfo, nil)
-	req.Header.Set("Authorization", "Bearer "+accessToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return servertest.UserinfoStatus(e.t, e.a.Origin, accessToken)
 }

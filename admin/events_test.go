@@ -72,12 +72,12 @@ func TestEventsPage(t *testing.T) {
 	e.addEvent(e.b, audit.Event{Kind: audit.KindClientDeleted, At: day(2), Actor: audit.ActorOperator, ActorID: e.memberID(ownerEmail), ClientID: "only-at-b", Detail: "only-at-b"})
 
 	b := e.signedIn(e.a, adminEmail) // records the admin's sign-in, the newest event
-	p := b.get(eventsURL(e.a, nil))
-	if p.StatusCode != http.StatusOK {
-		t.Fatalf("events page: %d\n%s", p.StatusCode, p.body)
+	p := b.Get(eventsURL(e.a, nil))
+	if p.Status != http.StatusOK {
+		t.Fatalf("events page: %d\n%s", p.Status, p.Body)
 	}
 	want := []string{"sign_in", "grant_revoked", "signing_key_rotated", "sign_in", "consent_approved", "role_changed"}
-	if got := eventKinds(p.body); !slices.Equal(got, want) {
+	if got := eventKinds(p.Body); !slices.Equal(got, want) {
 		t.Errorf("kinds on the page: %v, want %v", got, want)
 	}
 	for _, s := range []string{
@@ -85,19 +85,19 @@ func TestEventsPage(t *testing.T) {
 		"app-1", "openid profile", "an unknown member", "the command line", "kid k-1", "Proctor", "reuse_detected",
 		fmt.Sprintf("member %d (removed)", student+1000), `class="badge result failed">failure`,
 	} {
-		if !strings.Contains(p.body, s) {
+		if !strings.Contains(p.Body, s) {
 			t.Errorf("the page does not show %q", s)
 		}
 	}
-	if strings.Contains(p.body, "only-at-b") {
+	if strings.Contains(p.Body, "only-at-b") {
 		t.Error("school A's page shows school B's event")
 	}
 
 	filter := func(q url.Values, want ...string) {
 		t.Helper()
-		p := b.get(eventsURL(e.a, q))
-		if got := eventKinds(p.body); p.StatusCode != http.StatusOK || !slices.Equal(got, want) {
-			t.Errorf("filter %v: %d, kinds %v, want %v", q, p.StatusCode, got, want)
+		p := b.Get(eventsURL(e.a, q))
+		if got := eventKinds(p.Body); p.Status != http.StatusOK || !slices.Equal(got, want) {
+			t.Errorf("filter %v: %d, kinds %v, want %v", q, p.Status, got, want)
 		}
 	}
 	filter(url.Values{"member": {studentEmail}}, "consent_approved", "role_changed")
@@ -110,8 +110,8 @@ func TestEventsPage(t *testing.T) {
 	filter(url.Values{"kind": {"sign_in"}}, "sign_in", "sign_in")
 	filter(url.Values{"since": {"2026-03-02"}, "until": {"2026-03-04"}}, "signing_key_rotated", "sign_in", "consent_approved")
 	filter(url.Values{"member": {studentEmail}, "kind": {"role_changed"}, "until": {"2026-03-01"}}, "role_changed")
-	p = b.get(eventsURL(e.a, url.Values{"kind": {"role_changed"}}))
-	if !strings.Contains(p.body, `<option value="role_changed" selected>`) {
+	p = b.Get(eventsURL(e.a, url.Values{"kind": {"role_changed"}}))
+	if !strings.Contains(p.Body, `<option value="role_changed" selected>`) {
 		t.Error("the kind filter is not kept")
 	}
 
@@ -119,8 +119,8 @@ func TestEventsPage(t *testing.T) {
 		{"member": {"not an address"}}, {"member": {"-3"}}, {"kind": {"nonsense"}}, {"since": {"03/01/2026"}},
 		{"since": {"2026-03-05"}, "until": {"2026-03-01"}}, {"before": {"x"}}, {"before": {"0"}},
 	} {
-		if p := b.get(eventsURL(e.a, q)); p.StatusCode != http.StatusBadRequest || !strings.Contains(p.body, `id="filter-message"`) {
-			t.Errorf("filter %v: %d, want 400 with a message", q, p.StatusCode)
+		if p := b.Get(eventsURL(e.a, q)); p.Status != http.StatusBadRequest || !strings.Contains(p.Body, `id="filter-message"`) {
+			t.Errorf("filter %v: %d, want 400 with a message", q, p.Status)
 		}
 	}
 }
@@ -138,20 +138,20 @@ func TestEventsPaging(t *testing.T) {
 	next := eventsURL(e.a, url.Values{"member": {studentEmail}})
 	pages := 0
 	for next != "" && pages < 10 {
-		p := b.get(next)
-		if p.StatusCode != http.StatusOK {
-			t.Fatalf("page %d: %d", pages, p.StatusCode)
+		p := b.Get(next)
+		if p.Status != http.StatusOK {
+			t.Fatalf("page %d: %d", pages, p.Status)
 		}
 		pages++
-		ids := eventIDPattern.FindAllStringSubmatch(p.body, -1)
+		ids := eventIDPattern.FindAllStringSubmatch(p.Body, -1)
 		if len(ids) > 50 {
 			t.Errorf("page %d shows %d events", pages, len(ids))
 		}
-		for _, m := range regexp.MustCompile(`class="note detail">(n[0-9]+)<`).FindAllStringSubmatch(p.body, -1) {
+		for _, m := range regexp.MustCompile(`class="note detail">(n[0-9]+)<`).FindAllStringSubmatch(p.Body, -1) {
 			details = append(details, m[1])
 		}
 		next = ""
-		if m := regexp.MustCompile(`href="([^"]+)" rel="next" id="older"`).FindStringSubmatch(p.body); m != nil {
+		if m := regexp.MustCompile(`href="([^"]+)" rel="next" id="older"`).FindStringSubmatch(p.Body); m != nil {
 			next = e.a.Origin + html.UnescapeString(m[1])
 			if !strings.Contains(next, "member=") {
 				t.Errorf("the older link drops the filter: %s", next)
@@ -172,28 +172,28 @@ func TestEventsOnlyOperators(t *testing.T) {
 	e := newEnv(t)
 	e.addEvent(e.a, audit.Event{Kind: audit.KindSigningKeyRotated, Actor: audit.ActorCLI, Detail: "secret-looking-kid"})
 	for _, email := range []string{studentEmail, lecturerEmail} {
-		p := e.signedIn(e.a, email).get(eventsURL(e.a, nil))
-		if p.StatusCode != http.StatusForbidden || strings.Contains(p.body, "secret-looking-kid") {
-			t.Errorf("%s: %d, want 403 without the events", email, p.StatusCode)
+		p := e.signedIn(e.a, email).Get(eventsURL(e.a, nil))
+		if p.Status != http.StatusForbidden || strings.Contains(p.Body, "secret-looking-kid") {
+			t.Errorf("%s: %d, want 403 without the events", email, p.Status)
 		}
 	}
 	// The owner of both schools sees each school's own log at its own host; at B, where the
 	// outsider is a student, the outsider is refused.
 	e.addEvent(e.b, audit.Event{Kind: audit.KindClientCreated, Actor: audit.ActorCLI, ClientID: "b-client"})
 	owner := e.signedIn(e.b, ownerEmail)
-	p := owner.get(eventsURL(e.b, nil))
-	if p.StatusCode != http.StatusOK || strings.Contains(p.body, "secret-looking-kid") || !strings.Contains(p.body, "b-client") {
-		t.Errorf("owner at B: %d, or the page mixes the schools' logs", p.StatusCode)
+	p := owner.Get(eventsURL(e.b, nil))
+	if p.Status != http.StatusOK || strings.Contains(p.Body, "secret-looking-kid") || !strings.Contains(p.Body, "b-client") {
+		t.Errorf("owner at B: %d, or the page mixes the schools' logs", p.Status)
 	}
-	if p := e.signedIn(e.b, outsiderEmail).get(eventsURL(e.b, nil)); p.StatusCode != http.StatusForbidden {
-		t.Errorf("student at B: %d, want 403", p.StatusCode)
+	if p := e.signedIn(e.b, outsiderEmail).Get(eventsURL(e.b, nil)); p.Status != http.StatusForbidden {
+		t.Errorf("student at B: %d, want 403", p.Status)
 	}
 	// Not signed in: to the sign-in page. A session of school B is nobody at school A.
-	if p := e.browser().get(eventsURL(e.a, nil)); p.StatusCode != http.StatusSeeOther {
-		t.Errorf("not signed in: %d, want 303", p.StatusCode)
+	if p := e.browser().Get(eventsURL(e.a, nil)); p.Status != http.StatusSeeOther {
+		t.Errorf("not signed in: %d, want 303", p.Status)
 	}
-	if p := owner.get(eventsURL(e.a, nil)); p.StatusCode != http.StatusSeeOther {
-		t.Errorf("B's session at A: %d, want 303 to sign in", p.StatusCode)
+	if p := owner.Get(eventsURL(e.a, nil)); p.Status != http.StatusSeeOther {
+		t.Errorf("B's session at A: %d, want 303 to sign in", p.Status)
 	}
 }
 
@@ -202,14 +202,14 @@ func TestApplicationEvents(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
 	id, secret, _ := b.createConfidential(e, "Grade Sync")
-	confirm := b.get(e.appsURL(e.a, "/"+id+"/rotate"))
-	f := formWith(t, confirm.body, "csrf_token")
-	r := b.post(resolve(e.appsURL(e.a, ""), f.action), f.values)
-	newSecret := textOf(t, r.body, "client-secret")
-	confirm = b.get(e.appsURL(e.a, "/"+id+"/delete"))
-	f = formWith(t, confirm.body, "csrf_token")
-	if r := b.post(resolve(e.appsURL(e.a, ""), f.action), f.values); r.StatusCode != http.StatusSeeOther {
-		t.Fatalf("delete: %d", r.StatusCode)
+	confirm := b.Get(e.appsURL(e.a, "/"+id+"/rotate"))
+	f := formWith(t, confirm.Body, "csrf_token")
+	r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values)
+	newSecret := textOf(t, r.Body, "client-secret")
+	confirm = b.Get(e.appsURL(e.a, "/"+id+"/delete"))
+	f = formWith(t, confirm.Body, "csrf_token")
+	if r := b.Post(resolve(e.appsURL(e.a, ""), f.Action), f.Values); r.Status != http.StatusSeeOther {
+		t.Fatalf("delete: %d", r.Status)
 	}
 	events, err := e.store.ListSecurityEvents(e.ctx(e.a), audit.Filter{
 		Kinds: []audit.Kind{audit.KindClientCreated, audit.KindClientSecretRotated, audit.KindClientDeleted}, Limit: 10})

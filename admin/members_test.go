@@ -53,33 +53,33 @@ func (e *env) wantRoles(t *school.School, id int64, about string, want ...storag
 // boxes replaced by roles, when given) and posts it, the way a browser does.
 func (b *browser) confirm(e *env, id int64, action string, roles ...storage.Role) page {
 	b.t.Helper()
-	p := b.get(e.membersURL(e.a, id, "/"+action))
-	if p.StatusCode != http.StatusOK {
-		b.t.Fatalf("confirmation page of %s: %d\n%s", action, p.StatusCode, p.body)
+	p := b.Get(e.membersURL(e.a, id, "/"+action))
+	if p.Status != http.StatusOK {
+		b.t.Fatalf("confirmation page of %s: %d\n%s", action, p.Status, p.Body)
 	}
-	f := formWith(b.t, p.body, "csrf_token")
-	if f.action != admin.MembersPath+"/"+strconv.FormatInt(id, 10)+"/"+action {
-		b.t.Fatalf("the %s form posts to %q", action, f.action)
+	f := formWith(b.t, p.Body, "csrf_token")
+	if f.Action != admin.MembersPath+"/"+strconv.FormatInt(id, 10)+"/"+action {
+		b.t.Fatalf("the %s form posts to %q", action, f.Action)
 	}
 	if roles != nil {
-		f.values.Del("role")
+		f.Values.Del("role")
 		for _, r := range roles {
-			f.values.Add("role", string(r))
+			f.Values.Add("role", string(r))
 		}
 	}
-	return b.post(resolve(e.a.Origin+admin.MembersPath, f.action), f.values)
+	return b.Post(resolve(e.a.Origin+admin.MembersPath, f.Action), f.Values)
 }
 
 // wantDone checks a POST's Post/Redirect/Get to the member's page, and that page's notice.
 func (b *browser) wantDone(e *env, r page, id int64, notice string) page {
 	b.t.Helper()
 	want := admin.MembersPath + "/" + strconv.FormatInt(id, 10) + "?done="
-	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), want) {
-		b.t.Fatalf("POST: %d Location %q, want 303 to %s...\n%s", r.StatusCode, r.Header.Get("Location"), want, r.body)
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), want) {
+		b.t.Fatalf("POST: %d Location %q, want 303 to %s...\n%s", r.Status, r.Header.Get("Location"), want, r.Body)
 	}
-	p := b.get(resolve(e.a.Origin, r.Header.Get("Location")))
-	if p.StatusCode != http.StatusOK || !strings.Contains(p.body, notice) {
-		b.t.Fatalf("after the POST: %d, want the notice %q\n%s", p.StatusCode, notice, p.body)
+	p := b.Get(resolve(e.a.Origin, r.Header.Get("Location")))
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, notice) {
+		b.t.Fatalf("after the POST: %d, want the notice %q\n%s", p.Status, notice, p.Body)
 	}
 	return p
 }
@@ -88,22 +88,12 @@ func (b *browser) wantDone(e *env, r page, id int64, notice string) page {
 func (e *env) lockOut(email string) {
 	e.t.Helper()
 	for i := range login.DefaultAccountLimit.Max {
-		b := e.browser()
-		p := b.get(e.a.Origin + "/login")
-		f := formWith(e.t, p.body, "email")
-		f.values.Set("email", email)
-		f.values.Set("password", "wrong guess "+strconv.Itoa(i))
-		if r := b.post(e.a.Origin+"/login", f.values); r.StatusCode != http.StatusOK {
-			e.t.Fatalf("failed sign-in %d: %d", i, r.StatusCode)
+		if r := e.browser().TrySignIn(e.a, email, "wrong guess "+strconv.Itoa(i)); r.Status != http.StatusOK {
+			e.t.Fatalf("failed sign-in %d: %d", i, r.Status)
 		}
 	}
-	b := e.browser()
-	p := b.get(e.a.Origin + "/login")
-	f := formWith(e.t, p.body, "email")
-	f.values.Set("email", email)
-	f.values.Set("password", memberPass)
-	if r := b.post(e.a.Origin+"/login", f.values); r.StatusCode != http.StatusTooManyRequests {
-		e.t.Fatalf("after the failures: %d, want 429", r.StatusCode)
+	if r := e.browser().TrySignIn(e.a, email, memberPass); r.Status != http.StatusTooManyRequests {
+		e.t.Fatalf("after the failures: %d, want 429", r.Status)
 	}
 }
 
@@ -144,23 +134,23 @@ var linkPattern = regexp.MustCompile(`http://[a-z0-9.:]+/(?:invitation|login/res
 func TestMembersList(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
-	list := b.get(e.membersURL(e.a, 0, ""))
-	if list.StatusCode != http.StatusOK {
-		t.Fatalf("list: %d\n%s", list.StatusCode, list.body)
+	list := b.Get(e.membersURL(e.a, 0, ""))
+	if list.Status != http.StatusOK {
+		t.Fatalf("list: %d\n%s", list.Status, list.Body)
 	}
 	for _, email := range []string{ownerEmail, adminEmail, lecturerEmail, studentEmail} {
-		if !strings.Contains(list.body, email) {
+		if !strings.Contains(list.Body, email) {
 			t.Errorf("the list lacks %s", email)
 		}
 	}
-	if strings.Contains(list.body, outsiderEmail) {
+	if strings.Contains(list.Body, outsiderEmail) {
 		t.Error("the list shows a member of another school")
 	}
-	if !strings.Contains(list.body, "Active") || !strings.Contains(list.body, "Second factors") {
-		t.Errorf("status or factors column:\n%s", list.body)
+	if !strings.Contains(list.Body, "Active") || !strings.Contains(list.Body, "Second factors") {
+		t.Errorf("status or factors column:\n%s", list.Body)
 	}
 	// The owner's own sign-in is their last one.
-	if !strings.Contains(list.body, time.Now().UTC().Format("2 January 2006")) {
+	if !strings.Contains(list.Body, time.Now().UTC().Format("2 January 2006")) {
 		t.Error("the list shows no sign-in of today")
 	}
 
@@ -172,24 +162,24 @@ func TestMembersList(t *testing.T) {
 		"%":                         nil,
 		`<script>alert(1)</script>`: nil,
 	} {
-		r := b.get(e.membersURL(e.a, 0, "?"+url.Values{"q": {q}}.Encode()))
-		if r.StatusCode != http.StatusOK {
-			t.Fatalf("search %q: %d", q, r.StatusCode)
+		r := b.Get(e.membersURL(e.a, 0, "?"+url.Values{"q": {q}}.Encode()))
+		if r.Status != http.StatusOK {
+			t.Fatalf("search %q: %d", q, r.Status)
 		}
 		for _, email := range []string{ownerEmail, adminEmail, lecturerEmail, studentEmail, outsiderEmail} {
-			if got := strings.Contains(r.body, ">"+email+"<"); got != slices.Contains(want, email) {
+			if got := strings.Contains(r.Body, ">"+email+"<"); got != slices.Contains(want, email) {
 				t.Errorf("search %q: shows %s %v", q, email, got)
 			}
 		}
-		if strings.Contains(r.body, "<script>") {
+		if strings.Contains(r.Body, "<script>") {
 			t.Errorf("search %q is echoed unescaped", q)
 		}
 	}
-	if r := b.get(e.membersURL(e.a, 0, "?q="+strings.Repeat("x", roster.MaxSearch+1))); r.StatusCode != http.StatusBadRequest {
-		t.Errorf("a long search: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, 0, "?q="+strings.Repeat("x", roster.MaxSearch+1))); r.Status != http.StatusBadRequest {
+		t.Errorf("a long search: %d", r.Status)
 	}
-	if r := b.get(e.membersURL(e.a, 0, "?after=junk")); r.StatusCode != http.StatusBadRequest {
-		t.Errorf("a junk cursor: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, 0, "?after=junk")); r.Status != http.StatusBadRequest {
+		t.Errorf("a junk cursor: %d", r.Status)
 	}
 
 	// Paging: 55 more members, 50 a page; the search is kept on the next page.
@@ -202,17 +192,17 @@ func TestMembersList(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first := b.get(e.membersURL(e.a, 0, "?q=example.org"))
-	if n := strings.Count(first.body, `class="member-name"`); n != 50 {
+	first := b.Get(e.membersURL(e.a, 0, "?q=example.org"))
+	if n := strings.Count(first.Body, `class="member-name"`); n != 50 {
 		t.Errorf("first page: %d members", n)
 	}
-	next := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(first.body)
+	next := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(first.Body)
 	if next == nil {
 		t.Fatal("no link to the next page")
 	}
-	second := b.get(resolve(e.a.Origin+admin.MembersPath, strings.ReplaceAll(next[1], "&amp;", "&")))
-	if n := strings.Count(second.body, `class="member-name"`); n != 5 || strings.Contains(second.body, `rel="next"`) {
-		t.Errorf("second page: %d members\n%s", n, second.body)
+	second := b.Get(resolve(e.a.Origin+admin.MembersPath, strings.ReplaceAll(next[1], "&amp;", "&")))
+	if n := strings.Count(second.Body, `class="member-name"`); n != 5 || strings.Contains(second.Body, `rel="next"`) {
+		t.Errorf("second page: %d members\n%s", n, second.Body)
 	}
 }
 
@@ -228,15 +218,15 @@ func TestMemberStatus(t *testing.T) {
 	if err := e.store.SetRoles(e.ctx(e.a), newbie.ID, []storage.Role{storage.RoleLecturer}); err != nil {
 		t.Fatal(err)
 	}
-	p := b.get(e.membersURL(e.a, newbie.ID, ""))
-	if got := textOf(t, p.body, "member-status"); got != "No password" {
+	p := b.Get(e.membersURL(e.a, newbie.ID, ""))
+	if got := textOf(t, p.Body, "member-status"); got != "No password" {
 		t.Errorf("status %q", got)
 	}
-	if strings.Contains(p.body, "/reset-link") || strings.Contains(p.body, "/unlock") {
+	if strings.Contains(p.Body, "/reset-link") || strings.Contains(p.Body, "/unlock") {
 		t.Error("a reset link or an unlock is offered to a member without a password or a lockout")
 	}
-	if r := b.get(e.membersURL(e.a, newbie.ID, "/reset-link")); r.StatusCode != http.StatusNotFound {
-		t.Errorf("reset link for a member without a password: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, newbie.ID, "/reset-link")); r.Status != http.StatusNotFound {
+		t.Errorf("reset link for a member without a password: %d", r.Status)
 	}
 
 	// The invitation: the message goes out, the member is invited, their roles unchanged.
@@ -245,29 +235,29 @@ func TestMemberStatus(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].To[0] != "newbie@example.com" || !strings.Contains(msgs[0].Text, "/invitation?token=") {
 		t.Fatalf("messages: %+v", msgs)
 	}
-	p = b.get(e.membersURL(e.a, newbie.ID, ""))
-	if got := textOf(t, p.body, "member-status"); !strings.HasPrefix(got, "Invited") {
+	p = b.Get(e.membersURL(e.a, newbie.ID, ""))
+	if got := textOf(t, p.Body, "member-status"); !strings.HasPrefix(got, "Invited") {
 		t.Errorf("status after the invitation %q", got)
 	}
 	e.wantRoles(e.a, newbie.ID, "roles after the invitation", storage.RoleLecturer)
 	owner := e.memberID(ownerEmail)
 	e.wantEvent(e.a, audit.KindInvitationSent, owner, newbie.ID, "")
-	if r := b.get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.StatusCode != http.StatusNotFound {
-		t.Errorf("invitation of a member with a password: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, e.memberID(studentEmail), "/invite")); r.Status != http.StatusNotFound {
+		t.Errorf("invitation of a member with a password: %d", r.Status)
 	}
 
 	// A lockout shows, is offered to be lifted, and goes.
 	student := e.memberID(studentEmail)
 	e.lockOut(studentEmail)
-	p = b.get(e.membersURL(e.a, student, ""))
-	if got := textOf(t, p.body, "member-status"); got != "Locked" || !strings.Contains(p.body, `id="action-unlock"`) {
-		t.Errorf("status of a locked member %q\n%s", got, p.body)
+	p = b.Get(e.membersURL(e.a, student, ""))
+	if got := textOf(t, p.Body, "member-status"); got != "Locked" || !strings.Contains(p.Body, `id="action-unlock"`) {
+		t.Errorf("status of a locked member %q\n%s", got, p.Body)
 	}
-	if list := b.get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.body, "status-locked") {
+	if list := b.Get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.Body, "status-locked") {
 		t.Error("the list does not show the lockout")
 	}
 	p = b.wantDone(e, b.confirm(e, student, admin.ActionUnlock), student, "The lockout was lifted")
-	if got := textOf(t, p.body, "member-status"); got != "Active" {
+	if got := textOf(t, p.Body, "member-status"); got != "Active" {
 		t.Errorf("status after the unlock %q", got)
 	}
 	e.wantEvent(e.a, audit.KindLockoutLifted, owner, student, "")
@@ -282,9 +272,9 @@ func TestMemberActions(t *testing.T) {
 	student := e.memberID(studentEmail)
 
 	// Roles: a confirmation page with the current roles checked, then the change.
-	confirm := b.get(e.membersURL(e.a, student, "/roles"))
-	if f := formWith(t, confirm.body, "csrf_token"); !slices.Equal(f.values["role"], []string{"student"}) {
-		t.Errorf("roles form: %v", f.values)
+	confirm := b.Get(e.membersURL(e.a, student, "/roles"))
+	if f := formWith(t, confirm.Body, "csrf_token"); !slices.Equal(f.Values["role"], []string{"student"}) {
+		t.Errorf("roles form: %v", f.Values)
 	}
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "The roles were changed")
 	e.wantRoles(e.a, student, "roles", storage.RoleLecturer, storage.RoleStudent)
@@ -293,12 +283,12 @@ func TestMemberActions(t *testing.T) {
 	// An unchanged form records nothing more (wantEvent wants exactly one).
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleLecturer, storage.RoleStudent), student, "nothing changed")
 	e.wantEvent(e.a, audit.KindRoleChanged, owner, student, "")
-	token := csrf(t, b.get(e.membersURL(e.a, student, "/roles")).body)
-	if r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}}); r.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Pick at least one role") {
-		t.Errorf("no role: %d", r.StatusCode)
+	token := b.Get(e.membersURL(e.a, student, "/roles")).CSRF(t)
+	if r := b.Post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Pick at least one role") {
+		t.Errorf("no role: %d", r.Status)
 	}
-	if r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"wizard"}}); r.StatusCode != http.StatusBadRequest {
-		t.Errorf("unknown role: %d", r.StatusCode)
+	if r := b.Post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"wizard"}}); r.Status != http.StatusBadRequest {
+		t.Errorf("unknown role: %d", r.Status)
 	}
 
 	// A reset link goes to the member.
@@ -319,11 +309,11 @@ func TestMemberActions(t *testing.T) {
 	id := b.createPublic(e, "Study Buddy")
 	tr := e.tokens(id, "") // the student's grant
 	b.wantDone(e, b.confirm(e, student, admin.ActionSignOut), student, "signed out everywhere")
-	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
-		t.Errorf("the student's session at A after sign-out everywhere: %d", r.StatusCode)
+	if r := atA.Get(e.a.Origin + "/account"); r.Status != http.StatusSeeOther {
+		t.Errorf("the student's session at A after sign-out everywhere: %d", r.Status)
 	}
-	if r := atB.get(e.b.Origin + "/account"); r.StatusCode != http.StatusOK {
-		t.Errorf("the student's session at B after sign-out everywhere at A: %d", r.StatusCode)
+	if r := atB.Get(e.b.Origin + "/account"); r.Status != http.StatusOK {
+		t.Errorf("the student's session at B after sign-out everywhere at A: %d", r.Status)
 	}
 	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("the student's token after sign-out everywhere: %d", got)
@@ -338,36 +328,36 @@ func TestMemberActions(t *testing.T) {
 	atA = e.signedIn(e.a, studentEmail)
 	tr = e.tokens(id, "")
 	r := b.confirm(e, student, admin.ActionRemove)
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != admin.MembersPath+"?done=remove" {
-		t.Fatalf("remove: %d %q", r.StatusCode, r.Header.Get("Location"))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != admin.MembersPath+"?done=remove" {
+		t.Fatalf("remove: %d %q", r.Status, r.Header.Get("Location"))
 	}
-	if list := b.get(resolve(e.a.Origin, r.Header.Get("Location"))); !strings.Contains(list.body, "was removed") || strings.Contains(list.body, studentEmail) {
-		t.Errorf("the list after the removal:\n%s", list.body)
+	if list := b.Get(resolve(e.a.Origin, r.Header.Get("Location"))); !strings.Contains(list.Body, "was removed") || strings.Contains(list.Body, studentEmail) {
+		t.Errorf("the list after the removal:\n%s", list.Body)
 	}
 	if got := e.roles(e.a, student); len(got) != 0 {
 		t.Errorf("roles at A after the removal: %v", got)
 	}
 	e.wantRoles(e.b, student, "roles at B after the removal at A", storage.RoleStudent)
-	if r := atA.get(e.a.Origin + "/account"); r.StatusCode != http.StatusSeeOther {
-		t.Errorf("the session at A after the removal: %d", r.StatusCode)
+	if r := atA.Get(e.a.Origin + "/account"); r.Status != http.StatusSeeOther {
+		t.Errorf("the session at A after the removal: %d", r.Status)
 	}
 	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("the token after the removal: %d", got)
 	}
-	if r := b.get(e.membersURL(e.a, student, "")); r.StatusCode != http.StatusNotFound {
-		t.Errorf("the removed member's page: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, student, "")); r.Status != http.StatusNotFound {
+		t.Errorf("the removed member's page: %d", r.Status)
 	}
 	e.wantEvent(e.a, audit.KindMemberRemoved, owner, student, "lecturer, student; 2 sessions ended, 1 token pair revoked")
 }
 
 // memberRoutes are every route of the member pages for the member id, with a form token.
 func (e *env) memberRoutes(b *browser, id int64, token string) []page {
-	out := []page{b.get(e.membersURL(e.a, 0, "")), b.get(e.membersURL(e.a, id, ""))}
+	out := []page{b.Get(e.membersURL(e.a, 0, "")), b.Get(e.membersURL(e.a, id, ""))}
 	for _, a := range []string{admin.ActionRoles, admin.ActionInvite, admin.ActionResetLink, admin.ActionUnlock,
 		admin.ActionResetFactors, admin.ActionSignOut, admin.ActionRemove} {
 		out = append(out,
-			b.get(e.membersURL(e.a, id, "/"+a)),
-			b.post(e.membersURL(e.a, id, "/"+a), url.Values{"csrf_token": {token}, "role": {"owner"}}))
+			b.Get(e.membersURL(e.a, id, "/"+a)),
+			b.Post(e.membersURL(e.a, id, "/"+a), url.Values{"csrf_token": {token}, "role": {"owner"}}))
 	}
 	return out
 }
@@ -381,13 +371,13 @@ func TestMembersOnlyOperators(t *testing.T) {
 	for _, email := range []string{studentEmail, lecturerEmail, outsiderEmail} {
 		t.Run(email, func(t *testing.T) {
 			b := e.signedIn(e.a, email)
-			token := csrf(t, b.get(e.a.Origin+login.LogoutPath).body)
+			token := b.Get(e.a.Origin + login.LogoutPath).CSRF(t)
 			for _, r := range e.memberRoutes(b, student, token) {
-				if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only the owners and admins of Northwind") {
-					t.Errorf("%s %s: %d, want the 403 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+				if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only the owners and admins of Northwind") {
+					t.Errorf("%s %s: %d, want the 403 page", r.Method, r.URL.Path, r.Status)
 				}
-				if strings.Contains(r.body, studentEmail) && email != studentEmail {
-					t.Errorf("%s %s: the 403 page shows the member", r.Request.Method, r.Request.URL.Path)
+				if strings.Contains(r.Body, studentEmail) && email != studentEmail {
+					t.Errorf("%s %s: the 403 page shows the member", r.Method, r.URL.Path)
 				}
 			}
 		})
@@ -397,14 +387,14 @@ func TestMembersOnlyOperators(t *testing.T) {
 		t.Errorf("mail after the refusals: %d", len(msgs))
 	}
 	// Not signed in: to the sign-in page and back.
-	r := e.browser().get(e.membersURL(e.a, student, ""))
+	r := e.browser().Get(e.membersURL(e.a, student, ""))
 	want := login.LoginPath + "?return_to=" + url.QueryEscape(admin.MembersPath+"/"+strconv.FormatInt(student, 10))
-	if r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != want {
-		t.Errorf("not signed in: %d %q", r.StatusCode, r.Header.Get("Location"))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+		t.Errorf("not signed in: %d %q", r.Status, r.Header.Get("Location"))
 	}
 	// The pages do not depend on the MCP feature: school B, without it, has them.
-	if r := e.signedIn(e.b, ownerEmail).get(e.membersURL(e.b, 0, "")); r.StatusCode != http.StatusOK || !strings.Contains(r.body, outsiderEmail) {
-		t.Errorf("list at B: %d", r.StatusCode)
+	if r := e.signedIn(e.b, ownerEmail).Get(e.membersURL(e.b, 0, "")); r.Status != http.StatusOK || !strings.Contains(r.Body, outsiderEmail) {
+		t.Errorf("list at B: %d", r.Status)
 	}
 }
 
@@ -413,18 +403,18 @@ func TestMembersOnlyOperators(t *testing.T) {
 func TestMembersOtherSchoolNotFound(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
-	token := csrf(t, b.get(e.membersURL(e.a, 0, "")).body)
+	token := b.Get(e.membersURL(e.a, 0, "")).CSRF(t)
 	outsider := e.memberID(outsiderEmail)
 	for _, r := range e.memberRoutes(b, outsider, token)[1:] {
-		if r.StatusCode != http.StatusNotFound || !strings.Contains(r.body, "Member not found") || strings.Contains(r.body, outsiderEmail) {
-			t.Errorf("%s %s: %d, want the 404 page", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+		if r.Status != http.StatusNotFound || !strings.Contains(r.Body, "Member not found") || strings.Contains(r.Body, outsiderEmail) {
+			t.Errorf("%s %s: %d, want the 404 page", r.Method, r.URL.Path, r.Status)
 		}
 	}
 	e.wantRoles(e.b, outsider, "the outsider's roles at B", storage.RoleStudent)
 	student := strconv.FormatInt(e.memberID(studentEmail), 10)
 	for _, path := range []string{"/999999", "/abc", "/0", "/-1", "/0" + student, "/" + student + "/nope", "/" + student + "/roles/x"} {
-		if r := b.get(e.a.Origin + admin.MembersPath + path); r.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s: %d", path, r.StatusCode)
+		if r := b.Get(e.a.Origin + admin.MembersPath + path); r.Status != http.StatusNotFound {
+			t.Errorf("GET %s: %d", path, r.Status)
 		}
 	}
 }
@@ -439,8 +429,8 @@ func TestMembersLastOwner(t *testing.T) {
 		b.confirm(e, owner, admin.ActionRoles, storage.RoleAdmin),
 		b.confirm(e, owner, admin.ActionRemove),
 	} {
-		if r.StatusCode != http.StatusConflict || !strings.Contains(r.body, "is the last owner of Northwind") {
-			t.Errorf("%s: %d, want 409 with the sentence\n%s", r.Request.URL.Path, r.StatusCode, r.body)
+		if r.Status != http.StatusConflict || !strings.Contains(r.Body, "is the last owner of Northwind") {
+			t.Errorf("%s: %d, want 409 with the sentence\n%s", r.URL.Path, r.Status, r.Body)
 		}
 	}
 	if !e.wantRoles(e.a, owner, "roles of the last owner", storage.RoleOwner) {
@@ -461,36 +451,36 @@ func TestMembersAdminLimits(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, adminEmail)
 	owner, student, self := e.memberID(ownerEmail), e.memberID(studentEmail), e.memberID(adminEmail)
-	p := b.get(e.membersURL(e.a, owner, ""))
-	if p.StatusCode != http.StatusOK || strings.Contains(p.body, "/roles") || strings.Contains(p.body, "/remove") ||
-		strings.Contains(p.body, "/sign-out") || !strings.Contains(p.body, "Only an owner can change an owner") {
-		t.Errorf("an owner's page for an admin:\n%s", p.body)
+	p := b.Get(e.membersURL(e.a, owner, ""))
+	if p.Status != http.StatusOK || strings.Contains(p.Body, "/roles") || strings.Contains(p.Body, "/remove") ||
+		strings.Contains(p.Body, "/sign-out") || !strings.Contains(p.Body, "Only an owner can change an owner") {
+		t.Errorf("an owner's page for an admin:\n%s", p.Body)
 	}
-	token := csrf(t, p.body)
+	token := p.CSRF(t)
 	for _, a := range []string{admin.ActionRoles, admin.ActionRemove, admin.ActionSignOut} {
 		for _, r := range []page{
-			b.get(e.membersURL(e.a, owner, "/"+a)),
-			b.post(e.membersURL(e.a, owner, "/"+a), url.Values{"csrf_token": {token}, "role": {"student"}}),
+			b.Get(e.membersURL(e.a, owner, "/"+a)),
+			b.Post(e.membersURL(e.a, owner, "/"+a), url.Values{"csrf_token": {token}, "role": {"student"}}),
 		} {
-			if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only an owner can") {
-				t.Errorf("%s %s: %d", r.Request.Method, r.Request.URL.Path, r.StatusCode)
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only an owner can") {
+				t.Errorf("%s %s: %d", r.Method, r.URL.Path, r.Status)
 			}
 		}
 	}
 	e.wantRoles(e.a, owner, "the owner's roles", storage.RoleOwner)
 	// No owner box, and an owner role posted anyway is refused.
-	if f := formWith(t, b.get(e.membersURL(e.a, student, "/roles")).body, "csrf_token"); strings.Contains(b.get(e.membersURL(e.a, student, "/roles")).body, `value="owner"`) {
-		t.Errorf("the roles form offers owner to an admin: %v", f.values)
+	if f := formWith(t, b.Get(e.membersURL(e.a, student, "/roles")).Body, "csrf_token"); strings.Contains(b.Get(e.membersURL(e.a, student, "/roles")).Body, `value="owner"`) {
+		t.Errorf("the roles form offers owner to an admin: %v", f.Values)
 	}
-	r := b.post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}})
-	if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "Only an owner can make someone an owner") {
-		t.Errorf("admin grants owner: %d", r.StatusCode)
+	r := b.Post(e.membersURL(e.a, student, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}})
+	if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only an owner can make someone an owner") {
+		t.Errorf("admin grants owner: %d", r.Status)
 	}
-	if r := b.post(e.membersURL(e.a, self, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}}); r.StatusCode != http.StatusForbidden {
-		t.Errorf("admin makes themself owner: %d", r.StatusCode)
+	if r := b.Post(e.membersURL(e.a, self, "/roles"), url.Values{"csrf_token": {token}, "role": {"owner"}}); r.Status != http.StatusForbidden {
+		t.Errorf("admin makes themself owner: %d", r.Status)
 	}
-	if r := b.get(e.membersURL(e.a, self, "/sign-out")); r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, "your account page") {
-		t.Errorf("sign yourself out: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, self, "/sign-out")); r.Status != http.StatusForbidden || !strings.Contains(r.Body, "your account page") {
+		t.Errorf("sign yourself out: %d", r.Status)
 	}
 	// Other members: allowed.
 	b.wantDone(e, b.confirm(e, student, admin.ActionRoles, storage.RoleAdmin), student, "The roles were changed")
@@ -502,16 +492,16 @@ func TestMembersCSRF(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
 	student := e.memberID(studentEmail)
-	other := csrf(t, e.signedIn(e.a, adminEmail).get(e.membersURL(e.a, 0, "")).body)
+	other := e.signedIn(e.a, adminEmail).Get(e.membersURL(e.a, 0, "")).CSRF(t)
 	for _, token := range []string{"", "nope", other} {
 		for _, a := range []string{admin.ActionRoles, admin.ActionResetLink, admin.ActionUnlock, admin.ActionSignOut, admin.ActionRemove} {
 			form := url.Values{"role": {"admin"}}
 			if token != "" {
 				form.Set("csrf_token", token)
 			}
-			r := b.post(e.membersURL(e.a, student, "/"+a), form)
-			if r.StatusCode != http.StatusForbidden || !strings.Contains(r.body, admin.MsgFormExpired) {
-				t.Errorf("%s with token %q: %d", a, token, r.StatusCode)
+			r := b.Post(e.membersURL(e.a, student, "/"+a), form)
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, admin.MsgFormExpired) {
+				t.Errorf("%s with token %q: %d", a, token, r.Status)
 			}
 		}
 	}
@@ -545,26 +535,26 @@ func TestMemberFactorsReset(t *testing.T) {
 	}
 
 	adm := e.signedIn(e.a, adminEmail)
-	p := adm.get(e.membersURL(e.a, student, ""))
-	if got := textOf(t, p.body, "member-factors"); got != "Authenticator app, 2 recovery codes left" {
+	p := adm.Get(e.membersURL(e.a, student, ""))
+	if got := textOf(t, p.Body, "member-factors"); got != "Authenticator app, 2 recovery codes left" {
 		t.Errorf("factors %q", got)
 	}
-	if strings.Contains(p.body, "/reset-factors") || !strings.Contains(p.body, "Only an owner can reset") {
-		t.Errorf("an admin is offered the reset:\n%s", p.body)
+	if strings.Contains(p.Body, "/reset-factors") || !strings.Contains(p.Body, "Only an owner can reset") {
+		t.Errorf("an admin is offered the reset:\n%s", p.Body)
 	}
-	if r := adm.post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {csrf(t, p.body)}}); r.StatusCode != http.StatusForbidden {
-		t.Errorf("admin resets factors: %d", r.StatusCode)
+	if r := adm.Post(e.membersURL(e.a, student, "/reset-factors"), url.Values{"csrf_token": {p.CSRF(t)}}); r.Status != http.StatusForbidden {
+		t.Errorf("admin resets factors: %d", r.Status)
 	}
 
 	b := e.signedIn(e.a, ownerEmail)
-	if list := b.get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.body, "Authenticator app, 2 recovery codes left") {
+	if list := b.Get(e.membersURL(e.a, 0, "?q=student")); !strings.Contains(list.Body, "Authenticator app, 2 recovery codes left") {
 		t.Error("the list does not show the factors")
 	}
-	if r := b.get(e.membersURL(e.a, owner, "/reset-factors")); r.StatusCode != http.StatusForbidden {
-		t.Errorf("an owner resets their own factors: %d", r.StatusCode)
+	if r := b.Get(e.membersURL(e.a, owner, "/reset-factors")); r.Status != http.StatusForbidden {
+		t.Errorf("an owner resets their own factors: %d", r.Status)
 	}
 	p = b.wantDone(e, b.confirm(e, student, admin.ActionResetFactors), student, "second factor")
-	if got := textOf(t, p.body, "member-factors"); got != "None" || strings.Contains(p.body, "/reset-factors") {
+	if got := textOf(t, p.Body, "member-factors"); got != "None" || strings.Contains(p.Body, "/reset-factors") {
 		t.Errorf("factors after the reset %q", got)
 	}
 	e.wantEvent(e.a, audit.KindFactorsReset, owner, student, "3 factors removed")

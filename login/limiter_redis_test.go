@@ -173,21 +173,22 @@ func TestRedisLimiterExpiryOnFirstFailureOnly(t *testing.T) {
 
 	// A key that somehow lost its expiry gets one back at the next attempt instead of counting
 	// forever, whether the attempt is charged or refused.
-	stale := "account:stale"
-	if err := c.Set(t.Context(), l.redisKey(stale), 7, 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	mustTake(t, l, stale, first, true)
-	if ttl, err := c.PTTL(t.Context(), l.redisKey(stale)).Result(); err != nil || ttl <= 0 || ttl > first.Window {
-		t.Errorf("PTTL of a key found without expiry = %v, %v", ttl, err)
-	}
-	full := "account:stale-full"
-	if err := c.Set(t.Context(), l.redisKey(full), 10, 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	mustTake(t, l, full, first, false)
-	if ttl, err := c.PTTL(t.Context(), l.redisKey(full)).Result(); err != nil || ttl <= 0 || ttl > first.Window {
-		t.Errorf("PTTL of a spent key found without expiry = %v, %v", ttl, err)
+	for _, tc := range []struct {
+		key     string
+		count   int
+		allowed bool
+		what    string
+	}{
+		{"account:stale", 7, true, "a key"},
+		{"account:stale-full", 10, false, "a spent key"},
+	} {
+		if err := c.Set(t.Context(), l.redisKey(tc.key), tc.count, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		mustTake(t, l, tc.key, first, tc.allowed)
+		if ttl, err := c.PTTL(t.Context(), l.redisKey(tc.key)).Result(); err != nil || ttl <= 0 || ttl > first.Window {
+			t.Errorf("PTTL of %s found without expiry = %v, %v", tc.what, ttl, err)
+		}
 	}
 }
 

@@ -3,15 +3,10 @@ package mail_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
@@ -352,8 +347,8 @@ func TestRunWakes(t *testing.T) {
 // TestTLSModes: STARTTLS and implicit TLS against the mailbox with a test certificate; a server
 // without STARTTLS gets nothing in starttls mode.
 func TestTLSModes(t *testing.T) {
-	cert, pool := testCertificate(t)
-	tlsConfig := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	ca := schools.NewCA(t, "127.0.0.1", "localhost")
+	tlsConfig := &tls.Config{Certificates: []tls.Certificate{ca.Server}, MinVersion: tls.VersionTLS12}
 	for _, tc := range []struct {
 		name    string
 		box     mailbox.Options
@@ -368,7 +363,7 @@ func TestTLSModes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, gormstore.DriverSQLite, rigOptions{box: tc.box, settings: func(s *mail.SMTPSettings) {
-				s.TLS, s.RootCAs = tc.mode, pool
+				s.TLS, s.RootCAs = tc.mode, ca.Pool
 				if tc.mode == "untrusted" {
 					s.TLS, s.RootCAs = config.MailTLSStartTLS, x509.NewCertPool()
 				}
@@ -415,25 +410,4 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// testCertificate returns a self-signed certificate for 127.0.0.1 and a pool trusting it.
-func testCertificate(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	must(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mailbox test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA: true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	must(t, err)
-	leaf, err := x509.ParseCertificate(der)
-	must(t, err)
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }

@@ -3,9 +3,7 @@ package mfa_test
 import (
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +12,11 @@ import (
 
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
-
-var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
 // TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
 // sign-in older than login.PendingLifetime, whatever the code; a factor entered counts for
@@ -71,84 +68,57 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		t.Fatalf("confirm: %v %v", ok, err)
 	}
 
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	do := func(method, path string, form url.Values) (*http.Response, string) {
+	b := servertest.NewPages(t, nil)
+	do := func(method, path string, form url.Values) *servertest.Response {
 		t.Helper()
-		var body io.Reader
-		if form != nil {
-			body = strings.NewReader(form.Encode())
-		}
-		req, _ := http.NewRequestWithContext(t.Context(), method, tn.Origin+path, body)
-		if form != nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		res, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
+		return b.Do(method, tn.Origin+path, form)
 	}
-	_, page := do(http.MethodGet, login.LoginPath, nil)
-	tok := csrfField.FindStringSubmatch(page)
-	if tok == nil {
-		t.Fatal("no sign-in form")
+	// csrf fetches the page at path and returns the CSRF token of its form.
+	csrf := func(path string) string {
+		t.Helper()
+		return do(http.MethodGet, path, nil).CSRF(t)
 	}
-	res, _ := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {schools.Password}})
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
-		t.Fatalf("password: %d %q", res.StatusCode, res.Header.Get("Location"))
+	tok := csrf(login.LoginPath)
+	res := do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok}, "email": {m.Email}, "password": {schools.Password}})
+	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
+		t.Fatalf("password: %d %q", res.Status, res.Header.Get("Location"))
 	}
-	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
-	tok = csrfField.FindStringSubmatch(page)
-	if tok == nil {
-		t.Fatalf("no factor form\n%s", page)
-	}
+	tok = csrf(res.Header.Get("Location"))
 	clk.Advance(login.PendingLifetime)
 	code := totpAt(t, e.Secret, clk.Now())
-	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
-	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.LoginPath+"?") {
-		t.Fatalf("an expired pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "code": {code}})
+	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.LoginPath+"?") {
+		t.Fatalf("an expired pending sign-in: %d %q", res.Status, res.Header.Get("Location"))
 	}
-	if res, _ := do(http.MethodGet, login.DonePath, nil); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("signed in after an expired pending sign-in: %d", res.StatusCode)
+	if res := do(http.MethodGet, login.DonePath, nil); res.Status != http.StatusSeeOther {
+		t.Fatalf("signed in after an expired pending sign-in: %d", res.Status)
 	}
 	// The code was not used up: a fresh sign-in takes it.
-	_, page = do(http.MethodGet, login.LoginPath, nil)
-	tok = csrfField.FindStringSubmatch(page)
-	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok[1]}, "email": {m.Email}, "password": {schools.Password}})
-	_, page = do(http.MethodGet, login.FactorPath, nil)
-	tok = csrfField.FindStringSubmatch(page)
-	if tok == nil {
-		t.Fatalf("no factor form\n%s", page)
-	}
-	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "code": {code}})
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != login.DefaultReturnTo {
-		t.Fatalf("a fresh pending sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	tok = csrf(login.LoginPath)
+	do(http.MethodPost, login.LoginPath, url.Values{"csrf_token": {tok}, "email": {m.Email}, "password": {schools.Password}})
+	tok = csrf(login.FactorPath)
+	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "code": {code}})
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != login.DefaultReturnTo {
+		t.Fatalf("a fresh pending sign-in: %d %q", res.Status, res.Header.Get("Location"))
 	}
 
 	// Step-up: the factor entered at sign-in counts for login.StepUpWindow, then not.
 	clk.Advance(login.StepUpWindow - time.Second)
-	if res, body := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
-		t.Fatalf("gate within the window: %d %q %s", res.StatusCode, res.Header.Get("Location"), body)
+	if res := do(http.MethodGet, "/gate", nil); res.Status != http.StatusOK {
+		t.Fatalf("gate within the window: %d %q %s", res.Status, res.Header.Get("Location"), res.Body)
 	}
 	clk.Advance(time.Second)
-	res, _ = do(http.MethodGet, "/gate", nil)
-	if want := login.FactorPath + "?step_up=1&return_to=%2Fgate"; res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
-		t.Fatalf("gate after the window: %d %q, want %q", res.StatusCode, res.Header.Get("Location"), want)
+	res = do(http.MethodGet, "/gate", nil)
+	if want := login.FactorPath + "?step_up=1&return_to=%2Fgate"; res.Status != http.StatusSeeOther || res.Header.Get("Location") != want {
+		t.Fatalf("gate after the window: %d %q, want %q", res.Status, res.Header.Get("Location"), want)
 	}
-	_, page = do(http.MethodGet, res.Header.Get("Location"), nil)
-	tok = csrfField.FindStringSubmatch(page)
-	if tok == nil {
-		t.Fatalf("no step-up form\n%s", page)
-	}
-	res, _ = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok[1]}, "step_up": {"1"}, "return_to": {"/gate"},
+	tok = csrf(res.Header.Get("Location"))
+	res = do(http.MethodPost, login.FactorPath, url.Values{"csrf_token": {tok}, "step_up": {"1"}, "return_to": {"/gate"},
 		"code": {totpAt(t, e.Secret, clk.Now())}})
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {
-		t.Fatalf("step-up: %d %q", res.StatusCode, res.Header.Get("Location"))
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/gate" {
+		t.Fatalf("step-up: %d %q", res.Status, res.Header.Get("Location"))
 	}
-	if res, _ := do(http.MethodGet, "/gate", nil); res.StatusCode != http.StatusOK {
-		t.Fatalf("gate after the step-up: %d", res.StatusCode)
+	if res := do(http.MethodGet, "/gate", nil); res.Status != http.StatusOK {
+		t.Fatalf("gate after the step-up: %d", res.Status)
 	}
 }

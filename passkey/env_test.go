@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -28,7 +26,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 	"github.com/proctorhq/proctor/templates"
 )
 
@@ -57,11 +54,7 @@ type env struct {
 	bob     storage.Member
 }
 
-func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnvOn(t, backend)) })
-	}
-}
+func eachBackend(t *testing.T, f func(t *testing.T, e *env)) { schools.EachBackend(t, newEnvOn, f) }
 
 func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 
@@ -144,16 +137,11 @@ func (e *env) events(s *school.School, m storage.Member) []string {
 
 // browser is a browser with its own cookies and, optionally, its own client address.
 type browser struct {
-	e    *env
-	c    *http.Client
-	addr string
+	*servertest.Pages
+	e *env
 }
 
 func (e *env) browser() *browser {
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		e.t.Fatal(err)
-	}
 	dialer := &net.Dialer{}
 	listener := e.srv.Listener.Addr().String()
 	tr := &http.Transport{
@@ -162,63 +150,15 @@ func (e *env) browser() *browser {
 			return dialer.DialContext(ctx, network, listener)
 		},
 	}
-	e.t.Cleanup(tr.CloseIdleConnections)
-	return &browser{e: e, c: &http.Client{
-		Jar: jar, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &browser{Pages: servertest.NewPages(e.t, tr), e: e}
 }
 
 type response = servertest.Response
 
-func (b *browser) do(method, rawURL string, form url.Values) *response {
-	b.e.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	if b.addr != "" {
-		req.Header.Set("X-Test-Addr", b.addr)
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(raw)}
-}
-
-func (b *browser) get(rawURL string) *response { return b.do(http.MethodGet, rawURL, nil) }
-
-func (b *browser) post(rawURL string, form url.Values) *response {
-	return b.do(http.MethodPost, rawURL, form)
-}
-
-// signIn signs the browser in at s as m with the password.
-func (b *browser) signIn(s *school.School, m storage.Member) {
-	b.e.t.Helper()
-	res := b.get(s.URL(login.LoginPath))
-	f := url.Values{"csrf_token": {attr(b.e.t, res.Body, `name="csrf_token" value`)}, "email": {m.Email}, "password": {memberPass}}
-	if res := b.post(s.URL(login.LoginPath), f); res.Status != http.StatusSeeOther {
-		b.e.t.Fatalf("sign in as %s: %d\n%s", m.Email, res.Status, res.Body)
-	}
-}
-
 // signedInAs returns the e-mail the browser's session at s shows, or "" when it has none.
 func (b *browser) signedInAs(s *school.School) string {
 	b.e.t.Helper()
-	res := b.get(s.URL(login.DonePath))
+	res := b.Get(s.URL(login.DonePath))
 	if res.Status != http.StatusOK {
 		return ""
 	}
@@ -233,7 +173,7 @@ func (b *browser) signedInAs(s *school.School) string {
 // sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
 func (b *browser) sessionCSRF(s *school.School) string {
 	b.e.t.Helper()
-	return attr(b.e.t, b.get(s.URL(login.DonePath)).Body, `name="csrf_token" value`)
+	return b.Get(s.URL(login.DonePath)).CSRF(b.e.t)
 }
 
 // attr returns the first value of the HTML attribute written as prefix="..." in page.
@@ -278,7 +218,7 @@ type ceremony struct {
 func (e *env) annWithKey() (*browser, *authenticator, *softCredential) {
 	e.t.Helper()
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	auth := &authenticator{t: e.t, origin: e.a.Origin}
 	return br, auth, br.register(e.a, auth, "Key")
 }
@@ -293,12 +233,12 @@ func (b *browser) beginRegistration(s *school.School) ceremony {
 // which answers with a ceremony's options; what names the step in a failure.
 func (b *browser) begin(s *school.School, pageURL, pagePath, beginPath, what string) ceremony {
 	b.e.t.Helper()
-	page := b.get(s.URL(pageURL))
+	page := b.Get(s.URL(pageURL))
 	if page.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d\n%s", pagePath, page.Status, page.Body)
 	}
 	csrf := attr(b.e.t, page.Body, "data-csrf")
-	res := b.post(s.URL(beginPath), url.Values{"csrf_token": {csrf}})
+	res := b.Post(s.URL(beginPath), url.Values{"csrf_token": {csrf}})
 	if res.Status != http.StatusOK {
 		b.e.t.Fatalf("%s: %d\n%s", what, res.Status, res.Body)
 	}
@@ -309,7 +249,7 @@ func (b *browser) begin(s *school.School, pageURL, pagePath, beginPath, what str
 func (b *browser) register(s *school.School, auth *authenticator, name string) *softCredential {
 	b.e.t.Helper()
 	c := b.beginRegistration(s)
-	res := b.post(s.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "name": {name}, "response": {string(auth.create(c.opts))}})
+	res := b.Post(s.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "name": {name}, "response": {string(auth.create(c.opts))}})
 	if res.Status != http.StatusOK {
 		b.e.t.Fatalf("register finish: %d\n%s", res.Status, res.Body)
 	}
@@ -328,7 +268,7 @@ func (b *browser) beginSignIn(s *school.School) ceremony {
 // finishSignIn posts an assertion to s's finish endpoint.
 func (b *browser) finishSignIn(s *school.School, c ceremony, assertion []byte) *response {
 	b.e.t.Helper()
-	return b.post(s.URL(passkey.SignInFinishPath), url.Values{
+	return b.Post(s.URL(passkey.SignInFinishPath), url.Values{
 		"csrf_token": {c.csrf}, "return_to": {"/oauth/authorize?x=1"}, "response": {string(assertion)},
 	})
 }

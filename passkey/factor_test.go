@@ -20,13 +20,13 @@ func (b *browser) beginFactor(s *school.School, stepUp bool) ceremony {
 	if stepUp {
 		q.Set("step_up", "1")
 	}
-	page := b.get(s.URL(passkey.FactorPagePath + "?" + q.Encode()))
+	page := b.Get(s.URL(passkey.FactorPagePath + "?" + q.Encode()))
 	if page.Status != http.StatusOK {
 		b.e.t.Fatalf("GET %s: %d %s\n%s", passkey.FactorPagePath, page.Status, page.Header.Get("Location"), page.Body)
 	}
 	csrf := attr(b.e.t, page.Body, "data-csrf")
 	q.Set("csrf_token", csrf)
-	res := b.post(s.URL(passkey.FactorBeginPath), q)
+	res := b.Post(s.URL(passkey.FactorBeginPath), q)
 	if res.Status != http.StatusOK {
 		b.e.t.Fatalf("second step begin: %d\n%s", res.Status, res.Body)
 	}
@@ -39,7 +39,7 @@ func (b *browser) finishFactor(s *school.School, c ceremony, stepUp bool, assert
 	if stepUp {
 		f.Set("step_up", "1")
 	}
-	return b.post(s.URL(passkey.FactorFinishPath), f)
+	return b.Post(s.URL(passkey.FactorFinishPath), f)
 }
 
 // A member with a passkey who signs in with their password is asked for it as the second step;
@@ -49,12 +49,12 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		_, auth, cred := e.annWithKey()
 		bobs := e.browser()
-		bobs.signIn(e.a, e.bob)
+		bobs.SignIn(e.a, e.bob.Email)
 		bobCred := bobs.register(e.a, auth, "Bob's key")
 
 		br := e.browser()
-		res := br.get(e.a.URL(login.LoginPath))
-		res = br.post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {attr(t, res.Body, `name="csrf_token" value`)},
+		res := br.Get(e.a.URL(login.LoginPath))
+		res = br.Post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {res.CSRF(t)},
 			"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
 		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
 			t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
@@ -62,7 +62,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 		if got := br.signedInAs(e.a); got != "" {
 			t.Fatalf("signed in as %q by the password alone", got)
 		}
-		step := br.get(e.a.URL(res.Header.Get("Location")))
+		step := br.Get(e.a.URL(res.Header.Get("Location")))
 		if link := attr(t, step.Body, `id="factor-passkey-link" href`); !strings.HasPrefix(link, passkey.FactorPagePath+"?return_to=%2faccount") {
 			t.Errorf("the second step links to %q", link)
 		}
@@ -90,10 +90,10 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 		// Without a pending sign-in there is no step: the page sends to sign in, the endpoints
 		// refuse.
 		anon := e.browser()
-		if res := anon.get(e.a.URL(passkey.FactorPagePath)); res.Status != http.StatusSeeOther {
+		if res := anon.Get(e.a.URL(passkey.FactorPagePath)); res.Status != http.StatusSeeOther {
 			t.Errorf("the step's page without a pending sign-in: %d", res.Status)
 		}
-		if res := anon.post(e.a.URL(passkey.FactorBeginPath), url.Values{"csrf_token": {c.csrf}}); res.Status != http.StatusUnauthorized {
+		if res := anon.Post(e.a.URL(passkey.FactorBeginPath), url.Values{"csrf_token": {c.csrf}}); res.Status != http.StatusUnauthorized {
 			t.Errorf("begin without a pending sign-in: %d %s", res.Status, res.Body)
 		}
 	})
@@ -105,7 +105,7 @@ func TestPasskeyStepUp(t *testing.T) {
 	e := newEnv(t)
 	br, auth, cred := e.annWithKey()
 	br.register(e.a, auth, "Spare")
-	if page := br.get(e.a.URL(passkey.AccountPath)).Body; !strings.Contains(page, `name="current_password"`) {
+	if page := br.Get(e.a.URL(passkey.AccountPath)).Body; !strings.Contains(page, `name="current_password"`) {
 		t.Error("removing asks for no password before a fresh factor")
 	}
 	c := br.beginFactor(e.a, true)
@@ -113,12 +113,12 @@ func TestPasskeyStepUp(t *testing.T) {
 	if res.Status != http.StatusOK || jsonBody[finished](t, res).Redirect != "/account" {
 		t.Fatalf("step-up: %d %s\n%s", res.Status, res.Body, e.log.String())
 	}
-	page := br.get(e.a.URL(passkey.AccountPath)).Body
+	page := br.Get(e.a.URL(passkey.AccountPath)).Body
 	if strings.Contains(page, `name="current_password"`) {
 		t.Error("removing still asks for the password after a fresh factor")
 	}
 	keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
-	res = br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
+	res = br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
 	if res.Status != http.StatusSeeOther {
 		t.Errorf("remove with a fresh factor: %d %s", res.Status, res.Body)
 	}

@@ -20,7 +20,7 @@ import (
 func TestRegisterAndSignIn(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		laptop := e.browser()
-		laptop.signIn(e.a, e.ann)
+		laptop.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin, synced: true}
 		cred := laptop.register(e.a, auth, "  My\tlaptop\x00 ")
 		if string(cred.userHandle) == "" || strings.Contains(string(cred.userHandle), "ann") {
@@ -29,7 +29,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 		if cred.rpID != "north.example.com" {
 			t.Errorf("relying party id %q, want the school's host", cred.rpID)
 		}
-		page := laptop.get(e.a.URL(passkey.AccountPath + "?done=added")).Body
+		page := laptop.Get(e.a.URL(passkey.AccountPath + "?done=added")).Body
 		for _, want := range []string{"My laptop", "Synced", "Your passkey was added"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the list does not show %q:\n%s", want, page)
@@ -79,7 +79,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 func TestPasskeyOfAnotherSchoolRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		authA := &authenticator{t: t, origin: e.a.Origin}
 		cred := br.register(e.a, authA, "Key")
 
@@ -120,14 +120,14 @@ func TestChallengeAnswersOnce(t *testing.T) {
 	other := e.browser()
 	c := other.beginSignIn(e.a)
 	assertion := auth.assert(c.opts, cred)
-	cookies := other.c.Jar.Cookies(mustURL(t, e.a.Origin))
+	cookies := other.Client.Jar.Cookies(mustURL(t, e.a.Origin))
 	if res := other.finishSignIn(e.a, c, assertion); res.Status != http.StatusOK {
 		t.Fatalf("first finish: %d %s", res.Status, res.Body)
 	}
 
 	// The same request again, cookies and all, from a browser that kept them.
 	replay := e.browser()
-	replay.c.Jar.SetCookies(mustURL(t, e.a.Origin), cookies)
+	replay.Client.Jar.SetCookies(mustURL(t, e.a.Origin), cookies)
 	if res := replay.finishSignIn(e.a, c, assertion); res.Status != http.StatusBadRequest {
 		t.Errorf("replayed finish: %d %s", res.Status, res.Body)
 	}
@@ -153,7 +153,7 @@ func TestChallengeAnswersOnce(t *testing.T) {
 func TestSignCountRegressionRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin, counting: true}
 		cred := br.register(e.a, auth, "Hardware key")
 		for range 3 {
@@ -198,10 +198,10 @@ func TestSignCountRegressionRefused(t *testing.T) {
 func TestUserVerificationRequired(t *testing.T) {
 	e := newEnv(t)
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	lazy := &authenticator{t: t, origin: e.a.Origin, skipUV: true}
 	c := br.beginRegistration(e.a)
-	res := br.post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "response": {string(lazy.create(c.opts))}})
+	res := br.Post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {c.csrf}, "response": {string(lazy.create(c.opts))}})
 	if res.Status != http.StatusBadRequest {
 		t.Errorf("registration without user verification: %d %s", res.Status, res.Body)
 	}
@@ -219,38 +219,38 @@ func TestUserVerificationRequired(t *testing.T) {
 func TestEndpointsNeedTokenAndSession(t *testing.T) {
 	e := newEnv(t)
 	anon := e.browser()
-	if res := anon.post(e.a.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {"x"}}); res.Status != http.StatusUnauthorized {
+	if res := anon.Post(e.a.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {"x"}}); res.Status != http.StatusUnauthorized {
 		t.Errorf("register begin without a session: %d %s", res.Status, res.Body)
 	}
 	br := e.browser()
-	br.signIn(e.a, e.ann)
+	br.SignIn(e.a, e.ann.Email)
 	for _, tok := range []string{"", "wrong", login.NewToken()} {
 		for _, path := range []string{passkey.RegisterBeginPath, passkey.RegisterFinishPath} {
-			res := br.post(e.a.URL(path), url.Values{"csrf_token": {tok}})
+			res := br.Post(e.a.URL(path), url.Values{"csrf_token": {tok}})
 			if res.Status != http.StatusForbidden || jsonBody[errorBody](t, res).Error != "expired" {
 				t.Errorf("%s with token %q: %d %s", path, tok, res.Status, res.Body)
 			}
 		}
 		for _, path := range []string{passkey.SignInBeginPath, passkey.SignInFinishPath} {
-			res := anon.post(e.a.URL(path), url.Values{"csrf_token": {tok}})
+			res := anon.Post(e.a.URL(path), url.Values{"csrf_token": {tok}})
 			if res.Status != http.StatusForbidden {
 				t.Errorf("%s with token %q: %d %s", path, tok, res.Status, res.Body)
 			}
 		}
 	}
 	// The session's token at another school is no token there.
-	page := br.get(e.a.URL(passkey.AccountPath)).Body
-	br.signIn(e.b, e.ann)
-	if res := br.post(e.b.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}}); res.Status != http.StatusForbidden {
+	page := br.Get(e.a.URL(passkey.AccountPath)).Body
+	br.SignIn(e.b, e.ann.Email)
+	if res := br.Post(e.b.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}}); res.Status != http.StatusForbidden {
 		t.Errorf("A's token at B: %d %s", res.Status, res.Body)
 	}
 	// A registration begun by Ann cannot be finished by Bob in the same browser.
 	c := br.beginRegistration(e.a)
-	br.post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
-	br.signIn(e.a, e.bob)
-	page = br.get(e.a.URL(passkey.AccountPath)).Body
+	br.Post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
+	br.SignIn(e.a, e.bob.Email)
+	page = br.Get(e.a.URL(passkey.AccountPath)).Body
 	auth := &authenticator{t: t, origin: e.a.Origin}
-	res := br.post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}, "response": {string(auth.create(c.opts))}})
+	res := br.Post(e.a.URL(passkey.RegisterFinishPath), url.Values{"csrf_token": {attr(t, page, "data-csrf")}, "response": {string(auth.create(c.opts))}})
 	if res.Status != http.StatusBadRequest {
 		t.Errorf("Bob finishing Ann's registration: %d %s", res.Status, res.Body)
 	}
@@ -268,22 +268,22 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 func TestNoPasskeysAtAnAddress(t *testing.T) {
 	e := newEnv(t)
 	br := e.browser()
-	if body := br.get(e.c.URL(login.LoginPath)).Body; strings.Contains(body, "passkey-sign-in-link") {
+	if body := br.Get(e.c.URL(login.LoginPath)).Body; strings.Contains(body, "passkey-sign-in-link") {
 		t.Error("the sign-in form at an address links to passkeys")
 	}
-	if body := br.get(e.a.URL(login.LoginPath)).Body; !strings.Contains(body, "passkey-sign-in-link") {
+	if body := br.Get(e.a.URL(login.LoginPath)).Body; !strings.Contains(body, "passkey-sign-in-link") {
 		t.Error("the sign-in form at a host does not link to passkeys")
 	}
-	page := br.get(e.c.URL(passkey.SignInPath)).Body
+	page := br.Get(e.c.URL(passkey.SignInPath)).Body
 	if !strings.Contains(page, "passkeys-unavailable") {
 		t.Errorf("the sign-in page does not say passkeys are unavailable:\n%s", page)
 	}
-	br.signIn(e.c, e.ann)
-	page = br.get(e.c.URL(passkey.AccountPath)).Body
+	br.SignIn(e.c, e.ann.Email)
+	page = br.Get(e.c.URL(passkey.AccountPath)).Body
 	if !strings.Contains(page, "passkeys-unavailable") || strings.Contains(page, "data-passkey") {
 		t.Errorf("the list page at an address offers to add a passkey:\n%s", page)
 	}
-	res := br.post(e.c.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {br.sessionCSRF(e.c)}})
+	res := br.Post(e.c.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {br.sessionCSRF(e.c)}})
 	if res.Status != http.StatusConflict {
 		t.Errorf("register begin at an address: %d %s", res.Status, res.Body)
 	}
@@ -294,7 +294,7 @@ func TestNoPasskeysAtAnAddress(t *testing.T) {
 func TestRenameAndRemove(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		br := e.browser()
-		br.signIn(e.a, e.ann)
+		br.SignIn(e.a, e.ann.Email)
 		auth := &authenticator{t: t, origin: e.a.Origin}
 		br.register(e.a, auth, "Old")
 		keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
@@ -302,20 +302,20 @@ func TestRenameAndRemove(t *testing.T) {
 		csrf := br.sessionCSRF(e.a)
 		idStr := strconv.FormatInt(id, 10)
 
-		if res := br.post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "name": {"New"}}); res.Status != http.StatusSeeOther {
+		if res := br.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "name": {"New"}}); res.Status != http.StatusSeeOther {
 			t.Errorf("rename: %d %s", res.Status, res.Body)
 		}
-		if res := br.post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {"nope"}, "id": {idStr}, "name": {"Evil"}}); res.Status != http.StatusForbidden {
+		if res := br.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {"nope"}, "id": {idStr}, "name": {"Evil"}}); res.Status != http.StatusForbidden {
 			t.Errorf("rename without the token: %d", res.Status)
 		}
 		// Bob cannot rename or remove Ann's.
 		bob := e.browser()
-		bob.signIn(e.a, e.bob)
+		bob.SignIn(e.a, e.bob.Email)
 		bobCSRF := bob.sessionCSRF(e.a)
-		if res := bob.post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "name": {"Bob's"}}); res.Status != http.StatusNotFound {
+		if res := bob.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "name": {"Bob's"}}); res.Status != http.StatusNotFound {
 			t.Errorf("Bob renaming Ann's passkey: %d", res.Status)
 		}
-		if res := bob.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusNotFound {
+		if res := bob.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusNotFound {
 			t.Errorf("Bob removing Ann's passkey: %d", res.Status)
 		}
 		got, _ := e.gs.PasskeyByCredentialID(e.ctx(e.a), keys[0].CredentialID)
@@ -324,7 +324,7 @@ func TestRenameAndRemove(t *testing.T) {
 		}
 
 		for _, pw := range []string{"", "wrong password"} {
-			res := br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {pw}})
+			res := br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {pw}})
 			if res.Status != http.StatusOK || !strings.Contains(res.Body, "current password") {
 				t.Errorf("remove with password %q: %d", pw, res.Status)
 			}
@@ -332,7 +332,7 @@ func TestRenameAndRemove(t *testing.T) {
 		if _, err := e.gs.PasskeyByCredentialID(e.ctx(e.a), keys[0].CredentialID); err != nil {
 			t.Fatalf("the passkey went without the password: %v", err)
 		}
-		if res := br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
+		if res := br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusSeeOther {
 			t.Errorf("remove: %d %s", res.Status, res.Body)
 		}
 		if _, err := e.gs.PasskeyByCredentialID(e.ctx(e.a), keys[0].CredentialID); !errors.Is(err, storage.ErrNotFound) {
@@ -343,9 +343,9 @@ func TestRenameAndRemove(t *testing.T) {
 		}
 		// Four more wrong passwords spend the budget of five.
 		for range 4 {
-			br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {"wrong"}})
+			br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {"wrong"}})
 		}
-		if res := br.post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusTooManyRequests {
+		if res := br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "current_password": {memberPass}}); res.Status != http.StatusTooManyRequests {
 			t.Errorf("remove after spending the budget: %d", res.Status)
 		}
 	})
@@ -357,7 +357,7 @@ func TestFailedAssertionsAreLimited(t *testing.T) {
 	e := newEnv(t)
 	_, auth, cred := e.annWithKey()
 	attacker := e.browser()
-	attacker.addr = "192.0.2.7"
+	attacker.Addr = "192.0.2.7"
 	forged := &authenticator{t: t, origin: "https://evil.example"}
 	for i := range 6 {
 		c := attacker.beginSignIn(e.a)
@@ -380,7 +380,7 @@ func TestFailedAssertionsAreLimited(t *testing.T) {
 func TestPagesAndScript(t *testing.T) {
 	e := newEnv(t)
 	br := e.browser()
-	res := br.get(e.a.URL(passkey.SignInPath))
+	res := br.Get(e.a.URL(passkey.SignInPath))
 	if res.Header.Get("Content-Security-Policy") != passkey.Policy {
 		t.Errorf("sign-in page CSP %q", res.Header.Get("Content-Security-Policy"))
 	}
@@ -388,16 +388,16 @@ func TestPagesAndScript(t *testing.T) {
 	if !strings.HasPrefix(src, "/assets/passkey-") || strings.Contains(res.Body, "<script>") {
 		t.Errorf("script %q, or an inline script", src)
 	}
-	js := br.get(e.a.URL(src))
+	js := br.Get(e.a.URL(src))
 	if js.Status != http.StatusOK || !strings.HasPrefix(js.Header.Get("Content-Type"), "text/javascript") || !strings.Contains(js.Body, "navigator.credentials") {
 		t.Errorf("script: %d %s", js.Status, js.Header.Get("Content-Type"))
 	}
-	if res := br.get(e.a.URL(login.LoginPath)); strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src") {
+	if res := br.Get(e.a.URL(login.LoginPath)); strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src") {
 		t.Error("the password sign-in form allows scripts")
 	}
 	// Signed in, the sign-in page goes on.
-	br.signIn(e.a, e.ann)
-	if res := br.get(e.a.URL(passkey.SignInPath + "?return_to=/account")); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account" {
+	br.SignIn(e.a, e.ann.Email)
+	if res := br.Get(e.a.URL(passkey.SignInPath + "?return_to=/account")); res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account" {
 		t.Errorf("signed in: %d %s", res.Status, res.Header.Get("Location"))
 	}
 }

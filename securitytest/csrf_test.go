@@ -180,13 +180,13 @@ func TestCSRFEveryForm(t *testing.T) {
 
 		// Tokens of other sessions and of the other school.
 		sessionTokens := map[string]string{
-			"another session of the same member": csrfOf(t, other.Get(a.URL(login.DonePath))),
-			"another member's session":           csrfOf(t, otherMember.Get(a.URL(login.DonePath))),
-			"the same member's session at B":     csrfOf(t, op.Get(e.B.URL(login.DonePath))),
+			"another session of the same member": other.Get(a.URL(login.DonePath)).CSRF(t),
+			"another member's session":           otherMember.Get(a.URL(login.DonePath)).CSRF(t),
+			"the same member's session at B":     op.Get(e.B.URL(login.DonePath)).CSRF(t),
 		}
 		loginTokens := map[string]string{
-			"another browser's sign-in form": csrfOf(t, e.Browser().Get(a.URL(login.LoginPath))),
-			"this browser's form at B":       csrfOf(t, anon.Get(e.B.URL(login.LoginPath))),
+			"another browser's sign-in form": e.Browser().Get(a.URL(login.LoginPath)).CSRF(t),
+			"this browser's form at B":       anon.Get(e.B.URL(login.LoginPath)).CSRF(t),
 		}
 
 		client := func(id string) storage.Client {

@@ -87,7 +87,7 @@ func memberOf(t *testing.T, s *sweep, email string) storage.Member {
 func formTokenAtB(t *testing.T, s *sweep) (*servertest.Browser, string) {
 	t.Helper()
 	b := s.e.Browser()
-	return b, csrfOf(t, b.Get(s.b.URL(account.ForgotPath)))
+	return b, b.Get(s.b.URL(account.ForgotPath)).CSRF(t)
 }
 
 // checkLoginRedirect fails unless r sends the browser to B's sign-in and names nothing of A.
@@ -269,7 +269,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	addr := "confirm-" + strings.ToLower(rt.methods[0]) + "@example.com"
 	r := atA.Post(s.a.URL(account.EmailPath), url.Values{
-		login.CSRFField: {csrfOf(t, atA.Get(s.a.URL(login.DonePath)))}, "email": {addr}, "current_password": {servertest.Password},
+		login.CSRFField: {atA.Get(s.a.URL(login.DonePath)).CSRF(t)}, "email": {addr}, "current_password": {servertest.Password},
 	})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("e-mail change at A: %d\n%.300s", r.Status, r.Body)
@@ -285,7 +285,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 		t.Errorf("GET %s at B (A's link) by the member signed in at B: %d, want the 404 page", path, r.Status)
 	}
 	r = atBrowser.Post(s.b.URL(path), url.Values{
-		login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}, "token": {link.Query().Get("token")},
+		login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}, "token": {link.Query().Get("token")},
 	})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s at B (A's link) by the member signed in at B: %d, want 404", path, r.Status)
@@ -314,7 +314,7 @@ func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	id := sessionIDAt(t, s, s.a)
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "session_id": {id}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}, "session_id": {id}})
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}, "session_id": {id}})
 	if r.Status >= 500 {
 		t.Errorf("POST %s at B: %d", path, r.Status)
 	}
@@ -329,7 +329,7 @@ func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 func endOtherSessionsAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath)))}})
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}})
 	if r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}
@@ -347,7 +347,7 @@ func removeAppAtB(t *testing.T, s *sweep, _ route, path string) {
 	form := url.Values{"client_id": {s.a.MemberClient.ID}}
 	form.Set(login.CSRFField, s.csrfA)
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
-	form.Set(login.CSRFField, csrfOf(t, atBrowser.Get(s.b.URL(login.DonePath))))
+	form.Set(login.CSRFField, atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t))
 	if r := atBrowser.Post(s.b.URL(path), form); r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}

@@ -86,7 +86,7 @@ func passkeySignInPageAtB(t *testing.T, s *sweep, _ route, path string) {
 // passkeySignInAtB: the passwordless endpoints at B refuse A's tokens (A's session's and A's
 // sign-in form's): 403, no ceremony begun, nobody signed in.
 func passkeySignInAtB(t *testing.T, s *sweep, _ route, path string) {
-	loginA := csrfOf(t, s.e.Browser().Get(s.a.URL(login.LoginPath)))
+	loginA := s.e.Browser().Get(s.a.URL(login.LoginPath)).CSRF(t)
 	for _, tok := range []string{s.csrfA, loginA} {
 		r := withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {tok}, "response": {"{}"}})
 		if r.Status != http.StatusForbidden || strings.Contains(r.Header.Get("Set-Cookie"), "passkey") {

@@ -54,26 +54,16 @@ func newSweep(t *testing.T, e *servertest.Env) *sweep {
 	s.ownerA = e.Browser()
 	s.ownerA.SignIn(e.A, e.A.Owner.Email)
 	s.sessionA = s.ownerA.Cookie(e.A, servertest.SessionCookie(e.A))
-	s.csrfA = csrfOf(t, s.ownerA.Get(e.A.URL(login.DonePath)))
+	s.csrfA = s.ownerA.Get(e.A.URL(login.DonePath)).CSRF(t)
 	s.ownerB = e.Browser()
 	s.ownerB.SignIn(e.B, e.B.Owner.Email)
-	s.csrfB = csrfOf(t, s.ownerB.Get(e.B.URL(login.DonePath)))
+	s.csrfB = s.ownerB.Get(e.B.URL(login.DonePath)).CSRF(t)
 	s.appA = createApp(t, s.ownerA, e.A, "Isolation Probe", true)
 	s.office = newPostOffice(t, e)
 	s.sharedA, s.sharedB = e.Browser(), e.Browser()
 	s.sharedA.SignIn(e.A, e.Shared.Email)
 	s.sharedB.SignIn(e.B, e.Shared.Email)
 	return s
-}
-
-// csrfOf returns the csrf_token of a page's first form that has one.
-func csrfOf(t testing.TB, page *servertest.Response) string {
-	t.Helper()
-	f, ok := page.FormWith(login.CSRFField)
-	if !ok {
-		t.Fatalf("no form with a CSRF token on %s (%d):\n%s", page.URL, page.Status, page.Body)
-	}
-	return f.Values.Get(login.CSRFField)
 }
 
 // createApp creates a member client of school s through its operator pages as the signed-in

@@ -77,10 +77,10 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		b := e.Browser()
 		b.TrySignIn(a, a.Student.Email, wrongPassword)
 		sec.add("login CSRF cookie", b.Cookie(a, servertest.LoginCSRFCookie(a)))
-		sec.add("login CSRF token", csrfOf(t, b.Get(a.URL(login.LoginPath))))
+		sec.add("login CSRF token", b.Get(a.URL(login.LoginPath)).CSRF(t))
 		b.SignIn(a, a.Student.Email)
 		sec.add("session cookie", b.Cookie(a, servertest.SessionCookie(a)))
-		sec.add("session CSRF token", csrfOf(t, b.Get(a.URL(login.DonePath))))
+		sec.add("session CSRF token", b.Get(a.URL(login.DonePath)).CSRF(t))
 
 		// A public client: consent, exchange, ID token, use, refresh, revoke.
 		p := servertest.NewPKCE()

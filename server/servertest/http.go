@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"golang.org/x/net/html"
@@ -64,36 +64,35 @@ func (r *Response) FormWith(name string) (Form, bool) {
 	return Form{}, false
 }
 
+// CSRF returns the CSRF token of the page's first form that has one; a page without one fails
+// the test.
+func (r *Response) CSRF(t testing.TB) string {
+	t.Helper()
+	f, ok := r.FormWith(login.CSRFField)
+	if !ok {
+		t.Fatalf("no form with a CSRF token on %s (%d):\n%s", r.URL, r.Status, r.Body)
+	}
+	return f.Values.Get(login.CSRFField)
+}
+
 // Do sends req with client and reads the answer. The request must not fail at the transport
 // level (the test stops if it does).
 func (e *Env) Do(client *http.Client, req *http.Request) *Response {
 	e.t.Helper()
-	resp, err := client.Do(req)
+	r, err := send(client, req)
 	if err != nil {
 		e.t.Fatalf("servertest: %s %s: %v", req.Method, req.URL, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatalf("servertest: %s %s: reading the answer: %v", req.Method, req.URL, err)
-	}
-	return &Response{URL: req.URL, Method: req.Method, Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
+	return r
 }
 
 // Request builds a request; a non-nil form is sent as application/x-www-form-urlencoded, and
 // header holds name, value pairs.
 func (e *Env) Request(method, rawURL string, form url.Values, header ...string) *http.Request {
 	e.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(e.t.Context(), method, rawURL, body)
+	req, err := newRequest(e.t, method, rawURL, form)
 	if err != nil {
 		e.t.Fatalf("servertest: %v", err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -194,21 +193,40 @@ func LoginCSRFCookie(s *School) string {
 // POST (303 on success).
 func (b *Browser) TrySignIn(s *School, email, pass string) *Response {
 	b.env.t.Helper()
-	page := b.Get(s.URL(login.LoginPath))
-	f, ok := page.FormWith("password")
-	if !ok {
-		b.env.t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", s.Origin, page.Status, page.Body)
-	}
-	f.Values.Set("email", email)
-	f.Values.Set("password", pass)
-	return b.Submit(f, "")
+	return trySignIn(b.env.t, b, s.Origin, email, pass)
 }
 
 // SignIn signs the browser in at school s as email, with Password.
 func (b *Browser) SignIn(s *School, email string) {
 	b.env.t.Helper()
-	if r := b.TrySignIn(s, email, Password); r.Status != http.StatusSeeOther {
-		b.env.t.Fatalf("servertest: sign in as %s at %s: status %d\n%s", email, s.Origin, r.Status, r.Body)
+	signIn(b.env.t, b, s.Origin, email)
+}
+
+// pageBrowser is what signing in needs of a browser.
+type pageBrowser interface {
+	Get(rawURL string) *Response
+	Post(rawURL string, form url.Values) *Response
+}
+
+// trySignIn fills the sign-in form of the school at origin with email and pass and returns the
+// answer to the POST (303 on success).
+func trySignIn(t testing.TB, b pageBrowser, origin, email, pass string) *Response {
+	t.Helper()
+	page := b.Get(origin + login.LoginPath)
+	f, ok := page.FormWith("password")
+	if !ok {
+		t.Fatalf("servertest: no sign-in form at %s (status %d)\n%s", origin, page.Status, page.Body)
+	}
+	f.Values.Set("email", email)
+	f.Values.Set("password", pass)
+	return b.Post(f.Action, f.Values)
+}
+
+// signIn signs in at the school at origin as email, with Password.
+func signIn(t testing.TB, b pageBrowser, origin, email string) {
+	t.Helper()
+	if r := trySignIn(t, b, origin, email, Password); r.Status != http.StatusSeeOther {
+		t.Fatalf("servertest: sign in as %s at %s: status %d\n%s", email, origin, r.Status, r.Body)
 	}
 }
 

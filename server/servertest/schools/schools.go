@@ -247,3 +247,12 @@ func Middleware(reg *school.Registry, secure bool, next http.Handler) http.Handl
 		next.ServeHTTP(w, r.WithContext(school.NewContext(edge.NewContext(r.Context(), info), tn)))
 	})
 }
+
+// EachBackend runs f, as a subtest named after the backend, on what build makes on every
+// backend storetest offers (SQLite, and PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set).
+func EachBackend[E any](t *testing.T, build func(t *testing.T, backend string) E, f func(t *testing.T, e E)) {
+	t.Helper()
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { f(t, build(t, backend)) })
+	}
+}
