@@ -12,7 +12,9 @@
 // request context (issuer, lifetimes). Only the authorization-code grant with PKCE S256 and the
 // refresh grant are composed. Storage goes through an adapter (storage.go) onto the narrow Store
 // this package declares (store.go): codes and tokens are kept only as HMAC signatures, and an
-// access token and its refresh token are one row with one revocation stamp. A refresh revokes
+// access token and its refresh token are one row with one revocation stamp. The adapter answers
+// fosite's many storage calls within a request from one read and writes once, when fosite
+// commits (unit.go): a code exchange or a refresh is three statements on PostgreSQL. A refresh revokes
 // nothing; the first use of the new access token at an API (package resource/verifier) retires
 // the pair it replaced and any other pair minted from that one (a fork). That rule, and a
 // refresh's scope, which may narrow the grant, are in refresh.go; repeated parameters are refused
