@@ -53,6 +53,23 @@ func refreshedPair(t *testing.T, s storage.Store, ctx context.Context, rid strin
 	return old, mustPair(t, s, ctx, next)
 }
 
+// wantStoredPair checks what a call that stores p returned (p with its new ID) and that the
+// pair reads back as that by either of its signatures.
+func wantStoredPair(t *testing.T, s storage.Store, ctx context.Context, call string, got, p storage.TokenPair) {
+	t.Helper()
+	if got.ID <= 0 {
+		t.Fatalf("%s: pair id %d", call, got.ID)
+	}
+	p.ID = got.ID
+	wantEqual(t, call+"'s pair", got, p)
+	wantEqual(t, call+": pair found by its access token", getPair(t, s, ctx, p.AccessSignature), p)
+	if p.RefreshSignature != "" {
+		r, err := s.GetTokenPair(ctx, storage.RefreshToken, p.RefreshSignature)
+		must(t, call+": GetTokenPair by refresh signature", err)
+		wantEqual(t, call+": pair found by its refresh token", r, p)
+	}
+}
+
 // getPair reads a pair by its access signature and fails the test now if it cannot.
 func getPair(t *testing.T, s storage.Store, ctx context.Context, accessSignature string) storage.TokenPair {
 	t.Helper()
@@ -89,10 +106,7 @@ func testAuthorizationCodes(t *testing.T, s storage.Store) {
 	p := pairOf("app", "r1", "1", member)
 	created, err := s.ExchangeCode(ctxA, "code-1", p)
 	must(t, "ExchangeCode", err)
-	want := p
-	want.ID = created.ID
-	wantEqual(t, "ExchangeCode's pair", created, want)
-	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-1"), want)
+	wantStoredPair(t, s, ctxA, "ExchangeCode", created, p)
 	c.Active = false
 	wantEqual(t, "used code", getCode(t, s, ctxA, "code-1"), storage.CodeGrant{Code: c})
 
@@ -188,23 +202,14 @@ func testTokenPairs(t *testing.T, s storage.Store) {
 	// Both halves at once, as the token endpoint stores them.
 	p := pairOf("app", "r1", "1", member)
 	created := mustPair(t, s, ctxA, p)
-	if created.ID <= 0 {
-		t.Fatalf("created pair id %d", created.ID)
-	}
-	want := p
-	want.ID = created.ID
-	wantEqual(t, "CreateTokenPair's result", created, want)
-	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
-	got, err := s.GetTokenPair(ctxA, storage.RefreshToken, "rt-1")
-	must(t, "GetTokenPair by refresh signature", err)
-	wantEqual(t, "pair found by its refresh token", got, want)
-	_, err = s.GetTokenPair(ctxA, storage.RefreshToken, "")
+	wantStoredPair(t, s, ctxA, "CreateTokenPair", created, p)
+	_, err := s.GetTokenPair(ctxA, storage.RefreshToken, "")
 	wantErr(t, "GetTokenPair of an empty refresh signature", err, storage.ErrNotFound)
 
 	// A refresh token without expiry; a pair without a resource owner, scopes or refresh token.
 	bare := storage.TokenPair{RequestID: "r2", ClientID: "ops", AccessSignature: "at-2", RefreshSignature: "rt-2", Data: []byte("{}"), RequestedAt: at(1, 8), AccessExpiresAt: at(1, 9)}
 	bareCreated := mustPair(t, s, ctxA, bare)
-	got = getPair(t, s, ctxA, "at-2")
+	got := getPair(t, s, ctxA, "at-2")
 	if got.MemberID != 0 || len(got.Scopes) != 0 || got.RefreshExpiresAt != nil || got.RefreshSignature != "rt-2" || got.ID != bareCreated.ID {
 		t.Errorf("bare pair %+v", got)
 	}
@@ -266,10 +271,7 @@ func testRefreshPair(t *testing.T, s storage.Store) {
 	next := refreshOf(pairOf("app", "r1", "2", member), root.ID)
 	created, err := s.RefreshPair(ctxA, next)
 	must(t, "RefreshPair", err)
-	want := next
-	want.ID = created.ID
-	wantEqual(t, "RefreshPair's pair", created, want)
-	wantEqual(t, "stored pair", getPair(t, s, ctxA, "at-2"), want)
+	wantStoredPair(t, s, ctxA, "RefreshPair", created, next)
 	if getPair(t, s, ctxA, "at-1").RevokedAt != nil {
 		t.Error("a refresh revoked the pair it replaces (that is the first use's step)")
 	}
@@ -365,13 +367,7 @@ func testTokenPairGrant(t *testing.T, s storage.Store) {
 	p := pairOf("app", "r1", "1", member)
 	p.SchoolID, p.AMR = 42, []string{"pwd", "otp", "mfa"}
 	created := mustPair(t, s, ctxA, p)
-	want := p
-	want.ID = created.ID
-	wantEqual(t, "CreateTokenPair's result", created, want)
-	wantEqual(t, "pair found by its access token", getPair(t, s, ctxA, "at-1"), want)
-	got, err := s.GetTokenPair(ctxA, storage.RefreshToken, "rt-1")
-	must(t, "GetTokenPair by refresh signature", err)
-	wantEqual(t, "pair found by its refresh token", got, want)
+	wantStoredPair(t, s, ctxA, "CreateTokenPair", created, p)
 
 	// A refreshed pair carries what it was given, not what the pair it replaces holds.
 	next := pairOf("app", "r1", "2", member)
@@ -382,7 +378,7 @@ func testTokenPairGrant(t *testing.T, s storage.Store) {
 	}
 
 	// Revoking, and retiring a replaced pair, leave both fields alone.
-	_, err = s.RetireReplaced(ctxA, getPair(t, s, ctxA, "at-2").ID, at(2, 0))
+	_, err := s.RetireReplaced(ctxA, getPair(t, s, ctxA, "at-2").ID, at(2, 0))
 	must(t, "RetireReplaced", err)
 	if got := getPair(t, s, ctxA, "at-1"); got.RevokedAt == nil || got.SchoolID != 42 || len(got.AMR) != 3 {
 		t.Errorf("retired pair: revoked %v, school %d, amr %q", got.RevokedAt, got.SchoolID, got.AMR)
