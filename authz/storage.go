@@ -197,7 +197,7 @@ func (s *fositeStore) GetAuthorizeCodeSession(ctx context.Context, signature str
 	if err != nil {
 		return nil, fositeErr(err)
 	}
-	r, err := s.unmarshalRequest(ctx, g.Code.Data, session)
+	r, err := s.codeRequest(ctx, signature, g.Code.Data, session)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,12 @@ type requestMemo struct {
 	// issued are the codes fosite issued in this request, with their records, by signature,
 	// until storeCodes stores them.
 	issued map[string]*storage.CodeGrant
+	// decoded is the code request last decoded, with the session it filled (codeRequest).
+	decoded struct {
+		signature string
+		session   *Session
+		request   fosite.Requester
+	}
 }
 
 type requestMemoKey struct{}
@@ -163,6 +169,33 @@ func (s *fositeStore) storeCodes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// codeRequest decodes a code's stored request into session, once a request: fosite reads the
+// code twice in an exchange, both times into the access request's session, and does not change
+// what the first read returned before the second, so the second gets the same requester.
+func (s *fositeStore) codeRequest(ctx context.Context, signature string, data []byte, session fosite.Session) (fosite.Requester, error) {
+	memo, sess := memoFrom(ctx), (*Session)(nil)
+	if p, ok := session.(*Session); ok {
+		sess = p
+	}
+	if memo == nil || sess == nil {
+		return s.unmarshalRequest(ctx, data, session)
+	}
+	memo.mu.Lock()
+	d := memo.decoded
+	memo.mu.Unlock()
+	if d.request != nil && d.signature == signature && d.session == sess {
+		return d.request, nil
+	}
+	r, err := s.unmarshalRequest(ctx, data, session)
+	if err != nil {
+		return nil, err
+	}
+	memo.mu.Lock()
+	memo.decoded.signature, memo.decoded.session, memo.decoded.request = signature, sess, r
+	memo.mu.Unlock()
+	return r, nil
 }
 
 // pendingWrite is what a transaction fosite opened is to store when fosite commits it.
