@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -185,7 +186,7 @@ func (s *fositeStore) codeRequest(ctx context.Context, signature string, data []
 	memo.mu.Lock()
 	d := memo.decoded
 	memo.mu.Unlock()
-	if d.request != nil && d.signature == signature && d.session == sess {
+	if d.request != nil && d.session == sess && subtle.ConstantTimeCompare([]byte(d.signature), []byte(signature)) == 1 {
 		return d.request, nil
 	}
 	r, err := s.unmarshalRequest(ctx, data, session)
