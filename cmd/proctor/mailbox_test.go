@@ -18,17 +18,18 @@ func TestMailboxCommand(t *testing.T) {
 		}
 	}
 
-	smtpAddr, httpAddr := freePort(t), freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- runMailbox(ctx, smtpAddr, httpAddr, &out) }()
-	waitFor(t, "http://"+httpAddr+"/mail", httpAddr)
+	ports, done := startServing(t, 2, func(p []string) error {
+		out.Reset()
+		return runMailbox(ctx, p[0], p[1], &out)
+	}, func(p []string) (string, string) { return "http://" + p[1] + "/mail", p[1] })
+	smtpAddr, httpAddr := ports[0], ports[1]
 	msg := "From: a@localhost\r\nTo: b@localhost\r\nSubject: Hello mailbox\r\n\r\nhi\r\n"
 	if err := smtp.SendMail(smtpAddr, nil, "a@localhost", []string{"b@localhost"}, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
-	if body := waitFor(t, "http://"+httpAddr+"/mail/messages.json", httpAddr); !strings.Contains(body, "Hello mailbox") {
+	if body := mustAnswer(t, "http://"+httpAddr+"/mail/messages.json", httpAddr, done); !strings.Contains(body, "Hello mailbox") {
 		t.Errorf("messages: %s", body)
 	}
 	cancel()

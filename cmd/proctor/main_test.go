@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,16 +179,41 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 }
 
-// freePort finds a loopback port for the demo (its schools' URLs carry the port, so it cannot
-// listen on port 0).
-func freePort(t *testing.T) string {
+// freePorts finds n distinct loopback ports (the demo's schools' URLs carry the port, so it
+// cannot listen on port 0). Every listener stays open until all are chosen, so the same port is
+// not handed out twice.
+func freePorts(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
+}
+
+// startServing runs serve on fresh loopback ports until its ready URL answers, and returns the
+// ports and the channel serve's result arrives on. A port another process took between being
+// chosen and being listened on fails serve at once; that is retried with new ports, a few
+// times. Any other early exit fails the test with serve's error, not a wait for an answer that
+// cannot come.
+func startServing(t *testing.T, n int, serve func(ports []string) error, ready func(ports []string) (url, host string)) ([]string, <-chan error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		ports := freePorts(t, n)
+		done := make(chan error, 1)
+		go func() { done <- serve(ports) }()
+		url, host := ready(ports)
+		if _, err := waitFor(t, url, host, done); err == nil {
+			return ports, done
+		} else if !errors.Is(err, syscall.EADDRINUSE) || attempt == 3 {
+			t.Fatalf("the server stopped before it answered: %v", err)
+		}
+	}
 }
 
 // TestDemoServesAndKeepsItsData starts the demo, reads both schools' discovery, stops it,
@@ -201,19 +228,22 @@ func TestDemoServesAndKeepsItsData(t *testing.T) {
 	}
 	var firstSecret []byte
 	for round := 0; round < 2; round++ {
-		addr, internal := freePort(t), freePort(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, logs bytes.Buffer
-		done := make(chan error, 1)
-		go func() { done <- runDemo(ctx, addr, internal, dataDir, &out, &logs) }()
+		ports, done := startServing(t, 2, func(p []string) error {
+			out.Reset()
+			logs.Reset()
+			return runDemo(ctx, p[0], p[1], dataDir, &out, &logs)
+		}, func(p []string) (string, string) { return "http://" + p[1] + "/mail/messages.json", p[1] })
+		addr, internal := ports[0], ports[1]
 		port := addr[strings.LastIndex(addr, ":")+1:]
 		for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port} {
-			body := waitFor(t, "http://"+addr+"/.well-known/openid-configuration", host)
+			body := mustAnswer(t, "http://"+addr+"/.well-known/openid-configuration", host, done)
 			if !strings.Contains(body, `"issuer":"http://`+host+`"`) {
 				t.Errorf("round %d: %s issuer: %s", round, host, body)
 			}
 		}
-		if body := waitFor(t, "http://"+internal+"/mail/messages.json", internal); !strings.Contains(body, `"messages"`) {
+		if body := mustAnswer(t, "http://"+internal+"/mail/messages.json", internal, done); !strings.Contains(body, `"messages"`) {
 			t.Errorf("round %d: the demo mailbox: %s", round, body)
 		}
 		cancel()
@@ -273,8 +303,9 @@ func renameDemoStudent(t *testing.T, dataDir, name string) string {
 	return m.Name
 }
 
-// waitFor polls url with the given Host until it answers 200, and returns the body.
-func waitFor(t *testing.T, url, host string) string {
+// waitFor polls url with the given Host until it answers 200, and returns the body; or returns
+// the server's error if done says it stopped first.
+func waitFor(t *testing.T, url, host string, done <-chan error) (string, error) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -285,13 +316,27 @@ func waitFor(t *testing.T, url, host string) string {
 			b.ReadFrom(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return b.String()
+				return b.String(), nil
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case err := <-done:
+			return "", fmt.Errorf("stopped with %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	t.Fatalf("%s (Host %s) never answered", url, host)
-	return ""
+	return "", nil
+}
+
+// mustAnswer is waitFor for a server that has answered before: its stopping fails the test.
+func mustAnswer(t *testing.T, url, host string, done <-chan error) string {
+	t.Helper()
+	body, err := waitFor(t, url, host, done)
+	if err != nil {
+		t.Fatalf("%s: the server %v", url, err)
+	}
+	return body
 }
 
 func TestClientsAndKeysCommands(t *testing.T) {
