@@ -71,6 +71,24 @@ func (rec *Recorder) Record(ctx context.Context, e Event) error {
 	return nil
 }
 
+// RecordWith records e through write instead of the store: for an event that goes to the
+// database in the same statement as the change it tells of (the consent with its code), so that
+// neither is stored without the other. write gets e filled in like Record's (nil from a nil
+// Recorder, which records nothing) and the event is counted once write succeeds.
+func (rec *Recorder) RecordWith(ctx context.Context, e Event, write func(*Event) error) error {
+	if rec == nil {
+		return write(nil)
+	}
+	e = rec.fill(ctx, e)
+	if err := write(&e); err != nil {
+		return err
+	}
+	if rec.count != nil {
+		rec.count(e.SchoolID, e.Kind, e.Result)
+	}
+	return nil
+}
+
 // Note appends e like Record and logs a failure instead of returning it: for events recorded
 // after the fact they tell of (a sign-in is not undone because its record failed).
 func (rec *Recorder) Note(ctx context.Context, e Event) {

@@ -115,7 +115,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	case "approve":
 		h.issueCode(w, r, t, ar, sess)
 	case "deny":
-		h.noteConsent(r, ar, sess, audit.KindConsentDenied)
+		h.audit.Note(r.Context(), h.consentEvent(r, ar, sess, audit.KindConsentDenied))
 		h.authorizeError(w, r, t, ar, fosite.ErrAccessDenied.WithHint("The member denied the request."))
 	default:
 		h.authorizeError(w, r, t, ar, fosite.ErrInvalidRequest.WithHint("The decision must be approve or deny."))
@@ -282,23 +282,27 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.Sc
 
 	resp, err := h.p.NewAuthorizeResponse(ctx, ar, sess)
 	if err == nil {
-		err = h.adapter.storeCodes(ctx)
+		// The approval is recorded with the code, in the same statement: no code goes out
+		// without its record.
+		err = h.audit.RecordWith(ctx, h.consentEvent(r, ar, s, audit.KindConsentApproved), func(ev *audit.Event) error {
+			return h.adapter.storeCodes(ctx, ev)
+		})
 	}
 	if err != nil {
 		h.authorizeError(w, r, t, ar, err)
 		return
 	}
 	resp.AddParameter("iss", t.Origin) // RFC 9207
-	h.noteConsent(r, ar, s, audit.KindConsentApproved)
 	h.p.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
 
-// noteConsent records the member's decision on the client's request for its scopes.
-func (h *Handler) noteConsent(r *http.Request, ar fosite.AuthorizeRequester, s login.Session, kind audit.Kind) {
-	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{
+// consentEvent is the security event of the member's decision on the client's request for its
+// scopes.
+func (h *Handler) consentEvent(r *http.Request, ar fosite.AuthorizeRequester, s login.Session, kind audit.Kind) audit.Event {
+	return audit.FromRequest(r, audit.Event{
 		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: s.Member.ID, SubjectID: s.Member.ID,
 		ClientID: ar.GetClient().GetID(), Scopes: []string(ar.GetRequestedScopes()),
-	}))
+	})
 }
 
 // authorizeError shows an HTML page while the client or its redirect URI is unknown (never

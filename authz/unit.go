@@ -12,6 +12,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -149,10 +150,11 @@ func (s *fositeStore) pendingCode(ctx context.Context, signature string, set fun
 	return nil
 }
 
-// storeCodes stores the codes the request issued, each with its records in one call. The
-// authorization endpoint calls it after fosite has answered and before the redirect is sent:
-// a code fosite issued and then refused to hand out is never stored.
-func (s *fositeStore) storeCodes(ctx context.Context) error {
+// storeCodes stores the codes the request issued, each with its records in one call, and ev
+// (the consent's security event, if not nil) with the first. The authorization endpoint calls
+// it after fosite has answered and before the redirect is sent: a code fosite issued and then
+// refused to hand out is never stored.
+func (s *fositeStore) storeCodes(ctx context.Context, ev *audit.Event) error {
 	memo := memoFrom(ctx)
 	if memo == nil {
 		return errNoMemo
@@ -165,9 +167,13 @@ func (s *fositeStore) storeCodes(ctx context.Context) error {
 		if g.Code.Signature == "" {
 			return errors.New("authz: a PKCE or OpenID Connect record without its code")
 		}
+		g.Event, ev = ev, nil
 		if err := s.grants.CreateCodeGrant(ctx, *g); err != nil {
 			return err
 		}
+	}
+	if ev != nil {
+		return errors.New("authz: a security event without a code to store it with")
 	}
 	return nil
 }

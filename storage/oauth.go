@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"time"
+
+	"github.com/proctorhq/proctor/audit"
 )
 
 // ClientKind is the audience a client belongs to (spec, "Two kinds of clients").
@@ -127,6 +129,10 @@ type CodeGrant struct {
 	Code AuthorizationCode
 	PKCE *GrantSession
 	OIDC *GrantSession
+	// Event, when set, is the security event of the decision that issued the code (the
+	// member's consent), stored with it by CreateCodeGrant: neither is stored without the
+	// other. GetCodeGrant leaves it nil.
+	Event *audit.Event
 }
 
 // Grants stores authorization codes, their PKCE and OpenID Connect records, and token pairs.
@@ -136,8 +142,9 @@ type CodeGrant struct {
 // statement: ExchangeCode spends a code and stores the pair it buys, RefreshPair stores a pair
 // in place of a live one.
 type Grants interface {
-	// CreateCodeGrant stores a code and its records (nil where the authorization made none)
-	// together, atomically. The records' signatures are the code's.
+	// CreateCodeGrant stores a code, its records (nil where the authorization made none) and
+	// its security event (if any) together, atomically. The records' signatures are the
+	// code's.
 	CreateCodeGrant(ctx context.Context, g CodeGrant) error
 	// GetCodeGrant returns the code whatever its Active flag (fosite must see a used code to
 	// revoke what it issued), with its PKCE and OpenID Connect records.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -91,6 +93,26 @@ func testAuthorizationCodes(t *testing.T, s storage.Store) {
 	wantErr(t, "CreateCodeGrant without a signature", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: noSig}), storage.ErrInvalidArgument)
 	_, err := s.GetCodeGrant(ctxA, "nope")
 	wantErr(t, "GetCodeGrant of an unknown code", err, storage.ErrNotFound)
+
+	// A code's security event is stored with it, or neither is.
+	approved := audit.Event{Kind: audit.KindConsentApproved, Actor: audit.ActorMember, ActorID: member, SubjectID: member, ClientID: "app", Scopes: []string{"openid"}}
+	withEvent := codeOf("app", "r3", "code-3", member)
+	must(t, "CreateCodeGrant with an event", s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: withEvent, Event: &approved}))
+	wantEqual(t, "code stored with an event", getCode(t, s, ctxA, "code-3"), storage.CodeGrant{Code: withEvent})
+	noActor := approved
+	noActor.Actor = ""
+	wantErr(t, "CreateCodeGrant with an event without actor",
+		s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "r4", "code-4", member), Event: &noActor}), storage.ErrInvalidArgument)
+	wantErr(t, "CreateCodeGrant with an event, for an unknown member",
+		s.CreateCodeGrant(ctxA, storage.CodeGrant{Code: codeOf("app", "r5", "code-5", member+1000), Event: &approved}), storage.ErrNotFound)
+	_, err = s.GetCodeGrant(ctxA, "code-4")
+	wantErr(t, "the code of a refused event", err, storage.ErrNotFound)
+	events, err := narrow[auditLog](t, s).ListSecurityEvents(ctxA, audit.Filter{Limit: audit.MaxPage})
+	must(t, "ListSecurityEvents", err)
+	if len(events) != 1 || events[0].Kind != audit.KindConsentApproved || events[0].ClientID != "app" || events[0].SubjectID != member ||
+		!slices.Equal(events[0].Scopes, approved.Scopes) || events[0].Result != audit.ResultSuccess {
+		t.Errorf("security events after the codes %+v, want the one stored with code-3", events)
+	}
 
 	// An exchange whose pair cannot be stored spends nothing.
 	mustPair(t, s, ctxA, pairOf("app", "other", "taken", member))

@@ -34,23 +34,31 @@ func (securityEventRow) TableName() string { return "security_events" }
 // clock. Inside a transaction it commits or rolls back with the rest.
 func (s *Store) AppendSecurityEvent(ctx context.Context, e audit.Event) error {
 	const op = "append security event"
+	row, err := s.securityEventRow(ctx, op, e)
+	if err != nil {
+		return err
+	}
+	return wrap(op, s.conn(ctx).Create(&row).Error)
+}
+
+// securityEventRow checks e and returns its row at the context's school.
+func (s *Store) securityEventRow(ctx context.Context, op string, e audit.Event) (securityEventRow, error) {
 	sc, err := s.scopedInput(ctx, op,
 		invalid{e.Kind == "", "no kind"},
 		invalid{e.Actor == "", "no actor"},
 		invalid{e.ActorID < 0 || e.SubjectID < 0, "negative member id"})
 	if err != nil {
-		return err
+		return securityEventRow{}, err
 	}
-	when := s.orNow(e.At)
 	result := e.Result
 	if result == "" {
 		result = audit.ResultSuccess
 	}
-	row := securityEventRow{
+	return securityEventRow{
 		SchoolID:   sc.schoolID,
 		Kind:       string(e.Kind),
 		Result:     string(result),
-		At:         dbTime(when),
+		At:         dbTime(s.orNow(e.At)),
 		Actor:      string(e.Actor),
 		ActorID:    nullID(e.ActorID),
 		SubjectID:  nullID(e.SubjectID),
@@ -60,8 +68,7 @@ func (s *Store) AppendSecurityEvent(ctx context.Context, e audit.Event) error {
 		UserAgent:  e.UserAgent,
 		RequestID:  e.RequestID,
 		Detail:     e.Detail,
-	}
-	return wrap(op, s.conn(ctx).Create(&row).Error)
+	}, nil
 }
 
 // ListSecurityEvents returns the events f selects at the context's school, newest first

@@ -23,8 +23,8 @@ import (
 // SQLite has no data-modifying WITH, so there each write is a few statements in a transaction,
 // which holds the database's write lock from its first write.
 
-// CreateCodeGrant stores a code and its records at the context's school: one statement on
-// PostgreSQL (the records' INSERTs in a WITH), a transaction on SQLite.
+// CreateCodeGrant stores a code, its records and its security event at the context's school:
+// one statement on PostgreSQL (the other rows' INSERTs in a WITH), a transaction on SQLite.
 func (s *Store) CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error {
 	const op = "create code grant"
 	c := g.Code
@@ -62,6 +62,13 @@ func (s *Store) CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error 
 		rows = append(rows, &sideRow{table: rec.table, grantSessionRow: grantSessionRow{
 			Signature: c.Signature, RequestID: rec.g.RequestID, SchoolID: sc.schoolID, Data: string(rec.g.Data), ExpiresAt: dbTime(rec.g.ExpiresAt),
 		}})
+	}
+	if g.Event != nil {
+		ev, err := s.securityEventRow(ctx, op, *g.Event)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, &ev)
 	}
 	// An unknown member fails on the foreign key, which wrap reports as ErrNotFound; a
 	// signature already stored fails on its unique index (ErrAlreadyExists).
@@ -104,6 +111,9 @@ func codeGrantInsert(rows []any) (string, []any) {
 		case *sideRow:
 			parts = append(parts, "INSERT INTO "+r.table+" (signature, request_id, school_id, data, expires_at) VALUES (?, ?, ?, ?, ?)")
 			args = append(args, r.Signature, r.RequestID, r.SchoolID, r.Data, r.ExpiresAt)
+		case *securityEventRow:
+			parts = append(parts, "INSERT INTO "+r.TableName()+" (school_id, kind, result, at, actor, actor_id, subject_id, client_id, scopes, client_addr, user_agent, request_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, r.SchoolID, r.Kind, r.Result, r.At, r.Actor, r.ActorID, r.SubjectID, r.ClientID, r.Scopes, r.ClientAddr, r.UserAgent, r.RequestID, r.Detail)
 		}
 	}
 	q := parts[len(parts)-1]
