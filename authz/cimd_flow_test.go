@@ -67,12 +67,12 @@ func TestMetadataDocumentFlow(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
 		p := newPKCE()
 		authURL := e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
-		resp, page := b.get(authURL)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("consent page: %d\n%s", resp.StatusCode, page)
+		page := b.Get(authURL)
+		if page.Status != http.StatusOK {
+			t.Fatalf("consent page: %d\n%s", page.Status, page.Body)
 		}
-		if !strings.Contains(page, docHost) || !strings.Contains(page, "Course Helper") {
-			t.Errorf("the consent page does not show the document's host %s and name:\n%s", docHost, page)
+		if !strings.Contains(page.Body, docHost) || !strings.Contains(page.Body, "Course Helper") {
+			t.Errorf("the consent page does not show the document's host %s and name:\n%s", docHost, page.Body)
 		}
 		loc := b.consent(authURL, "approve")
 		code := loc.Query().Get("code")
@@ -91,10 +91,10 @@ func TestMetadataDocumentFlow(t *testing.T) {
 	t.Run("an unreviewed client cannot ask for a write scope", func(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, clientID, newPKCE(), "courses:write")
-		resp, body := b.authorize(e.a, q)
+		resp := b.authorize(e.a, q)
 		loc, _ := url.Parse(resp.Header.Get("Location"))
 		if loc == nil || !strings.HasPrefix(loc.String(), redirectURI) || loc.Query().Get("error") != "invalid_scope" {
-			t.Fatalf("courses:write: %d %q, want a redirect with invalid_scope\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+			t.Fatalf("courses:write: %d %q, want a redirect with invalid_scope\n%s", resp.Status, resp.Header.Get("Location"), resp.Body)
 		}
 	})
 
@@ -107,9 +107,9 @@ func TestMetadataDocumentFlow(t *testing.T) {
 	t.Run("a broken document is explained on a page", func(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
 		q := e.authorizeParams(e.a, docs.URL+"/broken.json", newPKCE(), "courses:read")
-		resp, body := b.authorize(e.a, q)
-		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not list this client_id") {
-			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+		resp := b.authorize(e.a, q)
+		if resp.Status < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Body, "does not list this client_id") {
+			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.Status, resp.Header.Get("Location"), resp.Body)
 		}
 		status, tr := e.exchange(e.a, docs.URL+"/broken.json", "whatever", newPKCE(), nil)
 		if status != http.StatusUnauthorized || tr.Error != "invalid_client" {
@@ -133,9 +133,9 @@ func TestMetadataDocumentFlow(t *testing.T) {
 			// The client is looked up before the member is asked to sign in.
 			b := e.browser()
 			q := e.authorizeParams(sch, tc.id, newPKCE(), "openid")
-			resp, body := b.authorize(sch, q)
-			if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, "does not exist") || strings.Contains(body, "metadata document") {
-				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.StatusCode, resp.Header.Get("Location"), body)
+			resp := b.authorize(sch, q)
+			if resp.Status < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Body, "does not exist") || strings.Contains(resp.Body, "metadata document") {
+				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.Status, resp.Header.Get("Location"), resp.Body)
 			}
 		}
 		if fetches.Load() != before {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // TestAuthorizationCodeFlow runs discover, authorize (login and consent in a browser), exchange,
@@ -195,7 +196,7 @@ func TestAuthorizeErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	b := e.signedIn(e.a, studentEmail)
 	p := newPKCE()
-	authorize := func(mutate func(url.Values)) (*http.Response, string) {
+	authorize := func(mutate func(url.Values)) *servertest.Response {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		mutate(q)
 		return b.authorize(e.a, q)
@@ -205,9 +206,9 @@ func TestAuthorizeErrors(t *testing.T) {
 		"unregistered redirect":    func(q url.Values) { q.Set("redirect_uri", "https://evil.example/cb") },
 		"redirect with other path": func(q url.Values) { q.Set("redirect_uri", "http://127.0.0.1/other") },
 	} {
-		resp, body := authorize(mutate)
-		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
-			t.Errorf("%s: %d Location=%q: must be an HTML error page, never a redirect\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+		resp := authorize(mutate)
+		if resp.Status < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d Location=%q: must be an HTML error page, never a redirect\n%s", name, resp.Status, resp.Header.Get("Location"), resp.Body)
 		}
 	}
 	for name, tc := range map[string]struct {
@@ -225,10 +226,10 @@ func TestAuthorizeErrors(t *testing.T) {
 		"short nonce":          {func(q url.Values) { q.Set("nonce", "x") }, "invalid_request"},
 		"prompt none":          {func(q url.Values) { q.Set("prompt", "none") }, "consent_required"},
 	} {
-		resp, body := authorize(tc.mutate)
+		resp := authorize(tc.mutate)
 		loc, _ := url.Parse(resp.Header.Get("Location"))
-		if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI) {
-			t.Errorf("%s: want a redirect to the client, got %d %q\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+		if resp.Status != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI) {
+			t.Errorf("%s: want a redirect to the client, got %d %q\n%s", name, resp.Status, resp.Header.Get("Location"), resp.Body)
 			continue
 		}
 		q := loc.Query()
@@ -238,9 +239,9 @@ func TestAuthorizeErrors(t *testing.T) {
 	}
 	// An operator client asking for account:read is refused (spec, Authentication 11).
 	q := e.authorizeParams(e.a, opClient, p, "account:read")
-	resp, _ := b.authorize(e.a, q)
+	resp := b.authorize(e.a, q)
 	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
-		t.Errorf("operator client with account:read: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		t.Errorf("operator client with account:read: %d %q", resp.Status, resp.Header.Get("Location"))
 	}
 	// Deny.
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "account:read").Encode(), "deny")
@@ -264,9 +265,9 @@ func TestWhoMayAuthorize(t *testing.T) {
 		{operatorEmail, publicClient, "account:read", http.StatusOK},
 	} {
 		b := e.signedIn(e.a, tc.email)
-		resp, body := b.authorize(e.a, e.authorizeParams(e.a, tc.client, p, tc.scope))
-		if resp.StatusCode != tc.want {
-			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.StatusCode, tc.want, body)
+		resp := b.authorize(e.a, e.authorizeParams(e.a, tc.client, p, tc.scope))
+		if resp.Status != tc.want {
+			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.Status, tc.want, resp.Body)
 		}
 	}
 }
@@ -430,19 +431,19 @@ func TestIDTokensOff(t *testing.T) {
 	e.mustClient(e.b, storageClient(publicClient+"-b"))
 	p := newPKCE()
 	b := e.browser()
-	b.login(e.b, studentEmail) // no role at B yet: give one
+	b.SignIn(e.b, studentEmail) // no role at B yet: give one
 	e.giveRole(e.b, studentEmail)
 	loc := b.consent(e.url(e.b, endpoint.Authorize)+"?"+e.authorizeParams(e.b, publicClient+"-b", p, "openid", "account:read").Encode(), "approve")
 	status, tr := e.exchange(e.b, publicClient+"-b", loc.Query().Get("code"), p, nil)
 	if status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {
 		t.Fatalf("exchange at B: %d id_token=%q school_id=%d", status, tr.IDToken, tr.SchoolID)
 	}
-	resp, body := b.get(e.url(e.b, "/.well-known/openid-configuration"))
-	if resp.StatusCode != 200 || strings.Contains(body, "jwks_uri") || strings.Contains(body, "id_token_signing_alg_values_supported") {
-		t.Errorf("discovery at B advertises ID tokens: %s", body)
+	resp := b.Get(e.url(e.b, "/.well-known/openid-configuration"))
+	if resp.Status != 200 || strings.Contains(resp.Body, "jwks_uri") || strings.Contains(resp.Body, "id_token_signing_alg_values_supported") {
+		t.Errorf("discovery at B advertises ID tokens: %s", resp.Body)
 	}
-	if resp, _ := b.get(e.url(e.b, endpoint.JWKS)); resp.StatusCode != 404 {
-		t.Errorf("JWKS at B: %d", resp.StatusCode)
+	if resp := b.Get(e.url(e.b, endpoint.JWKS)); resp.Status != 404 {
+		t.Errorf("JWKS at B: %d", resp.Status)
 	}
 }
 

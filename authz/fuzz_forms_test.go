@@ -75,7 +75,7 @@ func FuzzAuthorizeQuery(f *testing.F) {
 	// A member signed in once; each iteration carries the session cookie or not.
 	b := e.signedIn(e.a, studentEmail)
 	authorizeURL, _ := url.Parse(e.url(e.a, endpoint.Authorize))
-	cookies := b.client.Jar.Cookies(authorizeURL)
+	cookies := b.Client.Jar.Cookies(authorizeURL)
 	if len(cookies) == 0 {
 		f.Fatal("no session cookie after signing in")
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -160,89 +158,26 @@ func (e *env) oauthConfig(t *school.School, clientID, secret string, scopes ...s
 	}
 }
 
-// browser is a member's browser: cookies, no automatic redirects.
+// browser is a member's browser: servertest's, with the authorization endpoint's steps.
 type browser struct {
-	e      *env
-	client *http.Client
+	e *env
+	*servertest.Pages
 }
 
-func (e *env) browser() *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}}
-}
-
-func (b *browser) do(req *http.Request) (*http.Response, string) {
-	b.e.t.Helper()
-	resp, err := b.client.Do(req)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(body)
-}
-
-func (b *browser) get(rawURL string) (*http.Response, string) {
-	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
-	return b.do(req)
-}
-
-func (b *browser) post(rawURL string, form url.Values) (*http.Response, string) {
-	req, _ := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return b.do(req)
-}
+func (e *env) browser() *browser { return &browser{e: e, Pages: servertest.NewPages(e.t, nil)} }
 
 // authorize opens school t's authorization endpoint with query q.
-func (b *browser) authorize(t *school.School, q url.Values) (*http.Response, string) {
-	return b.get(b.e.url(t, endpoint.Authorize) + "?" + q.Encode())
+func (b *browser) authorize(t *school.School, q url.Values) *servertest.Response {
+	b.e.t.Helper()
+	return b.Get(b.e.url(t, endpoint.Authorize) + "?" + q.Encode())
 }
 
 // signedIn is a browser signed in at school t as email.
 func (e *env) signedIn(t *school.School, email string) *browser {
 	e.t.Helper()
 	b := e.browser()
-	b.login(t, email)
+	b.SignIn(t, email)
 	return b
-}
-
-// htmlForm is one form of a page: where it posts and its inputs' values.
-type htmlForm struct {
-	action string
-	values url.Values
-}
-
-// formWith returns the first form having an input named field.
-func formWith(t testing.TB, page, field string) htmlForm {
-	t.Helper()
-	f, ok := (&servertest.Response{Body: page}).FormWith(field)
-	if !ok {
-		t.Fatalf("no form with %q on the page:\n%s", field, page)
-	}
-	return htmlForm{action: f.Action, values: f.Values}
-}
-
-// resolve makes a form action absolute against the page's URL.
-func resolve(base, ref string) string {
-	b, _ := url.Parse(base)
-	r, _ := url.Parse(ref)
-	return b.ResolveReference(r).String()
-}
-
-// login signs the browser in at school t.
-func (b *browser) login(t *school.School, email string) {
-	b.e.t.Helper()
-	loginURL := b.e.url(t, "/login")
-	_, page := b.get(loginURL)
-	f := formWith(b.e.t, page, "csrf_token")
-	f.values.Set("email", email)
-	f.values.Set("password", memberPass)
-	resp, body := b.post(resolve(loginURL, f.action), f.values)
-	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound {
-		b.e.t.Fatalf("login as %s: status %d\n%s", email, resp.StatusCode, body)
-	}
 }
 
 // pkce is a verifier and its S256 challenge; newPKCE makes a fresh one.
@@ -269,17 +204,20 @@ func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes 
 // returns the redirect the server answered with.
 func (b *browser) consent(authURL, decision string) *url.URL {
 	b.e.t.Helper()
-	resp, page := b.get(authURL)
-	if resp.StatusCode != http.StatusOK {
-		b.e.t.Fatalf("consent page: status %d (%s)\n%s", resp.StatusCode, resp.Header.Get("Location"), page)
+	page := b.Get(authURL)
+	if page.Status != http.StatusOK {
+		b.e.t.Fatalf("consent page: status %d (%s)\n%s", page.Status, page.Header.Get("Location"), page.Body)
 	}
-	f := formWith(b.e.t, page, "csrf_token")
-	f.values.Set("decision", decision)
-	resp, body := b.post(resolve(authURL, f.action), f.values)
-	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound {
-		b.e.t.Fatalf("consent %s: status %d\n%s", decision, resp.StatusCode, body)
+	f, ok := page.FormWith("csrf_token")
+	if !ok {
+		b.e.t.Fatalf("no form with csrf_token on the consent page:\n%s", page.Body)
 	}
-	loc, err := url.Parse(resp.Header.Get("Location"))
+	f.Values.Set("decision", decision)
+	answer := b.Post(f.Action, f.Values)
+	if answer.Status != http.StatusSeeOther && answer.Status != http.StatusFound {
+		b.e.t.Fatalf("consent %s: status %d\n%s", decision, answer.Status, answer.Body)
+	}
+	loc, err := url.Parse(answer.Header.Get("Location"))
 	if err != nil {
 		b.e.t.Fatal(err)
 	}

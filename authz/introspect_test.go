@@ -46,8 +46,8 @@ func TestIntrospection(t *testing.T) {
 		}
 	}
 	// The public listener does not serve it.
-	if resp, _ := e.browser().post(e.url(e.a, resource.IntrospectPath), form); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("introspection on the public listener: %d", resp.StatusCode)
+	if resp := e.browser().Post(e.url(e.a, resource.IntrospectPath), form); resp.Status != http.StatusNotFound {
+		t.Errorf("introspection on the public listener: %d", resp.Status)
 	}
 
 	remote := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))

@@ -95,9 +95,9 @@ func TestRegisteredIntegrationAuthorizes(t *testing.T) {
 		t.Fatalf("no code: %s", loc)
 	}
 	q.Set("scope", "account:read")
-	resp, _ := b.authorize(e.a, q)
-	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "error=invalid_scope") {
-		t.Errorf("integration asking account:read: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	resp := b.authorize(e.a, q)
+	if resp.Status != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "error=invalid_scope") {
+		t.Errorf("integration asking account:read: %d %s", resp.Status, resp.Header.Get("Location"))
 	}
 }
 

@@ -67,7 +67,7 @@ func TestAuthorizationStatements(t *testing.T) {
 		e.tokens("openid", "account:read")
 		params := e.authorizeParams(e.a, publicClient, newPKCE(), "openid", "account:read")
 		b := e.browser()
-		b.login(e.a, studentEmail)
+		b.SignIn(e.a, studentEmail)
 		counter := e.store.CountStatements()
 		if loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+params.Encode(), "approve"); loc.Query().Get("code") == "" {
 			t.Fatalf("no code in %s", loc)

@@ -136,9 +136,9 @@ func TestRepeatedParameters(t *testing.T) {
 	t.Run("authorization endpoint", func(t *testing.T) {
 		b := e.signedIn(e.a, studentEmail)
 		p := newPKCE()
-		authorize := func(extra string) (*http.Response, string) {
+		authorize := func(extra string) *servertest.Response {
 			q := e.authorizeParams(e.a, publicClient, p, "account:read")
-			return b.get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode() + "&" + extra)
+			return b.Get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode() + "&" + extra)
 		}
 		for name, extra := range map[string]string{
 			"redirect_uri":       "redirect_uri=" + url.QueryEscape("http://127.0.0.1:9/callback"),
@@ -146,9 +146,9 @@ func TestRepeatedParameters(t *testing.T) {
 			"client_id":          "client_id=" + publicClient,
 			"client_id, another": "client_id=course-copilot",
 		} {
-			resp, body := authorize(extra)
-			if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
-				t.Errorf("repeated %s: %d Location=%q: want an error page, never a redirect\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+			resp := authorize(extra)
+			if resp.Status != http.StatusBadRequest || resp.Header.Get("Location") != "" || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") {
+				t.Errorf("repeated %s: %d Location=%q: want an error page, never a redirect\n%s", name, resp.Status, resp.Header.Get("Location"), resp.Body)
 			}
 		}
 		for _, name := range []string{"state", "scope", "code_challenge", "response_type", "nonce"} {
@@ -158,10 +158,10 @@ func TestRepeatedParameters(t *testing.T) {
 				q.Set(name, "nonce-one-1")
 				q.Add(name, "nonce-two-2")
 			}
-			resp, body := b.authorize(e.a, q)
+			resp := b.authorize(e.a, q)
 			loc, _ := url.Parse(resp.Header.Get("Location"))
-			if resp.StatusCode != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI+"?") {
-				t.Errorf("repeated %s: want a redirect to the client, got %d %q\n%s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+			if resp.Status != http.StatusSeeOther || loc == nil || !strings.HasPrefix(loc.String(), redirectURI+"?") {
+				t.Errorf("repeated %s: want a redirect to the client, got %d %q\n%s", name, resp.Status, resp.Header.Get("Location"), resp.Body)
 				continue
 			}
 			if got := loc.Query(); got.Get("error") != "invalid_request" || got.Get("code") != "" || got.Get("iss") != e.a.Origin {
@@ -196,16 +196,16 @@ func TestRedirectURIExact(t *testing.T) {
 	} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		resp, body := b.authorize(e.a, q)
-		if resp.StatusCode < 400 || resp.Header.Get("Location") != "" {
-			t.Errorf("%s: %d Location=%q: want an error page\n%s", uri, resp.StatusCode, resp.Header.Get("Location"), body)
+		resp := b.authorize(e.a, q)
+		if resp.Status < 400 || resp.Header.Get("Location") != "" {
+			t.Errorf("%s: %d Location=%q: want an error page\n%s", uri, resp.Status, resp.Header.Get("Location"), resp.Body)
 		}
 	}
 	for _, uri := range []string{redirectURI, "http://127.0.0.1:1/callback", "http://127.0.0.1:65535/callback"} {
 		q := e.authorizeParams(e.a, publicClient, p, "account:read")
 		q.Set("redirect_uri", uri)
-		if resp, body := b.authorize(e.a, q); resp.StatusCode != http.StatusOK {
-			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.StatusCode, body)
+		if resp := b.authorize(e.a, q); resp.Status != http.StatusOK {
+			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.Status, resp.Body)
 		}
 	}
 }

@@ -71,7 +71,13 @@ func (f *fixture) getTLS(t *testing.T, host, path string, header http.Header) *h
 // send sends a request without a body to srv addressed to host; redirects are not followed.
 func (f *fixture) send(t *testing.T, srv *httptest.Server, method, host, path string, header http.Header) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(method, srv.URL+path, nil)
+	return f.sendBody(t, srv, method, host, path, nil, header)
+}
+
+// sendBody is send with a request body.
+func (f *fixture) sendBody(t *testing.T, srv *httptest.Server, method, host, path string, body io.Reader, header http.Header) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, body)
 	req.Host = host
 	for k, v := range header {
 		req.Header[k] = v
@@ -240,13 +246,7 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 
 func TestBodyLimit(t *testing.T) {
 	f := newFixture(t, func(s *config.Server) { s.HTTP.MaxBodyBytes = 1024 })
-	req, _ := http.NewRequest(http.MethodPost, f.public.URL+"/.well-known/openid-configuration", strings.NewReader(strings.Repeat("x", 4096)))
-	req.Host = "lumen.example"
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := f.sendBody(t, f.public, http.MethodPost, "lumen.example", "/.well-known/openid-configuration", strings.NewReader(strings.Repeat("x", 4096)), nil)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d, want 413", resp.StatusCode)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,6 +111,27 @@ func (l *loadLog) answered(what string, resp flow.Response, err error, uncertain
 	return true
 }
 
+// newPair sends a worker's token request (what: exchange or refresh) and records the pair the
+// server returned in g, counted in count. sent is told whether the request was answered (a
+// request cut off leaves its outcome unknown to the client) before the cut-off or the answer is
+// logged. It reports whether a pair was recorded.
+func (l *loadLog) newPair(ctx context.Context, c *at, g *grantRecord, what string, form url.Values, count *atomic.Int64, sent func(answered bool)) bool {
+	resp, err := c.TokenRequest(ctx, form)
+	sent(err == nil)
+	if err != nil {
+		l.cutOff(what, err)
+		return false
+	}
+	tr, err := flow.ParseTokens(what, resp)
+	if err != nil {
+		l.fail("%v", err)
+		return false
+	}
+	count.Add(1)
+	g.pairs = append(g.pairs, pairRecord{access: tr.AccessToken, refresh: tr.RefreshToken})
+	return true
+}
+
 // TestKillDuringLoad kills a server with SIGKILL while clients exchange codes, refresh and
 // revoke, restarts it on the same database, and checks every token and code the clients were
 // given against what the protocol promises.
@@ -117,10 +139,7 @@ func TestKillDuringLoad(t *testing.T) {
 	needPostgres(t)
 	ctx := t.Context()
 	public := freeAddr(t)
-	d := newDeployment(t, public, nil)
-	R := d.newReplica("S", public)
-	s := d.setUp(R.configFile, false)
-	proc := R.start(t)
+	R, s, proc := newDeployment(t, public, nil).serveAlone(false)
 
 	browsers := make([]*browser, killWorkers)
 	for w := range browsers {
@@ -219,20 +238,15 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 		g.code = code
 		log.add(g)
 
-		resp, err := c.TokenRequest(ctx, c.ExchangeForm(c.ClientID, code, g.verifier))
-		if err != nil {
+		exchanged := log.newPair(ctx, c, g, "exchange", c.ExchangeForm(c.ClientID, code, g.verifier), &log.exchanges, func(answered bool) {
 			g.exchange = uncertain
-			log.cutOff("exchange", err)
+			if answered {
+				g.exchange = done
+			}
+		})
+		if !exchanged {
 			return
 		}
-		g.exchange = done
-		tr, err := flow.ParseTokens("exchange", resp)
-		if err != nil {
-			log.fail("%v", err)
-			return
-		}
-		log.exchanges.Add(1)
-		g.pairs = append(g.pairs, pairRecord{access: tr.AccessToken, refresh: tr.RefreshToken})
 
 		for range 1 + rnd.IntN(maxRefreshes) {
 			last := &g.pairs[len(g.pairs)-1]
@@ -243,19 +257,12 @@ func runWorker(ctx context.Context, w int, c *at, log *loadLog) {
 				}
 				last.used = true
 			}
-			resp, err := c.TokenRequest(ctx, c.RefreshForm(c.ClientID, last.refresh))
-			if err != nil {
-				g.refreshInFlight = true
-				log.cutOff("refresh", err)
+			refreshed := log.newPair(ctx, c, g, "refresh", c.RefreshForm(c.ClientID, last.refresh), &log.refreshes, func(answered bool) {
+				g.refreshInFlight = !answered
+			})
+			if !refreshed {
 				return
 			}
-			tr, err := flow.ParseTokens("refresh", resp)
-			if err != nil {
-				log.fail("%v", err)
-				return
-			}
-			log.refreshes.Add(1)
-			g.pairs = append(g.pairs, pairRecord{access: tr.AccessToken, refresh: tr.RefreshToken})
 		}
 
 		if rnd.IntN(3) == 0 {

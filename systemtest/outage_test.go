@@ -43,9 +43,7 @@ func TestDatabaseOutage(t *testing.T) {
 
 	public := freeAddr(t)
 	d := newDeployment(t, public, func(dsn string) string { return viaProxy(t, dsn, proxy.addr) })
-	R := d.newReplica("S", public)
-	s := d.setUp(R.configFile, true)
-	R.start(t)
+	R, s, _ := d.serveAlone(true)
 
 	b := newBrowser(s)
 	c := b.at(R)

@@ -109,6 +109,15 @@ type replica struct {
 	transport  *http.Transport
 }
 
+// serveAlone starts the deployment's one server, "S", listening on the origin's address, once the
+// school is set up (with the operator client when operator is set).
+func (d *deployment) serveAlone(operator bool) (*replica, *site, *process) {
+	d.t.Helper()
+	R := d.newReplica("S", strings.TrimPrefix(d.origin, "http://"))
+	s := d.setUp(R.configFile, operator)
+	return R, s, R.start(d.t)
+}
+
 // newReplica writes a server file for a server listening on public (and a free internal port).
 func (d *deployment) newReplica(name, public string) *replica {
 	d.t.Helper()

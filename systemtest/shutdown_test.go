@@ -42,9 +42,7 @@ func TestGracefulShutdown(t *testing.T) {
 	public := freeAddr(t)
 	d := newDeployment(t, public, nil)
 	d.grace = shutdownGrace.String()
-	R := d.newReplica("S", public)
-	s := d.setUp(R.configFile, false)
-	proc := R.start(t)
+	R, s, proc := d.serveAlone(false)
 
 	c := newBrowser(s).at(R)
 	if err := c.login(ctx); err != nil {

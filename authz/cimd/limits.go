@@ -62,12 +62,8 @@ func (l FetchLimits) withDefaults() FetchLimits {
 	if l.PerHost.Burst <= 0 || l.PerHost.Every <= 0 {
 		l.PerHost = d.PerHost
 	}
-	if l.Concurrent <= 0 {
-		l.Concurrent = d.Concurrent
-	}
-	if l.FailureHold <= 0 {
-		l.FailureHold = d.FailureHold
-	}
+	l.Concurrent = positiveOr(l.Concurrent, d.Concurrent)
+	l.FailureHold = positiveOr(l.FailureHold, d.FailureHold)
 	return l
 }
 

@@ -81,15 +81,9 @@ func New(reviewed []string, o Options) *Documents {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
-	if o.ConnectTimeout <= 0 {
-		o.ConnectTimeout = DefaultConnectTimeout
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.MaxEntries <= 0 {
-		o.MaxEntries = DefaultMaxEntries
-	}
+	o.ConnectTimeout = positiveOr(o.ConnectTimeout, DefaultConnectTimeout)
+	o.Timeout = positiveOr(o.Timeout, DefaultTimeout)
+	o.MaxEntries = positiveOr(o.MaxEntries, DefaultMaxEntries)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -104,6 +98,14 @@ func New(reviewed []string, o Options) *Documents {
 		reviewed: r, fetcher: newFetcher(o), cache: newCache(o.MaxEntries), now: o.Now, log: o.Logger,
 		flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
 	}
+}
+
+// positiveOr is v, or def when v is zero or negative (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Resolve implements authz.MetadataDocuments: the client the document at clientID describes,

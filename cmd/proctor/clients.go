@@ -18,12 +18,8 @@ import (
 )
 
 func newClientsCommand(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "clients",
-		Short: "Manage a school's OAuth clients",
-	}
-	cmd.AddCommand(newClientsCreateCommand(g), newClientsListCommand(g), newClientsRotateCommand(g), newClientsDeleteCommand(g))
-	return cmd
+	return commandGroup("clients", "Manage a school's OAuth clients", "",
+		newClientsCreateCommand(g), newClientsListCommand(g), newClientsRotateCommand(g), newClientsDeleteCommand(g))
 }
 
 // clientOutput is what create and rotate-secret print with --json.
@@ -84,14 +80,14 @@ endpoints. The name is 1 to 100 characters; 1 to 10 redirect URIs, each https or
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&schoolID, "school", 0, "school_id of the school")
+	schoolFlag(cmd, &schoolID)
 	cmd.Flags().StringVar(&name, "name", "", "name shown on the consent page")
 	cmd.Flags().StringVar(&kind, "kind", string(storage.ClientMember), "member or operator")
 	cmd.Flags().StringArrayVar(&redirects, "redirect-uri", nil, "redirect URI (repeatable, up to 10): https, or http on 127.0.0.1 / [::1] (any port matches)")
 	cmd.Flags().StringVar(&scopes, "scopes", "", "space-separated scopes (default: all of the kind's scopes)")
 	cmd.Flags().BoolVar(&confidential, "confidential", false, "issue a client secret (client_secret_post)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the client as JSON")
-	for _, f := range []string{"school", "name", "redirect-uri"} {
+	for _, f := range []string{"name", "redirect-uri"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
 	return cmd
@@ -133,61 +129,48 @@ func newClientsListCommand(g *globalFlags) *cobra.Command {
 }
 
 func newClientsRotateCommand(g *globalFlags) *cobra.Command {
-	var (
-		schoolID int64
-		asJSON   bool
-	)
-	cmd := &cobra.Command{
+	var asJSON bool
+	cmd := schoolCommand(g, &cobra.Command{
 		Use:   "rotate-secret --school ID CLIENT_ID",
 		Short: "Issue a new secret for a confidential client (the old one stops working)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				c, secret, err := clientManager(a).RotateSecret(ctx, args[0], "")
-				if errors.Is(err, client.ErrPublic) {
-					return errors.New("this is a public client: it has no secret to rotate")
-				}
-				if errors.Is(err, storage.ErrNotFound) {
-					return noClient(args[0], schoolID)
-				}
-				if err != nil {
-					return err
-				}
-				a.note(ctx, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
-				return printClient(cmd, asJSON, c, secret)
-			})
-		},
-	}
-	schoolFlag(cmd, &schoolID)
+	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error {
+		c, secret, err := clientManager(a).RotateSecret(ctx, args[0], "")
+		if errors.Is(err, client.ErrPublic) {
+			return errors.New("this is a public client: it has no secret to rotate")
+		}
+		if errors.Is(err, storage.ErrNotFound) {
+			return noClient(args[0], schoolID)
+		}
+		if err != nil {
+			return err
+		}
+		a.note(ctx, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
+		return printClient(cmd, asJSON, c, secret)
+	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the client as JSON")
 	return cmd
 }
 
 func newClientsDeleteCommand(g *globalFlags) *cobra.Command {
-	var schoolID int64
-	cmd := &cobra.Command{
+	return schoolCommand(g, &cobra.Command{
 		Use:   "delete --school ID CLIENT_ID",
 		Short: "Delete a client and revoke every token it holds",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				// Read first, for the event's scopes; DeleteClient says whether it was there.
-				c, _ := a.store.GetClient(ctx, args[0])
-				err := clientManager(a).Delete(ctx, args[0], time.Now())
-				if errors.Is(err, storage.ErrNotFound) {
-					return noClient(args[0], schoolID)
-				}
-				if err != nil {
-					return err
-				}
-				a.note(ctx, audit.Event{Kind: audit.KindClientDeleted, ClientID: args[0], Scopes: c.Scopes, Detail: "tokens revoked"})
-				fmt.Fprintf(cmd.OutOrStdout(), "deleted client %s and revoked its tokens\n", args[0])
-				return nil
-			})
-		},
-	}
-	schoolFlag(cmd, &schoolID)
-	return cmd
+	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error {
+		// Read first, for the event's scopes; DeleteClient says whether it was there.
+		c, _ := a.store.GetClient(ctx, args[0])
+		err := clientManager(a).Delete(ctx, args[0], time.Now())
+		if errors.Is(err, storage.ErrNotFound) {
+			return noClient(args[0], schoolID)
+		}
+		if err != nil {
+			return err
+		}
+		a.note(ctx, audit.Event{Kind: audit.KindClientDeleted, ClientID: args[0], Scopes: c.Scopes, Detail: "tokens revoked"})
+		fmt.Fprintf(cmd.OutOrStdout(), "deleted client %s and revoked its tokens\n", args[0])
+		return nil
+	})
 }
 
 // noClient is what a command says when the client it was given is not one of the school's

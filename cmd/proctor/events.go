@@ -17,12 +17,7 @@ import (
 )
 
 func newEventsCommand(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "events",
-		Short: "Read a school's security event log",
-	}
-	cmd.AddCommand(newEventsListCommand(g))
-	return cmd
+	return commandGroup("events", "Read a school's security event log", "", newEventsListCommand(g))
 }
 
 // eventsDefaultLimit is how many events `events list` prints without --limit.

@@ -11,10 +11,30 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
+// commandGroup makes a command that only groups its subcommands (clients, events, keys ...).
+func commandGroup(use, short, long string, subcommands ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long}
+	cmd.AddCommand(subcommands...)
+	return cmd
+}
+
 // schoolFlag declares the required --school flag of a command about one school.
 func schoolFlag(cmd *cobra.Command, schoolID *int64) {
 	cmd.Flags().Int64Var(schoolID, "school", 0, "school_id of the school")
 	_ = cmd.MarkFlagRequired("school")
+}
+
+// schoolCommand makes a command about one school, named by the required --school flag: it opens
+// the school and calls run with the school's context and the command's arguments.
+func schoolCommand(g *globalFlags, cmd *cobra.Command, run func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error) *cobra.Command {
+	var schoolID int64
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
+			return run(ctx, cmd, a, schoolID, args)
+		})
+	}
+	schoolFlag(cmd, &schoolID)
+	return cmd
 }
 
 // memberFlags declares the required --school and --email flags of a command about one member of

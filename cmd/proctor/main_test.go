@@ -29,6 +29,17 @@ func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// refused checks that a command line failed with status 1 and said want on stderr (anything,
+// when want is empty), and returns what it said.
+func refused(t *testing.T, want string, args ...string) string {
+	t.Helper()
+	code, _, stderr := runCmd(t, "", args...)
+	if code != exitFailure || !strings.Contains(stderr, want) {
+		t.Errorf("%v: exit %d, want %d and %q\n%s", args, code, exitFailure, want, stderr)
+	}
+	return stderr
+}
+
 // deployment writes a server file and school files for an SQLite database in a temp dir and
 // points PROCTOR_CONFIG at it.
 func deployment(t *testing.T, schools map[string]string) string {

@@ -24,12 +24,9 @@ import (
 var _ login.Unlocks = (*gormstore.Store)(nil)
 
 func newMembersCommand(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "members",
-		Short: "Manage members and their roles at a school",
-	}
-	cmd.AddCommand(newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g), newMembersInviteCommand(g), newMembersResetLinkCommand(g), newMembersResetMFACommand(g))
-	return cmd
+	return commandGroup("members", "Manage members and their roles at a school", "",
+		newMembersCreateCommand(g), newMembersListCommand(g), newMembersSetRoleCommand(g), newMembersUnlockCommand(g),
+		newMembersInviteCommand(g), newMembersResetLinkCommand(g), newMembersResetMFACommand(g))
 }
 
 // withApp opens the app, checks the schema and runs fn.
@@ -185,14 +182,7 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
-				if errors.Is(err, storage.ErrNotFound) {
-					return noMember(email, schoolID)
-				}
-				if err != nil {
-					return err
-				}
-				before, err := a.store.GetRoles(ctx, m.ID)
+				m, before, err := memberWithRoles(ctx, a, email, schoolID)
 				if err != nil {
 					return err
 				}
@@ -245,23 +235,17 @@ func roleStrings(roles []storage.Role) []string {
 func schoolListCommand[T any](g *globalFlags, short, header string,
 	list func(ctx context.Context, a *app, p storage.Page) ([]T, string, error), row func(w io.Writer, item T),
 ) *cobra.Command {
-	var schoolID int64
-	cmd := &cobra.Command{
+	return schoolCommand(g, &cobra.Command{
 		Use:   "list --school ID",
 		Short: short,
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				return printTable(cmd.OutOrStdout(), header, func(w io.Writer) error {
-					return eachPage(func(p storage.Page) ([]T, string, error) {
-						return list(ctx, a, p)
-					}, func(item T) { row(w, item) })
-				})
-			})
-		},
-	}
-	schoolFlag(cmd, &schoolID)
-	return cmd
+	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error {
+		return printTable(cmd.OutOrStdout(), header, func(w io.Writer) error {
+			return eachPage(func(p storage.Page) ([]T, string, error) {
+				return list(ctx, a, p)
+			}, func(item T) { row(w, item) })
+		})
+	})
 }
 
 // eachPage walks every page of a store listing, calling fn for each item.
@@ -323,6 +307,20 @@ limited by their own budgets.`,
 	cmd.Flags().StringVar(&email, "email", "", "e-mail address of the member")
 	_ = cmd.MarkFlagRequired("email")
 	return cmd
+}
+
+// memberWithRoles finds the member with the e-mail address (normalised here) and their roles at
+// the context's school; an address no member has is noMember.
+func memberWithRoles(ctx context.Context, a *app, email string, schoolID int64) (storage.Member, []storage.Role, error) {
+	m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
+	if errors.Is(err, storage.ErrNotFound) {
+		return m, nil, noMember(email, schoolID)
+	}
+	if err != nil {
+		return m, nil, err
+	}
+	roles, err := a.store.GetRoles(ctx, m.ID)
+	return m, roles, err
 }
 
 // noMember is what a command says when no member of the school has the address it was given.

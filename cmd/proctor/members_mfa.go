@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/storage"
 )
 
 func newMembersResetMFACommand(g *globalFlags) *cobra.Command {
@@ -21,28 +19,22 @@ school whose security.operator_mfa is required, an owner or admin is asked to en
 administration pages. It is the last resort of an owner who has lost every factor. Factors at
 other schools stay. The address must belong to someone holding a role at the school.`,
 	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error {
-		m, err := a.store.GetMemberByEmail(ctx, email)
-		var roles []storage.Role
-		if err == nil {
-			roles, err = a.store.GetRoles(ctx, m.ID)
-		}
-		if errors.Is(err, storage.ErrNotFound) || err == nil && len(roles) == 0 {
-			return noMember(email, schoolID)
-		}
+		m, roles, err := memberWithRoles(ctx, a, email, schoolID)
 		if err != nil {
 			return err
+		}
+		if len(roles) == 0 {
+			return noMember(email, schoolID)
 		}
 		n, err := a.store.ResetMemberFactors(ctx, m.ID)
 		if err != nil {
 			return err
 		}
-		// The log has the reset where the store keeps one (audit.Store).
-		if as, ok := any(a.store).(audit.Store); ok {
-			if err := audit.NewRecorder(as, a.log).Record(ctx, audit.Event{
-				Kind: audit.KindFactorsReset, Actor: audit.ActorCLI, SubjectID: m.ID, Detail: fmt.Sprintf("%d removed", n),
-			}); err != nil {
-				return err
-			}
+		// Unlike note, a failure to log the reset fails the command.
+		if err := a.recorder().Record(ctx, audit.Event{
+			Kind: audit.KindFactorsReset, Actor: audit.ActorCLI, SubjectID: m.ID, Detail: fmt.Sprintf("%d removed", n),
+		}); err != nil {
+			return err
 		}
 		if n == 0 {
 			fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> has no second factor at school %d: nothing to reset\n", m.ID, m.Email, schoolID)

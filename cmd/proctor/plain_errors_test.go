@@ -9,10 +9,7 @@ import (
 // without the storage layer's wording.
 func plainFailure(t *testing.T, want string, args ...string) {
 	t.Helper()
-	code, _, stderr := runCmd(t, "", args...)
-	if code != exitFailure || !strings.Contains(stderr, want) {
-		t.Errorf("%v: %d %q, want %q", args, code, stderr, want)
-	}
+	stderr := refused(t, want, args...)
 	for _, internal := range []string{"gormstore", "storage:", "record not found"} {
 		if strings.Contains(stderr, internal) {
 			t.Errorf("%v: stderr shows %q: %s", args, internal, stderr)

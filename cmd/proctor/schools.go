@@ -5,24 +5,14 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 )
 
 func newSchoolsCommand(g *globalFlags) *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "schools",
-		// tenants is the command's earlier name.
-		Aliases: []string{"tenants"},
-		Short:   "Show or check the school files",
-	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list",
-		Short: "List the configured schools",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, reg, err := loadSchools(g)
-			if err != nil {
-				return err
-			}
+	cmd := commandGroup("schools", "Show or check the school files", "",
+		configCommand(g, "list", "List the configured schools", func(cmd *cobra.Command, _ *config.Config, reg *school.Registry) error {
 			return printTable(cmd.OutOrStdout(), "SCHOOL_ID\tSUBDOMAIN\tNAME\tBASE_URL\tMCP_CONNECTIONS\tID_TOKENS", func(w io.Writer) error {
 				for _, t := range reg.All() {
 					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%t\t%t\n", t.SchoolID, t.Subdomain, t.Name, t.Origin,
@@ -30,20 +20,29 @@ func newSchoolsCommand(g *globalFlags) *cobra.Command {
 				}
 				return nil
 			})
-		},
-	})
-	cmd.AddCommand(&cobra.Command{
-		Use:   "validate",
-		Short: "Check the server file and every school file; exit 2 listing every problem",
+		}),
+		configCommand(g, "validate", "Check the server file and every school file; exit 2 listing every problem", func(cmd *cobra.Command, cfg *config.Config, _ *school.Registry) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d schools\n", len(cfg.Schools))
+			return nil
+		}))
+	// tenants is the command's earlier name.
+	cmd.Aliases = []string{"tenants"}
+	return cmd
+}
+
+// configCommand makes a command that reads the configuration and its schools (and no database):
+// run is called once they are loaded and valid.
+func configCommand(g *globalFlags, use, short string, run func(cmd *cobra.Command, cfg *config.Config, reg *school.Registry) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, _, err := loadSchools(g)
+			cfg, reg, err := loadSchools(g)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d schools\n", len(cfg.Schools))
-			return nil
+			return run(cmd, cfg, reg)
 		},
-	})
-	return cmd
+	}
 }
