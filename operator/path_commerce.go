@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -118,18 +117,11 @@ type NewDigitalProduct struct {
 }
 
 func (h *Handler) registerMembershipPlans(api huma.API) {
-	const tag = "Membership plans"
-	registerList(h, api, operation{
-		ID: "list-membership-plans", Method: http.MethodGet, Path: "/membership-plans", Scope: "membership_plans:read", Tag: tag,
-		Summary: "List membership plans", Description: "Every plan of the school, by id.",
-	}, "membership plan", func(ctx context.Context, p storage.Page) ([]storage.MembershipPlan, string, error) {
+	registerList(h, api, "list-membership-plans", "membership plan", func(ctx context.Context, p storage.Page) ([]storage.MembershipPlan, string, error) {
 		return h.store.ListMembershipPlans(ctx, p)
 	}, planOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-membership-plan", Method: http.MethodPost, Path: "/membership-plans", Scope: "membership_plans:write", Tag: tag,
-		Summary: "Create a membership plan", Status: http.StatusCreated,
-	}, "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
+	registerCreate(h, api, "create-membership-plan", "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
 		return h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
 			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
@@ -138,11 +130,7 @@ func (h *Handler) registerMembershipPlans(api huma.API) {
 }
 
 func (h *Handler) registerSubscriptions(api huma.API) {
-	const tag = "Subscriptions"
-	register(h, api, operation{
-		ID: "list-subscriptions", Method: http.MethodGet, Path: "/subscriptions", Scope: "subscriptions:read", Tag: tag,
-		Summary: "List subscriptions", Description: "Every subscription of the school, by id.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-subscriptions", func(ctx context.Context, in *struct {
 		PageParams
 		State string `query:"state" enum:"active,past_due,canceled" doc:"Only subscriptions in this state."`
 	}) (*ListOutput[Subscription], error) {
@@ -150,10 +138,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		return pageOf(ctx, h, "subscription", ss, next, err, subscriptionOut)
 	})
 
-	register(h, api, operation{
-		ID: "update-subscription", Method: http.MethodPatch, Path: "/subscriptions/{subscription_id}", Scope: "subscriptions:write", Tag: tag,
-		Summary: "Change a subscription",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-subscription", func(ctx context.Context, in *struct {
 		SubscriptionID int64 `path:"subscription_id" minimum:"1"`
 		Body           SubscriptionPatch
 	}) (*struct{ Body Subscription }, error) {
@@ -175,18 +160,11 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 }
 
 func (h *Handler) registerCoupons(api huma.API) {
-	const tag = "Coupons"
-	registerList(h, api, operation{
-		ID: "list-coupons", Method: http.MethodGet, Path: "/coupons", Scope: "coupons:read", Tag: tag,
-		Summary: "List coupons", Description: "Every coupon of the school, by id.",
-	}, "coupon", func(ctx context.Context, p storage.Page) ([]storage.Coupon, string, error) {
+	registerList(h, api, "list-coupons", "coupon", func(ctx context.Context, p storage.Page) ([]storage.Coupon, string, error) {
 		return h.store.ListCoupons(ctx, p)
 	}, couponOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-coupon", Method: http.MethodPost, Path: "/coupons", Scope: "coupons:write", Tag: tag,
-		Summary: "Create a coupon", Status: http.StatusCreated,
-	}, "coupon", func(ctx context.Context, b NewCoupon) (storage.Coupon, error) {
+	registerCreate(h, api, "create-coupon", "coupon", func(ctx context.Context, b NewCoupon) (storage.Coupon, error) {
 		switch {
 		case (b.PercentOff > 0) == (b.AmountOff > 0):
 			return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
@@ -203,18 +181,11 @@ func (h *Handler) registerCoupons(api huma.API) {
 }
 
 func (h *Handler) registerDigitalProducts(api huma.API) {
-	const tag = "Digital products"
-	registerList(h, api, operation{
-		ID: "list-digital-products", Method: http.MethodGet, Path: "/digital-products", Scope: "digital_products:read", Tag: tag,
-		Summary: "List digital products", Description: "Every digital product of the school, by id.",
-	}, "digital product", func(ctx context.Context, p storage.Page) ([]storage.DigitalProduct, string, error) {
+	registerList(h, api, "list-digital-products", "digital product", func(ctx context.Context, p storage.Page) ([]storage.DigitalProduct, string, error) {
 		return h.store.ListDigitalProducts(ctx, p)
 	}, productOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-digital-product", Method: http.MethodPost, Path: "/digital-products", Scope: "digital_products:write", Tag: tag,
-		Summary: "Create a digital product", Status: http.StatusCreated,
-	}, "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
+	registerCreate(h, api, "create-digital-product", "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
 		return h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
 		})

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -57,11 +56,7 @@ type CoursePath struct {
 }
 
 func (h *Handler) registerCourses(api huma.API) {
-	const tag = "Courses"
-	register(h, api, operation{
-		ID: "list-courses", Method: http.MethodGet, Path: "/courses", Scope: "courses:read", Tag: tag,
-		Summary: "List courses", Description: "Every course of the school, published or not, by id.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-courses", func(ctx context.Context, in *struct {
 		PageParams
 		Published bool `query:"published" doc:"Only published courses."`
 	}) (*ListOutput[Course], error) {
@@ -69,19 +64,12 @@ func (h *Handler) registerCourses(api huma.API) {
 		return pageOf(ctx, h, "course", courses, next, err, courseOut)
 	})
 
-	register(h, api, operation{
-		ID: "get-course", Method: http.MethodGet, Path: "/courses/{course_id}", Scope: "courses:read", Tag: tag,
-		Summary: "Get a course",
-	}, func(ctx context.Context, in *CoursePath) (*struct{ Body Course }, error) {
+	register(h, api, "get-course", func(ctx context.Context, in *CoursePath) (*struct{ Body Course }, error) {
 		c, err := h.store.GetCourse(ctx, in.CourseID)
 		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 
-	register(h, api, operation{
-		ID: "create-course", Method: http.MethodPost, Path: "/courses", Scope: "courses:write", Tag: tag,
-		Summary: "Create a course", Status: http.StatusCreated,
-		Description: "Creates an empty course; add its curriculum with the curriculum operations.",
-	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*struct{ Body Course }, error) {
+	register(h, api, "create-course", func(ctx context.Context, in *struct{ Body NewCourse }) (*struct{ Body Course }, error) {
 		b := in.Body
 		c, err := h.store.CreateCourse(ctx, storage.Course{
 			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
@@ -90,10 +78,7 @@ func (h *Handler) registerCourses(api huma.API) {
 		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 
-	register(h, api, operation{
-		ID: "update-course", Method: http.MethodPatch, Path: "/courses/{course_id}", Scope: "courses:write", Tag: tag,
-		Summary: "Change a course",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-course", func(ctx context.Context, in *struct {
 		CoursePath
 		Body CoursePatch
 	}) (*struct{ Body Course }, error) {

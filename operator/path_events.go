@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -56,18 +55,11 @@ type Registration struct {
 }
 
 func (h *Handler) registerEvents(api huma.API) {
-	const tag = "Events"
-	registerList(h, api, operation{
-		ID: "list-events", Method: http.MethodGet, Path: "/events", Scope: "events:read", Tag: tag,
-		Summary: "List events", Description: "Every event of the school, by id.",
-	}, "event", func(ctx context.Context, p storage.Page) ([]storage.Event, string, error) {
+	registerList(h, api, "list-events", "event", func(ctx context.Context, p storage.Page) ([]storage.Event, string, error) {
 		return h.store.ListEvents(ctx, p)
 	}, eventOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-event", Method: http.MethodPost, Path: "/events", Scope: "events:write", Tag: tag,
-		Summary: "Create an event", Status: http.StatusCreated,
-	}, "event", func(ctx context.Context, b NewEvent) (storage.Event, error) {
+	registerCreate(h, api, "create-event", "event", func(ctx context.Context, b NewEvent) (storage.Event, error) {
 		if !b.EndsAt.After(b.StartsAt) {
 			return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 		}
@@ -77,10 +69,7 @@ func (h *Handler) registerEvents(api huma.API) {
 		})
 	}, eventOut)
 
-	register(h, api, operation{
-		ID: "list-event-registrations", Method: http.MethodGet, Path: "/events/{event_id}/registrations", Scope: "events:read", Tag: tag,
-		Summary: "List an event's registrations", Description: "Oldest registration first.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-event-registrations", func(ctx context.Context, in *struct {
 		EventID int64 `path:"event_id" minimum:"1"`
 		PageParams
 	}) (*ListOutput[Registration], error) {

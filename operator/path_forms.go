@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -37,11 +36,7 @@ type FormSubmission struct {
 }
 
 func (h *Handler) registerForms(api huma.API) {
-	const tag = "Forms"
-	register(h, api, operation{
-		ID: "list-forms", Method: http.MethodGet, Path: "/forms", Scope: "forms:read", Tag: tag,
-		Summary: "List forms", Description: "Every form of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Form], error) {
+	register(h, api, "list-forms", func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Form], error) {
 		fs, next, err := h.store.ListForms(ctx, in.page())
 		return pageOf(ctx, h, "form", fs, next, err, func(f storage.Form) Form {
 			out := Form{ID: f.ID, Slug: f.Slug, Title: f.Title, Fields: make([]FormField, len(f.Fields))}
@@ -52,10 +47,7 @@ func (h *Handler) registerForms(api huma.API) {
 		})
 	})
 
-	register(h, api, operation{
-		ID: "list-form-submissions", Method: http.MethodGet, Path: "/forms/{form_id}/submissions", Scope: "forms:read", Tag: tag,
-		Summary: "List a form's submissions", Description: "Newest first.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-form-submissions", func(ctx context.Context, in *struct {
 		FormID int64 `path:"form_id" minimum:"1"`
 		PageParams
 	}) (*ListOutput[FormSubmission], error) {

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -35,18 +34,11 @@ type NewLecturer struct {
 }
 
 func (h *Handler) registerLecturers(api huma.API) {
-	const tag = "Lecturers"
-	registerList(h, api, operation{
-		ID: "list-lecturers", Method: http.MethodGet, Path: "/lecturers", Scope: "lecturers:read", Tag: tag,
-		Summary: "List lecturers", Description: "Every lecturer of the school, by id.",
-	}, "lecturer", func(ctx context.Context, p storage.Page) ([]storage.Lecturer, string, error) {
+	registerList(h, api, "list-lecturers", "lecturer", func(ctx context.Context, p storage.Page) ([]storage.Lecturer, string, error) {
 		return h.store.ListLecturers(ctx, p)
 	}, lecturerOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-lecturer", Method: http.MethodPost, Path: "/lecturers", Scope: "lecturers:write", Tag: tag,
-		Summary: "Create a lecturer", Status: http.StatusCreated,
-	}, "lecturer (or course, or member of this school)", func(ctx context.Context, b NewLecturer) (storage.Lecturer, error) {
+	registerCreate(h, api, "create-lecturer", "lecturer (or course, or member of this school)", func(ctx context.Context, b NewLecturer) (storage.Lecturer, error) {
 		return h.store.CreateLecturer(ctx, storage.Lecturer{
 			Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs,
 		})

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -39,25 +38,15 @@ type PagePatch struct {
 }
 
 func (h *Handler) registerPages(api huma.API) {
-	const tag = "Pages"
-	registerList(h, api, operation{
-		ID: "list-pages", Method: http.MethodGet, Path: "/pages", Scope: "pages:read", Tag: tag,
-		Summary: "List pages", Description: "Every content page of the school, by id.",
-	}, "page", func(ctx context.Context, p storage.Page) ([]storage.ContentPage, string, error) {
+	registerList(h, api, "list-pages", "page", func(ctx context.Context, p storage.Page) ([]storage.ContentPage, string, error) {
 		return h.store.ListContentPages(ctx, p)
 	}, pageOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-page", Method: http.MethodPost, Path: "/pages", Scope: "pages:write", Tag: tag,
-		Summary: "Create a page", Status: http.StatusCreated,
-	}, "page", func(ctx context.Context, b NewPage) (storage.ContentPage, error) {
+	registerCreate(h, api, "create-page", "page", func(ctx context.Context, b NewPage) (storage.ContentPage, error) {
 		return h.store.CreateContentPage(ctx, storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published})
 	}, pageOut)
 
-	register(h, api, operation{
-		ID: "update-page", Method: http.MethodPatch, Path: "/pages/{page_id}", Scope: "pages:write", Tag: tag,
-		Summary: "Change a page",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-page", func(ctx context.Context, in *struct {
 		PageID int64 `path:"page_id" minimum:"1"`
 		Body   PagePatch
 	}) (*struct{ Body Page }, error) {

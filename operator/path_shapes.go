@@ -30,21 +30,22 @@ func pageOf[T, O any](ctx context.Context, h *Handler, what string, items []T, n
 	return listOf(items, next, out), nil
 }
 
-// registerList registers a list operation without filters: one page of list, each item
+// registerList registers the list operation id without filters: one page of list, each item
 // converted by out. list is a closure that reads h.store when a request comes, not a method value:
 // the document is built from a handler that has no store.
-func registerList[T, O any](h *Handler, api huma.API, o operation, what string, list func(context.Context, storage.Page) ([]T, string, error), out func(T) O) {
-	register(h, api, o, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[O], error) {
+func registerList[T, O any](h *Handler, api huma.API, id, what string, list func(context.Context, storage.Page) ([]T, string, error), out func(T) O) {
+	register(h, api, id, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[O], error) {
 		items, next, err := list(ctx, in.page())
 		return pageOf(ctx, h, what, items, next, err, out)
 	})
 }
 
-// registerCreate registers the creation of an item from a request body B: create checks the body
-// and stores the item, and out converts the stored item for the response. A refusal create
-// returns as a huma error (see invalid) answers as it is; any other error is a store error.
-func registerCreate[B, T, O any](h *Handler, api huma.API, o operation, what string, create func(context.Context, B) (T, error), out func(T) O) {
-	register(h, api, o, func(ctx context.Context, in *struct{ Body B }) (*struct{ Body O }, error) {
+// registerCreate registers the creation operation id of an item from a request body B: create
+// checks the body and stores the item, and out converts the stored item for the response. A
+// refusal create returns as a huma error (see invalid) answers as it is; any other error is a
+// store error.
+func registerCreate[B, T, O any](h *Handler, api huma.API, id, what string, create func(context.Context, B) (T, error), out func(T) O) {
+	register(h, api, id, func(ctx context.Context, in *struct{ Body B }) (*struct{ Body O }, error) {
 		item, err := create(ctx, in.Body)
 		if err != nil {
 			return nil, h.refusal(ctx, what, err)
