@@ -39,6 +39,13 @@ type NewMembershipPlan struct {
 	Published   bool   `json:"published,omitempty"`
 }
 
+func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
+	return storage.MembershipPlan{
+		Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
+		Currency: b.Currency, Interval: b.Interval, Published: b.Published,
+	}, nil
+}
+
 // Subscription is a member's subscription to a plan.
 type Subscription struct {
 	ID               int64     `json:"id"`
@@ -91,6 +98,23 @@ type NewCoupon struct {
 	MaxRedemptions int        `json:"max_redemptions,omitempty" minimum:"0" maximum:"10000000"`
 }
 
+// row refuses what the schema cannot: both kinds of discount or neither, and a currency
+// without an amount or an amount without one.
+func (b NewCoupon) row() (storage.Coupon, error) {
+	switch {
+	case (b.PercentOff > 0) == (b.AmountOff > 0):
+		return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
+	case b.AmountOff > 0 && b.Currency == "":
+		return storage.Coupon{}, invalid("body.currency", "an amount needs its currency", b.Currency)
+	case b.PercentOff > 0 && b.Currency != "":
+		return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
+	}
+	return storage.Coupon{
+		Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
+		ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
+	}, nil
+}
+
 // DigitalProduct is a downloadable product.
 type DigitalProduct struct {
 	ID          int64  `json:"id"`
@@ -116,17 +140,13 @@ type NewDigitalProduct struct {
 	Published   bool   `json:"published,omitempty"`
 }
 
-func (h *Handler) registerMembershipPlans(api huma.API) {
-	registerList(h, api, "list-membership-plans", "membership plan", func(ctx context.Context, p storage.Page) ([]storage.MembershipPlan, string, error) {
-		return h.store.ListMembershipPlans(ctx, p)
-	}, planOut)
+func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
+	return storage.DigitalProduct{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published}, nil
+}
 
-	registerCreate(h, api, "create-membership-plan", "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
-		return h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
-		})
-	}, planOut)
+func (h *Handler) registerMembershipPlans(api huma.API) {
+	registerList(h, api, "list-membership-plans", "membership plan", stores.ListMembershipPlans, planOut)
+	registerCreate(h, api, "create-membership-plan", "membership plan", NewMembershipPlan.row, stores.CreateMembershipPlan, planOut)
 }
 
 func (h *Handler) registerSubscriptions(api huma.API) {
@@ -160,34 +180,11 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 }
 
 func (h *Handler) registerCoupons(api huma.API) {
-	registerList(h, api, "list-coupons", "coupon", func(ctx context.Context, p storage.Page) ([]storage.Coupon, string, error) {
-		return h.store.ListCoupons(ctx, p)
-	}, couponOut)
-
-	registerCreate(h, api, "create-coupon", "coupon", func(ctx context.Context, b NewCoupon) (storage.Coupon, error) {
-		switch {
-		case (b.PercentOff > 0) == (b.AmountOff > 0):
-			return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
-		case b.AmountOff > 0 && b.Currency == "":
-			return storage.Coupon{}, invalid("body.currency", "an amount needs its currency", b.Currency)
-		case b.PercentOff > 0 && b.Currency != "":
-			return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
-		}
-		return h.store.CreateCoupon(ctx, storage.Coupon{
-			Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
-			ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
-		})
-	}, couponOut)
+	registerList(h, api, "list-coupons", "coupon", stores.ListCoupons, couponOut)
+	registerCreate(h, api, "create-coupon", "coupon", NewCoupon.row, stores.CreateCoupon, couponOut)
 }
 
 func (h *Handler) registerDigitalProducts(api huma.API) {
-	registerList(h, api, "list-digital-products", "digital product", func(ctx context.Context, p storage.Page) ([]storage.DigitalProduct, string, error) {
-		return h.store.ListDigitalProducts(ctx, p)
-	}, productOut)
-
-	registerCreate(h, api, "create-digital-product", "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
-		return h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
-		})
-	}, productOut)
+	registerList(h, api, "list-digital-products", "digital product", stores.ListDigitalProducts, productOut)
+	registerCreate(h, api, "create-digital-product", "digital product", NewDigitalProduct.row, stores.CreateDigitalProduct, productOut)
 }

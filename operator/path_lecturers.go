@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"context"
-
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/proctorhq/proctor/storage"
@@ -33,14 +31,11 @@ type NewLecturer struct {
 	CourseIDs []int64 `json:"course_ids,omitempty" maxItems:"100" uniqueItems:"true"`
 }
 
-func (h *Handler) registerLecturers(api huma.API) {
-	registerList(h, api, "list-lecturers", "lecturer", func(ctx context.Context, p storage.Page) ([]storage.Lecturer, string, error) {
-		return h.store.ListLecturers(ctx, p)
-	}, lecturerOut)
+func (b NewLecturer) row() (storage.Lecturer, error) {
+	return storage.Lecturer{Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs}, nil
+}
 
-	registerCreate(h, api, "create-lecturer", "lecturer (or course, or member of this school)", func(ctx context.Context, b NewLecturer) (storage.Lecturer, error) {
-		return h.store.CreateLecturer(ctx, storage.Lecturer{
-			Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs,
-		})
-	}, lecturerOut)
+func (h *Handler) registerLecturers(api huma.API) {
+	registerList(h, api, "list-lecturers", "lecturer", stores.ListLecturers, lecturerOut)
+	registerCreate(h, api, "create-lecturer", "lecturer (or course, or member of this school)", NewLecturer.row, stores.CreateLecturer, lecturerOut)
 }

@@ -66,10 +66,7 @@ type MemberPath struct {
 }
 
 func (h *Handler) registerMembers(api huma.API) {
-	register(h, api, "list-members", func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Member], error) {
-		ms, next, err := h.store.ListSchoolMembers(ctx, in.page())
-		return pageOf(ctx, h, "member", ms, next, err, memberOut)
-	})
+	registerList(h, api, "list-members", "member", stores.ListSchoolMembers, memberOut)
 
 	register(h, api, "invite-member", func(ctx context.Context, in *struct{ Body NewMember }) (*struct{ Body Member }, error) {
 		// format:"email" is huma's looser check; the address rule is storage.ValidEmail, the

@@ -53,9 +53,7 @@ type Comment struct {
 }
 
 func (h *Handler) registerPosts(api huma.API) {
-	registerList(h, api, "list-posts", "post", func(ctx context.Context, p storage.Page) ([]storage.Post, string, error) {
-		return h.store.ListPosts(ctx, p)
-	}, postOut)
+	registerList(h, api, "list-posts", "post", stores.ListPosts, postOut)
 
 	register(h, api, "create-post", func(ctx context.Context, in *struct{ Body NewPost }) (*struct{ Body CreatedPost }, error) {
 		b := in.Body

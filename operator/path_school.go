@@ -112,10 +112,7 @@ func registerSchoolChange[P, O any](h *Handler, api huma.API, id string, check f
 				return nil, err
 			}
 		}
-		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
-			apply(&s, p)
-			return s, nil
-		})
+		s, err := h.store.UpdateSchool(ctx, patched(func(s *storage.School) { apply(s, p) }))
 		return bodyOf(ctx, h, "school", s, err, out)
 	})
 }

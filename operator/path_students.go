@@ -109,13 +109,10 @@ type EnrollmentPath struct {
 }
 
 func (h *Handler) registerStudents(api huma.API) {
-	register(h, api, "list-enrollments", func(ctx context.Context, in *struct {
+	registerListOf[struct {
 		CoursePath
 		PageParams
-	}) (*ListOutput[Enrollment], error) {
-		es, next, err := h.store.ListCourseEnrollments(ctx, in.CourseID, in.page())
-		return pageOf(ctx, h, "course", es, next, err, enrollmentOut)
-	})
+	}](h, api, "list-enrollments", "course", stores.ListCourseEnrollments, enrollmentOut)
 
 	register(h, api, "create-enrollment", func(ctx context.Context, in *struct {
 		CoursePath
