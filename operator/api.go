@@ -108,7 +108,7 @@ func apiConfig() huma.Config {
 	return c
 }
 
-// operation is what each resource family says about one of its operations; register turns it
+// operation is what the route table (routes.go) says about one operation; register turns it
 // into a huma.Operation gated by Scope.
 type operation struct {
 	ID, Method, Path, Scope, Summary, Description string
@@ -119,10 +119,26 @@ type operation struct {
 	RequestContent map[string]*huma.MediaType
 }
 
-// register adds one operation. Every operation needs exactly one scope: it is both the
+// register adds the operation id of the route table, served by handler.
+func register[I, O any](h *Handler, api huma.API, id string, handler func(context.Context, *I) (*O, error)) {
+	addOperation(h, api, route(id), handler)
+}
+
+// route is the operation id of the route table. An id missing there is a mistake in the code,
+// so it fails at Mount rather than serving an undocumented operation.
+func route(id string) operation {
+	o, ok := operations[id]
+	if !ok {
+		panic("operator: no operation " + id + " in the route table")
+	}
+	o.ID = id
+	return o
+}
+
+// addOperation adds one operation. Every operation needs exactly one scope: it is both the
 // security requirement the document shows and what authorize checks, so the two cannot
 // disagree.
-func register[I, O any](h *Handler, api huma.API, o operation, handler func(context.Context, *I) (*O, error)) {
+func addOperation[I, O any](h *Handler, api huma.API, o operation, handler func(context.Context, *I) (*O, error)) {
 	// huma answers 413 once it has read the limit, so the limit must not exceed the
 	// listener's: past that, reading fails with an error huma would answer 500.
 	limit := h.maxBody

@@ -9,7 +9,8 @@
 // store transaction each; lists page with an opaque cursor (paging.go); failures of the
 // operations are RFC 9457 problem documents, refusals of the token are Bearer challenges.
 //
-// Routes (public listener, per school; one file per family):
+// Routes (public listener, per school; one file per family, which registers the handlers of
+// the operations the route table in routes.go declares with their methods, paths and scopes):
 //
 //	GET    /openapi.json                                              the school's OpenAPI 3.0 document (openapi.go)
 //	GET    /api/v1/courses                                            courses:read         (path_courses.go)

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -40,11 +39,7 @@ type RevenueReport struct {
 }
 
 func (h *Handler) registerAnalytics(api huma.API) {
-	const tag = "Analytics"
-	register(h, api, operation{
-		ID: "list-course-stats", Method: http.MethodGet, Path: "/analytics/courses", Scope: "analytics:read", Tag: tag,
-		Summary: "Enrollment and completion by course", Description: "Enrollment and completion figures for each course, by course id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[CourseStats], error) {
+	register(h, api, "list-course-stats", func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[CourseStats], error) {
 		stats, next, err := h.store.ListCourseStats(ctx, h.now(), in.page())
 		return pageOf(ctx, h, "course", stats, next, err, func(s storage.CourseStats) CourseStats {
 			out := CourseStats{
@@ -56,10 +51,7 @@ func (h *Handler) registerAnalytics(api huma.API) {
 		})
 	})
 
-	register(h, api, operation{
-		ID: "get-revenue", Method: http.MethodGet, Path: "/analytics/revenue", Scope: "analytics:read", Tag: tag,
-		Summary: "Revenue by currency", Description: "Payments paid in [from, to), by the time they were paid; either end may be left open.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "get-revenue", func(ctx context.Context, in *struct {
 		From time.Time `query:"from" doc:"Start of the period (RFC 3339), inclusive."`
 		To   time.Time `query:"to" doc:"End of the period (RFC 3339), exclusive."`
 	}) (*struct{ Body RevenueReport }, error) {

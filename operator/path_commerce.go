@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -38,6 +37,13 @@ type NewMembershipPlan struct {
 	Currency    string `json:"currency" pattern:"^[A-Z]{3}$"`
 	Interval    string `json:"interval" enum:"month,year"`
 	Published   bool   `json:"published,omitempty"`
+}
+
+func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
+	return storage.MembershipPlan{
+		Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
+		Currency: b.Currency, Interval: b.Interval, Published: b.Published,
+	}, nil
 }
 
 // Subscription is a member's subscription to a plan.
@@ -92,6 +98,23 @@ type NewCoupon struct {
 	MaxRedemptions int        `json:"max_redemptions,omitempty" minimum:"0" maximum:"10000000"`
 }
 
+// row refuses what the schema cannot: both kinds of discount or neither, and a currency
+// without an amount or an amount without one.
+func (b NewCoupon) row() (storage.Coupon, error) {
+	switch {
+	case (b.PercentOff > 0) == (b.AmountOff > 0):
+		return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
+	case b.AmountOff > 0 && b.Currency == "":
+		return storage.Coupon{}, invalid("body.currency", "an amount needs its currency", b.Currency)
+	case b.PercentOff > 0 && b.Currency != "":
+		return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
+	}
+	return storage.Coupon{
+		Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
+		ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
+	}, nil
+}
+
 // DigitalProduct is a downloadable product.
 type DigitalProduct struct {
 	ID          int64  `json:"id"`
@@ -117,32 +140,17 @@ type NewDigitalProduct struct {
 	Published   bool   `json:"published,omitempty"`
 }
 
-func (h *Handler) registerMembershipPlans(api huma.API) {
-	const tag = "Membership plans"
-	registerList(h, api, operation{
-		ID: "list-membership-plans", Method: http.MethodGet, Path: "/membership-plans", Scope: "membership_plans:read", Tag: tag,
-		Summary: "List membership plans", Description: "Every plan of the school, by id.",
-	}, "membership plan", func(ctx context.Context, p storage.Page) ([]storage.MembershipPlan, string, error) {
-		return h.store.ListMembershipPlans(ctx, p)
-	}, planOut)
+func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
+	return storage.DigitalProduct{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published}, nil
+}
 
-	registerCreate(h, api, operation{
-		ID: "create-membership-plan", Method: http.MethodPost, Path: "/membership-plans", Scope: "membership_plans:write", Tag: tag,
-		Summary: "Create a membership plan", Status: http.StatusCreated,
-	}, "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
-		return h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
-		})
-	}, planOut)
+func (h *Handler) registerMembershipPlans(api huma.API) {
+	registerList(h, api, "list-membership-plans", "membership plan", stores.ListMembershipPlans, planOut)
+	registerCreate(h, api, "create-membership-plan", "membership plan", NewMembershipPlan.row, stores.CreateMembershipPlan, planOut)
 }
 
 func (h *Handler) registerSubscriptions(api huma.API) {
-	const tag = "Subscriptions"
-	register(h, api, operation{
-		ID: "list-subscriptions", Method: http.MethodGet, Path: "/subscriptions", Scope: "subscriptions:read", Tag: tag,
-		Summary: "List subscriptions", Description: "Every subscription of the school, by id.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-subscriptions", func(ctx context.Context, in *struct {
 		PageParams
 		State string `query:"state" enum:"active,past_due,canceled" doc:"Only subscriptions in this state."`
 	}) (*ListOutput[Subscription], error) {
@@ -150,10 +158,7 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 		return pageOf(ctx, h, "subscription", ss, next, err, subscriptionOut)
 	})
 
-	register(h, api, operation{
-		ID: "update-subscription", Method: http.MethodPatch, Path: "/subscriptions/{subscription_id}", Scope: "subscriptions:write", Tag: tag,
-		Summary: "Change a subscription",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-subscription", func(ctx context.Context, in *struct {
 		SubscriptionID int64 `path:"subscription_id" minimum:"1"`
 		Body           SubscriptionPatch
 	}) (*struct{ Body Subscription }, error) {
@@ -175,48 +180,11 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 }
 
 func (h *Handler) registerCoupons(api huma.API) {
-	const tag = "Coupons"
-	registerList(h, api, operation{
-		ID: "list-coupons", Method: http.MethodGet, Path: "/coupons", Scope: "coupons:read", Tag: tag,
-		Summary: "List coupons", Description: "Every coupon of the school, by id.",
-	}, "coupon", func(ctx context.Context, p storage.Page) ([]storage.Coupon, string, error) {
-		return h.store.ListCoupons(ctx, p)
-	}, couponOut)
-
-	registerCreate(h, api, operation{
-		ID: "create-coupon", Method: http.MethodPost, Path: "/coupons", Scope: "coupons:write", Tag: tag,
-		Summary: "Create a coupon", Status: http.StatusCreated,
-	}, "coupon", func(ctx context.Context, b NewCoupon) (storage.Coupon, error) {
-		switch {
-		case (b.PercentOff > 0) == (b.AmountOff > 0):
-			return storage.Coupon{}, invalid("body.percent_off", "set exactly one of percent_off and amount_off", b.PercentOff)
-		case b.AmountOff > 0 && b.Currency == "":
-			return storage.Coupon{}, invalid("body.currency", "an amount needs its currency", b.Currency)
-		case b.PercentOff > 0 && b.Currency != "":
-			return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
-		}
-		return h.store.CreateCoupon(ctx, storage.Coupon{
-			Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
-			ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
-		})
-	}, couponOut)
+	registerList(h, api, "list-coupons", "coupon", stores.ListCoupons, couponOut)
+	registerCreate(h, api, "create-coupon", "coupon", NewCoupon.row, stores.CreateCoupon, couponOut)
 }
 
 func (h *Handler) registerDigitalProducts(api huma.API) {
-	const tag = "Digital products"
-	registerList(h, api, operation{
-		ID: "list-digital-products", Method: http.MethodGet, Path: "/digital-products", Scope: "digital_products:read", Tag: tag,
-		Summary: "List digital products", Description: "Every digital product of the school, by id.",
-	}, "digital product", func(ctx context.Context, p storage.Page) ([]storage.DigitalProduct, string, error) {
-		return h.store.ListDigitalProducts(ctx, p)
-	}, productOut)
-
-	registerCreate(h, api, operation{
-		ID: "create-digital-product", Method: http.MethodPost, Path: "/digital-products", Scope: "digital_products:write", Tag: tag,
-		Summary: "Create a digital product", Status: http.StatusCreated,
-	}, "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
-		return h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
-		})
-	}, productOut)
+	registerList(h, api, "list-digital-products", "digital product", stores.ListDigitalProducts, productOut)
+	registerCreate(h, api, "create-digital-product", "digital product", NewDigitalProduct.row, stores.CreateDigitalProduct, productOut)
 }

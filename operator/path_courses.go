@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -41,6 +40,13 @@ type NewCourse struct {
 	Published   bool   `json:"published,omitempty"`
 }
 
+func (b NewCourse) row() (storage.Course, error) {
+	return storage.Course{
+		Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
+		Currency: b.Currency, Published: b.Published,
+	}, nil
+}
+
 // CoursePatch changes the fields it carries and leaves the others.
 type CoursePatch struct {
 	Slug        *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
@@ -51,17 +57,24 @@ type CoursePatch struct {
 	Published   *bool   `json:"published,omitempty"`
 }
 
+func (p CoursePatch) apply(c *storage.Course) {
+	set(&c.Slug, p.Slug)
+	set(&c.Title, p.Title)
+	set(&c.Description, p.Description)
+	set(&c.PriceAmount, p.PriceAmount)
+	set(&c.Currency, p.Currency)
+	set(&c.Published, p.Published)
+}
+
 // CoursePath names a course in an operation's path.
 type CoursePath struct {
 	CourseID int64 `path:"course_id" minimum:"1"`
 }
 
+func (p CoursePath) parentID() int64 { return p.CourseID }
+
 func (h *Handler) registerCourses(api huma.API) {
-	const tag = "Courses"
-	register(h, api, operation{
-		ID: "list-courses", Method: http.MethodGet, Path: "/courses", Scope: "courses:read", Tag: tag,
-		Summary: "List courses", Description: "Every course of the school, published or not, by id.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-courses", func(ctx context.Context, in *struct {
 		PageParams
 		Published bool `query:"published" doc:"Only published courses."`
 	}) (*ListOutput[Course], error) {
@@ -69,44 +82,18 @@ func (h *Handler) registerCourses(api huma.API) {
 		return pageOf(ctx, h, "course", courses, next, err, courseOut)
 	})
 
-	register(h, api, operation{
-		ID: "get-course", Method: http.MethodGet, Path: "/courses/{course_id}", Scope: "courses:read", Tag: tag,
-		Summary: "Get a course",
-	}, func(ctx context.Context, in *CoursePath) (*struct{ Body Course }, error) {
+	register(h, api, "get-course", func(ctx context.Context, in *CoursePath) (*struct{ Body Course }, error) {
 		c, err := h.store.GetCourse(ctx, in.CourseID)
 		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 
-	register(h, api, operation{
-		ID: "create-course", Method: http.MethodPost, Path: "/courses", Scope: "courses:write", Tag: tag,
-		Summary: "Create a course", Status: http.StatusCreated,
-		Description: "Creates an empty course; add its curriculum with the curriculum operations.",
-	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*struct{ Body Course }, error) {
-		b := in.Body
-		c, err := h.store.CreateCourse(ctx, storage.Course{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-			Currency: b.Currency, Published: b.Published,
-		})
-		return bodyOf(ctx, h, "course", c, err, courseOut)
-	})
+	registerCreate(h, api, "create-course", "course", NewCourse.row, stores.CreateCourse, courseOut)
 
-	register(h, api, operation{
-		ID: "update-course", Method: http.MethodPatch, Path: "/courses/{course_id}", Scope: "courses:write", Tag: tag,
-		Summary: "Change a course",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-course", func(ctx context.Context, in *struct {
 		CoursePath
 		Body CoursePatch
 	}) (*struct{ Body Course }, error) {
-		p := in.Body
-		c, err := h.store.UpdateCourse(ctx, in.CourseID, func(c storage.Course) (storage.Course, error) {
-			set(&c.Slug, p.Slug)
-			set(&c.Title, p.Title)
-			set(&c.Description, p.Description)
-			set(&c.PriceAmount, p.PriceAmount)
-			set(&c.Currency, p.Currency)
-			set(&c.Published, p.Published)
-			return c, nil
-		})
+		c, err := h.store.UpdateCourse(ctx, in.CourseID, patched(in.Body.apply))
 		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})
 }

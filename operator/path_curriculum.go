@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -81,11 +80,7 @@ type SectionPath struct {
 }
 
 func (h *Handler) registerCurriculum(api huma.API) {
-	const tag = "Curriculum"
-	register(h, api, operation{
-		ID: "get-curriculum", Method: http.MethodGet, Path: "/courses/{course_id}/curriculum", Scope: "curriculum:read", Tag: tag,
-		Summary: "Get a course's curriculum", Description: "The course's sections, each with its lectures.",
-	}, func(ctx context.Context, in *CoursePath) (*struct{ Body Curriculum }, error) {
+	register(h, api, "get-curriculum", func(ctx context.Context, in *CoursePath) (*struct{ Body Curriculum }, error) {
 		sections, lectures, err := h.store.GetCurriculum(ctx, in.CourseID)
 		if err != nil {
 			return nil, h.problem(ctx, "course", err)
@@ -93,11 +88,7 @@ func (h *Handler) registerCurriculum(api huma.API) {
 		return &struct{ Body Curriculum }{curriculumOut(in.CourseID, sections, lectures)}, nil
 	})
 
-	register(h, api, operation{
-		ID: "create-section", Method: http.MethodPost, Path: "/courses/{course_id}/sections", Scope: "curriculum:write", Tag: tag,
-		Summary: "Add a section", Status: http.StatusCreated,
-		Description: "Appends a section after the course's last one.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "create-section", func(ctx context.Context, in *struct {
 		CoursePath
 		Body NewSection
 	}) (*struct{ Body Section }, error) {
@@ -108,11 +99,7 @@ func (h *Handler) registerCurriculum(api huma.API) {
 		return &struct{ Body Section }{Section{ID: s.ID, Position: s.Position, Title: s.Title, Lectures: []Lecture{}}}, nil
 	})
 
-	register(h, api, operation{
-		ID: "create-lecture", Method: http.MethodPost, Path: "/courses/{course_id}/sections/{section_id}/lectures",
-		Scope: "curriculum:write", Tag: tag, Summary: "Add a lecture", Status: http.StatusCreated,
-		Description: "Appends a lecture after the section's last one.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "create-lecture", func(ctx context.Context, in *struct {
 		SectionPath
 		Body NewLecture
 	}) (*struct{ Body Lecture }, error) {

@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -46,6 +44,17 @@ type NewEvent struct {
 	Published   bool      `json:"published,omitempty"`
 }
 
+// row refuses an event that ends before it starts, which the schema cannot compare.
+func (b NewEvent) row() (storage.Event, error) {
+	if !b.EndsAt.After(b.StartsAt) {
+		return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
+	}
+	return storage.Event{
+		Slug: b.Slug, Title: b.Title, Description: b.Description, StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+		Location: b.Location, PriceAmount: b.PriceAmount, Currency: b.Currency, Capacity: b.Capacity, Published: b.Published,
+	}, nil
+}
+
 // Registration is a member's registration for an event.
 type Registration struct {
 	ID           int64     `json:"id"`
@@ -55,38 +64,23 @@ type Registration struct {
 	RegisteredAt time.Time `json:"registered_at"`
 }
 
+func registrationOut(r storage.EventRegistrant) Registration {
+	return Registration{ID: r.ID, EventID: r.EventID, Member: memberRef(r.Member), Status: r.Status, RegisteredAt: r.RegisteredAt}
+}
+
+// EventPath names an event in an operation's path.
+type EventPath struct {
+	EventID int64 `path:"event_id" minimum:"1"`
+}
+
+func (p EventPath) parentID() int64 { return p.EventID }
+
 func (h *Handler) registerEvents(api huma.API) {
-	const tag = "Events"
-	registerList(h, api, operation{
-		ID: "list-events", Method: http.MethodGet, Path: "/events", Scope: "events:read", Tag: tag,
-		Summary: "List events", Description: "Every event of the school, by id.",
-	}, "event", func(ctx context.Context, p storage.Page) ([]storage.Event, string, error) {
-		return h.store.ListEvents(ctx, p)
-	}, eventOut)
+	registerList(h, api, "list-events", "event", stores.ListEvents, eventOut)
+	registerCreate(h, api, "create-event", "event", NewEvent.row, stores.CreateEvent, eventOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-event", Method: http.MethodPost, Path: "/events", Scope: "events:write", Tag: tag,
-		Summary: "Create an event", Status: http.StatusCreated,
-	}, "event", func(ctx context.Context, b NewEvent) (storage.Event, error) {
-		if !b.EndsAt.After(b.StartsAt) {
-			return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
-		}
-		return h.store.CreateEvent(ctx, storage.Event{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, StartsAt: b.StartsAt, EndsAt: b.EndsAt,
-			Location: b.Location, PriceAmount: b.PriceAmount, Currency: b.Currency, Capacity: b.Capacity, Published: b.Published,
-		})
-	}, eventOut)
-
-	register(h, api, operation{
-		ID: "list-event-registrations", Method: http.MethodGet, Path: "/events/{event_id}/registrations", Scope: "events:read", Tag: tag,
-		Summary: "List an event's registrations", Description: "Oldest registration first.",
-	}, func(ctx context.Context, in *struct {
-		EventID int64 `path:"event_id" minimum:"1"`
+	registerListOf[struct {
+		EventPath
 		PageParams
-	}) (*ListOutput[Registration], error) {
-		rs, next, err := h.store.ListEventRegistrants(ctx, in.EventID, in.page())
-		return pageOf(ctx, h, "event", rs, next, err, func(r storage.EventRegistrant) Registration {
-			return Registration{ID: r.ID, EventID: r.EventID, Member: memberRef(r.Member), Status: r.Status, RegisteredAt: r.RegisteredAt}
-		})
-	})
+	}](h, api, "list-event-registrations", "event", stores.ListEventRegistrants, registrationOut)
 }

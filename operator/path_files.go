@@ -62,14 +62,12 @@ func (h *Handler) registerFiles(api huma.API) {
 		content[t.mediaType] = &huma.MediaType{Schema: &huma.Schema{Type: "string", Format: "binary"}}
 		names[i] = t.mediaType
 	}
-	register(h, api, operation{
-		ID: "upload-file", Method: http.MethodPost, Path: "/files", Scope: "storage:write", Tag: "Storage",
-		Summary: "Upload a file", Status: http.StatusCreated,
-		Description: "Stores the request body as a file of the school. Accepted types: " + strings.Join(names, ", ") +
-			"; the content must be of the declared type. The size limit is the server's request body limit (" +
-			strconv.FormatInt(h.maxBody, 10) + " bytes here); a larger body is answered 413.",
-		RequestContent: content,
-	}, h.upload)
+	o := route("upload-file")
+	o.Description += " Accepted types: " + strings.Join(names, ", ") +
+		"; the content must be of the declared type. The size limit is the server's request body limit (" +
+		strconv.FormatInt(h.maxBody, 10) + " bytes here); a larger body is answered 413."
+	o.RequestContent = content
+	addOperation(h, api, o, h.upload)
 }
 
 func (h *Handler) upload(ctx context.Context, in *uploadInput) (*struct{ Body StoredFile }, error) {

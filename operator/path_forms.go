@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -26,6 +24,14 @@ type FormField struct {
 	Required bool   `json:"required"`
 }
 
+func formOut(f storage.Form) Form {
+	out := Form{ID: f.ID, Slug: f.Slug, Title: f.Title, Fields: make([]FormField, len(f.Fields))}
+	for i, fd := range f.Fields {
+		out.Fields[i] = FormField{Name: fd.Name, Label: fd.Label, Type: fd.Type, Required: fd.Required}
+	}
+	return out
+}
+
 // FormSubmission is one submission of a form.
 type FormSubmission struct {
 	ID          int64             `json:"id"`
@@ -36,32 +42,21 @@ type FormSubmission struct {
 	SubmittedAt time.Time         `json:"submitted_at"`
 }
 
-func (h *Handler) registerForms(api huma.API) {
-	const tag = "Forms"
-	register(h, api, operation{
-		ID: "list-forms", Method: http.MethodGet, Path: "/forms", Scope: "forms:read", Tag: tag,
-		Summary: "List forms", Description: "Every form of the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Form], error) {
-		fs, next, err := h.store.ListForms(ctx, in.page())
-		return pageOf(ctx, h, "form", fs, next, err, func(f storage.Form) Form {
-			out := Form{ID: f.ID, Slug: f.Slug, Title: f.Title, Fields: make([]FormField, len(f.Fields))}
-			for i, fd := range f.Fields {
-				out.Fields[i] = FormField{Name: fd.Name, Label: fd.Label, Type: fd.Type, Required: fd.Required}
-			}
-			return out
-		})
-	})
+func submissionOut(s storage.FormSubmission) FormSubmission {
+	return FormSubmission{ID: s.ID, Key: s.Key, FormID: s.FormID, MemberID: s.MemberID, Data: s.Data, SubmittedAt: s.SubmittedAt}
+}
 
-	register(h, api, operation{
-		ID: "list-form-submissions", Method: http.MethodGet, Path: "/forms/{form_id}/submissions", Scope: "forms:read", Tag: tag,
-		Summary: "List a form's submissions", Description: "Newest first.",
-	}, func(ctx context.Context, in *struct {
-		FormID int64 `path:"form_id" minimum:"1"`
+// FormPath names a form in an operation's path.
+type FormPath struct {
+	FormID int64 `path:"form_id" minimum:"1"`
+}
+
+func (p FormPath) parentID() int64 { return p.FormID }
+
+func (h *Handler) registerForms(api huma.API) {
+	registerList(h, api, "list-forms", "form", stores.ListForms, formOut)
+	registerListOf[struct {
+		FormPath
 		PageParams
-	}) (*ListOutput[FormSubmission], error) {
-		ss, next, err := h.store.ListFormSubmissions(ctx, in.FormID, in.page())
-		return pageOf(ctx, h, "form", ss, next, err, func(s storage.FormSubmission) FormSubmission {
-			return FormSubmission{ID: s.ID, Key: s.Key, FormID: s.FormID, MemberID: s.MemberID, Data: s.Data, SubmittedAt: s.SubmittedAt}
-		})
-	})
+	}](h, api, "list-form-submissions", "form", stores.ListFormSubmissions, submissionOut)
 }

@@ -1,9 +1,6 @@
 package operator
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/proctorhq/proctor/storage"
@@ -34,21 +31,11 @@ type NewLecturer struct {
 	CourseIDs []int64 `json:"course_ids,omitempty" maxItems:"100" uniqueItems:"true"`
 }
 
-func (h *Handler) registerLecturers(api huma.API) {
-	const tag = "Lecturers"
-	registerList(h, api, operation{
-		ID: "list-lecturers", Method: http.MethodGet, Path: "/lecturers", Scope: "lecturers:read", Tag: tag,
-		Summary: "List lecturers", Description: "Every lecturer of the school, by id.",
-	}, "lecturer", func(ctx context.Context, p storage.Page) ([]storage.Lecturer, string, error) {
-		return h.store.ListLecturers(ctx, p)
-	}, lecturerOut)
+func (b NewLecturer) row() (storage.Lecturer, error) {
+	return storage.Lecturer{Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs}, nil
+}
 
-	registerCreate(h, api, operation{
-		ID: "create-lecturer", Method: http.MethodPost, Path: "/lecturers", Scope: "lecturers:write", Tag: tag,
-		Summary: "Create a lecturer", Status: http.StatusCreated,
-	}, "lecturer (or course, or member of this school)", func(ctx context.Context, b NewLecturer) (storage.Lecturer, error) {
-		return h.store.CreateLecturer(ctx, storage.Lecturer{
-			Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs,
-		})
-	}, lecturerOut)
+func (h *Handler) registerLecturers(api huma.API) {
+	registerList(h, api, "list-lecturers", "lecturer", stores.ListLecturers, lecturerOut)
+	registerCreate(h, api, "create-lecturer", "lecturer (or course, or member of this school)", NewLecturer.row, stores.CreateLecturer, lecturerOut)
 }

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -67,22 +66,9 @@ type MemberPath struct {
 }
 
 func (h *Handler) registerMembers(api huma.API) {
-	const tag = "Members"
-	register(h, api, operation{
-		ID: "list-members", Method: http.MethodGet, Path: "/members", Scope: "members:read", Tag: tag,
-		Summary: "List members", Description: "Everyone holding a role at the school, by id.",
-	}, func(ctx context.Context, in *struct{ PageParams }) (*ListOutput[Member], error) {
-		ms, next, err := h.store.ListSchoolMembers(ctx, in.page())
-		return pageOf(ctx, h, "member", ms, next, err, memberOut)
-	})
+	registerList(h, api, "list-members", "member", stores.ListSchoolMembers, memberOut)
 
-	register(h, api, operation{
-		ID: "invite-member", Method: http.MethodPost, Path: "/members", Scope: "members:write", Tag: tag,
-		Summary: "Invite a member", Status: http.StatusCreated,
-		Description: "Invites someone by e-mail: they receive a one-time link on the school's origin, valid 7 days, " +
-			"where they choose a password and are signed in. Inviting again replaces the earlier link. Only an " +
-			"owner may invite an owner. The member is returned with their roles at the school.",
-	}, func(ctx context.Context, in *struct{ Body NewMember }) (*struct{ Body Member }, error) {
+	register(h, api, "invite-member", func(ctx context.Context, in *struct{ Body NewMember }) (*struct{ Body Member }, error) {
 		// format:"email" is huma's looser check; the address rule is storage.ValidEmail, the
 		// same for the CLI, seed files and the invitation itself.
 		if !storage.ValidEmail(storage.NormaliseEmail(in.Body.Email)) {
@@ -111,12 +97,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		return &struct{ Body Member }{memberOut(storage.MemberRoles{Member: res.Member, Roles: got})}, nil
 	})
 
-	register(h, api, operation{
-		ID: "set-member-roles", Method: http.MethodPut, Path: "/members/{member_id}/roles", Scope: "members:write", Tag: tag,
-		Summary: "Set a member's roles",
-		Description: "Replaces the roles of someone who already belongs to the school. Only an owner may grant or take " +
-			"the owner role, and the school always keeps at least one owner (409).",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "set-member-roles", func(ctx context.Context, in *struct {
 		MemberPath
 		Body MemberRoles
 	}) (*struct{ Body Member }, error) {

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -51,13 +50,7 @@ func paymentOut(p storage.Payment) Payment {
 }
 
 func (h *Handler) registerOrders(api huma.API) {
-	const tag = "Orders"
-	register(h, api, operation{
-		ID: "list-payments", Method: http.MethodGet, Path: "/payments", Scope: "orders:read", Tag: tag,
-		Summary: "List payments",
-		Description: "Every payment of the school, newest first, including unpaid, expired and abandoned attempts. " +
-			"An unpaid payment past its deadline is listed (and filtered) as expired.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-payments", func(ctx context.Context, in *struct {
 		PageParams
 		State    string `query:"state" enum:"unpaid,paid,expired,failed,refunded" doc:"Only payments in this state."`
 		MemberID int64  `query:"member_id" minimum:"1" doc:"Only this member's payments."`
@@ -66,10 +59,7 @@ func (h *Handler) registerOrders(api huma.API) {
 		return pageOf(ctx, h, "payment", ps, next, err, paymentOut)
 	})
 
-	register(h, api, operation{
-		ID: "get-payment", Method: http.MethodGet, Path: "/payments/{payment_id}", Scope: "orders:read", Tag: tag,
-		Summary: "Get a payment",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "get-payment", func(ctx context.Context, in *struct {
 		PaymentID int64 `path:"payment_id" minimum:"1"`
 	}) (*struct{ Body Payment }, error) {
 		p, err := h.store.GetSchoolPayment(ctx, in.PaymentID, h.now())

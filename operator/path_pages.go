@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -30,6 +29,10 @@ type NewPage struct {
 	Published bool   `json:"published,omitempty"`
 }
 
+func (b NewPage) row() (storage.ContentPage, error) {
+	return storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published}, nil
+}
+
 // PagePatch changes the page fields it carries.
 type PagePatch struct {
 	Slug      *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
@@ -38,37 +41,22 @@ type PagePatch struct {
 	Published *bool   `json:"published,omitempty"`
 }
 
+func (b PagePatch) apply(p *storage.ContentPage) {
+	set(&p.Slug, b.Slug)
+	set(&p.Title, b.Title)
+	set(&p.Body, b.Body)
+	set(&p.Published, b.Published)
+}
+
 func (h *Handler) registerPages(api huma.API) {
-	const tag = "Pages"
-	registerList(h, api, operation{
-		ID: "list-pages", Method: http.MethodGet, Path: "/pages", Scope: "pages:read", Tag: tag,
-		Summary: "List pages", Description: "Every content page of the school, by id.",
-	}, "page", func(ctx context.Context, p storage.Page) ([]storage.ContentPage, string, error) {
-		return h.store.ListContentPages(ctx, p)
-	}, pageOut)
+	registerList(h, api, "list-pages", "page", stores.ListContentPages, pageOut)
+	registerCreate(h, api, "create-page", "page", NewPage.row, stores.CreateContentPage, pageOut)
 
-	registerCreate(h, api, operation{
-		ID: "create-page", Method: http.MethodPost, Path: "/pages", Scope: "pages:write", Tag: tag,
-		Summary: "Create a page", Status: http.StatusCreated,
-	}, "page", func(ctx context.Context, b NewPage) (storage.ContentPage, error) {
-		return h.store.CreateContentPage(ctx, storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published})
-	}, pageOut)
-
-	register(h, api, operation{
-		ID: "update-page", Method: http.MethodPatch, Path: "/pages/{page_id}", Scope: "pages:write", Tag: tag,
-		Summary: "Change a page",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "update-page", func(ctx context.Context, in *struct {
 		PageID int64 `path:"page_id" minimum:"1"`
 		Body   PagePatch
 	}) (*struct{ Body Page }, error) {
-		b := in.Body
-		p, err := h.store.UpdateContentPage(ctx, in.PageID, func(p storage.ContentPage) (storage.ContentPage, error) {
-			set(&p.Slug, b.Slug)
-			set(&p.Title, b.Title)
-			set(&p.Body, b.Body)
-			set(&p.Published, b.Published)
-			return p, nil
-		})
+		p, err := h.store.UpdateContentPage(ctx, in.PageID, patched(in.Body.apply))
 		return bodyOf(ctx, h, "page", p, err, pageOut)
 	})
 }

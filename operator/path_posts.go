@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"crypto/rand"
-	"net/http"
 	"strings"
 	"time"
 
@@ -54,20 +53,9 @@ type Comment struct {
 }
 
 func (h *Handler) registerPosts(api huma.API) {
-	const tag = "Posts"
-	registerList(h, api, operation{
-		ID: "list-posts", Method: http.MethodGet, Path: "/posts", Scope: "posts:read", Tag: tag,
-		Summary: "List posts", Description: "Every post of the school, newest first.",
-	}, "post", func(ctx context.Context, p storage.Page) ([]storage.Post, string, error) {
-		return h.store.ListPosts(ctx, p)
-	}, postOut)
+	registerList(h, api, "list-posts", "post", stores.ListPosts, postOut)
 
-	register(h, api, operation{
-		ID: "create-post", Method: http.MethodPost, Path: "/posts", Scope: "posts:write", Tag: tag,
-		Summary: "Publish a post", Status: http.StatusCreated,
-		Description: "Publishes a post now, authored by the token's user. With notify, the post and its notifications " +
-			"are written together: the members' notification inboxes (Member API) show it at once.",
-	}, func(ctx context.Context, in *struct{ Body NewPost }) (*struct{ Body CreatedPost }, error) {
+	register(h, api, "create-post", func(ctx context.Context, in *struct{ Body NewPost }) (*struct{ Body CreatedPost }, error) {
 		b := in.Body
 		key := b.Key
 		if key == "" {
@@ -85,10 +73,7 @@ func (h *Handler) registerPosts(api huma.API) {
 }
 
 func (h *Handler) registerComments(api huma.API) {
-	register(h, api, operation{
-		ID: "list-comments", Method: http.MethodGet, Path: "/comments", Scope: "comments:read", Tag: "Comments",
-		Summary: "List comments", Description: "Members' comments on posts and lectures, newest first.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "list-comments", func(ctx context.Context, in *struct {
 		PageParams
 		PostID    int64 `query:"post_id" minimum:"1" doc:"Only comments on this post."`
 		LectureID int64 `query:"lecture_id" minimum:"1" doc:"Only comments on this lecture."`

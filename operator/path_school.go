@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -66,15 +65,9 @@ func appearanceOut(s storage.School) Appearance {
 }
 
 func (h *Handler) registerSchool(api huma.API) {
-	registerSchoolView(h, api, operation{
-		ID: "get-school", Method: http.MethodGet, Path: "/school", Scope: "school:read", Tag: "School",
-		Summary: "Get the school's settings",
-	}, schoolOut)
+	registerSchoolView(h, api, "get-school", schoolOut)
 
-	registerSchoolChange(h, api, operation{
-		ID: "update-school", Method: http.MethodPatch, Path: "/school", Scope: "school:write", Tag: "School",
-		Summary: "Change the school's settings",
-	}, func(p SettingsPatch) error {
+	registerSchoolChange(h, api, "update-school", func(p SettingsPatch) error {
 		// The schema cannot list time zones; the Go runtime's database can.
 		if p.Timezone != nil {
 			if _, err := time.LoadLocation(*p.Timezone); err != nil || *p.Timezone == "Local" {
@@ -90,15 +83,9 @@ func (h *Handler) registerSchool(api huma.API) {
 		set(&s.Settings.Locale, p.Locale)
 	}, schoolOut)
 
-	registerSchoolView(h, api, operation{
-		ID: "get-appearance", Method: http.MethodGet, Path: "/school/appearance", Scope: "appearance:read", Tag: "Appearance",
-		Summary: "Get the school's appearance",
-	}, appearanceOut)
+	registerSchoolView(h, api, "get-appearance", appearanceOut)
 
-	registerSchoolChange(h, api, operation{
-		ID: "update-appearance", Method: http.MethodPatch, Path: "/school/appearance", Scope: "appearance:write", Tag: "Appearance",
-		Summary: "Change the school's appearance",
-	}, nil, func(s *storage.School, p AppearancePatch) {
+	registerSchoolChange(h, api, "update-appearance", nil, func(s *storage.School, p AppearancePatch) {
 		set(&s.Appearance.PrimaryColor, p.PrimaryColor)
 		set(&s.Appearance.LogoURL, p.LogoURL)
 		set(&s.Appearance.Theme, p.Theme)
@@ -107,8 +94,8 @@ func (h *Handler) registerSchool(api huma.API) {
 
 // registerSchoolView registers the reading of one view of the school's row (its settings, its
 // appearance), made by out.
-func registerSchoolView[O any](h *Handler, api huma.API, o operation, out func(storage.School) O) {
-	register(h, api, o, func(ctx context.Context, _ *struct{}) (*struct{ Body O }, error) {
+func registerSchoolView[O any](h *Handler, api huma.API, id string, out func(storage.School) O) {
+	register(h, api, id, func(ctx context.Context, _ *struct{}) (*struct{ Body O }, error) {
 		s, err := h.store.GetSchool(ctx)
 		return bodyOf(ctx, h, "school", s, err, out)
 	})
@@ -117,18 +104,15 @@ func registerSchoolView[O any](h *Handler, api huma.API, o operation, out func(s
 // registerSchoolChange registers a patch of the school's row: check (if not nil) refuses a patch
 // the schema cannot, apply sets the patch's fields on the row while it is locked, and out makes
 // the view the response shows.
-func registerSchoolChange[P, O any](h *Handler, api huma.API, o operation, check func(P) error, apply func(*storage.School, P), out func(storage.School) O) {
-	register(h, api, o, func(ctx context.Context, in *struct{ Body P }) (*struct{ Body O }, error) {
+func registerSchoolChange[P, O any](h *Handler, api huma.API, id string, check func(P) error, apply func(*storage.School, P), out func(storage.School) O) {
+	register(h, api, id, func(ctx context.Context, in *struct{ Body P }) (*struct{ Body O }, error) {
 		p := in.Body
 		if check != nil {
 			if err := check(p); err != nil {
 				return nil, err
 			}
 		}
-		s, err := h.store.UpdateSchool(ctx, func(s storage.School) (storage.School, error) {
-			apply(&s, p)
-			return s, nil
-		})
+		s, err := h.store.UpdateSchool(ctx, patched(func(s *storage.School) { apply(s, p) }))
 		return bodyOf(ctx, h, "school", s, err, out)
 	})
 }

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -110,23 +109,12 @@ type EnrollmentPath struct {
 }
 
 func (h *Handler) registerStudents(api huma.API) {
-	const tag = "Students"
-	register(h, api, operation{
-		ID: "list-enrollments", Method: http.MethodGet, Path: "/courses/{course_id}/enrollments", Scope: "students:read", Tag: tag,
-		Summary: "List a course's students", Description: "The course's enrollments, oldest first, expired ones included.",
-	}, func(ctx context.Context, in *struct {
+	registerListOf[struct {
 		CoursePath
 		PageParams
-	}) (*ListOutput[Enrollment], error) {
-		es, next, err := h.store.ListCourseEnrollments(ctx, in.CourseID, in.page())
-		return pageOf(ctx, h, "course", es, next, err, enrollmentOut)
-	})
+	}](h, api, "list-enrollments", "course", stores.ListCourseEnrollments, enrollmentOut)
 
-	register(h, api, operation{
-		ID: "create-enrollment", Method: http.MethodPost, Path: "/courses/{course_id}/enrollments", Scope: "students:write", Tag: tag,
-		Summary: "Enroll a student", Status: http.StatusCreated,
-		Description: "Enrolls a member who already holds a role at the school. A member enrolled before resumes their progress.",
-	}, func(ctx context.Context, in *struct {
+	register(h, api, "create-enrollment", func(ctx context.Context, in *struct {
 		CoursePath
 		Body NewEnrollment
 	}) (*struct{ Body Enrollment }, error) {
@@ -141,21 +129,14 @@ func (h *Handler) registerStudents(api huma.API) {
 		return bodyOf(ctx, h, "enrollment (or course, or member of this school)", e, err, enrollmentOut)
 	})
 
-	register(h, api, operation{
-		ID: "delete-enrollment", Method: http.MethodDelete, Path: "/courses/{course_id}/enrollments/{member_id}", Scope: "students:write", Tag: tag,
-		Summary: "Remove a student", Status: http.StatusNoContent,
-		Description: "Ends the member's enrollment in the course. Their progress is kept for a later enrollment.",
-	}, func(ctx context.Context, in *EnrollmentPath) (*struct{}, error) {
+	register(h, api, "delete-enrollment", func(ctx context.Context, in *EnrollmentPath) (*struct{}, error) {
 		if err := h.store.Unenroll(ctx, in.CourseID, in.MemberID); err != nil {
 			return nil, h.problem(ctx, "enrollment", err)
 		}
 		return &struct{}{}, nil
 	})
 
-	register(h, api, operation{
-		ID: "get-progress", Method: http.MethodGet, Path: "/courses/{course_id}/enrollments/{member_id}/progress", Scope: "students:read", Tag: tag,
-		Summary: "Get a student's progress", Description: "The enrolled member's state on every lecture of the course.",
-	}, func(ctx context.Context, in *EnrollmentPath) (*struct{ Body Progress }, error) {
+	register(h, api, "get-progress", func(ctx context.Context, in *EnrollmentPath) (*struct{ Body Progress }, error) {
 		if _, err := h.store.GetCourseEnrollment(ctx, in.CourseID, in.MemberID); err != nil {
 			return nil, h.problem(ctx, "enrollment", err)
 		}
