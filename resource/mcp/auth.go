@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
@@ -23,9 +25,11 @@ type caller struct {
 	// operator: the token's member holds an owner or admin role at the school now. Only looked
 	// up when the token holds a scope some operator tool needs.
 	operator bool
-	now      time.Time
-	store    Store
-	log      *slog.Logger
+	// server answers the request: the one of the caller's set of tools (serverFor).
+	server *sdk.Server
+	now    time.Time
+	store  Store
+	log    *slog.Logger
 }
 
 // memberID is the token's resource owner (never 0: authenticate refuses such tokens).
@@ -41,10 +45,22 @@ type refusal struct {
 	scope string
 }
 
-// may returns nil when the caller may call a tool with need n.
-func (c *caller) may(n need) *refusal {
+// allows reports whether the caller may call a tool with need n: may without the refusal,
+// which serverFor asks of every tool on every request.
+func (c *caller) allows(n need) bool {
 	switch {
 	case n.scope == "":
+		return true
+	case c.grant == nil, !c.grant.HasScope(n.scope):
+		return false
+	}
+	return !n.operator || c.operator
+}
+
+// may returns nil when the caller may call a tool with need n, else why not.
+func (c *caller) may(n need) *refusal {
+	switch {
+	case c.allows(n):
 		return nil
 	case c.grant == nil:
 		// No token: the challenge is where an MCP client starts its authorization (2025-06-18,
@@ -54,13 +70,12 @@ func (c *caller) may(n need) *refusal {
 	case !c.grant.HasScope(n.scope):
 		return &refusal{http.StatusForbidden, "insufficient_scope",
 			fmt.Sprintf("This tool needs the %s scope.", n.scope), n.scope}
-	case n.operator && !c.operator:
-		// Re-authorizing cannot help a member who is not an operator (the authorization server
-		// grants operator scopes to owners and admins only), so no scope is named.
-		return &refusal{http.StatusForbidden, "insufficient_scope",
-			"This tool needs an owner or admin role at this school.", ""}
 	}
-	return nil
+	// The token holds the scope of an operator tool, but its member is not an owner or admin
+	// (any more). Re-authorizing cannot help (the authorization server grants operator scopes
+	// to owners and admins only), so no scope is named.
+	return &refusal{http.StatusForbidden, "insufficient_scope",
+		"This tool needs an owner or admin role at this school.", ""}
 }
 
 // write answers the request with the refusal, as a Bearer challenge (RFC 6750 section 3) that

@@ -31,9 +31,11 @@ func BenchmarkMyCourses(b *testing.B) {
 			check() // warms the connection and the caches
 			b.ReportAllocs()
 			b.ResetTimer()
+			stop := mcpendpoint.MeasureCPU(b)
 			for b.Loop() {
 				check()
 			}
+			stop()
 		})
 	}
 }

@@ -86,17 +86,18 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(endpoint.MCP, h)
 }
 
-// serverKey carries the request's server to serverOf, callerKey its caller to the tools.
-type (
-	serverKey struct{}
-	callerKey struct{}
-)
+// callerKey carries the request's caller, with the server chosen for it, to serverOf and the
+// tools.
+type callerKey struct{}
 
 // serverOf is the SDK's getServer callback: the server ServeHTTP chose for this request. The SDK
-// calls it more than once per request, so it is chosen once, before, and carried in the context.
+// calls it more than once per request, so it is chosen once, before, and carried in the context
+// with the caller.
 func serverOf(r *http.Request) *sdk.Server {
-	s, _ := r.Context().Value(serverKey{}).(*sdk.Server)
-	return s
+	if c, ok := r.Context().Value(callerKey{}).(*caller); ok {
+		return c.server
+	}
+	return nil
 }
 
 // ServeHTTP checks, in order: the school, the Origin header (403), the bearer token (401, or
@@ -139,8 +140,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	ctx := context.WithValue(r.Context(), callerKey{}, c)
-	h.streamable.ServeHTTP(w, r.WithContext(context.WithValue(ctx, serverKey{}, h.serverFor(c))))
+	c.server = h.serverFor(c)
+	h.streamable.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 }
 
 // serverSet says which server answers a caller: its school, whether it presented a token, and
@@ -163,7 +164,7 @@ const maxServers = 1024
 func (h *Handler) serverFor(c *caller) *sdk.Server {
 	set := serverSet{school: c.school, private: c.grant != nil}
 	for i, def := range tools {
-		if c.may(def.need) == nil {
+		if c.allows(def.need) {
 			set.tools |= 1 << i
 		}
 	}
