@@ -131,8 +131,8 @@ func (h *Handler) registerMembershipPlans(api huma.API) {
 		Summary: "Create a membership plan", Status: http.StatusCreated,
 	}, "membership plan", func(ctx context.Context, b NewMembershipPlan) (storage.MembershipPlan, error) {
 		return h.store.CreateMembershipPlan(ctx, storage.MembershipPlan{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-			Currency: b.Currency, Interval: b.Interval, Published: b.Published,
+			Offer:    storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+			Interval: b.Interval, Published: b.Published,
 		})
 	}, planOut)
 }
@@ -216,7 +216,8 @@ func (h *Handler) registerDigitalProducts(api huma.API) {
 		Summary: "Create a digital product", Status: http.StatusCreated,
 	}, "digital product", func(ctx context.Context, b NewDigitalProduct) (storage.DigitalProduct, error) {
 		return h.store.CreateDigitalProduct(ctx, storage.DigitalProduct{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published,
+			Offer:     storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+			Published: b.Published,
 		})
 	}, productOut)
 }

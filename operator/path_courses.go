@@ -84,8 +84,8 @@ func (h *Handler) registerCourses(api huma.API) {
 	}, func(ctx context.Context, in *struct{ Body NewCourse }) (*struct{ Body Course }, error) {
 		b := in.Body
 		c, err := h.store.CreateCourse(ctx, storage.Course{
-			Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-			Currency: b.Currency, Published: b.Published,
+			Offer:     storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+			Published: b.Published,
 		})
 		return bodyOf(ctx, h, "course", c, err, courseOut)
 	})

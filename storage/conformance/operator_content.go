@@ -9,11 +9,11 @@ import (
 func testOperatorCommerce(f operatorFixture) {
 	t, s := f.t, f.s
 
-	plan, err := s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD", Interval: "year", Published: true})
+	plan, err := s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD"}, Interval: "year", Published: true})
 	must(t, "CreateMembershipPlan", err)
-	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "weekly", Title: "Weekly", Interval: "week"})
+	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "weekly", Title: "Weekly"}, Interval: "week"})
 	wantErr(t, "CreateMembershipPlan with an unknown interval", err, storage.ErrInvalidArgument)
-	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "yearly", Interval: "year"})
+	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "yearly"}, Interval: "year"})
 	wantErr(t, "CreateMembershipPlan with a taken slug", err, storage.ErrAlreadyExists)
 	plans := walk(t, "ListMembershipPlans", 1, func(p storage.MembershipPlan) int64 { return p.ID },
 		func(p storage.Page) ([]storage.MembershipPlan, string, error) { return s.ListMembershipPlans(f.a, p) })
@@ -73,9 +73,9 @@ func testOperatorCommerce(f operatorFixture) {
 	}
 	wantEqual(t, "created coupon", coupons[2], c)
 
-	p, err := s.CreateDigitalProduct(f.a, storage.DigitalProduct{Slug: "ebook", Title: "E-book", PriceAmount: 1500, Currency: "USD"})
+	p, err := s.CreateDigitalProduct(f.a, storage.DigitalProduct{Offer: storage.Offer{Slug: "ebook", Title: "E-book", PriceAmount: 1500, Currency: "USD"}})
 	must(t, "CreateDigitalProduct", err)
-	_, err = s.CreateDigitalProduct(f.a, storage.DigitalProduct{Slug: "ebook"})
+	_, err = s.CreateDigitalProduct(f.a, storage.DigitalProduct{Offer: storage.Offer{Slug: "ebook"}})
 	wantErr(t, "CreateDigitalProduct with a taken slug", err, storage.ErrAlreadyExists)
 	products, _, err := s.ListDigitalProducts(f.a, storage.Page{})
 	must(t, "ListDigitalProducts", err)

@@ -9,15 +9,11 @@ import (
 
 func (r courseRow) course() storage.Course {
 	return storage.Course{
-		ID:          r.ID,
-		Slug:        r.Slug,
-		Title:       r.Title,
-		Description: r.Description,
-		PriceAmount: r.PriceAmount,
-		Currency:    r.Currency,
-		Published:   r.Published,
-		CreatedAt:   utc(r.CreatedAt),
-		UpdatedAt:   utc(r.UpdatedAt),
+		ID:        r.ID,
+		Offer:     r.Offer,
+		Published: r.Published,
+		CreatedAt: utc(r.CreatedAt),
+		UpdatedAt: utc(r.UpdatedAt),
 	}
 }
 

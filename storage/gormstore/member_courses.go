@@ -15,7 +15,7 @@ type enrolledCourseRow struct {
 	ExpireDate     *time.Time
 	LifetimeAccess bool
 	EnrolledAt     time.Time
-	OfferColumns
+	storage.Offer
 	Published bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -51,7 +51,7 @@ func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page st
 				EnrolledAt:     utc(r.EnrolledAt),
 			},
 			Course: courseRow{
-				ID: r.CourseID, OfferColumns: r.OfferColumns, Published: r.Published,
+				ID: r.CourseID, Offer: r.Offer, Published: r.Published,
 				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 			}.course(),
 		}

@@ -59,10 +59,7 @@ func (s *Store) ListOfferedConsultingServices(ctx context.Context, memberID int6
 		return nil, "", err
 	}
 	return convertRows(rows, func(r consultingServiceRow) storage.ConsultingService {
-		return storage.ConsultingService{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, DurationMinutes: r.DurationMinutes,
-		}
+		return storage.ConsultingService{ID: r.ID, Offer: r.Offer, DurationMinutes: r.DurationMinutes}
 	}), next, nil
 }
 

@@ -1,6 +1,10 @@
 package gormstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
 
 // Row structs mirror the tables of migrations/*.sql one to one; TestModelsMatchSchema checks
 // every field against the migrated schema. They never leave the package: methods convert them to
@@ -43,27 +47,17 @@ type memberRoleRow struct {
 
 func (memberRoleRow) TableName() string { return "member_roles" }
 
-// OfferColumns are the columns of the tables of what a school offers for sale (courses, digital
-// products, consulting services, membership plans) and of the joins that read them. The rows
-// embed it, and gorm maps its fields as the table's own; gorm skips an embedded struct whose type
-// is unexported, hence the exported name.
-type OfferColumns struct {
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-}
-
-// offerOf makes the offer columns of a row from a domain value's fields.
-func offerOf(slug, title, description string, priceAmount int64, currency string) OfferColumns {
-	return OfferColumns{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
+// offerOf makes the offer columns of a row from a seed's fields. The rows of what a school offers
+// for sale (courses, digital products, consulting services, membership plans, events) embed
+// storage.Offer, and gorm maps its fields as the table's own.
+func offerOf(slug, title, description string, priceAmount int64, currency string) storage.Offer {
+	return storage.Offer{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
 }
 
 type courseRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	Published bool
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
@@ -125,7 +119,7 @@ func (progressRow) TableName() string { return "lecture_progress" }
 type digitalProductRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	Published bool
 }
 
@@ -144,7 +138,7 @@ func (productHoldingRow) TableName() string { return "product_holdings" }
 type consultingServiceRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	DurationMinutes int
 }
 
@@ -182,18 +176,14 @@ type consultingMeetingRow struct {
 func (consultingMeetingRow) TableName() string { return "consulting_meetings" }
 
 type eventRow struct {
-	ID          int64
-	SchoolID    int64
-	Slug        string
-	Title       string
-	Description string
-	StartsAt    time.Time
-	EndsAt      time.Time
-	Location    string
-	PriceAmount int64
-	Currency    string
-	Capacity    int
-	Published   bool
+	ID       int64
+	SchoolID int64
+	storage.Offer
+	StartsAt  time.Time
+	EndsAt    time.Time
+	Location  string
+	Capacity  int
+	Published bool
 }
 
 func (eventRow) TableName() string { return "events" }
@@ -264,7 +254,7 @@ func (notificationSubscriptionRow) TableName() string { return "notification_sub
 type membershipPlanRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	BillingInterval string
 	Published       bool
 }

@@ -11,10 +11,7 @@ import (
 )
 
 func membershipPlanFromRow(r membershipPlanRow) storage.MembershipPlan {
-	return storage.MembershipPlan{
-		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description, PriceAmount: r.PriceAmount,
-		Currency: r.Currency, Interval: r.BillingInterval, Published: r.Published,
-	}
+	return storage.MembershipPlan{ID: r.ID, Offer: r.Offer, Interval: r.BillingInterval, Published: r.Published}
 }
 
 // ListMembershipPlans pages through the school's membership plans by id.
@@ -32,7 +29,7 @@ func (s *Store) CreateMembershipPlan(ctx context.Context, p storage.MembershipPl
 		return nil
 	}, func(schoolID int64) membershipPlanRow {
 		return membershipPlanRow{
-			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			SchoolID: schoolID, Offer: p.Offer,
 			BillingInterval: p.Interval, Published: p.Published,
 		}
 	}, membershipPlanFromRow)
@@ -105,10 +102,7 @@ func (s *Store) CreateCoupon(ctx context.Context, c storage.Coupon) (storage.Cou
 }
 
 func digitalProductFromRow(r digitalProductRow) storage.DigitalProduct {
-	return storage.DigitalProduct{
-		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-		PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
-	}
+	return storage.DigitalProduct{ID: r.ID, Offer: r.Offer, Published: r.Published}
 }
 
 // ListDigitalProducts pages through the school's digital products by id.
@@ -121,7 +115,7 @@ func (s *Store) CreateDigitalProduct(ctx context.Context, p storage.DigitalProdu
 	op := fmt.Sprintf("create digital product %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) digitalProductRow {
 		return digitalProductRow{
-			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
+			SchoolID: schoolID, Offer: p.Offer,
 			Published: p.Published,
 		}
 	}, digitalProductFromRow)

@@ -23,7 +23,7 @@ func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Cou
 	if err := required("slug", c.Slug); err != nil {
 		return storage.Course{}, fmt.Errorf("gormstore: create course: %w", err)
 	}
-	row := courseRow{SchoolID: sc.schoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency), Published: c.Published}
+	row := courseRow{SchoolID: sc.schoolID, Offer: c.Offer, Published: c.Published}
 	row.stamp(dbTime(s.now()), true)
 	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return storage.Course{}, wrap(fmt.Sprintf("create course %q", c.Slug), err)
@@ -40,7 +40,7 @@ func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Cour
 			return storage.Course{}, fmt.Errorf("gormstore: %s: %w", op, err)
 		}
 		next := courseRow{
-			ID: row.ID, SchoolID: row.SchoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency),
+			ID: row.ID, SchoolID: row.SchoolID, Offer: c.Offer,
 			Published: c.Published, CreatedAt: row.CreatedAt,
 		}
 		next.stamp(dbTime(s.now()), false)
