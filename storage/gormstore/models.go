@@ -68,29 +68,28 @@ type courseRow struct {
 
 func (courseRow) TableName() string { return "courses" }
 
+// sectionRow, lectureRow and couponRow are their domain type and the school: the tables hold
+// nothing else, so the domain type is embedded rather than repeated field by field.
 type sectionRow struct {
-	ID       int64
 	SchoolID int64
-	CourseID int64
-	Position int
-	Title    string
+	storage.Section
 }
 
 func (sectionRow) TableName() string { return "course_sections" }
 
 type lectureRow struct {
-	ID              int64
-	SchoolID        int64
-	CourseID        int64
-	SectionID       int64
-	Position        int
-	Title           string
-	DurationSeconds int
-	IsLocked        bool
-	UnlockAt        *time.Time
+	SchoolID int64
+	storage.Lecture
 }
 
 func (lectureRow) TableName() string { return "lectures" }
+
+// lecture is the row's lecture, its unlock time in UTC.
+func (r lectureRow) lecture() storage.Lecture {
+	l := r.Lecture
+	l.UnlockAt = utcPtr(l.UnlockAt)
+	return l
+}
 
 type enrollmentRow struct {
 	ID             int64
@@ -273,17 +272,10 @@ type subscriptionRow struct {
 
 func (subscriptionRow) TableName() string { return "subscriptions" }
 
+// couponRow's RedeemedCount is counted by checkouts, never by imports.
 type couponRow struct {
-	ID             int64
-	SchoolID       int64
-	Code           string
-	Title          string
-	PercentOff     int
-	AmountOff      int64
-	Currency       string
-	ExpiresAt      *time.Time
-	MaxRedemptions int
-	RedeemedCount  int // counted by checkouts, never by imports
+	SchoolID int64
+	storage.Coupon
 }
 
 func (couponRow) TableName() string { return "coupons" }

@@ -70,11 +70,9 @@ func (s *Store) UpdateSubscription(ctx context.Context, id int64, fn func(storag
 }
 
 func couponFromRow(r couponRow) storage.Coupon {
-	return storage.Coupon{
-		ID: r.ID, Code: r.Code, Title: r.Title, PercentOff: r.PercentOff, AmountOff: r.AmountOff,
-		Currency: r.Currency, ExpiresAt: utcPtr(r.ExpiresAt), MaxRedemptions: r.MaxRedemptions,
-		RedeemedCount: r.RedeemedCount,
-	}
+	c := r.Coupon
+	c.ExpiresAt = utcPtr(c.ExpiresAt)
+	return c
 }
 
 // ListCoupons pages through the school's coupons by id.
@@ -94,10 +92,10 @@ func (s *Store) CreateCoupon(ctx context.Context, c storage.Coupon) (storage.Cou
 		}
 		return nil
 	}, func(schoolID int64) couponRow {
-		return couponRow{
-			SchoolID: schoolID, Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff,
-			Currency: c.Currency, ExpiresAt: dbTimePtr(c.ExpiresAt), MaxRedemptions: c.MaxRedemptions,
-		}
+		// A new coupon has been redeemed by nobody, whatever c says.
+		row := couponRow{SchoolID: schoolID, Coupon: c}
+		row.ID, row.RedeemedCount, row.ExpiresAt = 0, 0, dbTimePtr(c.ExpiresAt)
+		return row
 	}, couponFromRow)
 }
 
@@ -114,9 +112,6 @@ func (s *Store) ListDigitalProducts(ctx context.Context, page storage.Page) ([]s
 func (s *Store) CreateDigitalProduct(ctx context.Context, p storage.DigitalProduct) (storage.DigitalProduct, error) {
 	op := fmt.Sprintf("create digital product %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) digitalProductRow {
-		return digitalProductRow{
-			SchoolID: schoolID, Offer: p.Offer,
-			Published: p.Published,
-		}
+		return digitalProductRow{SchoolID: schoolID, Offer: p.Offer, Published: p.Published}
 	}, digitalProductFromRow)
 }

@@ -70,13 +70,13 @@ func (s *Store) AppendSection(ctx context.Context, courseID int64, title string)
 			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
 			return wrap(op, err)
 		}
-		row = sectionRow{SchoolID: sc.schoolID, CourseID: courseID, Position: last + 1, Title: title}
+		row = sectionRow{SchoolID: sc.schoolID, Section: storage.Section{CourseID: courseID, Position: last + 1, Title: title}}
 		return wrap(op, tx.Create(&row).Error)
 	})
 	if err != nil {
 		return storage.Section{}, err
 	}
-	return storage.Section{ID: row.ID, CourseID: row.CourseID, Position: row.Position, Title: row.Title}, nil
+	return row.Section, nil
 }
 
 // AppendLecture adds a lecture after the section's last one. As in AppendSection, the bump of
@@ -103,17 +103,12 @@ func (s *Store) AppendLecture(ctx context.Context, l storage.Lecture) (storage.L
 			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
 			return wrap(op, err)
 		}
-		row = lectureRow{
-			SchoolID: sc.schoolID, CourseID: l.CourseID, SectionID: l.SectionID, Position: last + 1,
-			Title: l.Title, DurationSeconds: l.DurationSeconds, IsLocked: l.IsLocked, UnlockAt: dbTimePtr(l.UnlockAt),
-		}
+		row = lectureRow{SchoolID: sc.schoolID, Lecture: l}
+		row.ID, row.Position, row.UnlockAt = 0, last+1, dbTimePtr(l.UnlockAt)
 		return wrap(op, tx.Create(&row).Error)
 	})
 	if err != nil {
 		return storage.Lecture{}, err
 	}
-	return storage.Lecture{
-		ID: row.ID, CourseID: row.CourseID, SectionID: row.SectionID, Position: row.Position, Title: row.Title,
-		DurationSeconds: row.DurationSeconds, IsLocked: row.IsLocked, UnlockAt: utcPtr(row.UnlockAt),
-	}, nil
+	return row.lecture(), nil
 }

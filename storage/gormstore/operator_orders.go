@@ -35,17 +35,7 @@ func (s *Store) ListSchoolPayments(ctx context.Context, filter storage.PaymentFi
 		}
 		q = q.Where("payment_state = ?", filter.State)
 	}
-	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]storage.Payment, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.payment(at); err != nil {
-			return nil, "", fmt.Errorf("gormstore: %s: payment %d: %w", op, r.ID, err)
-		}
-	}
-	return out, next, nil
+	return readPaymentPage(q, page, op, at)
 }
 
 // GetSchoolPayment returns one payment of the school.

@@ -13,12 +13,7 @@ import (
 // courseEnrollmentRow is one row of the enrollments-members join. The member's password hash is
 // never selected: it has no business outside the login path.
 type courseEnrollmentRow struct {
-	ID              int64
-	MemberID        int64
-	CourseID        int64
-	ExpireDate      *time.Time
-	LifetimeAccess  bool
-	EnrolledAt      time.Time
+	storage.Enrollment
 	Email           string
 	Name            string
 	AvatarURL       string
@@ -27,11 +22,10 @@ type courseEnrollmentRow struct {
 }
 
 func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
+	e := r.Enrollment
+	e.ExpireDate, e.EnrolledAt = utcPtr(e.ExpireDate), utc(e.EnrolledAt)
 	return storage.CourseEnrollment{
-		Enrollment: storage.Enrollment{
-			ID: r.ID, MemberID: r.MemberID, CourseID: r.CourseID, ExpireDate: utcPtr(r.ExpireDate),
-			LifetimeAccess: r.LifetimeAccess, EnrolledAt: utc(r.EnrolledAt),
-		},
+		Enrollment: e,
 		Member: storage.Member{
 			ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
 			CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
