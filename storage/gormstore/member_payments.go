@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -27,22 +25,6 @@ func (s *Store) ListPayments(ctx context.Context, memberID int64, at time.Time, 
 		Where("NOT ((payment_type IS NULL OR payment_type = '') AND payment_state = ? AND (expired_at IS NULL OR expired_at > ?))",
 			storage.PaymentUnpaid, now)
 	return readPaymentPage(q, page, op, now)
-}
-
-// readPaymentPage reads one page of the payments q finds, newest first (created_at, then id,
-// both descending), each converted as seen at `at`.
-func readPaymentPage(q *gorm.DB, page storage.Page, op string, at time.Time) ([]storage.Payment, string, error) {
-	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]storage.Payment, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.payment(at); err != nil {
-			return nil, "", fmt.Errorf("gormstore: %s: payment %d (%s): %w", op, r.ID, r.TradeNo, err)
-		}
-	}
-	return out, next, nil
 }
 
 // payment converts a row as seen at `at`: an unpaid payment past its deadline is expired, even
