@@ -71,14 +71,7 @@ func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.
 	}
 	out := make([]storage.Enrollment, len(rows))
 	for i, r := range rows {
-		out[i] = storage.Enrollment{
-			ID:             r.ID,
-			MemberID:       r.MemberID,
-			CourseID:       r.CourseID,
-			ExpireDate:     utcPtr(r.ExpireDate),
-			LifetimeAccess: r.LifetimeAccess,
-			EnrolledAt:     utc(r.EnrolledAt),
-		}
+		out[i] = utcEnrollment(r.Enrollment)
 	}
 	return out, nil
 }

@@ -88,10 +88,7 @@ func (s *Store) GetConsultingSchedules(ctx context.Context, serviceIDs []int64, 
 	}
 	outSlots := make([]storage.ConsultingSlot, len(slots))
 	for i, r := range slots {
-		outSlots[i] = storage.ConsultingSlot{
-			ID: r.ID, ServiceID: r.ServiceID, Weekday: r.Weekday, StartTime: r.StartTime,
-			DurationMinutes: r.DurationMinutes, TimeZone: r.TimeZone,
-		}
+		outSlots[i] = r.ConsultingSlot
 	}
 	outMeetings := make([]storage.ConsultingMeeting, len(meetings))
 	for i, r := range meetings {

@@ -68,8 +68,10 @@ type courseRow struct {
 
 func (courseRow) TableName() string { return "courses" }
 
-// sectionRow, lectureRow and couponRow are their domain type and the school: the tables hold
-// nothing else, so the domain type is embedded rather than repeated field by field.
+// Where a table holds its domain type's fields and the school, and nothing else, the row embeds
+// the domain type rather than repeat it field by field (sections, lectures, enrollments,
+// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC.
+
 type sectionRow struct {
 	SchoolID int64
 	storage.Section
@@ -92,16 +94,17 @@ func (r lectureRow) lecture() storage.Lecture {
 }
 
 type enrollmentRow struct {
-	ID             int64
-	SchoolID       int64
-	MemberID       int64
-	CourseID       int64
-	ExpireDate     *time.Time
-	LifetimeAccess bool
-	EnrolledAt     time.Time
+	SchoolID int64
+	storage.Enrollment
 }
 
 func (enrollmentRow) TableName() string { return "enrollments" }
+
+// utcEnrollment is e with its times in UTC.
+func utcEnrollment(e storage.Enrollment) storage.Enrollment {
+	e.ExpireDate, e.EnrolledAt = utcPtr(e.ExpireDate), utc(e.EnrolledAt)
+	return e
+}
 
 type progressRow struct {
 	SchoolID        int64
@@ -152,13 +155,8 @@ type consultingServiceCourseRow struct {
 func (consultingServiceCourseRow) TableName() string { return "consulting_service_courses" }
 
 type consultingSlotRow struct {
-	ID              int64
-	SchoolID        int64
-	ServiceID       int64
-	Weekday         int
-	StartTime       string // "HH:MM"
-	DurationMinutes int
-	TimeZone        string
+	SchoolID int64
+	storage.ConsultingSlot
 }
 
 func (consultingSlotRow) TableName() string { return "consulting_slots" }
@@ -261,13 +259,8 @@ type membershipPlanRow struct {
 func (membershipPlanRow) TableName() string { return "membership_plans" }
 
 type subscriptionRow struct {
-	ID               int64
-	SchoolID         int64
-	MemberID         int64
-	PlanID           int64
-	State            string
-	StartedAt        time.Time
-	CurrentPeriodEnd time.Time
+	SchoolID int64
+	storage.Subscription
 }
 
 func (subscriptionRow) TableName() string { return "subscriptions" }
@@ -281,14 +274,8 @@ type couponRow struct {
 func (couponRow) TableName() string { return "coupons" }
 
 type postRow struct {
-	ID             int64
-	SchoolID       int64
-	Key            string
-	Title          string
-	Body           string
-	CourseID       *int64
-	AuthorMemberID *int64
-	PublishedAt    time.Time
+	SchoolID int64
+	storage.Post
 }
 
 func (postRow) TableName() string { return "posts" }
@@ -349,12 +336,8 @@ type formSubmissionRow struct {
 func (formSubmissionRow) TableName() string { return "form_submissions" }
 
 type pageRow struct {
-	ID        int64
-	SchoolID  int64
-	Slug      string
-	Title     string
-	Body      string
-	Published bool
+	SchoolID int64
+	storage.ContentPage
 }
 
 func (pageRow) TableName() string { return "pages" }

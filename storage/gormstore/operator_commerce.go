@@ -28,18 +28,14 @@ func (s *Store) CreateMembershipPlan(ctx context.Context, p storage.MembershipPl
 		}
 		return nil
 	}, func(schoolID int64) membershipPlanRow {
-		return membershipPlanRow{
-			SchoolID: schoolID, Offer: p.Offer,
-			BillingInterval: p.Interval, Published: p.Published,
-		}
+		return membershipPlanRow{SchoolID: schoolID, Offer: p.Offer, BillingInterval: p.Interval, Published: p.Published}
 	}, membershipPlanFromRow)
 }
 
 func subscriptionFromRow(r subscriptionRow) storage.Subscription {
-	return storage.Subscription{
-		ID: r.ID, MemberID: r.MemberID, PlanID: r.PlanID, State: r.State,
-		StartedAt: utc(r.StartedAt), CurrentPeriodEnd: utc(r.CurrentPeriodEnd),
-	}
+	sub := r.Subscription
+	sub.StartedAt, sub.CurrentPeriodEnd = utc(sub.StartedAt), utc(sub.CurrentPeriodEnd)
+	return sub
 }
 
 // ListSubscriptions pages through the school's subscriptions by id.

@@ -143,7 +143,7 @@ func (s *Store) ListFormSubmissions(ctx context.Context, formID int64, page stor
 }
 
 func contentPageFromRow(r pageRow) storage.ContentPage {
-	return storage.ContentPage{ID: r.ID, Slug: r.Slug, Title: r.Title, Body: r.Body, Published: r.Published}
+	return r.ContentPage
 }
 
 // ListContentPages pages through the school's content pages by id.
@@ -155,7 +155,9 @@ func (s *Store) ListContentPages(ctx context.Context, page storage.Page) ([]stor
 func (s *Store) CreateContentPage(ctx context.Context, p storage.ContentPage) (storage.ContentPage, error) {
 	op := fmt.Sprintf("create page %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) pageRow {
-		return pageRow{SchoolID: schoolID, Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published}
+		row := pageRow{SchoolID: schoolID, ContentPage: p}
+		row.ID = 0
+		return row
 	}, contentPageFromRow)
 }
 

@@ -12,10 +12,9 @@ import (
 )
 
 func postFromRow(r postRow) storage.Post {
-	return storage.Post{
-		ID: r.ID, Key: r.Key, Title: r.Title, Body: r.Body, CourseID: r.CourseID,
-		AuthorMemberID: r.AuthorMemberID, PublishedAt: utc(r.PublishedAt),
-	}
+	p := r.Post
+	p.PublishedAt = utc(p.PublishedAt)
+	return p
 }
 
 // ListPosts pages through the school's posts, newest first.
@@ -51,10 +50,8 @@ func (s *Store) CreatePost(ctx context.Context, p storage.Post, notify bool) (st
 		return storage.Post{}, 0, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	publishedAt := s.orNow(p.PublishedAt)
-	row := postRow{
-		SchoolID: sc.schoolID, Key: p.Key, Title: p.Title, Body: p.Body, CourseID: p.CourseID,
-		AuthorMemberID: p.AuthorMemberID, PublishedAt: dbTime(publishedAt),
-	}
+	row := postRow{SchoolID: sc.schoolID, Post: p}
+	row.ID, row.PublishedAt = 0, dbTime(publishedAt)
 	var notified int
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		if p.CourseID != nil {

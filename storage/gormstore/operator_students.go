@@ -22,10 +22,8 @@ type courseEnrollmentRow struct {
 }
 
 func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
-	e := r.Enrollment
-	e.ExpireDate, e.EnrolledAt = utcPtr(e.ExpireDate), utc(e.EnrolledAt)
 	return storage.CourseEnrollment{
-		Enrollment: e,
+		Enrollment: utcEnrollment(r.Enrollment),
 		Member: storage.Member{
 			ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
 			CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
@@ -93,10 +91,8 @@ func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.Cours
 		if err := requireRow(sc.in(tx.Model(&courseRow{})).Where("id = ?", e.CourseID), op); err != nil {
 			return err
 		}
-		row := enrollmentRow{
-			SchoolID: sc.schoolID, MemberID: e.MemberID, CourseID: e.CourseID,
-			ExpireDate: dbTimePtr(e.ExpireDate), LifetimeAccess: e.LifetimeAccess, EnrolledAt: dbTime(enrolledAt),
-		}
+		row := enrollmentRow{SchoolID: sc.schoolID, Enrollment: e}
+		row.ID, row.ExpireDate, row.EnrolledAt = 0, dbTimePtr(e.ExpireDate), dbTime(enrolledAt)
 		if err := tx.Create(&row).Error; err != nil {
 			return wrap(op, err)
 		}
