@@ -61,17 +61,6 @@ func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Se
 
 // ListEnrollments returns a member's enrollments at the context's school, by id.
 func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.Enrollment, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []enrollmentRow
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order("id").Find(&rows).Error; err != nil {
-		return nil, wrap(fmt.Sprintf("list enrollments of member %d", memberID), err)
-	}
-	out := make([]storage.Enrollment, len(rows))
-	for i, r := range rows {
-		out[i] = utcEnrollment(r.Enrollment)
-	}
-	return out, nil
+	return listMemberRows(s, ctx, fmt.Sprintf("list enrollments of member %d", memberID), memberID, "id",
+		func(r enrollmentRow) storage.Enrollment { return utcEnrollment(r.Enrollment) })
 }

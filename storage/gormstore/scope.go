@@ -102,6 +102,20 @@ func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...a
 	return row, nil
 }
 
+// listMemberRows reads every row of R of a member at the context's school, in the given order,
+// and converts them; op names the read in its errors.
+func listMemberRows[R, T any](s *Store, ctx context.Context, op string, memberID int64, order string, convert func(R) T) ([]T, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []R
+	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order(order).Find(&rows).Error; err != nil {
+		return nil, wrap(op, err)
+	}
+	return convertRows(rows, convert), nil
+}
+
 // getScoped is takeScoped returning the row as its domain value, or the zero value on error.
 func getScoped[R, T any](s *Store, ctx context.Context, op string, convert func(R) T, cond string, args ...any) (T, error) {
 	row, err := takeScoped[R](s, ctx, op, cond, args...)
