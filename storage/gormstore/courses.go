@@ -61,6 +61,6 @@ func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Se
 
 // ListEnrollments returns a member's enrollments at the context's school, by id.
 func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.Enrollment, error) {
-	return listMemberRows(s, ctx, fmt.Sprintf("list enrollments of member %d", memberID), memberID, "id",
-		func(r enrollmentRow) storage.Enrollment { return utcEnrollment(r.Enrollment) })
+	return listScoped(s, ctx, fmt.Sprintf("list enrollments of member %d", memberID), "id",
+		func(r enrollmentRow) storage.Enrollment { return utcEnrollment(r.Enrollment) }, "member_id = ?", memberID)
 }

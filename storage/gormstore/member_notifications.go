@@ -96,10 +96,10 @@ func (s *Store) MarkAllNotificationsRead(ctx context.Context, memberID int64, at
 
 // ListNotificationSubscriptions returns a member's stored choices by topic and channel.
 func (s *Store) ListNotificationSubscriptions(ctx context.Context, memberID int64) ([]storage.NotificationSubscription, error) {
-	return listMemberRows(s, ctx, fmt.Sprintf("list notification subscriptions of member %d", memberID), memberID, "topic, channel",
+	return listScoped(s, ctx, fmt.Sprintf("list notification subscriptions of member %d", memberID), "topic, channel",
 		func(r notificationSubscriptionRow) storage.NotificationSubscription {
 			return storage.NotificationSubscription{Topic: r.Topic, Channel: r.Channel, Enabled: r.Enabled}
-		})
+		}, "member_id = ?", memberID)
 }
 
 // SetNotificationSubscription creates or replaces one choice in one statement (an upsert on the

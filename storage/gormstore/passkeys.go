@@ -98,7 +98,7 @@ func (s *Store) CreatePasskey(ctx context.Context, p factor.Passkey) (factor.Pas
 
 // ListPasskeys implements factor.Passkeys.
 func (s *Store) ListPasskeys(ctx context.Context, memberID int64) ([]factor.Passkey, error) {
-	return listMemberRows(s, ctx, "list passkeys", memberID, "created_at, id", passkeyRow.passkey)
+	return listScoped(s, ctx, "list passkeys", "created_at, id", passkeyRow.passkey, "member_id = ?", memberID)
 }
 
 // PasskeyByCredentialID implements factor.Passkeys.

@@ -102,15 +102,19 @@ func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...a
 	return row, nil
 }
 
-// listMemberRows reads every row of R of a member at the context's school, in the given order,
-// and converts them; op names the read in its errors.
-func listMemberRows[R, T any](s *Store, ctx context.Context, op string, memberID int64, order string, convert func(R) T) ([]T, error) {
+// listScoped reads every row of the context's school that matches the condition (every row for
+// an empty one), in the given order, and converts them; op names the read in its errors.
+func listScoped[R, T any](s *Store, ctx context.Context, op, order string, convert func(R) T, cond string, args ...any) ([]T, error) {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return nil, err
 	}
+	q := sc.in(s.conn(ctx))
+	if cond != "" {
+		q = q.Where(cond, args...)
+	}
 	var rows []R
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order(order).Find(&rows).Error; err != nil {
+	if err := q.Order(order).Find(&rows).Error; err != nil {
 		return nil, wrap(op, err)
 	}
 	return convertRows(rows, convert), nil
