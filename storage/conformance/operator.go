@@ -92,13 +92,22 @@ func testOperatorCourses(f operatorFixture) {
 	}
 	got, _ = s.GetCourse(f.a, c.ID)
 	wantEqual(t, "course after UpdateCourse", got, up)
+	wantUpdateRefusals(f, "UpdateCourse", c.ID, s.UpdateCourse, func(c *storage.Course) { c.Slug = "go-basics" })
+}
+
+// wantUpdateRefusals checks what an Update method of a row with a slug refuses: the error of a
+// failing fn is returned as is, a slug another row holds is ErrAlreadyExists, and the id at
+// another school is ErrNotFound. takeSlug gives the row the slug of another row of school A.
+func wantUpdateRefusals[T any](f operatorFixture, name string, id int64, update func(context.Context, int64, func(T) (T, error)) (T, error), takeSlug func(*T)) {
+	t := f.t
+	t.Helper()
 	boom := errors.New("boom")
-	_, err = s.UpdateCourse(f.a, c.ID, func(c storage.Course) (storage.Course, error) { return c, boom })
-	wantErr(t, "UpdateCourse with a failing fn", err, boom)
-	_, err = s.UpdateCourse(f.a, c.ID, func(c storage.Course) (storage.Course, error) { c.Slug = "go-basics"; return c, nil })
-	wantErr(t, "UpdateCourse to a taken slug", err, storage.ErrAlreadyExists)
-	_, err = s.UpdateCourse(f.b, c.ID, func(c storage.Course) (storage.Course, error) { return c, nil })
-	wantErr(t, "UpdateCourse at another school", err, storage.ErrNotFound)
+	_, err := update(f.a, id, func(v T) (T, error) { return v, boom })
+	wantErr(t, name+" with a failing fn", err, boom)
+	_, err = update(f.a, id, func(v T) (T, error) { takeSlug(&v); return v, nil })
+	wantErr(t, name+" to a taken slug", err, storage.ErrAlreadyExists)
+	_, err = update(f.b, id, func(v T) (T, error) { return v, nil })
+	wantErr(t, name+" at another school", err, storage.ErrNotFound)
 }
 
 func testOperatorCurriculum(f operatorFixture) {

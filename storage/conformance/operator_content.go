@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"errors"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -233,13 +231,7 @@ func testOperatorContent(f operatorFixture) {
 	if up.ID != page.ID || !up.Published || up.Body != "Q? A." || up.Slug != "faq" {
 		t.Errorf("UpdateContentPage: %+v", up)
 	}
-	boom := errors.New("boom")
-	_, err = s.UpdateContentPage(f.a, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { return p, boom })
-	wantErr(t, "UpdateContentPage with a failing fn", err, boom)
-	_, err = s.UpdateContentPage(f.a, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { p.Slug = "about"; return p, nil })
-	wantErr(t, "UpdateContentPage to a taken slug", err, storage.ErrAlreadyExists)
-	_, err = s.UpdateContentPage(f.b, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { return p, nil })
-	wantErr(t, "UpdateContentPage at another school", err, storage.ErrNotFound)
+	wantUpdateRefusals(f, "UpdateContentPage", page.ID, s.UpdateContentPage, func(p *storage.ContentPage) { p.Slug = "about" })
 	pages, _, err := s.ListContentPages(f.a, storage.Page{})
 	must(t, "ListContentPages", err)
 	if len(pages) != 2 || pages[0].Slug != "about" {
