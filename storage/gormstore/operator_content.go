@@ -51,13 +51,10 @@ func (s *Store) ListLecturers(ctx context.Context, page storage.Page) ([]storage
 // CreateLecturer stores a lecturer with their courses in one transaction. A linked member must
 // hold a role at the school, for the reason Enroll gives.
 func (s *Store) CreateLecturer(ctx context.Context, l storage.Lecturer) (storage.Lecturer, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("create lecturer %q", l.Slug)
+	sc, err := s.scopedInput(ctx, op, invalid{l.Slug == "", "slug is empty"})
 	if err != nil {
 		return storage.Lecturer{}, err
-	}
-	op := fmt.Sprintf("create lecturer %q", l.Slug)
-	if err := required("slug", l.Slug); err != nil {
-		return storage.Lecturer{}, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	row := lecturerRow{SchoolID: sc.schoolID, Slug: l.Slug, Name: l.Name, Bio: l.Bio, AvatarURL: l.AvatarURL, MemberID: l.MemberID}
 	courses := dedupe(l.CourseIDs)

@@ -16,12 +16,9 @@ func (s *Store) GetCourse(ctx context.Context, id int64) (storage.Course, error)
 
 // CreateCourse stores a new course.
 func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Course, error) {
-	sc, err := s.scoped(ctx)
+	sc, err := s.scopedInput(ctx, "create course", invalid{c.Slug == "", "slug is empty"})
 	if err != nil {
 		return storage.Course{}, err
-	}
-	if err := required("slug", c.Slug); err != nil {
-		return storage.Course{}, fmt.Errorf("gormstore: create course: %w", err)
 	}
 	row := courseRow{SchoolID: sc.schoolID, Offer: c.Offer, Published: c.Published}
 	row.stamp(dbTime(s.now()), true)

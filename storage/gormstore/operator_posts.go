@@ -41,13 +41,10 @@ const (
 // notifications are inserted by one INSERT ... SELECT whatever the audience's size, and skip the
 // members whose stored choice for the in-app "posts" topic is off.
 func (s *Store) CreatePost(ctx context.Context, p storage.Post, notify bool) (storage.Post, int, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("create post %q", p.Key)
+	sc, err := s.scopedInput(ctx, op, invalid{p.Key == "", "key is empty"})
 	if err != nil {
 		return storage.Post{}, 0, err
-	}
-	op := fmt.Sprintf("create post %q", p.Key)
-	if err := required("key", p.Key); err != nil {
-		return storage.Post{}, 0, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	publishedAt := s.orNow(p.PublishedAt)
 	row := postRow{SchoolID: sc.schoolID, Post: p}
