@@ -70,7 +70,9 @@ func (courseRow) TableName() string { return "courses" }
 
 // Where a table holds its domain type's fields and the school, and nothing else, the row embeds
 // the domain type rather than repeat it field by field (sections, lectures, enrollments,
-// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC.
+// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC. A
+// field added to one of those types needs its column (TestModelsMatchSchema says so), or the row
+// stops embedding the type.
 
 type sectionRow struct {
 	SchoolID int64
