@@ -165,7 +165,7 @@ func TestAuthDocFollowsIDTokens(t *testing.T) {
 type failingCatalog struct{ storage.Catalog }
 
 func (failingCatalog) SearchCourses(context.Context, string, storage.Page) ([]storage.Course, string, error) {
-	return []storage.Course{{Slug: "c", Title: "C", Currency: "USD"}}, "", nil
+	return []storage.Course{{Offer: storage.Offer{Slug: "c", Title: "C", Currency: "USD"}}}, "", nil
 }
 
 func (failingCatalog) ListPublishedPlans(context.Context, storage.Page) ([]storage.MembershipPlan, string, error) {

@@ -107,7 +107,7 @@ func TestProblemDocuments(t *testing.T) {
 func TestPaging(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		for i := range 5 {
-			if _, err := e.store.CreateCourse(e.ctx, storage.Course{Slug: fmt.Sprintf("c%d", i), Title: "C", Currency: "USD"}); err != nil {
+			if _, err := e.store.CreateCourse(e.ctx, storage.Course{Offer: storage.Offer{Slug: fmt.Sprintf("c%d", i), Title: "C", Currency: "USD"}}); err != nil {
 				t.Fatal(err)
 			}
 		}

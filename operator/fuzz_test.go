@@ -14,7 +14,7 @@ import (
 // plans, sections, and a member's roles. Whatever the body, the answer is never a server error.
 func FuzzWriteOperations(f *testing.F) {
 	e := newEnv(f, "sqlite")
-	course, err := e.store.CreateCourse(e.ctx, storage.Course{Slug: "fuzz", Title: "Fuzz", Currency: "USD"})
+	course, err := e.store.CreateCourse(e.ctx, storage.Course{Offer: storage.Offer{Slug: "fuzz", Title: "Fuzz", Currency: "USD"}})
 	if err != nil {
 		f.Fatal(err)
 	}

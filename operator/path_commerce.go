@@ -41,8 +41,8 @@ type NewMembershipPlan struct {
 
 func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
 	return storage.MembershipPlan{
-		Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-		Currency: b.Currency, Interval: b.Interval, Published: b.Published,
+		Offer:    storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+		Interval: b.Interval, Published: b.Published,
 	}, nil
 }
 
@@ -141,7 +141,7 @@ type NewDigitalProduct struct {
 }
 
 func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
-	return storage.DigitalProduct{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency, Published: b.Published}, nil
+	return storage.DigitalProduct{Offer: storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency}, Published: b.Published}, nil
 }
 
 func (h *Handler) registerMembershipPlans(api huma.API) {

@@ -42,8 +42,8 @@ type NewCourse struct {
 
 func (b NewCourse) row() (storage.Course, error) {
 	return storage.Course{
-		Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount,
-		Currency: b.Currency, Published: b.Published,
+		Offer:     storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+		Published: b.Published,
 	}, nil
 }
 

@@ -50,8 +50,9 @@ func (b NewEvent) row() (storage.Event, error) {
 		return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 	}
 	return storage.Event{
-		Slug: b.Slug, Title: b.Title, Description: b.Description, StartsAt: b.StartsAt, EndsAt: b.EndsAt,
-		Location: b.Location, PriceAmount: b.PriceAmount, Currency: b.Currency, Capacity: b.Capacity, Published: b.Published,
+		Offer:    storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
+		StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+		Location: b.Location, Capacity: b.Capacity, Published: b.Published,
 	}, nil
 }
 

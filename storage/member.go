@@ -79,13 +79,9 @@ type EnrolledCourse struct {
 
 // DigitalProduct is a digital product of the context's school.
 type DigitalProduct struct {
-	ID          int64
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-	Published   bool
+	ID int64
+	Offer
+	Published bool
 }
 
 // HeldProduct is a digital product a member holds.
@@ -97,12 +93,8 @@ type HeldProduct struct {
 
 // ConsultingService is a consulting service of the context's school.
 type ConsultingService struct {
-	ID              int64
-	Slug            string
-	Title           string
-	Description     string
-	PriceAmount     int64
-	Currency        string
+	ID int64
+	Offer
 	DurationMinutes int
 }
 
@@ -127,17 +119,13 @@ type ConsultingMeeting struct {
 
 // Event is an event of the context's school.
 type Event struct {
-	ID          int64
-	Slug        string
-	Title       string
-	Description string
-	StartsAt    time.Time
-	EndsAt      time.Time
-	Location    string
-	PriceAmount int64
-	Currency    string
-	Capacity    int // 0: unlimited
-	Published   bool
+	ID int64
+	Offer
+	StartsAt  time.Time
+	EndsAt    time.Time
+	Location  string
+	Capacity  int // 0: unlimited
+	Published bool
 }
 
 // EventRegistration is a member's registration for an event.

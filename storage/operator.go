@@ -189,14 +189,10 @@ type EventRegistrant struct {
 
 // MembershipPlan is a recurring plan of the context's school.
 type MembershipPlan struct {
-	ID          int64
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-	Interval    string // one of PlanIntervals
-	Published   bool
+	ID int64
+	Offer
+	Interval  string // one of PlanIntervals
+	Published bool
 }
 
 // PlanIntervals are the billing intervals of a membership plan.

@@ -81,17 +81,24 @@ type SchoolRoles struct {
 	Roles     []Role
 }
 
-// Course is a course of the context's school.
-type Course struct {
-	ID          int64
+// Offer is what every kind a school sells has: a slug unique within its kind at the school, a
+// title and description, and a price in the currency's minor unit. The catalogue types embed it,
+// so that its fields read as their own.
+type Offer struct {
 	Slug        string
 	Title       string
 	Description string
 	PriceAmount int64
 	Currency    string
-	Published   bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+}
+
+// Course is a course of the context's school.
+type Course struct {
+	ID int64
+	Offer
+	Published bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Section is one part of a course's curriculum; Position counts from 1.

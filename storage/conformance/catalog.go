@@ -101,8 +101,7 @@ func testCatalog(t *testing.T, s storage.Store) {
 	if got := slugs(plans, func(p storage.MembershipPlan) string { return p.Slug }); !slices.Equal(got, []string{"monthly", "yearly"}) {
 		t.Errorf("plans: %v", got)
 	}
-	wantEqual(t, "monthly plan", plans[0], storage.MembershipPlan{ID: plans[0].ID, Slug: "monthly", Title: "Monthly",
-		Description: "All courses", PriceAmount: 990, Currency: "USD", Interval: "month", Published: true})
+	wantEqual(t, "monthly plan", plans[0], storage.MembershipPlan{ID: plans[0].ID, Offer: storage.Offer{Slug: "monthly", Title: "Monthly", Description: "All courses", PriceAmount: 990, Currency: "USD"}, Interval: "month", Published: true})
 
 	products := walk(t, "ListPublishedProducts", 1, func(p storage.DigitalProduct) int64 { return p.ID },
 		func(p storage.Page) ([]storage.DigitalProduct, string, error) {
@@ -111,8 +110,7 @@ func testCatalog(t *testing.T, s storage.Store) {
 	if got := slugs(products, func(p storage.DigitalProduct) string { return p.Slug }); !slices.Equal(got, []string{"cheatsheet", "templates"}) {
 		t.Errorf("products: %v", got)
 	}
-	wantEqual(t, "cheatsheet", products[0], storage.DigitalProduct{ID: products[0].ID, Slug: "cheatsheet", Title: "Cheat sheet",
-		Description: "PDF", PriceAmount: 500, Currency: "USD", Published: true})
+	wantEqual(t, "cheatsheet", products[0], storage.DigitalProduct{ID: products[0].ID, Offer: storage.Offer{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD"}, Published: true})
 
 	events := walk(t, "ListUpcomingEvents", 1, func(e storage.Event) int64 { return e.ID },
 		func(p storage.Page) ([]storage.Event, string, error) { return s.ListUpcomingEvents(ctxA, now, p) })
@@ -120,8 +118,8 @@ func testCatalog(t *testing.T, s storage.Store) {
 	if got := slugs(events, func(e storage.Event) string { return e.Slug }); !slices.Equal(got, []string{"ongoing", "meetup", "later", "same-start"}) {
 		t.Errorf("upcoming events: %v", got)
 	}
-	wantEqual(t, "meetup", events[1], storage.Event{ID: events[1].ID, Slug: "meetup", Title: "Meetup", Description: "Pizza",
-		StartsAt: at(15, 18), EndsAt: at(15, 21), Location: "Tokyo", PriceAmount: 1000, Currency: "JPY", Capacity: 30, Published: true})
+	wantEqual(t, "meetup", events[1], storage.Event{ID: events[1].ID, Offer: storage.Offer{Slug: "meetup", Title: "Meetup", Description: "Pizza", PriceAmount: 1000, Currency: "JPY"},
+		StartsAt: at(15, 18), EndsAt: at(15, 21), Location: "Tokyo", Capacity: 30, Published: true})
 	if later, _, err := s.ListUpcomingEvents(ctxA, at(20, 20), storage.Page{}); err != nil || len(later) != 1 || later[0].Slug != "later" {
 		t.Errorf("events after at(20, 20): %v %v", later, err)
 	}

@@ -18,8 +18,7 @@ func testCourses(t *testing.T, s storage.Store) {
 	for i, c := range all {
 		seed := data.Courses[i]
 		wantEqual(t, "course "+seed.Slug, c, storage.Course{
-			ID: c.ID, Slug: seed.Slug, Title: seed.Title, Description: seed.Description,
-			PriceAmount: seed.PriceAmount, Currency: seed.Currency, Published: seed.Published,
+			ID: c.ID, Offer: storage.Offer{Slug: seed.Slug, Title: seed.Title, Description: seed.Description, PriceAmount: seed.PriceAmount, Currency: seed.Currency}, Published: seed.Published,
 			CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 		})
 		if c.ID == 0 || c.CreatedAt.IsZero() || c.UpdatedAt.IsZero() {

@@ -140,7 +140,7 @@ func testMemberEntitlements(t *testing.T, s storage.Store) {
 	}
 	wantEqual(t, "held cheatsheet", held[1], storage.HeldProduct{
 		HoldingID: held[1].HoldingID, GrantedAt: at(5, 12),
-		Product: storage.DigitalProduct{ID: held[1].Product.ID, Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD", Published: true},
+		Product: storage.DigitalProduct{ID: held[1].Product.ID, Offer: storage.Offer{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD"}, Published: true},
 	})
 
 	regs, _, err := s.ListEventRegistrations(ctxA, linus, storage.Page{})
@@ -150,8 +150,8 @@ func testMemberEntitlements(t *testing.T, s storage.Store) {
 	}
 	wantEqual(t, "registration", regs[0], storage.EventRegistration{
 		ID: regs[0].ID, Status: "registered", RegisteredAt: at(6, 9),
-		Event: storage.Event{ID: regs[0].Event.ID, Slug: "meetup", Title: "Meetup", Description: "Pizza", StartsAt: at(15, 18), EndsAt: at(15, 21),
-			Location: "Tokyo", PriceAmount: 1000, Currency: "JPY", Capacity: 30, Published: true},
+		Event: storage.Event{ID: regs[0].Event.ID, Offer: storage.Offer{Slug: "meetup", Title: "Meetup", Description: "Pizza", PriceAmount: 1000, Currency: "JPY"}, StartsAt: at(15, 18), EndsAt: at(15, 21),
+			Location: "Tokyo", Capacity: 30, Published: true},
 	})
 	none, _, err := s.ListEventRegistrations(ctxA, ada, storage.Page{})
 	must(t, "ListEventRegistrations Ada", err)
@@ -210,8 +210,7 @@ func testMemberConsulting(t *testing.T, s storage.Store) {
 	if len(services) != 2 || services[0].Slug != "office-hours" || services[1].Slug != "review" {
 		t.Fatalf("services offered to Ada: %+v", services)
 	}
-	wantEqual(t, "office hours", services[0], storage.ConsultingService{ID: services[0].ID, Slug: "office-hours", Title: "Office hours",
-		Description: "Ask anything", PriceAmount: 3000, Currency: "USD", DurationMinutes: 30})
+	wantEqual(t, "office hours", services[0], storage.ConsultingService{ID: services[0].ID, Offer: storage.Offer{Slug: "office-hours", Title: "Office hours", Description: "Ask anything", PriceAmount: 3000, Currency: "USD"}, DurationMinutes: 30})
 
 	// Linus's access to go-basics ends on the 28th: offered before, not after.
 	for _, tc := range []struct {

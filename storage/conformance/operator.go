@@ -64,7 +64,7 @@ func (f operatorFixture) course(ctx context.Context, slug string) storage.Course
 
 func testOperatorCourses(f operatorFixture) {
 	t, s := f.t, f.s
-	c, err := s.CreateCourse(f.a, storage.Course{Slug: "rust", Title: "Rust", Description: "Ownership", PriceAmount: 4900, Currency: "EUR", Published: true})
+	c, err := s.CreateCourse(f.a, storage.Course{Offer: storage.Offer{Slug: "rust", Title: "Rust", Description: "Ownership", PriceAmount: 4900, Currency: "EUR"}, Published: true})
 	must(t, "CreateCourse", err)
 	if c.ID == 0 || c.CreatedAt.IsZero() || !c.UpdatedAt.Equal(c.CreatedAt) {
 		t.Errorf("CreateCourse: %+v", c)
@@ -74,12 +74,12 @@ func testOperatorCourses(f operatorFixture) {
 	wantEqual(t, "GetCourse", got, c)
 	_, err = s.GetCourse(f.b, c.ID)
 	wantErr(t, "GetCourse at another school", err, storage.ErrNotFound)
-	_, err = s.CreateCourse(f.a, storage.Course{Slug: "rust", Title: "Again", Currency: "EUR"})
+	_, err = s.CreateCourse(f.a, storage.Course{Offer: storage.Offer{Slug: "rust", Title: "Again", Currency: "EUR"}})
 	wantErr(t, "CreateCourse with a taken slug", err, storage.ErrAlreadyExists)
 	// Slugs are unique per school, not across schools.
-	_, err = s.CreateCourse(f.b, storage.Course{Slug: "rust", Title: "B's Rust", Currency: "EUR"})
+	_, err = s.CreateCourse(f.b, storage.Course{Offer: storage.Offer{Slug: "rust", Title: "B's Rust", Currency: "EUR"}})
 	must(t, "CreateCourse with A's slug at B", err)
-	_, err = s.CreateCourse(f.a, storage.Course{Title: "No slug"})
+	_, err = s.CreateCourse(f.a, storage.Course{Offer: storage.Offer{Title: "No slug"}})
 	wantErr(t, "CreateCourse without a slug", err, storage.ErrInvalidArgument)
 
 	up, err := s.UpdateCourse(f.a, c.ID, func(c storage.Course) (storage.Course, error) {
@@ -92,18 +92,27 @@ func testOperatorCourses(f operatorFixture) {
 	}
 	got, _ = s.GetCourse(f.a, c.ID)
 	wantEqual(t, "course after UpdateCourse", got, up)
+	wantUpdateRefusals(f, "UpdateCourse", c.ID, s.UpdateCourse, func(c *storage.Course) { c.Slug = "go-basics" })
+}
+
+// wantUpdateRefusals checks what an Update method of a row with a slug refuses: the error of a
+// failing fn is returned as is, a slug another row holds is ErrAlreadyExists, and the id at
+// another school is ErrNotFound. takeSlug gives the row the slug of another row of school A.
+func wantUpdateRefusals[T any](f operatorFixture, name string, id int64, update func(context.Context, int64, func(T) (T, error)) (T, error), takeSlug func(*T)) {
+	t := f.t
+	t.Helper()
 	boom := errors.New("boom")
-	_, err = s.UpdateCourse(f.a, c.ID, func(c storage.Course) (storage.Course, error) { return c, boom })
-	wantErr(t, "UpdateCourse with a failing fn", err, boom)
-	_, err = s.UpdateCourse(f.a, c.ID, func(c storage.Course) (storage.Course, error) { c.Slug = "go-basics"; return c, nil })
-	wantErr(t, "UpdateCourse to a taken slug", err, storage.ErrAlreadyExists)
-	_, err = s.UpdateCourse(f.b, c.ID, func(c storage.Course) (storage.Course, error) { return c, nil })
-	wantErr(t, "UpdateCourse at another school", err, storage.ErrNotFound)
+	_, err := update(f.a, id, func(v T) (T, error) { return v, boom })
+	wantErr(t, name+" with a failing fn", err, boom)
+	_, err = update(f.a, id, func(v T) (T, error) { takeSlug(&v); return v, nil })
+	wantErr(t, name+" to a taken slug", err, storage.ErrAlreadyExists)
+	_, err = update(f.b, id, func(v T) (T, error) { return v, nil })
+	wantErr(t, name+" at another school", err, storage.ErrNotFound)
 }
 
 func testOperatorCurriculum(f operatorFixture) {
 	t, s := f.t, f.s
-	c, err := s.CreateCourse(f.a, storage.Course{Slug: "fresh", Title: "Fresh", Currency: "USD"})
+	c, err := s.CreateCourse(f.a, storage.Course{Offer: storage.Offer{Slug: "fresh", Title: "Fresh", Currency: "USD"}})
 	must(t, "CreateCourse", err)
 	s1, err := s.AppendSection(f.a, c.ID, "One")
 	must(t, "AppendSection", err)
@@ -360,9 +369,9 @@ func testOperatorSchool(f operatorFixture) {
 
 func testOperatorEvents(f operatorFixture) {
 	t, s := f.t, f.s
-	e, err := s.CreateEvent(f.a, storage.Event{Slug: "workshop", Title: "Workshop", StartsAt: at(20, 9), EndsAt: at(20, 12), Currency: "JPY", Capacity: 10})
+	e, err := s.CreateEvent(f.a, storage.Event{Offer: storage.Offer{Slug: "workshop", Title: "Workshop", Currency: "JPY"}, StartsAt: at(20, 9), EndsAt: at(20, 12), Capacity: 10})
 	must(t, "CreateEvent", err)
-	_, err = s.CreateEvent(f.a, storage.Event{Slug: "workshop", Title: "Again", StartsAt: at(20, 9), EndsAt: at(20, 12)})
+	_, err = s.CreateEvent(f.a, storage.Event{Offer: storage.Offer{Slug: "workshop", Title: "Again"}, StartsAt: at(20, 9), EndsAt: at(20, 12)})
 	wantErr(t, "CreateEvent with a taken slug", err, storage.ErrAlreadyExists)
 	events := walk(t, "ListEvents", 1, func(e storage.Event) int64 { return e.ID },
 		func(p storage.Page) ([]storage.Event, string, error) { return s.ListEvents(f.a, p) })
@@ -388,8 +397,11 @@ func testOperatorNoSchool(t *testing.T, s storage.Store) {
 	ctx := t.Context()
 	page := storage.Page{}
 	calls := map[string]func() error{
-		"GetCourse":    func() error { _, err := s.GetCourse(ctx, 1); return err },
-		"CreateCourse": func() error { _, err := s.CreateCourse(ctx, storage.Course{Slug: "x"}); return err },
+		"GetCourse": func() error { _, err := s.GetCourse(ctx, 1); return err },
+		"CreateCourse": func() error {
+			_, err := s.CreateCourse(ctx, storage.Course{Offer: storage.Offer{Slug: "x"}})
+			return err
+		},
 		"UpdateCourse": func() error {
 			_, err := s.UpdateCourse(ctx, 1, func(c storage.Course) (storage.Course, error) { return c, nil })
 			return err
@@ -413,11 +425,11 @@ func testOperatorNoSchool(t *testing.T, s storage.Store) {
 			return err
 		},
 		"ListEvents":           func() error { _, _, err := s.ListEvents(ctx, page); return err },
-		"CreateEvent":          func() error { _, err := s.CreateEvent(ctx, storage.Event{Slug: "x"}); return err },
+		"CreateEvent":          func() error { _, err := s.CreateEvent(ctx, storage.Event{Offer: storage.Offer{Slug: "x"}}); return err },
 		"ListEventRegistrants": func() error { _, _, err := s.ListEventRegistrants(ctx, 1, page); return err },
 		"ListMembershipPlans":  func() error { _, _, err := s.ListMembershipPlans(ctx, page); return err },
 		"CreateMembershipPlan": func() error {
-			_, err := s.CreateMembershipPlan(ctx, storage.MembershipPlan{Slug: "x", Interval: "month"})
+			_, err := s.CreateMembershipPlan(ctx, storage.MembershipPlan{Offer: storage.Offer{Slug: "x"}, Interval: "month"})
 			return err
 		},
 		"ListSubscriptions": func() error { _, _, err := s.ListSubscriptions(ctx, "", page); return err },
@@ -425,15 +437,18 @@ func testOperatorNoSchool(t *testing.T, s storage.Store) {
 			_, err := s.UpdateSubscription(ctx, 1, func(v storage.Subscription) (storage.Subscription, error) { return v, nil })
 			return err
 		},
-		"ListCoupons":          func() error { _, _, err := s.ListCoupons(ctx, page); return err },
-		"CreateCoupon":         func() error { _, err := s.CreateCoupon(ctx, storage.Coupon{Code: "x", PercentOff: 1}); return err },
-		"ListDigitalProducts":  func() error { _, _, err := s.ListDigitalProducts(ctx, page); return err },
-		"CreateDigitalProduct": func() error { _, err := s.CreateDigitalProduct(ctx, storage.DigitalProduct{Slug: "x"}); return err },
-		"ListPosts":            func() error { _, _, err := s.ListPosts(ctx, page); return err },
-		"CreatePost":           func() error { _, _, err := s.CreatePost(ctx, storage.Post{Key: "x"}, true); return err },
-		"ListComments":         func() error { _, _, err := s.ListComments(ctx, storage.CommentFilter{}, page); return err },
-		"ListLecturers":        func() error { _, _, err := s.ListLecturers(ctx, page); return err },
-		"CreateLecturer":       func() error { _, err := s.CreateLecturer(ctx, storage.Lecturer{Slug: "x"}); return err },
+		"ListCoupons":         func() error { _, _, err := s.ListCoupons(ctx, page); return err },
+		"CreateCoupon":        func() error { _, err := s.CreateCoupon(ctx, storage.Coupon{Code: "x", PercentOff: 1}); return err },
+		"ListDigitalProducts": func() error { _, _, err := s.ListDigitalProducts(ctx, page); return err },
+		"CreateDigitalProduct": func() error {
+			_, err := s.CreateDigitalProduct(ctx, storage.DigitalProduct{Offer: storage.Offer{Slug: "x"}})
+			return err
+		},
+		"ListPosts":      func() error { _, _, err := s.ListPosts(ctx, page); return err },
+		"CreatePost":     func() error { _, _, err := s.CreatePost(ctx, storage.Post{Key: "x"}, true); return err },
+		"ListComments":   func() error { _, _, err := s.ListComments(ctx, storage.CommentFilter{}, page); return err },
+		"ListLecturers":  func() error { _, _, err := s.ListLecturers(ctx, page); return err },
+		"CreateLecturer": func() error { _, err := s.CreateLecturer(ctx, storage.Lecturer{Slug: "x"}); return err },
 		"CreateStoredFile": func() error {
 			_, err := s.CreateStoredFile(ctx, storage.StoredFile{Name: "x", StoragePath: "x"})
 			return err

@@ -1,19 +1,17 @@
 package conformance
 
 import (
-	"errors"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
 func testOperatorCommerce(f operatorFixture) {
 	t, s := f.t, f.s
 
-	plan, err := s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD", Interval: "year", Published: true})
+	plan, err := s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD"}, Interval: "year", Published: true})
 	must(t, "CreateMembershipPlan", err)
-	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "weekly", Title: "Weekly", Interval: "week"})
+	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "weekly", Title: "Weekly"}, Interval: "week"})
 	wantErr(t, "CreateMembershipPlan with an unknown interval", err, storage.ErrInvalidArgument)
-	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Slug: "yearly", Interval: "year"})
+	_, err = s.CreateMembershipPlan(f.a, storage.MembershipPlan{Offer: storage.Offer{Slug: "yearly"}, Interval: "year"})
 	wantErr(t, "CreateMembershipPlan with a taken slug", err, storage.ErrAlreadyExists)
 	plans := walk(t, "ListMembershipPlans", 1, func(p storage.MembershipPlan) int64 { return p.ID },
 		func(p storage.Page) ([]storage.MembershipPlan, string, error) { return s.ListMembershipPlans(f.a, p) })
@@ -73,9 +71,9 @@ func testOperatorCommerce(f operatorFixture) {
 	}
 	wantEqual(t, "created coupon", coupons[2], c)
 
-	p, err := s.CreateDigitalProduct(f.a, storage.DigitalProduct{Slug: "ebook", Title: "E-book", PriceAmount: 1500, Currency: "USD"})
+	p, err := s.CreateDigitalProduct(f.a, storage.DigitalProduct{Offer: storage.Offer{Slug: "ebook", Title: "E-book", PriceAmount: 1500, Currency: "USD"}})
 	must(t, "CreateDigitalProduct", err)
-	_, err = s.CreateDigitalProduct(f.a, storage.DigitalProduct{Slug: "ebook"})
+	_, err = s.CreateDigitalProduct(f.a, storage.DigitalProduct{Offer: storage.Offer{Slug: "ebook"}})
 	wantErr(t, "CreateDigitalProduct with a taken slug", err, storage.ErrAlreadyExists)
 	products, _, err := s.ListDigitalProducts(f.a, storage.Page{})
 	must(t, "ListDigitalProducts", err)
@@ -233,13 +231,7 @@ func testOperatorContent(f operatorFixture) {
 	if up.ID != page.ID || !up.Published || up.Body != "Q? A." || up.Slug != "faq" {
 		t.Errorf("UpdateContentPage: %+v", up)
 	}
-	boom := errors.New("boom")
-	_, err = s.UpdateContentPage(f.a, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { return p, boom })
-	wantErr(t, "UpdateContentPage with a failing fn", err, boom)
-	_, err = s.UpdateContentPage(f.a, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { p.Slug = "about"; return p, nil })
-	wantErr(t, "UpdateContentPage to a taken slug", err, storage.ErrAlreadyExists)
-	_, err = s.UpdateContentPage(f.b, page.ID, func(p storage.ContentPage) (storage.ContentPage, error) { return p, nil })
-	wantErr(t, "UpdateContentPage at another school", err, storage.ErrNotFound)
+	wantUpdateRefusals(f, "UpdateContentPage", page.ID, s.UpdateContentPage, func(p *storage.ContentPage) { p.Slug = "about" })
 	pages, _, err := s.ListContentPages(f.a, storage.Page{})
 	must(t, "ListContentPages", err)
 	if len(pages) != 2 || pages[0].Slug != "about" {

@@ -124,19 +124,8 @@ func (s *Store) DeleteMemberLinks(ctx context.Context, memberID int64, purpose a
 // ListMemberSessions returns the member's unexpired sessions at the context's school, most
 // recently seen first (then by id, so that the order is stable).
 func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.Time) ([]accountstore.SessionInfo, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []loginSessionRow
-	err = sc.in(s.conn(ctx)).Where("member_id = ? AND expires_at > ?", memberID, dbTime(at)).
-		Order("last_seen_at DESC, id").Find(&rows).Error
-	if err != nil {
-		return nil, wrap("list member sessions", err)
-	}
-	out := make([]accountstore.SessionInfo, len(rows))
-	for i, r := range rows {
-		out[i] = accountstore.SessionInfo{
+	return listScoped(s, ctx, "list member sessions", "last_seen_at DESC, id", func(r loginSessionRow) accountstore.SessionInfo {
+		return accountstore.SessionInfo{
 			ID:         r.ID,
 			CreatedAt:  utc(r.CreatedAt),
 			LastSeenAt: utc(r.LastSeenAt),
@@ -144,8 +133,7 @@ func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.
 			UserAgent:  r.UserAgent,
 			ClientAddr: r.ClientAddr,
 		}
-	}
-	return out, nil
+	}, "member_id = ? AND expires_at > ?", memberID, dbTime(at))
 }
 
 // DeleteMemberSession deletes one session of the member at the context's school; ErrNotFound

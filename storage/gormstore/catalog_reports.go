@@ -25,27 +25,16 @@ type studentEnrollmentRow struct {
 // and progress rows they have: the members, their roles, their enrollments with courses, the
 // lecture counts of those courses, and their progress counted per course and state.
 func (s *Store) ListStudents(ctx context.Context, page storage.Page) ([]storage.StudentProgress, string, error) {
-	p, err := s.startIDPage(ctx, page)
-	if err != nil {
-		return nil, "", err
-	}
-	db := s.conn(ctx)
-	sc := p.sc
 	const op = "list students"
-
-	students := sc.in(db.Model(&memberRoleRow{})).Select("member_id").Where("role = ?", string(storage.RoleStudent))
-	members, next, err := findIDPage(db.Where("id IN (?) AND id > ?", students, p.after), p, op, func(r memberRow) int64 { return r.ID })
+	h, err := s.roleHolderPage(ctx, page, op, storage.RoleStudent)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(members) == 0 {
+	if len(h.members) == 0 {
 		return []storage.StudentProgress{}, "", nil
 	}
+	db, sc, members, roles, next := s.conn(ctx), h.sc, h.members, h.roles, h.next
 	ids := memberIDsOf(members)
-	roles, err := schoolRolesOf(db, sc, ids)
-	if err != nil {
-		return nil, "", wrap(op, err)
-	}
 
 	var enrollments []studentEnrollmentRow
 	err = db.Table("enrollments AS e").

@@ -9,15 +9,11 @@ import (
 
 func (r courseRow) course() storage.Course {
 	return storage.Course{
-		ID:          r.ID,
-		Slug:        r.Slug,
-		Title:       r.Title,
-		Description: r.Description,
-		PriceAmount: r.PriceAmount,
-		Currency:    r.Currency,
-		Published:   r.Published,
-		CreatedAt:   utc(r.CreatedAt),
-		UpdatedAt:   utc(r.UpdatedAt),
+		ID:        r.ID,
+		Offer:     r.Offer,
+		Published: r.Published,
+		CreatedAt: utc(r.CreatedAt),
+		UpdatedAt: utc(r.UpdatedAt),
 	}
 }
 
@@ -65,24 +61,6 @@ func (s *Store) GetCurriculum(ctx context.Context, courseID int64) ([]storage.Se
 
 // ListEnrollments returns a member's enrollments at the context's school, by id.
 func (s *Store) ListEnrollments(ctx context.Context, memberID int64) ([]storage.Enrollment, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []enrollmentRow
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order("id").Find(&rows).Error; err != nil {
-		return nil, wrap(fmt.Sprintf("list enrollments of member %d", memberID), err)
-	}
-	out := make([]storage.Enrollment, len(rows))
-	for i, r := range rows {
-		out[i] = storage.Enrollment{
-			ID:             r.ID,
-			MemberID:       r.MemberID,
-			CourseID:       r.CourseID,
-			ExpireDate:     utcPtr(r.ExpireDate),
-			LifetimeAccess: r.LifetimeAccess,
-			EnrolledAt:     utc(r.EnrolledAt),
-		}
-	}
-	return out, nil
+	return listScoped(s, ctx, fmt.Sprintf("list enrollments of member %d", memberID), "id",
+		func(r enrollmentRow) storage.Enrollment { return utcEnrollment(r.Enrollment) }, "member_id = ?", memberID)
 }

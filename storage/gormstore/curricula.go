@@ -177,14 +177,11 @@ func (s *Store) loadCurricula(ctx context.Context, sc scope, versions []courseVe
 	for _, r := range sections {
 		pos[r.ID] = r.Position
 		c := out[r.CourseID]
-		c.sections = append(c.sections, storage.Section{ID: r.ID, CourseID: r.CourseID, Position: r.Position, Title: r.Title})
+		c.sections = append(c.sections, r.Section)
 	}
 	for _, r := range lectures {
 		c := out[r.CourseID]
-		c.lectures = append(c.lectures, storage.Lecture{
-			ID: r.ID, CourseID: r.CourseID, SectionID: r.SectionID, Position: r.Position, Title: r.Title,
-			DurationSeconds: r.DurationSeconds, IsLocked: r.IsLocked, UnlockAt: utcPtr(r.UnlockAt),
-		})
+		c.lectures = append(c.lectures, r.lecture())
 	}
 	// Section ids need not follow section positions, so lectures are ordered here, by the
 	// position of their section rather than its id.

@@ -156,7 +156,7 @@ func TestCurriculumVersion(t *testing.T) {
 	data.Courses[0].Sections[1].Lectures[0].DurationSeconds++
 	step("an import changing a lecture", map[string]int64{"go-basics": 3, "draft": 1}, importData(data))
 
-	c, err := s.CreateCourse(ctx, storage.Course{Slug: "new", Currency: "USD"})
+	c, err := s.CreateCourse(ctx, storage.Course{Offer: storage.Offer{Slug: "new", Currency: "USD"}})
 	step("CreateCourse", map[string]int64{"new": 0}, err)
 	sec, err := s.AppendSection(ctx, c.ID, "S")
 	step("AppendSection", map[string]int64{"new": 1}, err)

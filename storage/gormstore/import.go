@@ -286,8 +286,19 @@ func (im *importer) update(row any) error {
 // sameRow reports whether two rows hold the same values, comparing times as instants (the
 // database may hand them back in another zone).
 func sameRow[R any](a, b *R) bool {
-	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	return sameFields(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
+}
+
+// sameFields is sameRow for two structs of one type; the fields of an embedded struct (a row's
+// storage.Offer, storage.Lecture ...) are compared as the row's own.
+func sameFields(va, vb reflect.Value) bool {
 	for i := range va.NumField() {
+		if va.Type().Field(i).Anonymous && va.Field(i).Kind() == reflect.Struct {
+			if !sameFields(va.Field(i), vb.Field(i)) {
+				return false
+			}
+			continue
+		}
 		fa, fb := va.Field(i).Interface(), vb.Field(i).Interface()
 		switch x := fa.(type) {
 		case time.Time:

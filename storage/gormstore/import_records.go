@@ -149,7 +149,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		kind: kind,
 		key:  func(r *courseRow) string { return r.Slug },
 		build: func(s *storage.CourseSeed, r *courseRow) error {
-			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
@@ -278,7 +278,7 @@ func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
 		kind: "digital_products",
 		key:  func(r *digitalProductRow) string { return r.Slug },
 		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
-			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
 			return required("slug", s.Slug)
 		},
@@ -308,7 +308,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		kind: kind,
 		key:  func(r *consultingServiceRow) string { return r.Slug },
 		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
-			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.DurationMinutes = s.DurationMinutes
 			return required("slug", s.Slug)
 		},
@@ -400,14 +400,10 @@ func (im *importer) events(seeds []storage.EventSeed) error {
 		kind: "events",
 		key:  func(r *eventRow) string { return r.Slug },
 		build: func(s *storage.EventSeed, r *eventRow) error {
-			r.Slug = s.Slug
-			r.Title = s.Title
-			r.Description = s.Description
+			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.StartsAt = dbTime(s.StartsAt)
 			r.EndsAt = dbTime(s.EndsAt)
 			r.Location = s.Location
-			r.PriceAmount = s.PriceAmount
-			r.Currency = s.Currency
 			r.Capacity = s.Capacity
 			r.Published = s.Published
 			return required("slug", s.Slug)
@@ -548,7 +544,7 @@ func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
 		kind: "membership_plans",
 		key:  func(r *membershipPlanRow) string { return r.Slug },
 		build: func(s *storage.MembershipPlanSeed, r *membershipPlanRow) error {
-			r.OfferColumns = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.BillingInterval = s.Interval
 			r.Published = s.Published
 			return required("slug", s.Slug)

@@ -250,11 +250,8 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 		d.Progress = append(d.Progress, storage.ProgressSeed{Member: email[p.MemberID], Lecture: lectureRefOf(p.LectureID), State: storage.LectureState(p.State), PositionSeconds: p.PositionSeconds, UpdatedAt: utc(p.UpdatedAt)})
 	}
 
-	var products []digitalProductRow
-	find(&products, "id")
-	productSlug := map[int64]string{}
+	products, productSlug := keyed(find, func(r digitalProductRow) (int64, string) { return r.ID, r.Slug })
 	for _, p := range products {
-		productSlug[p.ID] = p.Slug
 		d.DigitalProducts = append(d.DigitalProducts, storage.DigitalProductSeed{Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published})
 	}
 	var holdings []productHoldingRow
@@ -275,11 +272,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	find(&meetings, "id")
 	for _, sv := range services {
 		seed := storage.ConsultingServiceSeed{Slug: sv.Slug, Title: sv.Title, Description: sv.Description, PriceAmount: sv.PriceAmount, Currency: sv.Currency, DurationMinutes: sv.DurationMinutes}
-		for _, c := range serviceCourses {
-			if c.ServiceID == sv.ID {
-				seed.Courses = append(seed.Courses, slug[c.CourseID])
-			}
-		}
+		seed.Courses = linkedSlugs(serviceCourses, sv.ID, slug, func(c consultingServiceCourseRow) (int64, int64) { return c.ServiceID, c.CourseID })
 		for _, sl := range slots {
 			if sl.ServiceID == sv.ID {
 				seed.Slots = append(seed.Slots, storage.SlotSeed{Weekday: sl.Weekday, StartTime: sl.StartTime, DurationMinutes: sl.DurationMinutes, TimeZone: sl.TimeZone})
@@ -293,11 +286,8 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 		d.ConsultingServices = append(d.ConsultingServices, seed)
 	}
 
-	var events []eventRow
-	find(&events, "id")
-	eventSlug := map[int64]string{}
+	events, eventSlug := keyed(find, func(r eventRow) (int64, string) { return r.ID, r.Slug })
 	for _, e := range events {
-		eventSlug[e.ID] = e.Slug
 		d.Events = append(d.Events, storage.EventSeed{Slug: e.Slug, Title: e.Title, Description: e.Description, StartsAt: utc(e.StartsAt), EndsAt: utc(e.EndsAt), Location: e.Location, PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published})
 	}
 	var registrations []eventRegistrationRow
@@ -342,11 +332,8 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 		d.NotificationSubscriptions = append(d.NotificationSubscriptions, storage.NotificationSubscriptionSeed{Member: email[n.MemberID], Topic: n.Topic, Channel: n.Channel, Enabled: n.Enabled})
 	}
 
-	var plans []membershipPlanRow
-	find(&plans, "id")
-	planSlug := map[int64]string{}
+	plans, planSlug := keyed(find, func(r membershipPlanRow) (int64, string) { return r.ID, r.Slug })
 	for _, p := range plans {
-		planSlug[p.ID] = p.Slug
 		d.MembershipPlans = append(d.MembershipPlans, storage.MembershipPlanSeed{Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Interval: p.BillingInterval, Published: p.Published})
 	}
 	var subscriptions []subscriptionRow
@@ -360,11 +347,8 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 		d.Coupons = append(d.Coupons, storage.CouponSeed{Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff, Currency: c.Currency, ExpiresAt: utcPtr(c.ExpiresAt), MaxRedemptions: c.MaxRedemptions})
 	}
 
-	var posts []postRow
-	find(&posts, "id")
-	postKey := map[int64]string{}
+	posts, postKey := keyed(find, func(r postRow) (int64, string) { return r.ID, r.Key })
 	for _, p := range posts {
-		postKey[p.ID] = p.Key
 		seed := storage.PostSeed{Key: p.Key, Title: p.Title, Body: p.Body, Author: emailOf(p.AuthorMemberID), PublishedAt: utc(p.PublishedAt)}
 		if p.CourseID != nil {
 			seed.Course = slug[*p.CourseID]
@@ -393,19 +377,12 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	find(&lecturerCourses, "lecturer_id, course_id")
 	for _, l := range lecturers {
 		seed := storage.LecturerSeed{Slug: l.Slug, Name: l.Name, Bio: l.Bio, AvatarURL: l.AvatarURL, Member: emailOf(l.MemberID)}
-		for _, c := range lecturerCourses {
-			if c.LecturerID == l.ID {
-				seed.Courses = append(seed.Courses, slug[c.CourseID])
-			}
-		}
+		seed.Courses = linkedSlugs(lecturerCourses, l.ID, slug, func(c lecturerCourseRow) (int64, int64) { return c.LecturerID, c.CourseID })
 		d.Lecturers = append(d.Lecturers, seed)
 	}
 
-	var forms []formRow
-	find(&forms, "id")
-	formSlug := map[int64]string{}
+	forms, formSlug := keyed(find, func(r formRow) (int64, string) { return r.ID, r.Slug })
 	for _, f := range forms {
-		formSlug[f.ID] = f.Slug
 		seed := storage.FormSeed{Slug: f.Slug, Title: f.Title}
 		mustJSON(t, f.Fields, &seed.Fields)
 		d.Forms = append(d.Forms, seed)
@@ -423,6 +400,31 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 		d.Pages = append(d.Pages, storage.PageSeed{Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published})
 	}
 	return d
+}
+
+// keyed reads a table's rows of the school with find, by id, and maps each id to the key that
+// key gives.
+func keyed[R any](find func(dest any, order string), key func(R) (int64, string)) ([]R, map[int64]string) {
+	var rows []R
+	find(&rows, "id")
+	keys := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		id, k := key(r)
+		keys[id] = k
+	}
+	return rows, keys
+}
+
+// linkedSlugs lists, in the links' order, the slugs of the courses that links tie to owner; ends
+// gives a link's owner and course.
+func linkedSlugs[L any](links []L, owner int64, slug map[int64]string, ends func(L) (owner, course int64)) []string {
+	var out []string
+	for _, l := range links {
+		if o, c := ends(l); o == owner {
+			out = append(out, slug[c])
+		}
+	}
+	return out
 }
 
 func roleNames(rs []storage.Role) []string {

@@ -15,7 +15,7 @@ type enrolledCourseRow struct {
 	ExpireDate     *time.Time
 	LifetimeAccess bool
 	EnrolledAt     time.Time
-	OfferColumns
+	storage.Offer
 	Published bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -23,40 +23,30 @@ type enrolledCourseRow struct {
 
 // ListEnrolledCourses pages through a member's enrollments with their courses in one statement.
 func (s *Store) ListEnrolledCourses(ctx context.Context, memberID int64, page storage.Page) ([]storage.EnrolledCourse, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	op := fmt.Sprintf("list enrolled courses of member %d", memberID)
-	// Both tables are filtered by the school: the join's own condition already ties the course
-	// to the enrollment's school, and the explicit filters let each use its index.
-	q := s.conn(ctx).Table("enrollments AS e").
-		Select("e.id AS enrollment_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, "+
-			"c.slug, c.title, c.description, c.price_amount, c.currency, c.published, c.created_at, c.updated_at").
-		Joins("JOIN courses AS c ON c.school_id = e.school_id AND c.id = e.course_id").
-		Where("e.school_id = ? AND e.member_id = ?", sc.schoolID, memberID)
-	rows, next, err := readTimeIDPage(q, "e.enrolled_at", "e.id", false, page, op, func(r enrolledCourseRow) (time.Time, int64) { return r.EnrolledAt, r.EnrollmentID })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]storage.EnrolledCourse, len(rows))
-	for i, r := range rows {
-		out[i] = storage.EnrolledCourse{
-			Enrollment: storage.Enrollment{
-				ID:             r.EnrollmentID,
-				MemberID:       memberID,
-				CourseID:       r.CourseID,
-				ExpireDate:     utcPtr(r.ExpireDate),
-				LifetimeAccess: r.LifetimeAccess,
-				EnrolledAt:     utc(r.EnrolledAt),
-			},
-			Course: courseRow{
-				ID: r.CourseID, OfferColumns: r.OfferColumns, Published: r.Published,
-				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-			}.course(),
-		}
-	}
-	return out, next, nil
+	return listMemberJoin(s, ctx, memberID, page, fmt.Sprintf("list enrolled courses of member %d", memberID), memberJoin[enrolledCourseRow, storage.EnrolledCourse]{
+		table: "enrollments", alias: "e",
+		columns: "e.id AS enrollment_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, " +
+			"c.slug, c.title, c.description, c.price_amount, c.currency, c.published, c.created_at, c.updated_at",
+		join: "JOIN courses AS c ON c.school_id = e.school_id AND c.id = e.course_id",
+		at:   "enrolled_at",
+		key:  func(r enrolledCourseRow) (time.Time, int64) { return r.EnrolledAt, r.EnrollmentID },
+		convert: func(r enrolledCourseRow) storage.EnrolledCourse {
+			return storage.EnrolledCourse{
+				Enrollment: storage.Enrollment{
+					ID:             r.EnrollmentID,
+					MemberID:       memberID,
+					CourseID:       r.CourseID,
+					ExpireDate:     utcPtr(r.ExpireDate),
+					LifetimeAccess: r.LifetimeAccess,
+					EnrolledAt:     utc(r.EnrolledAt),
+				},
+				Course: courseRow{
+					ID: r.CourseID, Offer: r.Offer, Published: r.Published,
+					CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+				}.course(),
+			}
+		},
+	})
 }
 
 // GetCurricula returns the sections and lectures of several courses: one statement for their

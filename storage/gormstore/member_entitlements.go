@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proctorhq/proctor/storage"
@@ -18,23 +19,17 @@ type heldProductRow struct {
 
 // ListHeldProducts pages through the digital products a member holds, in one statement.
 func (s *Store) ListHeldProducts(ctx context.Context, memberID int64, page storage.Page) ([]storage.HeldProduct, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	q := s.conn(ctx).Table("product_holdings AS h").
-		Select("h.id AS holding_id, h.granted_at, p.id AS product_id, p.slug AS product_slug, p.title AS product_title, "+
-			"p.description AS product_description, p.price_amount AS product_price_amount, p.currency AS product_currency, "+
-			"p.published AS product_published").
-		Joins("JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id").
-		Where("h.school_id = ? AND h.member_id = ?", sc.schoolID, memberID)
-	rows, next, err := readTimeIDPage(q, "h.granted_at", "h.id", false, page, fmt.Sprintf("list held products of member %d", memberID), func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, func(r heldProductRow) storage.HeldProduct {
-		return storage.HeldProduct{HoldingID: r.HoldingID, GrantedAt: utc(r.GrantedAt), Product: digitalProductFromRow(r.Product)}
-	}), next, nil
+	return listMemberJoin(s, ctx, memberID, page, fmt.Sprintf("list held products of member %d", memberID), memberJoin[heldProductRow, storage.HeldProduct]{
+		table: "product_holdings", alias: "h",
+		columns: "h.id AS holding_id, h.granted_at, " +
+			embeddedColumns("p", "product_", "id", "slug", "title", "description", "price_amount", "currency", "published"),
+		join: "JOIN digital_products AS p ON p.school_id = h.school_id AND p.id = h.product_id",
+		at:   "granted_at",
+		key:  func(r heldProductRow) (time.Time, int64) { return r.GrantedAt, r.HoldingID },
+		convert: func(r heldProductRow) storage.HeldProduct {
+			return storage.HeldProduct{HoldingID: r.HoldingID, GrantedAt: utc(r.GrantedAt), Product: digitalProductFromRow(r.Product)}
+		},
+	})
 }
 
 // ListOfferedConsultingServices pages through the services offered against the courses a member
@@ -59,10 +54,7 @@ func (s *Store) ListOfferedConsultingServices(ctx context.Context, memberID int6
 		return nil, "", err
 	}
 	return convertRows(rows, func(r consultingServiceRow) storage.ConsultingService {
-		return storage.ConsultingService{
-			ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-			PriceAmount: r.PriceAmount, Currency: r.Currency, DurationMinutes: r.DurationMinutes,
-		}
+		return storage.ConsultingService{ID: r.ID, Offer: r.Offer, DurationMinutes: r.DurationMinutes}
 	}), next, nil
 }
 
@@ -91,10 +83,7 @@ func (s *Store) GetConsultingSchedules(ctx context.Context, serviceIDs []int64, 
 	}
 	outSlots := make([]storage.ConsultingSlot, len(slots))
 	for i, r := range slots {
-		outSlots[i] = storage.ConsultingSlot{
-			ID: r.ID, ServiceID: r.ServiceID, Weekday: r.Weekday, StartTime: r.StartTime,
-			DurationMinutes: r.DurationMinutes, TimeZone: r.TimeZone,
-		}
+		outSlots[i] = r.ConsultingSlot
 	}
 	outMeetings := make([]storage.ConsultingMeeting, len(meetings))
 	for i, r := range meetings {
@@ -115,22 +104,25 @@ type eventRegistrationJoinRow struct {
 // ListEventRegistrations pages through a member's event registrations with their events, in one
 // statement.
 func (s *Store) ListEventRegistrations(ctx context.Context, memberID int64, page storage.Page) ([]storage.EventRegistration, string, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, "", err
+	return listMemberJoin(s, ctx, memberID, page, fmt.Sprintf("list event registrations of member %d", memberID), memberJoin[eventRegistrationJoinRow, storage.EventRegistration]{
+		table: "event_registrations", alias: "r",
+		columns: "r.id AS registration_id, r.status, r.registered_at, " + embeddedColumns("ev", "event_",
+			"id", "slug", "title", "description", "starts_at", "ends_at", "location", "price_amount", "currency", "capacity", "published"),
+		join: "JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id",
+		at:   "registered_at",
+		key:  func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID },
+		convert: func(r eventRegistrationJoinRow) storage.EventRegistration {
+			return storage.EventRegistration{ID: r.RegistrationID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt), Event: eventFromRow(r.Event)}
+		},
+	})
+}
+
+// embeddedColumns selects columns of the joined table alias as prefix<column>: the names gorm
+// reads into a row embedded with that embeddedPrefix.
+func embeddedColumns(alias, prefix string, columns ...string) string {
+	selected := make([]string, len(columns))
+	for i, c := range columns {
+		selected[i] = alias + "." + c + " AS " + prefix + c
 	}
-	q := s.conn(ctx).Table("event_registrations AS r").
-		Select("r.id AS registration_id, r.status, r.registered_at, ev.id AS event_id, ev.slug AS event_slug, "+
-			"ev.title AS event_title, ev.description AS event_description, ev.starts_at AS event_starts_at, "+
-			"ev.ends_at AS event_ends_at, ev.location AS event_location, ev.price_amount AS event_price_amount, "+
-			"ev.currency AS event_currency, ev.capacity AS event_capacity, ev.published AS event_published").
-		Joins("JOIN events AS ev ON ev.school_id = r.school_id AND ev.id = r.event_id").
-		Where("r.school_id = ? AND r.member_id = ?", sc.schoolID, memberID)
-	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, fmt.Sprintf("list event registrations of member %d", memberID), func(r eventRegistrationJoinRow) (time.Time, int64) { return r.RegisteredAt, r.RegistrationID })
-	if err != nil {
-		return nil, "", err
-	}
-	return convertRows(rows, func(r eventRegistrationJoinRow) storage.EventRegistration {
-		return storage.EventRegistration{ID: r.RegistrationID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt), Event: eventFromRow(r.Event)}
-	}), next, nil
+	return strings.Join(selected, ", ")
 }

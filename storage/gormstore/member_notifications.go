@@ -96,19 +96,10 @@ func (s *Store) MarkAllNotificationsRead(ctx context.Context, memberID int64, at
 
 // ListNotificationSubscriptions returns a member's stored choices by topic and channel.
 func (s *Store) ListNotificationSubscriptions(ctx context.Context, memberID int64) ([]storage.NotificationSubscription, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []notificationSubscriptionRow
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order("topic, channel").Find(&rows).Error; err != nil {
-		return nil, wrap(fmt.Sprintf("list notification subscriptions of member %d", memberID), err)
-	}
-	out := make([]storage.NotificationSubscription, len(rows))
-	for i, r := range rows {
-		out[i] = storage.NotificationSubscription{Topic: r.Topic, Channel: r.Channel, Enabled: r.Enabled}
-	}
-	return out, nil
+	return listScoped(s, ctx, fmt.Sprintf("list notification subscriptions of member %d", memberID), "topic, channel",
+		func(r notificationSubscriptionRow) storage.NotificationSubscription {
+			return storage.NotificationSubscription{Topic: r.Topic, Channel: r.Channel, Enabled: r.Enabled}
+		}, "member_id = ?", memberID)
 }
 
 // SetNotificationSubscription creates or replaces one choice in one statement (an upsert on the

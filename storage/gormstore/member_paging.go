@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -92,4 +93,35 @@ func nextTimeIDCursor[R any](rows []R, limit int, key func(R) (time.Time, int64)
 	rows = rows[:limit]
 	at, id := key(rows[limit-1])
 	return rows, encodeTimeIDCursor(timeIDCursor{at: at, id: id})
+}
+
+// memberJoin describes one of the Member API's lists that reads a member's rows of a table
+// joined to what they name (holdings with their products, registrations with their events,
+// enrollments with their courses), oldest first.
+type memberJoin[R, T any] struct {
+	// table is the member's table, read as alias; the join's columns are qualified with it.
+	table, alias string
+	// columns are selected for R, and join names the joined table with its condition.
+	columns, join string
+	// at is the alias's time column the list is ordered by, then by the alias's id.
+	at      string
+	key     func(R) (time.Time, int64)
+	convert func(R) T
+}
+
+// listMemberJoin reads one page of j for a member of the context's school, in one statement.
+// Both tables are filtered by the school: the join's condition ties the joined row to the
+// school too, and the explicit filter lets the member's table use its index.
+func listMemberJoin[R, T any](s *Store, ctx context.Context, memberID int64, page storage.Page, op string, j memberJoin[R, T]) ([]T, string, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	q := s.conn(ctx).Table(j.table+" AS "+j.alias).Select(j.columns).Joins(j.join).
+		Where(j.alias+".school_id = ? AND "+j.alias+".member_id = ?", sc.schoolID, memberID)
+	rows, next, err := readTimeIDPage(q, j.alias+"."+j.at, j.alias+".id", false, page, op, j.key)
+	if err != nil {
+		return nil, "", err
+	}
+	return convertRows(rows, j.convert), next, nil
 }

@@ -24,17 +24,7 @@ func (s *Store) ListPayments(ctx context.Context, memberID int64, at time.Time, 
 	q := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).
 		Where("NOT ((payment_type IS NULL OR payment_type = '') AND payment_state = ? AND (expired_at IS NULL OR expired_at > ?))",
 			storage.PaymentUnpaid, now)
-	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]storage.Payment, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.payment(now); err != nil {
-			return nil, "", fmt.Errorf("gormstore: %s: payment %s: %w", op, r.TradeNo, err)
-		}
-	}
-	return out, next, nil
+	return readPaymentPage(q, page, op, now)
 }
 
 // payment converts a row as seen at `at`: an unpaid payment past its deadline is expired, even

@@ -231,34 +231,49 @@ func schoolRolesOf(db *gorm.DB, sc scope, ids []int64) (map[int64][]string, erro
 	return roles, nil
 }
 
-// ListSchoolMembers lists the members holding a role at the context's school, by id.
-func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
+// roleHolders is one page, by id, of the members who hold a role at the context's school, with
+// every role they hold there (by member id).
+type roleHolders struct {
+	sc      scope
+	members []memberRow
+	roles   map[int64][]string
+	next    string
+}
+
+// roleHolderPage reads a page of roleHolders in two statements, one when the page is empty; a
+// non-empty only keeps the holders of that role.
+func (s *Store) roleHolderPage(ctx context.Context, page storage.Page, op string, only storage.Role) (roleHolders, error) {
 	p, err := s.startIDPage(ctx, page)
 	if err != nil {
-		return nil, "", err
+		return roleHolders{}, err
 	}
 	db := s.conn(ctx)
-	sc := p.sc
-	const op = "list school members"
+	holders := p.sc.in(db.Model(&memberRoleRow{})).Select("member_id")
+	if only != "" {
+		holders = holders.Where("role = ?", string(only))
+	}
+	h := roleHolders{sc: p.sc, roles: map[int64][]string{}}
+	h.members, h.next, err = findIDPage(db.Where("id IN (?) AND id > ?", holders, p.after), p, op, func(r memberRow) int64 { return r.ID })
+	if err != nil || len(h.members) == 0 {
+		return h, err
+	}
+	if h.roles, err = schoolRolesOf(db, p.sc, memberIDsOf(h.members)); err != nil {
+		return roleHolders{}, wrap(op, err)
+	}
+	return h, nil
+}
 
-	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
-	rows, next, err := findIDPage(db.Where("id IN (?) AND id > ?", holders, p.after), p, op, func(r memberRow) int64 { return r.ID })
+// ListSchoolMembers lists the members holding a role at the context's school, by id.
+func (s *Store) ListSchoolMembers(ctx context.Context, page storage.Page) ([]storage.MemberRoles, string, error) {
+	h, err := s.roleHolderPage(ctx, page, "list school members", "")
 	if err != nil {
 		return nil, "", err
 	}
-	if len(rows) == 0 {
-		return []storage.MemberRoles{}, "", nil
+	out := make([]storage.MemberRoles, len(h.members))
+	for i, r := range h.members {
+		out[i] = storage.MemberRoles{Member: r.member(), Roles: sortRoles(h.roles[r.ID])}
 	}
-
-	byMember, err := schoolRolesOf(db, sc, memberIDsOf(rows))
-	if err != nil {
-		return nil, "", wrap(op, err)
-	}
-	out := make([]storage.MemberRoles, len(rows))
-	for i, r := range rows {
-		out[i] = storage.MemberRoles{Member: r.member(), Roles: sortRoles(byMember[r.ID])}
-	}
-	return out, next, nil
+	return out, h.next, nil
 }
 
 // ListMemberSchools returns every school where the member holds a role, by school id.

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -231,4 +232,22 @@ var allModels = []any{
 	&oauthClientRow{}, &authorizationCodeRow{}, &pkceSessionRow{}, &oidcSessionRow{}, &tokenPairRow{},
 	&signingKeyRow{}, &loginSessionRow{}, &schemaMigrationRow{}, &storedFileRow{},
 	&accountLinkRow{}, &securityEventRow{},
+}
+
+// migrateThrough applies the embedded migrations up to version last, for a test of what a later
+// migration does to the rows it finds.
+func migrateThrough(t *testing.T, s *Store, last int) {
+	t.Helper()
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if n, _ := strconv.Atoi(m.version); n > last {
+			break
+		}
+		if _, err := s.applyMigration(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -1,6 +1,10 @@
 package gormstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/proctorhq/proctor/storage"
+)
 
 // Row structs mirror the tables of migrations/*.sql one to one; TestModelsMatchSchema checks
 // every field against the migrated schema. They never leave the package: methods convert them to
@@ -43,27 +47,17 @@ type memberRoleRow struct {
 
 func (memberRoleRow) TableName() string { return "member_roles" }
 
-// OfferColumns are the columns of the tables of what a school offers for sale (courses, digital
-// products, consulting services, membership plans) and of the joins that read them. The rows
-// embed it, and gorm maps its fields as the table's own; gorm skips an embedded struct whose type
-// is unexported, hence the exported name.
-type OfferColumns struct {
-	Slug        string
-	Title       string
-	Description string
-	PriceAmount int64
-	Currency    string
-}
-
-// offerOf makes the offer columns of a row from a domain value's fields.
-func offerOf(slug, title, description string, priceAmount int64, currency string) OfferColumns {
-	return OfferColumns{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
+// offerOf makes the offer columns of a row from a seed's fields. The rows of what a school offers
+// for sale (courses, digital products, consulting services, membership plans, events) embed
+// storage.Offer, and gorm maps its fields as the table's own.
+func offerOf(slug, title, description string, priceAmount int64, currency string) storage.Offer {
+	return storage.Offer{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
 }
 
 type courseRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	Published bool
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
@@ -74,41 +68,45 @@ type courseRow struct {
 
 func (courseRow) TableName() string { return "courses" }
 
+// Where a table holds its domain type's fields and the school, and nothing else, the row embeds
+// the domain type rather than repeat it field by field (sections, lectures, enrollments,
+// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC. A
+// field added to one of those types needs its column (TestModelsMatchSchema says so), or the row
+// stops embedding the type.
+
 type sectionRow struct {
-	ID       int64
 	SchoolID int64
-	CourseID int64
-	Position int
-	Title    string
+	storage.Section
 }
 
 func (sectionRow) TableName() string { return "course_sections" }
 
 type lectureRow struct {
-	ID              int64
-	SchoolID        int64
-	CourseID        int64
-	SectionID       int64
-	Position        int
-	Title           string
-	DurationSeconds int
-	IsLocked        bool
-	UnlockAt        *time.Time
+	SchoolID int64
+	storage.Lecture
 }
 
 func (lectureRow) TableName() string { return "lectures" }
 
+// lecture is the row's lecture, its unlock time in UTC.
+func (r lectureRow) lecture() storage.Lecture {
+	l := r.Lecture
+	l.UnlockAt = utcPtr(l.UnlockAt)
+	return l
+}
+
 type enrollmentRow struct {
-	ID             int64
-	SchoolID       int64
-	MemberID       int64
-	CourseID       int64
-	ExpireDate     *time.Time
-	LifetimeAccess bool
-	EnrolledAt     time.Time
+	SchoolID int64
+	storage.Enrollment
 }
 
 func (enrollmentRow) TableName() string { return "enrollments" }
+
+// utcEnrollment is e with its times in UTC.
+func utcEnrollment(e storage.Enrollment) storage.Enrollment {
+	e.ExpireDate, e.EnrolledAt = utcPtr(e.ExpireDate), utc(e.EnrolledAt)
+	return e
+}
 
 type progressRow struct {
 	SchoolID        int64
@@ -125,7 +123,7 @@ func (progressRow) TableName() string { return "lecture_progress" }
 type digitalProductRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	Published bool
 }
 
@@ -144,7 +142,7 @@ func (productHoldingRow) TableName() string { return "product_holdings" }
 type consultingServiceRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	DurationMinutes int
 }
 
@@ -159,13 +157,8 @@ type consultingServiceCourseRow struct {
 func (consultingServiceCourseRow) TableName() string { return "consulting_service_courses" }
 
 type consultingSlotRow struct {
-	ID              int64
-	SchoolID        int64
-	ServiceID       int64
-	Weekday         int
-	StartTime       string // "HH:MM"
-	DurationMinutes int
-	TimeZone        string
+	SchoolID int64
+	storage.ConsultingSlot
 }
 
 func (consultingSlotRow) TableName() string { return "consulting_slots" }
@@ -182,18 +175,14 @@ type consultingMeetingRow struct {
 func (consultingMeetingRow) TableName() string { return "consulting_meetings" }
 
 type eventRow struct {
-	ID          int64
-	SchoolID    int64
-	Slug        string
-	Title       string
-	Description string
-	StartsAt    time.Time
-	EndsAt      time.Time
-	Location    string
-	PriceAmount int64
-	Currency    string
-	Capacity    int
-	Published   bool
+	ID       int64
+	SchoolID int64
+	storage.Offer
+	StartsAt  time.Time
+	EndsAt    time.Time
+	Location  string
+	Capacity  int
+	Published bool
 }
 
 func (eventRow) TableName() string { return "events" }
@@ -264,7 +253,7 @@ func (notificationSubscriptionRow) TableName() string { return "notification_sub
 type membershipPlanRow struct {
 	ID       int64
 	SchoolID int64
-	OfferColumns
+	storage.Offer
 	BillingInterval string
 	Published       bool
 }
@@ -272,41 +261,23 @@ type membershipPlanRow struct {
 func (membershipPlanRow) TableName() string { return "membership_plans" }
 
 type subscriptionRow struct {
-	ID               int64
-	SchoolID         int64
-	MemberID         int64
-	PlanID           int64
-	State            string
-	StartedAt        time.Time
-	CurrentPeriodEnd time.Time
+	SchoolID int64
+	storage.Subscription
 }
 
 func (subscriptionRow) TableName() string { return "subscriptions" }
 
+// couponRow's RedeemedCount is counted by checkouts, never by imports.
 type couponRow struct {
-	ID             int64
-	SchoolID       int64
-	Code           string
-	Title          string
-	PercentOff     int
-	AmountOff      int64
-	Currency       string
-	ExpiresAt      *time.Time
-	MaxRedemptions int
-	RedeemedCount  int // counted by checkouts, never by imports
+	SchoolID int64
+	storage.Coupon
 }
 
 func (couponRow) TableName() string { return "coupons" }
 
 type postRow struct {
-	ID             int64
-	SchoolID       int64
-	Key            string
-	Title          string
-	Body           string
-	CourseID       *int64
-	AuthorMemberID *int64
-	PublishedAt    time.Time
+	SchoolID int64
+	storage.Post
 }
 
 func (postRow) TableName() string { return "posts" }
@@ -367,12 +338,8 @@ type formSubmissionRow struct {
 func (formSubmissionRow) TableName() string { return "form_submissions" }
 
 type pageRow struct {
-	ID        int64
-	SchoolID  int64
-	Slug      string
-	Title     string
-	Body      string
-	Published bool
+	SchoolID int64
+	storage.ContentPage
 }
 
 func (pageRow) TableName() string { return "pages" }

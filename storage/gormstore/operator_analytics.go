@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -26,45 +28,36 @@ func (s *Store) ListCourseStats(ctx context.Context, at time.Time, page storage.
 		ids[i] = c.ID
 	}
 
-	var enrollments []struct {
-		CourseID int64
-		Total    int
-		Active   int
+	// Each count is one statement grouped by course: enrollments (and those active at `at`),
+	// lectures, and the students who completed the course. A student has completed a course when
+	// their completed lectures of it, counted only while they are enrolled, number as many as the
+	// course's lectures.
+	var enrollments, lectures, completed []struct {
+		CourseID      int64
+		Total, Active int
 	}
-	err = sc.in(db.Model(&enrollmentRow{})).
-		Select("course_id, COUNT(*) AS total, "+
-			"SUM(CASE WHEN lifetime_access OR expire_date IS NULL OR expire_date > ? THEN 1 ELSE 0 END) AS active", dbTime(at)).
-		Where("course_id IN ?", ids).Group("course_id").Scan(&enrollments).Error
-	if err != nil {
-		return nil, "", wrap(op, err)
-	}
-
-	var lectures []struct {
-		CourseID int64
-		Total    int
-	}
-	err = sc.in(db.Model(&lectureRow{})).Select("course_id, COUNT(*) AS total").
-		Where("course_id IN ?", ids).Group("course_id").Scan(&lectures).Error
-	if err != nil {
-		return nil, "", wrap(op, err)
-	}
-
-	// A student has completed a course when their completed lectures of it, counted only while
-	// they are enrolled, number as many as the course's lectures.
-	var completed []struct {
-		CourseID int64
-		Total    int
-	}
-	err = db.Raw(`SELECT done.course_id, COUNT(*) AS total FROM (
+	for _, count := range []struct {
+		q    *gorm.DB
+		into any
+	}{
+		{sc.in(db.Model(&enrollmentRow{})).
+			Select("course_id, COUNT(*) AS total, "+
+				"SUM(CASE WHEN lifetime_access OR expire_date IS NULL OR expire_date > ? THEN 1 ELSE 0 END) AS active", dbTime(at)).
+			Where("course_id IN ?", ids).Group("course_id"), &enrollments},
+		{sc.in(db.Model(&lectureRow{})).Select("course_id, COUNT(*) AS total").
+			Where("course_id IN ?", ids).Group("course_id"), &lectures},
+		{db.Raw(`SELECT done.course_id, COUNT(*) AS total FROM (
     SELECT p.course_id, p.member_id
     FROM lecture_progress AS p
     JOIN enrollments AS e ON e.school_id = p.school_id AND e.course_id = p.course_id AND e.member_id = p.member_id
     WHERE p.school_id = ? AND p.course_id IN ? AND p.state = ?
     GROUP BY p.course_id, p.member_id
     HAVING COUNT(*) = (SELECT COUNT(*) FROM lectures AS l WHERE l.school_id = ? AND l.course_id = p.course_id)
-) AS done GROUP BY done.course_id`, sc.schoolID, ids, storage.LectureCompleted, sc.schoolID).Scan(&completed).Error
-	if err != nil {
-		return nil, "", wrap(op, err)
+) AS done GROUP BY done.course_id`, sc.schoolID, ids, storage.LectureCompleted, sc.schoolID), &completed},
+	} {
+		if err := count.q.Scan(count.into).Error; err != nil {
+			return nil, "", wrap(op, err)
+		}
 	}
 
 	out := make([]storage.CourseStats, len(courses))

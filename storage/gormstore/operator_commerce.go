@@ -11,10 +11,7 @@ import (
 )
 
 func membershipPlanFromRow(r membershipPlanRow) storage.MembershipPlan {
-	return storage.MembershipPlan{
-		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description, PriceAmount: r.PriceAmount,
-		Currency: r.Currency, Interval: r.BillingInterval, Published: r.Published,
-	}
+	return storage.MembershipPlan{ID: r.ID, Offer: r.Offer, Interval: r.BillingInterval, Published: r.Published}
 }
 
 // ListMembershipPlans pages through the school's membership plans by id.
@@ -31,18 +28,14 @@ func (s *Store) CreateMembershipPlan(ctx context.Context, p storage.MembershipPl
 		}
 		return nil
 	}, func(schoolID int64) membershipPlanRow {
-		return membershipPlanRow{
-			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
-			BillingInterval: p.Interval, Published: p.Published,
-		}
+		return membershipPlanRow{SchoolID: schoolID, Offer: p.Offer, BillingInterval: p.Interval, Published: p.Published}
 	}, membershipPlanFromRow)
 }
 
 func subscriptionFromRow(r subscriptionRow) storage.Subscription {
-	return storage.Subscription{
-		ID: r.ID, MemberID: r.MemberID, PlanID: r.PlanID, State: r.State,
-		StartedAt: utc(r.StartedAt), CurrentPeriodEnd: utc(r.CurrentPeriodEnd),
-	}
+	sub := r.Subscription
+	sub.StartedAt, sub.CurrentPeriodEnd = utc(sub.StartedAt), utc(sub.CurrentPeriodEnd)
+	return sub
 }
 
 // ListSubscriptions pages through the school's subscriptions by id.
@@ -73,11 +66,9 @@ func (s *Store) UpdateSubscription(ctx context.Context, id int64, fn func(storag
 }
 
 func couponFromRow(r couponRow) storage.Coupon {
-	return storage.Coupon{
-		ID: r.ID, Code: r.Code, Title: r.Title, PercentOff: r.PercentOff, AmountOff: r.AmountOff,
-		Currency: r.Currency, ExpiresAt: utcPtr(r.ExpiresAt), MaxRedemptions: r.MaxRedemptions,
-		RedeemedCount: r.RedeemedCount,
-	}
+	c := r.Coupon
+	c.ExpiresAt = utcPtr(c.ExpiresAt)
+	return c
 }
 
 // ListCoupons pages through the school's coupons by id.
@@ -97,18 +88,15 @@ func (s *Store) CreateCoupon(ctx context.Context, c storage.Coupon) (storage.Cou
 		}
 		return nil
 	}, func(schoolID int64) couponRow {
-		return couponRow{
-			SchoolID: schoolID, Code: c.Code, Title: c.Title, PercentOff: c.PercentOff, AmountOff: c.AmountOff,
-			Currency: c.Currency, ExpiresAt: dbTimePtr(c.ExpiresAt), MaxRedemptions: c.MaxRedemptions,
-		}
+		// A new coupon has been redeemed by nobody, whatever c says.
+		row := couponRow{SchoolID: schoolID, Coupon: c}
+		row.ID, row.RedeemedCount, row.ExpiresAt = 0, 0, dbTimePtr(c.ExpiresAt)
+		return row
 	}, couponFromRow)
 }
 
 func digitalProductFromRow(r digitalProductRow) storage.DigitalProduct {
-	return storage.DigitalProduct{
-		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-		PriceAmount: r.PriceAmount, Currency: r.Currency, Published: r.Published,
-	}
+	return storage.DigitalProduct{ID: r.ID, Offer: r.Offer, Published: r.Published}
 }
 
 // ListDigitalProducts pages through the school's digital products by id.
@@ -120,9 +108,6 @@ func (s *Store) ListDigitalProducts(ctx context.Context, page storage.Page) ([]s
 func (s *Store) CreateDigitalProduct(ctx context.Context, p storage.DigitalProduct) (storage.DigitalProduct, error) {
 	op := fmt.Sprintf("create digital product %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) digitalProductRow {
-		return digitalProductRow{
-			SchoolID: schoolID, OfferColumns: offerOf(p.Slug, p.Title, p.Description, p.PriceAmount, p.Currency),
-			Published: p.Published,
-		}
+		return digitalProductRow{SchoolID: schoolID, Offer: p.Offer, Published: p.Published}
 	}, digitalProductFromRow)
 }

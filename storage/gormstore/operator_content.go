@@ -51,13 +51,10 @@ func (s *Store) ListLecturers(ctx context.Context, page storage.Page) ([]storage
 // CreateLecturer stores a lecturer with their courses in one transaction. A linked member must
 // hold a role at the school, for the reason Enroll gives.
 func (s *Store) CreateLecturer(ctx context.Context, l storage.Lecturer) (storage.Lecturer, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("create lecturer %q", l.Slug)
+	sc, err := s.scopedInput(ctx, op, invalid{l.Slug == "", "slug is empty"})
 	if err != nil {
 		return storage.Lecturer{}, err
-	}
-	op := fmt.Sprintf("create lecturer %q", l.Slug)
-	if err := required("slug", l.Slug); err != nil {
-		return storage.Lecturer{}, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	row := lecturerRow{SchoolID: sc.schoolID, Slug: l.Slug, Name: l.Name, Bio: l.Bio, AvatarURL: l.AvatarURL, MemberID: l.MemberID}
 	courses := dedupe(l.CourseIDs)
@@ -143,7 +140,7 @@ func (s *Store) ListFormSubmissions(ctx context.Context, formID int64, page stor
 }
 
 func contentPageFromRow(r pageRow) storage.ContentPage {
-	return storage.ContentPage{ID: r.ID, Slug: r.Slug, Title: r.Title, Body: r.Body, Published: r.Published}
+	return r.ContentPage
 }
 
 // ListContentPages pages through the school's content pages by id.
@@ -155,7 +152,9 @@ func (s *Store) ListContentPages(ctx context.Context, page storage.Page) ([]stor
 func (s *Store) CreateContentPage(ctx context.Context, p storage.ContentPage) (storage.ContentPage, error) {
 	op := fmt.Sprintf("create page %q", p.Slug)
 	return createRow(s, ctx, op, "slug", p.Slug, nil, func(schoolID int64) pageRow {
-		return pageRow{SchoolID: schoolID, Slug: p.Slug, Title: p.Title, Body: p.Body, Published: p.Published}
+		row := pageRow{SchoolID: schoolID, ContentPage: p}
+		row.ID = 0
+		return row
 	}, contentPageFromRow)
 }
 

@@ -16,14 +16,11 @@ func (s *Store) GetCourse(ctx context.Context, id int64) (storage.Course, error)
 
 // CreateCourse stores a new course.
 func (s *Store) CreateCourse(ctx context.Context, c storage.Course) (storage.Course, error) {
-	sc, err := s.scoped(ctx)
+	sc, err := s.scopedInput(ctx, "create course", invalid{c.Slug == "", "slug is empty"})
 	if err != nil {
 		return storage.Course{}, err
 	}
-	if err := required("slug", c.Slug); err != nil {
-		return storage.Course{}, fmt.Errorf("gormstore: create course: %w", err)
-	}
-	row := courseRow{SchoolID: sc.schoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency), Published: c.Published}
+	row := courseRow{SchoolID: sc.schoolID, Offer: c.Offer, Published: c.Published}
 	row.stamp(dbTime(s.now()), true)
 	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return storage.Course{}, wrap(fmt.Sprintf("create course %q", c.Slug), err)
@@ -40,7 +37,7 @@ func (s *Store) UpdateCourse(ctx context.Context, id int64, fn func(storage.Cour
 			return storage.Course{}, fmt.Errorf("gormstore: %s: %w", op, err)
 		}
 		next := courseRow{
-			ID: row.ID, SchoolID: row.SchoolID, OfferColumns: offerOf(c.Slug, c.Title, c.Description, c.PriceAmount, c.Currency),
+			ID: row.ID, SchoolID: row.SchoolID, Offer: c.Offer,
 			Published: c.Published, CreatedAt: row.CreatedAt,
 		}
 		next.stamp(dbTime(s.now()), false)
@@ -70,13 +67,13 @@ func (s *Store) AppendSection(ctx context.Context, courseID int64, title string)
 			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
 			return wrap(op, err)
 		}
-		row = sectionRow{SchoolID: sc.schoolID, CourseID: courseID, Position: last + 1, Title: title}
+		row = sectionRow{SchoolID: sc.schoolID, Section: storage.Section{CourseID: courseID, Position: last + 1, Title: title}}
 		return wrap(op, tx.Create(&row).Error)
 	})
 	if err != nil {
 		return storage.Section{}, err
 	}
-	return storage.Section{ID: row.ID, CourseID: row.CourseID, Position: row.Position, Title: row.Title}, nil
+	return row.Section, nil
 }
 
 // AppendLecture adds a lecture after the section's last one. As in AppendSection, the bump of
@@ -103,17 +100,12 @@ func (s *Store) AppendLecture(ctx context.Context, l storage.Lecture) (storage.L
 			Select("COALESCE(MAX(position), 0)").Scan(&last).Error; err != nil {
 			return wrap(op, err)
 		}
-		row = lectureRow{
-			SchoolID: sc.schoolID, CourseID: l.CourseID, SectionID: l.SectionID, Position: last + 1,
-			Title: l.Title, DurationSeconds: l.DurationSeconds, IsLocked: l.IsLocked, UnlockAt: dbTimePtr(l.UnlockAt),
-		}
+		row = lectureRow{SchoolID: sc.schoolID, Lecture: l}
+		row.ID, row.Position, row.UnlockAt = 0, last+1, dbTimePtr(l.UnlockAt)
 		return wrap(op, tx.Create(&row).Error)
 	})
 	if err != nil {
 		return storage.Lecture{}, err
 	}
-	return storage.Lecture{
-		ID: row.ID, CourseID: row.CourseID, SectionID: row.SectionID, Position: row.Position, Title: row.Title,
-		DurationSeconds: row.DurationSeconds, IsLocked: row.IsLocked, UnlockAt: utcPtr(row.UnlockAt),
-	}, nil
+	return row.lecture(), nil
 }

@@ -10,9 +10,8 @@ import (
 
 func eventFromRow(r eventRow) storage.Event {
 	return storage.Event{
-		ID: r.ID, Slug: r.Slug, Title: r.Title, Description: r.Description,
-		StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
-		PriceAmount: r.PriceAmount, Currency: r.Currency, Capacity: r.Capacity, Published: r.Published,
+		ID: r.ID, Offer: r.Offer, StartsAt: utc(r.StartsAt), EndsAt: utc(r.EndsAt), Location: r.Location,
+		Capacity: r.Capacity, Published: r.Published,
 	}
 }
 
@@ -26,9 +25,8 @@ func (s *Store) CreateEvent(ctx context.Context, e storage.Event) (storage.Event
 	op := fmt.Sprintf("create event %q", e.Slug)
 	return createRow(s, ctx, op, "slug", e.Slug, nil, func(schoolID int64) eventRow {
 		return eventRow{
-			SchoolID: schoolID, Slug: e.Slug, Title: e.Title, Description: e.Description,
-			StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt), Location: e.Location,
-			PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+			SchoolID: schoolID, Offer: e.Offer, StartsAt: dbTime(e.StartsAt), EndsAt: dbTime(e.EndsAt),
+			Location: e.Location, Capacity: e.Capacity, Published: e.Published,
 		}
 	}, eventFromRow)
 }

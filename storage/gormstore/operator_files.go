@@ -25,13 +25,10 @@ func (storedFileRow) TableName() string { return "stored_files" }
 
 // CreateStoredFile records an uploaded file.
 func (s *Store) CreateStoredFile(ctx context.Context, f storage.StoredFile) (storage.StoredFile, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("record stored file %q", f.Name)
+	sc, err := s.scopedInput(ctx, op, invalid{f.StoragePath == "", "storage path is empty"})
 	if err != nil {
 		return storage.StoredFile{}, err
-	}
-	op := fmt.Sprintf("record stored file %q", f.Name)
-	if err := required("storage path", f.StoragePath); err != nil {
-		return storage.StoredFile{}, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	row := storedFileRow{
 		SchoolID: sc.schoolID, Name: f.Name, ContentType: f.ContentType, SizeBytes: f.SizeBytes,

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -35,17 +37,7 @@ func (s *Store) ListSchoolPayments(ctx context.Context, filter storage.PaymentFi
 		}
 		q = q.Where("payment_state = ?", filter.State)
 	}
-	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]storage.Payment, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.payment(at); err != nil {
-			return nil, "", fmt.Errorf("gormstore: %s: payment %d: %w", op, r.ID, err)
-		}
-	}
-	return out, next, nil
+	return readPaymentPage(q, page, op, at)
 }
 
 // GetSchoolPayment returns one payment of the school.
@@ -60,4 +52,20 @@ func (s *Store) GetSchoolPayment(ctx context.Context, id int64, at time.Time) (s
 		return storage.Payment{}, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	return p, nil
+}
+
+// readPaymentPage reads one page of the payments q finds, newest first (created_at, then id,
+// both descending), each converted as seen at `at`.
+func readPaymentPage(q *gorm.DB, page storage.Page, op string, at time.Time) ([]storage.Payment, string, error) {
+	rows, next, err := readTimeIDPage(q, "created_at", "id", true, page, op, func(r paymentRow) (time.Time, int64) { return r.CreatedAt, r.ID })
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]storage.Payment, len(rows))
+	for i, r := range rows {
+		if out[i], err = r.payment(at); err != nil {
+			return nil, "", fmt.Errorf("gormstore: %s: payment %d (%s): %w", op, r.ID, r.TradeNo, err)
+		}
+	}
+	return out, next, nil
 }

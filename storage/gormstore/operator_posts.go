@@ -12,10 +12,9 @@ import (
 )
 
 func postFromRow(r postRow) storage.Post {
-	return storage.Post{
-		ID: r.ID, Key: r.Key, Title: r.Title, Body: r.Body, CourseID: r.CourseID,
-		AuthorMemberID: r.AuthorMemberID, PublishedAt: utc(r.PublishedAt),
-	}
+	p := r.Post
+	p.PublishedAt = utc(p.PublishedAt)
+	return p
 }
 
 // ListPosts pages through the school's posts, newest first.
@@ -42,19 +41,14 @@ const (
 // notifications are inserted by one INSERT ... SELECT whatever the audience's size, and skip the
 // members whose stored choice for the in-app "posts" topic is off.
 func (s *Store) CreatePost(ctx context.Context, p storage.Post, notify bool) (storage.Post, int, error) {
-	sc, err := s.scoped(ctx)
+	op := fmt.Sprintf("create post %q", p.Key)
+	sc, err := s.scopedInput(ctx, op, invalid{p.Key == "", "key is empty"})
 	if err != nil {
 		return storage.Post{}, 0, err
 	}
-	op := fmt.Sprintf("create post %q", p.Key)
-	if err := required("key", p.Key); err != nil {
-		return storage.Post{}, 0, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
 	publishedAt := s.orNow(p.PublishedAt)
-	row := postRow{
-		SchoolID: sc.schoolID, Key: p.Key, Title: p.Title, Body: p.Body, CourseID: p.CourseID,
-		AuthorMemberID: p.AuthorMemberID, PublishedAt: dbTime(publishedAt),
-	}
+	row := postRow{SchoolID: sc.schoolID, Post: p}
+	row.ID, row.PublishedAt = 0, dbTime(publishedAt)
 	var notified int
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
 		if p.CourseID != nil {

@@ -13,12 +13,7 @@ import (
 // courseEnrollmentRow is one row of the enrollments-members join. The member's password hash is
 // never selected: it has no business outside the login path.
 type courseEnrollmentRow struct {
-	ID              int64
-	MemberID        int64
-	CourseID        int64
-	ExpireDate      *time.Time
-	LifetimeAccess  bool
-	EnrolledAt      time.Time
+	storage.Enrollment
 	Email           string
 	Name            string
 	AvatarURL       string
@@ -28,10 +23,7 @@ type courseEnrollmentRow struct {
 
 func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
 	return storage.CourseEnrollment{
-		Enrollment: storage.Enrollment{
-			ID: r.ID, MemberID: r.MemberID, CourseID: r.CourseID, ExpireDate: utcPtr(r.ExpireDate),
-			LifetimeAccess: r.LifetimeAccess, EnrolledAt: utc(r.EnrolledAt),
-		},
+		Enrollment: utcEnrollment(r.Enrollment),
 		Member: storage.Member{
 			ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
 			CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
@@ -99,10 +91,8 @@ func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.Cours
 		if err := requireRow(sc.in(tx.Model(&courseRow{})).Where("id = ?", e.CourseID), op); err != nil {
 			return err
 		}
-		row := enrollmentRow{
-			SchoolID: sc.schoolID, MemberID: e.MemberID, CourseID: e.CourseID,
-			ExpireDate: dbTimePtr(e.ExpireDate), LifetimeAccess: e.LifetimeAccess, EnrolledAt: dbTime(enrolledAt),
-		}
+		row := enrollmentRow{SchoolID: sc.schoolID, Enrollment: e}
+		row.ID, row.ExpireDate, row.EnrolledAt = 0, dbTimePtr(e.ExpireDate), dbTime(enrolledAt)
 		if err := tx.Create(&row).Error; err != nil {
 			return wrap(op, err)
 		}

@@ -98,19 +98,7 @@ func (s *Store) CreatePasskey(ctx context.Context, p factor.Passkey) (factor.Pas
 
 // ListPasskeys implements factor.Passkeys.
 func (s *Store) ListPasskeys(ctx context.Context, memberID int64) ([]factor.Passkey, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []passkeyRow
-	if err := sc.in(s.conn(ctx)).Where("member_id = ?", memberID).Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, wrap("list passkeys", err)
-	}
-	out := make([]factor.Passkey, len(rows))
-	for i, r := range rows {
-		out[i] = r.passkey()
-	}
-	return out, nil
+	return listScoped(s, ctx, "list passkeys", "created_at, id", passkeyRow.passkey, "member_id = ?", memberID)
 }
 
 // PasskeyByCredentialID implements factor.Passkeys.

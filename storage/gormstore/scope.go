@@ -102,6 +102,24 @@ func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...a
 	return row, nil
 }
 
+// listScoped reads every row of the context's school that matches the condition (every row for
+// an empty one), in the given order, and converts them; op names the read in its errors.
+func listScoped[R, T any](s *Store, ctx context.Context, op, order string, convert func(R) T, cond string, args ...any) ([]T, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := sc.in(s.conn(ctx))
+	if cond != "" {
+		q = q.Where(cond, args...)
+	}
+	var rows []R
+	if err := q.Order(order).Find(&rows).Error; err != nil {
+		return nil, wrap(op, err)
+	}
+	return convertRows(rows, convert), nil
+}
+
 // getScoped is takeScoped returning the row as its domain value, or the zero value on error.
 func getScoped[R, T any](s *Store, ctx context.Context, op string, convert func(R) T, cond string, args ...any) (T, error) {
 	row, err := takeScoped[R](s, ctx, op, cond, args...)

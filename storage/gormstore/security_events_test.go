@@ -3,7 +3,6 @@ package gormstore
 import (
 	"database/sql"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -15,18 +14,7 @@ import (
 // migration 007 into the security event log, kinds renamed, and drops their table.
 func testMigrateMemberEvents(t *testing.T, s *Store) {
 	ctx := t.Context()
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if n, _ := strconv.Atoi(m.version); n > 7 {
-			break
-		}
-		if _, err := s.applyMigration(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	migrateThrough(t, s, 7)
 	when := time.Date(2026, time.March, 1, 8, 0, 0, 0, time.UTC)
 	for _, q := range []string{
 		"INSERT INTO schools (id, subdomain, name, created_at, updated_at) VALUES (1, 'a', 'A', @at, @at), (2, 'b', 'B', @at, @at)",

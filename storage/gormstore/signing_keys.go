@@ -44,19 +44,7 @@ func (s *Store) CreateSigningKey(ctx context.Context, k storage.SigningKey) erro
 // ListSigningKeys returns the school's keys, newest first (ties by kid, descending, so that the
 // order is the same on every database).
 func (s *Store) ListSigningKeys(ctx context.Context) ([]storage.SigningKey, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []signingKeyRow
-	if err := sc.in(s.conn(ctx)).Order("created_at DESC, kid DESC").Find(&rows).Error; err != nil {
-		return nil, wrap("list signing keys", err)
-	}
-	out := make([]storage.SigningKey, len(rows))
-	for i, r := range rows {
-		out[i] = r.key()
-	}
-	return out, nil
+	return listScoped(s, ctx, "list signing keys", "created_at DESC, kid DESC", signingKeyRow.key, "")
 }
 
 // RetireSigningKey stamps a key retired. A key already retired keeps its first stamp (two

@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/proctorhq/proctor/school"
@@ -29,17 +28,7 @@ func TestTokenPairGrantBackfill(t *testing.T) {
 
 func testTokenPairGrantBackfill(t *testing.T, s *Store) {
 	ctx := t.Context()
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if n, _ := strconv.Atoi(m.version); n < 11 {
-			if _, err := s.applyMigration(ctx, m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	migrateThrough(t, s, 10)
 	if err := s.SyncSchool(ctx, 1, "a", "School A"); err != nil {
 		t.Fatal(err)
 	}
