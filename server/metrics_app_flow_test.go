@@ -47,7 +47,7 @@ func metricName(series string) string {
 // metricsTraffic runs, at school A of e: a failed and a successful sign-in, a code exchange, a
 // call to the Member API with the access token and one with a forged token, a refresh, the
 // first use of the refreshed token, the reuse of the first refresh token, a revocation, and a
-// UserInfo call. It fails the test if a step is not answered as expected.
+// UserInfo call, a call to the operator API, and one to /mcp with a forged token. It fails the test if a step is not answered as expected.
 func metricsTraffic(t *testing.T, e *servertest.Env) {
 	t.Helper()
 	s := e.A
@@ -87,6 +87,14 @@ func metricsTraffic(t *testing.T, e *servertest.Env) {
 	if r := e.Revoke(s, c, other.RefreshToken); r.Status != http.StatusOK {
 		t.Fatalf("revoke: %d %s", r.Status, r.Body)
 	}
+	op := e.Tokens(s, s.Owner.Email, "courses:read")
+	if r := e.Bearer(http.MethodGet, s.URL("/api/v1/courses"), op.AccessToken, "", ""); r.Status != http.StatusOK {
+		t.Fatalf("operator api: %d %s", r.Status, r.Body)
+	}
+	if r := e.Bearer(http.MethodPost, s.URL(endpoint.MCP), "forged-token", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18"); r.Status != http.StatusUnauthorized {
+		t.Fatalf("mcp with a forged token: %d %s", r.Status, r.Body)
+	}
 }
 
 // TestApplicationMetrics checks that the authorization and resource servers' counters move by
@@ -99,20 +107,22 @@ func TestApplicationMetrics(t *testing.T) {
 
 	a := `school="` + e.A.SchoolIDString() + `"`
 	for series, want := range map[string]float64{
-		// Two code exchanges (the student's and the owner's), one refresh.
-		`proctor_tokens_issued_total{grant_type="authorization_code",` + a + `}`: 2,
+		// Three code exchanges (the student's and the owner's two), one refresh.
+		`proctor_tokens_issued_total{grant_type="authorization_code",` + a + `}`: 3,
 		`proctor_tokens_issued_total{grant_type="refresh_token",` + a + `}`:      1,
 		`proctor_refresh_rotations_total{` + a + `}`:                             1,
 		`proctor_refresh_reuse_detections_total{` + a + `}`:                      1,
 		`proctor_token_revocations_total{` + a + `}`:                             1,
 		// The reuse revoked a grant and recorded it.
 		`proctor_grant_revocations_total{` + a + `}`: 1,
-		// The wrong password, then the student's and the owner's sign-ins.
+		// The wrong password, then the student's and the owner's two sign-ins.
 		`proctor_sign_ins_total{result="failure",` + a + `}`:                1,
-		`proctor_sign_ins_total{result="success",` + a + `}`:                2,
+		`proctor_sign_ins_total{result="success",` + a + `}`:                3,
 		`proctor_token_verdicts_total{surface="graphql",verdict="ok"}`:      2,
 		`proctor_token_verdicts_total{surface="graphql",verdict="invalid"}`: 1,
 		`proctor_token_verdicts_total{surface="userinfo",verdict="ok"}`:     1,
+		`proctor_token_verdicts_total{surface="operator",verdict="ok"}`:     1,
+		`proctor_token_verdicts_total{surface="mcp",verdict="invalid"}`:     1,
 	} {
 		if got := after[series] - before[series]; got != want {
 			t.Errorf("%s moved by %v, want %v", series, got, want)
