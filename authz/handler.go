@@ -37,6 +37,9 @@ type Deps struct {
 	// Audit records consent decisions and the grants revoked on refresh token reuse in the
 	// security event log; nil records nothing.
 	Audit *audit.Recorder
+	// Counters are told of the tokens issued and the grants revoked (metrics); the zero value
+	// tells no one.
+	Counters Counters
 }
 
 // Handler serves the authorization server's endpoints.
@@ -50,6 +53,7 @@ type Handler struct {
 	adapter  *fositeStore
 	clients  *clientSource
 	audit    *audit.Recorder
+	counters Counters
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
@@ -68,7 +72,7 @@ func New(d Deps) *Handler {
 	cfg := newFositeConfig(TokenHMACKey(d.Secret), client.NewSecretHasher(d.Secret))
 	clients := &clientSource{store: d.Store, integrations: d.Integrations, documents: d.Documents}
 	st := &fositeStore{grants: d.Store, tx: d.Store, clients: clients, now: func() time.Time { return d.Now().UTC() },
-		audit: d.Audit, log: d.Logger}
+		audit: d.Audit, log: d.Logger, counters: d.Counters}
 	return &Handler{
 		store:    d.Store,
 		login:    d.Login,
@@ -79,6 +83,7 @@ func New(d Deps) *Handler {
 		adapter:  st,
 		clients:  clients,
 		audit:    d.Audit,
+		counters: d.Counters,
 	}
 }
 

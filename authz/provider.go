@@ -63,7 +63,7 @@ func newProvider(cfg *fositeConfig, store *fositeStore, signing *keys.Manager) *
 	c.TokenEndpointHandlers.Append(pkceHandler.(fosite.TokenEndpointHandler))
 	// After the grant handlers, which restore the session the check reads.
 	c.TokenEndpointHandlers.Append(resourceCheck{})
-	c.RevocationHandlers.Append(&revocation{store: store.grants, hmac: enigma, now: store.now})
+	c.RevocationHandlers.Append(&revocation{store: store.grants, hmac: enigma, now: store.now, counters: store.counters})
 
 	return &provider{
 		OAuth2Provider: fosite.NewOAuth2Provider(store, cfg),

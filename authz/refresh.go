@@ -87,10 +87,14 @@ func (s *fositeStore) DeleteRefreshTokenSession(ctx context.Context, signature s
 	if _, err := s.grants.RevokeGrant(ctx, p.RequestID, s.now()); err != nil {
 		return err
 	}
-	return s.audit.Record(ctx, audit.Event{
+	if err := s.audit.Record(ctx, audit.Event{
 		Kind: audit.KindGrantRevoked, At: s.now(), Actor: audit.ActorSystem, SubjectID: p.MemberID,
 		ClientID: p.ClientID, Scopes: p.Scopes, Detail: "reuse_detected",
-	})
+	}); err != nil {
+		return err
+	}
+	s.counters.refreshReused(ctx)
+	return nil
 }
 
 func (s *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) error {

@@ -25,6 +25,8 @@ type revocation struct {
 	store pairRevoker
 	hmac  *hmac.HMACStrategy
 	now   func() time.Time
+	// counters count the grants revoked here.
+	counters Counters
 }
 
 func (h *revocation) RevokeToken(ctx context.Context, token string, hint fosite.TokenType, client fosite.Client) error {
@@ -52,8 +54,11 @@ func (h *revocation) RevokeToken(ctx context.Context, token string, hint fosite.
 		if kind == storage.AccessToken && !p.AccessExpiresAt.After(h.now()) {
 			return nil
 		}
-		_, err = h.store.RevokeGrant(ctx, p.RequestID, h.now())
-		return err
+		if _, err := h.store.RevokeGrant(ctx, p.RequestID, h.now()); err != nil {
+			return err
+		}
+		h.counters.revoked(ctx)
+		return nil
 	}
 	return nil
 }

@@ -35,6 +35,8 @@ type fositeStore struct {
 	// audit records the grants revoked on refresh token reuse.
 	audit *audit.Recorder
 	log   *slog.Logger
+	// counters count refresh token reuse and grants revoked at the revocation endpoint.
+	counters Counters
 }
 
 var (

@@ -31,7 +31,8 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		h.tokenError(w, r, errRepeated(name))
 		return
 	}
-	switch gt := r.PostForm.Get("grant_type"); gt {
+	gt := r.PostForm.Get("grant_type")
+	switch gt {
 	case "authorization_code", "refresh_token":
 	case "":
 		h.tokenError(w, r, fosite.ErrInvalidRequest.WithHint("grant_type is required."))
@@ -65,6 +66,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	resp.SetExtra("school_subdomain", sess.Subdomain)
 	resp.SetExtra("created_at", h.now().Unix())
 	h.p.WriteAccessResponse(ctx, w, ar, resp)
+	h.counters.tokenIssued(sess.SchoolID, gt)
 }
 
 func (h *Handler) tokenError(w http.ResponseWriter, r *http.Request, err error) {

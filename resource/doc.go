@@ -7,6 +7,8 @@
 // roles): the token, a member, the scopes and the roles, read fresh on every request, are
 // checked in that order in one place. A refusal comes back as a Refusal of a known kind, which
 // each surface writes its own way (GraphQL, an MCP challenge, the operator API's challenges).
+// A Verifier that is also a VerdictObserver is told each verdict (ok, anonymous, or the
+// refusal's kind): the server counts them by surface without this package knowing of metrics.
 //
 // One Verifier serves userinfo, the Member API, /mcp and the operator REST API: the one of package
 // resource/verifier, which reads the shared database, or a RemoteVerifier, which asks the

@@ -107,6 +107,58 @@ const (
 	RolesUnavailable
 )
 
+// RefusalKindOf is the refusal a Verifier's error amounts to: NoToken, OtherOrganization,
+// NoVerdict, or InvalidToken for anything else.
+func RefusalKindOf(err error) RefusalKind {
+	switch {
+	case errors.Is(err, ErrNoVerdict):
+		return NoVerdict
+	case errors.Is(err, ErrOtherOrganization):
+		return OtherOrganization
+	case errors.Is(err, ErrNoToken):
+		return NoToken
+	}
+	return InvalidToken
+}
+
+// String is the kind's name as a metric label: "missing", "invalid", "other_school",
+// "no_verdict", "no_member", "insufficient_scope", "not_operator", "roles_unavailable".
+func (k RefusalKind) String() string {
+	if k < NoToken || k > RolesUnavailable {
+		return "unknown"
+	}
+	return [...]string{"missing", "invalid", "other_school", "no_verdict", "no_member",
+		"insufficient_scope", "not_operator", "roles_unavailable"}[k-NoToken]
+}
+
+// Verdicts on a request that passed a door, besides the refusals' kinds.
+const (
+	// VerdictOK: a token was verified and the policy met.
+	VerdictOK = "ok"
+	// VerdictAnonymous: no token, and the policy lets such a request in as nobody.
+	VerdictAnonymous = "anonymous"
+)
+
+// Verdict names a door's answer as a metric label: VerdictOK, VerdictAnonymous, or the
+// refusal's kind.
+func Verdict(a Access, refusal *Refusal) string {
+	switch {
+	case refusal != nil:
+		return refusal.Kind.String()
+	case a.Anonymous():
+		return VerdictAnonymous
+	}
+	return VerdictOK
+}
+
+// VerdictObserver is a Verifier that is also told every Door's verdict on a request (the
+// server's metrics count them by surface). A Door whose Verifier is one tells it after deciding;
+// the verdict is one of Verdict's labels.
+type VerdictObserver interface {
+	Verifier
+	ObserveVerdict(ctx context.Context, verdict string)
+}
+
 // Refusal is why a request may not come in, for the surface to answer in its own way.
 type Refusal struct {
 	Kind RefusalKind
@@ -124,7 +176,17 @@ type Refusal struct {
 //  2. a member: a token without a resource owner names nobody whose data could be served;
 //  3. the policy's scopes, so that a client can step up (RFC 6750 section 3.1);
 //  4. the member's roles, read now, when the policy needs them (a failed read is logged).
+//
+// A Verifier that is a VerdictObserver is then told the verdict.
 func (d Door) Authenticate(r *http.Request, p Policy) (Access, *Refusal) {
+	a, refusal := d.authenticate(r, p)
+	if o, ok := d.Verifier.(VerdictObserver); ok {
+		o.ObserveVerdict(r.Context(), Verdict(a, refusal))
+	}
+	return a, refusal
+}
+
+func (d Door) authenticate(r *http.Request, p Policy) (Access, *Refusal) {
 	ctx := r.Context()
 	log := d.Log
 	if log == nil {
@@ -139,15 +201,9 @@ func (d Door) Authenticate(r *http.Request, p Policy) (Access, *Refusal) {
 	}
 	g, err := d.Verifier.Verify(ctx, token)
 	if err != nil {
-		kind := InvalidToken
-		switch {
-		case errors.Is(err, ErrNoVerdict):
-			kind = NoVerdict
+		kind := RefusalKindOf(err)
+		if kind == NoVerdict {
 			log.LogAttrs(ctx, slog.LevelError, d.Name+": token check failed", slog.String("error", err.Error()))
-		case errors.Is(err, ErrOtherOrganization):
-			kind = OtherOrganization
-		case errors.Is(err, ErrNoToken):
-			kind = NoToken
 		}
 		return Access{}, &Refusal{Kind: kind, Err: err}
 	}

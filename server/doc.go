@@ -18,7 +18,8 @@
 //
 //	GET /healthz   the process is up
 //	GET /readyz    the database answers and the server is not shutting down
-//	GET /metrics   Prometheus: request counts and latencies by listener, route and status
+//	GET /metrics   Prometheus: request counts and latencies by listener, route and status,
+//	               and the application's counters (docs/metrics.md)
 //	POST /internal/introspect  RFC 7662 introspection for a Member API process of the same
 //	                           deployment (only when internal.api_key is set)
 //	GET /mail, /mail/messages.json  the demo's mailbox (package mail/mailbox), only when

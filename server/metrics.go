@@ -20,6 +20,8 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	// securityEvents counts the security event log's entries (audit.Recorder's counter).
 	securityEvents *prometheus.CounterVec
+	// app are the authorization and resource servers' own counters (metrics_app.go).
+	app *appMetrics
 }
 
 // statementCounter is a store that counts the SQL statements it sends (gormstore does).
@@ -42,9 +44,11 @@ func newMetrics(reg *prometheus.Registry, store any) *metrics {
 			Name: "proctor_security_events_total",
 			Help: "Security events recorded, by school id, kind and result.",
 		}, []string{"school", "kind", "result"}),
+		app: newAppMetrics(),
 	}
 	reg.MustRegister(m.requests, m.latency, m.securityEvents,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.app.register(reg, store)
 	if sc, ok := store.(statementCounter); ok {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "proctor_db_statements_total",
@@ -63,6 +67,7 @@ func (m *metrics) observe(listener, route, method string, status int, d time.Dur
 // stable when a school's subdomain changes, and bounded by the schools the server serves.
 func (m *metrics) securityEvent(schoolID int64, k audit.Kind, res audit.Result) {
 	m.securityEvents.WithLabelValues(strconv.FormatInt(schoolID, 10), string(k), string(res)).Inc()
+	m.app.securityEvent(schoolID, k, res)
 }
 
 func (m *metrics) handler() http.Handler {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -34,30 +35,38 @@ func (s *Server) purgeLoop(ctx context.Context) {
 
 // purgeOnce runs the job once as of now and returns how many rows it deleted.
 func (s *Server) purgeOnce(ctx context.Context, now time.Time) int {
-	total := s.purgeBatches(ctx, "expired rows", func() (int, error) {
+	total := s.purgeBatches(ctx, purgedExpired, func() (int, error) {
 		return s.deps.Store.PurgeExpired(ctx, now, purgeBatch)
 	})
 	// The log's retention is the server's setting, so its cut-off is computed here; a store
 	// without the log (a stand-in in some tests) has nothing to purge.
 	if p, ok := s.deps.Store.(audit.Purger); ok {
 		before := now.Add(-s.deps.Config.SecurityEvents.Retention)
-		total += s.purgeBatches(ctx, "security events", func() (int, error) {
+		total += s.purgeBatches(ctx, purgedSecurityEvents, func() (int, error) {
 			return p.PurgeSecurityEvents(ctx, before, purgeBatch)
 		})
 	}
 	return total
 }
 
+// What the purge job deletes, as the what label of proctor_purged_rows_total.
+const (
+	purgedExpired        = "expired_rows"
+	purgedSecurityEvents = "security_events"
+)
+
 // purgeBatches calls purge while it deletes full batches (at most purgeMaxLoops times), logs
-// what it deleted, and returns the count.
+// and counts what it deleted, and returns the count.
 func (s *Server) purgeBatches(ctx context.Context, what string, purge func() (int, error)) int {
+	// The log says it in words: "expired rows".
+	words := strings.ReplaceAll(what, "_", " ")
 	total := 0
 	for i := 0; i < purgeMaxLoops; i++ {
 		n, err := purge()
 		total += n
 		if err != nil {
 			if ctx.Err() == nil {
-				s.log.Warn("purge failed", "what", what, "error", err)
+				s.log.Warn("purge failed", "what", words, "error", err)
 			}
 			break
 		}
@@ -66,7 +75,8 @@ func (s *Server) purgeBatches(ctx context.Context, what string, purge func() (in
 		}
 	}
 	if total > 0 {
-		s.log.Info("purged "+what, "rows", total)
+		s.log.Info("purged "+words, "rows", total)
+		s.metrics.app.rowsPurged(what, total)
 	}
 	return total
 }

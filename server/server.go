@@ -97,6 +97,7 @@ func New(d Deps) (*Server, error) {
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
 	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted,
 		clients: client.NewManager(d.Store, d.Config.Secret)}
+	s.metrics.app.start(schoolIDs(d.Schools))
 	if log, ok := d.Store.(audit.Store); ok {
 		s.audit = audit.NewRecorder(log, d.Logger, audit.WithCounter(s.metrics.securityEvent))
 	}
@@ -162,6 +163,18 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	h = securityHeaders(h)
 	h = s.requestInfo(h)
 	return s.recoverPanics(h), nil
+}
+
+// schoolIDs are the ids of the schools the server serves at start-up (none without a registry).
+func schoolIDs(reg *school.Registry) []int64 {
+	if reg == nil {
+		return nil
+	}
+	var ids []int64
+	for _, t := range reg.All() {
+		ids = append(ids, t.SchoolID)
+	}
+	return ids
 }
 
 // warnPrivateNetworks says, once per school at start-up, that the school may fetch Client ID
@@ -232,10 +245,11 @@ func (s *Server) mountAll(r *mux.Router) error {
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
 	documents := d.Documents
 	if documents == nil {
-		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger})
+		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger, Fetched: s.metrics.app.documentFetched})
 	}
 	tokens := verifier.New(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
 	s.verifier = tokens
+	app := s.metrics.app
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
@@ -269,12 +283,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Login: login, Keys: signing,
-		Verifier: tokens, Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
-		Audit: s.audit,
+		Verifier:     verifyVerdicts{Verifier: tokens, surface: surfaceUserinfo, m: app},
+		Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
+		Audit: s.audit, Counters: app.counters(),
 	}).Mount(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: tokens, Logger: d.Logger}).Mount(r)
-	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: tokens, Logger: d.Logger}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: tokens, Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceMCP, tokens), Logger: d.Logger}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: app.doorVerifier(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 
@@ -337,7 +352,7 @@ func (s *Server) mountMemberAPI(r *mux.Router) error {
 	verifier := resource.NewRemoteVerifier(m.IntrospectionURL, m.APIKey)
 	s.verifier = verifier
 	discovery.New(discovery.Deps{}).MountResourceMetadata(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: verifier, Logger: d.Logger}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.metrics.app.doorVerifier(surfaceGraphQL, verifier), Logger: d.Logger}).Mount(r)
 	return nil
 }
 

@@ -36,10 +36,29 @@ type Options struct {
 	Limits FetchLimits
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Fetched, when set, is told the outcome of every document lookup that missed the cache or
+	// was refused before a fetch (FetchCached ... FetchLimited), for the server's metrics.
+	Fetched func(result FetchResult)
 
 	// dial replaces the connect of a checked address (tests observe what is dialled).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
+
+// FetchResult is the outcome of one document lookup, as Options.Fetched is told it.
+type FetchResult string
+
+const (
+	// FetchOK: fetched, valid, and cached.
+	FetchOK FetchResult = "ok"
+	// FetchCached: served from the cache, fresh for the school; no request was sent.
+	FetchCached FetchResult = "cached"
+	// FetchFailed: the fetch failed (address, connection, redirect, status, type or size).
+	FetchFailed FetchResult = "failed"
+	// FetchInvalid: fetched, but the document is not a valid one for its URL.
+	FetchInvalid FetchResult = "invalid"
+	// FetchLimited: refused by the fetch limits before any request was sent.
+	FetchLimited FetchResult = "limited"
+)
 
 // Documents resolves Client ID Metadata Documents for every school of the process. It is safe
 // for concurrent use; concurrent resolves of one URL share one fetch.
@@ -49,6 +68,7 @@ type Documents struct {
 	cache    *cache
 	now      func() time.Time
 	log      *slog.Logger
+	fetched  func(FetchResult)
 
 	// mu guards flights and gate.
 	mu      sync.Mutex
@@ -90,13 +110,16 @@ func New(reviewed []string, o Options) *Documents {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Fetched == nil {
+		o.Fetched = func(FetchResult) {}
+	}
 	r := make(map[string]bool, len(reviewed))
 	for _, u := range reviewed {
 		r[u] = true
 	}
 	return &Documents{
 		reviewed: r, fetcher: newFetcher(o), cache: newCache(o.MaxEntries), now: o.Now, log: o.Logger,
-		flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
+		fetched: o.Fetched, flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
 	}
 }
 
@@ -165,6 +188,7 @@ func (d *Documents) Scopes(doc Document) []string {
 func (d *Documents) document(ctx context.Context, url, host string, t *school.School) (Document, error) {
 	p := t.CIMD
 	if doc, ok := d.cache.get(url, d.now(), p.CacheMin, p.CacheMax, p.AllowPrivateNetworks); ok {
+		d.fetched(FetchCached)
 		return doc, nil
 	}
 	key := flightKey{url: url, allowPrivate: p.AllowPrivateNetworks}
@@ -173,6 +197,7 @@ func (d *Documents) document(ctx context.Context, url, host string, t *school.Sc
 	if !ok {
 		if err := d.gate.admit(key, t.SchoolID, host, d.now()); err != nil {
 			d.mu.Unlock()
+			d.fetched(FetchLimited)
 			return Document{}, err
 		}
 		f = &flight{done: make(chan struct{})}
@@ -203,12 +228,15 @@ func (d *Documents) document(ctx context.Context, url, host string, t *school.Sc
 func (d *Documents) load(ctx context.Context, url string, allowPrivate bool) (Document, error) {
 	resp, err := d.fetcher.fetch(ctx, url, allowPrivate)
 	if err != nil {
+		d.fetched(FetchFailed)
 		return Document{}, err
 	}
 	doc, err := ParseDocument(url, resp.body)
 	if err != nil {
+		d.fetched(FetchInvalid)
 		return Document{}, err
 	}
+	d.fetched(FetchOK)
 	now := d.now()
 	lifetime, known := freshness(resp.header, now)
 	d.cache.put(url, entry{doc: doc, fetched: now, lifetime: lifetime, known: known, private: allowPrivate})

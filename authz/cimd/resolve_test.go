@@ -477,3 +477,33 @@ func TestSystemRoots(t *testing.T) {
 		t.Error("the child process did not fetch the document")
 	}
 }
+
+// TestFetchedResults checks that Options.Fetched is told each lookup's outcome: a fetched
+// document, one served from the cache, a failed fetch and an invalid document.
+func TestFetchedResults(t *testing.T) {
+	ca := newTestCA(t)
+	s := newDocServer(t, ca)
+	s.handle("/client.json", serveDoc(nil))
+	s.handle("/invalid.json", serveDoc(func(m map[string]any) { m["client_id"] = "https://elsewhere.example/c.json" }))
+	s.handle("/gone.json", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) })
+	var mu sync.Mutex
+	var got []FetchResult
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+		Fetched: func(r FetchResult) { mu.Lock(); got = append(got, r); mu.Unlock() }})
+	ts := testSchool(devPolicy())
+	for _, path := range []string{"/client.json", "/client.json", "/gone.json", "/invalid.json"} {
+		_, _ = d.Resolve(t.Context(), ts, s.url(path))
+	}
+	want := []FetchResult{FetchOK, FetchCached, FetchFailed, FetchInvalid}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != len(want) {
+		t.Fatalf("told %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("told %v, want %v", got, want)
+			break
+		}
+	}
+}
