@@ -43,7 +43,7 @@ func newMetrics(reg *prometheus.Registry, store any) *metrics {
 			Help: "Security events recorded, by school id, kind and result.",
 		}, []string{"school", "kind", "result"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.securityEvents,
+	reg.MustRegister(m.requests, m.latency, m.securityEvents, newBuildInfo(CurrentBuild()),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sc, ok := store.(statementCounter); ok {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -180,8 +181,12 @@ enrollments:
 }
 
 func TestVersionAndHelp(t *testing.T) {
-	if code, out, _ := runCmd(t, "", "version"); code != 0 || !strings.HasPrefix(out, "proctor ") {
+	code, out, _ := runCmd(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "proctor "+server.Version()+" (") {
 		t.Fatalf("version: %d %q", code, out)
+	}
+	if code, flag, _ := runCmd(t, "", "--version"); code != 0 || flag != out {
+		t.Errorf("--version: %d %q, want %q", code, flag, out)
 	}
 	for _, cmd := range []string{"serve", "migrate", "demo", "seed", "schools", "members", "version"} {
 		if code, out, _ := runCmd(t, "", cmd, "--help"); code != 0 || !strings.Contains(out, "Usage:") {
