@@ -406,3 +406,32 @@ func TestClientsAndKeysCommands(t *testing.T) {
 		t.Fatalf("keys list: %s", out)
 	}
 }
+
+// TestE2EBuildsItsOwnBinary checks that e2e/run.sh builds the binary it runs somewhere other
+// than bin/proctor, which is `make build`'s static release binary, and runs the one it built.
+func TestE2EBuildsItsOwnBinary(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "e2e", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built, runs string
+	for _, line := range strings.Split(string(script), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[0] == "go" && f[1] == "build" {
+			for i := range f[:len(f)-1] {
+				if f[i] == "-o" {
+					built = f[i+1]
+				}
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "proctor="); ok {
+			runs = strings.Trim(v, `"`)
+		}
+	}
+	if built == "" || filepath.Clean(built) == filepath.Join("bin", "proctor") {
+		t.Errorf("e2e/run.sh builds %q: it must leave bin/proctor alone", built)
+	}
+	if runs != "$root/"+built {
+		t.Errorf("e2e/run.sh builds %q and runs %q", built, runs)
+	}
+}
