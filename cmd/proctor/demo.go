@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -48,13 +50,27 @@ The demo only listens on loopback addresses: its passwords are public.`,
 	return cmd
 }
 
-func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOut io.Writer) error {
+func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOut io.Writer) (err error) {
 	for _, a := range []string{addr, internalAddr} {
 		host, _, err := net.SplitHostPort(a)
 		if err != nil || !config.IsLoopbackHost(host) {
 			return fmt.Errorf("the demo listens on loopback addresses only, got %q", a)
 		}
 	}
+	// Both listeners open before anything is printed: a taken port is said plainly, and the
+	// banner appears only when its URLs will answer. Port 0 picks a free port, which the
+	// schools' URLs then carry.
+	pub, err := listenDemo(addr)
+	if err != nil {
+		return err
+	}
+	defer closeUnlessServing(&err, pub)
+	in, err := listenDemo(internalAddr)
+	if err != nil {
+		return err
+	}
+	defer closeUnlessServing(&err, in)
+	addr, internalAddr = pub.Addr().String(), in.Addr().String()
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -116,9 +132,33 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 			return fmt.Errorf("demo client of %s: %w", s.Subdomain, err)
 		}
 	}
+	srvr, err := server.New(server.Deps{Config: srv, Schools: reg, Store: a.store, Logger: a.log, MailboxHandler: box.Handler()})
+	if err != nil {
+		return err
+	}
 	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
-	a.mailbox = box.Handler()
-	return a.serve(ctx, false, nil)
+	return srvr.Serve(ctx, pub, in)
+}
+
+// listenDemo opens one of the demo's listeners; a port in use gets an answer that says which
+// and what to do.
+func listenDemo(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		_, port, _ := net.SplitHostPort(addr)
+		return nil, fmt.Errorf("port %s is already in use (%s), so the demo cannot start there: stop the program using it "+
+			"(an earlier demo?), or run the demo on other ports, e.g. `make run PORT=9090` "+
+			"(`proctor demo --addr 127.0.0.1:9090 --internal-addr 127.0.0.1:9091`): %w", port, addr, err)
+	}
+	return l, err
+}
+
+// closeUnlessServing closes l when the demo stops before serving (*err set); once serving,
+// the server closes its listeners itself.
+func closeUnlessServing(err *error, l net.Listener) {
+	if *err != nil {
+		l.Close()
+	}
 }
 
 // seedDemoSchool loads the school's fixture the first time only, so that what a visitor
