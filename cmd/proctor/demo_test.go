@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,36 +11,39 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
-// TestDemoOnATakenPort checks that the demo, finding its public or internal port taken, says
-// which port and what to do, prints no banner, and exits non-zero.
+// TestDemoOnATakenPort starts a second demo on a running demo's public, then internal port, and
+// checks that it says which port is taken and what to do, prints no banner, and exits non-zero.
 func TestDemoOnATakenPort(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	if testing.Short() {
+		t.Skip("starts the demo")
 	}
-	defer taken.Close()
-	_, port, _ := net.SplitHostPort(taken.Addr().String())
-	for _, flags := range [][]string{
-		{"--addr", taken.Addr().String(), "--internal-addr", "127.0.0.1:0"},
-		{"--addr", "127.0.0.1:0", "--internal-addr", taken.Addr().String()},
+	first := startDemo(t)
+	for _, taken := range []struct{ addr, internal string }{
+		{first.addr, "127.0.0.1:0"},
+		{"127.0.0.1:0", first.internal},
 	} {
-		args := append([]string{"demo", "--data-dir", t.TempDir()}, flags...)
-		code, out, stderr := runCmd(t, "", args...)
+		busy := taken.addr
+		if busy == "127.0.0.1:0" {
+			busy = taken.internal
+		}
+		_, port, _ := net.SplitHostPort(busy)
+		code, out, stderr := runCmd(t, "", "demo", "--data-dir", t.TempDir(), "--addr", taken.addr, "--internal-addr", taken.internal)
 		if code != exitFailure {
-			t.Errorf("%v: exit %d, want %d", flags, code, exitFailure)
+			t.Errorf("%s taken: exit %d, want %d", busy, code, exitFailure)
 		}
 		if !strings.Contains(stderr, "port "+port+" is already in use") || !strings.Contains(stderr, "make run PORT=") {
-			t.Errorf("%v: stderr does not name port %s and the way out:\n%s", flags, port, stderr)
+			t.Errorf("%s taken: stderr does not name port %s and the way out:\n%s", busy, port, stderr)
 		}
 		if strings.Contains(out, "is running") {
-			t.Errorf("%v: the banner was printed before the failure:\n%s", flags, out)
+			t.Errorf("%s taken: the banner was printed before the failure:\n%s", busy, out)
 		}
 	}
 }
@@ -61,51 +63,39 @@ func TestMakeRunPort(t *testing.T) {
 	}
 }
 
-// syncBuffer is a buffer the demo writes its banner to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
-}
-
 // runningDemo is a demo a test started: its banner and its two listeners' addresses.
 type runningDemo struct{ banner, addr, internal string }
 
-// startDemo runs the demo on free loopback ports with a fresh data directory until the test
-// ends, and returns once it answers.
+// startDemo runs the demo with a fresh data directory until the test ends, on loopback ports
+// the system picks (port 0), and returns once it has printed its banner, which says the ports.
 func startDemo(t *testing.T) runningDemo {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs syncBuffer
-	ports, done := startServing(t, 2, func(p []string) error {
-		out.Reset()
-		logs.Reset()
-		return runDemo(ctx, p[0], p[1], t.TempDir(), &out, &logs)
-	}, func(p []string) (string, string) { return "http://" + p[1] + "/healthz", p[1] })
+	var out, logs schools.LogBuffer
+	done := make(chan error, 1)
+	go func() { done <- runDemo(ctx, "127.0.0.1:0", "127.0.0.1:0", t.TempDir(), &out, &logs) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("demo: %v\n%s", err, logs.String())
 		}
 	})
-	return runningDemo{banner: out.String(), addr: ports[0], internal: ports[1]}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "  database:") {
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("the demo stopped before its banner: %v\n%s", err, logs.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no banner from the demo:\n%s", logs.String())
+		}
+	}
+	banner := out.String()
+	origin := bannerField(t, banner, "issuer:     http://", "\n")
+	internal := bannerField(t, banner, "internal:   http://", "/")
+	return runningDemo{banner: banner, addr: origin, internal: internal}
 }
 
 var bannerURL = regexp.MustCompile(`https?://[^\s,()"]+`)
