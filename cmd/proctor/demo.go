@@ -40,8 +40,13 @@ func newDemoCommand() *cobra.Command {
 		Short: "Run a demo with two schools and sample data on loopback (no configuration)",
 		Long: `Run Proctor with an embedded SQLite database under the data directory, two demo schools
 on loopback (one at 127.0.0.1, one at localhost, same port), sample courses, progress, payments
-and notifications, and demo accounts whose passwords are printed at start-up. Restarting keeps
-the data; delete the data directory to start afresh.
+and notifications, and demo accounts whose passwords are printed at start-up. Each school has a
+member client and an operator client; the banner prints an authorization URL for each, with a
+PKCE verifier, and every page and API to try (docs/quickstart.md walks through them). Restarting
+keeps the data; delete the data directory to start afresh.
+
+Both listeners are opened before anything else: a port in use stops the demo with a message
+saying which. Port 0 lets the system pick; the banner shows the ports chosen.
 
 The demo only listens on loopback addresses: its passwords are public.`,
 		Args: cobra.NoArgs,
