@@ -156,9 +156,14 @@ func listenDemo(addr string) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		_, port, _ := net.SplitHostPort(addr)
+		// Another pair of ports to suggest, away from this one and the one beside it.
+		alt, _ := strconv.Atoi(port)
+		if alt += 100; alt <= 100 || alt > 65000 {
+			alt = 9090
+		}
 		return nil, fmt.Errorf("port %s is already in use (%s), so the demo cannot start there: stop the program using it "+
-			"(an earlier demo?), or run the demo on other ports, e.g. `make run PORT=9090` "+
-			"(`proctor demo --addr 127.0.0.1:9090 --internal-addr 127.0.0.1:9091`): %w", port, addr, err)
+			"(an earlier demo?), or run the demo on other ports, e.g. `make run PORT=%d` "+
+			"(`proctor demo --addr 127.0.0.1:%d --internal-addr 127.0.0.1:%d`): %w", port, addr, alt, alt, alt+1, err)
 	}
 	return l, err
 }
