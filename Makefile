@@ -7,14 +7,18 @@ TESTFLAGS ?=
 # Fuzz targets and how long `make fuzz` gives each.
 FUZZTIME  ?= 30s
 SOAKFLAGS ?=
+# The demo's ports: `make run PORT=9090` serves the schools on 9090 and /healthz, /metrics and
+# the captured mail on INTERNAL_PORT (PORT+1 unless given).
+PORT          ?= 8080
+INTERNAL_PORT ?= $(shell expr $(PORT) + 1)
 
 .PHONY: run build test vet fmt fuzz e2e bench soak clean help
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
-run: ## run the demo: two schools on 127.0.0.1:8080 and localhost:8080, data under ./var
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/proctor demo
+run: ## run the demo: two schools on 127.0.0.1:PORT and localhost:PORT (8080), data under ./var
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/proctor demo --addr 127.0.0.1:$(PORT) --internal-addr 127.0.0.1:$(INTERNAL_PORT)
 
 build: ## build bin/proctor
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/proctor ./cmd/proctor

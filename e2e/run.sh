@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests: builds bin/proctor, starts it on free loopback ports with a throw-away
+# End-to-end tests: builds bin/e2e/proctor, starts it on free loopback ports with a throw-away
 # SQLite database, two schools and `proctor mailbox` as their SMTP server, and runs the
 # node:test suite in e2e/ against it, driving Debian's chromium through playwright-core.
 # See docs/e2e.md.
@@ -25,9 +25,10 @@ command -v node >/dev/null || die "node is not installed"
   die "e2e/node_modules is missing: run 'cd e2e && npm ci' (or 'make e2e')"
 [ -x "$CHROMIUM" ] || die "no chromium at $CHROMIUM: apt-get install chromium, or set CHROMIUM"
 
-echo "== build bin/proctor"
-go build -o bin/proctor ./cmd/proctor
-proctor="$root/bin/proctor"
+# A binary of its own: bin/proctor is `make build`'s static release binary, left as it is.
+echo "== build bin/e2e/proctor"
+go build -o bin/e2e/proctor ./cmd/proctor
+proctor="$root/bin/e2e/proctor"
 
 # Nothing from the caller's environment may point the server elsewhere.
 while read -r name; do unset "$name"; done < <(env | sed -n 's/^\(PROCTOR_[A-Z0-9_]*\)=.*/\1/p')

@@ -46,7 +46,7 @@ func newMetrics(reg *prometheus.Registry, store any) *metrics {
 		}, []string{"school", "kind", "result"}),
 		app: newAppMetrics(),
 	}
-	reg.MustRegister(m.requests, m.latency, m.securityEvents,
+	reg.MustRegister(m.requests, m.latency, m.securityEvents, newBuildInfo(CurrentBuild()),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.app.register(reg, store)
 	if sc, ok := store.(statementCounter); ok {

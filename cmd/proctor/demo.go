@@ -3,26 +3,33 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/discovery"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -33,8 +40,13 @@ func newDemoCommand() *cobra.Command {
 		Short: "Run a demo with two schools and sample data on loopback (no configuration)",
 		Long: `Run Proctor with an embedded SQLite database under the data directory, two demo schools
 on loopback (one at 127.0.0.1, one at localhost, same port), sample courses, progress, payments
-and notifications, and demo accounts whose passwords are printed at start-up. Restarting keeps
-the data; delete the data directory to start afresh.
+and notifications, and demo accounts whose passwords are printed at start-up. Each school has a
+member client and an operator client; the banner prints an authorization URL for each, with a
+PKCE verifier, and every page and API to try (docs/quickstart.md walks through them). Restarting
+keeps the data; delete the data directory to start afresh.
+
+Both listeners are opened before anything else: a port in use stops the demo with a message
+saying which. Port 0 lets the system pick; the banner shows the ports chosen.
 
 The demo only listens on loopback addresses: its passwords are public.`,
 		Args: cobra.NoArgs,
@@ -48,13 +60,27 @@ The demo only listens on loopback addresses: its passwords are public.`,
 	return cmd
 }
 
-func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOut io.Writer) error {
+func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOut io.Writer) (err error) {
 	for _, a := range []string{addr, internalAddr} {
 		host, _, err := net.SplitHostPort(a)
 		if err != nil || !config.IsLoopbackHost(host) {
 			return fmt.Errorf("the demo listens on loopback addresses only, got %q", a)
 		}
 	}
+	// Both listeners open before anything is printed: a taken port is said plainly, and the
+	// banner appears only when its URLs will answer. Port 0 picks a free port, which the
+	// schools' URLs then carry.
+	pub, err := listenDemo(addr)
+	if err != nil {
+		return err
+	}
+	defer closeUnlessServing(&err, pub)
+	in, err := listenDemo(internalAddr)
+	if err != nil {
+		return err
+	}
+	defer closeUnlessServing(&err, in)
+	addr, internalAddr = pub.Addr().String(), in.Addr().String()
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -112,13 +138,42 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		if err := seedDemoSchool(ctx, a, t, s); err != nil {
 			return fmt.Errorf("seed %s: %w", s.Subdomain, err)
 		}
-		if err := ensureDemoClient(ctx, a, t); err != nil {
-			return fmt.Errorf("demo client of %s: %w", s.Subdomain, err)
+		if err := ensureDemoClients(ctx, a, t); err != nil {
+			return fmt.Errorf("demo clients of %s: %w", s.Subdomain, err)
 		}
 	}
-	printDemoBanner(out, reg, internalAddr, srv.Database.DSN)
-	a.mailbox = box.Handler()
-	return a.serve(ctx, false, nil)
+	srvr, err := server.New(server.Deps{Config: srv, Schools: reg, Store: a.store, Logger: a.log, MailboxHandler: box.Handler()})
+	if err != nil {
+		return err
+	}
+	printDemoBanner(out, reg, internalAddr, srv.Database.DSN, newDemoPKCE())
+	return srvr.Serve(ctx, pub, in)
+}
+
+// listenDemo opens one of the demo's listeners; a port in use gets an answer that says which
+// and what to do.
+func listenDemo(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		_, port, _ := net.SplitHostPort(addr)
+		// Another pair of ports to suggest, away from this one and the one beside it.
+		alt, _ := strconv.Atoi(port)
+		if alt += 100; alt <= 100 || alt > 65000 {
+			alt = 9090
+		}
+		return nil, fmt.Errorf("port %s is already in use (%s), so the demo cannot start there: stop the program using it "+
+			"(an earlier demo?), or run the demo on other ports, e.g. `make run PORT=%d` "+
+			"(`proctor demo --addr 127.0.0.1:%d --internal-addr 127.0.0.1:%d`): %w", port, addr, alt, alt, alt+1, err)
+	}
+	return l, err
+}
+
+// closeUnlessServing closes l when the demo stops before serving (*err set); once serving,
+// the server closes its listeners itself.
+func closeUnlessServing(err *error, l net.Listener) {
+	if *err != nil {
+		l.Close()
+	}
 }
 
 // seedDemoSchool loads the school's fixture the first time only, so that what a visitor
@@ -139,27 +194,87 @@ func seedDemoSchool(ctx context.Context, a *app, t *school.School, s demo.School
 	return err
 }
 
-// demoClientID names each demo school's public member client.
-func demoClientID(t *school.School) string { return "demo-" + t.Subdomain }
-
-// demoRedirectURI is the demo client's redirect URI; a loopback URI matches any port, so any
+// demoRedirectURI is the demo clients' redirect URI; a loopback URI matches any port, so any
 // local tool can receive the code.
 const demoRedirectURI = "http://127.0.0.1/callback"
 
-// ensureDemoClient gives each demo school a public member client (PKCE, no secret) to try the
-// authorization code flow with.
-func ensureDemoClient(ctx context.Context, a *app, t *school.School) error {
-	sctx := school.NewContext(ctx, t)
-	_, err := a.store.GetClient(sctx, demoClientID(t))
-	if !errors.Is(err, storage.ErrNotFound) {
-		return err
+// demoClient is one of the public clients (PKCE, no secret) every demo school has.
+type demoClient struct {
+	// suffix follows "demo-<subdomain>" in the client_id.
+	suffix, name string
+	kind         storage.ClientKind
+	// scopes are what the client may hold; ask is what the banner's authorization URL asks for.
+	scopes, ask []string
+	// who may approve its authorization.
+	who string
+}
+
+// demoClients are the member client (the Member API, member MCP tools) and the operator client
+// (the operator REST API, operator MCP tools): operator scopes are refused to a member client,
+// so one client cannot show both.
+var demoClients = []demoClient{
+	{suffix: "", name: "Demo App", kind: storage.ClientMember,
+		scopes: scope.NamesFor(scope.Identity, scope.Member),
+		ask:    []string{scope.OpenID, scope.Profile, scope.Email, "account:read", "account:write"},
+		who:    "any demo account of the school"},
+	{suffix: "-operator", name: "Demo Operator Console", kind: storage.ClientOperator,
+		scopes: scope.NamesFor(scope.Identity, scope.Operator),
+		ask:    []string{scope.OpenID, scope.Profile, "courses:read", "students:read", "orders:read", "analytics:read", "members:read"},
+		who:    "the school's owner or admin"},
+}
+
+func (c demoClient) id(t *school.School) string { return "demo-" + t.Subdomain + c.suffix }
+
+// authorizeURL is an authorization request for the client at school t, with this run's PKCE
+// challenge.
+func (c demoClient) authorizeURL(t *school.School, p demoPKCE) string {
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {c.id(t)},
+		"redirect_uri":          {demoRedirectURI},
+		"scope":                 {strings.Join(c.ask, " ")},
+		"state":                 {p.state},
+		"code_challenge":        {p.challenge},
+		"code_challenge_method": {"S256"},
+		"resource":              {t.Origin},
 	}
-	_, err = a.store.CreateClient(sctx, storage.Client{
-		ID: demoClientID(t), Kind: storage.ClientMember, Name: "Demo App", ApplicationType: "native",
-		TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{demoRedirectURI},
-		Scopes: scope.NamesFor(scope.Identity, scope.Member),
-	})
-	return err
+	return t.URL(endpoint.Authorize) + "?" + q.Encode()
+}
+
+// demoPKCE is the PKCE pair (and state) of the banner's authorization URLs, new every run.
+type demoPKCE struct{ verifier, challenge, state string }
+
+func newDemoPKCE() demoPKCE {
+	verifier, state := make([]byte, 32), make([]byte, 12)
+	rand.Read(verifier)
+	rand.Read(state)
+	p := demoPKCE{verifier: base64.RawURLEncoding.EncodeToString(verifier), state: base64.RawURLEncoding.EncodeToString(state)}
+	sum := sha256.Sum256([]byte(p.verifier))
+	p.challenge = base64.RawURLEncoding.EncodeToString(sum[:])
+	return p
+}
+
+// ensureDemoClients creates school t's demo clients the first time.
+func ensureDemoClients(ctx context.Context, a *app, t *school.School) error {
+	sctx := school.NewContext(ctx, t)
+	for _, c := range demoClients {
+		_, err := a.store.GetClient(sctx, c.id(t))
+		if !errors.Is(err, storage.ErrNotFound) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		_, err = a.store.CreateClient(sctx, storage.Client{
+			ID: c.id(t), Kind: c.kind, Name: c.name, ApplicationType: "native",
+			TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{demoRedirectURI},
+			Scopes: c.scopes,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadOrCreateSecret keeps the demo's system secret in a file of its own, so that a restart
@@ -183,21 +298,34 @@ func loadOrCreateSecret(path string) (config.Secret, error) {
 	return config.DecodeSecret(string(b))
 }
 
-func printDemoBanner(w io.Writer, reg *school.Registry, internalAddr, dbPath string) {
+func printDemoBanner(w io.Writer, reg *school.Registry, internalAddr, dbPath string, p demoPKCE) {
 	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "Proctor demo is running. Press Ctrl-C to stop.")
+	fmt.Fprintln(w, "Proctor demo is running. Press Ctrl-C to stop. A walk-through: docs/quickstart.md")
 	fmt.Fprintln(w, "")
 	for _, t := range reg.All() {
 		fmt.Fprintf(w, "  %s (school_id %d, subdomain %s)\n", t.Name, t.SchoolID, t.Subdomain)
 		fmt.Fprintf(w, "    issuer:     %s\n", t.Origin)
-		fmt.Fprintf(w, "    discovery:  %s\n", t.URL("/.well-known/oauth-authorization-server"))
-		fmt.Fprintf(w, "    resource:   %s\n", t.URL("/.well-known/oauth-protected-resource"))
+		fmt.Fprintf(w, "    guide:      %s (how to authenticate, for people and agents)\n", t.URL(discovery.AuthDocPath))
+		fmt.Fprintf(w, "    discovery:  %s\n", t.URL(endpoint.ServerMetadata))
+		fmt.Fprintf(w, "    resource:   %s\n", t.URL(endpoint.ProtectedResourceMetadata))
 		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
-		fmt.Fprintf(w, "    client:     %s (public, PKCE S256, redirect %s on any port)\n", demoClientID(t), demoRedirectURI)
+		fmt.Fprintf(w, "    apis:       %s (GraphQL), %s (MCP), %s (REST; every route in %s)\n",
+			t.URL(endpoint.MemberGraphQL), t.URL(endpoint.MCP), t.URL("/api/v1/courses"), t.URL(endpoint.OpenAPI))
+		for _, c := range demoClients {
+			fmt.Fprintf(w, "    client:     %s (%s, public, PKCE S256; approved by %s)\n", c.id(t), c.kind, c.who)
+			fmt.Fprintf(w, "      sign in:  %s\n", c.authorizeURL(t, p))
+		}
+		fmt.Fprintf(w, "      token:    curl -s %s -d grant_type=authorization_code -d client_id=CLIENT_ID -d code=CODE -d code_verifier=%s -d redirect_uri=%s -d resource=%s\n",
+			t.URL(endpoint.Token), p.verifier, demoRedirectURI, t.Origin)
 		fmt.Fprintf(w, "    account:    %s (a member's own page; \"Forgot password?\" is on %s)\n", t.URL("/account"), t.URL("/login"))
 		fmt.Fprintf(w, "    security:   %s (second factors) and %s (passkeys, at a host name only)\n", t.URL("/account/security"), t.URL("/account/passkeys"))
-		fmt.Fprintf(w, "    admin:      %s and %s (owners and admins)\n", t.URL("/admin/members"), t.URL("/admin/security-events"))
+		fmt.Fprintf(w, "    admin:      %s, %s and %s (owners and admins)\n",
+			t.URL("/admin/members"), t.URL("/admin/security-events"), t.URL("/admin/developers/oauth-applications"))
 	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintf(w, "  The sign-in URLs carry this run's PKCE challenge; its code_verifier is %s.\n", p.verifier)
+	fmt.Fprintf(w, "  After \"Approve\" the browser goes to %s?code=CODE&... (nothing listens there):\n", demoRedirectURI)
+	fmt.Fprintln(w, "  copy CODE from the address bar into the school's token line within a minute, with the client's id.")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "  Demo accounts (demo only; these passwords are public):")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

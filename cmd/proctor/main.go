@@ -13,10 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/server"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // Exit statuses.
 const (
@@ -69,7 +67,10 @@ Configuration: a server file (--config or PROCTOR_CONFIG) and one YAML file per 
 schools directory; every server key can be overridden with PROCTOR_<KEY> (docs/configuration.md).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints what `proctor version` prints.
+		Version: server.Version(),
 	}
+	root.SetVersionTemplate(versionLine())
 	// --tenant is the earlier name of --school; scripts written for it keep working.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "tenant" {

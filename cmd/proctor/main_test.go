@@ -10,13 +10,17 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/proctorhq/proctor/seed/demo"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -180,8 +184,12 @@ enrollments:
 }
 
 func TestVersionAndHelp(t *testing.T) {
-	if code, out, _ := runCmd(t, "", "version"); code != 0 || !strings.HasPrefix(out, "proctor ") {
+	code, out, _ := runCmd(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "proctor "+server.Version()+" (") {
 		t.Fatalf("version: %d %q", code, out)
+	}
+	if code, flag, _ := runCmd(t, "", "--version"); code != 0 || flag != out {
+		t.Errorf("--version: %d %q, want %q", code, flag, out)
 	}
 	for _, cmd := range []string{"serve", "migrate", "demo", "seed", "schools", "members", "version"} {
 		if code, out, _ := runCmd(t, "", cmd, "--help"); code != 0 || !strings.Contains(out, "Usage:") {
@@ -399,5 +407,115 @@ func TestClientsAndKeysCommands(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "", "keys", "list", "--school", "1"); code != 0 || !strings.Contains(out, strings.TrimSpace(second)) {
 		t.Fatalf("keys list: %s", out)
+	}
+}
+
+// TestE2EBuildsItsOwnBinary checks that e2e/run.sh builds the binary it runs somewhere other
+// than bin/proctor, which is `make build`'s static release binary, and runs the one it built.
+func TestE2EBuildsItsOwnBinary(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "e2e", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built, runs string
+	for _, line := range strings.Split(string(script), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[0] == "go" && f[1] == "build" {
+			for i := range f[:len(f)-1] {
+				if f[i] == "-o" {
+					built = f[i+1]
+				}
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "proctor="); ok {
+			runs = strings.Trim(v, `"`)
+		}
+	}
+	if built == "" || filepath.Clean(built) == filepath.Join("bin", "proctor") {
+		t.Errorf("e2e/run.sh builds %q: it must leave bin/proctor alone", built)
+	}
+	if runs != "$root/"+built {
+		t.Errorf("e2e/run.sh builds %q and runs %q", built, runs)
+	}
+}
+
+// TestDeploySamples checks deploy/: `proctor schools validate` accepts the sample server file
+// with the sample school file (installed where the server file says), and the systemd unit runs
+// `proctor serve` on that server file, hands it the secret where the server file reads it, and
+// keeps its hardening.
+func TestDeploySamples(t *testing.T) {
+	deploy := filepath.Join("..", "..", "deploy")
+	server, err := os.ReadFile(filepath.Join(deploy, "proctor.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, err := os.ReadFile(filepath.Join(deploy, "proctor.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf struct {
+		SchoolsDir string `yaml:"schools_dir"`
+		SecretFile string `yaml:"secret_file"`
+	}
+	if err := yaml.Unmarshal(server, &conf); err != nil {
+		t.Fatal(err)
+	}
+
+	// The unit: one ExecStart, `proctor --config FILE serve`, FILE being where the sample server
+	// file is installed, beside the schools directory it names.
+	settings := map[string][]string{}
+	for _, line := range strings.Split(string(unit), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			settings[k] = append(settings[k], v)
+		}
+	}
+	start := settings["ExecStart"]
+	if len(start) != 1 {
+		t.Fatalf("the unit has %d ExecStart lines", len(start))
+	}
+	args := strings.Fields(start[0])
+	if len(args) != 4 || filepath.Base(args[0]) != "proctor" || args[1] != "--config" || args[3] != "serve" {
+		t.Fatalf("ExecStart=%s, want proctor --config FILE serve", start[0])
+	}
+	configPath := args[2]
+	if filepath.Dir(configPath) != filepath.Dir(conf.SchoolsDir) || filepath.Base(conf.SchoolsDir) != "schools" {
+		t.Errorf("the unit reads %s, the server file's schools are in %s: deploy/schools/ must go beside it", configPath, conf.SchoolsDir)
+	}
+	if !strings.Contains(string(server), configPath) {
+		t.Errorf("the server file does not say it is installed as %s", configPath)
+	}
+	// The secret: the credential "secret" of the unit, which systemd puts in the credentials
+	// directory of the unit's name.
+	cred := settings["LoadCredential"]
+	if len(cred) != 1 || conf.SecretFile != "/run/credentials/proctor.service/"+strings.Split(cred[0], ":")[0] {
+		t.Errorf("LoadCredential=%v does not give the server file's secret_file %s", cred, conf.SecretFile)
+	}
+	for k, want := range map[string]string{
+		"DynamicUser": "yes", "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes",
+		"PrivateTmp": "yes", "PrivateDevices": "yes", "CapabilityBoundingSet": "", "RestrictSUIDSGID": "yes",
+	} {
+		if got := settings[k]; len(got) != 1 || got[0] != want {
+			t.Errorf("the unit sets %s=%v, want %q", k, got, want)
+		}
+	}
+	if _, err := exec.LookPath("systemd-analyze"); err == nil {
+		// systemd's own parser: no unknown key, no value it cannot parse (it only warns).
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "proctor.service"), []byte(strings.ReplaceAll(string(unit), args[0], "/bin/true")), 0o644)
+		out, err := exec.Command("systemd-analyze", "verify", "--man=no", filepath.Join(dir, "proctor.service")).CombinedOutput()
+		if err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+		}
+	}
+
+	// The YAML files, through `proctor schools validate`: the sample as installed, with the
+	// samples' schools directory and a secret in place of the ones on a server.
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))+"\n"), 0o600)
+	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(deploy, "schools"))
+	t.Setenv("PROCTOR_SECRET_FILE", secret)
+	code, out, stderr := runCmd(t, "", "--config", filepath.Join(deploy, "proctor.yaml"), "schools", "validate")
+	if code != 0 || !strings.Contains(out, "configuration is valid: 1 schools") {
+		t.Errorf("schools validate: exit %d\n%s%s", code, out, stderr)
 	}
 }
