@@ -1,6 +1,8 @@
 package server
 
 import (
+	"io"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -42,5 +44,15 @@ func TestBuildInfoMetric(t *testing.T) {
 	want := `proctor_build_info{goversion="` + b.GoVersion + `",revision="` + b.Revision + `",version="v7.7.7-test"} 1`
 	if Version() != "v7.7.7-test" || !strings.Contains(body, want) {
 		t.Errorf("version %q; /metrics lacks %s", Version(), want)
+	}
+
+	// MCP's initialize answers with the same version in serverInfo.
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp := f.sendBody(t, f.public, http.MethodPost, "127.0.0.1:8080", "/mcp", strings.NewReader(init), http.Header{
+		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+	})
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `"serverInfo":{"name":"proctor"`) || !strings.Contains(string(got), `"version":"v7.7.7-test"`) {
+		t.Errorf("initialize: %d %s, want serverInfo with version v7.7.7-test", resp.StatusCode, got)
 	}
 }

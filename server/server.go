@@ -288,7 +288,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		Audit: s.audit, Counters: app.counters(),
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
-	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceMCP, tokens), Logger: d.Logger}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceMCP, tokens), Logger: d.Logger, Version: Version()}).Mount(r)
 	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: app.doorVerifier(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }

@@ -44,8 +44,24 @@ func claimIDs(es []mail.Entry) []int64 {
 
 // testMailOutbox: enqueue, claim, deliver; the payload is erased; claims honour due times and
 // leases.
+// outboxDepth counts what the outbox has not sent yet (the server's gauge).
+type outboxDepth interface {
+	MailOutboxDepth(ctx context.Context) (int, error)
+}
+
+// wantDepth checks the outbox's depth: entries pending or being sent, at every school.
+func wantDepth(t *testing.T, s storage.Store, what string, want int) {
+	t.Helper()
+	n, err := narrow[outboxDepth](t, s).MailOutboxDepth(t.Context())
+	must(t, "MailOutboxDepth", err)
+	if n != want {
+		t.Errorf("outbox depth %s: %d, want %d", what, n, want)
+	}
+}
+
 func testMailOutbox(t *testing.T, s storage.Store) {
 	o := narrow[mail.Outbox](t, s)
+	wantDepth(t, s, "of an empty outbox", 0)
 	ctx := t.Context()
 	t0 := at(5, 10)
 	lease := 2 * time.Minute
@@ -60,6 +76,7 @@ func testMailOutbox(t *testing.T, s storage.Store) {
 	first := mustEnqueue(t, o, ctx, mailEntry(1, "invitation", "sealed-1", t0))
 	second := mustEnqueue(t, o, ctx, mailEntry(2, "password_reset", "sealed-2", t0.Add(time.Second)))
 	later := mustEnqueue(t, o, ctx, mailEntry(1, "invitation", "sealed-3", t0.Add(time.Hour)))
+	wantDepth(t, s, "after three entries at two schools", 3)
 
 	wantEqual(t, "entry as enqueued", mustEntry(t, o, first), mail.Entry{
 		ID: first, SchoolID: 1, Kind: "invitation", Payload: []byte("sealed-1"), State: mail.StatePending,
@@ -96,6 +113,7 @@ func testMailOutbox(t *testing.T, s storage.Store) {
 		t.Errorf("sent entry: %+v", e)
 	}
 	wantErr(t, "MarkMailSent of an unknown id", o.MarkMailSent(ctx, later+1000, sentAt), storage.ErrNotFound)
+	wantDepth(t, s, "after one was sent (one leased, one pending)", 2)
 
 	// Retried: due again at the given time, with the error, the payload kept.
 	retryAt := t0.Add(10 * time.Minute)
@@ -126,6 +144,7 @@ func testMailOutbox(t *testing.T, s storage.Store) {
 		t.Errorf("failed entry: %+v", e)
 	}
 	wantErr(t, "FailMail of an unknown id", o.FailMail(ctx, later+1000, failAt, "x"), storage.ErrNotFound)
+	wantDepth(t, s, "after one was sent and one failed", 1)
 
 	got, err = o.ClaimMail(ctx, t0.Add(24*time.Hour), lease, 10)
 	must(t, "ClaimMail", err)

@@ -64,6 +64,16 @@ func clipError(s string) string {
 	return s[:cut]
 }
 
+// MailOutboxDepth counts the outbox's entries not sent yet (pending, or claimed and being sent)
+// at every school: the server's gauge of how far the mail worker is behind. The count reads the
+// partial index of due entries (mail_outbox_due_idx), which holds exactly those.
+func (s *Store) MailOutboxDepth(ctx context.Context) (int, error) {
+	var n int64
+	err := s.conn(ctx).Model(&mailOutboxRow{}).
+		Where("state IN ?", []string{string(mail.StatePending), string(mail.StateSending)}).Count(&n).Error
+	return int(n), wrap("count mail outbox", err)
+}
+
 // EnqueueMail stores a pending entry in the caller's transaction, if ctx carries one. It
 // implements mail.Outbox.
 func (s *Store) EnqueueMail(ctx context.Context, e mail.Entry) (int64, error) {

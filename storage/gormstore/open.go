@@ -191,3 +191,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	return wrap("close", s.sqlDB.Close())
 }
+
+// SQLDB is the store's connection pool, for its statistics (the server's /metrics). Callers
+// read its Stats; the store owns it and closes it.
+func (s *Store) SQLDB() *sql.DB { return s.sqlDB }
