@@ -34,8 +34,8 @@ const (
 func (h *Handler) mountRecovery(r *mux.Router) {
 	login.MountRoutes(r, h.recoveryPage, []login.Route[login.SchoolPage]{
 		{Path: ForgotPath, Get: h.forgotForm, Post: h.forgot},
-		{Path: ResetPath, Get: h.resetForm, Post: h.reset},
-		{Path: InvitationPath, Get: h.invitationForm, Post: h.acceptInvitation},
+		{Path: ResetPath, Get: linkForm(h.showReset), Post: h.reset},
+		{Path: InvitationPath, Get: linkForm(h.showInvitation), Post: h.acceptInvitation},
 	})
 }
 
@@ -125,19 +125,36 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.Sch
 	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(out, page) })
 }
 
-// resetForm shows the new-password form of a live reset link. It does not use the link: mail
+// linkShow draws the form of a link's page (the new-password form, the invitation) with a
+// status and a message, or the dead-link page.
+type linkShow func(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error
+
+// linkForm shows the form of the live link named by ?token=. It does not use the link: mail
 // scanners open links too.
-func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
-	return h.showReset(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+func linkForm(show linkShow) login.SchoolPage {
+	return func(w http.ResponseWriter, r *http.Request, t *school.School) error {
+		return show(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+	}
 }
 
-func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
-	lm, err := h.svc.PeekLink(r.Context(), token, PurposeReset)
+// peekLink returns the member of token's live link of purpose without using it. A dead link
+// gets the dead-link page, and ok is false then.
+func (h *Handler) peekLink(w http.ResponseWriter, r *http.Request, t *school.School, token string, purpose Purpose) (lm LinkMember, ok bool, err error) {
+	lm, err = h.svc.PeekLink(r.Context(), token, purpose)
 	if errors.Is(err, ErrLinkDead) {
-		h.linkDead(w, r, t, PurposeReset)
-		return nil
+		h.linkDead(w, r, t, purpose)
+		return LinkMember{}, false, nil
 	}
 	if err != nil {
+		return LinkMember{}, false, err
+	}
+	return lm, true, nil
+}
+
+// showReset draws the new-password form of a live reset link.
+func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
+	lm, ok, err := h.peekLink(w, r, t, token, PurposeReset)
+	if !ok {
 		return err
 	}
 	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg}
@@ -202,19 +219,10 @@ func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *school.
 	}
 }
 
-// invitationForm shows the page of a live invitation link without using it.
-func (h *Handler) invitationForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
-	return h.showInvitation(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
-}
-
 // showInvitation draws the invitation page of token, or the dead-link page.
 func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
-	lm, err := h.svc.PeekLink(r.Context(), token, PurposeInvitation)
-	if errors.Is(err, ErrLinkDead) {
-		h.linkDead(w, r, t, PurposeInvitation)
-		return nil
-	}
-	if err != nil {
+	lm, ok, err := h.peekLink(w, r, t, token, PurposeInvitation)
+	if !ok {
 		return err
 	}
 	page := templates.InvitationPage{

@@ -379,19 +379,15 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	}
 	ctx = school.NewContext(ctx, t)
 	email := storage.NormaliseEmail(string(payload))
-	m, err := s.store.GetMemberByEmail(ctx, email)
+	m, member, err := s.resetMember(ctx, email, "reset request")
 	if errors.Is(err, storage.ErrNotFound) {
 		s.log.Info("password reset requested for an address that is no member's", "school_id", schoolID)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("account: reset request: look up member: %w", err)
+		return err
 	}
-	roles, err := s.store.GetRoles(ctx, m.ID)
-	if err != nil {
-		return fmt.Errorf("account: reset request: read roles: %w", err)
-	}
-	if len(roles) == 0 {
+	if !member {
 		s.log.Info("password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
 		return nil
 	}
@@ -435,15 +431,12 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 	}
 	var m storage.Member
 	err = s.inTx(ctx, func(ctx context.Context) error {
-		m, err = s.store.GetMemberByEmail(ctx, email)
+		var member bool
+		m, member, err = s.resetMember(ctx, email, "reset link")
 		if err != nil {
-			return fmt.Errorf("account: reset link: look up member: %w", err)
+			return err
 		}
-		roles, err := s.store.GetRoles(ctx, m.ID)
-		if err != nil {
-			return fmt.Errorf("account: reset link: read roles: %w", err)
-		}
-		if len(roles) == 0 {
+		if !member {
 			return fmt.Errorf("account: reset link: member %d holds no role at school %d: %w", m.ID, t.SchoolID, storage.ErrNotFound)
 		}
 		if err := s.queueReset(ctx, t, m); err != nil {
@@ -456,6 +449,21 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 	}
 	s.log.Info("password reset message queued by an operator", "school_id", t.SchoolID, "member_id", m.ID)
 	return nil
+}
+
+// resetMember finds the identity of email and says whether it is a member of the context's
+// school (holds a role there): only a member gets a reset link, whoever asks. A lookup that
+// finds no identity wraps storage.ErrNotFound; what names the caller in errors.
+func (s *Service) resetMember(ctx context.Context, email, what string) (m storage.Member, member bool, err error) {
+	m, err = s.store.GetMemberByEmail(ctx, email)
+	if err != nil {
+		return storage.Member{}, false, fmt.Errorf("account: %s: look up member: %w", what, err)
+	}
+	roles, err := s.store.GetRoles(ctx, m.ID)
+	if err != nil {
+		return storage.Member{}, false, fmt.Errorf("account: %s: read roles: %w", what, err)
+	}
+	return m, len(roles) > 0, nil
 }
 
 // queueReset makes a reset link for m and queues its message, in ctx's transaction: the one
