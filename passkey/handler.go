@@ -2,10 +2,7 @@ package passkey
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +47,7 @@ const Policy = "default-src 'none'; script-src 'self'; connect-src 'self'; style
 // (login.SecureCookies decides, as for the session cookie).
 const (
 	ChallengeCookie       = "proctor_passkey"
-	SecureChallengeCookie = "__Host-proctor_passkey"
+	SecureChallengeCookie = login.HostPrefix + ChallengeCookie
 )
 
 // Bounds.
@@ -193,17 +190,11 @@ func (h *Handler) userHandle(schoolID, memberID int64) []byte {
 	var msg [16]byte
 	binary.BigEndian.PutUint64(msg[:8], uint64(schoolID))
 	binary.BigEndian.PutUint64(msg[8:], uint64(memberID))
-	m := hmac.New(sha256.New, h.handleKey)
-	m.Write(msg[:])
-	return m.Sum(nil)
+	return login.MAC(h.handleKey, msg[:])
 }
 
 // challengeID is the store id of a challenge cookie's value.
-func (h *Handler) challengeID(token string) string {
-	m := hmac.New(sha256.New, h.challengeKey)
-	m.Write([]byte(token))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func (h *Handler) challengeID(token string) string { return login.TokenID(h.challengeKey, token) }
 
 // user is a member as the WebAuthn library sees them.
 type user struct {
@@ -296,12 +287,7 @@ func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose
 	return c, sd, nil
 }
 
-func challengeCookieName(secure bool) string {
-	if secure {
-		return SecureChallengeCookie
-	}
-	return ChallengeCookie
-}
+func challengeCookieName(secure bool) string { return login.CookieName(secure, ChallengeCookie) }
 
 // jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member.
 // Err, if any, is only logged.
