@@ -166,16 +166,15 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.Sc
 // browser in.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
-	show := func(status int, token, msg string) error { return h.showReset(w, r, t, status, token, msg) }
-	token, pw, ok, err := h.readLinkForm(w, r, t, "password reset", show)
+	var m storage.Member
+	ok, err := h.redeemLink(w, r, t, PurposeReset, h.showReset, func(token, pw string) (err error) {
+		m, err = h.svc.ResetPassword(ctx, ResetRequest{
+			Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
+		})
+		return err
+	})
 	if !ok {
 		return err
-	}
-	m, err := h.svc.ResetPassword(ctx, ResetRequest{
-		Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
-	})
-	if err != nil {
-		return h.linkRefused(w, r, t, PurposeReset, token, err, show)
 	}
 	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	// A member with a second factor enters it before the session starts: the link proves the
@@ -183,39 +182,39 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	return h.login.SignIn(ctx, w, r, m, AccountPath)
 }
 
-// readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
-// form fault (a failed check, two passwords that differ) is answered through show, and ok is
-// false then, with show's error.
-func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *school.School, what string,
-	show func(status int, token, msg string) error) (token, pw string, ok bool, err error) {
-	if err := r.ParseForm(); err != nil {
-		return "", "", false, login.FormError(err)
-	}
-	token = r.PostForm.Get("token")
-	if !h.login.CheckFormToken(r) {
-		h.log.Info(what+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
-		return "", "", false, show(http.StatusForbidden, token, MsgFormExpired)
-	}
-	pw = r.PostForm.Get("password")
-	if pw != r.PostForm.Get("password2") {
-		return "", "", false, show(http.StatusOK, token, MsgPasswordsDiffer)
-	}
-	return token, pw, true, nil
-}
+// linkForms names each link's form in the log.
+var linkForms = map[Purpose]string{PurposeReset: "password reset", PurposeInvitation: "invitation"}
 
-// linkRefused answers a link's redemption that failed: a refused password is shown on the form
-// again, a dead link gets the dead-link page, anything else is an error.
-func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose, token string, err error,
-	show func(status int, token, msg string) error) error {
+// redeemLink reads a posted link form of purpose (token, password, password2) after its CSRF
+// check and hands token and password to redeem. A form fault (a failed check, two passwords
+// that differ) and a refused password are answered with show's form again, a dead link with
+// the dead-link page; ok is false then, with the error left to return.
+func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose, show linkShow,
+	redeem func(token, pw string) error) (ok bool, err error) {
+	if err := r.ParseForm(); err != nil {
+		return false, login.FormError(err)
+	}
+	token := r.PostForm.Get("token")
+	if !h.login.CheckFormToken(r) {
+		h.log.Info(linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
+		return false, show(w, r, t, http.StatusForbidden, token, MsgFormExpired)
+	}
+	pw := r.PostForm.Get("password")
+	if pw != r.PostForm.Get("password2") {
+		return false, show(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+	}
+	err = redeem(token, pw)
 	var pe *PasswordError
 	switch {
+	case err == nil:
+		return true, nil
 	case errors.As(err, &pe):
-		return show(http.StatusOK, token, pe.Error())
+		return false, show(w, r, t, http.StatusOK, token, pe.Error())
 	case errors.Is(err, ErrLinkDead):
 		h.linkDead(w, r, t, purpose)
-		return nil
+		return false, nil
 	default:
-		return err
+		return false, err
 	}
 }
 
@@ -237,14 +236,13 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *scho
 // in; a member who has one is sent to sign in with it.
 func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
-	show := func(status int, token, msg string) error { return h.showInvitation(w, r, t, status, token, msg) }
-	token, pw, ok, err := h.readLinkForm(w, r, t, "invitation", show)
+	var res AcceptResult
+	ok, err := h.redeemLink(w, r, t, PurposeInvitation, h.showInvitation, func(token, pw string) (err error) {
+		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
+		return err
+	})
 	if !ok {
 		return err
-	}
-	res, err := h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
-	if err != nil {
-		return h.linkRefused(w, r, t, PurposeInvitation, token, err, show)
 	}
 	h.log.Info("invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {
