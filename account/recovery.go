@@ -93,9 +93,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	}
 	ok, err := h.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
 	if err != nil {
-		return &login.PageError{Status: http.StatusServiceUnavailable, View: login.ErrorView{
-			Title: "Service unavailable", Message: "Please try again in a few minutes.",
-		}, Err: err}
+		return login.Unavailable(err)
 	}
 	if !ok {
 		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())

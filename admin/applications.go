@@ -41,11 +41,11 @@ func appURL(id string) string { return AppsPath + "/" + url.PathEscape(id) }
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	after := r.URL.Query().Get("after")
 	if len(after) > maxCursor {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+		return login.BadForm(nil)
 	}
 	clients, next, err := h.store.ListClients(r.Context(), storage.ClientMember, storage.Page{First: listPageSize, After: after})
 	if errors.Is(err, storage.ErrInvalidArgument) {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return login.BadForm(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: list clients: %w", err)

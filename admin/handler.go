@@ -226,10 +226,6 @@ func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
 }
 
 var (
-	viewBadForm = login.ErrorView{
-		Title:   "The form could not be read",
-		Message: "Go back, reload the page and try again.",
-	}
 	viewNoApp = login.ErrorView{
 		Title:   "Application not found",
 		Message: "There is no such OAuth application here. It may have been deleted.",

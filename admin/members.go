@@ -108,11 +108,11 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 	q := r.URL.Query()
 	search, after := strings.TrimSpace(q.Get("q")), q.Get("after")
 	if len(search) > roster.MaxSearch || len(after) > maxCursor {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+		return login.BadForm(nil)
 	}
 	entries, next, err := h.roster.ListRoster(ctx, roster.Query{Search: search, Page: storage.Page{First: listPageSize, After: after}}, h.now())
 	if errors.Is(err, storage.ErrInvalidArgument) {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return login.BadForm(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: list members: %w", err)
@@ -645,7 +645,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 	for _, name := range r.PostForm["role"] {
 		role := storage.Role(name)
 		if !role.Valid() {
-			return "", "", &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+			return "", "", login.BadForm(nil)
 		}
 		if !slices.Contains(roles, role) {
 			roles = append(roles, role)

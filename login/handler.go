@@ -233,7 +233,20 @@ func FormError(err error) *PageError {
 	if edge.TooLarge(err) {
 		return &PageError{Status: http.StatusRequestEntityTooLarge, View: viewTooLarge, Err: err}
 	}
+	return BadForm(err)
+}
+
+// BadForm is the failure of a form or a query that holds what no page of ours sends (a bad
+// cursor, an unknown role): 400 with the page that says the form could not be read. err may be
+// nil.
+func BadForm(err error) *PageError {
 	return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+}
+
+// Unavailable is the failure of a member's form whose rate limiter could not be asked: 503
+// with a page that asks to try again later. (Signing in has its own page, viewUnavailable.)
+func Unavailable(err error) *PageError {
+	return &PageError{Status: http.StatusServiceUnavailable, View: viewTryLater, Err: err}
 }
 
 var (
@@ -248,6 +261,10 @@ var (
 	viewUnavailable = ErrorView{
 		Title:   "Service unavailable",
 		Message: "Signing in is not possible right now. Please try again in a few minutes.",
+	}
+	viewTryLater = ErrorView{
+		Title:   "Service unavailable",
+		Message: "Please try again in a few minutes.",
 	}
 	viewInternal = ErrorView{
 		Title:   "Something went wrong",

@@ -239,9 +239,7 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 	key := passwordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
-		return "", 0, &login.PageError{Status: http.StatusServiceUnavailable,
-			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
-			Err:  fmt.Errorf("passkey: rate limiter: %w", err)}
+		return "", 0, login.Unavailable(fmt.Errorf("passkey: rate limiter: %w", err))
 	}
 	if !ok {
 		return msgPasswordLimit, http.StatusTooManyRequests, nil
