@@ -51,9 +51,7 @@ const (
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
-	}
+	expired := login.ShowAgain(h.showList, templates.PasskeysPage{Message: msgExpired})
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
