@@ -137,11 +137,9 @@ func NewService(d ServiceDeps) (*Service, error) {
 	if s.resetTTL == 0 {
 		s.resetTTL = DefaultResetTTL
 	}
-	if s.accountLimit == (login.Limit{}) {
-		s.accountLimit = DefaultResetAccountLimit
-	}
-	if s.accountLimit.Max < 1 || s.accountLimit.Window <= 0 {
-		return nil, fmt.Errorf("account: a rate limit needs Max >= 1 and a positive Window, got %+v", s.accountLimit)
+	s.accountLimit = s.accountLimit.Or(DefaultResetAccountLimit)
+	if err := s.accountLimit.Check(); err != nil {
+		return nil, fmt.Errorf("account: %w", err)
 	}
 	if s.params == (password.Params{}) {
 		s.params = password.Default

@@ -143,18 +143,10 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = NewMemoryLimiter(0, h.now)
 	}
-	if h.accountLimit == (Limit{}) {
-		h.accountLimit = DefaultAccountLimit
-	}
-	if h.addressLimit == (Limit{}) {
-		h.addressLimit = DefaultAddressLimit
-	}
-	if h.deviceLimit == (Limit{}) {
-		h.deviceLimit = DefaultDeviceLimit
-	}
-	if h.factorLimit == (Limit{}) {
-		h.factorLimit = Limit{Max: 5, Window: h.accountLimit.Window}
-	}
+	h.accountLimit = h.accountLimit.Or(DefaultAccountLimit)
+	h.addressLimit = h.addressLimit.Or(DefaultAddressLimit)
+	h.deviceLimit = h.deviceLimit.Or(DefaultDeviceLimit)
+	h.factorLimit = h.factorLimit.Or(Limit{Max: 5, Window: h.accountLimit.Window})
 	if h.deviceLifetime == 0 {
 		h.deviceLifetime = DefaultDeviceLifetime
 	}
@@ -169,8 +161,8 @@ func New(d Deps) (*Handler, error) {
 	}
 	h.gate = newHashGate(d.HashSlots, d.HashWait)
 	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit, h.factorLimit} {
-		if l.Max < 1 || l.Window <= 0 {
-			return nil, fmt.Errorf("login: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
+		if err := l.Check(); err != nil {
+			return nil, fmt.Errorf("login: %w", err)
 		}
 	}
 	if h.idle == 0 {

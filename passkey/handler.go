@@ -126,11 +126,9 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
-	if h.addressLimit == (login.Limit{}) {
-		h.addressLimit = login.DefaultAddressLimit
-	}
-	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
-		return nil, fmt.Errorf("passkey: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
+	h.addressLimit = h.addressLimit.Or(login.DefaultAddressLimit)
+	if err := h.addressLimit.Check(); err != nil {
+		return nil, fmt.Errorf("passkey: %w", err)
 	}
 	return h, nil
 }
