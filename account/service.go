@@ -560,12 +560,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 		return storage.Member{}, err
 	}
 	var m storage.Member
-	err = s.inTx(ctx, func(ctx context.Context) error {
-		now := s.now()
-		l, err := s.consume(ctx, req.Token, PurposeReset, now)
-		if err != nil {
-			return err
-		}
+	err = s.useLink(ctx, req.Token, PurposeReset, func(ctx context.Context, l Link, now time.Time) (err error) {
 		if m, err = s.setPassword(ctx, l, hash); err != nil {
 			return err
 		}
@@ -626,12 +621,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 		}
 	}
 	var m storage.Member
-	err = s.inTx(ctx, func(ctx context.Context) error {
-		now := s.now()
-		l, err := s.consume(ctx, req.Token, PurposeInvitation, now)
-		if err != nil {
-			return err
-		}
+	err = s.useLink(ctx, req.Token, PurposeInvitation, func(ctx context.Context, l Link, now time.Time) (err error) {
 		if hash != "" {
 			m, err = s.setPassword(ctx, l, hash)
 		} else {
@@ -668,16 +658,21 @@ func (s *Service) hashNew(pw string, m storage.Member) (string, error) {
 	return hash, nil
 }
 
-// consume uses the link of token; ErrLinkDead if another request used it first.
-func (s *Service) consume(ctx context.Context, token string, purpose Purpose, at time.Time) (Link, error) {
-	l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, at)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Link{}, ErrLinkDead
-	}
-	if err != nil {
-		return Link{}, fmt.Errorf("account: use link: %w", err)
-	}
-	return l, nil
+// useLink uses the link of token in a transaction and runs fn in it, with the link and the
+// time it was used: fn's work commits with the link's use or not at all. ErrLinkDead if
+// another request used the link first.
+func (s *Service) useLink(ctx context.Context, token string, purpose Purpose, fn func(ctx context.Context, l Link, now time.Time) error) error {
+	return s.inTx(ctx, func(ctx context.Context) error {
+		now := s.now()
+		l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, now)
+		if errors.Is(err, storage.ErrNotFound) {
+			return ErrLinkDead
+		}
+		if err != nil {
+			return fmt.Errorf("account: use link: %w", err)
+		}
+		return fn(ctx, l, now)
+	})
 }
 
 // setPassword sets the member's password to hash, holding the row, unless the password
