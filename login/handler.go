@@ -180,7 +180,7 @@ func New(d Deps) (*Handler, error) {
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
 	MountRoutes(r, h.handle, []Route[RequestPage]{
-		{Path: LoginPath, Get: h.loginForm, Post: h.login},
+		{Path: LoginPath, Get: h.SignInPage(h.loginForm), Post: h.login},
 		{Path: FactorPath, Get: h.factorForm, Post: h.factor},
 		{Path: DonePath, Get: h.signedIn},
 		{Path: LogoutPath, Get: h.logoutForm, Post: h.logout},

@@ -140,7 +140,7 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(RegisterFinishPath, h.memberJSON(h.registerFinish)).Methods(http.MethodPost)
 	r.Handle(RenamePath, h.memberPage(h.rename)).Methods(http.MethodPost)
 	r.Handle(RemovePath, h.memberPage(h.remove)).Methods(http.MethodPost)
-	r.Handle(SignInPath, h.page(h.signInPage)).Methods(http.MethodGet)
+	r.Handle(SignInPath, h.page(h.login.SignInPage(h.signInPage))).Methods(http.MethodGet)
 	r.Handle(SignInBeginPath, h.formJSON(h.signInBegin)).Methods(http.MethodPost)
 	r.Handle(SignInFinishPath, h.formJSON(h.signInFinish)).Methods(http.MethodPost)
 	r.Handle(FactorPagePath, h.page(h.factorPage)).Methods(http.MethodGet)
