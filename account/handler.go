@@ -92,11 +92,9 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = svc.limiter
 	}
-	if h.addressLimit == (login.Limit{}) {
-		h.addressLimit = DefaultResetAddressLimit
-	}
-	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
-		return nil, fmt.Errorf("account: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
+	h.addressLimit = h.addressLimit.Or(DefaultResetAddressLimit)
+	if err := h.addressLimit.Check(); err != nil {
+		return nil, fmt.Errorf("account: %w", err)
 	}
 	return h, nil
 }

@@ -91,9 +91,7 @@ func (h *Handler) mountAccount(r *mux.Router) {
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: msgAccountExpired})
-	}
+	expired := login.ShowAgain(h.showAccount, templates.AccountPage{Message: msgAccountExpired})
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 

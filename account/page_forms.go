@@ -130,9 +130,7 @@ func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw s
 	key := accountPasswordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, accountPasswordBudget)
 	if err != nil {
-		return currentPassword{}, &login.PageError{Status: http.StatusServiceUnavailable,
-			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
-			Err:  fmt.Errorf("account: rate limiter: %w", err)}
+		return currentPassword{}, login.Unavailable(fmt.Errorf("account: rate limiter: %w", err))
 	}
 	if !ok {
 		return currentPassword{limited: true, message: msgPasswordLimit}, nil

@@ -34,8 +34,8 @@ const (
 func (h *Handler) mountRecovery(r *mux.Router) {
 	login.MountRoutes(r, h.recoveryPage, []login.Route[login.SchoolPage]{
 		{Path: ForgotPath, Get: h.forgotForm, Post: h.forgot},
-		{Path: ResetPath, Get: h.resetForm, Post: h.reset},
-		{Path: InvitationPath, Get: h.invitationForm, Post: h.acceptInvitation},
+		{Path: ResetPath, Get: linkForm(h.showReset), Post: h.reset},
+		{Path: InvitationPath, Get: linkForm(h.showInvitation), Post: h.acceptInvitation},
 	})
 }
 
@@ -93,9 +93,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	}
 	ok, err := h.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
 	if err != nil {
-		return &login.PageError{Status: http.StatusServiceUnavailable, View: login.ErrorView{
-			Title: "Service unavailable", Message: "Please try again in a few minutes.",
-		}, Err: err}
+		return login.Unavailable(err)
 	}
 	if !ok {
 		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
@@ -125,19 +123,36 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.Sch
 	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(out, page) })
 }
 
-// resetForm shows the new-password form of a live reset link. It does not use the link: mail
+// linkShow draws the form of a link's page (the new-password form, the invitation) with a
+// status and a message, or the dead-link page.
+type linkShow func(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error
+
+// linkForm shows the form of the live link named by ?token=. It does not use the link: mail
 // scanners open links too.
-func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
-	return h.showReset(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+func linkForm(show linkShow) login.SchoolPage {
+	return func(w http.ResponseWriter, r *http.Request, t *school.School) error {
+		return show(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
+	}
 }
 
-func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
-	lm, err := h.svc.PeekLink(r.Context(), token, PurposeReset)
+// peekLink returns the member of token's live link of purpose without using it. A dead link
+// gets the dead-link page, and ok is false then.
+func (h *Handler) peekLink(w http.ResponseWriter, r *http.Request, t *school.School, token string, purpose Purpose) (lm LinkMember, ok bool, err error) {
+	lm, err = h.svc.PeekLink(r.Context(), token, purpose)
 	if errors.Is(err, ErrLinkDead) {
-		h.linkDead(w, r, t, PurposeReset)
-		return nil
+		h.linkDead(w, r, t, purpose)
+		return LinkMember{}, false, nil
 	}
 	if err != nil {
+		return LinkMember{}, false, err
+	}
+	return lm, true, nil
+}
+
+// showReset draws the new-password form of a live reset link.
+func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
+	lm, ok, err := h.peekLink(w, r, t, token, PurposeReset)
+	if !ok {
 		return err
 	}
 	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg}
@@ -149,16 +164,15 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.Sc
 // browser in.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
-	show := func(status int, token, msg string) error { return h.showReset(w, r, t, status, token, msg) }
-	token, pw, ok, err := h.readLinkForm(w, r, t, "password reset", show)
+	var m storage.Member
+	ok, err := h.redeemLink(w, r, t, PurposeReset, h.showReset, func(token, pw string) (err error) {
+		m, err = h.svc.ResetPassword(ctx, ResetRequest{
+			Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
+		})
+		return err
+	})
 	if !ok {
 		return err
-	}
-	m, err := h.svc.ResetPassword(ctx, ResetRequest{
-		Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
-	})
-	if err != nil {
-		return h.linkRefused(w, r, t, PurposeReset, token, err, show)
 	}
 	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	// A member with a second factor enters it before the session starts: the link proves the
@@ -166,55 +180,46 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	return h.login.SignIn(ctx, w, r, m, AccountPath)
 }
 
-// readLinkForm reads a posted link form (token, password, password2) after its CSRF check. A
-// form fault (a failed check, two passwords that differ) is answered through show, and ok is
-// false then, with show's error.
-func (h *Handler) readLinkForm(w http.ResponseWriter, r *http.Request, t *school.School, what string,
-	show func(status int, token, msg string) error) (token, pw string, ok bool, err error) {
-	if err := r.ParseForm(); err != nil {
-		return "", "", false, login.FormError(err)
-	}
-	token = r.PostForm.Get("token")
-	if !h.login.CheckFormToken(r) {
-		h.log.Info(what+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
-		return "", "", false, show(http.StatusForbidden, token, MsgFormExpired)
-	}
-	pw = r.PostForm.Get("password")
-	if pw != r.PostForm.Get("password2") {
-		return "", "", false, show(http.StatusOK, token, MsgPasswordsDiffer)
-	}
-	return token, pw, true, nil
-}
+// linkForms names each link's form in the log.
+var linkForms = map[Purpose]string{PurposeReset: "password reset", PurposeInvitation: "invitation"}
 
-// linkRefused answers a link's redemption that failed: a refused password is shown on the form
-// again, a dead link gets the dead-link page, anything else is an error.
-func (h *Handler) linkRefused(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose, token string, err error,
-	show func(status int, token, msg string) error) error {
+// redeemLink reads a posted link form of purpose (token, password, password2) after its CSRF
+// check and hands token and password to redeem. A form fault (a failed check, two passwords
+// that differ) and a refused password are answered with show's form again, a dead link with
+// the dead-link page; ok is false then, with the error left to return.
+func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose, show linkShow,
+	redeem func(token, pw string) error) (ok bool, err error) {
+	if err := r.ParseForm(); err != nil {
+		return false, login.FormError(err)
+	}
+	token := r.PostForm.Get("token")
+	if !h.login.CheckFormToken(r) {
+		h.log.Info(linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
+		return false, show(w, r, t, http.StatusForbidden, token, MsgFormExpired)
+	}
+	pw := r.PostForm.Get("password")
+	if pw != r.PostForm.Get("password2") {
+		return false, show(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+	}
+	err = redeem(token, pw)
 	var pe *PasswordError
 	switch {
+	case err == nil:
+		return true, nil
 	case errors.As(err, &pe):
-		return show(http.StatusOK, token, pe.Error())
+		return false, show(w, r, t, http.StatusOK, token, pe.Error())
 	case errors.Is(err, ErrLinkDead):
 		h.linkDead(w, r, t, purpose)
-		return nil
+		return false, nil
 	default:
-		return err
+		return false, err
 	}
-}
-
-// invitationForm shows the page of a live invitation link without using it.
-func (h *Handler) invitationForm(w http.ResponseWriter, r *http.Request, t *school.School) error {
-	return h.showInvitation(w, r, t, http.StatusOK, r.URL.Query().Get("token"), "")
 }
 
 // showInvitation draws the invitation page of token, or the dead-link page.
 func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *school.School, status int, token, msg string) error {
-	lm, err := h.svc.PeekLink(r.Context(), token, PurposeInvitation)
-	if errors.Is(err, ErrLinkDead) {
-		h.linkDead(w, r, t, PurposeInvitation)
-		return nil
-	}
-	if err != nil {
+	lm, ok, err := h.peekLink(w, r, t, token, PurposeInvitation)
+	if !ok {
 		return err
 	}
 	page := templates.InvitationPage{
@@ -229,14 +234,13 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *scho
 // in; a member who has one is sent to sign in with it.
 func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *school.School) error {
 	ctx := r.Context()
-	show := func(status int, token, msg string) error { return h.showInvitation(w, r, t, status, token, msg) }
-	token, pw, ok, err := h.readLinkForm(w, r, t, "invitation", show)
+	var res AcceptResult
+	ok, err := h.redeemLink(w, r, t, PurposeInvitation, h.showInvitation, func(token, pw string) (err error) {
+		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
+		return err
+	})
 	if !ok {
 		return err
-	}
-	res, err := h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
-	if err != nil {
-		return h.linkRefused(w, r, t, PurposeInvitation, token, err, show)
 	}
 	h.log.Info("invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {

@@ -137,11 +137,9 @@ func NewService(d ServiceDeps) (*Service, error) {
 	if s.resetTTL == 0 {
 		s.resetTTL = DefaultResetTTL
 	}
-	if s.accountLimit == (login.Limit{}) {
-		s.accountLimit = DefaultResetAccountLimit
-	}
-	if s.accountLimit.Max < 1 || s.accountLimit.Window <= 0 {
-		return nil, fmt.Errorf("account: a rate limit needs Max >= 1 and a positive Window, got %+v", s.accountLimit)
+	s.accountLimit = s.accountLimit.Or(DefaultResetAccountLimit)
+	if err := s.accountLimit.Check(); err != nil {
+		return nil, fmt.Errorf("account: %w", err)
 	}
 	if s.params == (password.Params{}) {
 		s.params = password.Default
@@ -379,19 +377,15 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	}
 	ctx = school.NewContext(ctx, t)
 	email := storage.NormaliseEmail(string(payload))
-	m, err := s.store.GetMemberByEmail(ctx, email)
+	m, member, err := s.resetMember(ctx, email, "reset request")
 	if errors.Is(err, storage.ErrNotFound) {
 		s.log.Info("password reset requested for an address that is no member's", "school_id", schoolID)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("account: reset request: look up member: %w", err)
+		return err
 	}
-	roles, err := s.store.GetRoles(ctx, m.ID)
-	if err != nil {
-		return fmt.Errorf("account: reset request: read roles: %w", err)
-	}
-	if len(roles) == 0 {
+	if !member {
 		s.log.Info("password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
 		return nil
 	}
@@ -435,15 +429,12 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 	}
 	var m storage.Member
 	err = s.inTx(ctx, func(ctx context.Context) error {
-		m, err = s.store.GetMemberByEmail(ctx, email)
+		var member bool
+		m, member, err = s.resetMember(ctx, email, "reset link")
 		if err != nil {
-			return fmt.Errorf("account: reset link: look up member: %w", err)
+			return err
 		}
-		roles, err := s.store.GetRoles(ctx, m.ID)
-		if err != nil {
-			return fmt.Errorf("account: reset link: read roles: %w", err)
-		}
-		if len(roles) == 0 {
+		if !member {
 			return fmt.Errorf("account: reset link: member %d holds no role at school %d: %w", m.ID, t.SchoolID, storage.ErrNotFound)
 		}
 		if err := s.queueReset(ctx, t, m); err != nil {
@@ -456,6 +447,21 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 	}
 	s.log.Info("password reset message queued by an operator", "school_id", t.SchoolID, "member_id", m.ID)
 	return nil
+}
+
+// resetMember finds the identity of email and says whether it is a member of the context's
+// school (holds a role there): only a member gets a reset link, whoever asks. A lookup that
+// finds no identity wraps storage.ErrNotFound; what names the caller in errors.
+func (s *Service) resetMember(ctx context.Context, email, what string) (m storage.Member, member bool, err error) {
+	m, err = s.store.GetMemberByEmail(ctx, email)
+	if err != nil {
+		return storage.Member{}, false, fmt.Errorf("account: %s: look up member: %w", what, err)
+	}
+	roles, err := s.store.GetRoles(ctx, m.ID)
+	if err != nil {
+		return storage.Member{}, false, fmt.Errorf("account: %s: read roles: %w", what, err)
+	}
+	return m, len(roles) > 0, nil
 }
 
 // queueReset makes a reset link for m and queues its message, in ctx's transaction: the one
@@ -554,12 +560,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 		return storage.Member{}, err
 	}
 	var m storage.Member
-	err = s.inTx(ctx, func(ctx context.Context) error {
-		now := s.now()
-		l, err := s.consume(ctx, req.Token, PurposeReset, now)
-		if err != nil {
-			return err
-		}
+	err = s.useLink(ctx, req.Token, PurposeReset, func(ctx context.Context, l Link, now time.Time) (err error) {
 		if m, err = s.setPassword(ctx, l, hash); err != nil {
 			return err
 		}
@@ -620,12 +621,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 		}
 	}
 	var m storage.Member
-	err = s.inTx(ctx, func(ctx context.Context) error {
-		now := s.now()
-		l, err := s.consume(ctx, req.Token, PurposeInvitation, now)
-		if err != nil {
-			return err
-		}
+	err = s.useLink(ctx, req.Token, PurposeInvitation, func(ctx context.Context, l Link, now time.Time) (err error) {
 		if hash != "" {
 			m, err = s.setPassword(ctx, l, hash)
 		} else {
@@ -662,16 +658,21 @@ func (s *Service) hashNew(pw string, m storage.Member) (string, error) {
 	return hash, nil
 }
 
-// consume uses the link of token; ErrLinkDead if another request used it first.
-func (s *Service) consume(ctx context.Context, token string, purpose Purpose, at time.Time) (Link, error) {
-	l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, at)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Link{}, ErrLinkDead
-	}
-	if err != nil {
-		return Link{}, fmt.Errorf("account: use link: %w", err)
-	}
-	return l, nil
+// useLink uses the link of token in a transaction and runs fn in it, with the link and the
+// time it was used: fn's work commits with the link's use or not at all. ErrLinkDead if
+// another request used the link first.
+func (s *Service) useLink(ctx context.Context, token string, purpose Purpose, fn func(ctx context.Context, l Link, now time.Time) error) error {
+	return s.inTx(ctx, func(ctx context.Context) error {
+		now := s.now()
+		l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, now)
+		if errors.Is(err, storage.ErrNotFound) {
+			return ErrLinkDead
+		}
+		if err != nil {
+			return fmt.Errorf("account: use link: %w", err)
+		}
+		return fn(ctx, l, now)
+	})
 }
 
 // setPassword sets the member's password to hash, holding the row, unless the password

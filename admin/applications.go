@@ -41,11 +41,11 @@ func appURL(id string) string { return AppsPath + "/" + url.PathEscape(id) }
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	after := r.URL.Query().Get("after")
 	if len(after) > maxCursor {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+		return login.BadForm(nil)
 	}
 	clients, next, err := h.store.ListClients(r.Context(), storage.ClientMember, storage.Page{First: listPageSize, After: after})
 	if errors.Is(err, storage.ErrInvalidArgument) {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return login.BadForm(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: list clients: %w", err)
@@ -203,7 +203,7 @@ func (h *Handler) appFor(r *http.Request, a appAction) (storage.Client, error) {
 		return c, err
 	}
 	if a.secretOnly && !confidential(c) {
-		return c, &login.PageError{Status: http.StatusConflict, View: viewPublicApp}
+		return c, failPublicApp.with(nil)
 	}
 	return c, nil
 }
@@ -242,9 +242,9 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	c, secret, err := h.clients.RotateSecret(ctx, c.ID, storage.ClientMember)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+		return failNoApp.with(err)
 	case errors.Is(err, client.ErrPublic):
-		return &login.PageError{Status: http.StatusConflict, View: viewPublicApp, Err: err}
+		return failPublicApp.with(err)
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
@@ -265,7 +265,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	err = h.clients.Delete(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+		return failNoApp.with(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
@@ -285,7 +285,7 @@ func (h *Handler) client(r *http.Request) (storage.Client, error) {
 	id := mux.Vars(r)["id"]
 	c, err := h.store.GetClient(r.Context(), id)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.Kind != storage.ClientMember) {
-		return storage.Client{}, &login.PageError{Status: http.StatusNotFound, View: viewNoApp, Err: err}
+		return storage.Client{}, failNoApp.with(err)
 	}
 	if err != nil {
 		return storage.Client{}, fmt.Errorf("admin: get client: %w", err)

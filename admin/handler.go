@@ -225,19 +225,28 @@ func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
 	return false
 }
 
+// failure is a refusal of the operator pages: the page shown and the one status it is shown
+// with.
+type failure struct {
+	status int
+	view   login.ErrorView
+}
+
+// with is the failure as the error a page returns (login.PageError), wrapping err (nil when
+// there is nothing to log).
+func (f failure) with(err error) error {
+	return &login.PageError{Status: f.status, View: f.view, Err: err}
+}
+
 var (
-	viewBadForm = login.ErrorView{
-		Title:   "The form could not be read",
-		Message: "Go back, reload the page and try again.",
-	}
-	viewNoApp = login.ErrorView{
+	failNoApp = failure{http.StatusNotFound, login.ErrorView{
 		Title:   "Application not found",
 		Message: "There is no such OAuth application here. It may have been deleted.",
-	}
-	viewPublicApp = login.ErrorView{
+	}}
+	failPublicApp = failure{http.StatusConflict, login.ErrorView{
 		Title:   "This application has no secret",
 		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
-	}
+	}}
 )
 
 // note records an event done by the visiting operator through the request r.

@@ -88,18 +88,18 @@ func (h *Handler) mountMembers(r *mux.Router) {
 }
 
 var (
-	viewNoMember = login.ErrorView{
+	failNoMember = failure{http.StatusNotFound, login.ErrorView{
 		Title:   "Member not found",
 		Message: "There is no such member here. They may have been removed from the school.",
-	}
-	viewNoAction = login.ErrorView{
+	}}
+	failNoAction = failure{http.StatusNotFound, login.ErrorView{
 		Title:   "Page not found",
 		Message: "There is no such page.",
-	}
-	viewNoUnlocks = login.ErrorView{
+	}}
+	failNoUnlocks = failure{http.StatusServiceUnavailable, login.ErrorView{
 		Title:   "Lockouts cannot be lifted here",
 		Message: "This server keeps no record of lifted lockouts; a lockout ends when its time runs out.",
-	}
+	}}
 )
 
 // members lists one page of the school's members, optionally searched.
@@ -108,11 +108,11 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 	q := r.URL.Query()
 	search, after := strings.TrimSpace(q.Get("q")), q.Get("after")
 	if len(search) > roster.MaxSearch || len(after) > maxCursor {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+		return login.BadForm(nil)
 	}
 	entries, next, err := h.roster.ListRoster(ctx, roster.Query{Search: search, Page: storage.Page{First: listPageSize, After: after}}, h.now())
 	if errors.Is(err, storage.ErrInvalidArgument) {
-		return &login.PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+		return login.BadForm(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: list members: %w", err)
@@ -231,11 +231,11 @@ func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
 	id, ok := parseMemberID(mux.Vars(r)["member_id"])
 	if !ok {
-		return target{}, &login.PageError{Status: http.StatusNotFound, View: viewNoMember}
+		return target{}, failNoMember.with(nil)
 	}
 	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return target{}, &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+		return target{}, failNoMember.with(err)
 	}
 	if err != nil {
 		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
@@ -467,14 +467,14 @@ func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status i
 func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (target, string, bool, error) {
 	action := mux.Vars(r)["action"]
 	if !slices.Contains(memberActions, action) {
-		return target{}, "", false, &login.PageError{Status: http.StatusNotFound, View: viewNoAction}
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	t, err := h.target(r)
 	if err != nil {
 		return target{}, "", false, err
 	}
 	if !h.available(t, action) {
-		return target{}, "", false, &login.PageError{Status: http.StatusNotFound, View: viewNoAction}
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	if why := h.refusal(v, t, action); why != "" {
 		h.log.Info("member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
@@ -572,7 +572,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 	case ActionUnlock:
 		err := h.login.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, login.ErrNoUnlocks) {
-			return "", "", &login.PageError{Status: http.StatusServiceUnavailable, View: viewNoUnlocks, Err: err}
+			return "", "", failNoUnlocks.with(err)
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
@@ -633,7 +633,7 @@ func changeRefused(err error, v visit, t target, doing string) (refusal string, 
 	case errors.Is(err, storage.ErrLastOwner):
 		return lastOwner(t, v), nil
 	case errors.Is(err, storage.ErrNotFound):
-		return "", &login.PageError{Status: http.StatusNotFound, View: viewNoMember, Err: err}
+		return "", failNoMember.with(err)
 	default:
 		return "", fmt.Errorf("admin: %s %d: %w", doing, t.id(), err)
 	}
@@ -645,7 +645,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 	for _, name := range r.PostForm["role"] {
 		role := storage.Role(name)
 		if !role.Valid() {
-			return "", "", &login.PageError{Status: http.StatusBadRequest, View: viewBadForm}
+			return "", "", login.BadForm(nil)
 		}
 		if !slices.Contains(roles, role) {
 			roles = append(roles, role)

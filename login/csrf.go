@@ -1,8 +1,6 @@
 package login
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
@@ -17,7 +15,7 @@ const CSRFField = "csrf_token"
 // "__Host-" prefix keeps a sibling host from planting a value of its own (secureCookies decides).
 const (
 	LoginCSRFCookie       = "proctor_csrf"
-	SecureLoginCSRFCookie = "__Host-proctor_csrf"
+	SecureLoginCSRFCookie = HostPrefix + LoginCSRFCookie
 )
 
 // loginCSRFLifetime is how long a sign-in form stays usable.
@@ -80,15 +78,8 @@ func (h *Handler) loginCSRFToken(cookie string) string {
 	return h.mac("login-csrf\x00" + cookie)
 }
 
-func loginCSRFCookieName(secure bool) string {
-	if secure {
-		return SecureLoginCSRFCookie
-	}
-	return LoginCSRFCookie
-}
+func loginCSRFCookieName(secure bool) string { return CookieName(secure, LoginCSRFCookie) }
 
 func (h *Handler) mac(msg string) string {
-	m := hmac.New(sha256.New, h.csrfKey)
-	m.Write([]byte(msg))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	return base64.RawURLEncoding.EncodeToString(MAC(h.csrfKey, []byte(msg)))
 }

@@ -23,3 +23,11 @@ func ClockOrNow(now func() time.Time) func() time.Time {
 	}
 	return now
 }
+
+// positiveOr is v, or def when v is zero or negative (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -18,7 +18,7 @@ import (
 // one.
 const (
 	DeviceCookie       = "proctor_device"
-	SecureDeviceCookie = "__Host-proctor_device"
+	SecureDeviceCookie = HostPrefix + DeviceCookie
 )
 
 // DefaultDeviceLifetime is how long a known-device cookie is honoured after the sign-in that
@@ -97,15 +97,6 @@ func (h *Handler) setKnownDevice(w http.ResponseWriter, secure bool, digest []by
 	})
 }
 
-func (h *Handler) deviceMAC(payload []byte) []byte {
-	m := hmac.New(sha256.New, h.deviceKey)
-	m.Write(payload)
-	return m.Sum(nil)
-}
+func (h *Handler) deviceMAC(payload []byte) []byte { return MAC(h.deviceKey, payload) }
 
-func deviceCookieName(secure bool) string {
-	if secure {
-		return SecureDeviceCookie
-	}
-	return DeviceCookie
-}
+func deviceCookieName(secure bool) string { return CookieName(secure, DeviceCookie) }

@@ -3,7 +3,6 @@ package login
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -34,7 +33,7 @@ const FactorEnrolPath = "/account/security/totp"
 // Pending sign-in cookie names; "__Host-" as for the session cookie.
 const (
 	PendingCookie       = "proctor_pending_factor"
-	SecurePendingCookie = "__Host-proctor_pending_factor"
+	SecurePendingCookie = HostPrefix + PendingCookie
 )
 
 // PendingLifetime is how long a password sign-in waits for its second factor.
@@ -97,13 +96,7 @@ func factorLimitKey(schoolID, memberID int64) string {
 func (h *Handler) encodePending(p pendingSignIn) string {
 	payload := fmt.Sprintf("%d|%d|%s|%d", p.SchoolID, p.MemberID, strings.Join(p.AMR, " "), p.Expires.Unix())
 	body := base64.RawURLEncoding.EncodeToString([]byte(payload))
-	return body + "." + base64.RawURLEncoding.EncodeToString(h.pendingMAC(body))
-}
-
-func (h *Handler) pendingMAC(body string) []byte {
-	m := hmac.New(sha256.New, h.pendingKey)
-	m.Write([]byte(body))
-	return m.Sum(nil)
+	return body + "." + base64.RawURLEncoding.EncodeToString(MAC(h.pendingKey, []byte(body)))
 }
 
 // maxPendingCookie bounds the cookie value read: a real one is under 100 bytes.
@@ -122,9 +115,7 @@ func parsePending(key []byte, v string, schoolID int64, now time.Time) (pendingS
 		return pendingSignIn{}, errBadPending
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(body))
-	if err != nil || !hmac.Equal(got, m.Sum(nil)) {
+	if err != nil || !hmac.Equal(got, MAC(key, []byte(body))) {
 		return pendingSignIn{}, errBadPending
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
@@ -148,12 +139,7 @@ func parsePending(key []byte, v string, schoolID int64, now time.Time) (pendingS
 	return p, nil
 }
 
-func pendingCookieName(secure bool) string {
-	if secure {
-		return SecurePendingCookie
-	}
-	return PendingCookie
-}
+func pendingCookieName(secure bool) string { return CookieName(secure, PendingCookie) }
 
 func setPendingCookie(w http.ResponseWriter, secure bool, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{

@@ -143,18 +143,10 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = NewMemoryLimiter(0, h.now)
 	}
-	if h.accountLimit == (Limit{}) {
-		h.accountLimit = DefaultAccountLimit
-	}
-	if h.addressLimit == (Limit{}) {
-		h.addressLimit = DefaultAddressLimit
-	}
-	if h.deviceLimit == (Limit{}) {
-		h.deviceLimit = DefaultDeviceLimit
-	}
-	if h.factorLimit == (Limit{}) {
-		h.factorLimit = Limit{Max: 5, Window: h.accountLimit.Window}
-	}
+	h.accountLimit = h.accountLimit.Or(DefaultAccountLimit)
+	h.addressLimit = h.addressLimit.Or(DefaultAddressLimit)
+	h.deviceLimit = h.deviceLimit.Or(DefaultDeviceLimit)
+	h.factorLimit = h.factorLimit.Or(Limit{Max: 5, Window: h.accountLimit.Window})
 	if h.deviceLifetime == 0 {
 		h.deviceLifetime = DefaultDeviceLifetime
 	}
@@ -169,8 +161,8 @@ func New(d Deps) (*Handler, error) {
 	}
 	h.gate = newHashGate(d.HashSlots, d.HashWait)
 	for _, l := range []Limit{h.accountLimit, h.addressLimit, h.deviceLimit, h.factorLimit} {
-		if l.Max < 1 || l.Window <= 0 {
-			return nil, fmt.Errorf("login: a rate limit needs Max >= 1 and a positive Window, got %+v", l)
+		if err := l.Check(); err != nil {
+			return nil, fmt.Errorf("login: %w", err)
 		}
 	}
 	if h.idle == 0 {
@@ -188,7 +180,7 @@ func New(d Deps) (*Handler, error) {
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
 	MountRoutes(r, h.handle, []Route[RequestPage]{
-		{Path: LoginPath, Get: h.loginForm, Post: h.login},
+		{Path: LoginPath, Get: h.SignInPage(h.loginForm), Post: h.login},
 		{Path: FactorPath, Get: h.factorForm, Post: h.factor},
 		{Path: DonePath, Get: h.signedIn},
 		{Path: LogoutPath, Get: h.logoutForm, Post: h.logout},
@@ -233,7 +225,20 @@ func FormError(err error) *PageError {
 	if edge.TooLarge(err) {
 		return &PageError{Status: http.StatusRequestEntityTooLarge, View: viewTooLarge, Err: err}
 	}
+	return BadForm(err)
+}
+
+// BadForm is the failure of a form or a query that holds what no page of ours sends (a bad
+// cursor, an unknown role): 400 with the page that says the form could not be read. err may be
+// nil.
+func BadForm(err error) *PageError {
 	return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
+}
+
+// Unavailable is the failure of a member's form whose rate limiter could not be asked: 503
+// with a page that asks to try again later. (Signing in has its own page, viewUnavailable.)
+func Unavailable(err error) *PageError {
+	return &PageError{Status: http.StatusServiceUnavailable, View: viewTryLater, Err: err}
 }
 
 var (
@@ -248,6 +253,10 @@ var (
 	viewUnavailable = ErrorView{
 		Title:   "Service unavailable",
 		Message: "Signing in is not possible right now. Please try again in a few minutes.",
+	}
+	viewTryLater = ErrorView{
+		Title:   "Service unavailable",
+		Message: "Please try again in a few minutes.",
 	}
 	viewInternal = ErrorView{
 		Title:   "Something went wrong",

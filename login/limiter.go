@@ -3,6 +3,7 @@ package login
 import (
 	"container/list"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -12,6 +13,23 @@ import (
 type Limit struct {
 	Max    int
 	Window time.Duration
+}
+
+// Or is l, or def when l is the zero Limit (a Deps field left unset).
+func (l Limit) Or(def Limit) Limit {
+	if l == (Limit{}) {
+		return def
+	}
+	return l
+}
+
+// Check refuses a budget that could never be charged: Max must be at least 1 and Window
+// positive.
+func (l Limit) Check() error {
+	if l.Max < 1 || l.Window <= 0 {
+		return fmt.Errorf("a rate limit needs Max >= 1 and a positive Window, got %+v", l)
+	}
+	return nil
 }
 
 // Default budgets for failed sign-ins. An account gets few tries, since guessing one member's
@@ -77,13 +95,7 @@ type failures struct {
 // NewMemoryLimiter returns an empty limiter holding at most maxKeys keys (DefaultMaxKeys when
 // maxKeys <= 0) and reading the time from now (time.Now when nil).
 func NewMemoryLimiter(maxKeys int, now func() time.Time) *MemoryLimiter {
-	if maxKeys <= 0 {
-		maxKeys = DefaultMaxKeys
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return &MemoryLimiter{now: now, maxKeys: maxKeys, keys: map[string]*list.Element{}, order: list.New()}
+	return &MemoryLimiter{now: ClockOrNow(now), maxKeys: positiveOr(maxKeys, DefaultMaxKeys), keys: map[string]*list.Element{}, order: list.New()}
 }
 
 var _ Limiter = (*MemoryLimiter)(nil)

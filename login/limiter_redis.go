@@ -125,15 +125,9 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = DefaultRedisKeyPrefix
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultRedisTimeout
-	}
-	if o.RetryInterval <= 0 {
-		o.RetryInterval = DefaultRedisRetryInterval
-	}
-	if o.WarnInterval <= 0 {
-		o.WarnInterval = DefaultRedisWarnInterval
-	}
+	o.Timeout = positiveOr(o.Timeout, DefaultRedisTimeout)
+	o.RetryInterval = positiveOr(o.RetryInterval, DefaultRedisRetryInterval)
+	o.WarnInterval = positiveOr(o.WarnInterval, DefaultRedisWarnInterval)
 	o.Logger, o.Now = LoggerOrDiscard(o.Logger), ClockOrNow(o.Now)
 	if o.Fallback == nil {
 		o.Fallback = NewMemoryLimiter(0, o.Now)

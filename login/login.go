@@ -35,18 +35,26 @@ const (
 // input cannot be an account and is not looked up.
 const maxEmail = 254
 
-// loginForm shows the sign-in form, or sends a member who is already signed in on to
-// return_to.
-func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) error {
-	t, err := school.FromContext(r.Context())
-	if err != nil {
-		return err
+// SignInPage adapts a page that signs a member in (the password form, the passwordless one):
+// fn gets the request's school and the query's return_to, made safe; a member who is already
+// signed in is sent on to return_to instead, and fn does not run.
+func (h *Handler) SignInPage(fn func(w http.ResponseWriter, r *http.Request, t *school.School, returnTo string) error) RequestPage {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		t, err := school.FromContext(r.Context())
+		if err != nil {
+			return err
+		}
+		returnTo := SafeReturnTo(r.URL.Query().Get("return_to"))
+		if _, ok := h.Current(r); ok {
+			SeeOther(w, returnTo)
+			return nil
+		}
+		return fn(w, r, t, returnTo)
 	}
-	returnTo := SafeReturnTo(r.URL.Query().Get("return_to"))
-	if _, ok := h.Current(r); ok {
-		SeeOther(w, returnTo)
-		return nil
-	}
+}
+
+// loginForm shows the sign-in form (through SignInPage).
+func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request, t *school.School, returnTo string) error {
 	page := templates.LoginPage{School: t.Name, ReturnTo: returnTo, CSRFToken: h.loginCSRF(w, r)}
 	h.renderLogin(w, r, http.StatusOK, page)
 	return nil

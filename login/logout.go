@@ -27,9 +27,7 @@ func (h *Handler) logoutForm(w http.ResponseWriter, r *http.Request) error {
 		h.renderSignedOut(w, r, t)
 		return nil
 	}
-	h.renderLogout(w, r, http.StatusOK, templates.LogoutPage{
-		School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
-	})
+	h.renderLogout(w, r, http.StatusOK, t, s, "")
 	return nil
 }
 
@@ -53,10 +51,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !h.CheckCSRF(r, s) {
 		h.log.Info("sign-out refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		h.renderLogout(w, r, http.StatusForbidden, templates.LogoutPage{
-			School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
-			Message: MsgLogoutExpired,
-		})
+		h.renderLogout(w, r, http.StatusForbidden, t, s, MsgLogoutExpired)
 		return nil
 	}
 	if err := h.store.DeleteLoginSession(ctx, s.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -74,7 +69,12 @@ func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *sch
 	})
 }
 
-func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status int, page templates.LogoutPage) {
+// renderLogout writes the sign-out confirmation of session s, with msg when its form expired.
+func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status int, t *school.School, s Session, msg string) {
+	page := templates.LogoutPage{
+		School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
+		Message: msg,
+	}
 	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
 }
 

@@ -29,6 +29,14 @@ func (h *Handler) MemberPage(home string, expired, fn func(http.ResponseWriter, 
 	})
 }
 
+// ShowAgain is MemberPage's expired answer for a page that show draws from a page value P:
+// page, which carries the message, drawn again with 403.
+func ShowAgain[P any](show func(w http.ResponseWriter, r *http.Request, v Visit, status int, page P) error, page P) VisitPage {
+	return func(w http.ResponseWriter, r *http.Request, v Visit) error {
+		return show(w, r, v, http.StatusForbidden, page)
+	}
+}
+
 func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) error {
 	t, err := school.FromContext(r.Context())
 	if err != nil {

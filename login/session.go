@@ -27,7 +27,7 @@ import (
 // domain) cannot plant or shadow it. Which name a request uses is secureCookies's choice.
 const (
 	SessionCookie       = "proctor_session"
-	SecureSessionCookie = "__Host-proctor_session"
+	SecureSessionCookie = HostPrefix + SessionCookie
 )
 
 // touchEvery is how stale LastSeenAt may be before a request writes it again: the idle timeout
@@ -218,19 +218,39 @@ func secureCookies(r *http.Request) bool {
 	return edge.FromContext(r.Context()).Secure
 }
 
-func sessionCookieName(secure bool) string {
+// HostPrefix is what a cookie's name starts with when secureCookies says so: browsers then
+// refuse the cookie unless it is Secure, host-only and for Path "/".
+const HostPrefix = "__Host-"
+
+// CookieName is the name a cookie of these pages goes by: name with HostPrefix when secure
+// (secureCookies), name alone otherwise. Every cookie of the sign-in, factor and passkey pages
+// is named this way.
+func CookieName(secure bool, name string) string {
 	if secure {
-		return SecureSessionCookie
+		return HostPrefix + name
 	}
-	return SessionCookie
+	return name
 }
 
-// sessionID is the store id of a session token: HMAC-SHA256 under a key derived from the
-// system secret, so that a leaked table holds nothing a browser could present.
-func (h *Handler) sessionID(token string) string {
-	mac := hmac.New(sha256.New, h.sessionKey)
-	mac.Write([]byte(token))
-	return hex.EncodeToString(mac.Sum(nil))
+func sessionCookieName(secure bool) string { return CookieName(secure, SessionCookie) }
+
+// sessionID is the store id of a session token.
+func (h *Handler) sessionID(token string) string { return TokenID(h.sessionKey, token) }
+
+// MAC is HMAC-SHA256 of msg under key: every signature and store id of these pages and of
+// packages account, passkey and mfa is one, each under its own key derived from the system
+// secret.
+func MAC(key, msg []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
+// TokenID is the store id of a secret a browser or a member presents (a session, link or
+// challenge token, a recovery code): MAC under key, in hex, so that a leaked table holds
+// nothing a browser could present.
+func TokenID(key []byte, token string) string {
+	return hex.EncodeToString(MAC(key, []byte(token)))
 }
 
 const tokenBytes = 32 // 256 bits

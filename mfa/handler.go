@@ -276,9 +276,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 	key := "mfa-password:" + strconv.FormatInt(v.School.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
-		return false, &login.PageError{Status: http.StatusServiceUnavailable,
-			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
-			Err:  fmt.Errorf("mfa: rate limiter: %w", err)}
+		return false, login.Unavailable(fmt.Errorf("mfa: rate limiter: %w", err))
 	}
 	if !ok {
 		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", msgPasswordLimit)

@@ -5,12 +5,9 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base32"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image/png"
@@ -238,9 +235,7 @@ func (s *Service) codeHash(ctx context.Context, memberID int64, code string) (st
 	if err != nil {
 		return "", err
 	}
-	m := hmac.New(sha256.New, s.codeKey)
-	m.Write([]byte(strconv.FormatInt(t.SchoolID, 10) + "|" + strconv.FormatInt(memberID, 10) + "|" + strings.ToLower(code)))
-	return hex.EncodeToString(m.Sum(nil)), nil
+	return login.TokenID(s.codeKey, strconv.FormatInt(t.SchoolID, 10)+"|"+strconv.FormatInt(memberID, 10)+"|"+strings.ToLower(code)), nil
 }
 
 // sealAAD binds a sealed secret to its school and member: a ciphertext copied to another row

@@ -51,9 +51,7 @@ const (
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: msgExpired})
-	}
+	expired := login.ShowAgain(h.showList, templates.PasskeysPage{Message: msgExpired})
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
@@ -239,9 +237,7 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 	key := passwordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
 	if err != nil {
-		return "", 0, &login.PageError{Status: http.StatusServiceUnavailable,
-			View: login.ErrorView{Title: "Service unavailable", Message: "Please try again in a few minutes."},
-			Err:  fmt.Errorf("passkey: rate limiter: %w", err)}
+		return "", 0, login.Unavailable(fmt.Errorf("passkey: rate limiter: %w", err))
 	}
 	if !ok {
 		return msgPasswordLimit, http.StatusTooManyRequests, nil

@@ -2,10 +2,7 @@ package passkey
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +47,7 @@ const Policy = "default-src 'none'; script-src 'self'; connect-src 'self'; style
 // (login.SecureCookies decides, as for the session cookie).
 const (
 	ChallengeCookie       = "proctor_passkey"
-	SecureChallengeCookie = "__Host-proctor_passkey"
+	SecureChallengeCookie = login.HostPrefix + ChallengeCookie
 )
 
 // Bounds.
@@ -129,11 +126,9 @@ func New(d Deps) (*Handler, error) {
 	if h.limiter == nil {
 		h.limiter = login.NewMemoryLimiter(0, h.now)
 	}
-	if h.addressLimit == (login.Limit{}) {
-		h.addressLimit = login.DefaultAddressLimit
-	}
-	if h.addressLimit.Max < 1 || h.addressLimit.Window <= 0 {
-		return nil, fmt.Errorf("passkey: a rate limit needs Max >= 1 and a positive Window, got %+v", h.addressLimit)
+	h.addressLimit = h.addressLimit.Or(login.DefaultAddressLimit)
+	if err := h.addressLimit.Check(); err != nil {
+		return nil, fmt.Errorf("passkey: %w", err)
 	}
 	return h, nil
 }
@@ -145,7 +140,7 @@ func (h *Handler) Mount(r *mux.Router) {
 	r.Handle(RegisterFinishPath, h.memberJSON(h.registerFinish)).Methods(http.MethodPost)
 	r.Handle(RenamePath, h.memberPage(h.rename)).Methods(http.MethodPost)
 	r.Handle(RemovePath, h.memberPage(h.remove)).Methods(http.MethodPost)
-	r.Handle(SignInPath, h.page(h.signInPage)).Methods(http.MethodGet)
+	r.Handle(SignInPath, h.page(h.login.SignInPage(h.signInPage))).Methods(http.MethodGet)
 	r.Handle(SignInBeginPath, h.formJSON(h.signInBegin)).Methods(http.MethodPost)
 	r.Handle(SignInFinishPath, h.formJSON(h.signInFinish)).Methods(http.MethodPost)
 	r.Handle(FactorPagePath, h.page(h.factorPage)).Methods(http.MethodGet)
@@ -193,17 +188,11 @@ func (h *Handler) userHandle(schoolID, memberID int64) []byte {
 	var msg [16]byte
 	binary.BigEndian.PutUint64(msg[:8], uint64(schoolID))
 	binary.BigEndian.PutUint64(msg[8:], uint64(memberID))
-	m := hmac.New(sha256.New, h.handleKey)
-	m.Write(msg[:])
-	return m.Sum(nil)
+	return login.MAC(h.handleKey, msg[:])
 }
 
 // challengeID is the store id of a challenge cookie's value.
-func (h *Handler) challengeID(token string) string {
-	m := hmac.New(sha256.New, h.challengeKey)
-	m.Write([]byte(token))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func (h *Handler) challengeID(token string) string { return login.TokenID(h.challengeKey, token) }
 
 // user is a member as the WebAuthn library sees them.
 type user struct {
@@ -296,12 +285,7 @@ func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose
 	return c, sd, nil
 }
 
-func challengeCookieName(secure bool) string {
-	if secure {
-		return SecureChallengeCookie
-	}
-	return ChallengeCookie
-}
+func challengeCookieName(secure bool) string { return login.CookieName(secure, ChallengeCookie) }
 
 // jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member.
 // Err, if any, is only logged.

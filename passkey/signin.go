@@ -20,18 +20,9 @@ import (
 	"github.com/proctorhq/proctor/templates"
 )
 
-// signInPage shows the passwordless sign-in, or sends a member who is already signed in on to
-// return_to.
-func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) error {
-	t, err := school.FromContext(r.Context())
-	if err != nil {
-		return err
-	}
-	returnTo := login.SafeReturnTo(r.URL.Query().Get("return_to"))
-	if _, ok := h.login.Current(r); ok {
-		login.SeeOther(w, returnTo)
-		return nil
-	}
+// signInPage shows the passwordless sign-in (through login.SignInPage: a member who is already
+// signed in goes on to return_to).
+func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, t *school.School, returnTo string) error {
 	_, available := relyingParty(t)
 	page := templates.PasskeySignInPage{
 		School: t.Name, CSRFToken: h.login.FormToken(w, r), ReturnTo: returnTo, Available: available,
