@@ -5,13 +5,11 @@ import (
 	"sync"
 	"time"
 
-	gql "github.com/graph-gophers/graphql-go"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
-func (v *viewer) EnrolledCourses(ctx context.Context, args pageArgs) (*connection[course], error) {
-	page, err := args.page()
+func (v *viewer) EnrolledCourses(ctx context.Context, first *int32, after *string) (*courseConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +103,7 @@ type course struct {
 	batch *courseBatch
 }
 
-func (c *course) ID() gql.ID              { return id(c.ec.Course.ID) }
+func (c *course) ID() string              { return id(c.ec.Course.ID) }
 func (c *course) Slug() string            { return c.ec.Course.Slug }
 func (c *course) Title() string           { return c.ec.Course.Title }
 func (c *course) HasLifetimeAccess() bool { return c.ec.Enrollment.LifetimeAccess }
@@ -128,7 +126,7 @@ func (c *course) LastWatchedLecture() (*lastWatched, error) {
 
 type lastWatched struct{ p storage.LectureProgress }
 
-func (l *lastWatched) LectureID() gql.ID      { return id(l.p.LectureID) }
+func (l *lastWatched) LectureID() string      { return id(l.p.LectureID) }
 func (l *lastWatched) PositionSeconds() int32 { return int32(l.p.PositionSeconds) }
 func (l *lastWatched) WatchedAt() dateTime    { return newDateTime(l.p.UpdatedAt) }
 
@@ -187,16 +185,14 @@ type section struct {
 	lectures []*lecture
 }
 
-func (s *section) ID() gql.ID           { return id(s.s.ID) }
+func (s *section) ID() string           { return id(s.s.ID) }
 func (s *section) Position() int32      { return int32(s.s.Position) }
 func (s *section) Title() string        { return s.s.Title }
 func (s *section) Lectures() []*lecture { return s.lectures }
 
 // lecture is one lecture with the viewer's progress on it (no row: unread at 0). A page of
-// courses has thousands, and graphql-go calls a resolver method by reflection, an allocation or
-// two each: so the fields that cost nothing to fill are struct fields, read without a call
-// (gql.UseFieldResolvers), set when the lecture is built; the two that would allocate stay
-// methods, run only when asked.
+// courses has thousands: the fields that cost nothing to fill are struct fields, set when the
+// lecture is built; the two that would allocate stay methods, run only when asked.
 type lecture struct {
 	Title           string
 	State           string
@@ -220,5 +216,5 @@ func newLecture(l *storage.Lecture, p *storage.LectureProgress, now time.Time) l
 	return out
 }
 
-func (l *lecture) ID() gql.ID          { return id(l.l.ID) }
+func (l *lecture) ID() string          { return id(l.l.ID) }
 func (l *lecture) UnlockAt() *dateTime { return optionalDateTime(l.l.UnlockAt) }
