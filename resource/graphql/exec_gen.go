@@ -2576,7 +2576,7 @@ func (ec *executionContext) _Lecture_position(ctx context.Context, field graphql
 			return ec.fieldContext_Lecture_position(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
+			return obj.Position(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -2587,7 +2587,7 @@ func (ec *executionContext) _Lecture_position(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Lecture_title(ctx context.Context, field graphql.CollectedField, obj *lecture) (ret graphql.Marshaler) {
@@ -2599,7 +2599,7 @@ func (ec *executionContext) _Lecture_title(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Lecture_title(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Title, nil
+			return obj.Title(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -2610,7 +2610,7 @@ func (ec *executionContext) _Lecture_title(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "String")
 }
 
 func (ec *executionContext) _Lecture_state(ctx context.Context, field graphql.CollectedField, obj *lecture) (ret graphql.Marshaler) {
@@ -2622,7 +2622,7 @@ func (ec *executionContext) _Lecture_state(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Lecture_state(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.State, nil
+			return obj.State(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -2633,7 +2633,7 @@ func (ec *executionContext) _Lecture_state(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "LectureState")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "LectureState")
 }
 
 func (ec *executionContext) _Lecture_positionSeconds(ctx context.Context, field graphql.CollectedField, obj *lecture) (ret graphql.Marshaler) {
@@ -2645,7 +2645,7 @@ func (ec *executionContext) _Lecture_positionSeconds(ctx context.Context, field 
 			return ec.fieldContext_Lecture_positionSeconds(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.PositionSeconds, nil
+			return obj.PositionSeconds(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -2656,7 +2656,7 @@ func (ec *executionContext) _Lecture_positionSeconds(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_positionSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Lecture_isLocked(ctx context.Context, field graphql.CollectedField, obj *lecture) (ret graphql.Marshaler) {
@@ -2668,7 +2668,7 @@ func (ec *executionContext) _Lecture_isLocked(ctx context.Context, field graphql
 			return ec.fieldContext_Lecture_isLocked(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.IsLocked, nil
+			return obj.IsLocked(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -2679,7 +2679,7 @@ func (ec *executionContext) _Lecture_isLocked(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_isLocked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Lecture_unlockAt(ctx context.Context, field graphql.CollectedField, obj *lecture) (ret graphql.Marshaler) {
@@ -2714,7 +2714,7 @@ func (ec *executionContext) _Lecture_duration(ctx context.Context, field graphql
 			return ec.fieldContext_Lecture_duration(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Duration, nil
+			return obj.Duration(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -2725,7 +2725,7 @@ func (ec *executionContext) _Lecture_duration(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Lecture_duration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Lecture", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("Lecture", field, true, false, "Int")
 }
 
 func (ec *executionContext) _LineItem_kind(ctx context.Context, field graphql.CollectedField, obj *lineItem) (ret graphql.Marshaler) {

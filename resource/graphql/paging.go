@@ -101,7 +101,7 @@ func (t *dateTime) UnmarshalGQL(input any) error {
 }
 
 // MarshalGQL writes the instant as a JSON string.
-func (t dateTime) MarshalGQL(w io.Writer) { writeAppended(w, t.append) }
+func (t dateTime) MarshalGQL(w io.Writer) { writeAppended(w, len(`"`+time.RFC3339Nano+`"`), t.append) }
 
 // append writes the instant as a JSON string: RFC 3339 has nothing JSON escapes.
 func (t dateTime) append(b []byte) []byte {

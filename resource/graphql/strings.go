@@ -16,16 +16,19 @@ import (
 
 // MarshalString writes s as a JSON string.
 func MarshalString(s string) graphql.Marshaler {
-	return graphql.WriterFunc(func(w io.Writer) { writeAppended(w, func(b []byte) []byte { return appendJSONString(b, s) }) })
+	return graphql.WriterFunc(func(w io.Writer) {
+		writeAppended(w, len(s)+2, func(b []byte) []byte { return appendJSONString(b, s) })
+	})
 }
 
 // UnmarshalString reads a String input as gqlgen does.
 func UnmarshalString(v any) (string, error) { return graphql.UnmarshalString(v) }
 
-// writeAppended writes what appendTo appends, straight into w's spare capacity when w is the
-// executor's buffer.
-func writeAppended(w io.Writer, appendTo func([]byte) []byte) {
+// writeAppended writes what appendTo appends. When w is the executor's buffer, it makes room for
+// about size bytes there and appends in place.
+func writeAppended(w io.Writer, size int, appendTo func([]byte) []byte) {
 	if bb, ok := w.(*bytes.Buffer); ok {
+		bb.Grow(size)
 		_, _ = bb.Write(appendTo(bb.AvailableBuffer()))
 		return
 	}
