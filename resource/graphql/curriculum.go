@@ -31,11 +31,15 @@ func (curriculumWriter) Validate(graphql.ExecutableSchema) error { return nil }
 var curriculumWriterOff atomic.Bool
 
 // InterceptField runs every field's resolver and answers a list of sections or lectures with a
-// marshaler of its own, which the executor writes in place of its own marshalling.
+// marshaler of its own, which the executor writes in place of its own marshalling. It is also
+// where a resolver's error is marked as such (resolverError).
 func (curriculumWriter) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
-	if err != nil || curriculumWriterOff.Load() {
-		return res, err
+	if err != nil {
+		return res, resolverError{err}
+	}
+	if curriculumWriterOff.Load() {
+		return res, nil
 	}
 	switch list := res.(type) {
 	case []*section:

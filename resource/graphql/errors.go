@@ -97,17 +97,37 @@ func (h panicHandler) recover(ctx context.Context, value any) error {
 	return newError(codeInternal, "Something went wrong on our side.")
 }
 
+// resolverError marks an error a resolver returned (curriculumWriter.InterceptField wraps them),
+// as graphql-go told them apart: its message and code are the resolver's to give (sanitize),
+// while an error of the executor's own, such as an argument that does not fit its type, is
+// the request's fault.
+type resolverError struct{ err error }
+
+func (e resolverError) Error() string { return e.err.Error() }
+func (e resolverError) Unwrap() error { return e.err }
+
 // queryErrors gives the executor's errors graphql-go's shape, the one sanitize and the client
-// see: a resolver's error stays reachable as ResolverError, and a path is names and indexes.
-func queryErrors(list gqlerror.List) []*gqlerrors.QueryError {
+// see: a resolver's error stays reachable as ResolverError, a path is names and indexes.
+// Errors met while executing carry no locations, as graphql-go's did not.
+func queryErrors(list gqlerror.List, executing bool) []*gqlerrors.QueryError {
 	if len(list) == 0 {
 		return nil
 	}
 	out := make([]*gqlerrors.QueryError, len(list))
 	for i, e := range list {
-		qe := &gqlerrors.QueryError{Message: e.Message, Extensions: e.Extensions, ResolverError: e.Unwrap()}
-		for _, l := range e.Locations {
-			qe.Locations = append(qe.Locations, gqlerrors.Location{Line: l.Line, Column: l.Column})
+		qe := &gqlerrors.QueryError{Message: e.Message, Extensions: e.Extensions}
+		var re resolverError
+		var known *apiError
+		switch {
+		case errors.As(e, &re):
+			qe.ResolverError = re.err
+		case errors.As(e, &known): // a panic, as panicHandler answers it
+			qe.ResolverError = known
+		}
+		if !executing {
+			for _, l := range e.Locations {
+				qe.Locations = append(qe.Locations, gqlerrors.Location{Line: l.Line, Column: l.Column})
+			}
 		}
 		for _, p := range e.Path {
 			switch p := p.(type) {

@@ -21,6 +21,7 @@ import (
 	gql "github.com/graph-gophers/graphql-go"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
 	"github.com/vektah/gqlparser/v2/ast"
+	gqlparser "github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
@@ -188,20 +189,30 @@ func (h *Handler) run(ctx context.Context, req body, raw []byte) *gql.Response {
 	ctx = graphql.StartOperationTrace(ctx) // the executor times every operation from here
 	oc, errs := h.exec.CreateOperationContext(ctx, params)
 	if len(errs) > 0 {
-		if oc.Doc != nil && oc.Operation == nil {
-			return &gql.Response{Errors: []*gqlerrors.QueryError{operationError(len(oc.Doc.Operations), req.OperationName)}}
+		doc := oc.Doc
+		if doc == nil { // refused in validation
+			doc, _ = gqlparser.ParseQuery(&ast.Source{Input: req.Query})
 		}
-		return &gql.Response{Errors: queryErrors(errs)}
+		if doc != nil {
+			// What graphql-go's validation lets through and its execution refuses, in its words.
+			switch op := doc.Operations.ForName(req.OperationName); {
+			case op == nil:
+				return &gql.Response{Errors: []*gqlerrors.QueryError{operationError(len(oc.Doc.Operations), req.OperationName)}}
+			case op.Operation == ast.Subscription:
+				return &gql.Response{Errors: []*gqlerrors.QueryError{{Message: "graphql-ws protocol header is missing"}}}
+			}
+		}
+		return &gql.Response{Errors: queryErrors(errs, false)}
 	}
 	if !withinSelections(oc.Operation.SelectionSet, oc.Variables, maxSelections) {
-		return &gql.Response{Errors: []*gqlerrors.QueryError{{
+		return &gql.Response{Data: json.RawMessage("null"), Errors: []*gqlerrors.QueryError{{
 			Err:     gql.ErrTooManySelections,
 			Message: fmt.Sprintf("query expands to too many selections (limit %d)", maxSelections),
 		}}}
 	}
 	respond, ctx := h.exec.DispatchOperation(ctx, oc)
 	resp := respond(ctx)
-	return &gql.Response{Data: resp.Data, Errors: queryErrors(resp.Errors)}
+	return &gql.Response{Data: resp.Data, Errors: queryErrors(resp.Errors, true)}
 }
 
 // authenticate verifies the bearer token and the scopes (spec, Errors: the protected-resource
