@@ -132,30 +132,21 @@ func (l sectionList) size(sections, lectures int) int {
 }
 
 func (l sectionList) append(b []byte) []byte {
-	b = append(b, '[')
-	for i, s := range l.sections {
-		if i > 0 {
-			b = append(b, ',')
+	return appendObjects(b, l.sections, l.fields, func(b []byte, s *section, j int, f graphql.CollectedField) []byte {
+		switch f.Name {
+		case "__typename":
+			b = append(b, `"Section"`...)
+		case "id":
+			b = appendID(b, s.s.ID)
+		case "position":
+			b = strconv.AppendInt(b, int64(s.s.Position), 10)
+		case "title":
+			b = appendJSONString(b, s.s.Title)
+		case "lectures":
+			b = lectureList{lectures: s.lectures, fields: l.lectures[j]}.append(b)
 		}
-		b = append(b, '{')
-		for j, f := range l.fields {
-			b = appendKey(b, j, f)
-			switch f.Name {
-			case "__typename":
-				b = append(b, `"Section"`...)
-			case "id":
-				b = appendID(b, s.s.ID)
-			case "position":
-				b = strconv.AppendInt(b, int64(s.s.Position), 10)
-			case "title":
-				b = appendJSONString(b, s.s.Title)
-			case "lectures":
-				b = lectureList{lectures: s.lectures, fields: l.lectures[j]}.append(b)
-			}
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']')
+		return b
+	})
 }
 
 type lectureList struct {
@@ -168,53 +159,59 @@ func (l lectureList) MarshalGQL(w io.Writer) {
 }
 
 func (l lectureList) append(b []byte) []byte {
+	return appendObjects(b, l.lectures, l.fields, appendLectureField)
+}
+
+func appendLectureField(b []byte, lec *lecture, _ int, f graphql.CollectedField) []byte {
+	switch f.Name {
+	case "__typename":
+		b = append(b, `"Lecture"`...)
+	case "id":
+		b = appendID(b, lec.l.ID)
+	case "position":
+		b = strconv.AppendInt(b, int64(lec.Position()), 10)
+	case "title":
+		b = appendJSONString(b, lec.Title())
+	case "state":
+		b = appendJSONString(b, lec.State()) // an enum value: a name, which nothing escapes
+	case "positionSeconds":
+		b = strconv.AppendInt(b, int64(lec.PositionSeconds()), 10)
+	case "isLocked":
+		b = strconv.AppendBool(b, lec.IsLocked())
+	case "unlockAt":
+		if at := lec.UnlockAt(); at != nil {
+			b = at.append(b)
+		} else {
+			b = append(b, "null"...)
+		}
+	case "duration":
+		b = strconv.AppendInt(b, int64(lec.Duration()), 10)
+	}
+	return b
+}
+
+// appendObjects writes a list of objects as the generated code does: an array of objects whose
+// members are the selected fields in order, each under its alias (a GraphQL name, which needs no
+// escaping) with the value appendField writes for the j-th field.
+func appendObjects[T any](b []byte, items []T, fields []graphql.CollectedField, appendField func(b []byte, item T, j int, f graphql.CollectedField) []byte) []byte {
 	b = append(b, '[')
-	for i, lec := range l.lectures {
+	for i, item := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '{')
-		for j, f := range l.fields {
-			b = appendKey(b, j, f)
-			switch f.Name {
-			case "__typename":
-				b = append(b, `"Lecture"`...)
-			case "id":
-				b = appendID(b, lec.l.ID)
-			case "position":
-				b = strconv.AppendInt(b, int64(lec.Position()), 10)
-			case "title":
-				b = appendJSONString(b, lec.Title())
-			case "state":
-				b = appendJSONString(b, lec.State()) // an enum value: a name, which nothing escapes
-			case "positionSeconds":
-				b = strconv.AppendInt(b, int64(lec.PositionSeconds()), 10)
-			case "isLocked":
-				b = strconv.AppendBool(b, lec.IsLocked())
-			case "unlockAt":
-				if at := lec.UnlockAt(); at != nil {
-					b = at.append(b)
-				} else {
-					b = append(b, "null"...)
-				}
-			case "duration":
-				b = strconv.AppendInt(b, int64(lec.Duration()), 10)
+		for j, f := range fields {
+			if j > 0 {
+				b = append(b, ',')
 			}
+			b = append(b, '"')
+			b = append(b, f.Alias...)
+			b = append(b, '"', ':')
+			b = appendField(b, item, j, f)
 		}
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendKey writes the j-th member's name as the generated code does: the alias, a GraphQL name,
-// which needs no escaping.
-func appendKey(b []byte, j int, f graphql.CollectedField) []byte {
-	if j > 0 {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, f.Alias...)
-	return append(b, '"', ':')
 }
 
 func appendID(b []byte, n int64) []byte {
