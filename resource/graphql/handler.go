@@ -197,7 +197,7 @@ func (h *Handler) run(ctx context.Context, req body, raw []byte) *gql.Response {
 			// What graphql-go's validation lets through and its execution refuses, in its words.
 			switch op := doc.Operations.ForName(req.OperationName); {
 			case op == nil:
-				return &gql.Response{Errors: []*gqlerrors.QueryError{operationError(len(oc.Doc.Operations), req.OperationName)}}
+				return &gql.Response{Errors: []*gqlerrors.QueryError{operationError(len(doc.Operations), req.OperationName)}}
 			case op.Operation == ast.Subscription:
 				return &gql.Response{Errors: []*gqlerrors.QueryError{{Message: "graphql-ws protocol header is missing"}}}
 			}
