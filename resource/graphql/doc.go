@@ -5,9 +5,15 @@
 //
 //	POST /member/graphql   GraphQL over HTTP, JSON body {query, operationName, variables}
 //
-// The schema is SDL checked in as schema.graphql and compiled in with go:embed; graph-gophers'
-// graphql-go binds it to the resolvers here, and a golden copy in testdata fails the tests when
-// the schema changes unnoticed. Introspection is on.
+// The schema is SDL checked in as schema.graphql and compiled in with go:embed, and a golden copy
+// in testdata fails the tests when the schema changes unnoticed. Introspection is on. Two
+// libraries read it: graph-gophers' graphql-go validates each request (its rules, messages and
+// limits are the API's, and the cost model reads its types), and the code gqlgen generates from
+// it (exec_gen.go, from gqlgen.yml: `go generate ./resource/graphql`) executes what passed,
+// calling the resolvers here directly. A curriculum answers thousands of fields; calling their
+// resolvers by reflection, as graphql-go does, was most of its cost. Even generated, a field
+// costs a few allocations, so the lists of sections and lectures are written by a writer of
+// their own (curriculum.go), held by a test to what the generated code writes.
 //
 // A request goes through, in order: the resource door (resource.Door.Authenticate, shared with
 // /mcp and the operator API; the handler writes its refusals): the bearer token
@@ -28,3 +34,5 @@
 // rule 4), consulting meetings never say whose they are, and no field joins payment attempts into
 // purchases (rule 1). docs/member-api.md describes the schema, limits and decisions for clients.
 package graphql
+
+//go:generate go run github.com/99designs/gqlgen generate --config gqlgen.yml

@@ -8,6 +8,8 @@ import (
 
 	gql "github.com/graph-gophers/graphql-go"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -39,7 +41,7 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.message }
 
-// Extensions is read by graphql-go for the error's "extensions" member.
+// Extensions is read by the executor for the error's "extensions" member.
 func (e *apiError) Extensions() map[string]any { return map[string]any{"code": e.code} }
 
 func newError(code, format string, a ...any) *apiError {
@@ -90,12 +92,61 @@ func sanitize(ctx context.Context, log *slog.Logger, errs []*gqlerrors.QueryErro
 // panicHandler turns a resolver's panic into a generic error, logging what happened.
 type panicHandler struct{ log *slog.Logger }
 
-func (h panicHandler) MakePanicError(ctx context.Context, value any) *gqlerrors.QueryError {
+func (h panicHandler) recover(ctx context.Context, value any) error {
 	h.log.LogAttrs(ctx, slog.LevelError, "member api: resolver panicked", slog.Any("panic", value))
-	return &gqlerrors.QueryError{Message: "Something went wrong on our side.", Extensions: map[string]any{"code": codeInternal}}
+	return newError(codeInternal, "Something went wrong on our side.")
 }
 
-// quietLogger receives graphql-go's own panic log lines; panicHandler already logged them.
-type quietLogger struct{}
+// resolverError marks an error a resolver returned (curriculumWriter.InterceptField wraps them),
+// as graphql-go told them apart: its message and code are the resolver's to give (sanitize),
+// while an error of the executor's own, such as an argument that does not fit its type, is
+// the request's fault.
+type resolverError struct{ err error }
 
-func (quietLogger) LogPanic(context.Context, any) {}
+func (e resolverError) Error() string { return e.err.Error() }
+func (e resolverError) Unwrap() error { return e.err }
+
+// queryErrors gives the executor's errors graphql-go's shape, the one sanitize and the client
+// see: a resolver's error stays reachable as ResolverError, a path is names and indexes.
+// Errors met while executing carry no locations, as graphql-go's did not.
+func queryErrors(list gqlerror.List, executing bool) []*gqlerrors.QueryError {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]*gqlerrors.QueryError, len(list))
+	for i, e := range list {
+		qe := &gqlerrors.QueryError{Message: e.Message, Extensions: e.Extensions}
+		var re resolverError
+		var known *apiError
+		switch {
+		case errors.As(e, &re):
+			qe.ResolverError = re.err
+		case errors.As(e, &known): // a panic, as panicHandler answers it
+			qe.ResolverError = known
+		}
+		if !executing {
+			for _, l := range e.Locations {
+				qe.Locations = append(qe.Locations, gqlerrors.Location{Line: l.Line, Column: l.Column})
+			}
+		}
+		for _, p := range e.Path {
+			switch p := p.(type) {
+			case ast.PathIndex:
+				qe.Path = append(qe.Path, int(p))
+			case ast.PathName:
+				qe.Path = append(qe.Path, string(p))
+			}
+		}
+		out[i] = qe
+	}
+	return out
+}
+
+// operationError is graphql-go's refusal of a document whose operation to run is not clear:
+// several and no operationName, or none of that name.
+func operationError(operations int, name string) *gqlerrors.QueryError {
+	if name == "" && operations > 1 {
+		return &gqlerrors.QueryError{Message: "more than one operation in query document and no operation name given"}
+	}
+	return &gqlerrors.QueryError{Message: fmt.Sprintf("no operation with name %q", name)}
+}

@@ -1,9 +1,11 @@
 package graphql
 
 import (
+	"bytes"
 	"context"
 	_ "embed" // the schema is checked in as SDL and compiled into the binary
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -11,9 +13,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/gorilla/mux"
 	gql "github.com/graph-gophers/graphql-go"
 	gqlerrors "github.com/graph-gophers/graphql-go/errors"
+	"github.com/vektah/gqlparser/v2/ast"
+	gqlparser "github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
@@ -42,6 +50,10 @@ const (
 	maxSelections   = 10_000
 )
 
+// queryCacheSize is how many parsed and validated documents the executor keeps: clients send a
+// handful of distinct queries, each many times.
+const queryCacheSize = 100
+
 //go:embed schema.graphql
 var schemaSDL string
 
@@ -56,35 +68,42 @@ type Deps struct {
 
 // Handler serves POST /member/graphql.
 type Handler struct {
-	store  Store
-	door   resource.Door
-	log    *slog.Logger
-	now    func() time.Time
+	store Store
+	door  resource.Door
+	log   *slog.Logger
+	now   func() time.Time
+	// schema is graphql-go's reading of the SDL, without resolvers: it validates each request
+	// (its rules, messages and limits are the API's) and gives the cost model its types.
 	schema *gql.Schema
-	cost   costModel
+	// exec runs what schema accepted, through the code gqlgen generated from the same SDL
+	// (exec_gen.go): fields are read by direct calls, not by reflection, which is most of the
+	// work for a curriculum of thousands of lectures.
+	exec *executor.Executor
+	cost costModel
 }
 
-// New builds the handler. The schema is the embedded SDL; the package's tests parse it with
-// these resolvers, so a mismatch cannot reach a build that passed them (hence the panic rather
-// than an error every caller would have to handle).
+// New builds the handler. The schema is the embedded SDL; gqlgen checked it against the
+// resolvers when it generated exec_gen.go, and graphql-go parses it here (hence the panic rather
+// than an error every caller would have to handle: the package's tests parse it too).
 func New(d Deps) *Handler {
 	s := resource.NewSurface("member api", d.Verifier, nil, d.Logger, d.Now)
-	schema := gql.MustParseSchema(schemaSDL, &root{},
+	schema := gql.MustParseSchema(schemaSDL, nil,
 		gql.UseStringDescriptions(),
-		// A field without a resolver method is read from the struct field of its name: lecture
-		// uses that for its thousands of instances per curriculum (resolve_courses.go).
-		gql.UseFieldResolvers(),
 		gql.MaxDepth(maxDepth),
-		// graphql-go's own guards against documents built to be slow to validate or expand;
-		// every legitimate query, introspection included, stays far below them.
+		// graphql-go's own guard against documents built to be slow to validate; every
+		// legitimate query, introspection included, stays far below it. maxSelections, its
+		// guard against documents slow to expand, is applied before execution (selections.go).
 		gql.OverlapValidationLimit(maxOverlapPairs),
-		gql.MaxSelections(maxSelections),
-		gql.PanicHandler(panicHandler{log: s.Log}),
-		gql.Logger(quietLogger{}),
 	)
+	exec := executor.New(NewExecutableSchema(Config{Resolvers: root{}}))
+	exec.Use(extension.Introspection{})
+	exec.Use(curriculumWriter{})
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](queryCacheSize))
+	exec.SetErrorPresenter(graphql.DefaultErrorPresenter)
+	exec.SetRecoverFunc(panicHandler{log: s.Log}.recover)
 	return &Handler{
 		store: d.Store, door: s.Door, log: s.Log, now: s.Now,
-		schema: schema, cost: costModel{schema: schema.AST()},
+		schema: schema, exec: exec, cost: costModel{schema: schema.AST()},
 	}
 }
 
@@ -140,10 +159,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResponse(w, &gql.Response{Errors: refusal})
 		return
 	}
+	if errs := h.schema.ValidateWithVariables(req.Query, req.Variables); len(errs) > 0 {
+		sanitize(ctx, h.log, errs)
+		writeResponse(w, &gql.Response{Errors: errs})
+		return
+	}
 
-	resp := h.schema.Exec(h.withRequest(ctx, t, g), req.Query, req.OperationName, req.Variables)
+	resp := h.run(h.withRequest(ctx, t, g), req, raw)
 	sanitize(ctx, h.log, resp.Errors)
 	writeResponse(w, resp)
+}
+
+// run executes a request graphql-go has validated. Its answer takes graphql-go's shape, so that
+// what follows (sanitize, writeResponse) is the same for every answer.
+func (h *Handler) run(ctx context.Context, req body, raw []byte) *gql.Response {
+	params := &graphql.RawParams{Query: req.Query, OperationName: req.OperationName}
+	if req.Variables != nil {
+		// gqlgen reads integers as JSON numbers, not as the float64 encoding/json makes them.
+		var v struct {
+			Variables map[string]any `json:"variables"`
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return &gql.Response{Errors: []*gqlerrors.QueryError{queryError(newError(codeBadRequest, `The body must be a JSON object with a "query" string.`))}}
+		}
+		params.Variables = v.Variables
+	}
+	ctx = graphql.StartOperationTrace(ctx) // the executor times every operation from here
+	oc, errs := h.exec.CreateOperationContext(ctx, params)
+	if len(errs) > 0 {
+		doc := oc.Doc
+		if doc == nil { // refused in validation
+			doc, _ = gqlparser.ParseQuery(&ast.Source{Input: req.Query})
+		}
+		if doc != nil {
+			// What graphql-go's validation lets through and its execution refuses, in its words.
+			switch op := doc.Operations.ForName(req.OperationName); {
+			case op == nil:
+				return &gql.Response{Errors: []*gqlerrors.QueryError{operationError(len(doc.Operations), req.OperationName)}}
+			case op.Operation == ast.Subscription:
+				return &gql.Response{Errors: []*gqlerrors.QueryError{{Message: "graphql-ws protocol header is missing"}}}
+			}
+		}
+		return &gql.Response{Errors: queryErrors(errs, false)}
+	}
+	if !withinSelections(oc.Operation.SelectionSet, oc.Variables, maxSelections) {
+		return &gql.Response{Data: json.RawMessage("null"), Errors: []*gqlerrors.QueryError{{
+			Err:     gql.ErrTooManySelections,
+			Message: fmt.Sprintf("query expands to too many selections (limit %d)", maxSelections),
+		}}}
+	}
+	respond, ctx := h.exec.DispatchOperation(ctx, oc)
+	resp := respond(ctx)
+	return &gql.Response{Data: resp.Data, Errors: queryErrors(resp.Errors, true)}
 }
 
 // authenticate verifies the bearer token and the scopes (spec, Errors: the protected-resource
@@ -196,9 +265,10 @@ func writeErrors(w http.ResponseWriter, status int, e *apiError) {
 // writeResponse answers with a GraphQL result: 200 whatever its errors (spec, Errors: clients
 // match on errors, not on the status code). It is the member's own data: never cached.
 //
-// A result without errors or extensions is written around graphql-go's data as it stands: that
-// is already compact JSON, its strings escaped by encoding/json, and marshalling the response
-// would only scan it again (a tenth of a curriculum request's CPU for 4000 lectures).
+// A result without errors or extensions is written around the executor's data as it stands:
+// that is already compact JSON, its strings escaped as encoding/json escapes them (strings.go),
+// and marshalling the response would only scan it again (a tenth of a curriculum request's CPU
+// for 4000 lectures).
 func writeResponse(w http.ResponseWriter, resp *gql.Response) {
 	w.Header().Set("Cache-Control", "no-store")
 	if len(resp.Errors) == 0 && resp.Extensions == nil && resp.Data != nil {

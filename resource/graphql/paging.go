@@ -3,11 +3,10 @@ package graphql
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
-
-	gql "github.com/graph-gophers/graphql-go"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -21,21 +20,19 @@ const (
 	maxFirst     = 50
 )
 
-// pageArgs are the arguments of every connection field. The schema gives first its default, so
-// graphql-go always fills it in.
-type pageArgs struct {
-	First int32
-	After *string
-}
-
-// page checks the arguments and turns them into a storage page.
-func (a pageArgs) page() (storage.Page, error) {
-	p := storage.Page{First: int(a.First)}
+// pageOf checks the arguments of a connection field and turns them into a storage page. The
+// schema gives first its default, so it is nil only when the client sent null: that is no
+// number of nodes, refused like 0.
+func pageOf(first *int32, after *string) (storage.Page, error) {
+	var p storage.Page
+	if first != nil {
+		p.First = int(*first)
+	}
 	if p.First < 1 || p.First > maxFirst {
 		return p, newError(codeBadUserInput, "first must be between 1 and %d, got %d.", maxFirst, p.First)
 	}
-	if a.After != nil {
-		p.After = *a.After
+	if after != nil {
+		p.After = *after
 	}
 	return p, nil
 }
@@ -54,6 +51,16 @@ type connection[N any] struct {
 	nodes    []*N
 	pageInfo pageInfo
 }
+
+// The connection types the schema names, bound to its types in gqlgen.yml.
+type (
+	courseConnection            = connection[course]
+	digitalProductConnection    = connection[digitalProduct]
+	consultingServiceConnection = connection[consultingService]
+	eventRegistrationConnection = connection[eventRegistration]
+	paymentConnection           = connection[payment]
+	notificationConnection      = connection[notification]
+)
 
 // newConnection makes a connection of one page the store returned, each item a node made by node.
 func newConnection[T, N any](list []T, next string, node func(T) *N) *connection[N] {
@@ -80,9 +87,7 @@ func (p pageInfo) EndCursor() *string { return optionalString(p.next) }
 // dateTime is the DateTime scalar: RFC 3339 in UTC, to the second or finer as stored.
 type dateTime struct{ time.Time }
 
-func (dateTime) ImplementsGraphQLType(name string) bool { return name == "DateTime" }
-
-func (t *dateTime) UnmarshalGraphQL(input any) error {
+func (t *dateTime) UnmarshalGQL(input any) error {
 	s, ok := input.(string)
 	if !ok {
 		return fmt.Errorf("DateTime must be a string, got %T", input)
@@ -95,8 +100,14 @@ func (t *dateTime) UnmarshalGraphQL(input any) error {
 	return nil
 }
 
-func (t dateTime) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + t.UTC().Format(time.RFC3339Nano) + `"`), nil
+// MarshalGQL writes the instant as a JSON string.
+func (t dateTime) MarshalGQL(w io.Writer) { writeAppended(w, len(`"`+time.RFC3339Nano+`"`), t.append) }
+
+// append writes the instant as a JSON string: RFC 3339 has nothing JSON escapes.
+func (t dateTime) append(b []byte) []byte {
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
 }
 
 func newDateTime(t time.Time) dateTime { return dateTime{t} }
@@ -116,7 +127,7 @@ func optionalString(s string) *string {
 	return &s
 }
 
-func id(n int64) gql.ID { return gql.ID(strconv.FormatInt(n, 10)) }
+func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // money is an amount for GraphQL's Int, which is 32 bits: about 21 million dollars in cents.
 // A larger amount is an error rather than a wrapped number.

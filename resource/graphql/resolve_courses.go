@@ -5,13 +5,11 @@ import (
 	"sync"
 	"time"
 
-	gql "github.com/graph-gophers/graphql-go"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
-func (v *viewer) EnrolledCourses(ctx context.Context, args pageArgs) (*connection[course], error) {
-	page, err := args.page()
+func (v *viewer) EnrolledCourses(ctx context.Context, first *int32, after *string) (*courseConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +40,9 @@ type courseBatch struct {
 type curricula struct {
 	sections map[int64][]storage.Section // by course
 	lectures map[int64][]storage.Lecture // by section
+	// answer is shared by the page's sections: the size of the whole page, for the curriculum
+	// writer (curriculum.go).
+	answer *pageAnswer
 }
 
 func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *courseBatch {
@@ -56,6 +57,7 @@ func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *cours
 			return &curricula{
 				sections: runs(sections, func(s *storage.Section) int64 { return s.CourseID }),
 				lectures: runs(lectures, func(l *storage.Lecture) int64 { return l.SectionID }),
+				answer:   &pageAnswer{sections: len(sections), lectures: len(lectures)},
 			}, nil
 		}),
 		progress: sync.OnceValues(func() (map[int64]*storage.LectureProgress, error) {
@@ -105,7 +107,7 @@ type course struct {
 	batch *courseBatch
 }
 
-func (c *course) ID() gql.ID              { return id(c.ec.Course.ID) }
+func (c *course) ID() string              { return id(c.ec.Course.ID) }
 func (c *course) Slug() string            { return c.ec.Course.Slug }
 func (c *course) Title() string           { return c.ec.Course.Title }
 func (c *course) HasLifetimeAccess() bool { return c.ec.Enrollment.LifetimeAccess }
@@ -128,7 +130,7 @@ func (c *course) LastWatchedLecture() (*lastWatched, error) {
 
 type lastWatched struct{ p storage.LectureProgress }
 
-func (l *lastWatched) LectureID() gql.ID      { return id(l.p.LectureID) }
+func (l *lastWatched) LectureID() string      { return id(l.p.LectureID) }
 func (l *lastWatched) PositionSeconds() int32 { return int32(l.p.PositionSeconds) }
 func (l *lastWatched) WatchedAt() dateTime    { return newDateTime(l.p.UpdatedAt) }
 
@@ -175,7 +177,7 @@ func (c *course) Sections() ([]*section, error) {
 			lectures[next+j] = newLecture(&ls[j], progress[ls[j].ID], c.batch.now)
 			ptrs[next+j] = &lectures[next+j]
 		}
-		secs[i] = section{s: &sections[i], lectures: ptrs[next : next+len(ls) : next+len(ls)]}
+		secs[i] = section{s: &sections[i], lectures: ptrs[next : next+len(ls) : next+len(ls)], page: cur.answer}
 		out[i] = &secs[i]
 		next += len(ls)
 	}
@@ -185,40 +187,38 @@ func (c *course) Sections() ([]*section, error) {
 type section struct {
 	s        *storage.Section
 	lectures []*lecture
+	page     *pageAnswer
 }
 
-func (s *section) ID() gql.ID           { return id(s.s.ID) }
+func (s *section) ID() string           { return id(s.s.ID) }
 func (s *section) Position() int32      { return int32(s.s.Position) }
 func (s *section) Title() string        { return s.s.Title }
 func (s *section) Lectures() []*lecture { return s.lectures }
 
 // lecture is one lecture with the viewer's progress on it (no row: unread at 0). A page of
-// courses has thousands, and graphql-go calls a resolver method by reflection, an allocation or
-// two each: so the fields that cost nothing to fill are struct fields, read without a call
-// (gql.UseFieldResolvers), set when the lecture is built; the two that would allocate stay
-// methods, run only when asked.
+// courses has thousands, so a lecture is only what its fields are read from.
 type lecture struct {
-	Title           string
-	State           string
-	Position        int32
-	PositionSeconds int32
-	Duration        int32
-	// IsLocked is the lock as it stands now (storage.Lecture.LockedAt).
-	IsLocked bool
-	l        *storage.Lecture
+	l *storage.Lecture
+	p *storage.LectureProgress // nil before the viewer first opened it
+	// locked is the lock as it stands now (storage.Lecture.LockedAt).
+	locked bool
 }
 
 func newLecture(l *storage.Lecture, p *storage.LectureProgress, now time.Time) lecture {
-	out := lecture{
-		Title: l.Title, State: string(p.StateShown()), Position: int32(l.Position), Duration: int32(l.DurationSeconds),
-		IsLocked: l.LockedAt(now),
-		l:        l,
-	}
-	if p != nil {
-		out.PositionSeconds = int32(p.PositionSeconds)
-	}
-	return out
+	return lecture{l: l, p: p, locked: l.LockedAt(now)}
 }
 
-func (l *lecture) ID() gql.ID          { return id(l.l.ID) }
+func (l *lecture) ID() string          { return id(l.l.ID) }
+func (l *lecture) Position() int32     { return int32(l.l.Position) }
+func (l *lecture) Title() string       { return l.l.Title }
+func (l *lecture) State() string       { return string(l.p.StateShown()) }
+func (l *lecture) IsLocked() bool      { return l.locked }
+func (l *lecture) Duration() int32     { return int32(l.l.DurationSeconds) }
 func (l *lecture) UnlockAt() *dateTime { return optionalDateTime(l.l.UnlockAt) }
+
+func (l *lecture) PositionSeconds() int32 {
+	if l.p == nil {
+		return 0
+	}
+	return int32(l.p.PositionSeconds)
+}

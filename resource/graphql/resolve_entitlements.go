@@ -4,16 +4,14 @@ import (
 	"context"
 	"sync"
 
-	gql "github.com/graph-gophers/graphql-go"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
 // The entitlement lists (spec, payments rule 4) carry what the member holds and nothing of how it
 // was paid: no order number, coupon, refund status or invoice.
 
-func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*connection[digitalProduct], error) {
-	page, err := args.page()
+func (v *viewer) DigitalProducts(ctx context.Context, first *int32, after *string) (*digitalProductConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +24,7 @@ func (v *viewer) DigitalProducts(ctx context.Context, args pageArgs) (*connectio
 
 type digitalProduct struct{ h storage.HeldProduct }
 
-func (p *digitalProduct) ID() gql.ID          { return id(p.h.Product.ID) }
+func (p *digitalProduct) ID() string          { return id(p.h.Product.ID) }
 func (p *digitalProduct) Slug() string        { return p.h.Product.Slug }
 func (p *digitalProduct) Title() string       { return p.h.Product.Title }
 func (p *digitalProduct) Description() string { return p.h.Product.Description }
@@ -34,8 +32,8 @@ func (p *digitalProduct) GrantedAt() dateTime { return newDateTime(p.h.GrantedAt
 
 // ConsultingServices lists the services offered against the viewer's courses. Slots and
 // meetings of the whole page are read together, once, by the first node that needs them.
-func (v *viewer) ConsultingServices(ctx context.Context, args pageArgs) (*connection[consultingService], error) {
-	page, err := args.page()
+func (v *viewer) ConsultingServices(ctx context.Context, first *int32, after *string) (*consultingServiceConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +75,7 @@ type consultingService struct {
 	schedules func() (*schedules, error)
 }
 
-func (c *consultingService) ID() gql.ID             { return id(c.s.ID) }
+func (c *consultingService) ID() string             { return id(c.s.ID) }
 func (c *consultingService) Slug() string           { return c.s.Slug }
 func (c *consultingService) Title() string          { return c.s.Title }
 func (c *consultingService) Description() string    { return c.s.Description }
@@ -120,8 +118,8 @@ type consultingMeeting struct{ m storage.ConsultingMeeting }
 func (m *consultingMeeting) StartsAt() dateTime { return newDateTime(m.m.StartsAt) }
 func (m *consultingMeeting) EndsAt() dateTime   { return newDateTime(m.m.EndsAt) }
 
-func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*connection[eventRegistration], error) {
-	page, err := args.page()
+func (v *viewer) EventRegistrations(ctx context.Context, first *int32, after *string) (*eventRegistrationConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -134,14 +132,14 @@ func (v *viewer) EventRegistrations(ctx context.Context, args pageArgs) (*connec
 
 type eventRegistration struct{ r storage.EventRegistration }
 
-func (r *eventRegistration) ID() gql.ID             { return id(r.r.ID) }
+func (r *eventRegistration) ID() string             { return id(r.r.ID) }
 func (r *eventRegistration) Status() string         { return r.r.Status }
 func (r *eventRegistration) RegisteredAt() dateTime { return newDateTime(r.r.RegisteredAt) }
 func (r *eventRegistration) Event() *event          { return &event{e: r.r.Event} }
 
 type event struct{ e storage.Event }
 
-func (e *event) ID() gql.ID          { return id(e.e.ID) }
+func (e *event) ID() string          { return id(e.e.ID) }
 func (e *event) Slug() string        { return e.e.Slug }
 func (e *event) Title() string       { return e.e.Title }
 func (e *event) Description() string { return e.e.Description }

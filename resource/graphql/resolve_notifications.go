@@ -6,22 +6,17 @@ import (
 	"slices"
 	"strconv"
 
-	gql "github.com/graph-gophers/graphql-go"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
-type notificationArgs struct {
-	pageArgs
-	UnreadOnly bool
-}
-
-func (v *viewer) Notifications(ctx context.Context, args notificationArgs) (*connection[notification], error) {
-	page, err := args.page()
+// Notifications: unreadOnly has a default, so it is nil only when the client sent null, which
+// reads as false.
+func (v *viewer) Notifications(ctx context.Context, first *int32, after *string, unreadOnly *bool) (*notificationConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := v.req.store.ListNotifications(ctx, v.req.grant.MemberID, args.UnreadOnly, page)
+	list, next, err := v.req.store.ListNotifications(ctx, v.req.grant.MemberID, unreadOnly != nil && *unreadOnly, page)
 	if err != nil {
 		return nil, listError("notifications", err)
 	}
@@ -60,7 +55,7 @@ func (v *viewer) NotificationSubscriptions(ctx context.Context) ([]*subscription
 
 type notification struct{ n storage.Notification }
 
-func (n *notification) ID() gql.ID          { return id(n.n.ID) }
+func (n *notification) ID() string          { return id(n.n.ID) }
 func (n *notification) Kind() string        { return n.n.Kind }
 func (n *notification) Title() string       { return n.n.Title }
 func (n *notification) Body() string        { return n.n.Body }
@@ -87,13 +82,13 @@ func writer(ctx context.Context) (*request, error) {
 	return req, nil
 }
 
-func (root) MarkNotificationRead(ctx context.Context, args struct{ ID gql.ID }) (*notification, error) {
+func (mutation) MarkNotificationRead(ctx context.Context, notificationID string) (*notification, error) {
 	req, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	notFound := newError(codeNotFound, "You have no notification with id %q.", string(args.ID))
-	n, err := strconv.ParseInt(string(args.ID), 10, 64)
+	notFound := newError(codeNotFound, "You have no notification with id %q.", notificationID)
+	n, err := strconv.ParseInt(notificationID, 10, 64)
 	if err != nil || n <= 0 {
 		return nil, notFound
 	}
@@ -107,7 +102,7 @@ func (root) MarkNotificationRead(ctx context.Context, args struct{ ID gql.ID }) 
 	return &notification{n: got}, nil
 }
 
-func (root) MarkAllNotificationsRead(ctx context.Context) (*markAllPayload, error) {
+func (mutation) MarkAllNotificationsRead(ctx context.Context) (*markAllPayload, error) {
 	req, err := writer(ctx)
 	if err != nil {
 		return nil, err
@@ -134,13 +129,13 @@ type subscriptionInput struct {
 	Enabled bool
 }
 
-func (root) UpdateNotificationSubscription(ctx context.Context, args struct{ Input subscriptionInput }) (*subscription, error) {
+func (mutation) UpdateNotificationSubscription(ctx context.Context, input subscriptionInput) (*subscription, error) {
 	req, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s, err := req.store.SetNotificationSubscription(ctx, req.grant.MemberID,
-		storage.NotificationSubscription{Topic: args.Input.Topic, Channel: args.Input.Channel, Enabled: args.Input.Enabled})
+		storage.NotificationSubscription{Topic: input.Topic, Channel: input.Channel, Enabled: input.Enabled})
 	if errors.Is(err, storage.ErrInvalidArgument) {
 		// The enums allow only known values; this is a store that knows fewer.
 		return nil, newError(codeBadUserInput, "Unknown topic or channel.")

@@ -9,8 +9,8 @@ import (
 // Payments is the billing history (spec, "Payment node" and its rules): the store applies rules
 // 2, 3 and 5 (which rows, in which order, seen at the request's time); each row is one node
 // (rule 1), and nothing here joins rows into purchases.
-func (v *viewer) Payments(ctx context.Context, args pageArgs) (*connection[payment], error) {
-	page, err := args.page()
+func (v *viewer) Payments(ctx context.Context, first *int32, after *string) (*paymentConnection, error) {
+	page, err := pageOf(first, after)
 	if err != nil {
 		return nil, err
 	}

@@ -3,17 +3,24 @@ package graphql
 import (
 	"context"
 
-	gql "github.com/graph-gophers/graphql-go"
-
 	"github.com/proctorhq/proctor/storage"
 )
 
-// root resolves Query and Mutation.
+// root resolves Query and Mutation: the roots of the schema, which gqlgen reaches through the
+// resolver interfaces it generates (exec_gen.go).
 type root struct{}
+
+func (root) Query() QueryResolver       { return query{} }
+func (root) Mutation() MutationResolver { return mutation{} }
+
+type (
+	query    struct{}
+	mutation struct{}
+)
 
 // Viewer is the entry to everything account:read grants; without the scope the field is null
 // with an error naming it (spec, Errors: 200 with an entry in errors).
-func (root) Viewer(ctx context.Context) (*viewer, error) {
+func (query) Viewer(ctx context.Context) (*viewer, error) {
 	req := requestFrom(ctx)
 	if !req.grant.HasScope(scopeRead) {
 		return nil, scopeError(scopeRead)
@@ -26,7 +33,7 @@ func (root) Viewer(ctx context.Context) (*viewer, error) {
 // the whole page, so a request's statements do not grow with the data.
 type viewer struct{ req *request }
 
-func (v *viewer) ID() gql.ID { return id(v.req.grant.MemberID) }
+func (v *viewer) ID() string { return id(v.req.grant.MemberID) }
 
 func (v *viewer) Name() (string, error) {
 	m, err := v.req.member()
@@ -69,7 +76,7 @@ type schoolMembership struct {
 	current bool
 }
 
-func (m *schoolMembership) ID() gql.ID        { return id(m.s.SchoolID) }
+func (m *schoolMembership) ID() string        { return id(m.s.SchoolID) }
 func (m *schoolMembership) Subdomain() string { return m.s.Subdomain }
 func (m *schoolMembership) Name() string      { return m.s.Name }
 func (m *schoolMembership) Current() bool     { return m.current }
