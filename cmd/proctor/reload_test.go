@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/internal/testbin"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // servedProcess is `proctor serve` running as its own process on loopback.
 type servedProcess struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	out    *testbin.Output
+	out    *schools.LogBuffer
 	public string
 	exited chan struct{}
 }
@@ -30,7 +31,7 @@ type servedProcess struct {
 // SQLite in a temp dir, until SIGTERM at the test's end.
 func startServeProcess(t *testing.T, serverFile string, public string) *servedProcess {
 	t.Helper()
-	p := &servedProcess{t: t, out: &testbin.Output{}, public: public, exited: make(chan struct{})}
+	p := &servedProcess{t: t, out: &schools.LogBuffer{}, public: public, exited: make(chan struct{})}
 	p.cmd = exec.Command(testbin.Proctor(t), "--config", serverFile, "serve", "--migrate")
 	p.cmd.Env = withoutProctorEnv(os.Environ())
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
@@ -125,15 +126,15 @@ func TestReloadOnHangup(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	root := t.TempDir()
-	schools := filepath.Join(root, "schools")
-	os.MkdirAll(schools, 0o755)
+	dir := filepath.Join(root, "schools")
+	os.MkdirAll(dir, 0o755)
 	const hostA, hostB, hostC = "127.0.0.1:18081", "127.0.0.1:18082", "127.0.0.1:18083"
-	writeSchool(t, schools, "a.yaml", 1, hostA)
+	writeSchool(t, dir, "a.yaml", 1, hostA)
 	ports := freePorts(t, 2)
 	server := filepath.Join(root, "proctor.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
 	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n",
-		ports[0], ports[1], filepath.Join(root, "p.db"), schools, secret)), 0o600)
+		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret)), 0o600)
 
 	p := startServeProcess(t, server, ports[0])
 	p.answers(hostA)
@@ -141,13 +142,13 @@ func TestReloadOnHangup(t *testing.T) {
 		t.Fatalf("school B is served before its file exists: %d", code)
 	}
 
-	writeSchool(t, schools, "b.yaml", 2, hostB)
+	writeSchool(t, dir, "b.yaml", 2, hostB)
 	p.hangUp()
 	p.answers(hostB)
 	p.answers(hostA)
 
 	// An invalid file: an unknown key and a bad school_id, both reported; the running set stays.
-	os.WriteFile(filepath.Join(schools, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
 	p.hangUp()
 	p.eventually("the reload was refused", func() bool { return strings.Contains(p.out.String(), "reload refused") })
 	out := p.out.String()

@@ -1,12 +1,10 @@
 package testbin
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -34,23 +32,4 @@ func ModuleRoot(t testing.TB) string {
 		t.Fatalf("go env GOMOD: not inside the module (%v)", err)
 	}
 	return filepath.Dir(gomod)
-}
-
-// Output collects a process's stdout and stderr; it may be read while the process writes.
-type Output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *Output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-// String is everything written so far.
-func (o *Output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }
