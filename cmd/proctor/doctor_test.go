@@ -116,3 +116,30 @@ func TestDoctorUnreachablePostgres(t *testing.T) {
 		t.Errorf("the message shows the password: %s", stderr)
 	}
 }
+
+// TestDoctorNeverRepeatsTheDSN: a DSN that does not parse is reported by the reason alone, not
+// quoted, not even with its password masked.
+func TestDoctorNeverRepeatsTheDSN(t *testing.T) {
+	root := deployment(t, map[string]string{"one.yaml": schoolOne})
+	server := filepath.Join(root, "pg.yaml")
+	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
+	for _, dsn := range []string{
+		"postgres://proctor:hunter2-password@db.internal:notaport/proctor",
+		"host=db.internal port=abc password=hunter2-password",
+		"postgres://proctor:hunter2-password@db.internal:5432/proctor?sslmode=bogus",
+		"postgres://proctor:hunter2%zz@db.internal:5432/proctor",
+	} {
+		os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
+			dsn, filepath.Join(root, "schools"), secret)), 0o600)
+		t.Setenv("PROCTOR_CONFIG", server)
+		code, _, stderr := runCmd(t, "", "doctor")
+		if code != exitFailure || !strings.Contains(stderr, "database.dsn does not parse") {
+			t.Errorf("%s: %d %q", dsn, code, stderr)
+		}
+		for _, part := range []string{"hunter2", "%zz", "abc", "notaport", "db.internal", "xxxxx", "proctor@", "`"} {
+			if strings.Contains(stderr, part) {
+				t.Errorf("%s: the message repeats the DSN (%q): %s", dsn, part, stderr)
+			}
+		}
+	}
+}
