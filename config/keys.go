@@ -46,13 +46,13 @@ func walkKeys(c collector, node *yaml.Node, t reflect.Type, path string) {
 	}
 }
 
-// fieldByKey finds the field of struct type t whose mapstructure key is key, ignoring case as
-// the reader does.
-func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
+// fieldByKey finds the field of struct type t whose mapstructure tag is name, a YAML key as
+// written in a file, ignoring case as the reader does.
+func fieldByKey(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("mapstructure")
-		if f.IsExported() && tag != "" && tag != "-" && strings.EqualFold(tag, key) {
+		if f.IsExported() && tag != "" && tag != "-" && strings.EqualFold(tag, name) {
 			return f, true
 		}
 	}
