@@ -449,6 +449,11 @@ func TestProblemNamesTheEnvironmentVariable(t *testing.T) {
 	if strings.Contains(err.Error(), server+": log.level") {
 		t.Errorf("the environment's value is blamed on the file:\n%v", err)
 	}
+
+	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "nowhere"))
+	if _, err := Load(server); err == nil || !strings.Contains(err.Error(), "PROCTOR_SCHOOLS_DIR (schools_dir): cannot read") {
+		t.Errorf("a schools directory from the environment: %v", err)
+	}
 }
 
 // The environment overrides the file for the same setting, and the inline and file forms of a

@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,9 +28,8 @@ func Load(serverFile string) (*Config, error) {
 	srv, problems := loadServer(serverFile)
 	var schools []School
 	if srv != nil {
-		var tp Errors
-		schools, tp = loadSchools(srv.SchoolsDir, srv.Integrations)
-		problems = append(problems, tp...)
+		// A problem with the directory itself is the server file's, or its variable's.
+		schools = loadSchools(collector{file: serverFile, problems: &problems, env: true}, srv.SchoolsDir, srv.Integrations)
 	}
 	if len(problems) > 0 {
 		return nil, problems
@@ -150,30 +148,33 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 }
 
 // loadSchools reads every *.yaml and *.yml file of dir, in name order, and validates each file
-// and the set: school ids, subdomains and hosts must be unique.
-func loadSchools(dir string, integrations []Integration) ([]School, Errors) {
-	var problems Errors
+// and the set: school ids, subdomains and hosts must be unique. Problems go to server's list; a
+// problem with dir itself is reported as the server file's (or its variable's).
+func loadSchools(server collector, dir string, integrations []Integration) []School {
+	problems := server.problems
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, Errors{{Field: "schools_dir", Msg: fmt.Sprintf("cannot read %s: %v", dir, err)}}
+		server.add("schools_dir", "cannot read %s: %v", dir, err)
+		return nil
 	}
 	var schools []School
+	before := len(*problems)
 	for _, e := range entries {
 		name := e.Name()
 		ext := filepath.Ext(name)
 		if e.IsDir() || strings.HasPrefix(name, ".") || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		t, ok := loadSchool(filepath.Join(dir, name), integrations, &problems)
+		t, ok := loadSchool(filepath.Join(dir, name), integrations, problems)
 		if ok {
 			schools = append(schools, t)
 		}
 	}
-	if len(schools) == 0 && len(problems) == 0 {
-		problems = append(problems, Problem{Field: "schools_dir", Msg: fmt.Sprintf("%s holds no school file (*.yaml)", dir)})
+	if len(schools) == 0 && len(*problems) == before {
+		server.add("schools_dir", "%s holds no school file (*.yaml)", dir)
 	}
-	problems = append(problems, CheckSchoolSet(schools)...)
-	return schools, problems
+	*problems = append(*problems, CheckSchoolSet(schools)...)
+	return schools
 }
 
 func loadSchool(path string, integrations []Integration, problems *Errors) (School, bool) {
