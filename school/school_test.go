@@ -173,3 +173,43 @@ func TestReplace(t *testing.T) {
 		t.Error("the school a request already holds was changed")
 	}
 }
+
+// Lookups running beside Replace each see one of the sets, never a torn one (run with -race:
+// the swap and the lookups share no unsynchronised memory).
+func TestReplaceWhileResolving(t *testing.T) {
+	one := mustSchool(t, 1, "a", "https://a.example")
+	two := mustSchool(t, 1, "a", "https://a.example")
+	r, err := NewRegistry([]*School{one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []*Registry{}
+	for _, s := range []*School{one, two} {
+		next, err := NewRegistry([]*School{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, next)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			r.Replace(sets[i%2])
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		all := r.All()
+		if len(all) != 1 || (all[0] != one && all[0] != two) {
+			t.Fatalf("All = %v: not one of the sets", all)
+		}
+		if got, ok := r.Resolve("a.example"); !ok || (got != one && got != two) {
+			t.Fatalf("Resolve = %v, %v", got, ok)
+		}
+	}
+}
