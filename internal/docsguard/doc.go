@@ -10,6 +10,8 @@
 //
 // Every one must exit 0. Paths outside the snippet (the schools directory, the secret, the mail
 // password) are supplied by the environment, which the override rule lets replace the file's
-// (docs/configuration.md). The test also refuses a Markdown table split by a blank line, whose
-// rows after the gap render as a paragraph.
+// (docs/configuration.md). The tests also refuse a Markdown table split by a blank line, whose
+// rows after the gap render as a paragraph, and check the sample deployment in deploy/ the way
+// docs/deployment.md's container example uses it, with every deploy/ path the documentation
+// names.
 package docsguard

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -224,5 +225,40 @@ func TestTablesAreWhole(t *testing.T) {
 		for _, line := range SplitTables(string(b)) {
 			t.Errorf("%s:%d: a table row after a blank line renders outside its table", doc, line)
 		}
+	}
+}
+
+// TestContainerExample runs the check docs/deployment.md's container example would run: the
+// samples in deploy/ with the environment the example sets (the mount /etc/proctor is deploy/
+// here). Every deploy/ path the documentation names must exist.
+func TestContainerExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	root := testbin.ModuleRoot(t)
+	deploy := filepath.Join(root, "deploy")
+	if _, err := os.Stat(deploy); err != nil {
+		t.Skip("deploy/ is not in this tree")
+	}
+	named := regexp.MustCompile("`(deploy/[^`\\s]+)`")
+	for _, doc := range documents(t, root) {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+			if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
+				t.Errorf("%s names %s, which does not exist", doc, m[1])
+			}
+		}
+	}
+	c := newChecker(t)
+	err := c.run([]string{
+		"PROCTOR_PUBLIC_ADDR=0.0.0.0:8080", "PROCTOR_INTERNAL_ADDR=0.0.0.0:8081",
+		"PROCTOR_SCHOOLS_DIR=" + filepath.Join(deploy, "schools"),
+		"PROCTOR_DATABASE_DSN=postgres://proctor@db.internal:5432/proctor",
+	}, "--config", filepath.Join(deploy, "proctor.yaml"), "schools", "validate")
+	if err != nil {
+		t.Error(err)
 	}
 }
