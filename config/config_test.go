@@ -405,6 +405,15 @@ func TestUnknownKeysWhateverTheirValue(t *testing.T) {
 			t.Errorf("%q: problems = %v, want one ending %q", tc.extra, problems, want)
 		}
 	}
+	// Anchors, aliases and merge keys are read as the reader reads them.
+	anchored := validSchool + "lifetimes: &l {access_token: 1h}\nx_common: &c {id_tokens: true}\nfeatures:\n  <<: *c\n  mcp_connections: true\n"
+	if problems := loadSchoolFile(t, anchored); len(problems) != 1 || !strings.HasSuffix(problems[0].String(), `unknown key "x_common"`) {
+		t.Errorf("anchors and merge keys: %v", problems)
+	}
+	merged := validSchool + "features:\n  <<: {id_tokenz: true}\n"
+	if problems := loadSchoolFile(t, merged); len(problems) != 1 || !strings.HasSuffix(problems[0].String(), `unknown key "features.id_tokenz"`) {
+		t.Errorf("a merged unknown key: %v", problems)
+	}
 	if problems := loadSchoolFile(t, validSchool+"Name: B\n"); len(problems) != 0 {
 		t.Errorf("keys are read ignoring case, so their check must too: %v", problems)
 	}

@@ -24,10 +24,18 @@ func checkKeys(c collector, data []byte, t reflect.Type) {
 // walkKeys checks node against type t: a struct's keys against its fields, a list of structs
 // element by element. Any other shape is the decoder's to judge.
 func walkKeys(c collector, node *yaml.Node, t reflect.Type, path string) {
+	if node.Kind == yaml.AliasNode && node.Alias != nil {
+		node = node.Alias
+	}
 	switch {
 	case t.Kind() == reflect.Struct && node.Kind == yaml.MappingNode:
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			key, value := node.Content[i].Value, node.Content[i+1]
+			if key == "<<" && node.Content[i].Tag == "!!merge" {
+				// A merge key brings in the keys of the mapping (or mappings) it names.
+				walkMerged(c, value, t, path)
+				continue
+			}
 			keyPath := key
 			if path != "" {
 				keyPath = path + "." + key
@@ -44,6 +52,17 @@ func walkKeys(c collector, node *yaml.Node, t reflect.Type, path string) {
 			walkKeys(c, item, t.Elem(), fieldIndex(path, i))
 		}
 	}
+}
+
+// walkMerged checks the mappings a merge key names as if written in place.
+func walkMerged(c collector, value *yaml.Node, t reflect.Type, path string) {
+	if value.Kind == yaml.SequenceNode {
+		for _, m := range value.Content {
+			walkKeys(c, m, t, path)
+		}
+		return
+	}
+	walkKeys(c, value, t, path)
 }
 
 // fieldByKey finds the field of struct type t whose mapstructure tag is name, a YAML key as
