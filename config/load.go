@@ -1,11 +1,10 @@
 package config
 
 import (
-	"fmt"
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -29,9 +28,8 @@ func Load(serverFile string) (*Config, error) {
 	srv, problems := loadServer(serverFile)
 	var schools []School
 	if srv != nil {
-		var tp Errors
-		schools, tp = loadSchools(srv.SchoolsDir, srv.Integrations)
-		problems = append(problems, tp...)
+		// A problem with the directory itself is the server file's, or its variable's.
+		schools = loadSchools(collector{file: serverFile, problems: &problems, env: true}, srv.SchoolsDir, srv.Integrations)
 	}
 	if len(problems) > 0 {
 		return nil, problems
@@ -44,7 +42,7 @@ func Load(serverFile string) (*Config, error) {
 // checked in the same pass.
 func loadServer(file string) (*Server, Errors) {
 	var problems Errors
-	c := collector{file: file, problems: &problems}
+	c := collector{file: file, problems: &problems, env: true}
 	v := viper.New()
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
@@ -53,25 +51,53 @@ func loadServer(file string) (*Server, Errors) {
 	// secret and secret_file have no default but must be known keys for env overrides.
 	v.SetDefault("secret", "")
 	v.SetDefault("secret_file", "")
-	if file != "" {
-		v.SetConfigFile(file)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			c.add("", "cannot read: %v", err)
-			return nil, problems
-		}
-	}
-	useLegacySchoolsDir(v, c)
-	var s Server
-	if err := v.UnmarshalExact(&s, viper.DecodeHook(decodeHook())); err != nil {
-		c.add("", "%s", decodeMessage(err))
+	if file != "" && !readYAML(c, v, file, reflect.TypeOf(Server{})) {
 		return nil, problems
 	}
+	useLegacySchoolsDir(v, c)
+	environmentReplacesFileSecrets(v)
+	var s Server
+	c.undecoded = decodeProblems(c, v.Unmarshal(&s, viper.DecodeHook(decodeHook())))
 	s.File = file
 	s.validate(c)
 	s.Secret = loadSecret(c, file, s.Secret, s.SecretFile)
 	loadMailPassword(c, file, &s.Mail)
 	return &s, problems
+}
+
+// readYAML reads file into v and reports every key of it that names no field of t. It reports
+// false when the file cannot be read or parsed at all.
+func readYAML(c collector, v *viper.Viper, file string, t reflect.Type) bool {
+	data, err := os.ReadFile(file)
+	if err == nil {
+		v.SetConfigType("yaml")
+		err = v.ReadConfig(bytes.NewReader(data))
+	}
+	if err != nil {
+		c.add("", "cannot read: %v", err)
+		return false
+	}
+	checkKeys(c, data, t)
+	return true
+}
+
+// secretSettings are the settings given either inline or by a file: each pair is one setting.
+var secretSettings = [][2]string{{"secret", "secret_file"}, {"mail.password", "mail.password_file"}}
+
+// environmentReplacesFileSecrets applies the one override rule to the settings given two ways:
+// the environment overrides the file, so either form from the environment (PROCTOR_SECRET,
+// PROCTOR_SECRET_FILE) replaces whichever form the file gives. Both forms from the same source
+// stay an error (loadSecret, loadMailPassword).
+func environmentReplacesFileSecrets(v *viper.Viper) {
+	for _, pair := range secretSettings {
+		inline, file := os.Getenv(envName(pair[0])) != "", os.Getenv(envName(pair[1])) != ""
+		switch {
+		case inline && !file:
+			v.Set(pair[1], "")
+		case file && !inline:
+			v.Set(pair[0], "")
+		}
+	}
 }
 
 // useLegacySchoolsDir moves tenants_dir, the earlier name of schools_dir, to schools_dir. A
@@ -93,7 +119,7 @@ func useLegacySchoolsDir(v *viper.Viper, c collector) {
 func loadSecret(c collector, serverFile string, inline Secret, file string) Secret {
 	switch {
 	case len(inline) > 0 && file != "":
-		c.add("secret", "set either secret (PROCTOR_SECRET) or secret_file, not both")
+		c.add("secret", "set either secret or secret_file, not both (from the environment, PROCTOR_SECRET or PROCTOR_SECRET_FILE replaces both of the file's)")
 		return nil
 	case len(inline) > 0:
 		s, err := DecodeSecret(string(inline))
@@ -122,48 +148,45 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 }
 
 // loadSchools reads every *.yaml and *.yml file of dir, in name order, and validates each file
-// and the set: school ids, subdomains and hosts must be unique.
-func loadSchools(dir string, integrations []Integration) ([]School, Errors) {
-	var problems Errors
+// and the set: school ids, subdomains and hosts must be unique. Problems go to server's list; a
+// problem with dir itself is reported as the server file's (or its variable's).
+func loadSchools(server collector, dir string, integrations []Integration) []School {
+	problems := server.problems
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, Errors{{Field: "schools_dir", Msg: fmt.Sprintf("cannot read %s: %v", dir, err)}}
+		server.add("schools_dir", "cannot read %s: %v", dir, err)
+		return nil
 	}
 	var schools []School
+	before := len(*problems)
 	for _, e := range entries {
 		name := e.Name()
 		ext := filepath.Ext(name)
 		if e.IsDir() || strings.HasPrefix(name, ".") || (ext != ".yaml" && ext != ".yml") {
 			continue
 		}
-		t, ok := loadSchool(filepath.Join(dir, name), integrations, &problems)
+		t, ok := loadSchool(filepath.Join(dir, name), integrations, problems)
 		if ok {
 			schools = append(schools, t)
 		}
 	}
-	if len(schools) == 0 && len(problems) == 0 {
-		problems = append(problems, Problem{Field: "schools_dir", Msg: fmt.Sprintf("%s holds no school file (*.yaml)", dir)})
+	if len(schools) == 0 && len(*problems) == before {
+		server.add("schools_dir", "%s holds no school file (*.yaml)", dir)
 	}
-	problems = append(problems, CheckSchoolSet(schools)...)
-	return schools, problems
+	*problems = append(*problems, CheckSchoolSet(schools)...)
+	return schools
 }
 
 func loadSchool(path string, integrations []Integration, problems *Errors) (School, bool) {
 	c := collector{file: path, problems: problems}
+	before := len(*problems)
 	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		c.add("", "cannot read: %v", err)
+	if !readYAML(c, v, path, reflect.TypeOf(School{})) {
 		return School{}, false
 	}
 	t := DefaultSchool()
-	if err := v.UnmarshalExact(&t, viper.DecodeHook(decodeHook())); err != nil {
-		c.add("", "%s", decodeMessage(err))
-		return School{}, false
-	}
+	c.undecoded = decodeProblems(c, v.Unmarshal(&t, viper.DecodeHook(decodeHook())))
 	t.File = path
-	before := len(*problems)
 	t.validate(c)
 	t.validateClients(c, integrations)
 	return t, len(*problems) == before
@@ -206,20 +229,6 @@ func decodeHook() mapstructure.DecodeHookFunc {
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
 	)
-}
-
-// decodeMessage shortens mapstructure's multi-line report to one line per problem.
-func decodeMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):")
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
 }
 
 func fieldIndex(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }

@@ -123,7 +123,7 @@ func loadMailPassword(c collector, serverFile string, m *Mail) {
 		return
 	}
 	if len(m.Password) > 0 {
-		c.add("mail.password", "set either mail.password (PROCTOR_MAIL_PASSWORD) or mail.password_file, not both")
+		c.add("mail.password", "set either mail.password or mail.password_file, not both (from the environment, PROCTOR_MAIL_PASSWORD or PROCTOR_MAIL_PASSWORD_FILE replaces both of the file's)")
 		return
 	}
 	file := m.PasswordFile

@@ -215,3 +215,28 @@ func TestFormatMoney(t *testing.T) {
 		}
 	}
 }
+
+// The walkthrough says which scope releases which identity claim, as authz's memberClaims
+// does: sub, org_id and roles always, name and picture with profile, email with email.
+func TestAuthDocSaysWhichScopeReleasesWhichClaim(t *testing.T) {
+	for _, idTokens := range []bool{true, false} {
+		doc, err := Render(t.Context(), nil, testSchool(t, idTokens, config.CIMD{}), AuthDocPath, demo.Reference)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(doc)), " ")
+		for _, want := range []string{
+			"Always: `sub` (the person's id), `org_id` (this school's id) and `roles`.",
+			"The `profile` scope adds `name` and `picture`; the `email` scope adds `email`.",
+			"`openid account:read` therefore gets `sub`, `org_id` and `roles` only.",
+			"`state` is required and must be at least 8 characters",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("id tokens %v: auth.md does not say %q", idTokens, want)
+			}
+		}
+		if strings.Contains(text, "returns `sub`, `email`, `name`, `picture`") {
+			t.Errorf("id tokens %v: auth.md promises every claim whatever the scopes", idTokens)
+		}
+	}
+}

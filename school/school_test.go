@@ -129,3 +129,87 @@ func TestPasskeyRPID(t *testing.T) {
 		}
 	}
 }
+
+// Replace swaps the whole set at once: a removed school's host no longer resolves, a changed
+// school is a new School, and the School an earlier lookup returned (a request in flight) is
+// left as it was.
+func TestReplace(t *testing.T) {
+	a := mustSchool(t, 1, "a", "https://a.example")
+	gone := mustSchool(t, 2, "gone", "https://gone.example")
+	r, err := NewRegistry([]*School{a, gone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFlight, _ := r.Resolve("a.example")
+
+	renamed := mustSchool(t, 1, "a", "https://a.example")
+	renamed.Name = "A renamed"
+	added := mustSchool(t, 3, "added", "https://added.example")
+	next, err := NewRegistry([]*School{added, renamed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Replace(next)
+
+	if got, _ := r.Resolve("a.example"); got != renamed {
+		t.Errorf("a.example resolves to %+v, want the new school", got)
+	}
+	if got, _ := r.Resolve("added.example"); got != added {
+		t.Error("the added school does not resolve")
+	}
+	if _, ok := r.Resolve("gone.example"); ok {
+		t.Error("the removed school still resolves")
+	}
+	if _, ok := r.BySchoolID(2); ok {
+		t.Error("the removed school is still found by id")
+	}
+	if got, _ := r.BySubdomain("added"); got != added {
+		t.Error("BySubdomain does not see the new set")
+	}
+	if all := r.All(); len(all) != 2 || all[0] != renamed || all[1] != added {
+		t.Errorf("All = %v", all)
+	}
+	if inFlight != a || inFlight.Name != "a" {
+		t.Error("the school a request already holds was changed")
+	}
+}
+
+// Lookups running beside Replace each see one of the sets, never a torn one (run with -race:
+// the swap and the lookups share no unsynchronised memory).
+func TestReplaceWhileResolving(t *testing.T) {
+	one := mustSchool(t, 1, "a", "https://a.example")
+	two := mustSchool(t, 1, "a", "https://a.example")
+	r, err := NewRegistry([]*School{one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []*Registry{}
+	for _, s := range []*School{one, two} {
+		next, err := NewRegistry([]*School{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, next)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			r.Replace(sets[i%2])
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		all := r.All()
+		if len(all) != 1 || (all[0] != one && all[0] != two) {
+			t.Fatalf("All = %v: not one of the sets", all)
+		}
+		if got, ok := r.Resolve("a.example"); !ok || (got != one && got != two) {
+			t.Fatalf("Resolve = %v, %v", got, ok)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -24,6 +25,8 @@ type app struct {
 	only string
 	// mailbox is the demo's mailbox page, mounted on the internal listener at /mail.
 	mailbox http.Handler
+	// reload, when set, re-reads the school files on SIGHUP while serving (serve only).
+	reload *reloader
 }
 
 // loadSchools reads and validates the configuration and indexes its schools.
@@ -90,12 +93,7 @@ func (a *app) requireCurrentSchema(ctx context.Context) error {
 // syncSchools makes sure every configured school has its row (ids and names come from the
 // school files).
 func (a *app) syncSchools(ctx context.Context) error {
-	for _, t := range a.schools.All() {
-		if err := a.store.SyncSchool(ctx, t.SchoolID, t.Subdomain, t.Name); err != nil {
-			return fmt.Errorf("school %d: %w", t.SchoolID, err)
-		}
-	}
-	return nil
+	return server.SyncSchools(ctx, a.store, a.schools)
 }
 
 // schoolContext returns ctx carrying the school with the given id.

@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
 	"github.com/proctorhq/proctor/config"
@@ -97,11 +99,26 @@ func databaseFileExists(db config.Database) error {
 	return nil
 }
 
-// unreachable says plainly that the database could not be reached. The DSN is not repeated: it
-// may hold a password.
+// unreachable says plainly that the database could not be reached. The DSN is never repeated,
+// not even with its password masked: it may hold a password in a form the driver does not
+// recognise as one (a query parameter, a misspelt key). A DSN that does not parse is reported
+// by the driver's reason alone.
 func unreachable(db config.Database, err error) error {
+	var unparsed *pgconn.ParseConfigError
+	if errors.As(err, &unparsed) {
+		// The driver's reason, without the connection string it quotes and without the error
+		// under it, which may quote a piece of the string (a bad escape in a password).
+		reason := strings.TrimPrefix(withoutQuoted.ReplaceAllString(unparsed.Error(), ""), ": ")
+		if inner := unparsed.Unwrap(); inner != nil {
+			reason = strings.TrimSuffix(reason, " ("+inner.Error()+")")
+		}
+		return fmt.Errorf("cannot reach the %s database: database.dsn does not parse (%s)", db.Driver, reason)
+	}
 	return fmt.Errorf("cannot reach the %s database (check database.driver and database.dsn, and that the database is up): %w", db.Driver, err)
 }
+
+// withoutQuoted matches the connection string the driver quotes in its parse errors.
+var withoutQuoted = regexp.MustCompile("^cannot parse `[^`]*`")
 
 func printFindings(w io.Writer, findings []storage.Finding, asJSON bool) error {
 	if asJSON {

@@ -98,21 +98,52 @@ func TestDoctorExitStatuses(t *testing.T) {
 	}
 }
 
-// TestDoctorUnreachablePostgres: a server that does not answer is reported as such (status 1),
-// without the DSN, which may hold a password.
-func TestDoctorUnreachablePostgres(t *testing.T) {
+// postgresDeployment writes a deployment of one school and returns a function that points
+// PROCTOR_CONFIG at a server file for PostgreSQL at dsn.
+func postgresDeployment(t *testing.T) func(dsn string) {
 	root := deployment(t, map[string]string{"one.yaml": schoolOne})
 	server := filepath.Join(root, "pg.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
-	dsn := "postgres://proctor:hunter2-password@127.0.0.1:1/proctor?connect_timeout=2&sslmode=disable"
-	os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
-		dsn, filepath.Join(root, "schools"), secret)), 0o600)
-	t.Setenv("PROCTOR_CONFIG", server)
+	return func(dsn string) {
+		os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
+			dsn, filepath.Join(root, "schools"), secret)), 0o600)
+		t.Setenv("PROCTOR_CONFIG", server)
+	}
+}
+
+// TestDoctorUnreachablePostgres: a server that does not answer is reported as such (status 1),
+// without the DSN, which may hold a password.
+func TestDoctorUnreachablePostgres(t *testing.T) {
+	usePostgres := postgresDeployment(t)
+	usePostgres("postgres://proctor:hunter2-password@127.0.0.1:1/proctor?connect_timeout=2&sslmode=disable")
 	code, out, stderr := runCmd(t, "", "doctor")
 	if code != exitFailure || !strings.Contains(stderr, "cannot reach the postgres database") {
 		t.Fatalf("doctor against a closed port: %d %q %q", code, out, stderr)
 	}
 	if strings.Contains(stderr, "hunter2") {
 		t.Errorf("the message shows the password: %s", stderr)
+	}
+}
+
+// TestDoctorNeverRepeatsTheDSN: a DSN that does not parse is reported by the reason alone, not
+// quoted, not even with its password masked.
+func TestDoctorNeverRepeatsTheDSN(t *testing.T) {
+	usePostgres := postgresDeployment(t)
+	for _, dsn := range []string{
+		"postgres://proctor:hunter2-password@db.internal:notaport/proctor",
+		"host=db.internal port=abc password=hunter2-password",
+		"postgres://proctor:hunter2-password@db.internal:5432/proctor?sslmode=bogus",
+		"postgres://proctor:hunter2%zz@db.internal:5432/proctor",
+	} {
+		usePostgres(dsn)
+		code, _, stderr := runCmd(t, "", "doctor")
+		if code != exitFailure || !strings.Contains(stderr, "database.dsn does not parse") {
+			t.Errorf("%s: %d %q", dsn, code, stderr)
+		}
+		for _, part := range []string{"hunter2", "%zz", "abc", "notaport", "db.internal", "xxxxx", "proctor@", "`"} {
+			if strings.Contains(stderr, part) {
+				t.Errorf("%s: the message repeats the DSN (%q): %s", dsn, part, stderr)
+			}
+		}
 	}
 }

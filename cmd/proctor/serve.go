@@ -6,11 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
 )
 
@@ -31,6 +37,11 @@ database.startup_timeout (default 60s), logging each attempt, then exits non-zer
 the internal listener answers /healthz 200 and /readyz 503, and nothing listens on the public
 address yet.
 
+SIGHUP re-reads and validates the server file and every school file. When all are valid, the
+set of schools served is replaced at once (new schools answer, removed ones no longer do, changed
+ones take their new settings); when any is not, the running set is kept and every problem is
+logged. Server settings (listeners, database, secret ...) take effect at the next start.
+
 The database schema must be current: run "proctor migrate" first, or pass --migrate.
 
 With --only member-api the process serves the GraphQL Member API alone, verifying tokens
@@ -47,6 +58,11 @@ and member_api.api_key) and reading member data from the same database.`,
 			if err != nil {
 				return err
 			}
+			// From here on a hangup re-reads the school files rather than ending the process; one
+			// that comes before the server is up waits for it.
+			hangups := make(chan os.Signal, 1)
+			signal.Notify(hangups, syscall.SIGHUP)
+			defer signal.Stop(hangups)
 			log := newLogger(cfg.Server.Log, cmd.ErrOrStderr())
 			ctx := cmd.Context()
 			// The internal listener answers from the start, so that an orchestrator sees a live
@@ -77,6 +93,7 @@ and member_api.api_key) and reading member data from the same database.`,
 			}
 			defer a.close()
 			a.only = only
+			a.reload = &reloader{hangups: hangups, configFile: g.configFile}
 			return a.serve(ctx, migrate, starting)
 		},
 	}
@@ -113,6 +130,9 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 	if err != nil {
 		return err
 	}
+	if a.reload != nil {
+		go a.reloadOnHangup(ctx, srv)
+	}
 	pub, err := net.Listen("tcp", a.cfg.Server.Public.Addr)
 	if err != nil {
 		return fmt.Errorf("public listener: %w", err)
@@ -132,6 +152,55 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 		return err
 	}
 	return srv.Serve(ctx, pub, in)
+}
+
+// reloader is what serve needs to re-read its configuration on SIGHUP.
+type reloader struct {
+	hangups    <-chan os.Signal
+	configFile string
+}
+
+// reloadOnHangup reloads the schools at every hangup until ctx ends.
+func (a *app) reloadOnHangup(ctx context.Context, srv *server.Server) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.reload.hangups:
+			a.reloadSchools(ctx, srv)
+		}
+	}
+}
+
+// reloadSchools re-reads and validates the whole configuration, as at start-up, and swaps the
+// server's schools for the new set when all of it is valid. Otherwise the running set is kept
+// and every problem is logged, one line each, as `proctor schools validate` would list them.
+func (a *app) reloadSchools(ctx context.Context, srv *server.Server) {
+	a.log.Info("SIGHUP: reloading the school files")
+	cfg, err := config.Load(a.reload.configFile)
+	var next *school.Registry
+	if err == nil {
+		next, err = buildRegistry(cfg.Schools)
+	}
+	if err == nil {
+		err = srv.ReplaceSchools(ctx, next)
+	}
+	if err != nil {
+		var problems config.Errors
+		if !errors.As(err, &problems) {
+			a.log.Error("reload refused: the running schools are kept", "error", err.Error())
+			return
+		}
+		for _, p := range problems {
+			a.log.Error("reload: configuration problem", "problem", p.String())
+		}
+		a.log.Error("reload refused: the running schools are kept", "problems", len(problems))
+		return
+	}
+	if !reflect.DeepEqual(cfg.Server, a.cfg.Server) {
+		a.log.Warn("reload: the server settings have changed; they take effect at the next start")
+	}
+	a.log.Info("reload: schools replaced", "schools", len(next.All()))
 }
 
 // Start-up retry pacing: the first retry comes soon (a database starting beside the server is

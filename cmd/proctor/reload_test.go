@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proctorhq/proctor/internal/testbin"
+	"github.com/proctorhq/proctor/server/servertest/schools"
+)
+
+// servedProcess is `proctor serve` running as its own process on loopback.
+type servedProcess struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	out    *schools.LogBuffer
+	public string
+	exited chan struct{}
+}
+
+// startServeProcess builds proctor and runs `proctor serve --migrate` with the server file, on
+// SQLite in a temp dir, until SIGTERM at the test's end.
+func startServeProcess(t *testing.T, serverFile string, public string) *servedProcess {
+	t.Helper()
+	p := &servedProcess{t: t, out: &schools.LogBuffer{}, public: public, exited: make(chan struct{})}
+	p.cmd = exec.Command(testbin.Proctor(t), "--config", serverFile, "serve", "--migrate")
+	p.cmd.Env = withoutProctorEnv(os.Environ())
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(time.Minute):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// withoutProctorEnv drops the PROCTOR_ variables of the test's environment: the server file alone
+// configures the process.
+func withoutProctorEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PROCTOR_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// discovery fetches the discovery document of the school served at host and returns its status
+// and body (0 when the listener does not answer).
+func (p *servedProcess) discovery(host string) (int, string) {
+	req, _ := http.NewRequest(http.MethodGet, "http://"+p.public+"/.well-known/openid-configuration", nil)
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// eventually polls cond until it holds, failing the test with the process's output when it
+// has not after a generous deadline or when the process exits first. Nothing is timed: the
+// deadline only stops a test that would otherwise hang.
+func (p *servedProcess) eventually(what string, cond func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !cond() {
+		select {
+		case <-p.exited:
+			p.t.Fatalf("the process exited before %s:\n%s", what, p.out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("never %s; the process said:\n%s", what, p.out.String())
+		}
+	}
+}
+
+// answers waits until the school at host serves its discovery document with its own issuer.
+func (p *servedProcess) answers(host string) {
+	p.t.Helper()
+	p.eventually("the school at "+host+" answered its discovery document", func() bool {
+		code, body := p.discovery(host)
+		return code == http.StatusOK && strings.Contains(body, `"issuer":"http://`+host+`"`)
+	})
+}
+
+func (p *servedProcess) hangUp() {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		p.t.Fatalf("SIGHUP: %v\n%s", err, p.out.String())
+	}
+}
+
+func writeSchool(t *testing.T, dir, name string, id int, host string) {
+	t.Helper()
+	body := fmt.Sprintf("school_id: %d\nsubdomain: s%d\nname: School %d\nbase_url: http://%s\n", id, id, id, host)
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReloadOnHangup: SIGHUP makes a running server serve a school file added since it started;
+// a later SIGHUP with an invalid file keeps the running schools and logs every problem.
+func TestReloadOnHangup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "schools")
+	os.MkdirAll(dir, 0o755)
+	const hostA, hostB, hostC = "127.0.0.1:18081", "127.0.0.1:18082", "127.0.0.1:18083"
+	writeSchool(t, dir, "a.yaml", 1, hostA)
+	ports := freePorts(t, 2)
+	server := filepath.Join(root, "proctor.yaml")
+	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
+	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n",
+		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret)), 0o600)
+
+	p := startServeProcess(t, server, ports[0])
+	p.answers(hostA)
+	if code, _ := p.discovery(hostB); code != http.StatusNotFound {
+		t.Fatalf("school B is served before its file exists: %d", code)
+	}
+
+	writeSchool(t, dir, "b.yaml", 2, hostB)
+	p.hangUp()
+	p.answers(hostB)
+	p.answers(hostA)
+
+	// An invalid file: an unknown key and a bad school_id, both reported; the running set stays.
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
+	p.hangUp()
+	p.eventually("the reload was refused", func() bool { return strings.Contains(p.out.String(), "reload refused") })
+	out := p.out.String()
+	for _, want := range []string{`c.yaml: unknown key \"nmae\"`, "c.yaml: school_id: is required", "c.yaml: name: is required"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log does not name the problem %q:\n%s", want, out)
+		}
+	}
+	p.answers(hostA)
+	p.answers(hostB)
+	if code, _ := p.discovery(hostC); code != http.StatusNotFound {
+		t.Errorf("the invalid school is served: %d", code)
+	}
+}
