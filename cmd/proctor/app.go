@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 
 	"github.com/proctorhq/proctor/audit"
@@ -23,8 +22,6 @@ type app struct {
 	log     *slog.Logger
 	// only is serve's --only value ("" serves everything).
 	only string
-	// mailbox is the demo's mailbox page, mounted on the internal listener at /mail.
-	mailbox http.Handler
 	// reload, when set, re-reads the school files on SIGHUP while serving (serve only).
 	reload *reloader
 }

@@ -478,6 +478,10 @@ func TestDeploySamples(t *testing.T) {
 		t.Fatalf("ExecStart=%s, want proctor --config FILE serve", start[0])
 	}
 	configPath := args[2]
+	// systemctl reload sends SIGHUP, on which serve re-reads the school files.
+	if r := settings["ExecReload"]; len(r) != 1 || r[0] != "/bin/kill -HUP $MAINPID" {
+		t.Errorf("ExecReload=%v, want /bin/kill -HUP $MAINPID", r)
+	}
 	if filepath.Dir(configPath) != filepath.Dir(conf.SchoolsDir) || filepath.Base(conf.SchoolsDir) != "schools" {
 		t.Errorf("the unit reads %s, the server file's schools are in %s: deploy/schools/ must go beside it", configPath, conf.SchoolsDir)
 	}

@@ -126,7 +126,7 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: a.cfg.Server, Schools: a.schools, Store: a.store, Logger: a.log, Only: a.only, MailboxHandler: a.mailbox})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Schools: a.schools, Store: a.store, Logger: a.log, Only: a.only})
 	if err != nil {
 		return err
 	}
