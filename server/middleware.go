@@ -158,7 +158,7 @@ func (s *Server) observe(listener string, next http.Handler) http.Handler {
 		if t, err := school.FromContext(r.Context()); err == nil {
 			attrs = append(attrs, "school_id", t.SchoolID)
 		}
-		s.log.Info("request", attrs...)
+		s.log.InfoContext(r.Context(), "request", attrs...)
 	})
 }
 
@@ -216,6 +216,7 @@ func (s *Server) resolveSchool(next http.Handler) http.Handler {
 			edge.WriteNoSchool(w)
 			return
 		}
+		s.spanSchool(r.Context(), t.SchoolID)
 		next.ServeHTTP(w, r.WithContext(school.NewContext(r.Context(), t)))
 	})
 }
