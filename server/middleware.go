@@ -207,7 +207,7 @@ func (handlerBody) Close() error { return nil }
 func (s *Server) resolveSchool(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err, refused := r.Context().Value(forwardingRefusedKey{}).(error); refused {
-			s.log.Warn("forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+			s.log.WarnContext(r.Context(), "forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
 			return
 		}
