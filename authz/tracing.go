@@ -10,19 +10,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// traced runs an endpoint's handler, fosite's work and the statements it sends inside a span of
-// its own (docs/tracing.md). Without a tracer the handler is returned as it is.
-func (h *Handler) traced(name string, next http.Handler) http.Handler {
-	if h.tracer == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, span := h.tracer.Start(r.Context(), name)
-		defer span.End()
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
 // spanGrant records the token request's grant type on its span.
 func (h *Handler) spanGrant(ctx context.Context, grantType string) {
 	if h.tracer != nil {

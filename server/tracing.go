@@ -25,14 +25,12 @@ func (s *Server) traceRequests(listener string, next http.Handler) http.Handler 
 	if s.tracer == nil {
 		return next
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := telemetry.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		ctx, span := s.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
-			attribute.String("http.request.method", r.Method), attribute.String("proctor.listener", listener),
-			attribute.String("proctor.request_id", edge.FromContext(r.Context()).ID)))
-		defer span.End()
-		m := httpsnoop.CaptureMetrics(next, w, r.WithContext(ctx))
-		route := edge.FromContext(ctx).Route
+	spanned := telemetry.Handler(s.tracer, "request", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		span := trace.SpanFromContext(r.Context())
+		span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("proctor.listener", listener),
+			attribute.String("proctor.request_id", edge.FromContext(r.Context()).ID))
+		m := httpsnoop.CaptureMetrics(next, w, r)
+		route := edge.FromContext(r.Context()).Route
 		if route == "" {
 			route = "unmatched"
 		}
@@ -41,6 +39,10 @@ func (s *Server) traceRequests(listener string, next http.Handler) http.Handler 
 		if m.Code >= http.StatusInternalServerError {
 			span.SetStatus(codes.Error, http.StatusText(m.Code))
 		}
+	}), trace.WithSpanKind(trace.SpanKindServer))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := telemetry.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		spanned.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

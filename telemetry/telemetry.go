@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -119,3 +120,16 @@ func (l logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (l logHandler) WithGroup(name string) slog.Handler { return logHandler{l.Handler.WithGroup(name)} }
+
+// Handler runs next inside a span named name that tracer starts from the request's context; with
+// a nil tracer it is next itself, so that an untraced server has nothing more in its chain.
+func Handler(tracer trace.Tracer, name string, next http.Handler, opts ...trace.SpanStartOption) http.Handler {
+	if tracer == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, span := tracer.Start(r.Context(), name, opts...)
+		defer span.End()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

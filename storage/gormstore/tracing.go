@@ -62,21 +62,11 @@ func (s *Store) TraceStatements(tp trace.TracerProvider) {
 		}
 		span.End()
 	}
-	const before, after = "proctor:trace_start", "proctor:trace_end"
-	cb := s.db.Callback()
 	// Errors here could only be a duplicate name, and each store registers once.
-	_ = cb.Query().Before("gorm:query").Register(before, start)
-	_ = cb.Query().After("gorm:query").Register(after, end)
-	_ = cb.Create().Before("gorm:create").Register(before, start)
-	_ = cb.Create().After("gorm:create").Register(after, end)
-	_ = cb.Update().Before("gorm:update").Register(before, start)
-	_ = cb.Update().After("gorm:update").Register(after, end)
-	_ = cb.Delete().Before("gorm:delete").Register(before, start)
-	_ = cb.Delete().After("gorm:delete").Register(after, end)
-	_ = cb.Row().Before("gorm:row").Register(before, start)
-	_ = cb.Row().After("gorm:row").Register(after, end)
-	_ = cb.Raw().Before("gorm:raw").Register(before, start)
-	_ = cb.Raw().After("gorm:raw").Register(after, end)
+	for _, c := range s.sendingChains() {
+		_ = c.before("proctor:trace_start", start)
+		_ = c.after("proctor:trace_end", end)
+	}
 }
 
 // statementKind is the SQL keyword a statement starts with (SELECT, INSERT, WITH ...).
