@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctorhq/proctor/server"
@@ -57,6 +58,10 @@ and member_api.api_key) and reading member data from the same database.`,
 				return err
 			}
 			defer shutDownTraces(traces, log)
+			if traces != nil {
+				// Export failures go to the server's log, not to the SDK's own stderr logger.
+				otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("trace export failed", "err", err) }))
+			}
 			// The internal listener answers from the start, so that an orchestrator sees a live
 			// process that is not ready rather than a dead one while the database is awaited.
 			in, err := net.Listen("tcp", cfg.Server.Internal.Addr)
