@@ -310,6 +310,7 @@ func (h *Handler) consentEvent(r *http.Request, ar fosite.AuthorizeRequester, s 
 // state and iss.
 func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *school.School, ar fosite.AuthorizeRequester, err error) {
 	e := normalize(err, authorizeCodes)
+	h.spanError(r.Context(), e)
 	if e.CodeField >= 500 || errors.Is(err, storage.ErrUnavailable) {
 		h.logError(r.Context(), "authorize failed", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/ory/fosite"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/client"
@@ -19,6 +20,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/telemetry"
 )
 
 // Deps are the authorization server's dependencies.
@@ -40,6 +42,9 @@ type Deps struct {
 	// Counters are told of the tokens issued and the grants revoked (metrics); the zero value
 	// tells no one.
 	Counters Counters
+	// Tracing, when set, gives each endpoint's handling a span (token, authorize, revoke,
+	// userinfo, register); nil traces nothing.
+	Tracing trace.TracerProvider
 }
 
 // Handler serves the authorization server's endpoints.
@@ -54,6 +59,7 @@ type Handler struct {
 	clients  *clientSource
 	audit    *audit.Recorder
 	counters Counters
+	tracer   trace.Tracer
 }
 
 // TokenHMACKey is the key tokens and codes are signed with; resource servers need the same one.
@@ -84,16 +90,19 @@ func New(d Deps) *Handler {
 		clients:  clients,
 		audit:    d.Audit,
 		counters: d.Counters,
+		tracer:   telemetry.Tracer(d.Tracing, "github.com/proctorhq/proctor/authz"),
 	}
 }
 
-// Mount registers the routes listed in the package documentation.
+// Mount registers the routes listed in the package documentation. With tracing on, each
+// endpoint's handling (fosite's work and the statements it sends included) runs in a span of its
+// own (docs/tracing.md).
 func (h *Handler) Mount(r *mux.Router) {
-	r.Handle(endpoint.Authorize, h.adapter.perRequest(h.authorize)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(endpoint.Token, h.adapter.perRequest(h.token)).Methods(http.MethodPost)
-	r.Handle(endpoint.Revoke, h.adapter.perRequest(h.revoke)).Methods(http.MethodPost)
-	r.Handle(endpoint.Userinfo, h.adapter.perRequest(h.userinfo)).Methods(http.MethodGet, http.MethodPost)
-	r.Handle(endpoint.Register, h.adapter.perRequest(h.register)).Methods(http.MethodPost)
+	r.Handle(endpoint.Authorize, telemetry.Handler(h.tracer, "oauth2 authorize", h.adapter.perRequest(h.authorize))).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Token, telemetry.Handler(h.tracer, "oauth2 token", h.adapter.perRequest(h.token))).Methods(http.MethodPost)
+	r.Handle(endpoint.Revoke, telemetry.Handler(h.tracer, "oauth2 revoke", h.adapter.perRequest(h.revoke))).Methods(http.MethodPost)
+	r.Handle(endpoint.Userinfo, telemetry.Handler(h.tracer, "oauth2 userinfo", h.adapter.perRequest(h.userinfo))).Methods(http.MethodGet, http.MethodPost)
+	r.Handle(endpoint.Register, telemetry.Handler(h.tracer, "oauth2 register", h.adapter.perRequest(h.register))).Methods(http.MethodPost)
 }
 
 // logError records what the client is not told: the cause behind the error, and the request

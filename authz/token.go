@@ -32,6 +32,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gt := r.PostForm.Get("grant_type")
+	h.spanGrant(ctx, gt)
 	switch gt {
 	case "authorization_code", "refresh_token":
 	case "":
@@ -71,6 +72,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) tokenError(w http.ResponseWriter, r *http.Request, err error) {
 	e := normalize(err, tokenCodes)
+	h.spanError(r.Context(), e)
 	if e.CodeField >= 500 {
 		h.logError(r.Context(), "token request failed", err)
 	}
@@ -120,6 +122,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := h.p.NewRevocationRequest(ctx, r); err != nil {
 		e := normalize(err, revokeCodes)
+		h.spanError(ctx, e)
 		if e.CodeField >= 500 {
 			h.logError(ctx, "revocation failed", err)
 		}

@@ -57,6 +57,15 @@ type Server struct {
 	Mail Mail `mapstructure:"mail"`
 	// SecurityEvents governs the security event log (package audit).
 	SecurityEvents SecurityEvents `mapstructure:"security_events"`
+	// Telemetry exports traces (docs/tracing.md); off unless an OTLP endpoint is set.
+	Telemetry Telemetry `mapstructure:"telemetry"`
+}
+
+// Telemetry says where traces go.
+type Telemetry struct {
+	// OTLPEndpoint is the base URL of an OTLP/HTTP collector (http://collector:4318): spans are
+	// POSTed to its /v1/traces. Empty: no exporter runs and every tracing hook is a no-op.
+	OTLPEndpoint string `mapstructure:"otlp_endpoint"`
 }
 
 // SecurityEvents governs the security event log.
@@ -175,6 +184,7 @@ func DefaultServer() Server {
 		Redis:          Redis{KeyPrefix: DefaultRedisKeyPrefix},
 		Mail:           Mail{Port: DefaultMailPort, TLS: MailTLSStartTLS, Timeout: DefaultMailTimeout},
 		SecurityEvents: SecurityEvents{Retention: DefaultSecurityEventRetention},
+		Telemetry:      Telemetry{},
 	}
 }
 
@@ -323,6 +333,9 @@ func (s *Server) validate(c collector) {
 	}
 	if d := s.SecurityEvents.Retention; d < MinSecurityEventRetention || d > MaxSecurityEventRetention {
 		c.add("security_events.retention", "must be between %v (a day) and %v (ten years), got %v", MinSecurityEventRetention, MaxSecurityEventRetention, d)
+	}
+	if u, err := url.Parse(s.Telemetry.OTLPEndpoint); s.Telemetry.OTLPEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		c.add("telemetry.otlp_endpoint", "must be an http(s) URL such as http://127.0.0.1:4318, got %q", s.Telemetry.OTLPEndpoint)
 	}
 }
 

@@ -24,7 +24,7 @@ func (s *Server) internalHandler() http.Handler {
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/metrics", s.metrics.handler()).Methods(http.MethodGet)
 	if key := s.deps.Config.Internal.APIKey; len(key) > 0 {
-		r.Handle(resource.IntrospectPath, resource.IntrospectionHandler(s.verifier, s.deps.Schools, key)).Methods(http.MethodPost)
+		r.Handle(resource.IntrospectPath, s.traceRequests("internal", resource.IntrospectionHandler(s.verifier, s.deps.Schools, key))).Methods(http.MethodPost)
 		r.PathPrefix(pprofPrefix).Handler(edge.RequireAPIKey(key, resource.InternalRealm, pprofHandler())).Methods(http.MethodGet)
 	}
 	if s.deps.MailboxHandler != nil {

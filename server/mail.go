@@ -52,7 +52,7 @@ func (s *Server) setUpMailWorker() error {
 		expanders = map[string]mail.Expander{}
 	}
 	maps.Copy(expanders, s.deps.MailExpanders)
-	w, err := mail.NewWorker(store, sender, s.deps.Config.Secret, mail.Options{
+	w, err := mail.NewWorker(store, s.traceSender(sender), s.deps.Config.Secret, mail.Options{
 		Logger: s.log.With("component", "mail"), Expanders: expanders,
 	})
 	if err != nil {

@@ -37,6 +37,9 @@ const (
 	surfaceMCP      = "mcp"
 	surfaceOperator = "operator"
 	surfaceUserinfo = "userinfo"
+	// surfaceIntrospect is the internal introspection endpoint (a span attribute only: its
+	// verdicts are not counted).
+	surfaceIntrospect = "introspect"
 )
 
 func newAppMetrics() *appMetrics {

@@ -158,7 +158,7 @@ func (s *Server) observe(listener string, next http.Handler) http.Handler {
 		if t, err := school.FromContext(r.Context()); err == nil {
 			attrs = append(attrs, "school_id", t.SchoolID)
 		}
-		s.log.Info("request", attrs...)
+		s.log.InfoContext(r.Context(), "request", attrs...)
 	})
 }
 
@@ -207,7 +207,7 @@ func (handlerBody) Close() error { return nil }
 func (s *Server) resolveSchool(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err, refused := r.Context().Value(forwardingRefusedKey{}).(error); refused {
-			s.log.Warn("forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+			s.log.WarnContext(r.Context(), "forwarding headers refused", "request_id", edge.FromContext(r.Context()).ID, "err", err)
 			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request's forwarding headers could not be read.")
 			return
 		}
@@ -216,6 +216,7 @@ func (s *Server) resolveSchool(next http.Handler) http.Handler {
 			edge.WriteNoSchool(w)
 			return
 		}
+		s.spanSchool(r.Context(), t.SchoolID)
 		next.ServeHTTP(w, r.WithContext(school.NewContext(r.Context(), t)))
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/admin"
@@ -37,6 +38,7 @@ import (
 	"github.com/proctorhq/proctor/resource/verifier"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/telemetry"
 	"github.com/proctorhq/proctor/templates"
 )
 
@@ -60,6 +62,11 @@ type Deps struct {
 	// MailboxHandler, when set, is mounted on the internal listener at /mail and below (the
 	// demo's mailbox).
 	MailboxHandler http.Handler
+	// Tracing, when set, traces requests, the authorization server's handlers, token
+	// verifications and document fetches, and adds trace ids to the log (docs/tracing.md); nil
+	// (telemetry.otlp_endpoint unset) traces nothing. The store's statements are traced by the
+	// store itself (gormstore.Config.Tracer).
+	Tracing trace.TracerProvider
 }
 
 // Server owns the public and internal HTTP servers.
@@ -86,6 +93,8 @@ type Server struct {
 	// clients is the one client manager: the operator pages create and rotate secrets with the
 	// hasher the token and revocation endpoints check them with.
 	clients *client.Manager
+	// tracer is nil when tracing is off.
+	tracer trace.Tracer
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -93,10 +102,13 @@ func New(d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Tracing != nil {
+		d.Logger = slog.New(telemetry.LogHandler(d.Logger.Handler()))
+	}
 	// Entries that do not parse were reported by config validation; they trust nobody here.
 	trusted, _ := config.ParseTrustedProxies(d.Config.TrustedProxies)
 	s := &Server{deps: d, log: d.Logger, metrics: newMetrics(prometheus.NewRegistry(), d.Store), trusted: trusted,
-		clients: client.NewManager(d.Store, d.Config.Secret)}
+		clients: client.NewManager(d.Store, d.Config.Secret), tracer: telemetry.Tracer(d.Tracing, "github.com/proctorhq/proctor/server")}
 	s.metrics.app.start(schoolIDs(d.Schools))
 	if log, ok := d.Store.(audit.Store); ok {
 		s.audit = audit.NewRecorder(log, d.Logger, audit.WithCounter(s.metrics.securityEvent))
@@ -160,6 +172,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	h = s.resolveSchool(h)
 	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes)
 	h = s.observe("public", h)
+	h = s.traceRequests("public", h)
 	h = securityHeaders(h)
 	h = s.requestInfo(h)
 	return s.recoverPanics(h), nil
@@ -245,10 +258,10 @@ func (s *Server) mountAll(r *mux.Router) error {
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
 	documents := d.Documents
 	if documents == nil {
-		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger, Fetched: s.metrics.app.documentFetched})
+		documents = cimd.New(d.Config.ReviewedClients, cimd.Options{Logger: d.Logger, Fetched: s.metrics.app.documentFetched, Tracer: telemetry.Tracer(d.Tracing, "github.com/proctorhq/proctor/authz/cimd")})
 	}
 	tokens := verifier.New(d.Store, authz.TokenHMACKey(d.Config.Secret), nil)
-	s.verifier = tokens
+	s.verifier = s.traceVerifier(surfaceIntrospect, tokens)
 	app := s.metrics.app
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
@@ -283,13 +296,13 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	authz.New(authz.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Login: login, Keys: signing,
-		Verifier:     verifyVerdicts{Verifier: tokens, surface: surfaceUserinfo, m: app},
+		Verifier:     s.traceVerifier(surfaceUserinfo, verifyVerdicts{Verifier: tokens, surface: surfaceUserinfo, m: app}),
 		Integrations: d.Config.Integrations, Documents: documents, Logger: d.Logger,
-		Audit: s.audit, Counters: app.counters(),
+		Audit: s.audit, Counters: app.counters(), Tracing: d.Tracing,
 	}).Mount(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
-	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: app.doorVerifier(surfaceMCP, tokens), Logger: d.Logger, Version: Version()}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: app.doorVerifier(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.door(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
+	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: s.door(surfaceMCP, tokens), Logger: d.Logger, Version: Version()}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: s.door(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 
@@ -350,9 +363,9 @@ func (s *Server) mountMemberAPI(r *mux.Router) error {
 		return errors.New("serve --only member-api needs member_api.introspection_url and member_api.api_key")
 	}
 	verifier := resource.NewRemoteVerifier(m.IntrospectionURL, m.APIKey)
-	s.verifier = verifier
+	s.verifier = s.traceVerifier(surfaceIntrospect, verifier)
 	discovery.New(discovery.Deps{}).MountResourceMetadata(r)
-	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.metrics.app.doorVerifier(surfaceGraphQL, verifier), Logger: d.Logger}).Mount(r)
+	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.door(surfaceGraphQL, verifier), Logger: d.Logger}).Mount(r)
 	return nil
 }
 

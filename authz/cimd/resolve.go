@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
@@ -39,6 +42,9 @@ type Options struct {
 	// Fetched, when set, is told the outcome of every document lookup that missed the cache or
 	// was refused before a fetch (FetchCached ... FetchLimited), for the server's metrics.
 	Fetched func(result FetchResult)
+	// Tracer, when set, gives each lookup that reaches the cache or the network a span with the
+	// document's host and the lookup's result; nil traces nothing.
+	Tracer trace.Tracer
 
 	// dial replaces the connect of a checked address (tests observe what is dialled).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
@@ -69,6 +75,7 @@ type Documents struct {
 	now      func() time.Time
 	log      *slog.Logger
 	fetched  func(FetchResult)
+	tracer   trace.Tracer
 
 	// mu guards flights and gate.
 	mu      sync.Mutex
@@ -119,7 +126,7 @@ func New(reviewed []string, o Options) *Documents {
 	}
 	return &Documents{
 		reviewed: r, fetcher: newFetcher(o), cache: newCache(o.MaxEntries), now: o.Now, log: o.Logger,
-		fetched: o.Fetched, flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
+		fetched: o.Fetched, tracer: o.Tracer, flights: make(map[flightKey]*flight), gate: newFetchGate(o.Limits),
 	}
 }
 
@@ -142,7 +149,14 @@ func (d *Documents) Resolve(ctx context.Context, t *school.School, clientID stri
 	if !t.CIMD.HostAllowed(u.Hostname()) {
 		return storage.Client{}, fmt.Errorf("cimd: host %q is not permitted at school %d: %w", u.Hostname(), t.SchoolID, storage.ErrNotFound)
 	}
-	doc, err := d.document(ctx, clientID, strings.ToLower(u.Hostname()), t)
+	host := strings.ToLower(u.Hostname())
+	if d.tracer != nil {
+		var span trace.Span
+		ctx, span = d.tracer.Start(ctx, "client metadata document", trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attribute.String("server.address", host)))
+		defer span.End()
+	}
+	doc, err := d.document(ctx, clientID, host, t)
 	if err != nil {
 		return storage.Client{}, d.refuse(ctx, clientID, err)
 	}
@@ -188,7 +202,7 @@ func (d *Documents) Scopes(doc Document) []string {
 func (d *Documents) document(ctx context.Context, url, host string, t *school.School) (Document, error) {
 	p := t.CIMD
 	if doc, ok := d.cache.get(url, d.now(), p.CacheMin, p.CacheMax, p.AllowPrivateNetworks); ok {
-		d.fetched(FetchCached)
+		d.outcome(ctx, FetchCached)
 		return doc, nil
 	}
 	key := flightKey{url: url, allowPrivate: p.AllowPrivateNetworks}
@@ -197,7 +211,7 @@ func (d *Documents) document(ctx context.Context, url, host string, t *school.Sc
 	if !ok {
 		if err := d.gate.admit(key, t.SchoolID, host, d.now()); err != nil {
 			d.mu.Unlock()
-			d.fetched(FetchLimited)
+			d.outcome(ctx, FetchLimited)
 			return Document{}, err
 		}
 		f = &flight{done: make(chan struct{})}
@@ -228,17 +242,25 @@ func (d *Documents) document(ctx context.Context, url, host string, t *school.Sc
 func (d *Documents) load(ctx context.Context, url string, allowPrivate bool) (Document, error) {
 	resp, err := d.fetcher.fetch(ctx, url, allowPrivate)
 	if err != nil {
-		d.fetched(FetchFailed)
+		d.outcome(ctx, FetchFailed)
 		return Document{}, err
 	}
 	doc, err := ParseDocument(url, resp.body)
 	if err != nil {
-		d.fetched(FetchInvalid)
+		d.outcome(ctx, FetchInvalid)
 		return Document{}, err
 	}
-	d.fetched(FetchOK)
+	d.outcome(ctx, FetchOK)
 	now := d.now()
 	lifetime, known := freshness(resp.header, now)
 	d.cache.put(url, entry{doc: doc, fetched: now, lifetime: lifetime, known: known, private: allowPrivate})
 	return doc, nil
+}
+
+// outcome tells Options.Fetched a lookup's result and records it on the lookup's span.
+func (d *Documents) outcome(ctx context.Context, r FetchResult) {
+	d.fetched(r)
+	if d.tracer != nil {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("proctor.cimd.result", string(r)))
+	}
 }

@@ -14,10 +14,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server"
+	"github.com/proctorhq/proctor/telemetry"
 )
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -65,6 +68,16 @@ and member_api.api_key) and reading member data from the same database.`,
 			defer signal.Stop(hangups)
 			log := newLogger(cfg.Server.Log, cmd.ErrOrStderr())
 			ctx := cmd.Context()
+			// Without telemetry.otlp_endpoint this starts nothing and traces is nil.
+			traces, err := telemetry.Start(cfg.Server.Telemetry.OTLPEndpoint, server.Version())
+			if err != nil {
+				return err
+			}
+			defer shutDownTraces(traces, log)
+			if traces != nil {
+				// Export failures go to the server's log, not to the SDK's own stderr logger.
+				otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("trace export failed", "err", err) }))
+			}
 			// The internal listener answers from the start, so that an orchestrator sees a live
 			// process that is not ready rather than a dead one while the database is awaited.
 			in, err := net.Listen("tcp", cfg.Server.Internal.Addr)
@@ -94,7 +107,9 @@ and member_api.api_key) and reading member data from the same database.`,
 			defer a.close()
 			a.only = only
 			a.reload = &reloader{hangups: hangups, configFile: g.configFile}
-			return a.serve(ctx, migrate, starting)
+			// Before the store is shared: nothing but the start-up ping has used it yet.
+			a.store.TraceStatements(traces.TracerProvider())
+			return a.serveTraced(ctx, migrate, starting, traces.TracerProvider())
 		},
 	}
 	cmd.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")
@@ -105,7 +120,24 @@ and member_api.api_key) and reading member data from the same database.`,
 // serve migrates if asked, checks the schema, syncs the schools, takes the internal listener
 // over from starting (or, when nil, opens it) and serves until ctx ends. The public listener opens only now: until the
 // server can answer, a client or load balancer finds nothing there (docs/deployment.md).
-func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting) (err error) {
+func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting) error {
+	return a.serveTraced(ctx, migrate, starting, nil)
+}
+
+// traceShutdownTimeout bounds the export of the last spans when the server stops.
+const traceShutdownTimeout = 5 * time.Second
+
+// shutDownTraces exports the spans not yet sent and stops the exporter.
+func shutDownTraces(p *telemetry.Provider, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceShutdownTimeout)
+	defer cancel()
+	if err := p.Shutdown(ctx); err != nil {
+		log.Warn("exporting the last traces failed", "err", err)
+	}
+}
+
+// serveTraced is serve with the tracer provider of telemetry.otlp_endpoint (nil: no tracing).
+func (a *app) serveTraced(ctx context.Context, migrate bool, starting *server.Starting, tracing trace.TracerProvider) (err error) {
 	defer func() {
 		if err != nil && starting != nil {
 			_ = starting.Close()
@@ -126,7 +158,7 @@ func (a *app) serve(ctx context.Context, migrate bool, starting *server.Starting
 	if err := a.syncSchools(ctx); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Deps{Config: a.cfg.Server, Schools: a.schools, Store: a.store, Logger: a.log, Only: a.only})
+	srv, err := server.New(server.Deps{Config: a.cfg.Server, Schools: a.schools, Store: a.store, Logger: a.log, Only: a.only, Tracing: tracing})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
@@ -47,6 +49,10 @@ type Options struct {
 	// Documents resolves Client ID Metadata Documents (server.Deps.Documents); nil builds the
 	// production resolver.
 	Documents authz.MetadataDocuments
+	// Tracing, when set, traces the server and its store's statements (server.Deps.Tracing,
+	// gormstore.Store.TraceStatements); nil traces nothing, as in production without
+	// telemetry.otlp_endpoint.
+	Tracing trace.TracerProvider
 }
 
 // Member is a member New created.
@@ -110,6 +116,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e := &Env{t: t}
 	e.Store, e.Database = storetest.OpenConfig(t, o.Backend)
+	e.Store.TraceStatements(o.Tracing)
 
 	pub := listen(t)
 	in := listen(t)
@@ -156,7 +163,7 @@ func New(t testing.TB, o Options) *Env {
 
 	var logger *slog.Logger
 	e.Log, logger = schools.NewLog()
-	srv, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.Store, Logger: logger, Documents: o.Documents})
+	srv, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.Store, Logger: logger, Documents: o.Documents, Tracing: o.Tracing})
 	if err != nil {
 		t.Fatalf("servertest: server.New: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 
@@ -48,6 +49,9 @@ type Config struct {
 	// CurriculumCacheRows bounds the curricula kept in memory, in rows: sections, lectures and
 	// one per course (curricula.go); 0 is the default bound and a negative value keeps none.
 	CurriculumCacheRows int
+	// Tracer, when set, gives each statement sent within a traced operation a span
+	// (TraceStatements); nil traces nothing.
+	Tracer trace.TracerProvider
 }
 
 // Store is the gorm implementation of storage.Store.
@@ -133,6 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		s.curriculumCache = newCurriculumCache(rows)
 	}
 	s.countStatements()
+	s.TraceStatements(cfg.Tracer)
 	if err := s.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

@@ -41,12 +41,27 @@ func (s *Store) countStatements() {
 			s.sent.Add(1)
 		}
 	}
-	cb := s.db.Callback()
 	// Errors here could only be a duplicate name, and each store registers once.
-	_ = cb.Query().After("gorm:query").Register(name, count)
-	_ = cb.Create().After("gorm:create").Register(name, count)
-	_ = cb.Update().After("gorm:update").Register(name, count)
-	_ = cb.Delete().After("gorm:delete").Register(name, count)
-	_ = cb.Row().After("gorm:row").Register(name, count)
-	_ = cb.Raw().After("gorm:raw").Register(name, count)
+	for _, c := range s.sendingChains() {
+		_ = c.after(name, count)
+	}
+}
+
+// sendingChain registers callbacks just before and just after the callback of one of gorm's
+// chains that sends the SQL.
+type sendingChain struct {
+	before, after func(name string, fn func(*gorm.DB)) error
+}
+
+// sendingChains are the chains that send SQL: queries, creates, updates, deletes, Row and Raw.
+func (s *Store) sendingChains() []sendingChain {
+	cb := s.db.Callback()
+	return []sendingChain{
+		{cb.Query().Before("gorm:query").Register, cb.Query().After("gorm:query").Register},
+		{cb.Create().Before("gorm:create").Register, cb.Create().After("gorm:create").Register},
+		{cb.Update().Before("gorm:update").Register, cb.Update().After("gorm:update").Register},
+		{cb.Delete().Before("gorm:delete").Register, cb.Delete().After("gorm:delete").Register},
+		{cb.Row().Before("gorm:row").Register, cb.Row().After("gorm:row").Register},
+		{cb.Raw().Before("gorm:raw").Register, cb.Raw().After("gorm:raw").Register},
+	}
 }
