@@ -31,7 +31,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("panic", "request_id", edge.FromContext(r.Context()).ID, "panic", v, "stack", string(debug.Stack()))
+				s.log.ErrorContext(r.Context(), "panic", "request_id", edge.FromContext(r.Context()).ID, "panic", v, "stack", string(debug.Stack()))
 				edge.WriteError(w, http.StatusInternalServerError, "server_error", "The server could not handle the request.")
 			}
 		}()
