@@ -22,8 +22,10 @@ import (
 	"github.com/proctorhq/proctor/school"
 )
 
-// recoverPanics turns a handler panic into a bare 500 and logs the stack; the client never sees
-// it. http.ErrAbortHandler is re-raised, as net/http expects.
+// recoverPanics turns a handler panic into a bare 500 and logs the stack, with the request's
+// context; the client never sees it. http.ErrAbortHandler is re-raised, as net/http expects.
+// traceRequests recovers inside the request's span too, so that a traced panic's line carries
+// the trace id and the span records the 500.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
