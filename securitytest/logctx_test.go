@@ -50,16 +50,23 @@ var slogWithContext = map[string]int{
 
 // freshContext reports whether e is a call of context.Background or context.TODO.
 func freshContext(info *types.Info, e ast.Expr) bool {
+	fn := calledFunc(info, e)
+	return fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" && (fn.Name() == "Background" || fn.Name() == "TODO")
+}
+
+// calledFunc returns the package function or method that e calls by a selector (pkg.F or
+// x.M), or nil.
+func calledFunc(info *types.Info, e ast.Expr) *types.Func {
 	call, ok := e.(*ast.CallExpr)
 	if !ok {
-		return false
+		return nil
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	if !ok {
-		return false
+		return nil
 	}
-	fn, ok := info.Uses[sel.Sel].(*types.Func)
-	return ok && fn.Pkg() != nil && fn.Pkg().Path() == "context" && (fn.Name() == "Background" || fn.Name() == "TODO")
+	fn, _ := info.Uses[sel.Sel].(*types.Func)
+	return fn
 }
 
 // listedPackage is what `go list -export -json` says of one package.
@@ -185,21 +192,17 @@ func contextFreeLogCalls(t *testing.T, fset *token.FileSet, imp types.Importer, 
 			if !ok {
 				return true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			fn, ok := info.Uses[sel.Sel].(*types.Func)
-			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "log/slog" {
+			fn := calledFunc(info, call)
+			if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "log/slog" {
 				return true
 			}
 			if recv := fn.Signature().Recv(); recv != nil && types.TypeString(recv.Type(), nil) != "*log/slog.Logger" {
 				return true
 			}
 			msgArg := 0
-			if i, ok := slogWithContext[sel.Sel.Name]; ok && len(call.Args) > 0 && freshContext(info, call.Args[0]) {
+			if i, ok := slogWithContext[fn.Name()]; ok && len(call.Args) > 0 && freshContext(info, call.Args[0]) {
 				msgArg = i
-			} else if !slogWithoutContext[sel.Sel.Name] {
+			} else if !slogWithoutContext[fn.Name()] {
 				return true
 			}
 			pos := fset.Position(call.Pos())
