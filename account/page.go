@@ -263,7 +263,7 @@ func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) er
 	}
 	if err := fn(tx); err != nil {
 		if rbErr := h.store.Rollback(tx); rbErr != nil {
-			h.log.Warn("account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
+			h.log.WarnContext(ctx, "account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
 		}
 		return err
 	}

@@ -54,7 +54,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 		return Link{}, false, fmt.Errorf("account: get e-mail link: %w", err)
 	}
 	if l.MemberID != v.Session.Member.ID {
-		h.log.Info("e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
+		h.log.InfoContext(ctx, "e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
 		return Link{}, false, nil
@@ -137,14 +137,14 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
-		h.log.Info("e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
+		h.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken)
 		return nil
 	case err != nil:
 		return err
 	}
-	h.log.Info("e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "email")
 	return nil
 }

@@ -69,7 +69,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 	if err != nil {
 		return err
 	}
-	h.log.Info("profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "profile")
 	return nil
 }
@@ -159,7 +159,7 @@ func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID in
 		return cp, false, err
 	}
 	if !cp.ok {
-		h.log.Info(action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "limited", cp.limited)
+		h.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "limited", cp.limited)
 		return cp, false, refuse(passwordStatus(cp), cp.message)
 	}
 	return cp, true, nil
@@ -167,7 +167,7 @@ func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID in
 
 func (h *Handler) refundPasswordAttempt(ctx context.Context, key string) {
 	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
 }
 
@@ -240,7 +240,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return err
 	}
-	h.log.Info("password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
+	h.log.InfoContext(ctx, "password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
 		"sessions_ended", ended, "token_pairs_revoked", revoked)
 	if signOutApps {
 		accountDone(w, "password-all")
@@ -289,7 +289,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.log.Info("e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+		h.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
@@ -321,7 +321,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil {
 		return err
 	}
-	h.log.Info("e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 	accountDone(w, "email-sent")
 	return nil
 }

@@ -59,7 +59,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 	if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, device)); err != nil {
 		return fmt.Errorf("account: record event: %w", err)
 	}
-	h.log.Info("session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "session")
 	return nil
 }
@@ -80,7 +80,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v log
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.Info("other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
+	h.log.InfoContext(ctx, "other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
 		"member_id", v.Session.Member.ID, "sessions_ended", n)
 	accountDone(w, "sessions")
 	return nil
@@ -121,7 +121,7 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v login.Visi
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.Info("application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
+	h.log.InfoContext(ctx, "application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
 		"member_id", v.Session.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
 	accountDone(w, "app")
 	return nil

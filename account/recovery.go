@@ -82,7 +82,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		return login.FormError(err)
 	}
 	if !h.login.CheckFormToken(r) {
-		h.log.Info("forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.log.InfoContext(ctx, "forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
 		h.showForgot(w, r, t, http.StatusForbidden, MsgFormExpired)
 		return nil
 	}
@@ -96,7 +96,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		return login.Unavailable(err)
 	}
 	if !ok {
-		h.log.Warn("forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		h.log.WarnContext(ctx, "forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
 		h.login.RenderError(w, r, http.StatusTooManyRequests, login.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
 		return nil
@@ -174,7 +174,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	if !ok {
 		return err
 	}
-	h.log.Info("password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	// A member with a second factor enters it before the session starts: the link proves the
 	// mailbox, not the factor.
 	return h.login.SignIn(ctx, w, r, m, AccountPath)
@@ -194,7 +194,7 @@ func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.S
 	}
 	token := r.PostForm.Get("token")
 	if !h.login.CheckFormToken(r) {
-		h.log.Info(linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
+		h.log.InfoContext(r.Context(), linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
 		return false, show(w, r, t, http.StatusForbidden, token, MsgFormExpired)
 	}
 	pw := r.PostForm.Get("password")
@@ -242,7 +242,7 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *sc
 	if !ok {
 		return err
 	}
-	h.log.Info("invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
+	h.log.InfoContext(ctx, "invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {
 		login.SeeOther(w, login.LoginPath)
 		return nil

@@ -246,7 +246,7 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	if err := s.store.Commit(ctx); err != nil {
 		return InviteResult{}, fmt.Errorf("account: invite: commit: %w", err)
 	}
-	s.log.Info("member invited", "school_id", t.SchoolID, "member_id", m.ID, "created", res.Created, "has_password", res.HasPassword)
+	s.log.InfoContext(ctx, "member invited", "school_id", t.SchoolID, "member_id", m.ID, "created", res.Created, "has_password", res.HasPassword)
 	m.PasswordHash = ""
 	res.Member = m
 	return res, nil
@@ -372,21 +372,21 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	}
 	t, ok := s.schools(schoolID)
 	if !ok {
-		s.log.Warn("password reset request for a school that is not configured", "school_id", schoolID)
+		s.log.WarnContext(ctx, "password reset request for a school that is not configured", "school_id", schoolID)
 		return nil
 	}
 	ctx = school.NewContext(ctx, t)
 	email := storage.NormaliseEmail(string(payload))
 	m, member, err := s.resetMember(ctx, email, "reset request")
 	if errors.Is(err, storage.ErrNotFound) {
-		s.log.Info("password reset requested for an address that is no member's", "school_id", schoolID)
+		s.log.InfoContext(ctx, "password reset requested for an address that is no member's", "school_id", schoolID)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if !member {
-		s.log.Info("password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
+		s.log.InfoContext(ctx, "password reset requested by a person who is not a member of this school", "school_id", schoolID, "member_id", m.ID)
 		return nil
 	}
 	ok, err = s.limiter.Take(ctx, "reset-account:"+login.AccountDigest(email), s.accountLimit)
@@ -397,7 +397,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	// names the member whose account it is as its subject only.
 	requested := audit.Event{Kind: audit.KindPasswordResetRequested, At: s.now(), Actor: audit.ActorMember, SubjectID: m.ID}
 	if !ok {
-		s.log.Info("password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
+		s.log.InfoContext(ctx, "password reset message withheld: too many for this account", "school_id", schoolID, "member_id", m.ID)
 		requested.Result = audit.ResultThrottled
 		return s.audit.Record(ctx, requested)
 	}
@@ -407,7 +407,7 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	if err := s.audit.Record(ctx, requested); err != nil {
 		return fmt.Errorf("account: reset request: record event: %w", err)
 	}
-	s.log.Info("password reset message queued", "school_id", schoolID, "member_id", m.ID)
+	s.log.InfoContext(ctx, "password reset message queued", "school_id", schoolID, "member_id", m.ID)
 	return nil
 }
 
@@ -445,7 +445,7 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 	if err != nil {
 		return err
 	}
-	s.log.Info("password reset message queued by an operator", "school_id", t.SchoolID, "member_id", m.ID)
+	s.log.InfoContext(ctx, "password reset message queued by an operator", "school_id", t.SchoolID, "member_id", m.ID)
 	return nil
 }
 

@@ -117,7 +117,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return fmt.Errorf("admin: create client: %w", err)
 	}
-	h.log.Info("oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
+	h.log.InfoContext(ctx, "oauth application created", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID, "token_endpoint_auth_method", c.TokenEndpointAuthMethod)
 	h.note(r, v, audit.Event{Kind: audit.KindClientCreated, ClientID: c.ID, Scopes: c.Scopes, Detail: client.EventDetail(c)})
 	if secret == "" {
@@ -248,7 +248,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
-	h.log.Info("oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
+	h.log.InfoContext(ctx, "oauth application secret rotated", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
 	h.note(r, v, audit.Event{Kind: audit.KindClientSecretRotated, ClientID: c.ID})
 	h.renderSecret(w, r, v, c, secret, true)
@@ -270,7 +270,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
 	}
-	h.log.Info("oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
+	h.log.InfoContext(ctx, "oauth application deleted", "request_id", edge.FromContext(ctx).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "client_id", c.ID)
 	// Deleting the client revoked every grant it held (DeleteClient): one event says both.
 	h.note(r, v, audit.Event{Kind: audit.KindClientDeleted, ClientID: c.ID, Scopes: c.Scopes, Detail: "tokens revoked"})

@@ -166,7 +166,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			return
 		}
 		if !isOperator(s.Roles) {
-			h.log.Info("operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
+			h.log.InfoContext(ctx, "operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
 			h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
 				Title:   "You cannot manage " + t.Name + " here",
@@ -220,7 +220,7 @@ func (h *Handler) checkCSRF(r *http.Request, v visit) bool {
 	if h.login.CheckCSRF(r, v.session) {
 		return true
 	}
-	h.log.Info("operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+	h.log.InfoContext(r.Context(), "operator form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
 		"school_id", v.school.SchoolID, "member_id", v.session.Member.ID)
 	return false
 }

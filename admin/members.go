@@ -477,7 +477,7 @@ func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (
 		return target{}, "", false, failNoAction.with(nil)
 	}
 	if why := h.refusal(v, t, action); why != "" {
-		h.log.Info("member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
+		h.log.InfoContext(r.Context(), "member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
 			"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
 		page := h.confirmPage(v, t, action)
 		page.Refusal = why
@@ -519,7 +519,7 @@ func (h *Handler) memberAction(w http.ResponseWriter, r *http.Request, v visit) 
 		h.renderConfirm(w, r, refusalStatus(refusal, t, v), page)
 		return nil
 	}
-	h.log.Info("member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
+	h.log.InfoContext(r.Context(), "member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
 		"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
 	if action == ActionRemove {
 		login.SeeOther(w, MembersPath+"?done="+ActionRemove)

@@ -93,7 +93,7 @@ func (rec *Recorder) RecordWith(ctx context.Context, e Event, write func(*Event)
 // after the fact they tell of (a sign-in is not undone because its record failed).
 func (rec *Recorder) Note(ctx context.Context, e Event) {
 	if err := rec.Record(ctx, e); err != nil {
-		rec.log.Error("security event not recorded", "kind", string(e.Kind), "request_id", edge.FromContext(ctx).ID, "err", err)
+		rec.log.ErrorContext(ctx, "security event not recorded", "kind", string(e.Kind), "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
 }
 

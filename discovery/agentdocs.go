@@ -181,7 +181,7 @@ func (h *Handler) serveText(doc textDoc) http.Handler {
 		}
 		body, err := render(r.Context(), h.deps.Catalog, t, doc, h.now())
 		if err != nil {
-			h.deps.Logger.Error("discovery: render document", "path", doc.path, "school_id", t.SchoolID, "err", err)
+			h.deps.Logger.ErrorContext(r.Context(), "discovery: render document", "path", doc.path, "school_id", t.SchoolID, "err", err)
 			edge.WriteError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "The document cannot be built right now; retry later.")
 			return
 		}

@@ -168,7 +168,7 @@ func (h *Handler) askSecondFactor(ctx context.Context, w http.ResponseWriter, r 
 	}
 	p := pendingSignIn{SchoolID: t.SchoolID, MemberID: m.ID, AMR: []string{factor.AMRPassword}, Expires: h.now().Add(PendingLifetime)}
 	setPendingCookie(w, secureCookies(r), h.encodePending(p), int(PendingLifetime/time.Second))
-	h.log.Info("password accepted, second factor asked", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "password accepted, second factor asked", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	SeeOther(w, FactorPath+"?return_to="+url.QueryEscape(SafeReturnTo(returnTo)))
 	return true, nil
 }
@@ -263,7 +263,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 	ctx := r.Context()
 	if len(charged) > 0 {
 		if err := h.limiter.Reset(ctx, charged[0]); err != nil {
-			h.log.Error("rate limiter: reset", "request_id", edge.FromContext(ctx).ID, "err", err)
+			h.log.ErrorContext(ctx, "rate limiter: reset", "request_id", edge.FromContext(ctx).ID, "err", err)
 		}
 		h.refund(ctx, charged[1:]...)
 	}
@@ -283,7 +283,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 		if err := h.factors.MarkSessionFactor(ctx, ch.Session.ID, methods, now); err != nil {
 			return "", fmt.Errorf("login: mark session factor: %w", err)
 		}
-		h.log.Info("second factor entered again", "request_id", edge.FromContext(ctx).ID, "member_id", ch.MemberID)
+		h.log.InfoContext(ctx, "second factor entered again", "request_id", edge.FromContext(ctx).ID, "member_id", ch.MemberID)
 		return ch.ReturnTo, nil
 	}
 	m, err := h.store.GetMember(ctx, ch.MemberID)
@@ -296,7 +296,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 	secure := secureCookies(r)
 	setPendingCookie(w, secure, "", -1)
 	clearLoginCSRF(w, secure)
-	h.log.Info("signed in with a second factor", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "factor", string(kind))
+	h.log.InfoContext(ctx, "signed in with a second factor", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "factor", string(kind))
 	h.noteSignIn(r, audit.ResultSuccess, m.ID)
 	if h.onSignIn != nil {
 		m.PasswordHash = ""
@@ -318,7 +318,7 @@ func (h *Handler) FactorThrottled(w http.ResponseWriter, r *http.Request, ch Fac
 }
 
 func (h *Handler) noteFactor(r *http.Request, ch FactorChallenge, res audit.Result, detail string) {
-	h.log.Info("second factor refused", "request_id", edge.FromContext(r.Context()).ID, "member_id", ch.MemberID, "result", string(res))
+	h.log.InfoContext(r.Context(), "second factor refused", "request_id", edge.FromContext(r.Context()).ID, "member_id", ch.MemberID, "result", string(res))
 	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: audit.KindFactorUsed, Result: res, Actor: audit.ActorMember,
 		ActorID: ch.MemberID, SubjectID: ch.MemberID, Detail: detail}))
 }
@@ -351,7 +351,7 @@ func (h *Handler) OperatorFactorGate(w http.ResponseWriter, r *http.Request, s S
 	}
 	switch {
 	case !sum.Any() && t.Security.RequiresOperatorFactor():
-		h.log.Info("operator sent to enrol a second factor", "request_id", edge.FromContext(r.Context()).ID, "member_id", s.Member.ID)
+		h.log.InfoContext(r.Context(), "operator sent to enrol a second factor", "request_id", edge.FromContext(r.Context()).ID, "member_id", s.Member.ID)
 		SeeOther(w, FactorEnrolPath+back)
 		return false, nil
 	case grant && sum.Any() && t.Security.OperatorStepUp() && !h.FactorFresh(s):
@@ -440,7 +440,7 @@ func (h *Handler) factor(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if !h.factorCSRF(r, ch) {
-		h.log.Info("second factor refused: CSRF check failed", "request_id", edge.FromContext(ctx).ID)
+		h.log.InfoContext(ctx, "second factor refused: CSRF check failed", "request_id", edge.FromContext(ctx).ID)
 		return h.showFactor(w, r, ch, http.StatusForbidden, MsgFactorExpired)
 	}
 	code, _ := ReadCodeField(r.PostForm.Get("code"))

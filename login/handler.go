@@ -299,7 +299,7 @@ func (h *Handler) Fail(w http.ResponseWriter, r *http.Request, err error) {
 func (h *Handler) WritePage(w http.ResponseWriter, r *http.Request, status int, policy string, render func(io.Writer) error) {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
-		h.log.Error("render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+		h.log.ErrorContext(r.Context(), "render page", "request_id", edge.FromContext(r.Context()).ID, "err", err)
 		w.Header().Set("Cache-Control", "no-store")
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return

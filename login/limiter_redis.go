@@ -189,7 +189,7 @@ func (r *RedisLimiter) Take(ctx context.Context, key string, l Limit) (bool, err
 		n, err := takeScript.Run(cctx, r.client, []string{r.redisKey(key)}, window, l.Max).Int()
 		cancel()
 		if err == nil {
-			r.answered()
+			r.answered(ctx)
 			return n == 1, nil
 		}
 		r.failed(ctx, err)
@@ -204,7 +204,7 @@ func (r *RedisLimiter) Refund(ctx context.Context, key string) error {
 		err := refundScript.Run(cctx, r.client, []string{r.redisKey(key)}).Err()
 		cancel()
 		if err == nil {
-			r.answered()
+			r.answered(ctx)
 			return nil
 		}
 		r.failed(ctx, err)
@@ -220,7 +220,7 @@ func (r *RedisLimiter) Reset(ctx context.Context, key string) error {
 		err := r.client.Del(cctx, r.redisKey(key)).Err()
 		cancel()
 		if err == nil {
-			r.answered()
+			r.answered(ctx)
 		} else {
 			r.failed(ctx, err)
 		}
@@ -238,7 +238,7 @@ func (r *RedisLimiter) Spent(ctx context.Context, key string, l Limit) (bool, er
 			n, err = 0, nil
 		}
 		if err == nil {
-			r.answered()
+			r.answered(ctx)
 			return n >= l.Max, nil
 		}
 		r.failed(ctx, err)
@@ -271,13 +271,13 @@ func (r *RedisLimiter) tryRedis() bool {
 }
 
 // answered records that Redis answered, and says so once after an outage.
-func (r *RedisLimiter) answered() {
+func (r *RedisLimiter) answered(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.down {
 		return
 	}
-	r.log.Info("rate limiter: Redis answers again; login failures are counted in Redis again",
+	r.log.InfoContext(ctx, "rate limiter: Redis answers again; login failures are counted in Redis again",
 		"addr", r.Addr(), "fallback_calls", r.fallbackUsed)
 	r.down, r.skipUntil, r.fallbackUsed = false, time.Time{}, 0
 }
@@ -300,7 +300,7 @@ func (r *RedisLimiter) failed(ctx context.Context, err error) {
 		return
 	}
 	// go-redis errors name the address and the failing operation, never the password.
-	r.log.Warn("rate limiter: Redis does not answer; login failures are counted in this process only until it does",
+	r.log.WarnContext(ctx, "rate limiter: Redis does not answer; login failures are counted in this process only until it does",
 		"addr", r.Addr(), "err", err, "fallback_calls", r.fallbackUsed)
 	r.lastWarn, r.fallbackUsed = now, 0
 }

@@ -73,7 +73,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: SafeReturnTo(r.PostForm.Get("return_to"))}
 	if !h.checkLoginCSRF(r) {
-		h.log.Info("sign-in refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.log.InfoContext(ctx, "sign-in refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
 		page.CSRFToken, page.Message = h.loginCSRF(w, r), MsgLoginExpired
 		h.renderLogin(w, r, http.StatusForbidden, page)
 		return nil
@@ -103,7 +103,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if charged == nil {
 		// Refused before any lookup or hashing: a limited attacker gets no answer about the
 		// password and costs us nothing.
-		h.log.Warn("sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		h.log.WarnContext(ctx, "sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		h.noteSignIn(r, audit.ResultThrottled, 0)
 		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window).Seconds())))
 		page.Message = MsgLoginLimited
@@ -114,7 +114,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if !h.gate.acquire(ctx) {
 		// Every hash slot is taken: the attempt is not evaluated, so it is not charged either.
 		h.refund(ctx, charged...)
-		h.log.Warn("sign-in refused: password hashing is at capacity", "request_id", info.ID, "school_id", t.SchoolID)
+		h.log.WarnContext(ctx, "sign-in refused: password hashing is at capacity", "request_id", info.ID, "school_id", t.SchoolID)
 		w.Header().Set("Retry-After", "1")
 		page.Message = MsgLoginBusy
 		h.renderLogin(w, r, http.StatusServiceUnavailable, page)
@@ -132,7 +132,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !ok {
 		// The attempt stays charged to every key Take charged: that is what a failure costs.
-		h.log.Info("sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String(), "known_device", known)
+		h.log.InfoContext(ctx, "sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String(), "known_device", known)
 		h.noteSignIn(r, audit.ResultFailure, m.ID)
 		page.Message = MsgLoginFailed
 		h.renderLogin(w, r, http.StatusOK, page)
@@ -145,7 +145,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	// A success from a known device leaves the account's count alone, so that strangers who
 	// spent it stay throttled.
 	if err := h.limiter.Reset(ctx, charged[0]); err != nil {
-		h.log.Error("rate limiter: reset", "request_id", info.ID, "err", err)
+		h.log.ErrorContext(ctx, "rate limiter: reset", "request_id", info.ID, "err", err)
 	}
 	h.refund(ctx, charged[1:]...)
 	// A member with a second factor at this school is asked for it before any session.
@@ -158,7 +158,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	h.setKnownDevice(w, secureCookies(r), digest)
 	clearLoginCSRF(w, secureCookies(r))
-	h.log.Info("signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
+	h.log.InfoContext(ctx, "signed in", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "known_device", known)
 	h.noteSignIn(r, audit.ResultSuccess, m.ID)
 	if h.onSignIn != nil {
 		m.PasswordHash = ""
@@ -203,7 +203,7 @@ func (h *Handler) charge(ctx context.Context, dev device, known bool, accountKey
 func (h *Handler) refund(ctx context.Context, keys ...string) {
 	for _, k := range keys {
 		if err := h.limiter.Refund(ctx, k); err != nil {
-			h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+			h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func (h *Handler) checkPassword(ctx context.Context, email, pw string) (storage.
 	case err == nil && password.IsHash(m.PasswordHash):
 		return m, h.verify(pw, m.PasswordHash) == nil, nil
 	case err == nil:
-		h.log.Warn("member has no usable password hash", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID)
+		h.log.WarnContext(ctx, "member has no usable password hash", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID)
 		_ = password.VerifyDummy(pw)
 		return storage.Member{}, false, nil
 	case errors.Is(err, storage.ErrNotFound):
@@ -258,11 +258,11 @@ func (h *Handler) rehash(ctx context.Context, m storage.Member, pw string) {
 	}
 	switch {
 	case err == nil:
-		h.log.Info("password hash upgraded to argon2id", "request_id", info.ID, "member_id", m.ID)
+		h.log.InfoContext(ctx, "password hash upgraded to argon2id", "request_id", info.ID, "member_id", m.ID)
 	case errors.Is(err, errHashChanged):
-		h.log.Info("password hash not upgraded: it changed during the sign-in", "request_id", info.ID, "member_id", m.ID)
+		h.log.InfoContext(ctx, "password hash not upgraded: it changed during the sign-in", "request_id", info.ID, "member_id", m.ID)
 	default:
-		h.log.Error("password hash not upgraded", "request_id", info.ID, "member_id", m.ID, "err", err)
+		h.log.ErrorContext(ctx, "password hash not upgraded", "request_id", info.ID, "member_id", m.ID, "err", err)
 	}
 }
 

@@ -50,7 +50,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !h.CheckCSRF(r, s) {
-		h.log.Info("sign-out refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.log.InfoContext(ctx, "sign-out refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
 		h.renderLogout(w, r, http.StatusForbidden, t, s, MsgLogoutExpired)
 		return nil
 	}
@@ -58,7 +58,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	clearSessionCookie(w, secureCookies(r))
-	h.log.Info("signed out", "request_id", info.ID, "school_id", t.SchoolID, "member_id", s.Member.ID)
+	h.log.InfoContext(ctx, "signed out", "request_id", info.ID, "school_id", t.SchoolID, "member_id", s.Member.ID)
 	h.renderSignedOut(w, r, t)
 	return nil
 }

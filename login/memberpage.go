@@ -62,7 +62,7 @@ func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home strin
 	}
 	v := Visit{School: t, Session: s}
 	if post && !h.CheckCSRF(r, s) {
-		h.log.Info("member form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
+		h.log.InfoContext(r.Context(), "member form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
 			"school_id", t.SchoolID, "path", r.URL.Path)
 		return expired(w, r, v)
 	}

@@ -48,7 +48,7 @@ func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Sessio
 	}
 	if !localPath(v.FormAction, maxFormAction) {
 		// A programming error upstream; a form posting elsewhere must never be drawn.
-		h.log.Error("consent form action is not a path on this origin", "request_id", edge.FromContext(r.Context()).ID)
+		h.log.ErrorContext(r.Context(), "consent form action is not a path on this origin", "request_id", edge.FromContext(r.Context()).ID)
 		h.RenderError(w, r, http.StatusInternalServerError, viewInternal)
 		return
 	}

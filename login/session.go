@@ -62,7 +62,7 @@ func (h *Handler) Current(r *http.Request) (Session, bool) {
 	s, err := h.Load(r)
 	if err != nil {
 		if !errors.Is(err, ErrNoSession) {
-			h.log.Error("load session", "request_id", edge.FromContext(r.Context()).ID, "err", err)
+			h.log.ErrorContext(r.Context(), "load session", "request_id", edge.FromContext(r.Context()).ID, "err", err)
 		}
 		return Session{}, false
 	}
@@ -97,7 +97,7 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 	if now.Sub(ls.LastSeenAt) >= touchEvery {
 		if err := h.store.TouchLoginSession(ctx, id, now); err != nil {
 			// The session is still valid; the next request tries again.
-			h.log.Warn("touch session", "request_id", edge.FromContext(ctx).ID, "err", err)
+			h.log.WarnContext(ctx, "touch session", "request_id", edge.FromContext(ctx).ID, "err", err)
 		} else {
 			ls.LastSeenAt = now
 		}
@@ -202,7 +202,7 @@ func clearSessionCookie(w http.ResponseWriter, secure bool) {
 // their way to treating the session as gone.
 func (h *Handler) deleteSession(ctx context.Context, id string) {
 	if err := h.store.DeleteLoginSession(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		h.log.Warn("delete session", "request_id", edge.FromContext(ctx).ID, "err", err)
+		h.log.WarnContext(ctx, "delete session", "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
 }
 

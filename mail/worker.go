@@ -123,7 +123,7 @@ func (w *Worker) Run(ctx context.Context) {
 		for ctx.Err() == nil {
 			n, err := w.RunOnce(ctx)
 			if err != nil {
-				w.opts.Logger.Warn("mail outbox: claim failed", "err", err)
+				w.opts.Logger.WarnContext(ctx, "mail outbox: claim failed", "err", err)
 				break
 			}
 			if n < w.opts.Batch {
@@ -167,7 +167,7 @@ func (w *Worker) handle(ctx context.Context, e Entry) {
 	if expand, ok := w.opts.Expanders[e.Kind]; ok {
 		err = w.expand(ctx, expand, e, plain)
 		if err == nil {
-			log.Info("mail request handled")
+			log.InfoContext(ctx, "mail request handled")
 			return
 		}
 	} else {
@@ -181,10 +181,10 @@ func (w *Worker) handle(ctx context.Context, e Entry) {
 			if err := w.store.MarkMailSent(ctx, e.ID, w.opts.Now()); err != nil {
 				// Sent but not recorded: the lease runs out and the message goes again, with
 				// the same Message-ID (the at-least-once edge).
-				log.Error("mail sent but not marked sent", "err", err)
+				log.ErrorContext(ctx, "mail sent but not marked sent", "err", err)
 				return
 			}
-			log.Info("mail sent")
+			log.InfoContext(ctx, "mail sent")
 			return
 		}
 	}
@@ -194,10 +194,10 @@ func (w *Worker) handle(ctx context.Context, e Entry) {
 	}
 	next := w.opts.Now().Add(w.backoff(e.Attempts))
 	if rerr := w.store.RetryMail(ctx, e.ID, next, err.Error()); rerr != nil {
-		log.Error("mail retry not recorded", "err", rerr, "cause", err)
+		log.ErrorContext(ctx, "mail retry not recorded", "err", rerr, "cause", err)
 		return
 	}
-	log.Warn("mail attempt failed, will retry", "err", err, "next_attempt_at", next)
+	log.WarnContext(ctx, "mail attempt failed, will retry", "err", err, "next_attempt_at", next)
 }
 
 // expand runs a request's Expander in a transaction that also marks the request done.
@@ -227,10 +227,10 @@ func (w *Worker) expand(ctx context.Context, expand Expander, e Entry, payload [
 
 func (w *Worker) fail(ctx context.Context, log *slog.Logger, e Entry, cause error) {
 	if err := w.store.FailMail(ctx, e.ID, w.opts.Now(), cause.Error()); err != nil {
-		log.Error("mail failure not recorded", "err", err, "cause", cause)
+		log.ErrorContext(ctx, "mail failure not recorded", "err", err, "cause", cause)
 		return
 	}
-	log.Error("mail failed for good", "err", cause)
+	log.ErrorContext(ctx, "mail failed for good", "err", cause)
 }
 
 // backoff is the wait after the attempts-th failed attempt: Backoff doubled attempts-1 times,

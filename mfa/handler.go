@@ -210,7 +210,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 		return fmt.Errorf("mfa: mark session: %w", err)
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
-	h.log.Info("TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	if returnTo == login.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
@@ -238,7 +238,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 		return err
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
-	h.log.Info("TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	login.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }
@@ -295,7 +295,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 		return false, h.showSecurity(w, r, v, http.StatusOK, "", msgPasswordWrong)
 	}
 	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
 	return true, nil
 }

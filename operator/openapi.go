@@ -52,7 +52,7 @@ func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, err := h.document(t)
 	if err != nil {
-		h.log.Error("operator api: openapi document", "error", err)
+		h.log.ErrorContext(r.Context(), "operator api: openapi document", "error", err)
 		edge.WriteError(w, http.StatusInternalServerError, "server_error", "The document could not be built.")
 		return
 	}

@@ -93,7 +93,7 @@ func (h *Handler) upload(ctx context.Context, in *uploadInput) (*struct{ Body St
 	sum := sha256.Sum256(in.RawBody)
 	rel := filepath.Join(strconv.FormatInt(t.SchoolID, 10), strings.ToLower(rand.Text())+uploadTypes[i].ext)
 	if err := h.writeFile(rel, in.RawBody); err != nil {
-		h.log.Error("operator api: upload", "error", err)
+		h.log.ErrorContext(ctx, "operator api: upload", "error", err)
 		return nil, huma.Error503ServiceUnavailable("The file could not be stored; retry shortly.")
 	}
 	f, err := h.store.CreateStoredFile(ctx, storage.StoredFile{
@@ -103,7 +103,7 @@ func (h *Handler) upload(ctx context.Context, in *uploadInput) (*struct{ Body St
 	if err != nil {
 		// Without its row the file is unreachable: take it away again.
 		if rmErr := os.Remove(filepath.Join(h.storageDir, rel)); rmErr != nil {
-			h.log.Error("operator api: remove unrecorded upload", "error", rmErr)
+			h.log.ErrorContext(ctx, "operator api: remove unrecorded upload", "error", rmErr)
 		}
 		return nil, h.problem(ctx, "file", err)
 	}

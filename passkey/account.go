@@ -166,7 +166,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return fmt.Errorf("passkey: store: %w", err)
 	}
-	h.log.Info("passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
+	h.log.InfoContext(ctx, "passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
 		"backup_eligible", cred.Flags.BackupEligible)
 	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
@@ -211,7 +211,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 			return err
 		}
 		if msg != "" {
-			h.log.Info("passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
+			h.log.InfoContext(ctx, "passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
 			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
 		}
 	}
@@ -222,7 +222,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	if err != nil {
 		return fmt.Errorf("passkey: remove: %w", err)
 	}
-	h.log.Info("passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
@@ -261,6 +261,6 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 
 func (h *Handler) refund(ctx context.Context, key string) {
 	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.Error("rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
 	}
 }

@@ -83,7 +83,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 	if err := h.login.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
 		return err
 	}
-	h.log.Info("signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
+	h.log.InfoContext(ctx, "signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
 	h.note(r, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	h.note(r, audit.Event{Kind: audit.KindFactorUsed, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	writeJSON(w, redirect{Redirect: login.SafeReturnTo(r.PostForm.Get("return_to"))})
@@ -174,7 +174,7 @@ func (h *Handler) assert(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	if cred.Authenticator.CloneWarning {
 		// The counter went back (or stood still) on an authenticator that counts: its key may
 		// have been copied. The assertion is refused, and the passkey stays as it was.
-		h.log.Warn("passkey refused: signature counter did not increase", "request_id", edge.FromContext(ctx).ID,
+		h.log.WarnContext(ctx, "passkey refused: signature counter did not increase", "request_id", edge.FromContext(ctx).ID,
 			"school_id", t.SchoolID, "member_id", p.MemberID, "passkey_id", p.ID, "stored", p.SignCount,
 			"presented", parsed.Response.AuthenticatorData.Counter)
 		return p, storage.Member{}, refused(errRefused, factor.ErrCounterRegressed)
@@ -182,7 +182,7 @@ func (h *Handler) assert(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	err = h.store.UsePasskey(ctx, p.ID, cred.Authenticator.SignCount, cred.Flags.BackupState, h.now())
 	if errors.Is(err, factor.ErrCounterRegressed) {
 		// A concurrent use of the same counter value came first.
-		h.log.Warn("passkey refused: signature counter did not increase", "request_id", edge.FromContext(ctx).ID,
+		h.log.WarnContext(ctx, "passkey refused: signature counter did not increase", "request_id", edge.FromContext(ctx).ID,
 			"school_id", t.SchoolID, "member_id", p.MemberID, "passkey_id", p.ID, "presented", cred.Authenticator.SignCount)
 		return p, storage.Member{}, refused(errRefused, err)
 	}

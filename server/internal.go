@@ -137,7 +137,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.deps.Store.Ping(ctx); err != nil {
-		s.log.Warn("readiness check failed", "error", err)
+		s.log.WarnContext(ctx, "readiness check failed", "error", err)
 		edge.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unavailable"})
 		return
 	}

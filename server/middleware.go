@@ -22,8 +22,10 @@ import (
 	"github.com/proctorhq/proctor/school"
 )
 
-// recoverPanics turns a handler panic into a bare 500 and logs the stack; the client never sees
-// it. http.ErrAbortHandler is re-raised, as net/http expects.
+// recoverPanics turns a handler panic into a bare 500 and logs the stack, with the request's
+// context; the client never sees it. http.ErrAbortHandler is re-raised, as net/http expects.
+// traceRequests recovers inside the request's span too, so that a traced panic's line carries
+// the trace id and the span records the 500.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -31,7 +33,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("panic", "request_id", edge.FromContext(r.Context()).ID, "panic", v, "stack", string(debug.Stack()))
+				s.log.ErrorContext(r.Context(), "panic", "request_id", edge.FromContext(r.Context()).ID, "panic", v, "stack", string(debug.Stack()))
 				edge.WriteError(w, http.StatusInternalServerError, "server_error", "The server could not handle the request.")
 			}
 		}()

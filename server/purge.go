@@ -66,7 +66,7 @@ func (s *Server) purgeBatches(ctx context.Context, what string, purge func() (in
 		total += n
 		if err != nil {
 			if ctx.Err() == nil {
-				s.log.Warn("purge failed", "what", words, "error", err)
+				s.log.WarnContext(ctx, "purge failed", "what", words, "error", err)
 			}
 			break
 		}
@@ -75,7 +75,7 @@ func (s *Server) purgeBatches(ctx context.Context, what string, purge func() (in
 		}
 	}
 	if total > 0 {
-		s.log.Info("purged "+words, "rows", total)
+		s.log.InfoContext(ctx, "purged "+words, "rows", total)
 		s.metrics.app.rowsPurged(what, total)
 	}
 	return total

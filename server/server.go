@@ -400,7 +400,7 @@ func (s *Server) Run(ctx context.Context) error {
 // cancellation it marks itself not ready, stops accepting connections, lets in-flight requests
 // finish for up to the configured grace period, then returns.
 func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error {
-	s.log.Info("listening", "public", public.Addr().String(), "internal", internal.Addr().String())
+	s.log.InfoContext(ctx, "listening", "public", public.Addr().String(), "internal", internal.Addr().String())
 	purgeCtx, stopPurge := context.WithCancel(ctx)
 	defer stopPurge()
 	go s.purgeLoop(purgeCtx)
@@ -416,7 +416,7 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	}
 	s.shuttingDown.Store(true)
 	grace := s.deps.Config.HTTP.ShutdownGrace
-	s.log.Info("shutting down", "grace", grace.String())
+	s.log.InfoContext(ctx, "shutting down", "grace", grace.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	// Shut the public listener first so load balancers see /readyz fail while work drains.
@@ -428,7 +428,7 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	if s.loginLimiter != nil {
 		// Only after the public listener drained: a sign-in in flight still counts in Redis.
 		if err := s.loginLimiter.Close(); err != nil {
-			s.log.Warn("closing the Redis client", "err", err)
+			s.log.WarnContext(shutdownCtx, "closing the Redis client", "err", err)
 		}
 	}
 	if errors.Is(serveErr, http.ErrServerClosed) {

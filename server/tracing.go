@@ -20,7 +20,8 @@ import (
 // caller names in its traceparent header, else a new trace's root. It is named after the route
 // template, once the router has matched one, never after the raw path. It runs inside
 // requestInfo, for the route, and outside observe, so that the request's log line carries the
-// span's trace id. Without a tracer it is not in the chain at all.
+// span's trace id; a panic is recovered within the span, so that its log line carries the trace
+// id and the span records the 500. Without a tracer it is not in the chain at all.
 func (s *Server) traceRequests(listener string, next http.Handler) http.Handler {
 	if s.tracer == nil {
 		return next
@@ -29,7 +30,7 @@ func (s *Server) traceRequests(listener string, next http.Handler) http.Handler 
 		span := trace.SpanFromContext(r.Context())
 		span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("proctor.listener", listener),
 			attribute.String("proctor.request_id", edge.FromContext(r.Context()).ID))
-		m := httpsnoop.CaptureMetrics(next, w, r)
+		m := httpsnoop.CaptureMetrics(s.recoverPanics(next), w, r)
 		route := edge.FromContext(r.Context()).Route
 		if route == "" {
 			route = "unmatched"

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
@@ -101,6 +102,8 @@ func attr(s *tracepb.Span, key string) *commonpb.AnyValue {
 const (
 	callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	callerSpan  = "00f067aa0ba902b7"
+	// signInTrace is the trace of the failed sign-in.
+	signInTrace = "0af7651916cd43dd8448eb211c80319c"
 )
 
 func TestTracingCodeExchange(t *testing.T) {
@@ -217,7 +220,21 @@ func TestTracingCodeExchange(t *testing.T) {
 			}
 			t.Logf("%s: %d SQL spans under the token span, tables %v", backend, len(sql), tables)
 
-			var logged bool
+			// A line another package logs while serving a traced request carries its trace id
+			// too: a failed sign-in's, from the sign-in pages.
+			b := e.Browser()
+			page := b.Get(s.Origin + login.LoginPath)
+			f, ok := page.FormWith("password")
+			if !ok {
+				t.Fatalf("no sign-in form (status %d)", page.Status)
+			}
+			f.Values.Set("email", s.Student.Email)
+			f.Values.Set("password", "not the password")
+			if r := b.Do(e.Request(http.MethodPost, f.Action, f.Values, "traceparent", "00-"+signInTrace+"-"+callerSpan+"-01")); r.Status != http.StatusOK {
+				t.Fatalf("failed sign-in: %d", r.Status)
+			}
+
+			var logged, signInLogged bool
 			for _, l := range e.Log.Records(t) {
 				if l["msg"] == "request" && l["route"] == endpoint.Token {
 					logged = true
@@ -225,9 +242,18 @@ func TestTracingCodeExchange(t *testing.T) {
 						t.Errorf("token request's log line has trace_id %v span_id %v, want %s %x", l["trace_id"], l["span_id"], callerTrace, root.SpanId)
 					}
 				}
+				if l["msg"] == "sign-in failed" {
+					signInLogged = true
+					if l["trace_id"] != signInTrace {
+						t.Errorf("failed sign-in's log line has trace_id %v, want %s: %v", l["trace_id"], signInTrace, l)
+					}
+				}
 			}
 			if !logged {
 				t.Error("no log line for the token request")
+			}
+			if !signInLogged {
+				t.Error("no log line for the failed sign-in")
 			}
 		})
 	}

@@ -2,11 +2,15 @@ package gormstore
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestOpenSQLite(t *testing.T) {
@@ -98,5 +102,28 @@ func TestSlowQueryLog(t *testing.T) {
 	}
 	if buf.Len() != 0 {
 		t.Errorf("fast query logged: %s", buf.String())
+	}
+}
+
+// TestSlowQueryLogCarriesTraceID checks that with tracing on a slow statement's log line carries
+// the trace id of the context it was sent with.
+func TestSlowQueryLogCarriesTraceID(t *testing.T) {
+	var buf bytes.Buffer
+	s := newSQLiteStore(t)
+	s.db.Logger = queryLogger{log: slog.New(slog.NewJSONHandler(&buf, nil)), slow: -1} // everything is slow
+	tp := sdktrace.NewTracerProvider()
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	s.TraceStatements(tp)
+	ctx, span := tp.Tracer("test").Start(t.Context(), "request")
+	defer span.End()
+	if err := s.db.WithContext(ctx).Exec("SELECT 1").Error; err != nil {
+		t.Fatal(err)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &line); err != nil {
+		t.Fatalf("%v: %s", err, buf.String())
+	}
+	if want := span.SpanContext().TraceID().String(); line["msg"] != "slow database query" || line["trace_id"] != want {
+		t.Errorf("slow query line %v, want trace_id %s", line, want)
 	}
 }

@@ -1,12 +1,15 @@
 package gormstore
 
 import (
+	"log/slog"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"gorm.io/gorm"
+
+	"github.com/proctorhq/proctor/telemetry"
 )
 
 // spanKey holds, in a statement's settings, the span traceStatements started for it.
@@ -17,13 +20,18 @@ const spanKey = "proctor:span"
 // oauth_grants"), and it carries neither the SQL text nor the bound values, which include token
 // signatures, password hashes and members' personal data. Statements outside a trace (the purge
 // job, the mail worker's polling) start none, so an idle server exports nothing. A nil tp
-// registers nothing: the store then costs what it did without tracing.
+// registers nothing: the store then costs what it did without tracing. With a tp, the slow-query
+// log's lines carry the trace and span ids of the statement's context (telemetry.LogHandler).
 //
 // gorm's callback chains are not safe to change while queries run: call it before the store is
 // shared (Open does, with Config.Tracer).
 func (s *Store) TraceStatements(tp trace.TracerProvider) {
 	if tp == nil {
 		return
+	}
+	if ql, ok := s.db.Logger.(queryLogger); ok && ql.log != nil {
+		ql.log = slog.New(telemetry.LogHandler(ql.log.Handler()))
+		s.db.Logger = ql
 	}
 	tracer := tp.Tracer("github.com/proctorhq/proctor/storage/gormstore")
 	system := s.driver
