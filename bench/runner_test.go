@@ -108,16 +108,23 @@ func TestRunLoadEndsWhenInputsRunOut(t *testing.T) {
 	}
 }
 
+// TestRunLoadStopsWhenTheContextEnds: no request starts once the context has ended. The 10th
+// request cancels it; a request that began after the 10th (on the other worker, before the
+// cancel landed) waits for the cancel, so that however the workers are scheduled the run is
+// the 10 requests and at most one more.
 func TestRunLoadStopsWhenTheContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var n atomic.Int64
-	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Minute}, func(context.Context, int) error {
-		if n.Add(1) == 10 {
+	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Minute}, func(ctx context.Context, _ int) error {
+		switch k := n.Add(1); {
+		case k == 10:
 			cancel()
+		case k > 10:
+			<-ctx.Done()
 		}
 		return nil
 	})
-	if res.Requests < 10 || res.Requests > 12 {
+	if res.Requests < 10 || res.Requests > 11 {
 		t.Fatalf("requests = %d, want the run to stop right after the 10th", res.Requests)
 	}
 }
@@ -218,13 +225,14 @@ func TestRunLoadPacedCapTakesItsTime(t *testing.T) {
 func TestRunLoadPacedStopsWhenTheContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var n atomic.Int64
-	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Minute, Rate: 0.5}, func(context.Context, int) error {
+	res := RunLoad(ctx, Bounds{Concurrency: 2, Duration: time.Hour, Rate: 0.01}, func(context.Context, int) error {
 		if n.Add(1) == 1 {
 			cancel()
 		}
 		return nil
 	})
-	// The second slot is 2s away: a worker that slept until it would then make the request.
+	// The second slot is 100s away, far more than any machine takes to cancel after the first
+	// request: a worker that slept until it would then make the request.
 	if res.Requests != 1 {
 		t.Fatalf("requests = %d, want the run to end after the first", res.Requests)
 	}
