@@ -34,15 +34,15 @@ func (securityEventRow) TableName() string { return "security_events" }
 // clock. Inside a transaction it commits or rolls back with the rest.
 func (s *Store) AppendSecurityEvent(ctx context.Context, e audit.Event) error {
 	const op = "append security event"
-	row, err := s.securityEventRow(ctx, op, e)
+	row, err := s.eventRow(ctx, op, e)
 	if err != nil {
 		return err
 	}
 	return wrap(op, s.conn(ctx).Create(&row).Error)
 }
 
-// securityEventRow checks e and returns its row at the context's school.
-func (s *Store) securityEventRow(ctx context.Context, op string, e audit.Event) (securityEventRow, error) {
+// eventRow checks e and returns its row at the context's school.
+func (s *Store) eventRow(ctx context.Context, op string, e audit.Event) (securityEventRow, error) {
 	sc, err := s.scopedInput(ctx, op,
 		invalid{e.Kind == "", "no kind"},
 		invalid{e.Actor == "", "no actor"},

@@ -64,7 +64,7 @@ func (s *Store) CreateCodeGrant(ctx context.Context, g storage.CodeGrant) error 
 		}})
 	}
 	if g.Event != nil {
-		ev, err := s.securityEventRow(ctx, op, *g.Event)
+		ev, err := s.eventRow(ctx, op, *g.Event)
 		if err != nil {
 			return err
 		}
