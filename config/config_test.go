@@ -497,3 +497,26 @@ func TestEnvironmentSecretReplacesFileSecret(t *testing.T) {
 		t.Errorf("both forms in the environment: err = %v", err)
 	}
 }
+
+// A file that is not YAML is reported with the parser's reason and line, but without the text
+// the parser quotes: an alias's anchor name or a repeated key can be a password.
+func TestSyntaxProblemQuotesNoText(t *testing.T) {
+	for _, body := range []string{
+		"redis: {url: *0hunter2hunter20}\n",
+		"a: 1\nhunter2hunter2: 1\nhunter2hunter2: 2\n",
+		"redis: {url: \"redis://:hunter2hunter2@127.0.0.1/0\"\n",
+	} {
+		root := writeFiles(t, map[string]string{"proctor.yaml": body})
+		t.Setenv("PROCTOR_SECRET", testSecret)
+		_, err := Load(filepath.Join(root, "proctor.yaml"))
+		if err == nil || !strings.Contains(err.Error(), "not valid YAML: ") {
+			t.Fatalf("%q: want a syntax problem, got %v", body, err)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: the problem quotes the file: %v", body, err)
+		}
+	}
+	if got := syntaxProblem(errors.New("yaml: unmarshal errors:\n  line 3: mapping key \"x\" already defined at line 2")); got != "unmarshal errors:\n  line 3: mapping key … already defined at line 2" {
+		t.Errorf("syntaxProblem = %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -69,16 +70,29 @@ func loadServer(file string) (*Server, Errors) {
 // false when the file cannot be read or parsed at all.
 func readYAML(c collector, v *viper.Viper, file string, t reflect.Type) bool {
 	data, err := os.ReadFile(file)
-	if err == nil {
-		v.SetConfigType("yaml")
-		err = v.ReadConfig(bytes.NewReader(data))
-	}
 	if err != nil {
 		c.add("", "cannot read: %v", err)
 		return false
 	}
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		c.add("", "not valid YAML: %s", syntaxProblem(err))
+		return false
+	}
 	checkKeys(c, data, t)
 	return true
+}
+
+// quotedText matches from the first quotation mark of a message to its last, across lines.
+var quotedText = regexp.MustCompile("(?s)['\"`].*['\"`]")
+
+// syntaxProblem describes why a file is not YAML without quoting the file. The parser's messages
+// quote the text they stopped at (an alias's anchor name, a repeated key, a value), and that text
+// can be a password; what it wraps in quotation marks is left out, the line numbers stay.
+func syntaxProblem(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "While parsing config: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return quotedText.ReplaceAllString(msg, "…")
 }
 
 // secretSettings are the settings given either inline or by a file: each pair is one setting.
