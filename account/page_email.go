@@ -82,7 +82,7 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v log
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
 		NewEmail: l.Email, Token: token, CSRFToken: h.login.CSRFToken(v.Session),
 	}
-	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(r.Context(), out, page) })
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		}
 		// The previous address hears of it, in the same transaction: if someone else made the
 		// change, the owner learns of it where they still read mail.
-		notice, err := h.tpl.EmailChanged(templates.EmailChangedMail{
+		notice, err := h.tpl.EmailChanged(r.Context(), templates.EmailChangedMail{
 			School: v.School.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
 		})
 		if err != nil {

@@ -69,7 +69,7 @@ func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *school.S
 
 func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *school.School, status int, msg string) {
 	page := templates.ForgotPage{School: t.Name, CSRFToken: h.login.FormToken(w, r), Message: msg}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(r.Context(), out, page) })
 }
 
 // forgot takes a forgotten-password form. After the CSRF check and the client address's
@@ -105,7 +105,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		return err
 	}
 	page := templates.ForgotSentPage{School: t.Name, Minutes: int(h.svc.ResetTTL().Minutes())}
-	h.write(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.ForgotSent(out, page) })
+	h.write(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.ForgotSent(r.Context(), out, page) })
 	return nil
 }
 
@@ -120,7 +120,7 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.Sch
 		page.Message = "A link to choose a new password works once, for a short time, and only the latest one sent works. You can ask for a new one."
 		page.NextURL, page.NextText = ForgotPath, "Ask for a new link"
 	}
-	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(out, page) })
+	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(r.Context(), out, page) })
 }
 
 // linkShow draws the form of a link's page (the new-password form, the invitation) with a
@@ -156,7 +156,7 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.Sc
 		return err
 	}
 	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Reset(out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Reset(r.Context(), out, page) })
 	return nil
 }
 
@@ -226,7 +226,7 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *scho
 		School: t.Name, MemberName: lm.Member.Name, MemberEmail: lm.Member.Email, HasPassword: lm.HasPassword,
 		Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg,
 	}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.InvitationForm(out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.tpl.InvitationForm(r.Context(), out, page) })
 	return nil
 }
 

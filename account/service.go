@@ -230,7 +230,7 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	if err != nil {
 		return InviteResult{}, err
 	}
-	content, err := s.tpl.Invitation(templates.InvitationMail{
+	content, err := s.tpl.Invitation(ctx, templates.InvitationMail{
 		School: t.Name, MemberName: m.Name, Link: t.URL("/invitation?token=" + token),
 		Expires: expiresText(s.invTTL, expires), HasPassword: res.HasPassword,
 	})
@@ -472,7 +472,7 @@ func (s *Service) queueReset(ctx context.Context, t *school.School, m storage.Me
 	if err != nil {
 		return err
 	}
-	content, err := s.tpl.PasswordReset(templates.ResetMail{
+	content, err := s.tpl.PasswordReset(ctx, templates.ResetMail{
 		School: t.Name, MemberName: m.Name, Link: t.URL("/login/reset?token=" + token),
 		Expires: expiresText(s.resetTTL, expires),
 	})

@@ -59,7 +59,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	if next != "" {
 		page.NextURL = AppsPath + "?" + url.Values{"after": {next}}.Encode()
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApps(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApps(r.Context(), out, page) })
 	return nil
 }
 
@@ -67,7 +67,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 // it is a choice the operator should make, not a default they may overlook.
 func (h *Handler) newForm(w http.ResponseWriter, r *http.Request, v visit) error {
 	page := h.formPage(v, "", "", []string{scope.OpenID}, false)
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppNew(r.Context(), out, page) })
 	return nil
 }
 
@@ -101,7 +101,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	form := h.formPage(v, req.Name, f.Get("redirect_uris"), req.Scopes, req.Confidential)
 	if !h.checkCSRF(r, v) {
 		form.Message = MsgFormExpired
-		h.writePage(w, r, http.StatusForbidden, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
+		h.writePage(w, r, http.StatusForbidden, func(out io.Writer) error { return h.tpl.OAuthAppNew(r.Context(), out, form) })
 		return nil
 	}
 	c, secret, err := h.clients.Create(ctx, req)
@@ -111,7 +111,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 		form.NameErrors = sentences(invalid.For(client.FieldName))
 		form.RedirectURIErrors = sentences(invalid.For(client.FieldRedirectURIs))
 		form.ScopeErrors = sentences(invalid.For(client.FieldScopes))
-		h.writePage(w, r, http.StatusUnprocessableEntity, func(out io.Writer) error { return h.tpl.OAuthAppNew(out, form) })
+		h.writePage(w, r, http.StatusUnprocessableEntity, func(out io.Writer) error { return h.tpl.OAuthAppNew(r.Context(), out, form) })
 		return nil
 	}
 	if err != nil {
@@ -136,7 +136,7 @@ func (h *Handler) renderSecret(w http.ResponseWriter, r *http.Request, v visit, 
 		School: v.school.Name, Operator: h.operatorView(v), App: details(c), Secret: secret, Rotated: rotated,
 		AppURL: appURL(c.ID), ListURL: AppsPath,
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppSecret(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppSecret(r.Context(), out, page) })
 }
 
 // show is one application's page: what a developer needs (the client_id) and what can be done
@@ -153,7 +153,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
 	if confidential(c) {
 		page.RotateURL = appURL(c.ID) + actionRotate.path
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApp(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthApp(r.Context(), out, page) })
 	return nil
 }
 
@@ -229,7 +229,7 @@ func (h *Handler) renderAppConfirm(w http.ResponseWriter, r *http.Request, v vis
 			CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
 		},
 	}
-	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(out, page) })
+	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.OAuthAppConfirm(r.Context(), out, page) })
 }
 
 // rotate replaces a confidential client's secret and shows the new one, once.

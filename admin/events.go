@@ -65,7 +65,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	}
 	if msg != "" {
 		page.Message = msg
-		h.writePage(w, r, http.StatusBadRequest, func(out io.Writer) error { return h.tpl.SecurityEvents(out, page) })
+		h.writePage(w, r, http.StatusBadRequest, func(out io.Writer) error { return h.tpl.SecurityEvents(r.Context(), out, page) })
 		return nil
 	}
 	var events []audit.Event
@@ -112,7 +112,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 			page.NewestURL += "?" + base.Encode()
 		}
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.SecurityEvents(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.SecurityEvents(r.Context(), out, page) })
 	return nil
 }
 

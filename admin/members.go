@@ -135,7 +135,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 		}
 		page.NextURL = MembersPath + "?" + nq.Encode()
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMembers(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMembers(r.Context(), out, page) })
 	return nil
 }
 
@@ -374,7 +374,7 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 			page.Refusals = append(page.Refusals, why)
 		}
 	}
-	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMember(out, page) })
+	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMember(r.Context(), out, page) })
 	return nil
 }
 
@@ -458,7 +458,7 @@ func roleLabel(r storage.Role) string {
 }
 
 func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status int, page templates.MemberConfirmPage) {
-	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.AdminMemberConfirm(out, page) })
+	h.writePage(w, r, status, func(out io.Writer) error { return h.tpl.AdminMemberConfirm(r.Context(), out, page) })
 }
 
 // checkAction returns the target and whether action may be taken on it, having answered the

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // a school's timezone must load on a host without a zone database
+
+	"github.com/proctorhq/proctor/i18n"
 )
 
 // School is one school's file in the schools directory. Field names follow the YAML keys.
@@ -32,6 +35,12 @@ type School struct {
 	Mail SchoolMail `mapstructure:"mail"`
 	// Security holds the school's sign-in policies.
 	Security Security `mapstructure:"security"`
+	// Locale is the language of the school's pages and e-mails for a member whose browser
+	// asks for none of the supported ones (i18n.Supported): "en" (the default), "zh-TW", "ja".
+	Locale string `mapstructure:"locale"`
+	// TimeZone is the IANA time zone the school's pages and e-mails write dates in
+	// ("Asia/Taipei"); UTC by default.
+	TimeZone string `mapstructure:"timezone"`
 }
 
 // Security is a school's sign-in policy.
@@ -87,6 +96,8 @@ func DefaultSchool() School {
 		},
 		CIMD:     CIMD{CacheMin: DefaultCIMDCacheMin, CacheMax: DefaultCIMDCacheMax},
 		Security: Security{OperatorMFA: OperatorMFAOptional},
+		Locale:   i18n.Default,
+		TimeZone: "UTC",
 	}
 }
 
@@ -108,6 +119,12 @@ func (t *School) validate(c collector) {
 		c.add("base_url", "is required")
 	} else if _, err := ParseBaseURL(t.BaseURL); err != nil {
 		c.add("base_url", "%v (got %q)", err, t.BaseURL)
+	}
+	if t.Locale != "" && !i18n.Supports(t.Locale) {
+		c.add("locale", "must be one of %s, got %q", strings.Join(i18n.Tags(), ", "), t.Locale)
+	}
+	if _, err := time.LoadLocation(t.TimeZone); err != nil || strings.EqualFold(t.TimeZone, "Local") {
+		c.add("timezone", "must be an IANA time zone such as Asia/Taipei, got %q", t.TimeZone)
 	}
 	switch t.Security.OperatorMFA {
 	case OperatorMFAOff, OperatorMFAOptional, OperatorMFARequired:

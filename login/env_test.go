@@ -109,6 +109,7 @@ func newEnv(t *testing.T, tweak func(*Deps)) *env {
 		t.Fatal(err)
 	}
 	e.router = mux.NewRouter()
+	e.router.Use(e.h.Localize)
 	e.h.Mount(e.router)
 	e.router.HandleFunc("/oauth/authorize", e.fakeAuthorize).Methods(http.MethodGet, http.MethodPost)
 	return e
@@ -172,6 +173,7 @@ type browser struct {
 	secure  bool
 	addr    string
 	ua      string // User-Agent, if set
+	lang    string // Accept-Language, if set
 	cookies map[string]*http.Cookie
 }
 
@@ -211,6 +213,9 @@ func (b *browser) do(method, target string, form url.Values) response {
 	}
 	if b.ua != "" {
 		req.Header.Set("User-Agent", b.ua)
+	}
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
 	}
 	for _, c := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})

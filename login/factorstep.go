@@ -412,7 +412,7 @@ func (h *Handler) showFactor(w http.ResponseWriter, r *http.Request, ch FactorCh
 	} else {
 		page.CSRFToken = h.loginCSRF(w, r)
 	}
-	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Factor(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Factor(r.Context(), out, page) })
 	return nil
 }
 

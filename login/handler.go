@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/password"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -87,6 +88,9 @@ type Deps struct {
 	// Audit records sign-ins (succeeded, failed, throttled) and uses of second factors in the
 	// security event log; nil records nothing.
 	Audit *audit.Recorder
+	// Look gives the school's theme, stylesheet and logo to its pages (Localize); nil: the
+	// plain look of every school.
+	Look func(ctx context.Context, t *school.School) templates.Look
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
@@ -115,6 +119,7 @@ type Handler struct {
 	factorLimit                    Limit
 	// pendingKey signs the pending sign-in cookie of the second step.
 	pendingKey []byte
+	look       func(ctx context.Context, t *school.School) templates.Look
 }
 
 // New checks d and returns the handler.
@@ -137,7 +142,7 @@ func New(d Deps) (*Handler, error) {
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
-		factors:    d.Factors, factorLimit: d.FactorLimit,
+		factors:    d.Factors, factorLimit: d.FactorLimit, look: d.Look,
 	}
 	h.log, h.now = LoggerOrDiscard(h.log), ClockOrNow(h.now)
 	if h.limiter == nil {
@@ -184,6 +189,7 @@ func (h *Handler) Mount(r *mux.Router) {
 		{Path: FactorPath, Get: h.factorForm, Post: h.factor},
 		{Path: DonePath, Get: h.signedIn},
 		{Path: LogoutPath, Get: h.logoutForm, Post: h.logout},
+		{Path: LanguagePath, Get: h.switchLanguage},
 	})
 	r.HandleFunc(templates.AssetsPrefix+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
 }

@@ -278,7 +278,7 @@ func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	page := templates.SignedInPage{School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s)}
-	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error { return h.tpl.SignedIn(out, page) })
+	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error { return h.tpl.SignedIn(r.Context(), out, page) })
 	return nil
 }
 
@@ -289,7 +289,7 @@ func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 			page.PasskeyURL = PasskeyLoginPath + "?return_to=" + url.QueryEscape(page.ReturnTo)
 		}
 	}
-	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(r.Context(), out, page) })
 }
 
 // addressLimitKey names a client address's failure count. An IPv6 client usually holds a whole

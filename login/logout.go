@@ -65,7 +65,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 
 func (h *Handler) renderSignedOut(w http.ResponseWriter, r *http.Request, t *school.School) {
 	h.WritePage(w, r, http.StatusOK, PagePolicy, func(out io.Writer) error {
-		return h.tpl.SignedOut(out, templates.SignedOutPage{School: t.Name})
+		return h.tpl.SignedOut(r.Context(), out, templates.SignedOutPage{School: t.Name})
 	})
 }
 
@@ -75,7 +75,7 @@ func (h *Handler) renderLogout(w http.ResponseWriter, r *http.Request, status in
 		School: t.Name, MemberName: s.Member.Name, MemberEmail: s.Member.Email, CSRFToken: h.CSRFToken(s),
 		Message: msg,
 	}
-	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Logout(r.Context(), out, page) })
 }
 
 // postedForm reads what a posted sign-in or sign-out form starts from: the request's school, what

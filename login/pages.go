@@ -72,7 +72,7 @@ func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Sessio
 		FormAction:   v.FormAction,
 		CSRFToken:    h.CSRFToken(s),
 	}
-	h.WritePage(w, r, http.StatusOK, ConsentPolicy, func(out io.Writer) error { return h.tpl.Consent(out, page) })
+	h.WritePage(w, r, http.StatusOK, ConsentPolicy, func(out io.Writer) error { return h.tpl.Consent(r.Context(), out, page) })
 }
 
 // RenderError writes an error page with the given status. The page shows v and the request
@@ -90,5 +90,5 @@ func (h *Handler) RenderError(w http.ResponseWriter, r *http.Request, status int
 			w.Header().Set("Retry-After", strconv.Itoa(30))
 		}
 	}
-	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Error(out, page) })
+	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Error(r.Context(), out, page) })
 }

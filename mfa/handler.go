@@ -148,7 +148,7 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
 		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
 	}
-	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(out, page) })
+	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(r.Context(), out, page) })
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visi
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
 	}
-	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(out, page) })
+	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.TOTPEnrol(r.Context(), out, page) })
 	return nil
 }
 
@@ -220,7 +220,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 func (h *Handler) showCodes(w http.ResponseWriter, r *http.Request, v login.Visit, codes []string, next string) error {
 	page := templates.RecoveryCodesPage{School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, Codes: codes, Continue: next}
 	// WritePage sends Cache-Control: no-store: the codes are shown once and kept by no cache.
-	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.RecoveryCodes(r.Context(), out, page) })
 	return nil
 }
 

@@ -82,7 +82,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", strconv.Itoa(int(passwordBudget.Window.Seconds())))
 	}
-	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(out, page) })
+	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(r.Context(), out, page) })
 	return nil
 }
 

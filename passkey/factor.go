@@ -76,7 +76,7 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		page.CSRFToken = h.login.FormToken(w, r)
 	}
-	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(r.Context(), out, page) })
 	return nil
 }
 

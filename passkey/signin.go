@@ -28,7 +28,7 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, t *school.S
 		School: t.Name, CSRFToken: h.login.FormToken(w, r), ReturnTo: returnTo, Available: available,
 		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: login.LoginPath + "?return_to=" + url.QueryEscape(returnTo),
 	}
-	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(out, page) })
+	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(r.Context(), out, page) })
 	return nil
 }
 

@@ -33,6 +33,10 @@ type School struct {
 	Mail config.SchoolMail
 	// Security is the school's sign-in policy (security.operator_mfa).
 	Security config.Security
+	// Locale is the language of the school's pages for a browser that asks for none of ours;
+	// Location the time zone they write dates in.
+	Locale   string
+	Location *time.Location
 
 	AccessTokenLifetime       time.Duration
 	RefreshTokenLifetime      time.Duration
@@ -42,6 +46,10 @@ type School struct {
 // New builds a School from a validated school file.
 func New(c config.School) (*School, error) {
 	u, err := config.ParseBaseURL(c.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(c.TimeZone) // "" is UTC
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +64,8 @@ func New(c config.School) (*School, error) {
 		CIMD:                      c.CIMD,
 		Mail:                      c.Mail,
 		Security:                  c.Security,
+		Locale:                    c.Locale,
+		Location:                  loc,
 		AccessTokenLifetime:       c.Lifetimes.AccessToken,
 		RefreshTokenLifetime:      c.Lifetimes.RefreshToken,
 		AuthorizationCodeLifetime: c.Lifetimes.AuthorizationCode,

@@ -134,6 +134,7 @@ var routeCases = map[string]probe{
 	"GET /logout":               sessionAtLogoutForm,
 	"POST /logout":              sessionAtLogout,
 	"GET,POST /oauth/authorize": authorizeAcrossSchools,
+	"GET " + login.LanguagePath: languageChoiceAtB,
 
 	// account: A's session, and links made at A, mean nothing at B.
 	"GET " + account.ForgotPath:            forgotFormAtB,
@@ -424,6 +425,19 @@ func sessionAtLoginForm(t *testing.T, s *sweep, _ route, path string) {
 	r := withSessionOfA(s, http.MethodGet, s.b.URL(path)+"?return_to=%2Flogin%2Fdone", nil)
 	if _, ok := r.FormWith("password"); r.Status != http.StatusOK || !ok {
 		t.Errorf("GET /login at B with A's session: %d (Location %q), want the sign-in form", r.Status, r.Header.Get("Location"))
+	}
+}
+
+// languageChoiceAtB: the switcher at B sets B's cookie and goes back to a path of B, even when
+// return_to names A's origin.
+func languageChoiceAtB(t *testing.T, s *sweep, _ route, path string) {
+	q := url.Values{"lang": {"ja"}, "return_to": {s.a.URL(login.LoginPath)}}
+	r := withSessionOfA(s, http.MethodGet, s.b.URL(path)+"?"+q.Encode(), nil)
+	if loc := r.Header.Get("Location"); r.Status != http.StatusSeeOther || loc != login.DefaultReturnTo {
+		t.Errorf("GET %s at B with return_to at A: %d (Location %q), want 303 to %s", path, r.Status, loc, login.DefaultReturnTo)
+	}
+	if got := mentionsA(s, r.Body); len(got) > 0 {
+		t.Errorf("the switcher at B names school A: %q", got)
 	}
 }
 

@@ -266,6 +266,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 
 	discovery.New(discovery.Deps{Catalog: d.Store, Logger: d.Logger}).Mount(r)
 	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
+	r.Use(login.Localize)
 	login.Mount(r)
 	if mfaService != nil {
 		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Login: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})

@@ -1,6 +1,9 @@
 package templates
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // Files of the account pages.
 const (
@@ -98,9 +101,11 @@ func accountPages() []namedPage {
 }
 
 // Account renders the member's account page.
-func (s *Set) Account(w io.Writer, v AccountPage) error { return s.renderNamed(w, accountFile, v) }
+func (s *Set) Account(ctx context.Context, w io.Writer, v AccountPage) error {
+	return s.renderNamed(ctx, w, accountFile, v)
+}
 
 // EmailConfirm renders the confirmation of a new e-mail address.
-func (s *Set) EmailConfirm(w io.Writer, v EmailConfirmPage) error {
-	return s.renderNamed(w, emailConfirmFile, v)
+func (s *Set) EmailConfirm(ctx context.Context, w io.Writer, v EmailConfirmPage) error {
+	return s.renderNamed(ctx, w, emailConfirmFile, v)
 }

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestAccountPages(t *testing.T) {
 	}
 	const hostile = `<script>alert("x")</script>`
 	var b bytes.Buffer
-	err = s.Account(&b, AccountPage{
+	err = s.Account(context.Background(), &b, AccountPage{
 		School: "A", MemberName: hostile, MemberEmail: "ann@example.com", PictureURL: "https://img.example/a.png?x=1&y=2", ShowPicture: true,
 		CSRFToken: "tok", Notice: "Saved.", Name: hostile, MaxName: 100, MaxPicture: 2048, MaxEmail: 254, MinPasswordRune: 8,
 		Sessions: []AccountSession{{ID: "s1", Device: "Chrome on macOS", Current: true}, {ID: "s2", Device: "Firefox on Windows"}},
@@ -43,7 +44,7 @@ func TestAccountPages(t *testing.T) {
 
 	// Without an https picture no image is drawn.
 	b.Reset()
-	if err := s.Account(&b, AccountPage{School: "A", MemberEmail: "a@example.com", PictureURL: "javascript:alert(1)"}); err != nil {
+	if err := s.Account(context.Background(), &b, AccountPage{School: "A", MemberEmail: "a@example.com", PictureURL: "javascript:alert(1)"}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "<img") {
@@ -51,7 +52,7 @@ func TestAccountPages(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := s.EmailConfirm(&b, EmailConfirmPage{School: "A", MemberEmail: "a@example.com", NewEmail: hostile, Token: "tk", CSRFToken: "tok"}); err != nil {
+	if err := s.EmailConfirm(context.Background(), &b, EmailConfirmPage{School: "A", MemberEmail: "a@example.com", NewEmail: hostile, Token: "tk", CSRFToken: "tok"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`action="/account/email/confirm"`, `name="token" value="tk"`, `name="csrf_token" value="tok"`, "&lt;script&gt;"} {

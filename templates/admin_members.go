@@ -1,6 +1,9 @@
 package templates
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // Files of the member administration pages.
 const (
@@ -96,16 +99,16 @@ func adminMemberPages() []namedPage {
 }
 
 // AdminMembers renders the list of a school's members.
-func (s *Set) AdminMembers(w io.Writer, v MembersPage) error {
-	return s.renderNamed(w, adminMembersFile, v)
+func (s *Set) AdminMembers(ctx context.Context, w io.Writer, v MembersPage) error {
+	return s.renderNamed(ctx, w, adminMembersFile, v)
 }
 
 // AdminMember renders one member's page.
-func (s *Set) AdminMember(w io.Writer, v MemberPage) error {
-	return s.renderNamed(w, adminMemberFile, v)
+func (s *Set) AdminMember(ctx context.Context, w io.Writer, v MemberPage) error {
+	return s.renderNamed(ctx, w, adminMemberFile, v)
 }
 
 // AdminMemberConfirm renders the confirmation of an action on a member.
-func (s *Set) AdminMemberConfirm(w io.Writer, v MemberConfirmPage) error {
-	return s.renderNamed(w, adminMemberConfirmFile, v)
+func (s *Set) AdminMemberConfirm(ctx context.Context, w io.Writer, v MemberConfirmPage) error {
+	return s.renderNamed(ctx, w, adminMemberConfirmFile, v)
 }

@@ -1,6 +1,9 @@
 package templates
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // securityEventsFile is the security event log's page.
 const securityEventsFile = "security_events.html"
@@ -61,6 +64,6 @@ func auditPages() []namedPage {
 }
 
 // SecurityEvents renders the security event log's page.
-func (s *Set) SecurityEvents(w io.Writer, v SecurityEventsPage) error {
-	return s.renderNamed(w, securityEventsFile, v)
+func (s *Set) SecurityEvents(ctx context.Context, w io.Writer, v SecurityEventsPage) error {
+	return s.renderNamed(ctx, w, securityEventsFile, v)
 }

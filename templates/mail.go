@@ -2,11 +2,14 @@ package templates
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	htmltemplate "html/template"
 	"strings"
 	texttemplate "text/template"
+
+	"github.com/proctorhq/proctor/i18n"
 )
 
 //go:embed mail/*.txt mail/*.html
@@ -72,23 +75,28 @@ type mailTemplates struct {
 	html *htmltemplate.Template
 }
 
-// parseMail parses every mail kind and renders each with its sample.
-func parseMail() (map[string]mailTemplates, error) {
-	out := map[string]mailTemplates{}
+// parseMail parses every mail kind in every language and renders each with its sample.
+func parseMail(s *Set) (map[string]map[string]mailTemplates, error) {
+	out := map[string]map[string]mailTemplates{}
 	for _, k := range mailKinds {
-		txt, err := texttemplate.ParseFS(mailFiles, "mail/"+k.kind+".txt")
-		if err != nil {
-			return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
+		out[k.kind] = map[string]mailTemplates{}
+		for _, l := range i18n.Supported {
+			loc := s.catalog.Localizer(l.Tag, nil)
+			funcs := map[string]any{"t": loc.T, "lang": loc.Lang}
+			txt, err := texttemplate.New(k.kind).Funcs(funcs).ParseFS(mailFiles, "mail/"+k.kind+".txt")
+			if err != nil {
+				return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
+			}
+			html, err := htmltemplate.New(k.kind).Funcs(funcs).ParseFS(mailFiles, "mail/layout.html", "mail/"+k.kind+".html")
+			if err != nil {
+				return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
+			}
+			mt := mailTemplates{text: txt, html: html}
+			if _, err := mt.render(k.kind, k.sample); err != nil {
+				return nil, fmt.Errorf("%w (%s)", err, l.Tag)
+			}
+			out[k.kind][l.Tag] = mt
 		}
-		html, err := htmltemplate.ParseFS(mailFiles, "mail/layout.html", "mail/"+k.kind+".html")
-		if err != nil {
-			return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
-		}
-		mt := mailTemplates{text: txt, html: html}
-		if _, err := mt.render(k.kind, k.sample); err != nil {
-			return nil, err
-		}
-		out[k.kind] = mt
 	}
 	return out, nil
 }
@@ -109,28 +117,31 @@ func (mt mailTemplates) render(kind string, v any) (MailContent, error) {
 	return MailContent{Subject: sub, Text: strings.TrimSpace(text.String()) + "\n", HTML: html.String()}, nil
 }
 
-func (s *Set) renderMail(kind string, v any) (MailContent, error) {
-	mt, ok := s.mail[kind]
+// renderMail renders a mail kind in the language of ctx's localizer.
+func (s *Set) renderMail(ctx context.Context, kind string, v any) (MailContent, error) {
+	byLang, ok := s.mail[kind]
 	if !ok {
 		return MailContent{}, fmt.Errorf("templates: no mail %s", kind)
 	}
-	return mt.render(kind, v)
+	return byLang[i18n.FromContext(ctx).Lang()].render(kind, v)
 }
 
 // Invitation renders an invitation.
-func (s *Set) Invitation(v InvitationMail) (MailContent, error) { return s.renderMail("invitation", v) }
+func (s *Set) Invitation(ctx context.Context, v InvitationMail) (MailContent, error) {
+	return s.renderMail(ctx, "invitation", v)
+}
 
 // PasswordReset renders a password-reset message.
-func (s *Set) PasswordReset(v ResetMail) (MailContent, error) {
-	return s.renderMail("password_reset", v)
+func (s *Set) PasswordReset(ctx context.Context, v ResetMail) (MailContent, error) {
+	return s.renderMail(ctx, "password_reset", v)
 }
 
 // EmailChange renders the confirmation of a new e-mail address.
-func (s *Set) EmailChange(v EmailChangeMail) (MailContent, error) {
-	return s.renderMail("email_change", v)
+func (s *Set) EmailChange(ctx context.Context, v EmailChangeMail) (MailContent, error) {
+	return s.renderMail(ctx, "email_change", v)
 }
 
 // EmailChanged renders the notice to an account's previous address.
-func (s *Set) EmailChanged(v EmailChangedMail) (MailContent, error) {
-	return s.renderMail("email_changed", v)
+func (s *Set) EmailChanged(ctx context.Context, v EmailChangedMail) (MailContent, error) {
+	return s.renderMail(ctx, "email_changed", v)
 }

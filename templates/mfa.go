@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"context"
 	"html/template"
 	"io"
 )
@@ -86,17 +87,21 @@ func mfaPages() []namedPage {
 }
 
 // Factor renders the second sign-in step.
-func (s *Set) Factor(w io.Writer, v FactorPage) error { return s.renderNamed(w, factorFile, v) }
+func (s *Set) Factor(ctx context.Context, w io.Writer, v FactorPage) error {
+	return s.renderNamed(ctx, w, factorFile, v)
+}
 
 // Security renders the member's list of second factors.
-func (s *Set) Security(w io.Writer, v SecurityPage) error { return s.renderNamed(w, securityFile, v) }
+func (s *Set) Security(ctx context.Context, w io.Writer, v SecurityPage) error {
+	return s.renderNamed(ctx, w, securityFile, v)
+}
 
 // TOTPEnrol renders the TOTP enrolment page.
-func (s *Set) TOTPEnrol(w io.Writer, v TOTPEnrolPage) error {
-	return s.renderNamed(w, totpEnrolFile, v)
+func (s *Set) TOTPEnrol(ctx context.Context, w io.Writer, v TOTPEnrolPage) error {
+	return s.renderNamed(ctx, w, totpEnrolFile, v)
 }
 
 // RecoveryCodes renders new recovery codes.
-func (s *Set) RecoveryCodes(w io.Writer, v RecoveryCodesPage) error {
-	return s.renderNamed(w, recoveryCodesFile, v)
+func (s *Set) RecoveryCodes(ctx context.Context, w io.Writer, v RecoveryCodesPage) error {
+	return s.renderNamed(ctx, w, recoveryCodesFile, v)
 }

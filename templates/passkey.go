@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -94,11 +95,11 @@ func passkeyPages() []namedPage {
 }
 
 // Passkeys renders the member's list of passkeys.
-func (s *Set) Passkeys(w io.Writer, v PasskeysPage) error {
-	return s.renderNamed(w, "passkeys.html", v)
+func (s *Set) Passkeys(ctx context.Context, w io.Writer, v PasskeysPage) error {
+	return s.renderNamed(ctx, w, "passkeys.html", v)
 }
 
 // PasskeySignIn renders a sign-in with a passkey.
-func (s *Set) PasskeySignIn(w io.Writer, v PasskeySignInPage) error {
-	return s.renderNamed(w, "passkey_login.html", v)
+func (s *Set) PasskeySignIn(ctx context.Context, w io.Writer, v PasskeySignInPage) error {
+	return s.renderNamed(ctx, w, "passkey_login.html", v)
 }

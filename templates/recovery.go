@@ -1,6 +1,9 @@
 package templates
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // ForgotPage is the forgotten-password form. It posts email and csrf_token to /login/forgot.
 type ForgotPage struct {
@@ -63,22 +66,26 @@ func recoveryPages() []namedPage {
 }
 
 // Forgot renders the forgotten-password form.
-func (s *Set) Forgot(w io.Writer, v ForgotPage) error { return s.renderNamed(w, "forgot.html", v) }
+func (s *Set) Forgot(ctx context.Context, w io.Writer, v ForgotPage) error {
+	return s.renderNamed(ctx, w, "forgot.html", v)
+}
 
 // ForgotSent renders the answer to a forgotten-password form.
-func (s *Set) ForgotSent(w io.Writer, v ForgotSentPage) error {
-	return s.renderNamed(w, "forgot_sent.html", v)
+func (s *Set) ForgotSent(ctx context.Context, w io.Writer, v ForgotSentPage) error {
+	return s.renderNamed(ctx, w, "forgot_sent.html", v)
 }
 
 // Reset renders the form that sets a new password from a reset link.
-func (s *Set) Reset(w io.Writer, v ResetPage) error { return s.renderNamed(w, "reset.html", v) }
+func (s *Set) Reset(ctx context.Context, w io.Writer, v ResetPage) error {
+	return s.renderNamed(ctx, w, "reset.html", v)
+}
 
 // InvitationForm renders the page an invitation link opens.
-func (s *Set) InvitationForm(w io.Writer, v InvitationPage) error {
-	return s.renderNamed(w, "invitation.html", v)
+func (s *Set) InvitationForm(ctx context.Context, w io.Writer, v InvitationPage) error {
+	return s.renderNamed(ctx, w, "invitation.html", v)
 }
 
 // LinkDead renders the page of a link that has expired or was used.
-func (s *Set) LinkDead(w io.Writer, v LinkDeadPage) error {
-	return s.renderNamed(w, "link_dead.html", v)
+func (s *Set) LinkDead(ctx context.Context, w io.Writer, v LinkDeadPage) error {
+	return s.renderNamed(ctx, w, "link_dead.html", v)
 }

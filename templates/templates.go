@@ -2,12 +2,15 @@ package templates
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io"
+
+	"github.com/proctorhq/proctor/i18n"
 )
 
 //go:embed html/*.html
@@ -19,39 +22,46 @@ var stylesheet []byte
 // AssetsPrefix is the path under which static assets are served.
 const AssetsPrefix = "/assets/"
 
-// Set is every page, parsed and checked. It is safe for concurrent use.
+// Set is every page, parsed and checked, in every language. It is safe for concurrent use.
 type Set struct {
-	login, consent, errorPage, signedIn, signedOut, logout *template.Template
-	oauthApps, oauthAppNew, oauthApp, oauthAppSecret       *template.Template
-	oauthAppConfirm                                        *template.Template
-	// named holds the pages registered by name (extraPages): the account pages and the
-	// recovery pages render through renderNamed.
-	named   map[string]*template.Template
-	mail    map[string]mailTemplates
+	// pages holds each page file's template per language tag: the templates of one page differ
+	// only in the catalogue their "t" function reads.
+	pages   map[string]map[string]*template.Template
+	mail    map[string]map[string]mailTemplates
+	catalog *i18n.Catalog
 	cssPath string
 }
 
-// pageSpec is one page file, where its parsed template goes, and the sample it is checked with.
-type pageSpec struct {
-	file   string
-	dst    **template.Template
-	sample any
-}
+// Files of the pages of the sign-in flow and of the operator's application pages.
+const (
+	loginFile           = "login.html"
+	consentFile         = "consent.html"
+	errorPageFile       = "error.html"
+	signedInFile        = "signed_in.html"
+	signedOutFile       = "signed_out.html"
+	logoutFile          = "logout.html"
+	oauthAppsFile       = "oauth_apps.html"
+	oauthAppNewFile     = "oauth_app_new.html"
+	oauthAppFile        = "oauth_app.html"
+	oauthAppSecretFile  = "oauth_app_secret.html"
+	oauthAppConfirmFile = "oauth_app_confirm.html"
+)
 
-// namedPage is a page registered by name rather than by a field of Set: files that add a
-// family of pages (account.go, recovery.go) list theirs without editing Set.
+// namedPage is one page file and the sample it is checked with at start-up. Files that add a
+// family of pages (account.go, recovery.go) list theirs without editing New.
 type namedPage struct {
 	file   string
 	sample any
 }
 
-// renderNamed renders a page of extraPages.
-func (s *Set) renderNamed(w io.Writer, file string, v any) error {
-	t, ok := s.named[file]
+// renderNamed renders page file in the language of ctx's localizer.
+func (s *Set) renderNamed(ctx context.Context, w io.Writer, file string, v any) error {
+	byLang, ok := s.pages[file]
 	if !ok {
 		return fmt.Errorf("templates: no page %s", file)
 	}
-	return render(w, t, v)
+	loc := i18n.FromContext(ctx)
+	return render(w, byLang[loc.Lang()], page{Look: LookFromContext(ctx), Lang: loc.Lang(), Data: v})
 }
 
 // ScopeItem is one line of the consent page's list of what the client asks for.
@@ -234,71 +244,91 @@ type Confirmation struct {
 	Message   string
 }
 
-// New parses every page and renders each once with sample data, so that a mistake in any
-// of them fails here, at start-up.
+// New parses every page and renders each once in every language with sample data, so that a
+// mistake in any of them, or a message missing from the catalogue, fails here, at start-up.
 func New() (*Set, error) {
 	sum := sha256.Sum256(stylesheet)
-	s := &Set{cssPath: AssetsPrefix + "proctor-" + hex.EncodeToString(sum[:6]) + ".css"}
-	funcs := template.FuncMap{
-		"stylesheet": func() string { return s.cssPath },
-		"script":     func() string { return scriptPath },
+	cat, err := i18n.Load()
+	if err != nil {
+		return nil, err
 	}
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFiles, "html/layout.html")
+	s := &Set{catalog: cat, cssPath: AssetsPrefix + "proctor-" + hex.EncodeToString(sum[:6]) + ".css"}
+	base, err := template.New("layout.html").Funcs(s.funcs(nil)).ParseFS(pageFiles, "html/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("templates: layout: %w", err)
 	}
-	op := Operator{MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}
-	app := OAuthAppDetails{Name: "A", ClientID: "pc_x", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
-		Scopes: []ScopeItem{{"openid", "d"}}, CreatedAt: "today"}
-	pages := []pageSpec{
-		{"login.html", &s.login, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m", PasskeyURL: "/login/passkey?return_to=%2F"}},
-		{"consent.html", &s.consent, ConsentPage{
-			School: "S", ClientName: "C", RedirectHost: "r.example", ClientIDHost: "c.example", LoopbackOnly: true,
-			Scopes: []ScopeItem{{"openid", "d"}}, MemberName: "N", MemberEmail: "e@example.com", FormAction: "/x?y=z", CSRFToken: "t",
-		}},
-		{"error.html", &s.errorPage, ErrorPage{School: "S", Title: "T", Message: "M", RequestID: "id"}},
-		{"signed_in.html", &s.signedIn, SignedInPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}},
-		{"signed_out.html", &s.signedOut, SignedOutPage{School: "S"}},
-		{"logout.html", &s.logout, LogoutPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t", Message: "m"}},
-		{"oauth_apps.html", &s.oauthApps, OAuthAppsPage{School: "S", Operator: op, NewURL: "/n", NextURL: "/x?after=c",
-			Apps: []OAuthAppItem{{Name: "A", ClientID: "pc_x", Confidential: true, URL: "/a", CreatedAt: "today"}}}},
-		{"oauth_app_new.html", &s.oauthAppNew, OAuthAppNewPage{School: "S", Operator: op, FormAction: "/a", ListURL: "/l",
-			Name: "A", RedirectURIs: "https://a.example/cb", Scopes: []ScopeChoice{{"openid", "d", true}}, Confidential: true,
-			MaxName: 100, MaxRedirectURIs: 10, Message: "m", Invalid: true,
-			NameErrors: []string{"n"}, RedirectURIErrors: []string{"r"}, ScopeErrors: []string{"s"}}},
-		{"oauth_app.html", &s.oauthApp, OAuthAppPage{School: "S", Operator: op, App: app, ListURL: "/l", RotateURL: "/r", DeleteURL: "/d"}},
-		{"oauth_app_secret.html", &s.oauthAppSecret, OAuthAppSecretPage{School: "S", Operator: op, App: app, Secret: "s", Rotated: true, AppURL: "/a", ListURL: "/l"}},
-		{"oauth_app_confirm.html", &s.oauthAppConfirm, OAuthAppConfirmPage{School: "S", Operator: op, AppName: "A", ClientID: "pc_x",
-			Confirmation: Confirmation{Title: "T", Explanation: "E", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}}},
-	}
-	s.named = map[string]*template.Template{}
-	for _, p := range extraPages() {
-		var t *template.Template
-		s.named[p.file] = nil
-		pages = append(pages, pageSpec{file: p.file, dst: &t, sample: p.sample})
-	}
-	for _, p := range pages {
+	s.pages = map[string]map[string]*template.Template{}
+	for _, p := range append(corePages(), extraPages()...) {
 		clone, err := base.Clone()
 		if err != nil {
 			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
 		}
-		t, err := clone.ParseFS(pageFiles, "html/"+p.file)
+		parsed, err := clone.ParseFS(pageFiles, "html/"+p.file)
 		if err != nil {
 			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
 		}
-		// html/template reports unknown fields and broken contexts only on execution.
-		if err := t.ExecuteTemplate(io.Discard, "layout.html", p.sample); err != nil {
-			return nil, fmt.Errorf("templates: %s: %w", p.file, err)
-		}
-		*p.dst = t
-		if _, ok := s.named[p.file]; ok {
-			s.named[p.file] = t
+		s.pages[p.file] = map[string]*template.Template{}
+		for _, l := range i18n.Supported {
+			t, err := parsed.Clone()
+			if err != nil {
+				return nil, fmt.Errorf("templates: %s: %w", p.file, err)
+			}
+			t.Funcs(s.funcs(cat.Localizer(l.Tag, nil)))
+			// html/template reports unknown fields, broken contexts and, through "t", missing
+			// messages only on execution.
+			sample := page{Look: sampleLook, Lang: l.Tag, Data: p.sample}
+			if err := t.ExecuteTemplate(io.Discard, "layout.html", sample); err != nil {
+				return nil, fmt.Errorf("templates: %s (%s): %w", p.file, l.Tag, err)
+			}
+			s.pages[p.file][l.Tag] = t
 		}
 	}
-	if s.mail, err = parseMail(); err != nil {
+	if s.mail, err = parseMail(s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// funcs are the functions every template may call; "t" writes a message of loc's catalogue
+// (nil while parsing, before a language is bound).
+func (s *Set) funcs(loc *i18n.Localizer) template.FuncMap {
+	t := func(id string, data ...any) (string, error) { return "", fmt.Errorf("templates: no language bound") }
+	if loc != nil {
+		t = loc.T
+	}
+	return template.FuncMap{
+		"stylesheet": func() string { return s.cssPath },
+		"script":     func() string { return scriptPath },
+		"t":          t,
+	}
+}
+
+// corePages are the pages of the sign-in flow and the operator's application pages.
+func corePages() []namedPage {
+	op := Operator{MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}
+	app := OAuthAppDetails{Name: "A", ClientID: "pc_x", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
+		Scopes: []ScopeItem{{"openid", "d"}}, CreatedAt: "today"}
+	return []namedPage{
+		{loginFile, LoginPage{School: "S", CSRFToken: "t", ReturnTo: "/", Message: "m", PasskeyURL: "/login/passkey?return_to=%2F"}},
+		{consentFile, ConsentPage{
+			School: "S", ClientName: "C", RedirectHost: "r.example", ClientIDHost: "c.example", LoopbackOnly: true,
+			Scopes: []ScopeItem{{"openid", "d"}}, MemberName: "N", MemberEmail: "e@example.com", FormAction: "/x?y=z", CSRFToken: "t",
+		}},
+		{errorPageFile, ErrorPage{School: "S", Title: "T", Message: "M", RequestID: "id"}},
+		{signedInFile, SignedInPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t"}},
+		{signedOutFile, SignedOutPage{School: "S"}},
+		{logoutFile, LogoutPage{School: "S", MemberName: "N", MemberEmail: "e@example.com", CSRFToken: "t", Message: "m"}},
+		{oauthAppsFile, OAuthAppsPage{School: "S", Operator: op, NewURL: "/n", NextURL: "/x?after=c",
+			Apps: []OAuthAppItem{{Name: "A", ClientID: "pc_x", Confidential: true, URL: "/a", CreatedAt: "today"}}}},
+		{oauthAppNewFile, OAuthAppNewPage{School: "S", Operator: op, FormAction: "/a", ListURL: "/l",
+			Name: "A", RedirectURIs: "https://a.example/cb", Scopes: []ScopeChoice{{"openid", "d", true}}, Confidential: true,
+			MaxName: 100, MaxRedirectURIs: 10, Message: "m", Invalid: true,
+			NameErrors: []string{"n"}, RedirectURIErrors: []string{"r"}, ScopeErrors: []string{"s"}}},
+		{oauthAppFile, OAuthAppPage{School: "S", Operator: op, App: app, ListURL: "/l", RotateURL: "/r", DeleteURL: "/d"}},
+		{oauthAppSecretFile, OAuthAppSecretPage{School: "S", Operator: op, App: app, Secret: "s", Rotated: true, AppURL: "/a", ListURL: "/l"}},
+		{oauthAppConfirmFile, OAuthAppConfirmPage{School: "S", Operator: op, AppName: "A", ClientID: "pc_x",
+			Confirmation: Confirmation{Title: "T", Explanation: "E", FormAction: "/a", Button: "B", Danger: true, CancelURL: "/a", ListURL: "/l", Message: "m"}}},
+	}
 }
 
 // StylesheetPath is the path of the stylesheet, its name carrying a hash of its content.
@@ -308,45 +338,63 @@ func (s *Set) StylesheetPath() string { return s.cssPath }
 func (s *Set) Stylesheet() []byte { return stylesheet }
 
 // Login renders the sign-in form.
-func (s *Set) Login(w io.Writer, v LoginPage) error { return render(w, s.login, v) }
+func (s *Set) Login(ctx context.Context, w io.Writer, v LoginPage) error {
+	return s.renderNamed(ctx, w, loginFile, v)
+}
 
 // Consent renders the consent page.
-func (s *Set) Consent(w io.Writer, v ConsentPage) error { return render(w, s.consent, v) }
+func (s *Set) Consent(ctx context.Context, w io.Writer, v ConsentPage) error {
+	return s.renderNamed(ctx, w, consentFile, v)
+}
 
 // Error renders an error page.
-func (s *Set) Error(w io.Writer, v ErrorPage) error { return render(w, s.errorPage, v) }
+func (s *Set) Error(ctx context.Context, w io.Writer, v ErrorPage) error {
+	return s.renderNamed(ctx, w, errorPageFile, v)
+}
 
 // SignedIn renders the page shown after a sign-in with nowhere else to go.
-func (s *Set) SignedIn(w io.Writer, v SignedInPage) error { return render(w, s.signedIn, v) }
+func (s *Set) SignedIn(ctx context.Context, w io.Writer, v SignedInPage) error {
+	return s.renderNamed(ctx, w, signedInFile, v)
+}
 
 // SignedOut renders the signed-out confirmation.
-func (s *Set) SignedOut(w io.Writer, v SignedOutPage) error { return render(w, s.signedOut, v) }
+func (s *Set) SignedOut(ctx context.Context, w io.Writer, v SignedOutPage) error {
+	return s.renderNamed(ctx, w, signedOutFile, v)
+}
 
 // Logout renders the sign-out confirmation form.
-func (s *Set) Logout(w io.Writer, v LogoutPage) error { return render(w, s.logout, v) }
+func (s *Set) Logout(ctx context.Context, w io.Writer, v LogoutPage) error {
+	return s.renderNamed(ctx, w, logoutFile, v)
+}
 
 // OAuthApps renders the list of OAuth applications.
-func (s *Set) OAuthApps(w io.Writer, v OAuthAppsPage) error { return render(w, s.oauthApps, v) }
+func (s *Set) OAuthApps(ctx context.Context, w io.Writer, v OAuthAppsPage) error {
+	return s.renderNamed(ctx, w, oauthAppsFile, v)
+}
 
 // OAuthAppNew renders the form that creates an OAuth application.
-func (s *Set) OAuthAppNew(w io.Writer, v OAuthAppNewPage) error { return render(w, s.oauthAppNew, v) }
+func (s *Set) OAuthAppNew(ctx context.Context, w io.Writer, v OAuthAppNewPage) error {
+	return s.renderNamed(ctx, w, oauthAppNewFile, v)
+}
 
 // OAuthApp renders one OAuth application's page.
-func (s *Set) OAuthApp(w io.Writer, v OAuthAppPage) error { return render(w, s.oauthApp, v) }
+func (s *Set) OAuthApp(ctx context.Context, w io.Writer, v OAuthAppPage) error {
+	return s.renderNamed(ctx, w, oauthAppFile, v)
+}
 
 // OAuthAppSecret renders the one-time display of a client secret.
-func (s *Set) OAuthAppSecret(w io.Writer, v OAuthAppSecretPage) error {
-	return render(w, s.oauthAppSecret, v)
+func (s *Set) OAuthAppSecret(ctx context.Context, w io.Writer, v OAuthAppSecretPage) error {
+	return s.renderNamed(ctx, w, oauthAppSecretFile, v)
 }
 
 // OAuthAppConfirm renders the confirmation of a new secret or a deletion.
-func (s *Set) OAuthAppConfirm(w io.Writer, v OAuthAppConfirmPage) error {
-	return render(w, s.oauthAppConfirm, v)
+func (s *Set) OAuthAppConfirm(ctx context.Context, w io.Writer, v OAuthAppConfirmPage) error {
+	return s.renderNamed(ctx, w, oauthAppConfirmFile, v)
 }
 
 // render executes into a buffer first, so that a failure half-way leaves w untouched and the
 // caller can still answer with an error page.
-func render(w io.Writer, t *template.Template, v any) error {
+func render(w io.Writer, t *template.Template, v page) error {
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		return fmt.Errorf("templates: render %s: %w", t.Name(), err)

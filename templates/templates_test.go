@@ -2,6 +2,7 @@ package templates
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"strings"
 	"testing"
@@ -43,14 +44,14 @@ func TestPages(t *testing.T) {
 		want   []string
 	}{
 		{"login", func(b *bytes.Buffer) error {
-			return s.Login(b, LoginPage{School: hostile, CSRFToken: "tok", ReturnTo: "/oauth/authorize?a=1&b=2", Message: "The e-mail or password is not right."})
+			return s.Login(context.Background(), b, LoginPage{School: hostile, CSRFToken: "tok", ReturnTo: "/oauth/authorize?a=1&b=2", Message: "The e-mail or password is not right."})
 		}, []string{
 			`name="email"`, `name="password"`, `name="csrf_token" value="tok"`,
 			`name="return_to" value="/oauth/authorize?a=1&amp;b=2"`, `action="/login"`,
 			"The e-mail or password is not right.", "&lt;script&gt;", `<label for="email">`, `<label for="password">`,
 		}},
 		{"consent", func(b *bytes.Buffer) error {
-			return s.Consent(b, ConsentPage{
+			return s.Consent(context.Background(), b, ConsentPage{
 				School: "A", ClientName: hostile, RedirectHost: "cb.example", ClientIDHost: "tool.example", LoopbackOnly: true,
 				Scopes: []ScopeItem{{"account:read", "See your own courses"}}, MemberName: "Ann", MemberEmail: "ann@example.com",
 				FormAction: "/oauth/authorize?client_id=x&state=y", CSRFToken: "tok",
@@ -62,21 +63,21 @@ func TestPages(t *testing.T) {
 			`action="/logout"`,
 		}},
 		{"error", func(b *bytes.Buffer) error {
-			return s.Error(b, ErrorPage{Title: "Service unavailable", Message: "Try later.", RequestID: "req-1"})
+			return s.Error(context.Background(), b, ErrorPage{Title: "Service unavailable", Message: "Try later.", RequestID: "req-1"})
 		}, []string{"Service unavailable", "Try later.", "req-1"}},
 		{"signed in", func(b *bytes.Buffer) error {
-			return s.SignedIn(b, SignedInPage{School: "A", MemberEmail: "ann@example.com", CSRFToken: "tok"})
+			return s.SignedIn(context.Background(), b, SignedInPage{School: "A", MemberEmail: "ann@example.com", CSRFToken: "tok"})
 		}, []string{"ann@example.com", `action="/logout"`, `value="tok"`}},
-		{"signed out", func(b *bytes.Buffer) error { return s.SignedOut(b, SignedOutPage{School: "A"}) }, []string{"signed out", `href="/login"`}},
+		{"signed out", func(b *bytes.Buffer) error { return s.SignedOut(context.Background(), b, SignedOutPage{School: "A"}) }, []string{"signed out", `href="/login"`}},
 		{"logout", func(b *bytes.Buffer) error {
-			return s.Logout(b, LogoutPage{School: "A", MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"})
+			return s.Logout(context.Background(), b, LogoutPage{School: "A", MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"})
 		}, []string{`action="/logout"`, `value="tok"`, "Ann"}},
 		{"oauth apps", func(b *bytes.Buffer) error {
-			return s.OAuthApps(b, OAuthAppsPage{School: "A", Operator: op, NewURL: "/admin/new", NextURL: "/admin?after=c%3D",
+			return s.OAuthApps(context.Background(), b, OAuthAppsPage{School: "A", Operator: op, NewURL: "/admin/new", NextURL: "/admin?after=c%3D",
 				Apps: []OAuthAppItem{{Name: hostile, ClientID: "pc_1", Confidential: true, URL: "/admin/pc_1", CreatedAt: "2030-01-02"}}})
 		}, []string{`href="/admin/new"`, `href="/admin/pc_1"`, "pc_1", "Confidential", "&lt;script&gt;", `href="/admin?after=c%3D"`, `action="/logout"`, "Ann"}},
 		{"oauth app form", func(b *bytes.Buffer) error {
-			return s.OAuthAppNew(b, OAuthAppNewPage{School: "A", Operator: op, FormAction: "/admin", ListURL: "/admin",
+			return s.OAuthAppNew(context.Background(), b, OAuthAppNewPage{School: "A", Operator: op, FormAction: "/admin", ListURL: "/admin",
 				Name: hostile, RedirectURIs: "https://a.example/cb\nhttp://127.0.0.1/cb",
 				Scopes:       []ScopeChoice{{"openid", "Confirm who you are", true}, {"account:read", "See your own courses", false}},
 				Confidential: true, MaxName: 100, MaxRedirectURIs: 10, Invalid: true, NameErrors: []string{"name problem"},
@@ -86,13 +87,13 @@ func TestPages(t *testing.T) {
 			`name="scope" value="account:read">`, "See your own courses", `name="confidential" value="yes" id="confidential" checked`,
 			"name problem", "uri problem", "scope problem", `<label for="name">`, `<label for="redirect_uris">`}},
 		{"oauth app", func(b *bytes.Buffer) error {
-			return s.OAuthApp(b, OAuthAppPage{School: "A", Operator: op, App: app, ListURL: "/admin", RotateURL: "/admin/pc_1/rotate", DeleteURL: "/admin/pc_1/delete"})
+			return s.OAuthApp(context.Background(), b, OAuthAppPage{School: "A", Operator: op, App: app, ListURL: "/admin", RotateURL: "/admin/pc_1/rotate", DeleteURL: "/admin/pc_1/delete"})
 		}, []string{"pc_1", "https://a.example/cb", "See your own courses", `href="/admin/pc_1/rotate"`, `href="/admin/pc_1/delete"`, "&lt;script&gt;"}},
 		{"oauth app secret", func(b *bytes.Buffer) error {
-			return s.OAuthAppSecret(b, OAuthAppSecretPage{School: "A", Operator: op, App: app, Secret: "s3cr3t-value", AppURL: "/admin/pc_1", ListURL: "/admin"})
+			return s.OAuthAppSecret(context.Background(), b, OAuthAppSecretPage{School: "A", Operator: op, App: app, Secret: "s3cr3t-value", AppURL: "/admin/pc_1", ListURL: "/admin"})
 		}, []string{`id="client-secret"`, "s3cr3t-value", `id="client-id"`, "pc_1", "shown only this once", `href="/admin/pc_1"`}},
 		{"oauth app confirm", func(b *bytes.Buffer) error {
-			return s.OAuthAppConfirm(b, OAuthAppConfirmPage{School: "A", Operator: op, AppName: hostile, ClientID: "pc_1",
+			return s.OAuthAppConfirm(context.Background(), b, OAuthAppConfirmPage{School: "A", Operator: op, AppName: hostile, ClientID: "pc_1",
 				Confirmation: Confirmation{Title: "Delete " + hostile + "?", Explanation: "Tokens stop working.",
 					FormAction: "/admin/pc_1/delete", Button: "Delete", Danger: true, CancelURL: "/admin/pc_1", ListURL: "/admin"}})
 		}, []string{`action="/admin/pc_1/delete"`, `name="csrf_token" value="tok"`, `class="danger"`, "Tokens stop working.", "&lt;script&gt;", `href="/admin/pc_1"`}},
@@ -127,7 +128,7 @@ func TestConsentFormActionIsSanitised(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := s.Consent(&b, ConsentPage{FormAction: "javascript:alert(1)"}); err != nil {
+	if err := s.Consent(context.Background(), &b, ConsentPage{FormAction: "javascript:alert(1)"}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "javascript:") {

@@ -1,0 +1,180 @@
+package templates
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/proctorhq/proctor/i18n"
+)
+
+var (
+	// actionPattern matches a template action, which may span lines.
+	actionPattern = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
+	// codePattern matches a <code> element: protocol names (client_secret_post, openid) are
+	// the same in every language.
+	codePattern = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>`)
+	// textAttrPattern matches the attributes whose value people read or hear.
+	textAttrPattern = regexp.MustCompile(`\b(alt|title|placeholder|aria-label|aria-description|label)="([^"]*)"`)
+	tagPattern      = regexp.MustCompile(`(?s)<[^>]*>`)
+	entityPattern   = regexp.MustCompile(`&(#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z]+);`)
+	// keyPattern matches a template's use of a message: {{t "login.title" ...}}.
+	keyPattern = regexp.MustCompile(`\bt "([^"]+)"`)
+	// goKeyPattern matches Go code's use of a message: loc.Text("login.failed", ...).
+	goKeyPattern = regexp.MustCompile(`\.(?:Text|T)\("([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)"`)
+)
+
+// unconverted are the template files whose words are not in the catalogue yet.
+var unconverted = []string{
+	"html/account.html",
+	"html/account_email_confirm.html",
+	"html/account_recovery_codes.html",
+	"html/account_security.html",
+	"html/account_totp.html",
+	"html/admin_member.html",
+	"html/admin_member_confirm.html",
+	"html/admin_members.html",
+	"html/consent.html",
+	"html/error.html",
+	"html/forgot.html",
+	"html/forgot_sent.html",
+	"html/invitation.html",
+	"html/link_dead.html",
+	"html/login.html",
+	"html/login_factor.html",
+	"html/logout.html",
+	"html/oauth_app.html",
+	"html/oauth_app_confirm.html",
+	"html/oauth_app_new.html",
+	"html/oauth_app_secret.html",
+	"html/oauth_apps.html",
+	"html/passkey_login.html",
+	"html/passkeys.html",
+	"html/reset.html",
+	"html/security_events.html",
+	"html/signed_in.html",
+	"html/signed_out.html",
+	"mail/email_change.html",
+	"mail/email_change.txt",
+	"mail/email_changed.html",
+	"mail/email_changed.txt",
+	"mail/invitation.html",
+	"mail/invitation.txt",
+	"mail/layout.html",
+	"mail/password_reset.html",
+	"mail/password_reset.txt",
+}
+
+// Every word of every page and e-mail comes from the catalogue: outside template actions and
+// <code> elements a template holds no letter, in text or in an attribute people read, and
+// every message a template or Go code names exists.
+func TestTemplatesUseCatalogue(t *testing.T) {
+	cat, err := i18n.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"html", "mail"} {
+		files, err := fs.Glob(os.DirFS("."), dir+"/*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(data)
+			for _, m := range keyPattern.FindAllStringSubmatch(src, -1) {
+				if !cat.Has(m[1]) {
+					t.Errorf("%s: message %s is not in the catalogue", file, m[1])
+				}
+			}
+			if slices.Contains(unconverted, file) {
+				continue
+			}
+			if words := literalWords(src, strings.HasSuffix(file, ".txt")); words != "" {
+				t.Errorf("%s: words outside the catalogue: %q", file, words)
+			}
+		}
+	}
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range goKeyPattern.FindAllStringSubmatch(string(data), -1) {
+			if !cat.Has(m[1]) {
+				t.Errorf("%s: message %s is not in the catalogue", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// literalWords returns the letters a template writes itself, outside its actions: the text
+// between tags and the attributes people read (for an HTML template), or everything (for a
+// plain-text mail).
+func literalWords(src string, plain bool) string {
+	src = actionPattern.ReplaceAllString(src, " ")
+	var words []string
+	if !plain {
+		src = codePattern.ReplaceAllString(src, " ")
+		for _, m := range textAttrPattern.FindAllStringSubmatch(src, -1) {
+			words = append(words, letters(m[2]))
+		}
+		src = tagPattern.ReplaceAllString(src, " ")
+		src = entityPattern.ReplaceAllString(src, " ")
+	}
+	words = append(words, letters(src))
+	return strings.TrimSpace(strings.Join(slices.DeleteFunc(words, func(s string) bool { return s == "" }), " "))
+}
+
+// letters returns the runs of s that hold a letter.
+func letters(s string) string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// The check above would pass on a template of nothing but actions whatever literalWords did;
+// this shows it finds words where they hide.
+func TestLiteralWordsFound(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		plain bool
+		want  string
+	}{
+		{`<p>{{t "a.b"}}</p>`, false, ""},
+		{`<p>{{t "a.b"}} Sign in</p>`, false, "Sign in"},
+		{`<img alt="Logo" src="{{.X}}">`, false, "Logo"},
+		{`<input placeholder="you@example.com">`, false, "you@example.com"},
+		{`<dd><code>client_secret_post</code> &middot; {{.X}}</dd>`, false, ""},
+		{"{{define \"text\"}}Hello {{.Name}},{{end}}", true, "Hello"},
+		{`<a href="/login?x=y" class="button primary">{{t "a.b"}}</a>`, false, ""},
+	} {
+		if got := literalWords(tc.src, tc.plain); got != tc.want {
+			t.Errorf("literalWords(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
