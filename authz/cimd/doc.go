@@ -12,7 +12,7 @@
 //     stored client would be.
 //  3. The document comes from the cache, or is fetched (fetch.go): no redirects, only 200, JSON
 //     only, at most 5 KB, short timeouts, and only from addresses that are not special-use
-//     (dial.go checks the address actually dialled, so DNS rebinding cannot reach an internal
+//     (netguard, used by fetch.go, checks the address actually dialled, so DNS rebinding cannot reach an internal
 //     service). A fetch starts only within the fetch limits (limits.go): token buckets per
 //     school and per host, a cap on fetches under way, and a short hold after a URL failed,
 //     since every unauthenticated authorization request could otherwise cost one.
