@@ -194,7 +194,12 @@ func (s *Service) ServeAsset(w http.ResponseWriter, r *http.Request, current Cur
 	body, ctype, found := s.asset(name)
 	if !found && current != nil {
 		if a, err := current(r.Context()); err == nil {
-			s.look(r.Context(), a, s.timeout)
+			// A stylesheet is made at once; only a request for the logo waits for its fetch.
+			var wait time.Duration
+			if strings.HasPrefix(name, "logo-") {
+				wait = s.timeout
+			}
+			s.look(r.Context(), a, wait)
 			body, ctype, found = s.asset(name)
 		}
 	}
