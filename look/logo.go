@@ -64,7 +64,7 @@ func newLogoClient(o Options) *http.Client {
 // Content-Type is not believed: the bytes decide, and only the raster types of logoTypes pass.
 func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string, error) {
 	if !logoURLOK(rawURL) {
-		return nil, "", fmt.Errorf("look: logo URL %q is not https", rawURL)
+		return nil, "", errors.New("look: the logo URL is not an https URL with a host")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
