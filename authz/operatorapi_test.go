@@ -230,7 +230,7 @@ func TestOperatorAPIScopes(t *testing.T) {
 			}},
 			{scope: "appearance:read", method: "GET", path: "/api/v1/school/appearance"},
 			{scope: "appearance:write", method: "PATCH", path: "/api/v1/school/appearance", body: func(int) any {
-				return map[string]any{"primary_color": "#123456", "theme": "dark"}
+				return map[string]any{"primary_color": "#fb923c", "theme": "dark"}
 			}},
 			{scope: "events:read", method: "GET", path: fmt.Sprintf("/api/v1/events/%d/registrations", ids.event)},
 			{scope: "events:write", method: "POST", path: "/api/v1/events", body: func(n int) any {

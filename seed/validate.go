@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	// laptop, so a fixture that validates in CI validates in production.
 	_ "time/tzdata"
 
+	"github.com/proctorhq/proctor/look"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -363,7 +365,6 @@ func at(kind string, i int) string { return fmt.Sprintf("%s[%d]", kind, i) }
 // The records, one function per top-level key.
 
 var (
-	colorPattern  = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 	localePattern = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 )
 
@@ -386,10 +387,12 @@ func (v *validator) school(s *storage.SchoolSeed) {
 		}
 	}
 	if a := s.Appearance; a != nil {
-		if a.PrimaryColor != "" && !colorPattern.MatchString(a.PrimaryColor) {
-			v.add("school.appearance.primary_color", "%s is not a colour: want #rrggbb", quote(a.PrimaryColor))
+		// The operator API's rule (look.Check): #rrggbb, readable on the theme's pages, a theme
+		// the pages know, an https logo.
+		var fe *look.FieldError
+		if err := look.Check(*a); errors.As(err, &fe) {
+			v.add("school.appearance."+fe.Field, "%s", fe.Reason)
 		}
-		v.link("school.appearance.logo_url", a.LogoURL)
 	}
 }
 

@@ -127,6 +127,15 @@ func TestValidateRules(t *testing.T) {
 		{"colour", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "blue" }, "school.appearance.primary_color", "not a colour"},
 		{"locale", func(d *storage.SchoolData) { d.School.Settings.Locale = "German" }, "school.settings.locale", "not a locale"},
 		{"logo URL", func(d *storage.SchoolData) { d.School.Appearance.LogoURL = "ftp://x/logo" }, "school.appearance.logo_url", "not a URL"},
+		{"three-digit colour", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "#fff" }, "school.appearance.primary_color", "not a colour"},
+		{"colour unreadable on light pages", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "#ffcc00" }, "school.appearance.primary_color",
+			"#ffcc00 has a contrast of 1.4:1 against the light page (#f6f7f9); WCAG AA needs 4.5:1 for text: choose a darker colour"},
+		{"colour unreadable on dark pages", func(d *storage.SchoolData) { d.School.Appearance.Theme = "dark" }, "school.appearance.primary_color", "choose a lighter colour"},
+		{"colour for dark pages", func(d *storage.SchoolData) {
+			d.School.Appearance.PrimaryColor, d.School.Appearance.Theme = "#fb923c", "dark"
+		}, "", ""},
+		{"theme", func(d *storage.SchoolData) { d.School.Appearance.Theme = "sepia" }, "school.appearance.theme", "not a theme"},
+		{"http logo URL", func(d *storage.SchoolData) { d.School.Appearance.LogoURL = "http://seed-test.example/logo.png" }, "school.appearance.logo_url", "not a URL"},
 
 		// Members.
 		{"password and hash", func(d *storage.SchoolData) { d.Members[0].PasswordHash = d.Members[1].PasswordHash }, "members[0].password", "either password or password_hash"},

@@ -12,10 +12,10 @@
 //     stored client would be.
 //  3. The document comes from the cache, or is fetched (fetch.go): no redirects, only 200, JSON
 //     only, at most 5 KB, short timeouts, and only from addresses that are not special-use
-//     (dial.go checks the address actually dialled, so DNS rebinding cannot reach an internal
-//     service). A fetch starts only within the fetch limits (limits.go): token buckets per
-//     school and per host, a cap on fetches under way, and a short hold after a URL failed,
-//     since every unauthenticated authorization request could otherwise cost one.
+//     (the netguard package checks the address actually dialled, so DNS rebinding cannot reach
+//     an internal service). A fetch starts only within the fetch limits (limits.go): token
+//     buckets per school and per host, a cap on fetches under way, and a short hold after a URL
+//     failed, since every unauthenticated authorization request could otherwise cost one.
 //  4. The document is validated (document.go): its client_id equals the URL, it names itself
 //     and its redirect URIs, it uses no shared secret, and its redirect URIs sit on its own host
 //     or on loopback.

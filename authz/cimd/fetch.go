@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/proctorhq/proctor/netguard"
 )
 
 // MaxDocumentSize is the most of a document that is read: the draft's section 8.7 recommends
@@ -34,7 +36,7 @@ func newFetcher(o Options) *fetcher {
 }
 
 func newHTTPClient(o Options, allowPrivate bool) *http.Client {
-	g := newGuard(o.Resolver, allowPrivate, &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, o.dial)
+	g := netguard.New(o.Resolver, allowPrivate, &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, o.dial)
 	tr := &http.Transport{
 		// Never through a proxy from the environment: the guard must see the address that is
 		// really connected to, and a proxy would connect on our behalf.

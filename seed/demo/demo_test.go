@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/look"
 	"github.com/proctorhq/proctor/seed"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/storage"
@@ -253,5 +254,32 @@ func TestLoadMovesDatesByWeeks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAppearances: the two demo schools look different, one light and one dark, each with a
+// colour that meets the operator API's rule and no logo (the demo fetches nothing from the
+// internet).
+func TestAppearances(t *testing.T) {
+	var got []storage.Appearance
+	for _, s := range demo.Schools("") {
+		f, err := s.Load(demo.Reference)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := f.Data.School.Appearance
+		if a == nil {
+			t.Fatalf("%s has no appearance", s.FileName)
+		}
+		if err := look.Check(*a); err != nil {
+			t.Errorf("%s: %v", s.FileName, err)
+		}
+		if a.LogoURL != "" {
+			t.Errorf("%s: logo %q", s.FileName, a.LogoURL)
+		}
+		got = append(got, *a)
+	}
+	if got[0].Theme != "light" || got[1].Theme != "dark" || got[0].PrimaryColor == got[1].PrimaryColor {
+		t.Errorf("appearances %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package cimd
+package netguard
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 func TestCheckAddr(t *testing.T) {
 	for _, tc := range []struct {
 		addr string
-		// strict: refused by default; dev: refused even with AllowPrivateNetworks.
+		// strict: refused by default; dev: refused even with private networks allowed.
 		strict, dev bool
 	}{
 		{"93.184.215.14", false, false},
@@ -59,14 +59,14 @@ func TestCheckAddr(t *testing.T) {
 		{"100::1", true, true},
 	} {
 		ip := netip.MustParseAddr(tc.addr)
-		if err := checkAddr(ip, false); (err != nil) != tc.strict || err != nil && !errors.Is(err, ErrForbiddenAddress) {
-			t.Errorf("checkAddr(%s, strict) = %v, want refused %v", tc.addr, err, tc.strict)
+		if err := CheckAddr(ip, false); (err != nil) != tc.strict || err != nil && !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("CheckAddr(%s, strict) = %v, want refused %v", tc.addr, err, tc.strict)
 		}
-		if err := checkAddr(ip, true); (err != nil) != tc.dev {
-			t.Errorf("checkAddr(%s, dev) = %v, want refused %v", tc.addr, err, tc.dev)
+		if err := CheckAddr(ip, true); (err != nil) != tc.dev {
+			t.Errorf("CheckAddr(%s, dev) = %v, want refused %v", tc.addr, err, tc.dev)
 		}
 	}
-	if err := checkAddr(netip.Addr{}, true); err == nil {
+	if err := CheckAddr(netip.Addr{}, true); err == nil {
 		t.Error("the zero address was accepted")
 	}
 }
@@ -93,7 +93,7 @@ func TestGuard(t *testing.T) {
 	} {
 		for _, dev := range []bool{false, true} {
 			var dialled []string
-			g := newGuard(staticResolver(tc.answer...), dev, &net.Dialer{}, func(_ context.Context, _, address string) (net.Conn, error) {
+			g := New(staticResolver(tc.answer...), dev, &net.Dialer{}, func(_ context.Context, _, address string) (net.Conn, error) {
 				dialled = append(dialled, address)
 				return nil, errors.New("test: not connecting")
 			})
@@ -120,7 +120,7 @@ func TestGuard(t *testing.T) {
 			}
 		}
 	}
-	g := newGuard(staticResolver("93.184.215.14"), false, &net.Dialer{}, nil)
+	g := New(staticResolver("93.184.215.14"), false, &net.Dialer{}, nil)
 	if _, err := g.DialContext(context.Background(), "udp", "client.example:443"); err == nil {
 		t.Error("a udp dial was allowed")
 	}
@@ -128,7 +128,7 @@ func TestGuard(t *testing.T) {
 
 // TestControl: the socket-level check refuses a special-use address whatever led to it.
 func TestControl(t *testing.T) {
-	strict, dev := controlFor(false), controlFor(true)
+	strict, dev := Control(false), Control(true)
 	for addr, wantStrict := range map[string]bool{
 		"10.0.0.1:443":             false,
 		"169.254.169.254:80":       false,
@@ -162,4 +162,22 @@ func TestControl(t *testing.T) {
 		c.Close()
 		t.Error("the control function did not stop a connection to 127.0.0.1")
 	}
+}
+
+// resolverFunc is a Resolver made of a function.
+type resolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	return f(ctx, network, host)
+}
+
+// staticResolver answers every name with addrs.
+func staticResolver(addrs ...string) Resolver {
+	return resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
+		out := make([]netip.Addr, len(addrs))
+		for i, a := range addrs {
+			out[i] = netip.MustParseAddr(a)
+		}
+		return out, nil
+	})
 }

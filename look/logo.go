@@ -1,0 +1,247 @@
+package look
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/proctorhq/proctor/netguard"
+)
+
+// The image types a logo may be. SVG is not one: it is a document that can carry scripts and
+// links, and pages show logos from their own origin.
+var logoTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// maxRedirects bounds how many redirects a logo fetch follows; each is dialled through the
+// guard again, whatever its host.
+const maxRedirects = 3
+
+var (
+	errLogoStatus = errors.New("look: logo status")
+	errLogoSize   = errors.New("look: logo too large")
+	errLogoType   = errors.New("look: logo is not a PNG, JPEG, GIF or WebP image")
+)
+
+// newLogoClient is the client of logo fetches: every connection dialled through the address
+// guard, never through a proxy (the guard must see the address really connected to), TLS
+// verified, redirects followed only to https and only a few times.
+func newLogoClient(o Options) *http.Client {
+	g := netguard.New(o.Resolver, o.AllowPrivateNetworks, &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, nil)
+	tr := &http.Transport{
+		Proxy:                  nil,
+		DialContext:            g.DialContext,
+		TLSClientConfig:        &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    o.ConnectTimeout,
+		ResponseHeaderTimeout:  o.Timeout,
+		MaxResponseHeaderBytes: 16 << 10,
+		MaxIdleConns:           16,
+		MaxIdleConnsPerHost:    1,
+		IdleConnTimeout:        30 * time.Second,
+	}
+	return &http.Client{
+		Transport: tr,
+		Timeout:   o.Timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return fmt.Errorf("look: more than %d redirects", maxRedirects)
+			}
+			if req.URL.Scheme != "https" {
+				return fmt.Errorf("look: redirect to %s, not https", req.URL.Scheme)
+			}
+			return nil
+		},
+	}
+}
+
+// fetchLogo GETs the image at rawURL and returns it with its sniffed type. The declared
+// Content-Type is not believed: the bytes decide, and only the raster types of logoTypes pass.
+func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string, error) {
+	if !logoURLOK(rawURL) {
+		return nil, "", errors.New("look: the logo URL is not an https URL with a host")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Accept", "image/png, image/jpeg, image/gif, image/webp")
+	req.Header.Set("User-Agent", "Proctor (school logo fetcher)")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("%w: %s", errLogoStatus, resp.Status)
+	}
+	if resp.ContentLength > s.maxSize {
+		return nil, "", fmt.Errorf("%w: Content-Length %d", errLogoSize, resp.ContentLength)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, s.maxSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if int64(len(body)) > s.maxSize {
+		return nil, "", fmt.Errorf("%w: more than %d bytes", errLogoSize, s.maxSize)
+	}
+	ct := http.DetectContentType(body)
+	if !logoTypes[ct] {
+		return nil, "", fmt.Errorf("%w: %s", errLogoType, ct)
+	}
+	return body, ct, nil
+}
+
+// logoEntry is what is known of one logo URL. A flight is under way while done is open; after
+// it, name is the asset's name ("" when the fetch failed) until expires.
+type logoEntry struct {
+	url     string
+	done    chan struct{}
+	name    string
+	body    []byte
+	ctype   string
+	expires time.Time
+	// refreshing is a fetch under way for an entry whose result is still served (stale).
+	refreshing bool
+}
+
+// logo is the asset name of the logo at rawURL, "" when there is none (yet). A fresh entry
+// answers at once. Otherwise one fetch (shared by every caller for the URL) is started, and
+// the caller waits for it at most wait, or until ctx ends: a page must not hang on a slow logo
+// host, so a page drawn before the logo arrives shows the school's name and the next one the
+// logo. An expired logo keeps being shown while its refresh runs.
+func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) string {
+	s.mu.Lock()
+	e := s.logos[rawURL]
+	now := s.now()
+	switch {
+	case e != nil && e.done == nil && now.Before(e.expires):
+		name := e.name
+		s.mu.Unlock()
+		return name
+	case e != nil && e.done == nil && e.name != "":
+		// Stale but good: serve it and refresh behind it.
+		if !e.refreshing {
+			e.refreshing = true
+			go s.fly(rawURL, nil)
+		}
+		name := e.name
+		s.mu.Unlock()
+		return name
+	case e == nil || e.done == nil:
+		done := make(chan struct{})
+		e = &logoEntry{url: rawURL, done: done}
+		s.store(e)
+		go s.fly(rawURL, done)
+	}
+	done := e.done
+	s.mu.Unlock()
+
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		return ""
+	case <-ctx.Done():
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.logos[rawURL]; e != nil && e.done == nil {
+		return e.name
+	}
+	return ""
+}
+
+// fly fetches rawURL, detached from any one page's request (it is shared, and a member
+// closing the page must not fail it for the others), and records the result. done is the
+// entry's flight channel, closed at the end; nil for the refresh of a stale entry.
+func (s *Service) fly(rawURL string, done chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	body, ctype, err := s.fetchLogo(ctx, rawURL)
+	cancel()
+	now := s.now()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if done != nil {
+		defer close(done)
+	}
+	prev := s.logos[rawURL]
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		// The host only: a URL's query may carry a token of the logo's host.
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "look: school logo not fetched", slog.String("host", hostOf(rawURL)), slog.String("error", err.Error()))
+		if done == nil && prev != nil {
+			// A failed refresh keeps the logo that was fetched before, and tries again later.
+			prev.refreshing = false
+			prev.expires = now.Add(s.retryAfter)
+			return
+		}
+		s.store(&logoEntry{url: rawURL, expires: now.Add(s.retryAfter)})
+		return
+	}
+	s.store(&logoEntry{url: rawURL, name: contentName("logo-", body, ""), body: body, ctype: ctype, expires: now.Add(s.keepFor)})
+}
+
+// store puts e in the cache under its URL (s.mu held), replacing the URL's entry, and makes
+// room when the cache is full: expired entries first, then any that is not in flight. The
+// name index follows.
+func (s *Service) store(e *logoEntry) {
+	if old := s.logos[e.url]; old != nil {
+		s.unindex(old)
+	} else if len(s.logos) >= s.maxEntries {
+		s.evict()
+	}
+	s.logos[e.url] = e
+	if e.name != "" {
+		s.logoNames[e.name] = e
+	}
+}
+
+func (s *Service) unindex(e *logoEntry) {
+	if e.name != "" && s.logoNames[e.name] == e {
+		delete(s.logoNames, e.name)
+	}
+}
+
+// evict drops one entry (s.mu held): an expired one if there is one, else the one that expires
+// first. Entries in flight stay, their callers wait on them.
+func (s *Service) evict() {
+	now := s.now()
+	var victim *logoEntry
+	for _, e := range s.logos {
+		if e.done != nil {
+			continue
+		}
+		if !now.Before(e.expires) {
+			victim = e
+			break
+		}
+		if victim == nil || e.expires.Before(victim.expires) {
+			victim = e
+		}
+	}
+	if victim != nil {
+		s.unindex(victim)
+		delete(s.logos, victim.url)
+	}
+}
+
+// hostOf is the host of a URL for the log, "" when it has none.
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
