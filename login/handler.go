@@ -91,6 +91,9 @@ type Deps struct {
 	// Look gives the school's theme, stylesheet and logo to its pages (Localize); nil: the
 	// plain look of every school.
 	Look func(ctx context.Context, t *school.School) templates.Look
+	// Assets serves the school's own assets (its stylesheet and logo) under
+	// templates.AssetsPrefix before the pages' own; it reports whether it answered. nil: none.
+	Assets func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // Handler serves the sign-in pages and offers the session, consent-page and CSRF functions the
@@ -120,6 +123,7 @@ type Handler struct {
 	// pendingKey signs the pending sign-in cookie of the second step.
 	pendingKey []byte
 	look       func(ctx context.Context, t *school.School) templates.Look
+	assets     func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // New checks d and returns the handler.
@@ -142,7 +146,7 @@ func New(d Deps) (*Handler, error) {
 		csrfKey:    d.Secret.Derive("csrf token"),
 		deviceKey:  d.Secret.Derive("known device cookie"),
 		pendingKey: d.Secret.Derive("pending sign-in v1"),
-		factors:    d.Factors, factorLimit: d.FactorLimit, look: d.Look,
+		factors:    d.Factors, factorLimit: d.FactorLimit, look: d.Look, assets: d.Assets,
 	}
 	h.log, h.now = LoggerOrDiscard(h.log), ClockOrNow(h.now)
 	if h.limiter == nil {
@@ -197,6 +201,9 @@ func (h *Handler) Mount(r *mux.Router) {
 // asset serves the stylesheet and the passkey pages' script. Their names carry a hash of their
 // content, so they may be cached for good.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
+	if h.assets != nil && h.assets(w, r) {
+		return
+	}
 	content, contentType, ok := h.tpl.Asset(r.URL.Path)
 	if !ok {
 		edge.WriteError(w, http.StatusNotFound, "not_found", "No such resource.")

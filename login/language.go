@@ -59,12 +59,17 @@ func chosenLanguage(r *http.Request) string {
 }
 
 // languageLinks are the switcher's links for a page in lang. Each comes back to the page: to
-// the same address for a GET, to the path alone after a POST (a form's answer; the path's GET
-// shows the form again).
+// the same address for a GET (its return_to checked), to the path alone after a POST (a form's
+// answer; the path's GET shows the form again).
 func languageLinks(r *http.Request, lang string) []templates.LanguageLink {
 	back := r.URL.Path
-	if r.Method == http.MethodGet {
-		back = r.URL.RequestURI()
+	if r.Method == http.MethodGet && r.URL.RawQuery != "" {
+		// The page's own return_to comes back checked, so that no page repeats a hostile one.
+		q := r.URL.Query()
+		if rt, ok := q["return_to"]; ok && len(rt) > 0 {
+			q.Set("return_to", SafeReturnTo(rt[0]))
+		}
+		back += "?" + q.Encode()
 	}
 	back = SafeReturnTo(back)
 	out := make([]templates.LanguageLink, len(i18n.Supported))

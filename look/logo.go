@@ -128,7 +128,7 @@ func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) s
 		// Stale but good: serve it and refresh behind it.
 		if !e.refreshing {
 			e.refreshing = true
-			go s.fly(rawURL, nil)
+			go s.fly(context.WithoutCancel(ctx), rawURL, nil)
 		}
 		name := e.name
 		s.mu.Unlock()
@@ -137,7 +137,7 @@ func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) s
 		done := make(chan struct{})
 		e = &logoEntry{url: rawURL, done: done}
 		s.store(e)
-		go s.fly(rawURL, done)
+		go s.fly(context.WithoutCancel(ctx), rawURL, done)
 	}
 	done := e.done
 	s.mu.Unlock()
@@ -161,9 +161,11 @@ func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) s
 
 // fly fetches rawURL, detached from any one page's request (it is shared, and a member
 // closing the page must not fail it for the others), and records the result. done is the
-// entry's flight channel, closed at the end; nil for the refresh of a stale entry.
-func (s *Service) fly(rawURL string, done chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+// entry's flight channel, closed at the end; nil for the refresh of a stale entry. pageCtx is
+// the starting page's context without its cancellation: it carries the request's trace and
+// log attributes only.
+func (s *Service) fly(pageCtx context.Context, rawURL string, done chan struct{}) {
+	ctx, cancel := context.WithTimeout(pageCtx, s.timeout)
 	body, ctype, err := s.fetchLogo(ctx, rawURL)
 	cancel()
 	now := s.now()
@@ -180,7 +182,7 @@ func (s *Service) fly(rawURL string, done chan struct{}) {
 			err = ue.Err
 		}
 		// The host only: a URL's query may carry a token of the logo's host.
-		s.log.LogAttrs(context.Background(), slog.LevelWarn, "look: school logo not fetched", slog.String("host", hostOf(rawURL)), slog.String("error", err.Error()))
+		s.log.LogAttrs(pageCtx, slog.LevelWarn, "look: school logo not fetched", slog.String("host", hostOf(rawURL)), slog.String("error", err.Error()))
 		if done == nil && prev != nil {
 			// A failed refresh keeps the logo that was fetched before, and tries again later.
 			prev.refreshing = false

@@ -242,9 +242,11 @@ func (s *Server) mountAll(r *mux.Router) error {
 		factors = mfaService
 	}
 	var acct *account.Handler
+	looks := s.schoolLooks()
 	login, err := login.New(login.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
 		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit, Factors: factors,
+		Look: looks.page, Assets: looks.serve,
 	})
 	if err == nil {
 		acct, err = s.accountPages(login, pages, limiter)
