@@ -24,6 +24,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
@@ -111,6 +112,7 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		t := config.DefaultSchool()
 		t.File = "demo:" + s.Subdomain
 		t.SchoolID, t.Subdomain, t.Name, t.BaseURL = s.SchoolID, s.Subdomain, s.Name, s.BaseURL
+		t.Locale, t.TimeZone = s.Locale, s.TimeZone
 		// The first school shows ID tokens switched on, the second shows a school without them.
 		t.Features = config.Features{MCPConnections: true, IDTokens: i == 0}
 		cfg.Schools = append(cfg.Schools, t)
@@ -309,6 +311,8 @@ func printDemoBanner(w io.Writer, reg *school.Registry, internalAddr, dbPath str
 		fmt.Fprintf(w, "    discovery:  %s\n", t.URL(endpoint.ServerMetadata))
 		fmt.Fprintf(w, "    resource:   %s\n", t.URL(endpoint.ProtectedResourceMetadata))
 		fmt.Fprintf(w, "    id tokens:  %t\n", t.Features.IDTokens)
+		fmt.Fprintf(w, "    pages:      in %s unless the browser asks for another of %s (switcher on every page); dates in %s\n",
+			t.Locale, strings.Join(i18n.Tags(), ", "), t.Location)
 		fmt.Fprintf(w, "    apis:       %s (GraphQL), %s (MCP), %s (REST; every route in %s)\n",
 			t.URL(endpoint.MemberGraphQL), t.URL(endpoint.MCP), t.URL("/api/v1/courses"), t.URL(endpoint.OpenAPI))
 		for _, c := range demoClients {

@@ -268,3 +268,48 @@ func bearerCall(t *testing.T, method, rawURL, token, body string) (int, string) 
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// The demo's two schools look different on one listener: Northwind light, in English, with its
+// blue; Lumen dark, in Traditional Chinese for a browser that asks for no language of ours,
+// with its orange.
+func TestDemoSchoolsLookDifferent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the demo")
+	}
+	d := startDemo(t)
+	_, port, _ := net.SplitHostPort(d.addr)
+	themeAttr := regexp.MustCompile(`<html lang="([^"]+)" data-theme="([^"]+)">`)
+	sheet := regexp.MustCompile(`<link rel="stylesheet" href="(/assets/look-[0-9a-f]+\.css)">`)
+	for _, tc := range []struct{ host, lang, theme, brand string }{
+		{"127.0.0.1:" + port, "en", "light", "--brand:#1d4ed8"},
+		{"localhost:" + port, "zh-TW", "dark", "--brand-dark:#fb923c"},
+	} {
+		get := func(path string) string {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+d.addr+path, nil)
+			req.Host = tc.host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s%s: %d", tc.host, path, resp.StatusCode)
+			}
+			return string(body)
+		}
+		page := get("/login")
+		m := themeAttr.FindStringSubmatch(page)
+		if m == nil || m[1] != tc.lang || m[2] != tc.theme {
+			t.Errorf("%s: <html> says %v, want lang %s and theme %s", tc.host, m, tc.lang, tc.theme)
+		}
+		s := sheet.FindStringSubmatch(page)
+		if s == nil {
+			t.Errorf("%s: the sign-in page links no school stylesheet", tc.host)
+			continue
+		}
+		if css := get(s[1]); !strings.Contains(css, tc.brand) {
+			t.Errorf("%s: the school stylesheet lacks %s:\n%s", tc.host, tc.brand, css)
+		}
+	}
+}

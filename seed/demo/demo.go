@@ -31,6 +31,9 @@ type School struct {
 	Fixture []byte
 	// FileName names the fixture in error messages.
 	FileName string
+	// Locale and TimeZone are the school file's locale and timezone: the language of its pages
+	// for a browser that asks for none of Proctor's, and the zone they write dates in.
+	Locale, TimeZone string
 }
 
 // DefaultPort is used when the address given to Schools has no port.
@@ -48,11 +51,15 @@ func Schools(addr string) []School {
 			SchoolID: 1, Subdomain: "northwind", Name: "Northwind Academy",
 			BaseURL: "http://127.0.0.1:" + port,
 			Fixture: []byte(northwindYAML), FileName: "northwind.yaml",
+			Locale: "en", TimeZone: "America/New_York",
 		},
 		{
 			SchoolID: 2, Subdomain: "lumen", Name: "Lumen School",
 			BaseURL: "http://localhost:" + port,
 			Fixture: []byte(lumenYAML), FileName: "lumen.yaml",
+			// Lumen's pages show Traditional Chinese to a browser that asks for neither
+			// Japanese nor English: the demo of a school's default language.
+			Locale: "zh-TW", TimeZone: "Asia/Tokyo",
 		},
 	}
 }
