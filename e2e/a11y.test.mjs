@@ -136,6 +136,18 @@ test('sign-in page: themes, brand colours, focus ring, logo slot, error state', 
 
     await page.goto(`${env.issuer}/login/forgot`);
     await check(page, 'forgotten-password form', 'Forgot your password?');
+    await page.locator('input[name="email"]').fill('nobody.a11y@e2e.example');
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await check(page, 'forgotten-password answer', 'Check your e-mail');
+
+    await page.goto(`${env.issuer}/login/reset?token=not-a-token`);
+    await page.locator('main h1').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'dead reset link', options);
+
+    // School 1 is reached by a numeric address: the passkey page says passkeys are unavailable.
+    await page.goto(`${env.issuer}/login/passkey`);
+    await page.locator('#passkeys-unavailable').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'passkey sign-in page', options);
   });
 });
 
@@ -187,6 +199,9 @@ test('account pages, sign-out confirmation and signed-out page', { timeout: 120_
     await page.goto(`${env.issuer}/account/passkeys`);
     await check(page, 'passkeys page', 'Passkeys');
 
+    await page.goto(`${env.issuer}/login/done`);
+    await check(page, 'signed-in page', /^You are signed in to /);
+
     await page.goto(`${env.issuer}/logout`);
     await check(page, 'sign-out confirmation', /^Sign out of /);
     await page.locator('main form button[type="submit"]').click();
@@ -204,6 +219,25 @@ test('administration pages of an owner', { timeout: 120_000 }, async (t) => {
 
     await page.locator('#new-application').click();
     await check(page, 'new OAuth application form', 'New OAuth application');
+    // The form's error state: a redirect URI that is not allowed and no scope.
+    const name = `A11y Check ${Date.now().toString(36)}`;
+    await page.locator('#name').fill(name);
+    await page.locator('#redirect_uris').fill('ftp://127.0.0.1/callback');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('textarea[aria-invalid="true"]').waitFor(slow);
+    await check(page, 'new OAuth application form with errors', 'New OAuth application');
+    // The one-time secret page of a confidential application, which is then deleted again.
+    await page.locator('#redirect_uris').fill('http://127.0.0.1/callback');
+    await page.locator('input[name="scope"][value="openid"]').check();
+    await page.locator('#confidential').check();
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('#client-secret').waitFor(slow);
+    await expectNoViolationsInThemes(page, 'client secret page', options);
+    await page.getByRole('link', { name: /back to the application/ }).click();
+    await page.locator('#delete-application').click();
+    await page.getByRole('button', { name: 'Delete application' }).click();
+    await check(page, 'OAuth applications after a deletion', 'OAuth applications');
+    assert.equal(await page.locator('.apps').getByText(name, { exact: true }).count(), 0, 'the check\'s application is gone');
 
     await page.goto(apps);
     await page.locator('.apps').getByRole('link', { name: 'E2E Confidential App', exact: true }).click();
