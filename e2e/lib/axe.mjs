@@ -9,12 +9,16 @@ import { AxeBuilder } from '@axe-core/playwright';
 // The axe-core tags of the success criteria the pages must meet.
 export const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
-// The ways a page is looked at. The browser's colour scheme drives data-theme="auto" (the
-// attribute absent is auto too); the forced variants set the attribute against the browser's
-// preference, so that each theme is checked through both of its selectors in the stylesheet.
+// The themes a page is looked at in: the browser's colour scheme drives data-theme="auto" (the
+// attribute absent is auto too).
 export const themes = [
   { name: 'light', colorScheme: 'light', dataTheme: null },
   { name: 'dark', colorScheme: 'dark', dataTheme: null },
+];
+
+// The attribute set against the browser's preference: the stylesheet's other selector of each
+// theme. The values are the same as in themes (a test compares them), so one page suffices.
+export const forcedThemes = [
   { name: 'data-theme=dark', colorScheme: 'light', dataTheme: 'dark' },
   { name: 'data-theme=light', colorScheme: 'dark', dataTheme: 'light' },
 ];
@@ -62,7 +66,9 @@ function knownIssue(known, rule, node) {
 // why }): a node that matches one is left out and the entry is added to matched (a Set the
 // caller can use to tell an entry that no longer matches anything).
 async function violations(page, label, { known = [], matched = new Set() } = {}) {
-  const results = await new AxeBuilder({ page }).withTags(wcagTags).analyze();
+  // Legacy mode runs axe in the page itself: the pages have no frames, and it spares opening a
+  // second page for every check.
+  const results = await new AxeBuilder({ page }).withTags(wcagTags).setLegacyMode().analyze();
   assert.ok(results.passes.length > 0, `${label}: axe checked nothing on ${page.url()}`);
   const left = [];
   for (const v of results.violations) {
@@ -94,11 +100,11 @@ export async function expectNoViolations(page, label, options) {
   }
 }
 
-// expectNoViolationsInThemes checks the page in every theme of themes and fails with the
-// violations of all of them.
-export async function expectNoViolationsInThemes(page, label, options) {
+// expectNoViolationsInThemes checks the page in every theme of list (themes by default) and
+// fails with the violations of all of them. The page is left in the last theme.
+export async function expectNoViolationsInThemes(page, label, options, list = themes) {
   const found = [];
-  for (const theme of themes) {
+  for (const theme of list) {
     await applyTheme(page, theme);
     found.push(await violations(page, `${label} (${theme.name})`, options));
   }
