@@ -226,6 +226,7 @@ test('sign-in page: themes, brand colours, focus ring, logo slot, error state', 
       assert.ok(Math.abs(box.width - 2 * box.height) <= 10, `${theme.name}: logo proportions ${box.width}x${box.height}`);
     }
     await expectNoViolationsInThemes(page, 'sign-in page with a logo', options);
+    await expectReflow(page, 'sign-in page with a logo');
 
     // A failed attempt (an address no member has, so no one's lockout counts it).
     await page.goto(`${env.issuer}/login`);
@@ -242,11 +243,13 @@ test('sign-in page: themes, brand colours, focus ring, logo slot, error state', 
     await page.goto(`${env.issuer}/login/reset?token=not-a-token`);
     await page.locator('main h1').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'dead reset link', options);
+    await expectReflow(page, 'dead reset link');
 
     // School 1 is reached by a numeric address: the passkey page says passkeys are unavailable.
     await page.goto(`${env.issuer}/login/passkey`);
     await page.locator('#passkeys-unavailable').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'passkey sign-in page', options);
+    await expectReflow(page, 'passkey sign-in page');
   });
 });
 
@@ -282,6 +285,7 @@ test('error page: an authorization request from an unknown client', { timeout: 1
     assert.equal(new URL(page.url()).origin, env.issuer, 'no redirect to an unknown client');
     await page.locator('main h1').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'error page', options);
+    await expectReflow(page, 'error page');
   });
 });
 
@@ -332,6 +336,7 @@ test('administration pages of an owner', { timeout: 120_000 }, async (t) => {
     await page.getByRole('button', { name: 'Create application' }).click();
     await page.locator('#client-secret').waitFor(slow);
     await expectNoViolationsInThemes(page, 'client secret page', options);
+    await expectReflow(page, 'client secret page');
     await page.getByRole('link', { name: /back to the application/ }).click();
     await page.locator('#delete-application').click();
     await page.getByRole('button', { name: 'Delete application' }).click();
@@ -345,10 +350,12 @@ test('administration pages of an owner', { timeout: 120_000 }, async (t) => {
     await page.locator('#rotate-secret').click();
     await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'issue a new secret: confirmation', options);
+    await expectReflow(page, 'issue a new secret: confirmation');
     await page.goto(appURL);
     await page.locator('#delete-application').click();
     await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'delete application: confirmation', options);
+    await expectReflow(page, 'delete application: confirmation');
 
     await page.goto(`${env.issuer}/admin/members`);
     await check(page, 'members', 'Members');
@@ -357,6 +364,7 @@ test('administration pages of an owner', { timeout: 120_000 }, async (t) => {
     await page.getByRole('link', { name: 'Change roles' }).click();
     await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
     await expectNoViolationsInThemes(page, 'change roles: confirmation', options);
+    await expectReflow(page, 'change roles: confirmation');
 
     await page.goto(`${env.issuer}/admin/security-events`);
     await check(page, 'security events', 'Security events');
