@@ -21,7 +21,7 @@ die() { echo "e2e: $*" >&2; exit 1; }
 
 command -v node >/dev/null || die "node is not installed"
 [ -d e2e/node_modules/oauth4webapi ] && [ -d e2e/node_modules/playwright-core ] &&
-  [ -d e2e/node_modules/@modelcontextprotocol/sdk ] ||
+  [ -d e2e/node_modules/@modelcontextprotocol/sdk ] && [ -d e2e/node_modules/@axe-core/playwright ] ||
   die "e2e/node_modules is missing: run 'cd e2e && npm ci' (or 'make e2e')"
 [ -x "$CHROMIUM" ] || die "no chromium at $CHROMIUM: apt-get install chromium, or set CHROMIUM"
 

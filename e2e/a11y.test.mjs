@@ -1,0 +1,377 @@
+// Accessibility of the server-rendered pages at school 1: axe-core's WCAG 2.0/2.1/2.2 A and AA
+// rules in the light and the dark theme (e2e/lib/axe.mjs), and reflow at 320 CSS pixels. The
+// pages: sign-in and its error state, the forgotten-password and passkey pages, the consent
+// page, the error page, the account pages, the sign-out confirmation and the signed-out page,
+// and the owner's administration pages. The stylesheet's own promises are checked on the
+// sign-in page: both selectors of each theme set the same values, the accent follows a
+// school's --brand colours, the keyboard focus ring shows in the accent, and a header logo
+// stays within its slot.
+//
+// Nothing here changes state another test relies on: the failed sign-in uses an address no
+// member has, the consent page is left unanswered, the confirmation pages are not submitted,
+// and the application created to show its secret page is deleted again.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { applyTheme, expectNoViolationsInThemes, forcedThemes, themes } from './lib/axe.mjs';
+import { authorizationUrl, discover, env, signIn, startCallback, withBrowser } from './lib/harness.mjs';
+
+// Violations caused by the markup of templates/html/*.html, which this file's change could not
+// touch: each entry names the axe rule, the node's selector as axe reports it and the fix.
+// Matching nodes are left out of the failures; the last test fails while an entry matches
+// nothing, so the list is emptied as the templates are fixed.
+const KNOWN_TEMPLATE_ISSUES = [
+  {
+    rule: 'reflow',
+    target: 'table.members',
+    why: 'admin_members.html: at 320px the members table (a data table, which may scroll) is wider ' +
+      'than the page and makes the whole page scroll sideways. Fix: wrap it in ' +
+      '<div class="table-scroll" role="region" aria-label="Members" tabindex="0">, which the ' +
+      'stylesheet scrolls on its own.',
+  },
+];
+
+// The entries of KNOWN_TEMPLATE_ISSUES some page still shows.
+const matched = new Set();
+const options = { known: KNOWN_TEMPLATE_ISSUES, matched };
+
+// Form posts hash passwords (argon2id) on a busy machine: their answers get more time.
+const slow = { timeout: 30_000 };
+
+function onPath(pathname) {
+  return (url) => url.origin === env.issuer && url.pathname === pathname;
+}
+
+// expectReflow checks WCAG 1.4.10: at 320 CSS pixels wide nothing sticks out past the right
+// edge, so the page scrolls in one direction only. An element that matches an entry of
+// KNOWN_TEMPLATE_ISSUES with rule 'reflow' (and what is inside it) is left out. The viewport is
+// put back afterwards.
+async function expectReflow(page, label) {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 320, height: 640 });
+  try {
+    const known = KNOWN_TEMPLATE_ISSUES.filter((k) => k.rule === 'reflow');
+    const { wide, excused } = await page.evaluate((selectors) => {
+      const edge = document.documentElement.clientWidth + 0.5;
+      const name = (el) => el.tagName.toLowerCase() + (el.id ? `#${el.id}` : '') +
+        [...el.classList].map((c) => `.${c}`).join('');
+      const wide = [];
+      const excused = new Set();
+      // Inside a scroll container that itself fits, an element scrolls there: not the page.
+      const scrolled = (el) => {
+        for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= edge) {
+            return true;
+          }
+        }
+        return false;
+      };
+      for (const el of document.querySelectorAll('body *')) {
+        if (el.getBoundingClientRect().right <= edge || scrolled(el)) {
+          continue;
+        }
+        const i = selectors.findIndex((sel) => el.closest(sel));
+        if (i >= 0) {
+          excused.add(i);
+        } else {
+          wide.push(name(el));
+        }
+      }
+      return { wide, excused: [...excused] };
+    }, known.map((k) => k.target));
+    for (const i of excused) {
+      matched.add(known[i]);
+    }
+    assert.deepEqual(wide, [], `${label}: past the right edge at a 320px viewport`);
+  } finally {
+    await page.setViewportSize(before ?? { width: 1280, height: 720 });
+  }
+}
+
+// check runs axe on the page in every theme and checks its reflow; the page must show heading
+// first.
+async function check(page, label, heading) {
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
+  await expectNoViolationsInThemes(page, label, options);
+  await expectReflow(page, label);
+}
+
+// cssColor resolves a colour as the browser computes it (rgb(...)), so that a custom
+// property's value can be compared with a computed style.
+function cssColor(page, value) {
+  return page.evaluate((v) => {
+    const probe = document.createElement('span');
+    probe.style.setProperty('color', v);
+    document.body.append(probe);
+    const c = getComputedStyle(probe).color;
+    probe.remove();
+    return c;
+  }, value);
+}
+
+// accent is the computed --accent of the page's root element.
+async function accent(page) {
+  const value = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim());
+  return cssColor(page, value);
+}
+
+// customProperties returns the custom properties the stylesheet sets on :root, as computed.
+function customProperties(page) {
+  return page.evaluate(() => {
+    const names = new Set();
+    for (const sheet of document.styleSheets) {
+      const walk = (rules) => {
+        for (const rule of rules) {
+          if (rule.cssRules) {
+            walk(rule.cssRules);
+          }
+          if (rule.style) {
+            for (const name of rule.style) {
+              if (name.startsWith('--')) {
+                names.add(name);
+              }
+            }
+          }
+        }
+      };
+      walk(sheet.cssRules);
+    }
+    const style = getComputedStyle(document.documentElement);
+    return Object.fromEntries([...names].sort().map((name) => [name, style.getPropertyValue(name).trim()]));
+  });
+}
+
+test('sign-in page: themes, brand colours, focus ring, logo slot, error state', { timeout: 120_000 }, async (t) => {
+  await withBrowser(t, async (page) => {
+    await page.goto(`${env.issuer}/login`);
+    await check(page, 'sign-in page', /^Sign in to /);
+    await expectNoViolationsInThemes(page, 'sign-in page', options, forcedThemes);
+
+    // Each theme has two selectors (the attribute, and the media query for auto): they must set
+    // the same values.
+    const values = {};
+    for (const theme of [...themes, ...forcedThemes]) {
+      await applyTheme(page, theme);
+      values[theme.name] = await customProperties(page);
+    }
+    assert.ok(Object.keys(values.light).includes('--accent'), `custom properties: ${Object.keys(values.light)}`);
+    assert.deepEqual(values['data-theme=dark'], values.dark, 'data-theme="dark" and auto in a dark browser');
+    assert.deepEqual(values['data-theme=light'], values.light, 'data-theme="light" and auto in a light browser');
+    assert.notDeepEqual(values.dark, values.light, 'the themes differ');
+
+    const primary = page.locator('form button.primary');
+    for (const theme of [...themes, ...forcedThemes]) {
+      await applyTheme(page, theme);
+      const dark = theme.dataTheme === 'dark' || (theme.dataTheme === null && theme.colorScheme === 'dark');
+      const scheme = await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme);
+      assert.equal(scheme, theme.dataTheme ? theme.dataTheme : 'light dark', `${theme.name}: color-scheme`);
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.equal(bg, dark ? 'rgb(22, 24, 27)' : 'rgb(246, 247, 249)', `${theme.name}: --bg`);
+
+      // Keyboard focus: the ring is drawn in the accent on the field and on the button.
+      await page.locator('#email').focus();
+      await page.keyboard.press('Tab');
+      for (const target of ['#password', 'form button.primary']) {
+        const ring = await page.locator(target).evaluate((el) => {
+          const s = getComputedStyle(el);
+          return { focused: el.matches(':focus-visible'), style: s.outlineStyle, width: s.outlineWidth, color: s.outlineColor };
+        });
+        assert.ok(ring.focused, `${theme.name}: ${target} has keyboard focus`);
+        assert.equal(ring.style, 'solid', `${theme.name}: ${target} focus ring`);
+        assert.equal(ring.width, '3px', `${theme.name}: ${target} focus ring width`);
+        assert.equal(ring.color, await accent(page), `${theme.name}: ${target} focus ring colour`);
+        if (target === '#password') {
+          await page.keyboard.press('Tab');
+        }
+      }
+
+      // A school's colours, as its own stylesheet sets them on :root, become the accent of the
+      // theme they are for; without them the default accent returns.
+      await page.evaluate(() => {
+        const root = document.documentElement.style;
+        root.setProperty('--brand', '#7a1fa2');
+        root.setProperty('--on-brand', '#fffffe');
+        root.setProperty('--brand-dark', '#e1a6f0');
+        root.setProperty('--on-brand-dark', '#1a0220');
+      });
+      const branded = await primary.evaluate((el) => {
+        const s = getComputedStyle(el);
+        return { bg: s.backgroundColor, fg: s.color };
+      });
+      assert.deepEqual(branded, dark
+        ? { bg: 'rgb(225, 166, 240)', fg: 'rgb(26, 2, 32)' }
+        : { bg: 'rgb(122, 31, 162)', fg: 'rgb(255, 255, 254)' }, `${theme.name}: brand colours`);
+      await page.evaluate(() => document.documentElement.removeAttribute('style'));
+      const plain = await primary.evaluate((el) => getComputedStyle(el).backgroundColor);
+      assert.equal(plain, dark ? 'rgb(110, 160, 240)' : 'rgb(31, 95, 191)', `${theme.name}: default accent`);
+    }
+
+    // The header's logo slot: a tall logo is scaled down to the slot, keeping its proportions.
+    await page.evaluate(() => {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="400" height="200" fill="#223344"/></svg>';
+      const img = document.createElement('img');
+      img.className = 'logo';
+      img.alt = 'E2E School One';
+      img.src = `data:image/svg+xml,${encodeURIComponent(svg)}`;
+      document.querySelector('header.site').replaceChildren(img);
+    });
+    const logo = page.locator('header.site img.logo');
+    await logo.waitFor({ state: 'visible' });
+    await page.waitForFunction(() => document.querySelector('header.site img.logo').complete);
+    for (const theme of [...themes, ...forcedThemes]) {
+      await applyTheme(page, theme);
+      const box = await logo.boundingBox();
+      assert.ok(box.height <= 48.5 && box.height >= 40, `${theme.name}: logo height ${box.height}`);
+      assert.ok(Math.abs(box.width - 2 * box.height) <= 10, `${theme.name}: logo proportions ${box.width}x${box.height}`);
+    }
+    await expectNoViolationsInThemes(page, 'sign-in page with a logo', options);
+    await expectReflow(page, 'sign-in page with a logo');
+
+    // A failed attempt (an address no member has, so no one's lockout counts it).
+    await page.goto(`${env.issuer}/login`);
+    await signIn(page, 'nobody.a11y@e2e.example', 'not-a-password-1');
+    await page.locator('[role="alert"]').first().waitFor(slow);
+    await check(page, 'sign-in page after a failed attempt', /^Sign in to /);
+
+    await page.goto(`${env.issuer}/login/forgot`);
+    await check(page, 'forgotten-password form', 'Forgot your password?');
+    await page.locator('input[name="email"]').fill('nobody.a11y@e2e.example');
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await check(page, 'forgotten-password answer', 'Check your e-mail');
+
+    await page.goto(`${env.issuer}/login/reset?token=not-a-token`);
+    await page.locator('main h1').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'dead reset link', options);
+    await expectReflow(page, 'dead reset link');
+
+    // School 1 is reached by a numeric address: the passkey page says passkeys are unavailable.
+    await page.goto(`${env.issuer}/login/passkey`);
+    await page.locator('#passkeys-unavailable').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'passkey sign-in page', options);
+    await expectReflow(page, 'passkey sign-in page');
+  });
+});
+
+test('consent page', { timeout: 120_000 }, async (t) => {
+  const as = await discover(env.issuer);
+  const cb = await startCallback();
+  t.after(() => cb.close());
+  const req = await authorizationUrl(as, env.clientId, cb.redirectUri);
+  await withBrowser(t, async (page) => {
+    await page.goto(req.url.href);
+    await signIn(page, env.studentEmail, env.studentPassword);
+    await page.locator('button[name="decision"][value="approve"]').waitFor(slow);
+    await check(page, 'consent page', /^Allow E2E App/);
+  });
+  assert.equal(cb.requests.length, 0, 'the consent page was left unanswered');
+});
+
+test('error page: an authorization request from an unknown client', { timeout: 120_000 }, async (t) => {
+  const as = await discover(env.issuer);
+  const url = new URL(as.authorization_endpoint);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'pc_no-such-client-a11y0000',
+    redirect_uri: 'http://127.0.0.1/callback',
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'a11y',
+  }).toString();
+  await withBrowser(t, async (page) => {
+    const res = await page.goto(url.href);
+    assert.ok(res.status() >= 400, `an error status, not ${res.status()}`);
+    assert.equal(new URL(page.url()).origin, env.issuer, 'no redirect to an unknown client');
+    await page.locator('main h1').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'error page', options);
+    await expectReflow(page, 'error page');
+  });
+});
+
+test('account pages, sign-out confirmation and signed-out page', { timeout: 120_000 }, async (t) => {
+  await withBrowser(t, async (page) => {
+    await page.goto(`${env.issuer}/account`);
+    await page.waitForURL(onPath('/login'));
+    await signIn(page, env.studentEmail, env.studentPassword);
+    await page.waitForURL(onPath('/account'), slow);
+    await check(page, 'account page', /^Your account at /);
+
+    await page.goto(`${env.issuer}/account/security`);
+    await check(page, 'second factors page', /^Second factors at /);
+    await page.goto(`${env.issuer}/account/passkeys`);
+    await check(page, 'passkeys page', 'Passkeys');
+
+    await page.goto(`${env.issuer}/login/done`);
+    await check(page, 'signed-in page', /^You are signed in to /);
+
+    await page.goto(`${env.issuer}/logout`);
+    await check(page, 'sign-out confirmation', /^Sign out of /);
+    await page.locator('main form button[type="submit"]').click();
+    await check(page, 'signed-out page', /^You are signed out/);
+  });
+});
+
+test('administration pages of an owner', { timeout: 120_000 }, async (t) => {
+  await withBrowser(t, async (page) => {
+    const apps = `${env.issuer}/admin/developers/oauth-applications`;
+    await page.goto(apps);
+    await page.waitForURL(onPath('/login'));
+    await signIn(page, env.ownerEmail, env.ownerPassword);
+    await check(page, 'OAuth applications', 'OAuth applications');
+
+    await page.locator('#new-application').click();
+    await check(page, 'new OAuth application form', 'New OAuth application');
+    // The form's error state: a redirect URI that is not allowed and no scope.
+    const name = `A11y Check ${Date.now().toString(36)}`;
+    await page.locator('#name').fill(name);
+    await page.locator('#redirect_uris').fill('ftp://127.0.0.1/callback');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('textarea[aria-invalid="true"]').waitFor(slow);
+    await check(page, 'new OAuth application form with errors', 'New OAuth application');
+    // The one-time secret page of a confidential application, which is then deleted again.
+    await page.locator('#redirect_uris').fill('http://127.0.0.1/callback');
+    await page.locator('input[name="scope"][value="openid"]').check();
+    await page.locator('#confidential').check();
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('#client-secret').waitFor(slow);
+    await expectNoViolationsInThemes(page, 'client secret page', options);
+    await expectReflow(page, 'client secret page');
+    await page.getByRole('link', { name: /back to the application/ }).click();
+    await page.locator('#delete-application').click();
+    await page.getByRole('button', { name: 'Delete application' }).click();
+    await check(page, 'OAuth applications after a deletion', 'OAuth applications');
+    assert.equal(await page.locator('.apps').getByText(name, { exact: true }).count(), 0, 'the check\'s application is gone');
+
+    await page.goto(apps);
+    await page.locator('.apps').getByRole('link', { name: 'E2E Confidential App', exact: true }).click();
+    await check(page, 'OAuth application', 'E2E Confidential App');
+    const appURL = page.url();
+    await page.locator('#rotate-secret').click();
+    await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'issue a new secret: confirmation', options);
+    await expectReflow(page, 'issue a new secret: confirmation');
+    await page.goto(appURL);
+    await page.locator('#delete-application').click();
+    await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'delete application: confirmation', options);
+    await expectReflow(page, 'delete application: confirmation');
+
+    await page.goto(`${env.issuer}/admin/members`);
+    await check(page, 'members', 'Members');
+    await page.getByRole('link', { name: 'Sam Student' }).click();
+    await check(page, 'member page', 'Sam Student');
+    await page.getByRole('link', { name: 'Change roles' }).click();
+    await page.locator('main .actions button[type="submit"]').waitFor({ state: 'visible' });
+    await expectNoViolationsInThemes(page, 'change roles: confirmation', options);
+    await expectReflow(page, 'change roles: confirmation');
+
+    await page.goto(`${env.issuer}/admin/security-events`);
+    await check(page, 'security events', 'Security events');
+  });
+});
+
+test('every known template issue is still found', () => {
+  const stale = KNOWN_TEMPLATE_ISSUES.filter((k) => !matched.has(k));
+  assert.deepEqual(stale, [], 'fixed in the templates: remove these from KNOWN_TEMPLATE_ISSUES');
+});
