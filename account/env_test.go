@@ -182,6 +182,9 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}
 	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)
 	r := mux.NewRouter()
+	// The request's language and the school's time zone, as the server puts them in every
+	// request's context.
+	r.Use(e.login.Localize)
 	e.login.Mount(r)
 	e.h.Mount(r)
 	authz.New(authz.Deps{

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/scope"
@@ -55,24 +57,29 @@ var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
 
-// accountNotices are the sentences a finished form's redirect names with ?done=. The query
-// carries only these keys, never anything the member typed.
-var accountNotices = map[string]string{
-	"profile":      "Your profile was saved.",
-	"password":     "Your password was changed, and every other device was signed out.",
-	"password-all": "Your password was changed, and every other device and every application was signed out.",
-	"email-sent":   "We sent a confirmation link to the new address. Open it within 24 hours to finish the change.",
-	"email":        "Your e-mail address was changed.",
-	"session":      "That device was signed out.",
-	"sessions":     "Every other device was signed out.",
-	"app":          "The application's access was removed.",
+// accountNotice is the sentence a finished form's redirect names with ?done=. The query
+// carries only these names, never anything the member typed; another name gives "".
+func accountNotice(loc *i18n.Localizer, done string) string {
+	switch done {
+	case "profile":
+		return loc.Text("account.notice.profile")
+	case "password":
+		return loc.Text("account.notice.password")
+	case "password-all":
+		return loc.Text("account.notice.password_all")
+	case "email-sent":
+		return loc.Text("account.notice.email_sent")
+	case "email":
+		return loc.Text("account.notice.email")
+	case "session":
+		return loc.Text("account.notice.session")
+	case "sessions":
+		return loc.Text("account.notice.sessions")
+	case "app":
+		return loc.Text("account.notice.app")
+	}
+	return ""
 }
-
-// Messages of the account page.
-const (
-	msgAccountExpired = "This form has expired. Please try again."
-	msgPasswordLimit  = "Too many wrong passwords. Please wait a few minutes and try again."
-)
 
 // mountAccount registers /account and its forms.
 func (h *Handler) mountAccount(r *mux.Router) {
@@ -91,13 +98,16 @@ func (h *Handler) mountAccount(r *mux.Router) {
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := login.ShowAgain(h.showAccount, templates.AccountPage{Message: msgAccountExpired})
+	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
+		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: i18n.FromContext(r.Context()).Text("account.expired")})
+	}
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: accountNotices[r.URL.Query().Get("done")]})
+	notice := accountNotice(i18n.FromContext(r.Context()), r.URL.Query().Get("done"))
+	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: notice})
 }
 
 // accountDone ends a form that did its work: back to the page, with a fixed sentence.
@@ -109,6 +119,7 @@ func accountDone(w http.ResponseWriter, done string) {
 // page. page carries what the caller decides: messages, and a refused form's input.
 func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
+	loc := i18n.FromContext(ctx)
 	m, now := v.Session.Member, h.now()
 	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.School.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
@@ -123,8 +134,8 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	}
 	for _, s := range sessions {
 		page.Sessions = append(page.Sessions, templates.AccountSession{
-			ID: s.ID, Device: deviceSummary(s.UserAgent), Address: s.ClientAddr,
-			LastSeen: pageTime(s.LastSeenAt), CreatedAt: pageTime(s.CreatedAt), Current: s.ID == v.Session.ID,
+			ID: s.ID, Device: localDevice(loc, deviceSummary(s.UserAgent)), Address: s.ClientAddr,
+			LastSeen: pageTime(loc, s.LastSeenAt), CreatedAt: pageTime(loc, s.CreatedAt), Current: s.ID == v.Session.ID,
 		})
 	}
 	apps, err := h.store.ListConnectedApps(ctx, m.ID, now)
@@ -132,7 +143,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		return fmt.Errorf("account: list applications: %w", err)
 	}
 	for _, a := range apps {
-		item := templates.AccountApp{ClientID: a.ClientID, Name: a.ClientName, GrantedAt: pageTime(a.GrantedAt), LastUsed: pageTime(a.LastUsedAt)}
+		item := templates.AccountApp{ClientID: a.ClientID, Name: a.ClientName, GrantedAt: pageTime(loc, a.GrantedAt), LastUsed: pageTime(loc, a.LastUsedAt)}
 		if item.Name == "" {
 			item.Name = a.ClientID
 		}
@@ -150,12 +161,9 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		return fmt.Errorf("account: list events: %w", err)
 	}
 	for _, e := range events {
-		detail := e.Detail
-		if e.Kind == audit.KindGrantRevoked && e.Detail == "reuse_detected" {
-			detail = e.ClientID + " (one of its refresh tokens was used twice)"
-		}
 		page.Events = append(page.Events, templates.AccountEvent{
-			At: pageTime(e.At), What: eventWords(e, m.ID), Detail: detail, Device: deviceSummary(e.UserAgent), Address: e.ClientAddr,
+			At: pageTime(loc, e.At), What: eventWords(loc, e, m.ID), Detail: eventDetail(loc, e), Device: localDevice(loc, deviceSummary(e.UserAgent)),
+			Address: e.ClientAddr,
 		})
 	}
 	if status == http.StatusTooManyRequests {
@@ -173,86 +181,131 @@ func pictureShown(u string) bool {
 	return err == nil && p.Scheme == "https" && p.Host != "" && p.User == nil
 }
 
-// pageTime writes a time for the page, in UTC (the server does not know the member's zone).
-func pageTime(t time.Time) string {
+// pageTime writes a time for the page in the member's language and the school's time zone
+// (loc), "never" for the zero time.
+func pageTime(loc *i18n.Localizer, t time.Time) string {
 	if t.IsZero() {
-		return "never"
+		return loc.Text("account.never")
 	}
-	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+	return loc.DateTime(t)
 }
 
-// eventWords says what an event of member me was, in the member's terms: the log holds the
+// eventWords says what an event of member me was, in the member's terms and language: the log holds the
 // member's own acts, on their account or as an operator on others', and what others (an
 // operator, Proctor itself) did to their account.
-func eventWords(e Event, me int64) string {
+func eventWords(loc *i18n.Localizer, e Event, me int64) string {
 	failed := e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled
 	toOther := e.SubjectID != me
 	switch e.Kind {
 	case audit.KindSignIn:
 		if failed {
-			return "Sign-in refused"
+			return loc.Text("account.event.sign_in_refused")
 		}
-		return "Signed in"
+		return loc.Text("account.event.sign_in")
 	case audit.KindFactorEnrolled:
 		if e.Detail == "recovery_code" {
-			return "New recovery codes made"
+			return loc.Text("account.event.recovery_codes")
 		}
-		return "Second factor added"
+		return loc.Text("account.event.factor_added")
 	case audit.KindFactorRemoved:
-		return "Second factor removed"
+		return loc.Text("account.event.factor_removed")
 	case audit.KindFactorUsed:
 		if failed {
-			return "Second factor refused"
+			return loc.Text("account.event.factor_refused")
 		}
-		return "Second factor used"
+		return loc.Text("account.event.factor_used")
 	case audit.KindFactorsReset:
-		return "Second factors reset"
+		return loc.Text("account.event.factors_reset")
 	case audit.KindPasswordChanged:
-		return "Password changed"
+		return loc.Text("account.event.password_changed")
 	case audit.KindPasswordResetRequested:
-		return "Password reset link requested"
+		return loc.Text("account.event.reset_requested")
 	case audit.KindPasswordResetCompleted:
-		return "Password reset with an e-mail link"
+		return loc.Text("account.event.reset_completed")
 	case audit.KindInvitationSent:
 		if toOther {
-			return "Invited a member"
+			return loc.Text("account.event.invited_member")
 		}
-		return "Invited to the school"
+		return loc.Text("account.event.invited")
 	case audit.KindInvitationAccepted:
-		return "Invitation accepted"
+		return loc.Text("account.event.invitation_accepted")
 	case audit.KindEmailChanged:
-		return "E-mail address changed"
+		return loc.Text("account.event.email_changed")
 	case audit.KindSessionEnded:
-		return "Signed out a device"
+		return loc.Text("account.event.session_ended")
 	case audit.KindSignedOutEverywhere:
-		return "Signed out everywhere"
+		return loc.Text("account.event.signed_out_everywhere")
 	case audit.KindGrantRevoked:
 		if e.Actor == audit.ActorMember {
-			return "Removed an application's access"
+			return loc.Text("account.event.app_removed")
 		}
-		return "An application's access was revoked"
+		return loc.Text("account.event.app_revoked")
 	case audit.KindProfileChanged:
-		return "Profile changed"
+		return loc.Text("account.event.profile_changed")
 	case audit.KindConsentApproved:
-		return "Allowed an application"
+		return loc.Text("account.event.consent_approved")
 	case audit.KindConsentDenied:
-		return "Refused an application"
+		return loc.Text("account.event.consent_denied")
 	case audit.KindLockoutLifted:
-		return "Sign-in lock lifted"
+		return loc.Text("account.event.lockout_lifted")
 	case audit.KindRoleChanged:
 		if toOther {
-			return "Changed a member's role"
+			return loc.Text("account.event.role_changed_other")
 		}
-		return "Role changed"
+		return loc.Text("account.event.role_changed")
 	case audit.KindClientCreated:
-		return "Created an application"
+		return loc.Text("account.event.client_created")
 	case audit.KindClientSecretRotated:
-		return "Issued a new application secret"
+		return loc.Text("account.event.client_secret_rotated")
 	case audit.KindClientDeleted:
-		return "Deleted an application"
+		return loc.Text("account.event.client_deleted")
 	default:
-		return "Account activity"
+		return loc.Text("account.event.other")
 	}
+}
+
+// eventDetail writes an event's detail for the page. The details the account's own forms
+// record in words (the device signed out, how many others, what a new password also did) are
+// written in the member's language; any other detail (an application's name, a role) is shown
+// as it was recorded.
+func eventDetail(loc *i18n.Localizer, e Event) string {
+	switch e.Kind {
+	case audit.KindGrantRevoked:
+		if e.Detail == "reuse_detected" {
+			return loc.Text("account.refresh_reuse", "Client", e.ClientID)
+		}
+	case audit.KindPasswordChanged:
+		if e.Detail != "" && e.Detail == signedOutNote(true) {
+			return loc.Text("account.event.signed_out_apps")
+		}
+	case audit.KindSessionEnded:
+		if n, ok := otherDevicesCount(e.Detail); ok {
+			return loc.Text("account.other_devices", "Count", n)
+		}
+		return localDevice(loc, e.Detail)
+	}
+	return e.Detail
+}
+
+// otherDevicesNote is the detail of a sign-out of n other devices, as the event log keeps it.
+func otherDevicesNote(n int) string {
+	if n == 1 {
+		return "1 other device"
+	}
+	return strconv.Itoa(n) + " other devices"
+}
+
+// otherDevicesCount reads the n of an otherDevicesNote.
+func otherDevicesCount(detail string) (int, bool) {
+	num, ok := strings.CutSuffix(detail, " other devices")
+	if !ok {
+		num, ok = strings.CutSuffix(detail, " other device")
+	}
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
 }
 
 // accountTx runs fn in one transaction of the store: fn's context carries it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -18,20 +19,20 @@ import (
 // Pages of a confirmation link that cannot be used. The first says the same whether the link
 // never existed, expired, was used, was made at another school or was outdated by a new
 // password.
-var (
-	viewEmailLinkInvalid = login.ErrorView{
-		Title:   "This link does not work",
-		Message: "The link is not valid any more: it may have expired or been used already. Ask for a new one on your account page.",
-	}
-	viewEmailLinkOtherMember = login.ErrorView{
-		Title:   "This link is for another account",
-		Message: "Sign out, then open the link again and sign in as the person who asked for the change.",
-	}
-	viewEmailTaken = login.ErrorView{
-		Title:   "That address is taken",
-		Message: "Another account uses this e-mail address now, so it cannot become yours. Your address has not changed.",
-	}
-)
+func viewEmailLinkInvalid(r *http.Request) login.ErrorView {
+	loc := i18n.FromContext(r.Context())
+	return login.ErrorView{Title: loc.Text("account.link_invalid_title"), Message: loc.Text("account.link_invalid")}
+}
+
+func viewEmailLinkOtherMember(r *http.Request) login.ErrorView {
+	loc := i18n.FromContext(r.Context())
+	return login.ErrorView{Title: loc.Text("account.link_other_title"), Message: loc.Text("account.link_other")}
+}
+
+func viewEmailTaken(r *http.Request) login.ErrorView {
+	loc := i18n.FromContext(r.Context())
+	return login.ErrorView{Title: loc.Text("account.email_taken_title"), Message: loc.Text("account.email_taken")}
+}
 
 // errEmailLinkGone stops a confirmation whose link was used (or outdated) meanwhile.
 var errEmailLinkGone = errors.New("account: the e-mail link is gone")
@@ -42,12 +43,12 @@ var errEmailLinkGone = errors.New("account: the e-mail link is gone")
 func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visit, token string) (Link, bool, error) {
 	ctx := r.Context()
 	if !login.WellFormedToken(token) {
-		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
 	}
 	l, err := h.store.GetLink(ctx, linkID(h.linkKey, token), PurposeEmailChange, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
 	}
 	if err != nil {
@@ -56,7 +57,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 	if l.MemberID != v.Session.Member.ID {
 		h.log.InfoContext(ctx, "e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
-		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember)
+		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember(r))
 		return Link{}, false, nil
 	}
 	m, err := h.store.GetMember(ctx, l.MemberID)
@@ -64,7 +65,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 		return Link{}, false, fmt.Errorf("account: get member: %w", err)
 	}
 	if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), l.PasswordStamp) {
-		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
 	}
 	return l, true, nil
@@ -134,12 +135,12 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 	})
 	switch {
 	case errors.Is(err, errEmailLinkGone):
-		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid)
+		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
 		h.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
-		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken)
+		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken(r))
 		return nil
 	case err != nil:
 		return err

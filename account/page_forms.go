@@ -14,6 +14,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	mailqueue "github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/password"
@@ -21,22 +22,8 @@ import (
 	"github.com/proctorhq/proctor/templates"
 )
 
-// Messages of the account page's forms, shown next to the form they are about.
-const (
-	msgNameRequired    = "Enter your name."
-	msgNameTooLong     = "Your name can be at most 100 characters long."
-	msgNameUnprintable = "Your name contains characters that cannot be shown."
-	msgPictureInvalid  = "The picture address must be an https:// address of at most 2048 characters, or empty."
-	msgCurrentRequired = "Enter your current password."
-	msgCurrentWrong    = "Your current password is not right."
-	msgNoPassword      = "Your account has no password yet. Sign out and use “Forgot your password?” on the sign-in page to choose one."
-	msgRepeatMismatch  = "The new password and its repetition are not the same."
-	msgPasswordMoved   = "Your password was changed elsewhere meanwhile. Please try again."
-	msgEmailInvalid    = "Enter an e-mail address like name@example.com, of at most 254 characters."
-	msgEmailUnchanged  = "That is already your e-mail address."
-	// accountPasswordKey prefixes the member id in the limiter key of current-password checks.
-	accountPasswordKey = "account-password:"
-)
+// accountPasswordKey prefixes the member id in the limiter key of current-password checks.
+const accountPasswordKey = "account-password:"
 
 // emailChangeLifetime is how long a confirmation link of a new address works (the mail says
 // "in 24 hours").
@@ -48,11 +35,12 @@ var errPasswordMoved = errors.New("account: the password changed since it was ve
 // updateProfile saves the member's name and picture address.
 func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
+	loc := i18n.FromContext(ctx)
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	picture := strings.TrimSpace(r.PostForm.Get("picture"))
-	msg := profileNameProblem(name)
+	msg := profileNameProblem(loc, name)
 	if msg == "" && !pictureAcceptable(picture) {
-		msg = msgPictureInvalid
+		msg = loc.Text("account.picture_invalid")
 	}
 	if msg != "" {
 		return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Name: name, Picture: picture, ProfileMessage: msg})
@@ -75,21 +63,21 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 }
 
 // profileNameProblem says what is wrong with a trimmed name, or "".
-func profileNameProblem(name string) string {
+func profileNameProblem(loc *i18n.Localizer, name string) string {
 	switch {
 	case name == "":
-		return msgNameRequired
+		return loc.Text("account.name_required")
 	case !utf8.ValidString(name):
-		return msgNameUnprintable
+		return loc.Text("account.name_unprintable")
 	case utf8.RuneCountInString(name) > profileMaxName:
-		return msgNameTooLong
+		return loc.Text("account.name_too_long")
 	}
 	for _, c := range name {
 		// unicode.IsPrint admits letters, marks, numbers, punctuation, symbols and the ASCII
 		// space: no control characters, no line breaks, no invisible format characters such as
 		// bidirectional overrides, which could make a name read as something else.
 		if !unicode.IsPrint(c) {
-			return msgNameUnprintable
+			return loc.Text("account.name_unprintable")
 		}
 	}
 	return ""
@@ -127,13 +115,14 @@ type currentPassword struct {
 // the member's budget first (accountPasswordLimit): a wrong password stays charged, a right one
 // is refunded. Only a store or limiter failure is an error.
 func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw string) (currentPassword, error) {
+	loc := i18n.FromContext(ctx)
 	key := accountPasswordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, accountPasswordBudget)
 	if err != nil {
 		return currentPassword{}, login.Unavailable(fmt.Errorf("account: rate limiter: %w", err))
 	}
 	if !ok {
-		return currentPassword{limited: true, message: msgPasswordLimit}, nil
+		return currentPassword{limited: true, message: loc.Text("account.password_limit")}, nil
 	}
 	m, err := h.store.GetMember(ctx, memberID)
 	if err != nil {
@@ -143,10 +132,10 @@ func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw s
 	if !password.IsHash(m.PasswordHash) {
 		_ = password.VerifyDummy(pw)
 		h.refundPasswordAttempt(ctx, key)
-		return currentPassword{message: msgNoPassword}, nil
+		return currentPassword{message: loc.Text("account.no_password")}, nil
 	}
 	if password.Verify(pw, m.PasswordHash) != nil {
-		return currentPassword{message: msgCurrentWrong}, nil
+		return currentPassword{message: loc.Text("account.current_wrong")}, nil
 	}
 	h.refundPasswordAttempt(ctx, key)
 	return currentPassword{hash: m.PasswordHash, ok: true}, nil
@@ -184,6 +173,7 @@ func passwordStatus(c currentPassword) int {
 // sign_out_apps it also revokes every application's tokens.
 func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
+	loc := i18n.FromContext(ctx)
 	m := v.Session.Member
 	current, next, repeat := r.PostForm.Get("current_password"), r.PostForm.Get("new_password"), r.PostForm.Get("repeat_password")
 	signOutApps := r.PostForm.Get("sign_out_apps") == "yes"
@@ -191,13 +181,13 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return h.showAccount(w, r, v, status, templates.AccountPage{PasswordMessage: msg})
 	}
 	if current == "" {
-		return refuse(http.StatusOK, msgCurrentRequired)
+		return refuse(http.StatusOK, loc.Text("account.current_required"))
 	}
 	if err := password.CheckPolicy(next, m.Email, m.Name); err != nil {
-		return refuse(http.StatusOK, err.Error())
+		return refuse(http.StatusOK, policyMessage(loc, err))
 	}
 	if next != repeat {
-		return refuse(http.StatusOK, msgRepeatMismatch)
+		return refuse(http.StatusOK, loc.Text("account.repeat_mismatch"))
 	}
 	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "password change", refuse)
 	if !ok {
@@ -235,7 +225,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, signedOutNote(signOutApps)))
 	})
 	if errors.Is(err, errPasswordMoved) {
-		return refuse(http.StatusConflict, msgPasswordMoved)
+		return refuse(http.StatusConflict, loc.Text("account.password_moved"))
 	}
 	if err != nil {
 		return err
@@ -248,6 +238,22 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		accountDone(w, "password")
 	}
 	return nil
+}
+
+// policyMessage is the sentence of a password.CheckPolicy refusal in the member's language
+// (the package's own texts are English).
+func policyMessage(loc *i18n.Localizer, err error) string {
+	switch {
+	case errors.Is(err, password.ErrTooShort):
+		return loc.Text("account.password_too_short")
+	case errors.Is(err, password.ErrTooLongNew):
+		return loc.Text("account.password_too_long")
+	case errors.Is(err, password.ErrCommon):
+		return loc.Text("account.password_common")
+	case errors.Is(err, password.ErrContext):
+		return loc.Text("account.password_context")
+	}
+	return err.Error()
 }
 
 // newAddress normalises an address typed into the e-mail form as the sign-in form does
@@ -266,20 +272,21 @@ func newAddress(raw string) (string, bool) {
 // tell who has an account.
 func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
+	loc := i18n.FromContext(ctx)
 	m := v.Session.Member
 	refuse := func(status int, msg string) error {
 		return h.showAccount(w, r, v, status, templates.AccountPage{EmailMessage: msg})
 	}
 	addr, ok := newAddress(r.PostForm.Get("email"))
 	if !ok {
-		return refuse(http.StatusOK, msgEmailInvalid)
+		return refuse(http.StatusOK, loc.Text("account.email_invalid"))
 	}
 	if addr == storage.NormaliseEmail(m.Email) {
-		return refuse(http.StatusOK, msgEmailUnchanged)
+		return refuse(http.StatusOK, loc.Text("account.email_unchanged"))
 	}
 	current := r.PostForm.Get("current_password")
 	if current == "" {
-		return refuse(http.StatusOK, msgCurrentRequired)
+		return refuse(http.StatusOK, loc.Text("account.current_required"))
 	}
 	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "e-mail change", refuse)
 	if !ok {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -23,8 +23,6 @@ const (
 	maxEventDetail = 200
 )
 
-const msgSessionIsCurrent = "That is the device you are using now: to end its session, sign out."
-
 // endSession signs one of the member's other devices out. Ending the session in use is refused
 // (that is signing out, with its own form). An id that is not one of the member's sessions at
 // the school ends nothing and is answered as if it did: the session is gone either way.
@@ -32,7 +30,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 	ctx := r.Context()
 	id := r.PostForm.Get("session_id")
 	if subtle.ConstantTimeCompare([]byte(id), []byte(v.Session.ID)) == 1 {
-		return h.showAccount(w, r, v, http.StatusBadRequest, templates.AccountPage{SessionsMessage: msgSessionIsCurrent})
+		return h.showAccount(w, r, v, http.StatusBadRequest, templates.AccountPage{SessionsMessage: i18n.FromContext(ctx).Text("account.session_is_current")})
 	}
 	if !isHex(id, sessionIDLength) {
 		accountDone(w, "session")
@@ -72,11 +70,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v log
 		return fmt.Errorf("account: end other sessions: %w", err)
 	}
 	if n > 0 {
-		detail := "1 other device"
-		if n > 1 {
-			detail = strconv.Itoa(n) + " other devices"
-		}
-		if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, detail)); err != nil {
+		if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, otherDevicesNote(n))); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}

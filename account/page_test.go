@@ -154,8 +154,10 @@ func TestProfileChange(t *testing.T) {
 		if m, _ := e.gs.GetMember(e.ctx(e.a), e.ann.ID); m.AvatarURL != "" {
 			t.Errorf("picture %q", m.AvatarURL)
 		}
-		// A done key that is not one of the page's is ignored, and nothing of it is shown.
-		if page := b.Get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "hello") {
+		// A done key that is not one of the page's is ignored, and nothing of it is shown (the
+		// language switcher's links come back to the same address, encoded: that is no text).
+		page = b.Get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body
+		if _, main, _ := strings.Cut(page, "<main>"); strings.Contains(main, "hello") || strings.Contains(page, "<b>") {
 			t.Error("the done parameter was echoed")
 		}
 	})

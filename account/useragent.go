@@ -1,6 +1,10 @@
 package account
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/proctorhq/proctor/i18n"
+)
 
 // maxUserAgent bounds what is kept of a User-Agent header (events and sessions store it) and
 // what deviceSummary reads: real ones are a few hundred bytes.
@@ -70,6 +74,9 @@ var uaSystems = []uaRule{
 // unknownDevice is deviceSummary's answer for a header it recognises nothing in.
 const unknownDevice = "Unknown device"
 
+// deviceJoin joins a browser and a system in deviceSummary's answer ("Chrome on macOS").
+const deviceJoin = " on "
+
 // deviceSummary names the browser and operating system a User-Agent header claims ("Chrome on
 // macOS"), for the account page's lists of sessions and sign-ins. The answer is built only from
 // the names in the tables above, never from the header's own text, so a crafted header cannot
@@ -79,7 +86,7 @@ func deviceSummary(ua string) string {
 	browser, system := firstMatch(ua, uaBrowsers), firstMatch(ua, uaSystems)
 	switch {
 	case browser != "" && system != "":
-		return browser + " on " + system
+		return browser + deviceJoin + system
 	case browser != "":
 		return browser
 	case system != "":
@@ -96,4 +103,29 @@ func firstMatch(ua string, rules []uaRule) string {
 		}
 	}
 	return ""
+}
+
+// localDevice writes a deviceSummary answer in the member's language: the summary is kept as
+// it is in the security event log (an event's detail names the device signed out), so the
+// account page rewrites it when it shows it. The product names stay as they are; only the
+// words around them change. A summary deviceSummary cannot give is returned unchanged.
+func localDevice(loc *i18n.Localizer, summary string) string {
+	if summary == unknownDevice {
+		return loc.Text("account.unknown_device")
+	}
+	browser, system, ok := strings.Cut(summary, deviceJoin)
+	if ok && knownName(browser, uaBrowsers) && knownName(system, uaSystems) {
+		return loc.Text("account.device", "Browser", browser, "System", system)
+	}
+	return summary
+}
+
+// knownName reports whether name is one of the names of rules.
+func knownName(name string, rules []uaRule) bool {
+	for _, r := range rules {
+		if r.name == name {
+			return true
+		}
+	}
+	return false
 }

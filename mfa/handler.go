@@ -16,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -28,16 +29,6 @@ const (
 	TOTPPath          = login.FactorEnrolPath
 	RemoveTOTPPath    = TOTPPath + "/remove"
 	RecoveryCodesPath = SecurityPath + "/recovery-codes"
-)
-
-// Messages of the pages.
-const (
-	msgExpired       = "This form has expired. Please try again."
-	msgCodeWrong     = "That code is not right. Check the time on your device and try the code your app shows now."
-	msgPasswordWrong = "The current password is not right."
-	msgPasswordLimit = "Too many wrong passwords. Please wait a few minutes and try again."
-	msgNoTOTP        = "The authenticator app is not on."
-	noticeRemoved    = "The authenticator app is off, and your recovery codes no longer work."
 )
 
 // passwordBudget bounds current-password checks of the pages per member.
@@ -105,7 +96,7 @@ func (h *Handler) Mount(r *mux.Router) {
 // token is refused with the page and a message.
 func (h *Handler) page(fn login.VisitPage) http.Handler {
 	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showSecurity(w, r, v, http.StatusForbidden, "", msgExpired)
+		return h.showSecurity(w, r, v, http.StatusForbidden, "", i18n.FromContext(r.Context()).Text("account.expired"))
 	}
 	return h.login.MemberPage(SecurityPath, expired, fn)
 }
@@ -137,11 +128,11 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 	if err != nil {
 		return err
 	}
-	if notice != "" && notice != "removed" {
-		notice = ""
-	}
+	// The query names a notice; only a known name gives a sentence.
 	if notice == "removed" {
-		notice = noticeRemoved
+		notice = i18n.FromContext(ctx).Text("mfa.notice_removed")
+	} else {
+		notice = ""
 	}
 	page := templates.SecurityPage{
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
@@ -203,7 +194,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 		return err
 	}
 	if !ok {
-		return h.showEnrol(w, r, v, http.StatusOK, returnTo, msgCodeWrong)
+		return h.showEnrol(w, r, v, http.StatusOK, returnTo, i18n.FromContext(ctx).Text("mfa.code_wrong"))
 	}
 	amr := []string{factor.AMRPassword, factor.AMROTP, factor.AMRMultiFactor}
 	if err := h.svc.MarkSessionFactor(ctx, v.Session.ID, amr, h.now()); err != nil {
@@ -232,7 +223,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	}
 	err := h.svc.RemoveTOTP(ctx, v.Session.Member.ID)
 	if errors.Is(err, storage.ErrNotFound) {
-		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
+		return h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.no_totp"))
 	}
 	if err != nil {
 		return err
@@ -255,7 +246,7 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v login.
 		return err
 	}
 	if !sum.TOTP {
-		return h.showSecurity(w, r, v, http.StatusOK, "", msgNoTOTP)
+		return h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.no_totp"))
 	}
 	codes, err := h.svc.NewRecoveryCodes(ctx, v.Session.Member.ID)
 	if err != nil {
@@ -279,7 +270,7 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 		return false, login.Unavailable(fmt.Errorf("mfa: rate limiter: %w", err))
 	}
 	if !ok {
-		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", msgPasswordLimit)
+		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", i18n.FromContext(ctx).Text("account.password_limit"))
 	}
 	m, err := h.members.GetMember(ctx, v.Session.Member.ID)
 	if err != nil {
@@ -289,10 +280,10 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 	pw := r.PostForm.Get("current_password")
 	if !password.IsHash(m.PasswordHash) {
 		_ = password.VerifyDummy(pw)
-		return false, h.showSecurity(w, r, v, http.StatusOK, "", msgPasswordWrong)
+		return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
 	}
 	if password.Verify(pw, m.PasswordHash) != nil {
-		return false, h.showSecurity(w, r, v, http.StatusOK, "", msgPasswordWrong)
+		return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
 	}
 	if err := h.limiter.Refund(ctx, key); err != nil {
 		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)

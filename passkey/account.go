@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
@@ -29,39 +30,37 @@ var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 // passwordKey prefixes the member id in that budget's key (account's accountPasswordKey).
 const passwordKey = "account-password:"
 
-// notices are the sentences a finished form's redirect names with ?done=.
-var notices = map[string]string{
-	"added":   "Your passkey was added. You can sign in with it here.",
-	"renamed": "The passkey was renamed.",
-	"removed": "The passkey was removed.",
+// notice is the sentence a finished form's redirect names with ?done= ("" for another name).
+func notice(loc *i18n.Localizer, done string) string {
+	switch done {
+	case "added":
+		return loc.Text("passkey.notice.added")
+	case "renamed":
+		return loc.Text("passkey.notice.renamed")
+	case "removed":
+		return loc.Text("passkey.notice.removed")
+	}
+	return ""
 }
-
-// Messages of the list page.
-const (
-	msgExpired         = "This form has expired. Please try again."
-	msgPasswordMissing = "Enter your current password to remove a passkey."
-	msgPasswordWrong   = "That is not your current password."
-	msgPasswordLimit   = "Too many wrong passwords. Please wait a few minutes and try again."
-	msgNoPassword      = "Your account has no password; set one from the sign-in page's \"Forgot password?\" first."
-	msgGone            = "That passkey is no longer there."
-	msgNameEmpty       = "Give the passkey a name."
-)
 
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage):
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := login.ShowAgain(h.showList, templates.PasskeysPage{Message: msgExpired})
+	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
+		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("account.expired")})
+	}
 	return h.login.MemberPage(AccountPath, expired, fn)
 }
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
 func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: notices[r.URL.Query().Get("done")]})
+	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: notice(i18n.FromContext(r.Context()), r.URL.Query().Get("done"))})
 }
 
 // showList fills in the member's passkeys and writes the list page.
 func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.PasskeysPage) error {
+	loc := i18n.FromContext(r.Context())
 	keys, err := h.store.ListPasskeys(r.Context(), v.Session.Member.ID)
 	if err != nil {
 		return fmt.Errorf("passkey: list: %w", err)
@@ -71,12 +70,12 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.login.CSRFToken(v.Session), available, !h.login.FactorFresh(v.Session), maxNameRunes
 	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
 	for _, p := range keys {
-		kind := "On this device only"
+		kind := loc.Text("passkey.device_only")
 		if p.BackupEligible {
-			kind = "Synced"
+			kind = loc.Text("passkey.synced")
 		}
 		page.Passkeys = append(page.Passkeys, templates.PasskeyItem{
-			ID: p.ID, Name: p.Name, Kind: kind, CreatedAt: pageTime(p.CreatedAt), LastUsed: pageTime(p.LastUsedAt),
+			ID: p.ID, Name: p.Name, Kind: kind, CreatedAt: pageTime(loc, p.CreatedAt), LastUsed: pageTime(loc, p.LastUsedAt),
 		})
 	}
 	if status == http.StatusTooManyRequests {
@@ -86,12 +85,13 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	return nil
 }
 
-// pageTime writes a time for the page, in UTC.
-func pageTime(t time.Time) string {
+// pageTime writes a time for the page in the member's language and the school's time zone
+// (loc), "never" for the zero time (as the account page does).
+func pageTime(loc *i18n.Localizer, t time.Time) string {
 	if t.IsZero() {
-		return "never"
+		return loc.Text("account.never")
 	}
-	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+	return loc.DateTime(t)
 }
 
 // registerBegin answers the options of a new passkey for the signed-in member: a discoverable
@@ -177,15 +177,15 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 func (h *Handler) rename(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	id, err := readID(r.PostForm)
 	if err != nil {
-		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
+		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("passkey.gone")})
 	}
 	name := cleanName(r.PostForm.Get("name"))
 	if name == "" {
-		return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Message: msgNameEmpty})
+		return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("passkey.name_empty")})
 	}
 	err = h.store.RenamePasskey(r.Context(), v.Session.Member.ID, id, name)
 	if errors.Is(err, storage.ErrNotFound) {
-		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: msgGone})
+		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("passkey.gone")})
 	}
 	if err != nil {
 		return fmt.Errorf("passkey: rename: %w", err)
@@ -202,7 +202,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	m := v.Session.Member
 	id, err := readID(r.PostForm)
 	if err != nil {
-		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: msgGone})
+		return h.showList(w, r, v, http.StatusBadRequest, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("passkey.gone")})
 	}
 	// A second factor entered in the last minutes stands in for the password.
 	if !h.login.FactorFresh(v.Session) {
@@ -217,7 +217,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	}
 	err = h.store.DeletePasskey(ctx, m.ID, id)
 	if errors.Is(err, storage.ErrNotFound) {
-		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: msgGone})
+		return h.showList(w, r, v, http.StatusNotFound, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("passkey.gone")})
 	}
 	if err != nil {
 		return fmt.Errorf("passkey: remove: %w", err)
@@ -231,8 +231,9 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 // checkPassword verifies the member's current password, charged to their budget and given back
 // when right. It returns the sentence and status of a refusal ("" when the password is right).
 func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) (string, int, error) {
+	loc := i18n.FromContext(ctx)
 	if pw == "" {
-		return msgPasswordMissing, http.StatusOK, nil
+		return loc.Text("passkey.password_missing"), http.StatusOK, nil
 	}
 	key := passwordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, passwordBudget)
@@ -240,7 +241,7 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 		return "", 0, login.Unavailable(fmt.Errorf("passkey: rate limiter: %w", err))
 	}
 	if !ok {
-		return msgPasswordLimit, http.StatusTooManyRequests, nil
+		return loc.Text("account.password_limit"), http.StatusTooManyRequests, nil
 	}
 	m, err := h.store.GetMember(ctx, memberID)
 	if err != nil {
@@ -250,10 +251,10 @@ func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) 
 	if !password.IsHash(m.PasswordHash) {
 		_ = password.VerifyDummy(pw)
 		h.refund(ctx, key)
-		return msgNoPassword, http.StatusOK, nil
+		return loc.Text("passkey.no_password"), http.StatusOK, nil
 	}
 	if password.Verify(pw, m.PasswordHash) != nil {
-		return msgPasswordWrong, http.StatusOK, nil
+		return loc.Text("passkey.password_wrong"), http.StatusOK, nil
 	}
 	h.refund(ctx, key)
 	return "", 0, nil

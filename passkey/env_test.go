@@ -101,6 +101,9 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	r := mux.NewRouter()
+	// The request's language and the school's time zone, as the server puts them in every
+	// request's context.
+	r.Use(door.Localize)
 	door.Mount(r)
 	pk.Mount(r)
 	sch.Handle(schools.Middleware(reg, true, r))

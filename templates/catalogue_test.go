@@ -31,11 +31,6 @@ var (
 
 // unconverted are the template files whose words are not in the catalogue yet.
 var unconverted = []string{
-	"html/account.html",
-	"html/account_email_confirm.html",
-	"html/account_recovery_codes.html",
-	"html/account_security.html",
-	"html/account_totp.html",
 	"html/admin_member.html",
 	"html/admin_member_confirm.html",
 	"html/admin_members.html",
@@ -54,7 +49,6 @@ var unconverted = []string{
 	"html/oauth_app_secret.html",
 	"html/oauth_apps.html",
 	"html/passkey_login.html",
-	"html/passkeys.html",
 	"html/reset.html",
 	"html/security_events.html",
 	"html/signed_in.html",
