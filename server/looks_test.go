@@ -60,7 +60,7 @@ func TestUploadedLogo(t *testing.T) {
 
 	other := e.Browser().Get(e.B.URL(login.LoginPath))
 	if other.Status != http.StatusOK || regexp.MustCompile(`<img class="logo"`).MatchString(other.Body) ||
-		!regexp.MustCompile(`<p class="school">` + regexp.QuoteMeta(e.B.Name) + `</p>`).MatchString(other.Body) {
+		!regexp.MustCompile(`<p class="school">`+regexp.QuoteMeta(e.B.Name)+`</p>`).MatchString(other.Body) {
 		t.Errorf("school B's sign-in page: %d\n%s", other.Status, other.Body)
 	}
 
