@@ -88,6 +88,11 @@ read -r port internal_port smtp_port mail_port < <(node -e '
 
 issuer="http://127.0.0.1:$port"
 school2="http://localhost:$port"
+# School 3 is the appearance test's (e2e/appearance.test.mjs): its pages are in Traditional
+# Chinese by default and wear a look of their own. The server listens on 127.0.0.1 only; the
+# test forwards 127.0.0.2:$port to it, so that the school has a host of its own on the same
+# listener.
+school3="http://127.0.0.2:$port"
 mailbox_url="http://127.0.0.1:$mail_port"
 
 mkdir -p "$work/schools"
@@ -122,6 +127,14 @@ base_url: $school2
 # School 2 requires a second factor of its owners and admins (e2e/mfa.test.mjs).
 security:
   operator_mfa: required
+EOF
+
+cat >"$work/schools/03-e2e-three.yaml" <<EOF
+school_id: 3
+subdomain: e2e-three
+name: E2E School Three
+base_url: $school3
+locale: zh-TW
 EOF
 
 export PROCTOR_CONFIG="$work/proctor.yaml"
@@ -163,6 +176,23 @@ operator_client_id="$(json_field client_id <<<"$operator_json")"
 echo "e2e-owen-password-1" | "$proctor" members create --school 2 --email owen.owner@e2e.example \
   --name "Owen Owner" --role owner --password-stdin >>"$work/setup.log" 2>&1 ||
   { cat "$work/setup.log" >&2; die "creating school 2's owner failed"; }
+# School 3's owner, student and applications (e2e/appearance.test.mjs): the owner sets the
+# school's look through the operator API, the student sees it on the sign-in and consent pages.
+echo "e2e-tara-password-1" | "$proctor" members create --school 3 --email tara.three@e2e.example \
+  --name "Tara Three" --role owner --password-stdin >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "creating school 3's owner failed"; }
+echo "e2e-stan-password-1" | "$proctor" members create --school 3 --email stan.three@e2e.example \
+  --name "Stan Three" --role student --password-stdin >>"$work/setup.log" 2>&1 ||
+  { cat "$work/setup.log" >&2; die "creating school 3's student failed"; }
+school3_json="$("$proctor" clients create --school 3 --name "E2E Three App" \
+  --redirect-uri http://127.0.0.1/callback --json 2>>"$work/setup.log")" ||
+  { cat "$work/setup.log" >&2; die "creating school 3's client failed"; }
+school3_operator_json="$("$proctor" clients create --school 3 --name "E2E Three Look" --kind operator \
+  --scopes "openid appearance:read appearance:write storage:write" --redirect-uri http://127.0.0.1/callback \
+  --json 2>>"$work/setup.log")" ||
+  { cat "$work/setup.log" >&2; die "creating school 3's operator client failed"; }
+school3_client_id="$(json_field client_id <<<"$school3_json")"
+school3_operator_client_id="$(json_field client_id <<<"$school3_operator_json")"
 client_id="$(json_field client_id <<<"$public_json")"
 conf_client_id="$(json_field client_id <<<"$conf_json")"
 conf_client_secret="$(json_field client_secret <<<"$conf_json")"
@@ -191,6 +221,9 @@ mkdir -p e2e/test-results
 set +e
 ISSUER="$issuer" \
 SCHOOL2="$school2" \
+SCHOOL3="$school3" \
+SCHOOL3_CLIENT_ID="$school3_client_id" \
+SCHOOL3_OPERATOR_CLIENT_ID="$school3_operator_client_id" \
 CLIENT_ID="$client_id" \
 OPERATOR_CLIENT_ID="$operator_client_id" \
 CONF_CLIENT_ID="$conf_client_id" \

@@ -27,6 +27,14 @@
 // and only raster images as the bytes show them (PNG, JPEG, GIF, WebP; never SVG, which can
 // carry scripts). A logo that cannot be had is no logo: the page shows the school's name.
 //
+// The logo may instead be an image the school uploaded (Appearance.LogoFileID, a file of the
+// operator API's storage), read through Options.LogoFile for the school in the request's
+// context and held to the same rules (size, raster type by the bytes); it is served the same
+// way, under the hash of its bytes. An appearance naming both kinds uses the file. Being the
+// deployment's own storage, it is waited for up to the fetch timeout rather than Options.Wait,
+// so the first page shows it. Its cache entry is keyed by school and file id, so that one
+// school's answer is never another's.
+//
 // Logos are cached per process, bounded: a fetched one for Options.KeepFor (then refreshed
 // while still shown), a failure for the shorter Options.RetryAfter, so that a broken URL costs
 // one fetch per while and not one per page. Concurrent pages share one fetch. A page waits for

@@ -10,9 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/proctorhq/proctor/netguard"
+	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/storage"
 )
 
 // The image types a logo may be. SVG is not one: it is a document that can carry scripts and
@@ -97,10 +100,70 @@ func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string,
 	return body, ct, nil
 }
 
-// logoEntry is what is known of one logo URL. A flight is under way while done is open; after
+// IsLogoType reports whether a media type is one a logo may be.
+func IsLogoType(mediaType string) bool { return logoTypes[mediaType] }
+
+// logoSource is where a logo comes from: an https URL fetched from its host, or a file the
+// school uploaded, read through Options.LogoFile.
+type logoSource struct {
+	// key names the source in the cache: the URL itself, or "file:<school id>:<file id>". A
+	// file's key carries its school, so that the cache never answers one school's file id
+	// with what was read for another's.
+	key   string
+	local bool // an uploaded file, not a URL
+	fetch func(ctx context.Context) ([]byte, string, error)
+	// attr says which logo it is in the log: a URL's host (its query may carry a token of
+	// the host's), a file's id.
+	attr slog.Attr
+}
+
+// logoSource is the source of appearance a's logo, false when there is none. An uploaded file
+// is preferred to a URL when an appearance has both (the operator API keeps one of them).
+func (s *Service) logoSource(ctx context.Context, a storage.Appearance) (logoSource, bool) {
+	if a.LogoFileID != 0 && s.logoFile != nil {
+		t, err := school.FromContext(ctx)
+		if err != nil {
+			return logoSource{}, false
+		}
+		id := a.LogoFileID
+		return logoSource{
+			key: "file:" + strconv.FormatInt(t.SchoolID, 10) + ":" + strconv.FormatInt(id, 10), local: true,
+			fetch: func(ctx context.Context) ([]byte, string, error) { return s.readLogoFile(ctx, id) },
+			attr:  slog.Int64("file_id", id),
+		}, true
+	}
+	if a.LogoURL != "" && logoURLOK(a.LogoURL) {
+		u := a.LogoURL
+		return logoSource{
+			key:   u,
+			fetch: func(ctx context.Context) ([]byte, string, error) { return s.fetchLogo(ctx, u) },
+			attr:  slog.String("host", hostOf(u)),
+		}, true
+	}
+	return logoSource{}, false
+}
+
+// readLogoFile reads an uploaded logo and holds it to the rules of a fetched one: at most
+// Options.MaxLogoSize, and a raster image as its bytes show it, whatever the upload declared.
+func (s *Service) readLogoFile(ctx context.Context, id int64) ([]byte, string, error) {
+	body, err := s.logoFile(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if int64(len(body)) > s.maxSize {
+		return nil, "", fmt.Errorf("%w: %d bytes", errLogoSize, len(body))
+	}
+	ct := http.DetectContentType(body)
+	if !logoTypes[ct] {
+		return nil, "", fmt.Errorf("%w: %s", errLogoType, ct)
+	}
+	return body, ct, nil
+}
+
+// logoEntry is what is known of one logo source. A flight is under way while done is open; after
 // it, name is the asset's name ("" when the fetch failed) until expires.
 type logoEntry struct {
-	url     string
+	key     string
 	done    chan struct{}
 	name    string
 	body    []byte
@@ -110,14 +173,14 @@ type logoEntry struct {
 	refreshing bool
 }
 
-// logo is the asset name of the logo at rawURL, "" when there is none (yet). A fresh entry
-// answers at once. Otherwise one fetch (shared by every caller for the URL) is started, and
+// logo is the asset name of the logo of src, "" when there is none (yet). A fresh entry
+// answers at once. Otherwise one fetch (shared by every caller for the source) is started, and
 // the caller waits for it at most wait, or until ctx ends: a page must not hang on a slow logo
 // host, so a page drawn before the logo arrives shows the school's name and the next one the
 // logo. An expired logo keeps being shown while its refresh runs.
-func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) string {
+func (s *Service) logo(ctx context.Context, src logoSource, wait time.Duration) string {
 	s.mu.Lock()
-	e := s.logos[rawURL]
+	e := s.logos[src.key]
 	now := s.now()
 	switch {
 	case e != nil && e.done == nil && now.Before(e.expires):
@@ -128,16 +191,16 @@ func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) s
 		// Stale but good: serve it and refresh behind it.
 		if !e.refreshing {
 			e.refreshing = true
-			go s.fly(context.WithoutCancel(ctx), rawURL, nil)
+			go s.fly(context.WithoutCancel(ctx), src, nil)
 		}
 		name := e.name
 		s.mu.Unlock()
 		return name
 	case e == nil || e.done == nil:
 		done := make(chan struct{})
-		e = &logoEntry{url: rawURL, done: done}
+		e = &logoEntry{key: src.key, done: done}
 		s.store(e)
-		go s.fly(context.WithoutCancel(ctx), rawURL, done)
+		go s.fly(context.WithoutCancel(ctx), src, done)
 	}
 	done := e.done
 	s.mu.Unlock()
@@ -153,20 +216,20 @@ func (s *Service) logo(ctx context.Context, rawURL string, wait time.Duration) s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.logos[rawURL]; e != nil && e.done == nil {
+	if e := s.logos[src.key]; e != nil && e.done == nil {
 		return e.name
 	}
 	return ""
 }
 
-// fly fetches rawURL, detached from any one page's request (it is shared, and a member
+// fly fetches the logo of src, detached from any one page's request (it is shared, and a member
 // closing the page must not fail it for the others), and records the result. done is the
 // entry's flight channel, closed at the end; nil for the refresh of a stale entry. pageCtx is
 // the starting page's context without its cancellation: it carries the request's trace and
 // log attributes only.
-func (s *Service) fly(pageCtx context.Context, rawURL string, done chan struct{}) {
+func (s *Service) fly(pageCtx context.Context, src logoSource, done chan struct{}) {
 	ctx, cancel := context.WithTimeout(pageCtx, s.timeout)
-	body, ctype, err := s.fetchLogo(ctx, rawURL)
+	body, ctype, err := src.fetch(ctx)
 	cancel()
 	now := s.now()
 
@@ -175,36 +238,35 @@ func (s *Service) fly(pageCtx context.Context, rawURL string, done chan struct{}
 	if done != nil {
 		defer close(done)
 	}
-	prev := s.logos[rawURL]
+	prev := s.logos[src.key]
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		// The host only: a URL's query may carry a token of the logo's host.
-		s.log.LogAttrs(pageCtx, slog.LevelWarn, "look: school logo not fetched", slog.String("host", hostOf(rawURL)), slog.String("error", err.Error()))
+		s.log.LogAttrs(pageCtx, slog.LevelWarn, "look: school logo not fetched", src.attr, slog.String("error", err.Error()))
 		if done == nil && prev != nil {
 			// A failed refresh keeps the logo that was fetched before, and tries again later.
 			prev.refreshing = false
 			prev.expires = now.Add(s.retryAfter)
 			return
 		}
-		s.store(&logoEntry{url: rawURL, expires: now.Add(s.retryAfter)})
+		s.store(&logoEntry{key: src.key, expires: now.Add(s.retryAfter)})
 		return
 	}
-	s.store(&logoEntry{url: rawURL, name: contentName("logo-", body, ""), body: body, ctype: ctype, expires: now.Add(s.keepFor)})
+	s.store(&logoEntry{key: src.key, name: contentName("logo-", body, ""), body: body, ctype: ctype, expires: now.Add(s.keepFor)})
 }
 
-// store puts e in the cache under its URL (s.mu held), replacing the URL's entry, and makes
+// store puts e in the cache under its source key (s.mu held), replacing the URL's entry, and makes
 // room when the cache is full: expired entries first, then any that is not in flight. The
 // name index follows.
 func (s *Service) store(e *logoEntry) {
-	if old := s.logos[e.url]; old != nil {
+	if old := s.logos[e.key]; old != nil {
 		s.unindex(old)
 	} else if len(s.logos) >= s.maxEntries {
 		s.evict()
 	}
-	s.logos[e.url] = e
+	s.logos[e.key] = e
 	if e.name != "" {
 		s.logoNames[e.name] = e
 	}
@@ -235,7 +297,7 @@ func (s *Service) evict() {
 	}
 	if victim != nil {
 		s.unindex(victim)
-		delete(s.logos, victim.url)
+		delete(s.logos, victim.key)
 	}
 }
 

@@ -60,10 +60,17 @@ type Options struct {
 	RetryAfter time.Duration
 	// MaxEntries: see DefaultMaxEntries.
 	MaxEntries int
+	// LogoFile reads the content of an image the context's school uploaded (its id is
+	// storage.Appearance.LogoFileID) from the deployment's own storage; an id that is not an
+	// image of that school is an error. Nil: uploaded logos are not shown.
+	LogoFile LogoFileFunc
 	// Now is the clock of the cache; nil is time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
 }
+
+// LogoFileFunc reads an uploaded logo's content by its file id, for the school in ctx.
+type LogoFileFunc func(ctx context.Context, id int64) ([]byte, error)
 
 // Look is what a page needs to wear its school's look.
 type Look struct {
@@ -89,9 +96,10 @@ type Service struct {
 	keepFor    time.Duration
 	retryAfter time.Duration
 	maxEntries int
+	logoFile   LogoFileFunc
 
 	mu        sync.Mutex
-	logos     map[string]*logoEntry // by URL
+	logos     map[string]*logoEntry // by source key (logoSource.key)
 	logoNames map[string]*logoEntry // by asset name
 	styles    map[string][]byte     // by asset name
 }
@@ -123,7 +131,7 @@ func New(o Options) *Service {
 	return &Service{
 		client: newLogoClient(o), now: o.Now, log: o.Logger,
 		timeout: o.Timeout, wait: o.Wait, maxSize: o.MaxLogoSize,
-		keepFor: o.KeepFor, retryAfter: o.RetryAfter, maxEntries: o.MaxEntries,
+		keepFor: o.KeepFor, retryAfter: o.RetryAfter, maxEntries: o.MaxEntries, logoFile: o.LogoFile,
 		logos: map[string]*logoEntry{}, logoNames: map[string]*logoEntry{}, styles: map[string][]byte{},
 	}
 }
@@ -155,8 +163,13 @@ func (s *Service) look(ctx context.Context, a storage.Appearance, wait time.Dura
 		s.mu.Unlock()
 		l.StylesheetPath = AssetPrefix + name
 	}
-	if a.LogoURL != "" && logoURLOK(a.LogoURL) {
-		if name := s.logo(ctx, a.LogoURL, wait); name != "" {
+	if src, ok := s.logoSource(ctx, a); ok {
+		if src.local {
+			// The school's own storage answers as fast as the page's other reads: the page
+			// waits for it (up to the fetch timeout), so the first page shows the logo.
+			wait = s.timeout
+		}
+		if name := s.logo(ctx, src, wait); name != "" {
 			l.LogoPath = AssetPrefix + name
 		}
 	}

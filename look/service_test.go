@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -275,7 +276,8 @@ func TestLookWaitBound(t *testing.T) {
 	}
 	close(release)
 	// What a later page finds once the fetch is over (waiting on the flight, not on a clock).
-	name := s.logo(t.Context(), a.LogoURL, time.Hour)
+	src, _ := s.logoSource(t.Context(), a)
+	name := s.logo(t.Context(), src, time.Hour)
 	if name == "" {
 		t.Fatal("the fetch started by the first page did not bring the logo")
 	}
@@ -409,5 +411,77 @@ func TestCacheBounded(t *testing.T) {
 	defer s.mu.Unlock()
 	if len(s.logos) > 3 || len(s.styles) > 3 || len(s.logoNames) > 3 {
 		t.Errorf("%d logos, %d names, %d stylesheets held", len(s.logos), len(s.logoNames), len(s.styles))
+	}
+}
+
+// TestLookLogoFile: an uploaded logo (Appearance.LogoFileID) is read through Options.LogoFile
+// for the school in the context, served under its content's hash like a fetched one, preferred
+// to a URL, and held to the same rules (a raster image, not too large). The cache keeps
+// schools apart: another school naming the same id gets what its own reading gives.
+func TestLookLogoFile(t *testing.T) {
+	logo := pngLogo(t)
+	host := newLogoHost(t, func(w http.ResponseWriter, r *http.Request) { w.Write(logo) })
+	files := map[int64][]byte{7: logo, 8: []byte("just some text, not an image"), 9: append(append([]byte{}, logo...), make([]byte, 600<<10)...)}
+	var reads atomic.Int64
+	read := func(ctx context.Context, id int64) ([]byte, error) {
+		reads.Add(1)
+		if t, err := school.FromContext(ctx); err != nil || t.SchoolID != 1 {
+			return nil, errors.New("not this school's file")
+		}
+		b, ok := files[id]
+		if !ok {
+			return nil, errors.New("no such file")
+		}
+		return b, nil
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(host.Certificate())
+	s := New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: newClock().now, Wait: time.Nanosecond, LogoFile: read})
+	one := school.NewContext(t.Context(), &school.School{SchoolID: 1})
+	two := school.NewContext(t.Context(), &school.School{SchoolID: 2})
+
+	// Both kinds named: the file wins, and the URL is not fetched. The page waits for its own
+	// storage even though Options.Wait is tiny.
+	a := storage.Appearance{LogoFileID: 7, LogoURL: host.URL + "/logo.png"}
+	l := s.Look(one, a)
+	if want := AssetPrefix + contentName("logo-", logo, ""); l.LogoPath != want {
+		t.Fatalf("logo path %q, want %q", l.LogoPath, want)
+	}
+	resp := get(t, s, l.LogoPath, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !bytes.Equal(body(t, resp), logo) {
+		t.Errorf("logo answer %d %v", resp.StatusCode, resp.Header)
+	}
+	if n := host.requests.Load(); n != 0 {
+		t.Errorf("the URL was fetched %d times beside the uploaded file", n)
+	}
+	if s.Look(one, a) != l || reads.Load() != 1 {
+		t.Errorf("the next page read the file again (%d reads)", reads.Load())
+	}
+
+	// The same id at another school is that school's question, not the cache's answer.
+	if l := s.Look(two, a); l.LogoPath != "" {
+		t.Errorf("school 2 shows school 1's file: %+v", l)
+	}
+	if l := s.Look(t.Context(), a); l.LogoPath != "" {
+		t.Errorf("no school, yet a logo: %+v", l)
+	}
+	for _, id := range []int64{8, 9, 10} {
+		if l := s.Look(one, storage.Appearance{LogoFileID: id}); l.LogoPath != "" {
+			t.Errorf("file %d shown as a logo: %+v", id, l)
+		}
+	}
+
+	// A replica that did not draw the page reads the file from the school's appearance.
+	other := New(Options{LogoFile: read})
+	current := func(context.Context) (storage.Appearance, error) { return a, nil }
+	rec := httptest.NewRecorder()
+	other.Handler(current).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, l.LogoPath, nil).WithContext(one))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), logo) {
+		t.Errorf("logo at the other replica: %d", rec.Code)
+	}
+
+	// Without a reader, an uploaded logo is no logo.
+	if l := New(Options{}).Look(one, storage.Appearance{LogoFileID: 7}); l.LogoPath != "" {
+		t.Errorf("no reader, yet a logo: %+v", l)
 	}
 }

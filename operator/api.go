@@ -42,6 +42,9 @@ type Deps struct {
 	// bounds an upload. Operations stop reading below it, so an oversized body is answered 413
 	// by the operation rather than failing half-read. 0 means 1 MiB, the default limit.
 	MaxBodyBytes int64
+	// Files reads uploaded files' records back, to check the file an appearance names as its
+	// logo (update-appearance); nil refuses logo_file_id.
+	Files FileRows
 	// Inviter sends member invitations (POST /members); nil answers that operation 503.
 	Inviter Inviter
 	// Audit records the security events of the API's changes (role changes; invitations are
@@ -56,6 +59,7 @@ type Handler struct {
 	log        *slog.Logger
 	now        func() time.Time
 	storageDir string
+	files      FileRows
 	maxBody    int64
 	inviter    Inviter
 	audit      *audit.Recorder
@@ -74,7 +78,7 @@ func New(d Deps) *Handler {
 	s := resource.NewSurface("operator api", d.Verifier, d.Directory, d.Logger, d.Now)
 	return &Handler{
 		store: stores{d.Store, d.Directory}, log: s.Log, door: s.Door, now: s.Now,
-		storageDir: d.StorageDir, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
+		storageDir: d.StorageDir, files: d.Files, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
 	}
 }
 

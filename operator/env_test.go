@@ -69,7 +69,7 @@ func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	e.owner = owner.ID
 	e.tokens = tokens{allScopes: {MemberID: owner.ID, Scopes: scope.NamesFor(scope.Operator)}}
 	r := mux.NewRouter()
-	d := Deps{Store: e.store, Directory: e.store, Verifier: e.tokens, StorageDir: e.dir, MaxBodyBytes: testBodyLimit}
+	d := Deps{Store: e.store, Directory: e.store, Files: e.store, Verifier: e.tokens, StorageDir: e.dir, MaxBodyBytes: testBodyLimit}
 	for _, o := range opts {
 		o(e, &d)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/proctorhq/proctor/look"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -141,4 +142,42 @@ func (h *Handler) writeFile(rel string, data []byte) error {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
+}
+
+// logoFileRule says why uploaded file f cannot be a school's logo, nil when it can: it must be
+// one of the raster images a logo may be (never a PDF, a video or text) and no larger than the
+// pages show (look.DefaultMaxLogoSize).
+func logoFileRule(f storage.StoredFile) error {
+	if !look.IsLogoType(f.ContentType) {
+		return fmt.Errorf("the file is %s, not a PNG, JPEG, GIF or WebP image", f.ContentType)
+	}
+	if f.SizeBytes > look.DefaultMaxLogoSize {
+		return fmt.Errorf("the image has %d bytes; a logo has at most %d", f.SizeBytes, look.DefaultMaxLogoSize)
+	}
+	return nil
+}
+
+// Files reads uploaded files back for the school's pages: the record through the store, the
+// content from the storage directory the API writes to (Deps.StorageDir).
+type Files struct {
+	Rows FileRows
+	Dir  string
+}
+
+// Logo is the content of the context school's uploaded image id, when it may be a logo
+// (look.Options.LogoFile). Another school's id is storage.ErrNotFound.
+func (f Files) Logo(ctx context.Context, id int64) ([]byte, error) {
+	row, err := f.Rows.GetStoredFile(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := logoFileRule(row); err != nil {
+		return nil, err
+	}
+	if f.Dir == "" {
+		return nil, errors.New("operator: no storage directory is configured")
+	}
+	// StoragePath is the server's own (school id and a random name, see upload), never a
+	// client's.
+	return os.ReadFile(filepath.Join(f.Dir, filepath.FromSlash(row.StoragePath)))
 }

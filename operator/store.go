@@ -16,6 +16,13 @@ type Store interface {
 	GetLectureProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]storage.LectureProgress, error)
 }
 
+// FileRows reads the record of an uploaded file back: the logo an appearance names is one. An
+// id of another school's file is storage.ErrNotFound, like a missing one. It is beside
+// storage.Store, not in it: the composition root asserts the backend to it.
+type FileRows interface {
+	GetStoredFile(ctx context.Context, id int64) (storage.StoredFile, error)
+}
+
 // Directory is the school and who belongs to it: its row, its members and their roles, read
 // fresh on every request (resource.RoleReader).
 type Directory interface {

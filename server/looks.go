@@ -6,6 +6,7 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/look"
+	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -19,7 +20,12 @@ type schoolLooks struct {
 }
 
 func (s *Server) schoolLooks() schoolLooks {
-	return schoolLooks{s: s, service: look.New(look.Options{Logger: s.deps.Logger})}
+	o := look.Options{Logger: s.deps.Logger}
+	// An uploaded logo is read where the operator API wrote it.
+	if rows, ok := s.deps.Store.(operator.FileRows); ok {
+		o.LogoFile = operator.Files{Rows: rows, Dir: operator.DefaultStorageDir(s.deps.Config.Database)}.Logo
+	}
+	return schoolLooks{s: s, service: look.New(o)}
 }
 
 // current reads the appearance of the context's school.

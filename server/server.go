@@ -305,7 +305,8 @@ func (s *Server) mountAll(r *mux.Router) error {
 	}).Mount(r)
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.door(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: s.door(surfaceMCP, tokens), Logger: d.Logger, Version: Version()}).Mount(r)
-	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Verifier: s.door(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	files, _ := d.Store.(operator.FileRows)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Files: files, Verifier: s.door(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
 	return nil
 }
 

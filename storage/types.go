@@ -49,9 +49,16 @@ type SchoolSettings struct {
 }
 
 // Appearance is the operator-editable look of a school's pages.
+//
+// The logo is either an https URL (LogoURL, fetched and served from the school's origin) or a
+// file the school's operators uploaded (LogoFileID, a StoredFile of the same school); the
+// operator API keeps at most one of them set, and a page uses LogoFileID when both are.
+// LogoFileID is not part of a seed file: a file's id only means something in the database
+// that holds it.
 type Appearance struct {
 	PrimaryColor string `yaml:"primary_color" json:"primary_color"`
 	LogoURL      string `yaml:"logo_url" json:"logo_url"`
+	LogoFileID   int64  `yaml:"-" json:"logo_file_id,omitempty"`
 	Theme        string `yaml:"theme" json:"theme"`
 }
 

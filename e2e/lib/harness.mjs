@@ -154,10 +154,12 @@ const chromiumArgs = [
 
 // withBrowser runs fn with a page of a fresh chromium (its own new, empty user data
 // directory). If fn fails, a screenshot of the page goes to e2e/test-results/ first, named
-// after the test and label (which tells two browsers of one test apart).
-export async function withBrowser(t, fn, label = '') {
+// after the test and label (which tells two browsers of one test apart). options are
+// playwright's context options for this browser (e.g. locale, which sets Accept-Language).
+export async function withBrowser(t, fn, label = '', options = {}) {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'proctor-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
+    ...options,
     executablePath: env.chromium,
     headless: true,
     args: chromiumArgs,

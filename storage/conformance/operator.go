@@ -357,6 +357,16 @@ func testOperatorSchool(f operatorFixture) {
 		after.Appearance.LogoURL != before.Appearance.LogoURL {
 		t.Errorf("school after UpdateSchool: %+v (before %+v)", after, before)
 	}
+	// The appearance is kept whole, an uploaded logo's file id with it.
+	got, err = s.UpdateSchool(f.a, func(sc storage.School) (storage.School, error) {
+		sc.Appearance = storage.Appearance{PrimaryColor: "#224466", LogoFileID: 42, Theme: "auto"}
+		return sc, nil
+	})
+	must(t, "UpdateSchool with a logo file", err)
+	after, err = s.GetSchool(f.a)
+	must(t, "GetSchool", err)
+	wantEqual(t, "the appearance with a logo file", after.Appearance, storage.Appearance{PrimaryColor: "#224466", LogoFileID: 42, Theme: "auto"})
+	wantEqual(t, "UpdateSchool's answer with a logo file", got, after)
 	boom := errors.New("boom")
 	_, err = s.UpdateSchool(f.a, func(sc storage.School) (storage.School, error) { return sc, boom })
 	wantErr(t, "UpdateSchool with a failing fn", err, boom)

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"context"
+
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -247,4 +250,19 @@ func testOperatorContent(f operatorFixture) {
 	}
 	_, err = s.CreateStoredFile(f.a, storage.StoredFile{Name: "nowhere"})
 	wantErr(t, "CreateStoredFile without a path", err, storage.ErrInvalidArgument)
+
+	// Reading a file back (the operator API's logo by upload) is a narrow interface of the
+	// consumer's, beside storage.Store.
+	files := narrow[interface {
+		GetStoredFile(ctx context.Context, id int64) (storage.StoredFile, error)
+	}](t, s)
+	got, err := files.GetStoredFile(f.a, file.ID)
+	must(t, "GetStoredFile", err)
+	wantEqual(t, "GetStoredFile", got, file)
+	_, err = files.GetStoredFile(f.b, file.ID)
+	wantErr(t, "GetStoredFile of another school's file", err, storage.ErrNotFound)
+	_, err = files.GetStoredFile(f.a, file.ID+1000)
+	wantErr(t, "GetStoredFile of an unknown id", err, storage.ErrNotFound)
+	_, err = files.GetStoredFile(context.Background(), file.ID)
+	wantErr(t, "GetStoredFile without a school", err, school.ErrNoSchool)
 }

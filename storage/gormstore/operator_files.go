@@ -37,8 +37,17 @@ func (s *Store) CreateStoredFile(ctx context.Context, f storage.StoredFile) (sto
 	if err := s.conn(ctx).Create(&row).Error; err != nil {
 		return storage.StoredFile{}, wrap(op, err)
 	}
+	return row.file(), nil
+}
+
+// GetStoredFile returns one file of the context's school; another school's is ErrNotFound.
+func (s *Store) GetStoredFile(ctx context.Context, id int64) (storage.StoredFile, error) {
+	return getScoped(s, ctx, fmt.Sprintf("get stored file %d", id), storedFileRow.file, "id = ?", id)
+}
+
+func (row storedFileRow) file() storage.StoredFile {
 	return storage.StoredFile{
 		ID: row.ID, Name: row.Name, ContentType: row.ContentType, SizeBytes: row.SizeBytes, SHA256: row.SHA256,
 		StoragePath: row.StoragePath, UploadedBy: row.UploadedBy, CreatedAt: utc(row.CreatedAt),
-	}, nil
+	}
 }
