@@ -79,6 +79,11 @@ func withAccessTokenLifetime(d time.Duration) envOption {
 	return func(a *config.School, _ *server.Deps) { a.Lifetimes.AccessToken = d }
 }
 
+// withAppearanceCache sets how long the server reuses a school's appearance for its pages.
+func withAppearanceCache(d time.Duration) envOption {
+	return func(_ *config.School, deps *server.Deps) { deps.AppearanceCache = d }
+}
+
 // withLogger gives the server a logger.
 func withLogger(l *slog.Logger) envOption {
 	return func(_ *config.School, d *server.Deps) { d.Logger = l }

@@ -50,6 +50,9 @@ type Deps struct {
 	// Audit records the security events of the API's changes (role changes; invitations are
 	// recorded by the Inviter); nil records nothing.
 	Audit *audit.Recorder
+	// SchoolChanged, if set, hears of each change to the school's row (settings, appearance)
+	// once it is stored: the pages' cache of the appearance forgets it.
+	SchoolChanged func(ctx context.Context)
 }
 
 // Handler serves the operator REST API and its OpenAPI document.
@@ -63,6 +66,7 @@ type Handler struct {
 	maxBody    int64
 	inviter    Inviter
 	audit      *audit.Recorder
+	changed    func(ctx context.Context)
 
 	api huma.API
 	// docs caches each school's OpenAPI document (keyed by *school.School, which is immutable
@@ -79,6 +83,7 @@ func New(d Deps) *Handler {
 	return &Handler{
 		store: stores{d.Store, d.Directory}, log: s.Log, door: s.Door, now: s.Now,
 		storageDir: d.StorageDir, files: d.Files, maxBody: d.MaxBodyBytes, inviter: d.Inviter, audit: d.Audit,
+		changed: d.SchoolChanged,
 	}
 }
 

@@ -174,6 +174,9 @@ func registerSchoolChange[P, O any](h *Handler, api huma.API, id string, check f
 		if err != nil {
 			return nil, h.refusal(ctx, "school", err)
 		}
+		if h.changed != nil {
+			h.changed(ctx)
+		}
 		return &struct{ Body O }{out(s)}, nil
 	})
 }

@@ -67,6 +67,10 @@ type Deps struct {
 	// (telemetry.otlp_endpoint unset) traces nothing. The store's statements are traced by the
 	// store itself (gormstore.Config.Tracer).
 	Tracing trace.TracerProvider
+	// AppearanceCache is how long a replica reuses a school's appearance it read for its pages
+	// (zero: DefaultAppearanceCache; negative: read it for every page). A change through this
+	// replica's operator API is shown at once; other replicas show it within this long.
+	AppearanceCache time.Duration
 }
 
 // Server owns the public and internal HTTP servers.
@@ -306,7 +310,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	membergraphql.New(membergraphql.Deps{Store: d.Store, Verifier: s.door(surfaceGraphQL, tokens), Logger: d.Logger}).Mount(r)
 	mcpendpoint.New(mcpendpoint.Deps{Store: d.Store, Verifier: s.door(surfaceMCP, tokens), Logger: d.Logger, Version: Version()}).Mount(r)
 	files, _ := d.Store.(operator.FileRows)
-	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Files: files, Verifier: s.door(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit}).Mount(r)
+	operator.New(operator.Deps{Store: d.Store, Directory: d.Store, Files: files, Verifier: s.door(surfaceOperator, tokens), Logger: d.Logger, StorageDir: operator.DefaultStorageDir(d.Config.Database), MaxBodyBytes: d.Config.HTTP.MaxBodyBytes, Inviter: inviter, Audit: s.audit, SchoolChanged: looks.forget}).Mount(r)
 	return nil
 }
 
