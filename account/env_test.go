@@ -182,6 +182,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}
 	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)
 	r := mux.NewRouter()
+	r.Use(e.login.Localize)
 	e.login.Mount(r)
 	e.h.Mount(r)
 	authz.New(authz.Deps{

@@ -154,8 +154,9 @@ func TestProfileChange(t *testing.T) {
 		if m, _ := e.gs.GetMember(e.ctx(e.a), e.ann.ID); m.AvatarURL != "" {
 			t.Errorf("picture %q", m.AvatarURL)
 		}
-		// A done key that is not one of the page's is ignored, and nothing of it is shown.
-		if page := b.Get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "hello") {
+		// A done key that is not one of the page's is ignored, and nothing of it is shown (the
+		// language switcher's links repeat the address, query-escaped).
+		if page := b.Get(e.url(e.a, "/account?done=%3Cb%3Ehello")).Body; strings.Contains(page, "<b>hello") || strings.Contains(page, "&lt;b&gt;hello") {
 			t.Error("the done parameter was echoed")
 		}
 	})

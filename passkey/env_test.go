@@ -101,6 +101,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	r := mux.NewRouter()
+	r.Use(door.Localize)
 	door.Mount(r)
 	pk.Mount(r)
 	sch.Handle(schools.Middleware(reg, true, r))
