@@ -1,6 +1,7 @@
 package account
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -9,7 +10,9 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
+	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -22,13 +25,34 @@ const (
 	InvitationPath = "/invitation"
 )
 
-// Messages of the recovery pages.
+// Messages of the recovery pages, in English: the pages write them in the request's language
+// from the catalogue (signin.form_expired, signin.forgot.email_missing,
+// signin.passwords_differ).
 const (
-	MsgFormExpired      = "This form has expired. Please try again."
-	MsgEmailMissing     = "Enter your e-mail address."
-	MsgPasswordsDiffer  = "The two passwords are not the same."
-	msgResetLimitedBody = "Too many password-reset requests came from your network. Please wait a few minutes and try again."
+	MsgFormExpired     = "This form has expired. Please try again."
+	MsgEmailMissing    = "Enter your e-mail address."
+	MsgPasswordsDiffer = "The two passwords are not the same."
 )
+
+// viewResetLimited is the page of a network that asked for too many reset links.
+var viewResetLimited = login.ErrorView{TitleKey: "errors.reset_limited.title", MessageKey: "errors.reset_limited.message"}
+
+// passwordMessage is the sentence that tells the member why the policy refused a new password
+// (password.CheckPolicy's reasons), in the language of ctx.
+func passwordMessage(ctx context.Context, err error) string {
+	loc := i18n.FromContext(ctx)
+	switch {
+	case errors.Is(err, password.ErrTooShort):
+		return loc.Text("signin.password_too_short")
+	case errors.Is(err, password.ErrTooLongNew):
+		return loc.Text("signin.password_too_long")
+	case errors.Is(err, password.ErrCommon):
+		return loc.Text("signin.password_common")
+	case errors.Is(err, password.ErrContext):
+		return loc.Text("signin.password_context")
+	}
+	return err.Error()
+}
 
 // mountRecovery registers the invitation and password-recovery routes.
 func (h *Handler) mountRecovery(r *mux.Router) {
@@ -83,12 +107,12 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	}
 	if !h.login.CheckFormToken(r) {
 		h.log.InfoContext(ctx, "forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		h.showForgot(w, r, t, http.StatusForbidden, MsgFormExpired)
+		h.showForgot(w, r, t, http.StatusForbidden, i18n.FromContext(ctx).Text("signin.form_expired"))
 		return nil
 	}
 	email := storage.NormaliseEmail(r.PostForm.Get("email"))
 	if email == "" {
-		h.showForgot(w, r, t, http.StatusOK, MsgEmailMissing)
+		h.showForgot(w, r, t, http.StatusOK, i18n.FromContext(ctx).Text("signin.forgot.email_missing"))
 		return nil
 	}
 	ok, err := h.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
@@ -98,7 +122,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	if !ok {
 		h.log.WarnContext(ctx, "forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
-		h.login.RenderError(w, r, http.StatusTooManyRequests, login.ErrorView{Title: "Too many requests", Message: msgResetLimitedBody})
+		h.login.RenderError(w, r, http.StatusTooManyRequests, viewResetLimited)
 		return nil
 	}
 	if err := h.svc.RequestReset(ctx, email); err != nil {
@@ -111,14 +135,15 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 
 // linkDead shows that a link can no longer be used, with the way to a new one.
 func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.School, purpose Purpose) {
-	page := templates.LinkDeadPage{School: t.Name, Title: "This link has expired or was already used"}
+	loc := i18n.FromContext(r.Context())
+	page := templates.LinkDeadPage{School: t.Name, Title: loc.Text("signin.link_dead.title")}
 	switch purpose {
 	case PurposeInvitation:
-		page.Message = "An invitation link works once. If you have already chosen your password, sign in with it; otherwise ask " + t.Name + " to invite you again."
-		page.NextURL, page.NextText = login.LoginPath, "Sign in"
+		page.Message = loc.Text("signin.link_dead.invitation", "School", t.Name)
+		page.NextURL, page.NextText = login.LoginPath, loc.Text("signin.button")
 	default:
-		page.Message = "A link to choose a new password works once, for a short time, and only the latest one sent works. You can ask for a new one."
-		page.NextURL, page.NextText = ForgotPath, "Ask for a new link"
+		page.Message = loc.Text("signin.link_dead.reset")
+		page.NextURL, page.NextText = ForgotPath, loc.Text("signin.link_dead.new_link")
 	}
 	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(r.Context(), out, page) })
 }
@@ -195,11 +220,11 @@ func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.S
 	token := r.PostForm.Get("token")
 	if !h.login.CheckFormToken(r) {
 		h.log.InfoContext(r.Context(), linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
-		return false, show(w, r, t, http.StatusForbidden, token, MsgFormExpired)
+		return false, show(w, r, t, http.StatusForbidden, token, i18n.FromContext(r.Context()).Text("signin.form_expired"))
 	}
 	pw := r.PostForm.Get("password")
 	if pw != r.PostForm.Get("password2") {
-		return false, show(w, r, t, http.StatusOK, token, MsgPasswordsDiffer)
+		return false, show(w, r, t, http.StatusOK, token, i18n.FromContext(r.Context()).Text("signin.passwords_differ"))
 	}
 	err = redeem(token, pw)
 	var pe *PasswordError
@@ -207,7 +232,7 @@ func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.S
 	case err == nil:
 		return true, nil
 	case errors.As(err, &pe):
-		return false, show(w, r, t, http.StatusOK, token, pe.Error())
+		return false, show(w, r, t, http.StatusOK, token, passwordMessage(r.Context(), pe))
 	case errors.Is(err, ErrLinkDead):
 		h.linkDead(w, r, t, purpose)
 		return false, nil

@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/client"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
@@ -65,22 +67,19 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	sess, err := h.login.Load(r)
 	if err != nil && !errors.Is(err, login.ErrNoSession) {
 		h.logError(ctx, "authorize: session lookup failed", err)
-		h.login.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
-			Title:   "Sign-in is unavailable right now",
-			Message: "Please try again in a moment.",
-		})
+		h.login.RenderError(w, r, http.StatusServiceUnavailable, viewSignInUnavailable)
 		return
 	}
 	if err != nil || needsFreshLogin(ar.GetRequestForm(), sess, h.now()) {
 		h.login.RedirectToLogin(w, withoutParam(r, "prompt"))
 		return
 	}
-	if msg := whyNotAllowed(t, sess.Roles, ar.GetRequestedScopes()); msg != "" {
+	if msg := whyNotAllowed(ctx, t, sess.Roles, ar.GetRequestedScopes()); msg != "" {
 		// The member is known but may not grant this: a page says why, and the client learns
 		// access_denied if the member goes back to it.
 		h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
-			Title:   "You cannot authorize this application here",
-			Message: msg,
+			TitleKey: "errors.authorize.not_allowed_title",
+			Message:  msg,
 		})
 		return
 	}
@@ -91,10 +90,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		if ok, err := h.login.OperatorFactorGate(w, r, sess, true); err != nil || !ok {
 			if err != nil {
 				h.logError(ctx, "authorize: second factor lookup failed", err)
-				h.login.RenderError(w, r, http.StatusServiceUnavailable, login.ErrorView{
-					Title:   "Sign-in is unavailable right now",
-					Message: "Please try again in a moment.",
-				})
+				h.login.RenderError(w, r, http.StatusServiceUnavailable, viewSignInUnavailable)
 			}
 			return
 		}
@@ -105,10 +101,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.login.CheckCSRF(r, sess) {
-		h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
-			Title:   "This form has expired",
-			Message: "Go back to the application and start signing in again.",
-		})
+		h.login.RenderError(w, r, http.StatusForbidden, viewConsentExpired)
 		return
 	}
 	switch r.PostForm.Get("decision") {
@@ -200,12 +193,18 @@ func withoutParam(r *http.Request, name string) *http.Request {
 	return r2
 }
 
+// Error pages of the authorization endpoint that every request shares.
+var (
+	viewSignInUnavailable = login.ErrorView{TitleKey: "errors.authorize.unavailable_title", MessageKey: "errors.authorize.unavailable_message"}
+	viewConsentExpired    = login.ErrorView{TitleKey: "errors.authorize.expired_title", MessageKey: "errors.authorize.expired_message"}
+)
+
 // whyNotAllowed applies who may grant what (spec, Registration rule 5 and Authentication 11): a
 // member with no role at the school cannot authorize at all; operator scopes need an owner or
-// admin. It returns "" when the member may proceed.
-func whyNotAllowed(t *school.School, roles []storage.Role, scopes []string) string {
+// admin. It returns "" when the member may proceed, or the reason in the language of ctx.
+func whyNotAllowed(ctx context.Context, t *school.School, roles []storage.Role, scopes []string) string {
 	if len(roles) == 0 {
-		return "Your account has no role at " + t.Name + ", so it cannot authorize applications here. Ask the school to add you."
+		return i18n.FromContext(ctx).Text("errors.authorize.no_role", "School", t.Name)
 	}
 	operator := false
 	for _, r := range roles {
@@ -213,7 +212,7 @@ func whyNotAllowed(t *school.School, roles []storage.Role, scopes []string) stri
 	}
 	for _, s := range scopes {
 		if sc, ok := scope.Lookup(s); ok && sc.Audience == scope.Operator && !operator {
-			return "This application asks for access to manage " + t.Name + ". Only the school's owners and admins can grant that."
+			return i18n.FromContext(ctx).Text("errors.authorize.operator_only", "School", t.Name)
 		}
 	}
 	return ""
@@ -323,8 +322,8 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, t *scho
 			msg = ce.Description
 		}
 		h.login.RenderError(w, r, e.CodeField, login.ErrorView{
-			Title:   "This sign-in request cannot be completed",
-			Message: msg,
+			TitleKey: "errors.authorize.failed_title",
+			Message:  msg,
 		})
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -46,7 +47,8 @@ const StepUpWindow = 15 * time.Minute
 // maxCode bounds the code field: a TOTP code is 6 digits, a recovery code 11 characters.
 const maxCode = 64
 
-// Messages of the second step.
+// Messages of the second step, in English: the page writes them in the request's language
+// from the catalogue (signin.factor.failed, signin.factor.limited, signin.form_expired).
 const (
 	MsgFactorFailed  = "That code is not right. Try again, or use one of your recovery codes."
 	MsgFactorLimited = "Too many wrong codes. Please wait a few minutes and try again."
@@ -441,7 +443,7 @@ func (h *Handler) factor(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !h.factorCSRF(r, ch) {
 		h.log.InfoContext(ctx, "second factor refused: CSRF check failed", "request_id", edge.FromContext(ctx).ID)
-		return h.showFactor(w, r, ch, http.StatusForbidden, MsgFactorExpired)
+		return h.showFactor(w, r, ch, http.StatusForbidden, i18n.FromContext(ctx).Text("signin.form_expired"))
 	}
 	code, _ := ReadCodeField(r.PostForm.Get("code"))
 	detail := string(CodeKind(code))
@@ -451,7 +453,7 @@ func (h *Handler) factor(w http.ResponseWriter, r *http.Request) error {
 	}
 	if charged == nil {
 		h.FactorThrottled(w, r, ch, detail)
-		return h.showFactor(w, r, ch, http.StatusTooManyRequests, MsgFactorLimited)
+		return h.showFactor(w, r, ch, http.StatusTooManyRequests, i18n.FromContext(ctx).Text("signin.factor.limited"))
 	}
 	kind, ok := factor.Kind(""), false
 	if code != "" {
@@ -465,7 +467,7 @@ func (h *Handler) factor(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !ok {
 		h.FactorFailed(r, ch, detail)
-		return h.showFactor(w, r, ch, http.StatusOK, MsgFactorFailed)
+		return h.showFactor(w, r, ch, http.StatusOK, i18n.FromContext(ctx).Text("signin.factor.failed"))
 	}
 	return h.FactorPassed(w, r, ch, charged, kind, detail, factor.AMROTP)
 }

@@ -224,10 +224,14 @@ type PageError struct {
 }
 
 func (e *PageError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("%d %s", e.Status, e.View.Title)
+	title := e.View.Title
+	if e.View.TitleKey != "" {
+		title = e.View.TitleKey
 	}
-	return fmt.Sprintf("%d %s: %v", e.Status, e.View.Title, e.Err)
+	if e.Err == nil {
+		return fmt.Sprintf("%d %s", e.Status, title)
+	}
+	return fmt.Sprintf("%d %s: %v", e.Status, title, e.Err)
 }
 
 func (e *PageError) Unwrap() error { return e.Err }
@@ -255,26 +259,11 @@ func Unavailable(err error) *PageError {
 }
 
 var (
-	viewTooLarge = ErrorView{
-		Title:   "The form is too large",
-		Message: "Go back, shorten what you entered and try again.",
-	}
-	viewBadForm = ErrorView{
-		Title:   "The form could not be read",
-		Message: "Go back, reload the page and try again.",
-	}
-	viewUnavailable = ErrorView{
-		Title:   "Service unavailable",
-		Message: "Signing in is not possible right now. Please try again in a few minutes.",
-	}
-	viewTryLater = ErrorView{
-		Title:   "Service unavailable",
-		Message: "Please try again in a few minutes.",
-	}
-	viewInternal = ErrorView{
-		Title:   "Something went wrong",
-		Message: "The request could not be completed. Please try again later.",
-	}
+	viewTooLarge    = ErrorView{TitleKey: "errors.too_large.title", MessageKey: "errors.too_large.message"}
+	viewBadForm     = ErrorView{TitleKey: "errors.bad_form.title", MessageKey: "errors.bad_form.message"}
+	viewUnavailable = ErrorView{TitleKey: "errors.unavailable.title", MessageKey: "errors.unavailable.signin_message"}
+	viewTryLater    = ErrorView{TitleKey: "errors.unavailable.title", MessageKey: "errors.unavailable.message"}
+	viewInternal    = ErrorView{TitleKey: "errors.internal.title", MessageKey: "errors.internal.message"}
 )
 
 // handle adapts a handler that returns an error: the error is logged with the request id and

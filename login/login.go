@@ -15,14 +15,18 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
 
-// Messages of the sign-in page. The failure message is the same whether the e-mail is unknown
-// or the password wrong, so the page cannot be used to find out who has an account.
+// Messages of the sign-in page, in English: the page writes them in the request's language
+// from the catalogue (signin.failed, signin.limited, signin.expired, signin.incomplete,
+// signin.busy), and these are what its English says. The failure message is the same whether
+// the e-mail is unknown or the password wrong, so the page cannot be used to find out who has
+// an account.
 const (
 	MsgLoginFailed     = "The e-mail or password is not right."
 	MsgLoginLimited    = "Too many failed sign-in attempts. Please wait a few minutes and try again."
@@ -72,9 +76,10 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	page := templates.LoginPage{School: t.Name, ReturnTo: SafeReturnTo(r.PostForm.Get("return_to"))}
+	loc := i18n.FromContext(ctx)
 	if !h.checkLoginCSRF(r) {
 		h.log.InfoContext(ctx, "sign-in refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		page.CSRFToken, page.Message = h.loginCSRF(w, r), MsgLoginExpired
+		page.CSRFToken, page.Message = h.loginCSRF(w, r), loc.Text("signin.expired")
 		h.renderLogin(w, r, http.StatusForbidden, page)
 		return nil
 	}
@@ -83,7 +88,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	email := storage.NormaliseEmail(r.PostForm.Get("email"))
 	pw := r.PostForm.Get("password")
 	if email == "" || pw == "" {
-		page.Message = MsgLoginIncomplete
+		page.Message = loc.Text("signin.incomplete")
 		h.renderLogin(w, r, http.StatusOK, page)
 		return nil
 	}
@@ -106,7 +111,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		h.log.WarnContext(ctx, "sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		h.noteSignIn(r, audit.ResultThrottled, 0)
 		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window).Seconds())))
-		page.Message = MsgLoginLimited
+		page.Message = loc.Text("signin.limited")
 		h.renderLogin(w, r, http.StatusTooManyRequests, page)
 		return nil
 	}
@@ -116,7 +121,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		h.refund(ctx, charged...)
 		h.log.WarnContext(ctx, "sign-in refused: password hashing is at capacity", "request_id", info.ID, "school_id", t.SchoolID)
 		w.Header().Set("Retry-After", "1")
-		page.Message = MsgLoginBusy
+		page.Message = loc.Text("signin.busy")
 		h.renderLogin(w, r, http.StatusServiceUnavailable, page)
 		return nil
 	}
@@ -134,7 +139,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		// The attempt stays charged to every key Take charged: that is what a failure costs.
 		h.log.InfoContext(ctx, "sign-in failed", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String(), "known_device", known)
 		h.noteSignIn(r, audit.ResultFailure, m.ID)
-		page.Message = MsgLoginFailed
+		page.Message = loc.Text("signin.failed")
 		h.renderLogin(w, r, http.StatusOK, page)
 		return nil
 	}

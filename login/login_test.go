@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -97,31 +98,46 @@ func TestLoginWithoutRole(t *testing.T) {
 	}
 }
 
+// The answer to an unknown e-mail and to a wrong password is the same, byte for byte, in every
+// language: no page, in any language, tells who has an account.
 func TestLoginFailureIsUniform(t *testing.T) {
-	e := newEnv(t, nil)
-	b := e.browser(hostA, false)
-	token := b.loginForm()
-	post := func(email, pw string) response {
-		return b.do(http.MethodPost, LoginPath, url.Values{"email": {email}, "password": {pw}, "return_to": {"/x"}, CSRFField: {token}})
-	}
-	wrong := post(annEmail, "not the password")
-	unknown := post("nobody@example.com", "not the password")
-	if wrong.StatusCode != unknown.StatusCode || wrong.body != unknown.body {
-		t.Errorf("wrong password (%d) and unknown e-mail (%d) differ:\n%s\n---\n%s", wrong.StatusCode, unknown.StatusCode, wrong.body, unknown.body)
-	}
-	if !strings.Contains(wrong.body, MsgLoginFailed) {
-		t.Errorf("failure page lacks %q", MsgLoginFailed)
-	}
-	for _, r := range []response{wrong, unknown} {
-		if r.cookie(SessionCookie) != nil {
-			t.Error("failed sign-in set a session cookie")
-		}
-		if r.Header.Get("Content-Security-Policy") != PagePolicy || r.Header.Get("Cache-Control") != "no-store" {
-			t.Errorf("headers %v", r.Header)
-		}
-	}
-	if got := e.store.lookups.Load(); got != 2 {
-		t.Errorf("%d member lookups, want 2", got)
+	cat := catalogue(t)
+	for _, lang := range i18n.Tags() {
+		t.Run(lang, func(t *testing.T) {
+			e := newEnv(t, nil)
+			b := e.browser(hostA, false)
+			b.lang = lang
+			token := b.loginForm()
+			post := func(email, pw string) response {
+				return b.do(http.MethodPost, LoginPath, url.Values{"email": {email}, "password": {pw}, "return_to": {"/x"}, CSRFField: {token}})
+			}
+			wrong := post(annEmail, "not the password")
+			unknown := post("nobody@example.com", "not the password")
+			if wrong.StatusCode != unknown.StatusCode || wrong.body != unknown.body {
+				t.Errorf("wrong password (%d) and unknown e-mail (%d) differ:\n%s\n---\n%s", wrong.StatusCode, unknown.StatusCode, wrong.body, unknown.body)
+			}
+			if got := htmlLang(wrong.body); got != lang {
+				t.Errorf("the failure page is in %q", got)
+			}
+			msg := cat.Localizer(lang, nil).Text("signin.failed")
+			if !strings.Contains(wrong.body, msg) {
+				t.Errorf("failure page lacks %q", msg)
+			}
+			if lang == i18n.Default && msg != MsgLoginFailed {
+				t.Errorf("the English failure message is %q, not %q", msg, MsgLoginFailed)
+			}
+			for _, r := range []response{wrong, unknown} {
+				if r.cookie(SessionCookie) != nil {
+					t.Error("failed sign-in set a session cookie")
+				}
+				if r.Header.Get("Content-Security-Policy") != PagePolicy || r.Header.Get("Cache-Control") != "no-store" {
+					t.Errorf("headers %v", r.Header)
+				}
+			}
+			if got := e.store.lookups.Load(); got != 2 {
+				t.Errorf("%d member lookups, want 2", got)
+			}
+		})
 	}
 }
 

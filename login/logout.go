@@ -6,13 +6,14 @@ import (
 	"net/http"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
 
 // MsgLogoutExpired asks the member to confirm again after a sign-out form that failed its CSRF
-// check.
+// check: the English of the catalogue's signin.logout.expired, which the page shows.
 const MsgLogoutExpired = "Please confirm again that you want to sign out."
 
 // logoutForm asks for confirmation. GET never signs anyone out: any page on the web can make a
@@ -51,7 +52,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !h.CheckCSRF(r, s) {
 		h.log.InfoContext(ctx, "sign-out refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
-		h.renderLogout(w, r, http.StatusForbidden, t, s, MsgLogoutExpired)
+		h.renderLogout(w, r, http.StatusForbidden, t, s, i18n.FromContext(ctx).Text("signin.logout.expired"))
 		return nil
 	}
 	if err := h.store.DeleteLoginSession(ctx, s.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {

@@ -1,11 +1,13 @@
 package login
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/templates"
@@ -32,10 +34,27 @@ type ConsentView struct {
 	FormAction string
 }
 
-// ErrorView is an error page's text. It is shown as is: plain words for the member, never
-// debug detail (that goes to the log).
+// ErrorView is an error page's text: plain words for the member, never debug detail (that
+// goes to the log). Title and Message are shown as they are, written already in the request's
+// language (i18n.FromContext(ctx).Text); a view declared once for every request (a package
+// variable) names catalogue messages instead, in TitleKey and MessageKey, which RenderError
+// writes in the language of the request it answers and which take the place of Title and
+// Message.
 type ErrorView struct {
-	Title, Message string
+	Title, Message       string
+	TitleKey, MessageKey string
+}
+
+// text returns v's title and message in loc's language.
+func (v ErrorView) text(loc *i18n.Localizer) (title, message string) {
+	title, message = v.Title, v.Message
+	if v.TitleKey != "" {
+		title = loc.Text(v.TitleKey)
+	}
+	if v.MessageKey != "" {
+		message = loc.Text(v.MessageKey)
+	}
+	return title, message
 }
 
 // RenderConsent writes the consent page for s. Consent is asked on every authorization (spec,
@@ -52,14 +71,7 @@ func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Sessio
 		h.RenderError(w, r, http.StatusInternalServerError, viewInternal)
 		return
 	}
-	items := make([]templates.ScopeItem, 0, len(v.Scopes))
-	for _, sc := range v.Scopes {
-		d := sc.Description
-		if d == "" {
-			d = sc.Name
-		}
-		items = append(items, templates.ScopeItem{Name: sc.Name, Description: d})
-	}
+	items := ScopeItems(r.Context(), v.Scopes)
 	page := templates.ConsentPage{
 		School:       t.Name,
 		ClientName:   v.ClientName,
@@ -75,13 +87,26 @@ func (h *Handler) RenderConsent(w http.ResponseWriter, r *http.Request, s Sessio
 	h.WritePage(w, r, http.StatusOK, ConsentPolicy, func(out io.Writer) error { return h.tpl.Consent(r.Context(), out, page) })
 }
 
-// RenderError writes an error page with the given status. The page shows v and the request
-// id (so that support can find the log line) and nothing else.
-func (h *Handler) RenderError(w http.ResponseWriter, r *http.Request, status int, v ErrorView) {
-	if v.Title == "" {
-		v.Title = viewInternal.Title
+// ScopeItems are the lines of a page's list of scopes, each described in the language of
+// ctx's localizer (scope.Describe).
+func ScopeItems(ctx context.Context, scopes []scope.Scope) []templates.ScopeItem {
+	loc := i18n.FromContext(ctx)
+	items := make([]templates.ScopeItem, 0, len(scopes))
+	for _, sc := range scopes {
+		items = append(items, templates.ScopeItem{Name: sc.Name, Description: scope.Describe(loc, sc.Name)})
 	}
-	page := templates.ErrorPage{Title: v.Title, Message: v.Message, RequestID: edge.FromContext(r.Context()).ID}
+	return items
+}
+
+// RenderError writes an error page with the given status. The page shows v, in the request's
+// language, and the request id (so that support can find the log line) and nothing else.
+func (h *Handler) RenderError(w http.ResponseWriter, r *http.Request, status int, v ErrorView) {
+	loc := i18n.FromContext(r.Context())
+	title, message := v.text(loc)
+	if title == "" {
+		title, _ = viewInternal.text(loc)
+	}
+	page := templates.ErrorPage{Title: title, Message: message, RequestID: edge.FromContext(r.Context()).ID}
 	if t, err := school.FromContext(r.Context()); err == nil {
 		page.School = t.Name
 	}

@@ -14,7 +14,7 @@ const (
 // Scope is one catalogue entry.
 type Scope struct {
 	Name        string
-	Description string // shown on the consent screen
+	Description string // in English, for API documentation; pages show Describe's text
 	Audience    Audience
 }
 
