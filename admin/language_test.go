@@ -93,7 +93,7 @@ func TestPagesInTheBrowsersLanguage(t *testing.T) {
 				{"expired form", b.Post(e.membersURL(e.a, student, "/sign-out"), url.Values{"csrf_token": {"stale"}}), http.StatusForbidden,
 					[]msg{m("admin.form_expired"), m("admin.action.sign_out.title", "Name", "Name of "+studentEmail)}, nil},
 				{"security events", b.Get(eventsURL(e.a, nil)), http.StatusOK,
-					[]msg{m("admin.events.title"), m("admin.events.show"), m("admin.events.any_kind"), m("admin.events.result.success"), m("admin.events.by")},
+					[]msg{m("admin.events.title"), m("admin.events.show"), m("admin.events.any_kind"), m("admin.events.result.success"), m("admin.events.member_label")},
 					[]string{year}},
 				{"events filter", b.Get(eventsURL(e.a, url.Values{"kind": {"nonsense"}})), http.StatusBadRequest,
 					[]msg{m("admin.events.bad_kind")}, nil},
