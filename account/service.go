@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/password"
@@ -232,7 +233,7 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 	}
 	content, err := s.tpl.Invitation(ctx, templates.InvitationMail{
 		School: t.Name, MemberName: m.Name, Link: t.URL("/invitation?token=" + token),
-		Expires: expiresText(s.invTTL, expires), HasPassword: res.HasPassword,
+		Expires: expiresText(i18n.FromContext(ctx), s.invTTL, expires), HasPassword: res.HasPassword,
 	})
 	if err != nil {
 		return InviteResult{}, err
@@ -323,19 +324,42 @@ func (s *Service) send(ctx context.Context, t *school.School, kind string, m sto
 	})
 }
 
-// expiresText says when a link expires, as the messages put it: "in 7 days (2026-12-02 18:00
-// UTC)".
-func expiresText(ttl time.Duration, at time.Time) string {
-	var in string
+// expiresText says when a link expires, as the messages put it, in loc's language and time
+// zone: "in 7 days (2 Dec 2026, 18:00 CST)". The messages are rendered with the same localizer
+// (the ctx the mail is rendered with).
+func expiresText(loc *i18n.Localizer, ttl time.Duration, at time.Time) string {
+	when := loc.DateTime(at)
 	switch {
 	case ttl >= 48*time.Hour && ttl%(24*time.Hour) == 0:
-		in = fmt.Sprintf("in %d days", ttl/(24*time.Hour))
+		return loc.Text("mail.expires_days", "Count", int(ttl/(24*time.Hour)), "At", when)
 	case ttl >= 2*time.Hour && ttl%time.Hour == 0:
-		in = fmt.Sprintf("in %d hours", ttl/time.Hour)
-	default:
-		in = fmt.Sprintf("in %d minutes", (ttl+time.Minute-1)/time.Minute)
+		return loc.Text("mail.expires_hours", "Count", int(ttl/time.Hour), "At", when)
 	}
-	return in + " (" + at.UTC().Format("2006-01-02 15:04") + " UTC)"
+	return loc.Text("mail.expires_minutes", "Count", int((ttl+time.Minute-1)/time.Minute), "At", when)
+}
+
+// resetPayload is the outbox request of a reset: the address, after the language of the page
+// that asked (a tag of i18n.Supported and a line break), so that the message the worker
+// writes later is in the language the member read the form in.
+func resetPayload(lang, email string) []byte { return []byte(lang + "\n" + email) }
+
+// readResetPayload undoes resetPayload; a request without a language (queued before requests
+// carried one) has lang "".
+func readResetPayload(payload []byte) (lang, email string) {
+	lang, email, ok := strings.Cut(string(payload), "\n")
+	if !ok {
+		return "", lang
+	}
+	return lang, email
+}
+
+// schoolLocalizer writes a message of school t for a reader whose language nothing says: in
+// the school's locale and time zone, as its pages are for a browser that asks for none of ours.
+func (s *Service) schoolLocalizer(t *school.School, lang string) *i18n.Localizer {
+	if !i18n.Supports(lang) {
+		lang = t.Locale
+	}
+	return s.tpl.Catalog().Localizer(lang, t.Location)
 }
 
 // RequestReset asks for a reset link for email at the context's school. It only leaves a
@@ -352,7 +376,7 @@ func (s *Service) RequestReset(ctx context.Context, email string) error {
 	if !storage.ValidEmail(email) {
 		return nil
 	}
-	if err := s.mail.Request(ctx, t.SchoolID, KindResetRequest, []byte(email)); err != nil {
+	if err := s.mail.Request(ctx, t.SchoolID, KindResetRequest, resetPayload(i18n.FromContext(ctx).Lang(), email)); err != nil {
 		return fmt.Errorf("account: request reset: %w", err)
 	}
 	return nil
@@ -375,8 +399,9 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 		s.log.WarnContext(ctx, "password reset request for a school that is not configured", "school_id", schoolID)
 		return nil
 	}
-	ctx = school.NewContext(ctx, t)
-	email := storage.NormaliseEmail(string(payload))
+	lang, email := readResetPayload(payload)
+	ctx = i18n.NewContext(school.NewContext(ctx, t), s.schoolLocalizer(t, lang))
+	email = storage.NormaliseEmail(email)
 	m, member, err := s.resetMember(ctx, email, "reset request")
 	if errors.Is(err, storage.ErrNotFound) {
 		s.log.InfoContext(ctx, "password reset requested for an address that is no member's", "school_id", schoolID)
@@ -474,7 +499,7 @@ func (s *Service) queueReset(ctx context.Context, t *school.School, m storage.Me
 	}
 	content, err := s.tpl.PasswordReset(ctx, templates.ResetMail{
 		School: t.Name, MemberName: m.Name, Link: t.URL("/login/reset?token=" + token),
-		Expires: expiresText(s.resetTTL, expires),
+		Expires: expiresText(i18n.FromContext(ctx), s.resetTTL, expires),
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,9 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
+// formExpired is what a form whose csrf_token did not match says, in English.
+const formExpired = "This form has expired. Check it and submit it again."
+
 // Without features.mcp_connections the pages do not exist: every method, signed in or not,
 // gets the router's ordinary 404, the same as any unknown path.
 func TestFeatureOffIsNotFound(t *testing.T) {
@@ -280,7 +283,7 @@ func TestCSRF(t *testing.T) {
 	otherToken := other.Get(e.appsURL(e.a, "/new")).CSRF(t)
 	for _, token := range []string{"", "nope", otherToken} {
 		create := b.Post(e.appsURL(e.a, ""), appForm{name: "Forged App", redirectURIs: callback, scopes: []string{"openid"}}.values(token))
-		if create.Status != http.StatusForbidden || !strings.Contains(create.Body, admin.MsgFormExpired) ||
+		if create.Status != http.StatusForbidden || !strings.Contains(create.Body, formExpired) ||
 			!strings.Contains(create.Body, `value="Forged App"`) {
 			t.Errorf("create with token %q: %d\n%s", token, create.Status, create.Body)
 		}
@@ -290,7 +293,7 @@ func TestCSRF(t *testing.T) {
 				form.Set("csrf_token", token)
 			}
 			r := b.Post(e.appsURL(e.a, "/"+id+"/"+action), form)
-			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, admin.MsgFormExpired) {
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, formExpired) {
 				t.Errorf("%s with token %q: %d\n%s", action, token, r.Status, r.Body)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/storage"
@@ -28,9 +28,6 @@ const listPageSize = 50
 
 // maxCursor bounds the list's ?after= cursor; the store's cursors are far shorter.
 const maxCursor = 512
-
-// MsgFormExpired is shown above a form whose csrf_token did not match the session.
-const MsgFormExpired = "This form has expired. Check it and submit it again."
 
 // appURL is the path of an application's page. Client ids are ours (client.NewID) or an
 // operator's choice through the CLI, so they are escaped.
@@ -53,7 +50,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, v visit) error {
 	page := templates.OAuthAppsPage{School: v.school.Name, Operator: h.operatorView(v), NewURL: NewAppPath}
 	for _, c := range clients {
 		page.Apps = append(page.Apps, templates.OAuthAppItem{
-			Name: c.Name, ClientID: c.ID, Confidential: confidential(c), URL: appURL(c.ID), CreatedAt: formatTime(c.CreatedAt),
+			Name: c.Name, ClientID: c.ID, Confidential: confidential(c), URL: appURL(c.ID), CreatedAt: v.loc.DateTime(c.CreatedAt),
 		})
 	}
 	if next != "" {
@@ -100,7 +97,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	form := h.formPage(v, req.Name, f.Get("redirect_uris"), req.Scopes, req.Confidential)
 	if !h.checkCSRF(r, v) {
-		form.Message = MsgFormExpired
+		form.Message = v.loc.Text("admin.form_expired")
 		h.writePage(w, r, http.StatusForbidden, func(out io.Writer) error { return h.tpl.OAuthAppNew(r.Context(), out, form) })
 		return nil
 	}
@@ -108,9 +105,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 	var invalid *client.RequestError
 	if errors.As(err, &invalid) {
 		form.Invalid = true
-		form.NameErrors = sentences(invalid.For(client.FieldName))
-		form.RedirectURIErrors = sentences(invalid.For(client.FieldRedirectURIs))
-		form.ScopeErrors = sentences(invalid.For(client.FieldScopes))
+		form.NameErrors = problemTexts(v.loc, invalid, client.FieldName)
+		form.RedirectURIErrors = problemTexts(v.loc, invalid, client.FieldRedirectURIs)
+		form.ScopeErrors = problemTexts(v.loc, invalid, client.FieldScopes)
 		h.writePage(w, r, http.StatusUnprocessableEntity, func(out io.Writer) error { return h.tpl.OAuthAppNew(r.Context(), out, form) })
 		return nil
 	}
@@ -133,7 +130,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, v visit) error 
 // browser asks about first, and issues another secret.
 func (h *Handler) renderSecret(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, secret string, rotated bool) {
 	page := templates.OAuthAppSecretPage{
-		School: v.school.Name, Operator: h.operatorView(v), App: details(c), Secret: secret, Rotated: rotated,
+		School: v.school.Name, Operator: h.operatorView(v), App: details(v.loc, c), Secret: secret, Rotated: rotated,
 		AppURL: appURL(c.ID), ListURL: AppsPath,
 	}
 	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.OAuthAppSecret(r.Context(), out, page) })
@@ -142,12 +139,12 @@ func (h *Handler) renderSecret(w http.ResponseWriter, r *http.Request, v visit, 
 // show is one application's page: what a developer needs (the client_id) and what can be done
 // to it.
 func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
-	c, err := h.client(r)
+	c, err := h.client(r, v)
 	if err != nil {
 		return err
 	}
 	page := templates.OAuthAppPage{
-		School: v.school.Name, Operator: h.operatorView(v), App: details(c), ListURL: AppsPath,
+		School: v.school.Name, Operator: h.operatorView(v), App: details(v.loc, c), ListURL: AppsPath,
 		DeleteURL: appURL(c.ID) + actionDelete.path,
 	}
 	if confidential(c) {
@@ -161,33 +158,33 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, v visit) error {
 // only an application with a secret has it.
 type appAction struct {
 	// path follows the application's URL, for the page and its form alike.
-	path                string
-	title               func(app string) string
-	explanation, button string
-	danger, secretOnly  bool
+	path string
+	// copy is what the confirmation page says, in the request's language.
+	copy               func(loc *i18n.Localizer, app string) (title, explanation, button string)
+	danger, secretOnly bool
 }
 
 var (
 	actionRotate = appAction{
-		path:        "/rotate",
-		title:       func(app string) string { return "Issue a new secret for " + app + "?" },
-		explanation: "The current secret stops working at once: the application cannot sign members in or refresh their tokens until it is given the new one, which is shown only once. Tokens it already holds stay valid.",
-		button:      "Issue a new secret",
-		secretOnly:  true,
+		path: "/rotate",
+		copy: func(loc *i18n.Localizer, app string) (string, string, string) {
+			return loc.Text("admin.app.rotate_title", "App", app), loc.Text("admin.app.rotate_explanation"), loc.Text("admin.app.rotate")
+		},
+		secretOnly: true,
 	}
 	actionDelete = appAction{
-		path:        "/delete",
-		title:       func(app string) string { return "Delete " + app + "?" },
-		explanation: "Every token the application holds stops working at once, and no member can authorize it again. This cannot be undone.",
-		button:      "Delete application",
-		danger:      true,
+		path: "/delete",
+		copy: func(loc *i18n.Localizer, app string) (string, string, string) {
+			return loc.Text("admin.app.delete_title", "App", app), loc.Text("admin.app.delete_explanation"), loc.Text("admin.app.delete")
+		},
+		danger: true,
 	}
 )
 
 // confirmApp shows the page that asks before a.
 func (h *Handler) confirmApp(a appAction) pageFunc {
 	return func(w http.ResponseWriter, r *http.Request, v visit) error {
-		c, err := h.appFor(r, a)
+		c, err := h.appFor(r, v, a)
 		if err != nil {
 			return err
 		}
@@ -197,13 +194,13 @@ func (h *Handler) confirmApp(a appAction) pageFunc {
 }
 
 // appFor returns the application named by the path, refused when a is not one of its actions.
-func (h *Handler) appFor(r *http.Request, a appAction) (storage.Client, error) {
-	c, err := h.client(r)
+func (h *Handler) appFor(r *http.Request, v visit, a appAction) (storage.Client, error) {
+	c, err := h.client(r, v)
 	if err != nil {
 		return c, err
 	}
 	if a.secretOnly && !confidential(c) {
-		return c, failPublicApp.with(nil)
+		return c, failPublicApp(v.loc).with(nil)
 	}
 	return c, nil
 }
@@ -211,21 +208,22 @@ func (h *Handler) appFor(r *http.Request, a appAction) (storage.Client, error) {
 // confirmed returns the application of a confirmed form posting a. Without the session's CSRF
 // token the confirmation page is shown again with a message, and ok is false.
 func (h *Handler) confirmed(w http.ResponseWriter, r *http.Request, v visit, a appAction) (c storage.Client, ok bool, err error) {
-	if c, err = h.appFor(r, a); err != nil {
+	if c, err = h.appFor(r, v, a); err != nil {
 		return c, false, err
 	}
 	if !h.checkCSRF(r, v) {
-		h.renderAppConfirm(w, r, v, c, a, http.StatusForbidden, MsgFormExpired)
+		h.renderAppConfirm(w, r, v, c, a, http.StatusForbidden, v.loc.Text("admin.form_expired"))
 		return c, false, nil
 	}
 	return c, true, nil
 }
 
 func (h *Handler) renderAppConfirm(w http.ResponseWriter, r *http.Request, v visit, c storage.Client, a appAction, status int, msg string) {
+	title, explanation, button := a.copy(v.loc, c.Name)
 	page := templates.OAuthAppConfirmPage{
 		School: v.school.Name, Operator: h.operatorView(v), AppName: c.Name, ClientID: c.ID,
 		Confirmation: templates.Confirmation{
-			Title: a.title(c.Name), Explanation: a.explanation, FormAction: appURL(c.ID) + a.path, Button: a.button, Danger: a.danger,
+			Title: title, Explanation: explanation, FormAction: appURL(c.ID) + a.path, Button: button, Danger: a.danger,
 			CancelURL: appURL(c.ID), ListURL: AppsPath, Message: msg,
 		},
 	}
@@ -242,9 +240,9 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	c, secret, err := h.clients.RotateSecret(ctx, c.ID, storage.ClientMember)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return failNoApp.with(err)
+		return failNoApp(v.loc).with(err)
 	case errors.Is(err, client.ErrPublic):
-		return failPublicApp.with(err)
+		return failPublicApp(v.loc).with(err)
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
@@ -265,7 +263,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	err = h.clients.Delete(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return failNoApp.with(err)
+		return failNoApp(v.loc).with(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
@@ -281,11 +279,11 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 // client returns the member client named by the path. The store is school-scoped, so another
 // school's client is not found; an operator client is treated as absent too, since these pages
 // neither made it nor manage it.
-func (h *Handler) client(r *http.Request) (storage.Client, error) {
+func (h *Handler) client(r *http.Request, v visit) (storage.Client, error) {
 	id := mux.Vars(r)["id"]
 	c, err := h.store.GetClient(r.Context(), id)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.Kind != storage.ClientMember) {
-		return storage.Client{}, failNoApp.with(err)
+		return storage.Client{}, failNoApp(v.loc).with(err)
 	}
 	if err != nil {
 		return storage.Client{}, fmt.Errorf("admin: get client: %w", err)
@@ -298,10 +296,10 @@ func confidential(c storage.Client) bool {
 }
 
 // details is what the pages show of a client; never its secret hash.
-func details(c storage.Client) templates.OAuthAppDetails {
+func details(loc *i18n.Localizer, c storage.Client) templates.OAuthAppDetails {
 	d := templates.OAuthAppDetails{
 		Name: c.Name, ClientID: c.ID, Confidential: confidential(c), RedirectURIs: c.RedirectURIs,
-		CreatedAt: formatTime(c.CreatedAt),
+		CreatedAt: loc.DateTime(c.CreatedAt),
 	}
 	for _, name := range c.Scopes {
 		item := templates.ScopeItem{Name: name, Description: name}
@@ -312,8 +310,6 @@ func details(c storage.Client) templates.OAuthAppDetails {
 	}
 	return d
 }
-
-func formatTime(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") }
 
 // splitLines reads the redirect URIs text area: one URI a line, blank lines ignored, whatever
 // the line ending the browser sent (forms submit CR LF).
@@ -327,17 +323,65 @@ func splitLines(s string) []string {
 	return out
 }
 
-// sentences turns package client's messages, written as Go errors (lower case, no full stop, so that they
-// compose), into sentences for the page.
-func sentences(msgs []string) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		r, size := utf8.DecodeRuneInString(m)
-		m = string(unicode.ToUpper(r)) + m[size:]
-		if !strings.HasSuffix(m, ".") {
-			m += "."
+// problemTexts are the sentences the form shows about one field: each of package client's
+// problems in the request's language, by the rule it names.
+func problemTexts(loc *i18n.Localizer, e *client.RequestError, field string) []string {
+	var out []string
+	for _, p := range e.Problems {
+		if p.Field == field {
+			out = append(out, problemText(loc, p))
 		}
-		out[i] = m
 	}
 	return out
+}
+
+func problemText(loc *i18n.Localizer, p client.Problem) string {
+	var v []any
+	for name, value := range p.Values {
+		v = append(v, name, value)
+	}
+	switch p.Rule {
+	case "name_missing":
+		return loc.Text("admin.field.name_missing", v...)
+	case "name_invalid_text":
+		return loc.Text("admin.field.name_invalid_text", v...)
+	case "name_too_long":
+		return loc.Text("admin.field.name_too_long", v...)
+	case "name_invisible":
+		return loc.Text("admin.field.name_invisible", v...)
+	case "uris_missing":
+		return loc.Text("admin.field.uris_missing", v...)
+	case "uris_too_many":
+		return loc.Text("admin.field.uris_too_many", v...)
+	case "uri_duplicate":
+		return loc.Text("admin.field.uri_duplicate", v...)
+	case "uri_too_long":
+		return loc.Text("admin.field.uri_too_long", v...)
+	case "uri_not_absolute":
+		return loc.Text("admin.field.uri_not_absolute", v...)
+	case "uri_scheme":
+		return loc.Text("admin.field.uri_scheme", v...)
+	case "uri_fragment":
+		return loc.Text("admin.field.uri_fragment", v...)
+	case "uri_user":
+		return loc.Text("admin.field.uri_user", v...)
+	case "uri_http_host":
+		return loc.Text("admin.field.uri_http_host", v...)
+	case "scopes_missing":
+		return loc.Text("admin.field.scopes_missing", v...)
+	case "scopes_unavailable":
+		return loc.Text("admin.field.scopes_unavailable", v...)
+	}
+	return sentence(p.Message)
+}
+
+// sentence turns a message of package client without a rule of its own, written as a Go error
+// (lower case, no full stop, so that it composes), into a sentence for the page.
+func sentence(m string) string {
+	r, size := utf8.DecodeRuneInString(m)
+	m = string(unicode.ToUpper(r)) + m[size:]
+	if !strings.HasSuffix(m, ".") {
+		m += "."
+	}
+	return m
 }

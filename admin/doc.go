@@ -49,4 +49,9 @@
 // a redirect; the other POSTs end in one (Post/Redirect/Get). Creation, rotation and deletion
 // share their rules with the CLI through the server's client.Manager (Create, RotateSecret,
 // Delete). docs/clients.md, "Operator pages", has the details.
+//
+// The pages speak the request's language (login.Handler.Localize puts its localizer in the
+// context; every operator page reads it once, as visit.loc): their sentences, notices, refusals
+// and field errors are the catalogue's admin.* messages, their dates are written in the
+// school's time zone. What the security event log stores (kinds, details) is shown as stored.
 package admin

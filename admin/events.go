@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -26,13 +27,31 @@ const eventsPageSize = 50
 // dateLayout is how the page's since and until read (an HTML date input's value).
 const dateLayout = "2006-01-02"
 
-// Messages of the events page's filter.
+// filterProblem is why the events page's filter cannot be used; filterText says it.
+type filterProblem int
+
 const (
-	MsgEventsBadMember = "Enter a member's e-mail address or their id (a number)."
-	MsgEventsBadKind   = "Choose a kind from the list."
-	MsgEventsBadDate   = "Enter dates as YYYY-MM-DD, the first no later than the second."
-	MsgEventsBadPage   = "That page of events does not exist. Start again from the newest."
+	filterOK filterProblem = iota
+	filterBadMember
+	filterBadKind
+	filterBadDate
+	filterBadPage
 )
+
+// filterText is the page's sentence about a filter that cannot be used.
+func filterText(loc *i18n.Localizer, p filterProblem) string {
+	switch p {
+	case filterBadMember:
+		return loc.Text("admin.events.bad_member")
+	case filterBadKind:
+		return loc.Text("admin.events.bad_kind")
+	case filterBadDate:
+		return loc.Text("admin.events.bad_date")
+	case filterBadPage:
+		return loc.Text("admin.events.bad_page")
+	}
+	return ""
+}
 
 // mountEvents registers the security event log's page (/admin/security-events). It is shown to
 // every school's owners and admins, whatever its features; a store that keeps no log (a stand-in
@@ -59,12 +78,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	for _, k := range audit.Kinds {
 		page.Kinds = append(page.Kinds, templates.SecurityEventKind{Value: string(k), Selected: string(k) == page.Kind})
 	}
-	f, none, msg, err := h.eventFilter(r)
+	f, none, problem, err := h.eventFilter(r)
 	if err != nil {
 		return err
 	}
-	if msg != "" {
-		page.Message = msg
+	if problem != filterOK {
+		page.Message = filterText(v.loc, problem)
 		h.writePage(w, r, http.StatusBadRequest, func(out io.Writer) error { return h.tpl.SecurityEvents(r.Context(), out, page) })
 		return nil
 	}
@@ -77,16 +96,16 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v visit, log au
 	names := map[int64]string{}
 	for _, e := range events {
 		item := templates.SecurityEventItem{
-			ID: e.ID, At: e.At.UTC().Format("2006-01-02 15:04:05 UTC"), Kind: string(e.Kind), Result: string(e.Result),
+			ID: e.ID, At: v.loc.DateTime(e.At), Kind: string(e.Kind), Result: resultText(v.loc, e.Result),
 			Failed: e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled,
 			Client: e.ClientID, Scopes: strings.Join(e.Scopes, " "), Address: e.ClientAddr, Browser: e.UserAgent,
 			RequestID: e.RequestID, Detail: e.Detail,
 		}
-		if item.Actor, err = h.actorName(r, names, e); err != nil {
+		if item.Actor, err = h.actorName(r, v.loc, names, e); err != nil {
 			return err
 		}
 		if e.SubjectID != 0 {
-			if item.Subject, err = h.memberName(r, names, e.SubjectID); err != nil {
+			if item.Subject, err = h.memberName(r, v.loc, names, e.SubjectID); err != nil {
 				return err
 			}
 		}
@@ -124,64 +143,64 @@ type eventQuery struct {
 	filter   audit.Filter
 }
 
-// readEventQuery reads the page's filter from its query; msg is a sentence for a filter that
-// cannot be used. It looks nothing up.
-func readEventQuery(q url.Values) (eq eventQuery, msg string) {
+// readEventQuery reads the page's filter from its query, or says why it cannot be used. It
+// looks nothing up.
+func readEventQuery(q url.Values) (eq eventQuery, problem filterProblem) {
 	eq.filter.Limit = eventsPageSize
 	if m := strings.TrimSpace(q.Get("member")); m != "" {
 		if id, err := strconv.ParseInt(m, 10, 64); err == nil {
 			if id <= 0 {
-				return eq, MsgEventsBadMember
+				return eq, filterBadMember
 			}
 			eq.memberID = id
 		} else {
 			eq.email = storage.NormaliseEmail(m)
 			if !storage.ValidEmail(eq.email) {
-				return eq, MsgEventsBadMember
+				return eq, filterBadMember
 			}
 		}
 	}
 	if k := audit.Kind(q.Get("kind")); k != "" {
 		if !audit.KnownKind(k) {
-			return eq, MsgEventsBadKind
+			return eq, filterBadKind
 		}
 		eq.filter.Kinds = []audit.Kind{k}
 	}
 	var err error
 	if s := q.Get("since"); s != "" {
 		if eq.filter.Since, err = time.Parse(dateLayout, s); err != nil {
-			return eq, MsgEventsBadDate
+			return eq, filterBadDate
 		}
 	}
 	if s := q.Get("until"); s != "" {
 		until, err := time.Parse(dateLayout, s)
 		if err != nil {
-			return eq, MsgEventsBadDate
+			return eq, filterBadDate
 		}
 		// The day named is included.
 		eq.filter.Until = until.Add(24 * time.Hour)
 	}
 	if f := eq.filter; !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		return eq, MsgEventsBadDate
+		return eq, filterBadDate
 	}
 	if b := q.Get("before"); b != "" {
 		id, err := strconv.ParseInt(b, 10, 64)
 		if err != nil || id <= 0 {
-			return eq, MsgEventsBadPage
+			return eq, filterBadPage
 		}
 		eq.filter.BeforeID = id
 	}
-	return eq, ""
+	return eq, filterOK
 }
 
 // eventFilter reads the page's query into a filter, finding the member of an address. none is
 // set when the address is nobody's: the answer is an empty list, the same as for a member with
 // no events here, so that the page tells nothing about identities of other schools. msg is a
-// sentence for a filter that cannot be used.
-func (h *Handler) eventFilter(r *http.Request) (f audit.Filter, none bool, msg string, err error) {
-	eq, msg := readEventQuery(r.URL.Query())
-	if msg != "" {
-		return eq.filter, false, msg, nil
+// filterProblem other than filterOK for a filter that cannot be used.
+func (h *Handler) eventFilter(r *http.Request) (f audit.Filter, none bool, problem filterProblem, err error) {
+	eq, problem := readEventQuery(r.URL.Query())
+	if problem != filterOK {
+		return eq.filter, false, problem, nil
 	}
 	f = eq.filter
 	f.MemberID = eq.memberID
@@ -189,46 +208,65 @@ func (h *Handler) eventFilter(r *http.Request) (f audit.Filter, none bool, msg s
 		m, err := h.store.GetMemberByEmail(r.Context(), eq.email)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
-			return f, true, "", nil
+			return f, true, filterOK, nil
 		case err != nil:
-			return f, false, "", fmt.Errorf("admin: look up member: %w", err)
+			return f, false, filterOK, fmt.Errorf("admin: look up member: %w", err)
 		}
 		f.MemberID = m.ID
 	}
-	return f, false, "", nil
+	return f, false, filterOK, nil
+}
+
+// resultText is an event's result as the page says it.
+func resultText(loc *i18n.Localizer, r audit.Result) string {
+	switch r {
+	case audit.ResultSuccess:
+		return loc.Text("admin.events.result.success")
+	case audit.ResultFailure:
+		return loc.Text("admin.events.result.failure")
+	case audit.ResultThrottled:
+		return loc.Text("admin.events.result.throttled")
+	}
+	return string(r)
 }
 
 // actorName says who did e: a member's or operator's e-mail, or what acted.
-func (h *Handler) actorName(r *http.Request, names map[int64]string, e audit.Event) (string, error) {
+func (h *Handler) actorName(r *http.Request, loc *i18n.Localizer, names map[int64]string, e audit.Event) (string, error) {
 	switch e.Actor {
 	case audit.ActorCLI:
-		return "the command line", nil
+		return loc.Text("admin.events.actor.cli"), nil
 	case audit.ActorSystem:
-		return "Proctor", nil
+		return loc.Text("admin.events.actor.system"), nil
 	}
 	if e.ActorID == 0 {
-		return "an unknown " + string(e.Actor), nil
+		switch e.Actor {
+		case audit.ActorMember:
+			return loc.Text("admin.events.actor.unknown_member"), nil
+		case audit.ActorOperator:
+			return loc.Text("admin.events.actor.unknown_operator"), nil
+		}
+		return loc.Text("admin.events.actor.unknown", "Actor", string(e.Actor)), nil
 	}
-	name, err := h.memberName(r, names, e.ActorID)
+	name, err := h.memberName(r, loc, names, e.ActorID)
 	if err != nil {
 		return "", err
 	}
 	if e.Actor == audit.ActorOperator {
-		return "operator " + name, nil
+		return loc.Text("admin.events.actor.operator", "Name", name), nil
 	}
 	return name, nil
 }
 
 // memberName is the member's e-mail address, or "member N (removed)" for an identity that no
 // longer exists: the log outlives its members.
-func (h *Handler) memberName(r *http.Request, names map[int64]string, id int64) (string, error) {
+func (h *Handler) memberName(r *http.Request, loc *i18n.Localizer, names map[int64]string, id int64) (string, error) {
 	if n, ok := names[id]; ok {
 		return n, nil
 	}
 	m, err := h.store.GetMember(r.Context(), id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		names[id] = "member " + strconv.FormatInt(id, 10) + " (removed)"
+		names[id] = loc.Text("admin.events.removed_member", "ID", strconv.FormatInt(id, 10))
 	case err != nil:
 		return "", fmt.Errorf("admin: member %d of an event: %w", id, err)
 	default:

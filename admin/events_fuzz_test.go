@@ -23,8 +23,8 @@ func FuzzEventQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		eq, msg := readEventQuery(q)
-		if msg != "" {
+		eq, problem := readEventQuery(q)
+		if problem != filterOK {
 			return
 		}
 		fl := eq.filter

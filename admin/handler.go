@@ -14,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/school"
@@ -133,6 +134,8 @@ type visit struct {
 	school  *school.School
 	session login.Session
 	roles   []storage.Role // the operator's roles at the school
+	// loc writes the page's sentences in the request's language and the school's time zone.
+	loc *i18n.Localizer
 }
 
 // operatorView is the part of every page that names the signed-in operator.
@@ -168,9 +171,10 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 		if !isOperator(s.Roles) {
 			h.log.InfoContext(ctx, "operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
+			loc := i18n.FromContext(ctx)
 			h.login.RenderError(w, r, http.StatusForbidden, login.ErrorView{
-				Title:   "You cannot manage " + t.Name + " here",
-				Message: "Only the owners and admins of " + t.Name + " can use its administration pages.",
+				Title:   loc.Text("admin.refused.title", "School", t.Name),
+				Message: loc.Text("admin.refused.message", "School", t.Name),
 			})
 			return
 		}
@@ -187,7 +191,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 				return
 			}
 		}
-		if err := fn(w, r, visit{school: t, session: s, roles: s.Roles}); err != nil {
+		if err := fn(w, r, visit{school: t, session: s, roles: s.Roles, loc: i18n.FromContext(ctx)}); err != nil {
 			h.login.Fail(w, r, err)
 		}
 	})
@@ -238,16 +242,17 @@ func (f failure) with(err error) error {
 	return &login.PageError{Status: f.status, View: f.view, Err: err}
 }
 
-var (
-	failNoApp = failure{http.StatusNotFound, login.ErrorView{
-		Title:   "Application not found",
-		Message: "There is no such OAuth application here. It may have been deleted.",
+func failNoApp(loc *i18n.Localizer) failure {
+	return failure{http.StatusNotFound, login.ErrorView{
+		Title: loc.Text("admin.app.not_found_title"), Message: loc.Text("admin.app.not_found"),
 	}}
-	failPublicApp = failure{http.StatusConflict, login.ErrorView{
-		Title:   "This application has no secret",
-		Message: "It is a public application: it proves itself with PKCE, not with a secret, so there is no secret to replace.",
+}
+
+func failPublicApp(loc *i18n.Localizer) failure {
+	return failure{http.StatusConflict, login.ErrorView{
+		Title: loc.Text("admin.app.public_title"), Message: loc.Text("admin.app.public"),
 	}}
-)
+}
 
 // note records an event done by the visiting operator through the request r.
 func (h *Handler) note(r *http.Request, v visit, e audit.Event) {

@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/storage"
@@ -49,28 +50,61 @@ type MemberMail interface {
 	SendResetLink(ctx context.Context, email string, by audit.Event) error
 }
 
-// Notices after a POST, by the key the redirect carries (?done=): fixed sentences, so that
-// nothing of the URL is echoed onto the page.
-var memberNotices = map[string]string{
-	ActionRoles:        "The roles were changed.",
-	"roles-unchanged":  "The roles were already those; nothing changed.",
-	ActionInvite:       "An invitation was sent. It replaces any earlier one.",
-	ActionResetLink:    "A password reset link was sent. It replaces any earlier one.",
-	ActionUnlock:       "The lockout was lifted: failed sign-ins count afresh from now.",
-	ActionResetFactors: "Every second factor of the member was removed here. They sign in with their password alone until they set up new ones.",
-	ActionSignOut:      "The member was signed out everywhere at this school, and every application's access was revoked.",
-	ActionRemove:       "The member was removed from this school.",
+// notice is the sentence shown after a POST, by the key the redirect carries (?done=): fixed
+// sentences, so that nothing of the URL is echoed onto the page. An unknown key has none.
+func notice(loc *i18n.Localizer, done string) string {
+	switch done {
+	case ActionRoles:
+		return loc.Text("admin.notice.roles")
+	case "roles-unchanged":
+		return loc.Text("admin.notice.roles_unchanged")
+	case ActionInvite:
+		return loc.Text("admin.notice.invite")
+	case ActionResetLink:
+		return loc.Text("admin.notice.reset_link")
+	case ActionUnlock:
+		return loc.Text("admin.notice.unlock")
+	case ActionResetFactors:
+		return loc.Text("admin.notice.reset_factors")
+	case ActionSignOut:
+		return loc.Text("admin.notice.sign_out")
+	case ActionRemove:
+		return loc.Text("admin.notice.remove")
+	}
+	return ""
 }
 
-// Refusals, as the pages say them.
+// refusal is a reason an action is not taken; refusalText says it in the request's language.
+type refusal string
+
+// Refusals; "" is none.
 const (
-	msgLastOwner    = "%s is the last owner of %s: make someone else an owner first, so that the school keeps one."
-	msgSelf         = "You cannot reset your own second factors or sign yourself out everywhere here: your account page does both."
-	msgAdminOwner   = "Only an owner can change an owner's roles, second factors or membership, or sign an owner out."
-	msgAdminFactors = "Only an owner can reset a member's second factors."
-	msgNoRole       = "Pick at least one role. To take every role away, remove the member from the school."
-	msgGrantOwner   = "Only an owner can make someone an owner."
+	refuseLastOwner    refusal = "last-owner"
+	refuseSelf         refusal = "self"
+	refuseAdminOwner   refusal = "admin-owner"
+	refuseAdminFactors refusal = "admin-factors"
+	refuseNoRole       refusal = "no-role"
+	refuseGrantOwner   refusal = "grant-owner"
 )
+
+// refusalText is the sentence of why, about t at v's school.
+func refusalText(why refusal, t target, v visit) string {
+	switch why {
+	case refuseLastOwner:
+		return v.loc.Text("admin.refusal.last_owner", "Name", t.name(), "School", v.school.Name)
+	case refuseSelf:
+		return v.loc.Text("admin.refusal.self")
+	case refuseAdminOwner:
+		return v.loc.Text("admin.refusal.admin_owner")
+	case refuseAdminFactors:
+		return v.loc.Text("admin.refusal.admin_factors")
+	case refuseNoRole:
+		return v.loc.Text("admin.refusal.no_role")
+	case refuseGrantOwner:
+		return v.loc.Text("admin.refusal.grant_owner")
+	}
+	return ""
+}
 
 func memberURL(id int64) string { return MembersPath + "/" + strconv.FormatInt(id, 10) }
 
@@ -87,20 +121,23 @@ func (h *Handler) mountMembers(r *mux.Router) {
 	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
 }
 
-var (
-	failNoMember = failure{http.StatusNotFound, login.ErrorView{
-		Title:   "Member not found",
-		Message: "There is no such member here. They may have been removed from the school.",
+func failNoMember(loc *i18n.Localizer) failure {
+	return failure{http.StatusNotFound, login.ErrorView{
+		Title: loc.Text("admin.member.not_found_title"), Message: loc.Text("admin.member.not_found"),
 	}}
-	failNoAction = failure{http.StatusNotFound, login.ErrorView{
-		Title:   "Page not found",
-		Message: "There is no such page.",
+}
+
+func failNoAction(loc *i18n.Localizer) failure {
+	return failure{http.StatusNotFound, login.ErrorView{
+		Title: loc.Text("admin.member.no_page_title"), Message: loc.Text("admin.member.no_page"),
 	}}
-	failNoUnlocks = failure{http.StatusServiceUnavailable, login.ErrorView{
-		Title:   "Lockouts cannot be lifted here",
-		Message: "This server keeps no record of lifted lockouts; a lockout ends when its time runs out.",
+}
+
+func failNoUnlocks(loc *i18n.Localizer) failure {
+	return failure{http.StatusServiceUnavailable, login.ErrorView{
+		Title: loc.Text("admin.member.no_unlocks_title"), Message: loc.Text("admin.member.no_unlocks"),
 	}}
-)
+}
 
 // members lists one page of the school's members, optionally searched.
 func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -117,7 +154,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 	if err != nil {
 		return fmt.Errorf("admin: list members: %w", err)
 	}
-	summaries, err := h.summaries(ctx, entries)
+	summaries, err := h.summaries(ctx, v.loc, entries)
 	if err != nil {
 		return err
 	}
@@ -126,7 +163,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 		Members: summaries, FactorsShown: h.factors != nil,
 	}
 	if q.Get("done") == ActionRemove {
-		page.Notice = memberNotices[ActionRemove]
+		page.Notice = notice(v.loc, ActionRemove)
 	}
 	if next != "" {
 		nq := url.Values{"after": {next}}
@@ -141,7 +178,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 
 // summaries completes roster entries with what the store does not know: lockouts (the sign-in
 // limiter's) and second factors (the factor store's, one read for the page).
-func (h *Handler) summaries(ctx context.Context, entries []roster.Entry) ([]templates.MemberSummary, error) {
+func (h *Handler) summaries(ctx context.Context, loc *i18n.Localizer, entries []roster.Entry) ([]templates.MemberSummary, error) {
 	var factors map[int64]factor.Summary
 	if h.factors != nil && len(entries) > 0 {
 		ids := make([]int64, len(entries))
@@ -159,25 +196,25 @@ func (h *Handler) summaries(ctx context.Context, entries []roster.Entry) ([]temp
 		if err != nil {
 			return nil, fmt.Errorf("admin: lockout of member %d: %w", e.Member.ID, err)
 		}
-		out[i] = h.summary(e, locked, factors[e.Member.ID])
+		out[i] = h.summary(loc, e, locked, factors[e.Member.ID])
 	}
 	return out, nil
 }
 
-func (h *Handler) summary(e roster.Entry, locked bool, f factor.Summary) templates.MemberSummary {
+func (h *Handler) summary(loc *i18n.Localizer, e roster.Entry, locked bool, f factor.Summary) templates.MemberSummary {
 	s := templates.MemberSummary{
 		Name: e.Member.Name, Email: e.Member.Email, URL: memberURL(e.Member.ID),
-		FactorsShown: h.factors != nil, Factors: factorsText(f),
+		FactorsShown: h.factors != nil, Factors: factorsText(loc, f),
 	}
 	for _, r := range e.Roles {
-		s.Roles = append(s.Roles, string(r))
+		s.Roles = append(s.Roles, roleName(loc, r))
 	}
 	if !e.LastSignInAt.IsZero() {
-		s.LastSignIn = formatTime(e.LastSignInAt)
+		s.LastSignIn = loc.DateTime(e.LastSignInAt)
 	}
-	s.Status, s.StatusText = memberStatus(e, locked)
+	s.Status, s.StatusText = memberStatus(loc, e, locked)
 	if e.Invited() {
-		s.InvitationExpires = formatTime(e.InvitationExpiresAt)
+		s.InvitationExpires = loc.DateTime(e.InvitationExpiresAt)
 	}
 	return s
 }
@@ -185,30 +222,45 @@ func (h *Handler) summary(e roster.Entry, locked bool, f factor.Summary) templat
 // memberStatus names where the member stands: locked (the sign-in page refuses their account
 // now) before anything else, then invited (no password yet, a live invitation), no password
 // (the invitation lapsed or was never sent), active.
-func memberStatus(e roster.Entry, locked bool) (status, text string) {
+func memberStatus(loc *i18n.Localizer, e roster.Entry, locked bool) (status, text string) {
 	switch {
 	case locked:
-		return "locked", "Locked"
+		return "locked", loc.Text("admin.member.status.locked")
 	case e.Invited():
-		return "invited", "Invited"
+		return "invited", loc.Text("admin.member.status.invited")
 	case !e.HasPassword:
-		return "no-password", "No password"
+		return "no-password", loc.Text("admin.member.status.no_password")
 	}
-	return "active", "Active"
+	return "active", loc.Text("admin.member.status.active")
 }
 
-func factorsText(f factor.Summary) string {
+func factorsText(loc *i18n.Localizer, f factor.Summary) string {
 	var parts []string
 	if f.TOTP {
-		parts = append(parts, "Authenticator app")
+		parts = append(parts, loc.Text("admin.member.factor.totp"))
 	}
 	if f.RecoveryCodesLeft > 0 {
-		parts = append(parts, plural(f.RecoveryCodesLeft, "recovery code", "recovery codes")+" left")
+		parts = append(parts, loc.Text("admin.member.factor.recovery_codes", "Count", f.RecoveryCodesLeft))
 	}
 	if f.Passkeys > 0 {
-		parts = append(parts, plural(f.Passkeys, "passkey", "passkeys"))
+		parts = append(parts, loc.Text("admin.member.factor.passkeys", "Count", f.Passkeys))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, loc.Text("admin.member.factor.separator"))
+}
+
+// roleName is a role as the lists name it.
+func roleName(loc *i18n.Localizer, r storage.Role) string {
+	switch r {
+	case storage.RoleOwner:
+		return loc.Text("admin.role.owner")
+	case storage.RoleAdmin:
+		return loc.Text("admin.role.admin")
+	case storage.RoleLecturer:
+		return loc.Text("admin.role.lecturer")
+	case storage.RoleStudent:
+		return loc.Text("admin.role.student")
+	}
+	return string(r)
 }
 
 func plural(n int, one, many string) string {
@@ -231,11 +283,11 @@ func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
 	id, ok := parseMemberID(mux.Vars(r)["member_id"])
 	if !ok {
-		return target{}, failNoMember.with(nil)
+		return target{}, failNoMember(i18n.FromContext(ctx)).with(nil)
 	}
 	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return target{}, failNoMember.with(err)
+		return target{}, failNoMember(i18n.FromContext(ctx)).with(err)
 	}
 	if err != nil {
 		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
@@ -306,22 +358,22 @@ func (v visit) isOwner() bool { return slices.Contains(v.roles, storage.RoleOwne
 // own roles or leave the school: the school's last owner cannot (storage.ErrLastOwner), and an
 // admin cannot make themself an owner. Whether an action applies at all (a reset link for a
 // member without a password ...) is available's business.
-func (h *Handler) refusal(v visit, t target, action string) string {
+func (h *Handler) refusal(v visit, t target, action string) refusal {
 	self := t.id() == v.session.Member.ID
 	switch action {
 	case ActionSignOut, ActionResetFactors:
 		if self {
-			return msgSelf
+			return refuseSelf
 		}
 	}
 	switch action {
 	case ActionResetFactors:
 		if !v.isOwner() {
-			return msgAdminFactors
+			return refuseAdminFactors
 		}
 	case ActionRoles, ActionSignOut, ActionRemove:
 		if t.isOwner() && !v.isOwner() {
-			return msgAdminOwner
+			return refuseAdminOwner
 		}
 	}
 	return ""
@@ -349,10 +401,10 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 		return err
 	}
 	page := templates.MemberPage{
-		School: v.school.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(t.entry, t.locked, t.f),
-		Notice: memberNotices[r.URL.Query().Get("done")],
+		School: v.school.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(v.loc, t.entry, t.locked, t.f),
+		Notice: notice(v.loc, r.URL.Query().Get("done")),
 	}
-	refused := map[string]bool{}
+	refused := map[refusal]bool{}
 	for _, a := range memberActions {
 		if !h.available(t, a) {
 			continue
@@ -369,9 +421,9 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 		c := actionCopy(a, t, v)
 		page.Actions = append(page.Actions, templates.MemberAction{ID: "action-" + a, URL: memberURL(t.id()) + "/" + a, Label: c.link, Danger: c.danger})
 	}
-	for _, why := range []string{msgSelf, msgAdminOwner, msgAdminFactors} {
+	for _, why := range []refusal{refuseSelf, refuseAdminOwner, refuseAdminFactors} {
 		if refused[why] {
-			page.Refusals = append(page.Refusals, why)
+			page.Refusals = append(page.Refusals, refusalText(why, t, v))
 		}
 	}
 	h.writePage(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.AdminMember(r.Context(), out, page) })
@@ -385,36 +437,36 @@ type copyOf struct {
 }
 
 func actionCopy(action string, t target, v visit) copyOf {
-	name, school := t.name(), v.school.Name
+	loc, name, email, school := v.loc, t.name(), t.entry.Member.Email, v.school.Name
 	switch action {
 	case ActionRoles:
-		return copyOf{link: "Change roles", title: "Change the roles of " + name + "?",
-			explanation: "Roles take effect at once, on every page and API call. Owners and admins manage the school; the school always keeps at least one owner.",
-			button:      "Save roles"}
+		return copyOf{link: loc.Text("admin.action.roles.link"), title: loc.Text("admin.action.roles.title", "Name", name),
+			explanation: loc.Text("admin.action.roles.explanation"),
+			button:      loc.Text("admin.action.roles.button")}
 	case ActionInvite:
-		return copyOf{link: "Send an invitation", title: "Send " + name + " an invitation?",
-			explanation: "An e-mail with a link to choose a password goes to " + t.entry.Member.Email + ". It replaces any earlier invitation to " + school + ".",
-			button:      "Send invitation"}
+		return copyOf{link: loc.Text("admin.action.invite.link"), title: loc.Text("admin.action.invite.title", "Name", name),
+			explanation: loc.Text("admin.action.invite.explanation", "Email", email, "School", school),
+			button:      loc.Text("admin.action.invite.button")}
 	case ActionResetLink:
-		return copyOf{link: "Send a password reset link", title: "Send " + name + " a password reset link?",
-			explanation: "An e-mail with a link to choose a new password goes to " + t.entry.Member.Email + ". Their password keeps working until they use it.",
-			button:      "Send reset link"}
+		return copyOf{link: loc.Text("admin.action.reset_link.link"), title: loc.Text("admin.action.reset_link.title", "Name", name),
+			explanation: loc.Text("admin.action.reset_link.explanation", "Email", email),
+			button:      loc.Text("admin.action.reset_link.button")}
 	case ActionUnlock:
-		return copyOf{link: "Lift the lockout", title: "Lift the lockout of " + name + "?",
-			explanation: "Too many failed sign-ins have locked this account for a while. Lifting the lockout lets anyone try again at once: do it when you know the member is the one trying.",
-			button:      "Lift lockout"}
+		return copyOf{link: loc.Text("admin.action.unlock.link"), title: loc.Text("admin.action.unlock.title", "Name", name),
+			explanation: loc.Text("admin.action.unlock.explanation"),
+			button:      loc.Text("admin.action.unlock.button")}
 	case ActionResetFactors:
-		return copyOf{link: "Reset second factors", title: "Reset the second factors of " + name + "?",
-			explanation: "Their authenticator app, recovery codes and passkeys at " + school + " are removed: they sign in with their password alone until they set up new ones. Do this only when you are sure who is asking.",
-			button:      "Reset second factors", danger: true}
+		return copyOf{link: loc.Text("admin.action.reset_factors.link"), title: loc.Text("admin.action.reset_factors.title", "Name", name),
+			explanation: loc.Text("admin.action.reset_factors.explanation", "School", school),
+			button:      loc.Text("admin.action.reset_factors.button"), danger: true}
 	case ActionSignOut:
-		return copyOf{link: "Sign out everywhere", title: "Sign " + name + " out everywhere?",
-			explanation: "Every session of theirs at " + school + " ends, and every application they gave access to at " + school + " loses it. They can sign in again.",
-			button:      "Sign out everywhere", danger: true}
+		return copyOf{link: loc.Text("admin.action.sign_out.link"), title: loc.Text("admin.action.sign_out.title", "Name", name),
+			explanation: loc.Text("admin.action.sign_out.explanation", "School", school),
+			button:      loc.Text("admin.action.sign_out.button"), danger: true}
 	case ActionRemove:
-		return copyOf{link: "Remove from the school", title: "Remove " + name + " from " + school + "?",
-			explanation: "Their roles at " + school + " are taken away, their sessions here end and every application they gave access to here loses it. Their account and their roles at other schools stay.",
-			button:      "Remove member", danger: true}
+		return copyOf{link: loc.Text("admin.action.remove.link"), title: loc.Text("admin.action.remove.title", "Name", name, "School", school),
+			explanation: loc.Text("admin.action.remove.explanation", "School", school),
+			button:      loc.Text("admin.action.remove.button"), danger: true}
 	}
 	return copyOf{}
 }
@@ -423,7 +475,7 @@ func actionCopy(action string, t target, v visit) copyOf {
 func (h *Handler) confirmPage(v visit, t target, action string) templates.MemberConfirmPage {
 	c := actionCopy(action, t, v)
 	page := templates.MemberConfirmPage{
-		School: v.school.Name, Operator: h.operatorView(v), Member: h.summary(t.entry, t.locked, t.f),
+		School: v.school.Name, Operator: h.operatorView(v), Member: h.summary(v.loc, t.entry, t.locked, t.f),
 		Confirmation: templates.Confirmation{
 			Title: c.title, Explanation: c.explanation, FormAction: memberURL(t.id()) + "/" + action, Button: c.button, Danger: c.danger,
 			CancelURL: memberURL(t.id()), ListURL: MembersPath,
@@ -436,23 +488,24 @@ func (h *Handler) confirmPage(v visit, t target, action string) templates.Member
 				continue
 			}
 			page.Roles = append(page.Roles, templates.RoleChoice{
-				Name: string(r), Label: roleLabel(r), Checked: slices.Contains(t.entry.Roles, r),
+				Name: string(r), Label: roleLabel(v.loc, r), Checked: slices.Contains(t.entry.Roles, r),
 			})
 		}
 	}
 	return page
 }
 
-func roleLabel(r storage.Role) string {
+// roleLabel is a role as the roles form's box says it.
+func roleLabel(loc *i18n.Localizer, r storage.Role) string {
 	switch r {
 	case storage.RoleOwner:
-		return "Owner: everything, including other owners"
+		return loc.Text("admin.role.owner_label")
 	case storage.RoleAdmin:
-		return "Admin: manages the school and its members, except owners"
+		return loc.Text("admin.role.admin_label")
 	case storage.RoleLecturer:
-		return "Lecturer"
+		return loc.Text("admin.role.lecturer_label")
 	case storage.RoleStudent:
-		return "Student"
+		return loc.Text("admin.role.student_label")
 	}
 	return string(r)
 }
@@ -467,20 +520,20 @@ func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status i
 func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (target, string, bool, error) {
 	action := mux.Vars(r)["action"]
 	if !slices.Contains(memberActions, action) {
-		return target{}, "", false, failNoAction.with(nil)
+		return target{}, "", false, failNoAction(v.loc).with(nil)
 	}
 	t, err := h.target(r)
 	if err != nil {
 		return target{}, "", false, err
 	}
 	if !h.available(t, action) {
-		return target{}, "", false, failNoAction.with(nil)
+		return target{}, "", false, failNoAction(v.loc).with(nil)
 	}
 	if why := h.refusal(v, t, action); why != "" {
 		h.log.InfoContext(r.Context(), "member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
 			"member_id", v.session.Member.ID, "subject_id", t.id(), "action", action)
 		page := h.confirmPage(v, t, action)
-		page.Refusal = why
+		page.Refusal = refusalText(why, t, v)
 		h.renderConfirm(w, r, http.StatusForbidden, page)
 		return target{}, "", false, nil
 	}
@@ -505,18 +558,18 @@ func (h *Handler) memberAction(w http.ResponseWriter, r *http.Request, v visit) 
 	}
 	if !h.checkCSRF(r, v) {
 		page := h.confirmPage(v, t, action)
-		page.Message = MsgFormExpired
+		page.Message = v.loc.Text("admin.form_expired")
 		h.renderConfirm(w, r, http.StatusForbidden, page)
 		return nil
 	}
-	done, refusal, err := h.act(r, v, t, action)
+	done, why, err := h.act(r, v, t, action)
 	if err != nil {
 		return err
 	}
-	if refusal != "" {
+	if why != "" {
 		page := h.confirmPage(v, t, action)
-		page.Refusal = refusal
-		h.renderConfirm(w, r, refusalStatus(refusal, t, v), page)
+		page.Refusal = refusalText(why, t, v)
+		h.renderConfirm(w, r, refusalStatus(why), page)
 		return nil
 	}
 	h.log.InfoContext(r.Context(), "member action", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
@@ -531,17 +584,15 @@ func (h *Handler) memberAction(w http.ResponseWriter, r *http.Request, v visit) 
 
 // refusalStatus is 409 for the last owner (the state of the school refuses it, as the REST
 // API answers), 422 for a roles form that cannot be saved, 403 for what the operator may not do.
-func refusalStatus(refusal string, t target, v visit) int {
-	switch {
-	case refusal == lastOwner(t, v):
+func refusalStatus(why refusal) int {
+	switch why {
+	case refuseLastOwner:
 		return http.StatusConflict
-	case refusal == msgNoRole:
+	case refuseNoRole:
 		return http.StatusUnprocessableEntity
 	}
 	return http.StatusForbidden
 }
-
-func lastOwner(t target, v visit) string { return fmt.Sprintf(msgLastOwner, t.name(), v.school.Name) }
 
 // event is the security event of an operator's action on t.
 func event(r *http.Request, v visit, t target, kind audit.Kind, detail string) audit.Event {
@@ -550,9 +601,9 @@ func event(r *http.Request, v visit, t target, kind audit.Kind, detail string) a
 	})
 }
 
-// act takes the action. It returns the notice's key, or a sentence saying why the action was
-// refused (the last owner, a roles form without a role).
-func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, refusal string, err error) {
+// act takes the action. It returns the notice's key, or why the action was refused (the last
+// owner, a roles form without a role).
+func (h *Handler) act(r *http.Request, v visit, t target, action string) (done string, why refusal, err error) {
 	ctx := r.Context()
 	switch action {
 	case ActionRoles:
@@ -572,7 +623,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 	case ActionUnlock:
 		err := h.login.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, login.ErrNoUnlocks) {
-			return "", "", failNoUnlocks.with(err)
+			return "", "", failNoUnlocks(v.loc).with(err)
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
@@ -596,7 +647,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			return h.audit.Record(ctx, event(r, v, t, audit.KindSignedOutEverywhere, ended(sessions, grants)))
 		})
 		if errors.Is(err, errOwnerNow) {
-			return "", msgAdminOwner, nil
+			return "", refuseAdminOwner, nil
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: sign out member %d: %w", t.id(), err)
@@ -616,8 +667,8 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 			return h.audit.Record(ctx, event(r, v, t, audit.KindMemberRemoved, rolesText(t.entry.Roles)+"; "+ended(sessions, grants)))
 		})
 		if err != nil {
-			refusal, err := changeRefused(err, v, t, "remove member")
-			return "", refusal, err
+			why, err := changeRefused(err, v, t, "remove member")
+			return "", why, err
 		}
 	}
 	return action, "", nil
@@ -626,21 +677,21 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done, 
 // changeRefused turns the error a change of the member's roles ended with into the page's
 // answer: a refusal shown on the member's page (they became an owner meanwhile, or were the last
 // owner), a 404 page (they are gone), or the error itself, saying what was being done.
-func changeRefused(err error, v visit, t target, doing string) (refusal string, _ error) {
+func changeRefused(err error, v visit, t target, doing string) (refusal, error) {
 	switch {
 	case errors.Is(err, errOwnerNow):
-		return msgAdminOwner, nil
+		return refuseAdminOwner, nil
 	case errors.Is(err, storage.ErrLastOwner):
-		return lastOwner(t, v), nil
+		return refuseLastOwner, nil
 	case errors.Is(err, storage.ErrNotFound):
-		return "", failNoMember.with(err)
+		return "", failNoMember(v.loc).with(err)
 	default:
 		return "", fmt.Errorf("admin: %s %d: %w", doing, t.id(), err)
 	}
 }
 
 // setRoles replaces the member's roles with the form's, in one transaction with its event.
-func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal string, err error) {
+func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why refusal, err error) {
 	var roles []storage.Role
 	for _, name := range r.PostForm["role"] {
 		role := storage.Role(name)
@@ -652,10 +703,10 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 		}
 	}
 	if len(roles) == 0 {
-		return "", msgNoRole, nil
+		return "", refuseNoRole, nil
 	}
 	if slices.Contains(roles, storage.RoleOwner) && !v.isOwner() {
-		return "", msgGrantOwner, nil
+		return "", refuseGrantOwner, nil
 	}
 	var before, after string
 	err = h.inTx(r.Context(), func(ctx context.Context) error {
@@ -676,8 +727,8 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done, refusal st
 		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
 	})
 	if err != nil {
-		refusal, err := changeRefused(err, v, t, "set roles of member")
-		return "", refusal, err
+		why, err := changeRefused(err, v, t, "set roles of member")
+		return "", why, err
 	}
 	if after == before {
 		return "roles-unchanged", "", nil

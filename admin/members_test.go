@@ -150,7 +150,7 @@ func TestMembersList(t *testing.T) {
 		t.Errorf("status or factors column:\n%s", list.Body)
 	}
 	// The owner's own sign-in is their last one.
-	if !strings.Contains(list.Body, time.Now().UTC().Format("2 January 2006")) {
+	if !strings.Contains(list.Body, time.Now().UTC().Format("2 Jan 2006")) {
 		t.Error("the list shows no sign-in of today")
 	}
 
@@ -500,7 +500,7 @@ func TestMembersCSRF(t *testing.T) {
 				form.Set("csrf_token", token)
 			}
 			r := b.Post(e.membersURL(e.a, student, "/"+a), form)
-			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, admin.MsgFormExpired) {
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, formExpired) {
 				t.Errorf("%s with token %q: %d", a, token, r.Status)
 			}
 		}

@@ -49,6 +49,25 @@ type Request struct {
 type Problem struct {
 	Field   string // FieldName, FieldRedirectURIs or FieldScopes
 	Message string
+	// Rule names the rule broken ("name_too_long"; "" for a problem without a name) and Values
+	// its particulars ("Max", "N", "URI" ...), so that a page can say it in the reader's
+	// language; Message is the English the CLI and the API show.
+	Rule   string
+	Values map[string]any
+}
+
+// ruleError is a broken rule: the English message, and the rule's name and values for Problem.
+type ruleError struct {
+	rule   string
+	values map[string]any
+	msg    string
+}
+
+func (e *ruleError) Error() string { return e.msg }
+
+// broken returns the error of a broken rule; format and args make its English message.
+func broken(rule string, values map[string]any, format string, args ...any) error {
+	return &ruleError{rule: rule, values: values, msg: fmt.Sprintf(format, args...)}
 }
 
 // RequestError lists every problem of a Request at once, so that a form can show
@@ -118,7 +137,8 @@ func CheckScopes(kind storage.ClientKind, names []string) ([]string, error) {
 		for i, b := range bad {
 			quoted[i] = fmt.Sprintf("%q", b)
 		}
-		return nil, fmt.Errorf("not available to a %s client: %s", kind, strings.Join(quoted, ", "))
+		return nil, broken("scopes_unavailable", map[string]any{"Kind": string(kind), "Scopes": strings.Join(quoted, ", ")},
+			"not available to a %s client: %s", kind, strings.Join(quoted, ", "))
 	}
 	var out []string
 	for _, s := range allowed {
@@ -127,7 +147,7 @@ func CheckScopes(kind storage.ClientKind, names []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("pick at least one scope")
+		return nil, broken("scopes_missing", nil, "pick at least one scope")
 	}
 	return out, nil
 }
@@ -140,27 +160,28 @@ func CheckScopes(kind storage.ClientKind, names []string) ([]string, error) {
 // relying on it resolving to the loopback interface.
 func CheckRedirectURI(raw string) error {
 	if len(raw) > MaxRedirectURI {
-		return fmt.Errorf("a redirect URI may be at most %d characters long", MaxRedirectURI)
+		return broken("uri_too_long", map[string]any{"Max": MaxRedirectURI}, "a redirect URI may be at most %d characters long", MaxRedirectURI)
 	}
+	quoted := map[string]any{"URI": fmt.Sprintf("%q", raw)}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || !u.IsAbs():
-		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
+		return broken("uri_not_absolute", quoted, "redirect URI %q is not an absolute URL", raw)
 	case u.Scheme != "https" && u.Scheme != "http":
 		// Private-use schemes (com.example.app:/cb) would need their own rules (RFC 8252
 		// section 7.1); loopback serves native apps instead.
-		return fmt.Errorf("redirect URI %q must use https (or http on 127.0.0.1 or [::1])", raw)
+		return broken("uri_scheme", quoted, "redirect URI %q must use https (or http on 127.0.0.1 or [::1])", raw)
 	case u.Host == "" || u.Opaque != "":
-		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
+		return broken("uri_not_absolute", quoted, "redirect URI %q is not an absolute URL", raw)
 	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return fmt.Errorf("redirect URI %q must not have a fragment", raw)
+		return broken("uri_fragment", quoted, "redirect URI %q must not have a fragment", raw)
 	case u.User != nil:
-		return fmt.Errorf("redirect URI %q must not contain a user name or password", raw)
+		return broken("uri_user", quoted, "redirect URI %q must not contain a user name or password", raw)
 	case u.Scheme == "http":
 		// Exactly these two spellings: every other form of a loopback address (127.0.0.2,
 		// [::ffff:127.0.0.1], [0:0::1]) is one more thing for a redirect-URI matcher to get wrong.
 		if h := u.Hostname(); h != "127.0.0.1" && h != "::1" {
-			return fmt.Errorf("redirect URI %q: plain http is only allowed for 127.0.0.1 and [::1]", raw)
+			return broken("uri_http_host", quoted, "redirect URI %q: plain http is only allowed for 127.0.0.1 and [::1]", raw)
 		}
 	}
 	return nil
@@ -172,13 +193,14 @@ func CheckRedirectURIs(uris []string) error {
 	var errs []error
 	switch {
 	case len(uris) == 0:
-		return errors.New("give at least one redirect URI")
+		return broken("uris_missing", nil, "give at least one redirect URI")
 	case len(uris) > MaxRedirectURIs:
-		errs = append(errs, fmt.Errorf("give at most %d redirect URIs, not %d", MaxRedirectURIs, len(uris)))
+		errs = append(errs, broken("uris_too_many", map[string]any{"Max": MaxRedirectURIs, "N": len(uris)},
+			"give at most %d redirect URIs, not %d", MaxRedirectURIs, len(uris)))
 	}
 	for i, u := range uris {
 		if slices.Contains(uris[:i], u) {
-			errs = append(errs, fmt.Errorf("redirect URI %q is listed twice", u))
+			errs = append(errs, broken("uri_duplicate", map[string]any{"URI": fmt.Sprintf("%q", u)}, "redirect URI %q is listed twice", u))
 			continue
 		}
 		if err := CheckRedirectURI(u); err != nil {
@@ -201,17 +223,18 @@ func CheckRedirectURIs(uris []string) error {
 // through this one function.
 func CheckName(name string) error {
 	if strings.TrimSpace(name) == "" {
-		return errors.New("give the application a name")
+		return broken("name_missing", nil, "give the application a name")
 	}
 	if !utf8.ValidString(name) {
-		return errors.New("the name is not valid text")
+		return broken("name_invalid_text", nil, "the name is not valid text")
 	}
 	if n := utf8.RuneCountInString(name); n > MaxName {
-		return fmt.Errorf("the name may be at most %d characters long, not %d", MaxName, n)
+		return broken("name_too_long", map[string]any{"Max": MaxName, "N": n}, "the name may be at most %d characters long, not %d", MaxName, n)
 	}
 	for _, r := range name {
 		if !unicode.IsGraphic(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
-			return fmt.Errorf("the name must not contain invisible or control characters (U+%04X)", r)
+			return broken("name_invisible", map[string]any{"Char": fmt.Sprintf("U+%04X", r)},
+				"the name must not contain invisible or control characters (U+%04X)", r)
 		}
 	}
 	return nil
@@ -224,7 +247,12 @@ func CheckRequest(req Request) (Request, error) {
 	var problems []Problem
 	add := func(field string, err error) {
 		for _, e := range splitJoined(err) {
-			problems = append(problems, Problem{Field: field, Message: e.Error()})
+			p := Problem{Field: field, Message: e.Error()}
+			var re *ruleError
+			if errors.As(e, &re) {
+				p.Rule, p.Values = re.rule, re.values
+			}
+			problems = append(problems, p)
 		}
 	}
 	req.Name = strings.TrimSpace(req.Name)

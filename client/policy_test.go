@@ -174,6 +174,15 @@ func TestCheckClientRequest(t *testing.T) {
 	if len(ce.For(client.FieldName)) != 1 || len(ce.For(client.FieldRedirectURIs)) != 1 || len(ce.For(client.FieldScopes)) != 1 {
 		t.Errorf("problems %+v", ce.Problems)
 	}
+	// Each problem names its rule and its particulars, for a page that says it in another
+	// language.
+	var rules []string
+	for _, p := range ce.Problems {
+		rules = append(rules, p.Rule)
+	}
+	if !slices.Equal(rules, []string{"name_missing", "uri_http_host", "scopes_missing"}) || ce.Problems[1].Values["URI"] != `"http://x.example/"` {
+		t.Errorf("rules %v, problems %+v", rules, ce.Problems)
+	}
 }
 
 // newManager is a manager of the clients of school 1 in a fresh SQLite store, and the context of

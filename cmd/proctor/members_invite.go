@@ -10,7 +10,9 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/audit"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/mail"
+	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -53,7 +55,7 @@ The messages go into the outbox in the database; a running server's mail worker 
 				return errors.New("an invitation needs at least one role")
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
-				svc, err := a.accountService()
+				svc, ctx, err := a.accountService(ctx)
 				if err != nil {
 					return err
 				}
@@ -78,17 +80,28 @@ The messages go into the outbox in the database; a running server's mail worker 
 }
 
 // accountService builds the invitation service over the app's store: its messages go into the
-// outbox, which the server's mail worker empties.
-func (a *app) accountService() (*account.Service, error) {
+// outbox, which the server's mail worker empties. It returns ctx (which carries the school)
+// with the localizer of the school's locale and time zone: a command has no browser to ask for
+// a language, so its messages are written as the school's pages are for a browser that asks
+// for none of ours.
+func (a *app) accountService(ctx context.Context) (*account.Service, context.Context, error) {
+	t, err := school.FromContext(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	q, err := mail.NewQueue(a.store, a.cfg.Server.Secret, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tpl, err := templates.New()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return account.NewService(account.ServiceDeps{Store: a.store, Mail: q, Templates: tpl, Secret: a.cfg.Server.Secret, Logger: a.log, Audit: a.recorder()})
+	svc, err := account.NewService(account.ServiceDeps{Store: a.store, Mail: q, Templates: tpl, Secret: a.cfg.Server.Secret, Logger: a.log, Audit: a.recorder()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, i18n.NewContext(ctx, tpl.Catalog().Localizer(t.Locale, t.Location)), nil
 }
 
 // inviteWithoutPassword invites every member of the context's school whose identity has no

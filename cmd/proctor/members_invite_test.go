@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,7 +10,9 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -164,5 +168,31 @@ func TestMembersCreateHoldsPasswordsToThePolicy(t *testing.T) {
 	s := openDeployment(t, root)
 	if _, err := s.GetMemberByEmail(t.Context(), "cara@example.com"); err == nil {
 		t.Error("a refused password still created the member")
+	}
+}
+
+// TestMembersInviteInTheSchoolsLanguage: a command has no browser to ask, so the invitation is
+// written in the school's locale, its expiry in the school's time zone.
+func TestMembersInviteInTheSchoolsLanguage(t *testing.T) {
+	deployment(t, map[string]string{"one.yaml": schoolOne + "locale: ja\ntimezone: Asia/Tokyo\n"})
+	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, out, stderr := runCmd(t, "", "members", "invite", "--school", "1", "--email", "nora@example.com", "--name", "Nora"); code != 0 {
+		t.Fatalf("invite: %d %q %q", code, out, stderr)
+	}
+	root := filepath.Dir(os.Getenv("PROCTOR_CONFIG"))
+	msgs := servertest.NewPostOffice(t, openDeployment(t, root), config.Secret(bytes.Repeat([]byte("s"), 32)), mail.Options{MaxAttempts: 1}).Deliver()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	m := msgs[0]
+	if m.Subject != "One への招待" || !strings.Contains(m.HTML, `<html lang="ja">`) {
+		t.Errorf("subject %q, HTML:\n%s", m.Subject, m.HTML)
+	}
+	for part, body := range map[string]string{"text": m.Text, "html": m.HTML} {
+		if !strings.Contains(body, "7 日後（") || !strings.Contains(body, " JST）") || strings.Contains(body, "The link works once") {
+			t.Errorf("%s part:\n%s", part, body)
+		}
 	}
 }

@@ -22,7 +22,7 @@ The address must belong to someone holding a role at the school.
 
 The message goes into the outbox in the database; a running server's mail worker sends it.`,
 	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, email string) error {
-		svc, err := a.accountService()
+		svc, ctx, err := a.accountService(ctx)
 		if err != nil {
 			return err
 		}
