@@ -120,7 +120,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		// The previous address hears of it, in the same transaction: if someone else made the
 		// change, the owner learns of it where they still read mail.
 		notice, err := h.tpl.EmailChanged(r.Context(), templates.EmailChangedMail{
-			School: v.School.Name, MemberName: previous.Name, At: h.now().UTC().Format("2006-01-02 15:04") + " UTC",
+			School: v.School.Name, MemberName: previous.Name, At: i18n.FromContext(ctx).DateTime(h.now()),
 		})
 		if err != nil {
 			return err

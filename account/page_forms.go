@@ -308,7 +308,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	content, err := h.tpl.EmailChange(r.Context(), templates.EmailChangeMail{
 		School: v.School.Name, MemberName: m.Name, NewEmail: addr,
 		Link:    v.School.URL(EmailConfirmPath + "?token=" + token),
-		Expires: "in 24 hours (" + expires.UTC().Format("2006-01-02 15:04 UTC") + ")",
+		Expires: expiresText(i18n.FromContext(ctx), emailChangeLifetime, expires),
 	})
 	if err != nil {
 		return err

@@ -94,7 +94,9 @@ func TestOnlyOperators(t *testing.T) {
 				if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "Only the owners and admins of Northwind") {
 					t.Errorf("%s %s: %d, want the 403 page\n%s", r.Method, r.URL.Path, r.Status, r.Body)
 				}
-				if strings.Contains(r.Body, id) {
+				// The language switcher's links come back to the requested address, which the
+				// requester wrote; the page itself says nothing of the application.
+				if _, main, _ := strings.Cut(r.Body, "<main>"); strings.Contains(main, id) {
 					t.Errorf("%s %s: the 403 page shows the client id", r.Method, r.URL.Path)
 				}
 			}

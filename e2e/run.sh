@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 # Seconds the test runner may take as a whole; every test has its own, shorter timeout too.
-E2E_TIMEOUT="${E2E_TIMEOUT:-400}"
+E2E_TIMEOUT="${E2E_TIMEOUT:-1200}"
 # The test files to run (all by default); E2E_FILES=e2e/mcp.test.mjs runs one.
 E2E_FILES="${E2E_FILES:-e2e/*.test.mjs}"
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
