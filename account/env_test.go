@@ -136,6 +136,15 @@ func eachBackend(t *testing.T, f func(t *testing.T, e *env)) { schools.EachBacke
 // newEnv is an env on SQLite.
 func newEnv(t *testing.T) *env { return newEnvOn(t, gormstore.DriverSQLite) }
 
+// workerLook is the look the server would give the mail worker's messages: school 1 has a
+// colour and a logo, the others none.
+func workerLook(_ context.Context, t *school.School) templates.Look {
+	if t.SchoolID != 1 {
+		return templates.Look{Theme: "auto"}
+	}
+	return templates.Look{Theme: "light", Color: "#0f766e", LogoURL: t.URL("/assets/logo-0123456789abcdef")}
+}
+
 // newEnvOn builds the env on the given backend.
 func newEnvOn(t *testing.T, backend string) *env {
 	t.Helper()
@@ -171,6 +180,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 	if e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
 		Schools: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
+		Look: workerLook,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/templates"
 )
 
 // The service writes its messages in the language of the context it is given (the page's
@@ -53,4 +54,34 @@ func TestMessagesInTheContextsLanguage(t *testing.T) {
 		}
 	}
 	e.linkIn(msgs[0])
+}
+
+// The messages wear the school's look: written during a page's request, the request's; written
+// later by the mail worker (a reset request), the one the service is given for the school.
+func TestMessagesWearTheSchoolsLook(t *testing.T) {
+	e := newEnv(t)
+	if err := e.svc.RequestReset(e.ctx(e.a), annEmail); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.deliver()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	html := msgs[0].HTML
+	if !strings.Contains(html, "a { color: #0f766e; }") || !strings.Contains(html, `<img src="`+e.a.URL("/assets/logo-0123456789abcdef")+`" alt="`+e.a.Name+`"`) {
+		t.Errorf("the worker's reset message lacks the school's colour or logo:\n%s", html)
+	}
+
+	look := templates.Look{Color: "#7a1fa2"}
+	ctx := templates.NewLookContext(e.ctx(e.a), func() templates.Look { return look })
+	if _, err := e.svc.Invite(ctx, account.Invitation{Email: "nora@example.com", Name: "Nora", Roles: []storage.Role{storage.RoleStudent}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs = e.deliver()
+	if len(msgs) != 1 || !strings.Contains(msgs[0].HTML, "a { color: #7a1fa2; }") || strings.Contains(msgs[0].HTML, "<img") {
+		t.Fatalf("the invitation does not wear the request's look: %+v", msgs)
+	}
+	if !strings.Contains(msgs[0].HTML, `color: #7a1fa2;">`+e.a.Name+`</p>`) {
+		t.Errorf("without a logo the school's name is not shown in its colour:\n%s", msgs[0].HTML)
+	}
 }

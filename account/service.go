@@ -79,6 +79,9 @@ type ServiceDeps struct {
 	// Audit records security events (nil: a recorder over Store that counts nothing, so that
 	// the account page's list of a member's events never misses one).
 	Audit *audit.Recorder
+	// Look gives the e-mails the outbox worker writes (reset requests) their school's colour
+	// and logo; a message written during a page's request has its look already. nil: plain.
+	Look func(ctx context.Context, t *school.School) templates.Look
 }
 
 // Service invites members and resets passwords without HTTP: the pages of this package, the
@@ -98,6 +101,7 @@ type Service struct {
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
 	linkKey, stampKey []byte
 	audit             *audit.Recorder
+	look              func(ctx context.Context, t *school.School) templates.Look
 }
 
 // deriveKeys is the one place the package's keys come from the system secret.
@@ -122,7 +126,7 @@ func NewService(d ServiceDeps) (*Service, error) {
 	s := &Service{
 		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, schools: d.Schools,
 		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
-		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit,
+		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit, look: d.Look,
 	}
 	s.linkKey, s.stampKey = deriveKeys(d.Secret)
 	s.log, s.now = login.LoggerOrDiscard(s.log), login.ClockOrNow(s.now)
@@ -401,6 +405,10 @@ func (s *Service) expandReset(ctx context.Context, schoolID int64, payload []byt
 	}
 	lang, email := readResetPayload(payload)
 	ctx = i18n.NewContext(school.NewContext(ctx, t), s.schoolLocalizer(t, lang))
+	if s.look != nil {
+		schoolCtx := ctx
+		ctx = templates.NewLookContext(ctx, func() templates.Look { return s.look(schoolCtx, t) })
+	}
 	email = storage.NormaliseEmail(email)
 	m, member, err := s.resetMember(ctx, email, "reset request")
 	if errors.Is(err, storage.ErrNotFound) {

@@ -92,7 +92,11 @@ func (l schoolLooks) page(ctx context.Context, t *school.School) templates.Look 
 		return templates.Look{Theme: look.ThemeAuto}
 	}
 	v := l.service.Look(ctx, a)
-	return templates.Look{Theme: v.Theme, StylesheetPath: v.StylesheetPath, LogoPath: v.LogoPath}
+	out := templates.Look{Theme: v.Theme, StylesheetPath: v.StylesheetPath, LogoPath: v.LogoPath, Color: look.PaletteOf(a).Brand}
+	if v.LogoPath != "" {
+		out.LogoURL = t.URL(v.LogoPath)
+	}
+	return out
 }
 
 // serve answers the school's stylesheet and logo under /assets/. An asset this replica does

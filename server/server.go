@@ -253,7 +253,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		Look: looks.page, Assets: looks.serve,
 	})
 	if err == nil {
-		acct, err = s.accountPages(login, pages, limiter)
+		acct, err = s.accountPages(login, pages, limiter, looks.page)
 	}
 	if err != nil {
 		if s.loginLimiter != nil {
@@ -316,8 +316,9 @@ func (s *Server) mountAll(r *mux.Router) error {
 
 // accountPages builds the invitation, recovery and account pages, and gives their outbox
 // request handlers to the mail worker. They need the store's account tables and the mail
-// outbox; without them (a stand-in store in some tests) there are no such pages.
-func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limiter login.Limiter) (*account.Handler, error) {
+// outbox; without them (a stand-in store in some tests) there are no such pages. look gives
+// the e-mails the mail worker writes their school's look.
+func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limiter login.Limiter, look func(context.Context, *school.School) templates.Look) (*account.Handler, error) {
 	d := s.deps
 	store, ok := d.Store.(account.Store)
 	if !ok || s.mailQueue == nil {
@@ -330,7 +331,7 @@ func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limite
 	}
 	svc, err := account.NewService(account.ServiceDeps{
 		Store: store, Mail: s.mailQueue, Templates: pages, Secret: d.Config.Secret, Limiter: limiter,
-		Schools: schools, Logger: d.Logger, Audit: s.audit,
+		Schools: schools, Logger: d.Logger, Audit: s.audit, Look: look,
 	})
 	if err != nil {
 		return nil, err

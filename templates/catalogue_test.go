@@ -16,9 +16,9 @@ import (
 var (
 	// actionPattern matches a template action, which may span lines.
 	actionPattern = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
-	// codePattern matches a <code> element: protocol names (client_secret_post, openid) are
-	// the same in every language.
-	codePattern = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>`)
+	// codePattern matches a <code> element, whose protocol names (client_secret_post, openid)
+	// are the same in every language, and a <style> element, which holds no words.
+	codePattern = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>|<style[^>]*>.*?</style>`)
 	// textAttrPattern matches the attributes whose value people read or hear.
 	textAttrPattern = regexp.MustCompile(`\b(alt|title|placeholder|aria-label|aria-description|label)="([^"]*)"`)
 	tagPattern      = regexp.MustCompile(`(?s)<[^>]*>`)
@@ -127,6 +127,7 @@ func TestLiteralWordsFound(t *testing.T) {
 		{`<input placeholder="you@example.com">`, false, "you@example.com"},
 		{`<dd><code>client_secret_post</code> &middot; {{.X}}</dd>`, false, ""},
 		{"{{define \"text\"}}Hello {{.Name}},{{end}}", true, "Hello"},
+		{`<style>a { color: {{.C}}; }</style><p>Hi</p>`, false, "Hi"},
 		{`<a href="/login?x=y" class="button primary">{{t "a.b"}}</a>`, false, ""},
 	} {
 		if got := literalWords(tc.src, tc.plain); got != tc.want {

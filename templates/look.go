@@ -18,6 +18,11 @@ type Look struct {
 	LogoPath string
 	// Languages are the switcher's links, one per language.
 	Languages []LanguageLink
+	// Color is the school's primary colour on a light background ("#rrggbb", "" for none) and
+	// LogoURL its logo's absolute URL ("" for none): what an e-mail, which links no
+	// stylesheet and is read away from the school's origin, shows of the look.
+	Color   string
+	LogoURL string
 }
 
 // LanguageLink is one entry of the language switcher.
@@ -39,6 +44,7 @@ type page struct {
 
 // sampleLook is the look New checks every page with: every optional part present.
 var sampleLook = Look{Theme: "dark", StylesheetPath: "/assets/look-x.css", LogoPath: "/assets/logo-x",
+	Color: "#1d4ed8", LogoURL: "https://s.example/assets/logo-x",
 	Languages: []LanguageLink{{Tag: "en", Name: "English", URL: "/language?lang=en", Current: true}, {Tag: "ja", Name: "日本語", URL: "/language?lang=ja"}}}
 
 type lookKey struct{}

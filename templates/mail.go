@@ -92,7 +92,7 @@ func parseMail(s *Set) (map[string]map[string]mailTemplates, error) {
 				return nil, fmt.Errorf("templates: mail %s: %w", k.kind, err)
 			}
 			mt := mailTemplates{text: txt, html: html}
-			if _, err := mt.render(k.kind, k.sample); err != nil {
+			if _, err := mt.render(k.kind, sampleLook, k.sample); err != nil {
 				return nil, fmt.Errorf("%w (%s)", err, l.Tag)
 			}
 			out[k.kind][l.Tag] = mt
@@ -101,7 +101,14 @@ func parseMail(s *Set) (map[string]map[string]mailTemplates, error) {
 	return out, nil
 }
 
-func (mt mailTemplates) render(kind string, v any) (MailContent, error) {
+// mailPage is what an e-mail's HTML layout executes with: the school's look (its colour and
+// logo) around the message's data, which the message's own template receives unchanged.
+type mailPage struct {
+	Look Look
+	Data any
+}
+
+func (mt mailTemplates) render(kind string, look Look, v any) (MailContent, error) {
 	var subject, text, html bytes.Buffer
 	if err := mt.text.ExecuteTemplate(&subject, "subject", v); err != nil {
 		return MailContent{}, fmt.Errorf("templates: mail %s subject: %w", kind, err)
@@ -109,7 +116,7 @@ func (mt mailTemplates) render(kind string, v any) (MailContent, error) {
 	if err := mt.text.ExecuteTemplate(&text, "text", v); err != nil {
 		return MailContent{}, fmt.Errorf("templates: mail %s text: %w", kind, err)
 	}
-	if err := mt.html.ExecuteTemplate(&html, "layout.html", v); err != nil {
+	if err := mt.html.ExecuteTemplate(&html, "layout.html", mailPage{Look: look, Data: v}); err != nil {
 		return MailContent{}, fmt.Errorf("templates: mail %s html: %w", kind, err)
 	}
 	// A subject is one line: a school name with a line break in it must not add a header.
@@ -123,7 +130,7 @@ func (s *Set) renderMail(ctx context.Context, kind string, v any) (MailContent, 
 	if !ok {
 		return MailContent{}, fmt.Errorf("templates: no mail %s", kind)
 	}
-	return byLang[i18n.FromContext(ctx).Lang()].render(kind, v)
+	return byLang[i18n.FromContext(ctx).Lang()].render(kind, LookFromContext(ctx), v)
 }
 
 // Invitation renders an invitation.
