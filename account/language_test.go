@@ -1,7 +1,6 @@
 package account_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,48 +8,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account"
+	"github.com/proctorhq/proctor/server/servertest"
 )
-
-// in sends method to rawURL (form-encoded when form is set) with Accept-Language lang, with
-// the browser's cookies.
-func (b *browser) in(lang, method, rawURL string, form url.Values) *response {
-	b.e.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("Accept-Language", lang)
-	if b.UA != "" {
-		req.Header.Set("User-Agent", b.UA)
-	}
-	res, err := b.Client.Do(req)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(data)}
-}
-
-// htmlLang returns the lang attribute of a page's <html> element.
-func htmlLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
-}
 
 // The account page, the confirmation of a new address, a refused form and a dead link are in
 // the browser's language: the page's own words, the sentences the handlers write, the names
@@ -123,9 +82,9 @@ func TestAccountPagesInLanguage(t *testing.T) {
 					form[k] = v
 				}
 			}
-			res := ann.in(lang, p.method, e.url(e.a, p.path), form)
-			if res.Status != p.status || htmlLang(res.Body) != lang {
-				t.Errorf("%s in %s: %d, lang %q\n%s", p.name, lang, res.Status, htmlLang(res.Body), res.Body)
+			res := ann.inLang(lang, p.method, e.url(e.a, p.path), form)
+			if res.Status != p.status || servertest.HTMLLang(res.Body) != lang {
+				t.Errorf("%s in %s: %d, lang %q\n%s", p.name, lang, res.Status, servertest.HTMLLang(res.Body), res.Body)
 				continue
 			}
 			for _, w := range p.want[lang] {
@@ -158,7 +117,7 @@ func TestAccountPageDatesInSchoolTimeZone(t *testing.T) {
 	if !strings.Contains(page, "26 Nov 2026, 22:05 JST") || strings.Contains(page, "13:05") {
 		t.Errorf("the page does not write 13:05 UTC as 22:05 in Tokyo:\n%s", page)
 	}
-	if ja := ann.in("ja", http.MethodGet, e.url(e.a, account.AccountPath), nil).Body; !strings.Contains(ja, "2026年11月26日 22:05 JST") {
+	if ja := ann.inLang("ja", http.MethodGet, e.url(e.a, account.AccountPath), nil).Body; !strings.Contains(ja, "2026年11月26日 22:05 JST") {
 		t.Errorf("the ja page does not write the date in Japanese in Tokyo:\n%s", ja)
 	}
 	// School B has no time zone: UTC.
@@ -168,4 +127,11 @@ func TestAccountPageDatesInSchoolTimeZone(t *testing.T) {
 	if page := annB.page(e.b); !strings.Contains(page, "26 Nov 2026, 13:05 UTC") {
 		t.Errorf("school B does not write UTC:\n%s", page)
 	}
+}
+
+// inLang sends one request with Accept-Language lang.
+func (b *browser) inLang(lang, method, rawURL string, form url.Values) *servertest.Response {
+	b.Lang = lang
+	defer func() { b.Lang = "" }()
+	return b.Do(method, rawURL, form)
 }

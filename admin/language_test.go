@@ -11,24 +11,11 @@ import (
 	"github.com/proctorhq/proctor/i18n"
 )
 
-// acceptLanguage sends every request of a browser with an Accept-Language header, as a
-// browser set to that language does.
-type acceptLanguage struct {
-	lang string
-	next http.RoundTripper
-}
-
-func (a acceptLanguage) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Accept-Language", a.lang)
-	return a.next.RoundTrip(r)
-}
-
 // signedInIn returns a browser signed in at school A as email that asks for lang.
 func (e *env) signedInIn(email, lang string) *browser {
 	e.t.Helper()
 	b := e.signedIn(e.a, email)
-	b.Client.Transport = acceptLanguage{lang, b.Client.Transport}
+	b.Lang = lang
 	return b
 }
 

@@ -10,16 +10,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest"
 )
 
-// htmlLang returns the lang attribute of a page's <html> element.
-func htmlLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
-}
-
 // The second-factor pages are in the browser's language: the list of factors before and
 // after, the enrolment page and its refusal of a wrong code, and the recovery codes; none of
 // their English sentences remains.
@@ -62,8 +52,8 @@ func TestPagesInLanguage(t *testing.T) {
 			}
 			check := func(page string, res *servertest.Response) {
 				t.Helper()
-				if htmlLang(res.Body) != lang {
-					t.Errorf("%s: %d, lang %q\n%s", page, res.Status, htmlLang(res.Body), res.Body)
+				if servertest.HTMLLang(res.Body) != lang {
+					t.Errorf("%s: %d, lang %q\n%s", page, res.Status, servertest.HTMLLang(res.Body), res.Body)
 					return
 				}
 				for _, w := range want[lang][page] {

@@ -24,6 +24,8 @@ type Pages struct {
 	UA string
 	// Addr is the client address claimed ("": the test server's peer).
 	Addr string
+	// Lang is the Accept-Language sent ("": none).
+	Lang string
 }
 
 // NewPages returns a browser with no cookies that sends through tr (nil: a transport of its
@@ -52,6 +54,9 @@ func (b *Pages) Try(method, rawURL string, form url.Values) (*Response, error) {
 	}
 	if b.Addr != "" {
 		req.Header.Set("X-Test-Addr", b.Addr)
+	}
+	if b.Lang != "" {
+		req.Header.Set("Accept-Language", b.Lang)
 	}
 	res, err := send(b.Client, req)
 	if err != nil {
@@ -140,4 +145,14 @@ func UserinfoStatus(t testing.TB, origin, token string) int {
 		t.Fatalf("servertest: userinfo at %s: %v", origin, err)
 	}
 	return res.Status
+}
+
+// HTMLLang returns the lang attribute of a page's <html> element ("" without one).
+func HTMLLang(page string) string {
+	_, rest, ok := strings.Cut(page, `<html lang="`)
+	if !ok {
+		return ""
+	}
+	lang, _, _ := strings.Cut(rest, `"`)
+	return lang
 }
