@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { msg } from './lib/catalog.mjs';
 import { env, signIn, withBrowser } from './lib/harness.mjs';
 
 // The member of e2e/passkey-fixture.yaml (school 2).
@@ -91,4 +92,30 @@ test('passkeys: a school served at an IP address offers none', { timeout: 60_000
     await page.goto(`${env.issuer}/login/passkey`);
     await page.locator('#passkeys-unavailable').waitFor();
   });
+});
+
+// The script is one file for every language; the page gives it its sentences in the member's
+// language. An authenticator that holds no passkey of the school ends the ceremony with
+// NotAllowedError, which the script reports as a passkey that was not used; the server's
+// refusals come in the page's language too.
+test('passkeys: the script speaks the member\'s language', { timeout: 60_000 }, async (t) => {
+  const origin = env.school2;
+  await withBrowser(t, async (page) => {
+    await addAuthenticator(page);
+    await page.goto(`${origin}/login/passkey`);
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ja');
+    await page.locator('#passkey-sign-in').click();
+    const status = page.locator('#passkey-status');
+    await status.waitFor({ state: 'visible', ...slow });
+    assert.equal((await status.textContent()).trim(), msg('ja', 'passkey.script.cancelled'));
+    assert.ok(await page.locator('#passkey-sign-in').isEnabled(), 'the button can be pressed again');
+
+    // A refusal of the server (a form token that is no longer the browser's) comes as a
+    // sentence in the same language, which the script shows as it is.
+    await page.locator('#passkey-sign-in').evaluate((btn) => { btn.dataset.csrf = 'stale'; });
+    await page.locator('#passkey-sign-in').click();
+    await page.waitForFunction(
+      (want) => document.getElementById('passkey-status').textContent.trim() === want,
+      msg('ja', 'passkey.error.expired'), slow);
+  }, 'ja', { locale: 'ja-JP' });
 });

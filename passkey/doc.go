@@ -22,7 +22,8 @@
 // The JSON endpoints take form posts with a CSRF token (the session's when signed in,
 // login.FormToken's double submit before) and answer JSON: the options for the browser's
 // navigator.credentials, {"redirect": path} when a ceremony finished, or an RFC 6749-shaped
-// error whose description is a sentence for the member. The pages are the only ones that run a
+// error whose description is a sentence for the member, in the request's language (its code
+// the same in every language). The pages are the only ones that run a
 // script (templates/static/passkey.js, from this origin only: Policy).
 //
 // A ceremony's state lives in the store, not in the process: begin stores it under the keyed

@@ -18,6 +18,7 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
@@ -287,12 +288,13 @@ func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose
 
 func challengeCookieName(secure bool) string { return login.CookieName(secure, ChallengeCookie) }
 
-// jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member.
-// Err, if any, is only logged.
+// jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member,
+// written in the request's language. Err, if any, is only logged.
 type jsonError struct {
-	status        int
-	code, message string
-	err           error
+	status  int
+	code    string
+	message func(loc *i18n.Localizer) string
+	err     error
 }
 
 func (e *jsonError) Error() string {
@@ -307,14 +309,37 @@ func (e *jsonError) Unwrap() error { return e.err }
 // Refusals of the JSON endpoints. Their sentences say what the member can do, never why a
 // check failed.
 var (
-	errExpired      = &jsonError{status: http.StatusForbidden, code: "expired", message: "This page has expired. Reload it and try again."}
-	errSignedOut    = &jsonError{status: http.StatusUnauthorized, code: "signed_out", message: "You are no longer signed in. Sign in again and retry."}
-	errUnavailable  = &jsonError{status: http.StatusConflict, code: "unavailable", message: "Passkeys cannot be used at this address."}
-	errRefused      = &jsonError{status: http.StatusBadRequest, code: "refused", message: "That passkey could not be used. Please try again."}
-	errLimited      = &jsonError{status: http.StatusTooManyRequests, code: "rate_limited", message: "Too many failed attempts. Please wait a few minutes and try again."}
-	errTooMany      = &jsonError{status: http.StatusConflict, code: "too_many", message: fmt.Sprintf("You have %d passkeys here, the most there can be. Remove one first.", maxPasskeys)}
-	errRegistered   = &jsonError{status: http.StatusConflict, code: "registered", message: "This passkey is already registered here."}
-	errNotCompleted = &jsonError{status: http.StatusBadRequest, code: "not_completed", message: "The passkey was not added. Please try again."}
+	errExpired = &jsonError{status: http.StatusForbidden, code: "expired", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.expired")
+	}}
+	errSignedOut = &jsonError{status: http.StatusUnauthorized, code: "signed_out", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.signed_out")
+	}}
+	errUnavailable = &jsonError{status: http.StatusConflict, code: "unavailable", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.unavailable")
+	}}
+	errRefused = &jsonError{status: http.StatusBadRequest, code: "refused", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.refused")
+	}}
+	errLimited = &jsonError{status: http.StatusTooManyRequests, code: "rate_limited", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.rate_limited")
+	}}
+	errTooMany = &jsonError{status: http.StatusConflict, code: "too_many", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.too_many", "Count", maxPasskeys)
+	}}
+	errRegistered = &jsonError{status: http.StatusConflict, code: "registered", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.registered")
+	}}
+	errNotCompleted = &jsonError{status: http.StatusBadRequest, code: "not_completed", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.not_completed")
+	}}
+	// errServer answers what went wrong on the server's side; errStoreDown a store outage.
+	errServer = &jsonError{status: http.StatusInternalServerError, code: "server_error", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.server")
+	}}
+	errStoreDown = &jsonError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", message: func(loc *i18n.Localizer) string {
+		return loc.Text("passkey.error.temporarily_unavailable")
+	}}
 )
 
 // refused is errRefused with the reason, for the log.
@@ -327,14 +352,14 @@ func refused(base *jsonError, err error) *jsonError {
 // writeJSONError answers err: a *jsonError as itself, 413 for a body over the limit, 503 for a
 // store outage, 500 for anything else. The log has the detail, the answer none.
 func (h *Handler) writeJSONError(w http.ResponseWriter, r *http.Request, err error) {
-	je := &jsonError{status: http.StatusInternalServerError, code: "server_error", message: "Something went wrong. Please try again later."}
+	je := errServer
 	switch {
 	case errors.As(err, &je):
 	case edge.TooLarge(err):
 		edge.WriteTooLarge(w)
 		return
 	case errors.Is(err, storage.ErrUnavailable):
-		je = &jsonError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", message: "Passkeys cannot be used right now. Please try again in a few minutes."}
+		je = errStoreDown
 	}
 	level := slog.LevelInfo
 	if je.status >= 500 {
@@ -345,7 +370,7 @@ func (h *Handler) writeJSONError(w http.ResponseWriter, r *http.Request, err err
 	if je.status == http.StatusTooManyRequests || je.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "60")
 	}
-	edge.WriteError(w, je.status, je.code, je.message)
+	edge.WriteError(w, je.status, je.code, je.message(i18n.FromContext(r.Context())))
 }
 
 // writeJSON answers v, never cached (the options carry a challenge).

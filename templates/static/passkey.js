@@ -2,7 +2,9 @@
 // data-passkey="register" or "sign-in" and names, in data- attributes, the two same-origin
 // endpoints (data-begin, data-finish), the form's CSRF token (data-csrf), where a sign-in goes
 // afterwards (data-return-to), whether a signed-in member is asked again (data-step-up), the name field (data-name) and where to say what went wrong
-// (data-status). The endpoints take form posts and answer JSON: begin answers the options for
+// (data-status). The script is one cached file for every language, so the page writes the
+// script's own sentences in the member's language into data-say-* attributes of the button
+// (see sentences below); the English ones here serve only a page that lacks them. The endpoints take form posts and answer JSON: begin answers the options for
 // navigator.credentials, finish takes the credential as JSON and answers {"redirect": path} or
 // an error in the shape of RFC 6749 section 5.2 whose error_description is a sentence for the
 // member. Nothing here is inline, so the pages' Content-Security-Policy allows
@@ -63,6 +65,23 @@
     return out;
   }
 
+  // sentences are the script's own messages: each is read from the button's data-say-<name>
+  // attribute, which the page writes in the member's language.
+  var sentences = {
+    cancelled: 'The passkey was not used. Try again when you are ready.',
+    exists: 'This device already holds a passkey for your account here.',
+    browser: 'Your browser could not use a passkey here.',
+    failed: 'Something went wrong. Please try again.',
+    unsupported: 'This browser cannot use passkeys.'
+  };
+
+  function sentence(btn, name) {
+    var key = 'say' + name.charAt(0).toUpperCase() + name.slice(1);
+    return btn.dataset[key] || sentences[name];
+  }
+
+  // post sends fields to url and answers its JSON; a refusal becomes an Error whose message is
+  // the server's sentence (empty when the answer has none).
   function post(url, fields) {
     return fetch(url, {
       method: 'POST',
@@ -71,7 +90,7 @@
       body: new URLSearchParams(fields)
     }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
-        if (!res.ok) { throw new Error(data.error_description || 'Something went wrong. Please try again.'); }
+        if (!res.ok) { throw new Error(data.error_description || ''); }
         return data;
       });
     });
@@ -86,17 +105,17 @@
 
   // A refusal by the browser or the member (cancelled, timed out) has a DOMException name; the
   // server's refusals come as sentences.
-  function message(err) {
+  function message(btn, err) {
     if (err && (err.name === 'NotAllowedError' || err.name === 'AbortError')) {
-      return 'The passkey was not used. Try again when you are ready.';
+      return sentence(btn, 'cancelled');
     }
     if (err && err.name === 'InvalidStateError') {
-      return 'This device already holds a passkey for your account here.';
+      return sentence(btn, 'exists');
     }
     if (err && err.name && err.name !== 'Error') {
-      return 'Your browser could not use a passkey here.';
+      return sentence(btn, 'browser');
     }
-    return (err && err.message) || 'Something went wrong. Please try again.';
+    return (err && err.message) || sentence(btn, 'failed');
   }
 
   function register(btn) {
@@ -134,7 +153,7 @@
         }
         btn.disabled = false;
       }).catch(function (err) {
-        say(btn, message(err));
+        say(btn, message(btn, err));
         btn.disabled = false;
       });
     });
@@ -145,7 +164,7 @@
     document.querySelectorAll('[data-passkey]').forEach(function (btn) {
       if (!supported) {
         btn.disabled = true;
-        say(btn, 'This browser cannot use passkeys.');
+        say(btn, sentence(btn, 'unsupported'));
         return;
       }
       start(btn, btn.dataset.passkey === 'register' ? register : signIn);
