@@ -1,7 +1,6 @@
 package passkey_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,44 +8,14 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/passkey"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
-// in sends method to rawURL (form-encoded when form is set) with Accept-Language lang, with
-// the browser's cookies.
+// in sends one request with Accept-Language lang.
 func (b *browser) in(lang, method, rawURL string, form url.Values) *response {
-	b.e.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(b.e.t.Context(), method, rawURL, body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.Header.Set("Accept-Language", lang)
-	res, err := b.Client.Do(req)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		b.e.t.Fatal(err)
-	}
-	return &response{URL: req.URL, Method: method, Status: res.StatusCode, Header: res.Header, Body: string(data)}
-}
-
-// htmlLang returns the lang attribute of a page's <html> element.
-func htmlLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
+	b.Lang = lang
+	defer func() { b.Lang = "" }()
+	return b.Do(method, rawURL, form)
 }
 
 // The passkeys page is in the browser's language: its own words, the kind and dates of a
@@ -91,8 +60,8 @@ func TestPasskeysPageInLanguage(t *testing.T) {
 	for _, ck := range checks {
 		for _, lang := range []string{"ja", "zh-TW"} {
 			res := br.in(lang, ck.method, ck.url, ck.form)
-			if htmlLang(res.Body) != lang {
-				t.Errorf("%s in %s: %d, lang %q\n%s", ck.name, lang, res.Status, htmlLang(res.Body), res.Body)
+			if servertest.HTMLLang(res.Body) != lang {
+				t.Errorf("%s in %s: %d, lang %q\n%s", ck.name, lang, res.Status, servertest.HTMLLang(res.Body), res.Body)
 				continue
 			}
 			for _, w := range ck.want[lang] {
@@ -109,7 +78,7 @@ func TestPasskeysPageInLanguage(t *testing.T) {
 	}
 	for lang, want := range map[string]string{"ja": "ここではパスキーを追加できません。", "zh-TW": "無法在此新增。"} {
 		res := c.in(lang, http.MethodGet, e.c.URL(passkey.AccountPath), nil)
-		if htmlLang(res.Body) != lang || !strings.Contains(res.Body, want) || strings.Contains(res.Body, "they cannot be added here") {
+		if servertest.HTMLLang(res.Body) != lang || !strings.Contains(res.Body, want) || strings.Contains(res.Body, "they cannot be added here") {
 			t.Errorf("numeric school in %s: %d\n%s", lang, res.Status, res.Body)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/passkey"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // The refusals of the passkey endpoints, which the pages' script shows to the member, are in the
@@ -108,8 +109,8 @@ func TestScriptSentencesInLanguage(t *testing.T) {
 		loc := cat.Localizer(lang, nil)
 		for _, p := range pages {
 			page := p.br.in(lang, http.MethodGet, p.url, nil)
-			if page.Status != http.StatusOK || htmlLang(page.Body) != lang {
-				t.Errorf("%s in %s: %d, lang %q", p.name, lang, page.Status, htmlLang(page.Body))
+			if page.Status != http.StatusOK || servertest.HTMLLang(page.Body) != lang {
+				t.Errorf("%s in %s: %d, lang %q", p.name, lang, page.Status, servertest.HTMLLang(page.Body))
 				continue
 			}
 			for name, key := range sentences {
