@@ -2,12 +2,12 @@
 // rules in the light and the dark theme (e2e/lib/axe.mjs), and reflow at 320 CSS pixels. The
 // pages: sign-in and its error state, the forgotten-password and passkey pages, the consent
 // page, the error page, the account pages, the sign-out confirmation and the signed-out page,
-// setting up an authenticator app and the recovery codes shown once, the second sign-in step
-// and its error state, the invitation page and its error state, and the owner's administration
-// pages. The stylesheet's own promises are checked on the
-// sign-in page: both selectors of each theme set the same values, the accent follows a
-// school's --brand colours, the keyboard focus ring shows in the accent, and a header logo
-// stays within its slot.
+// setting up an authenticator app and its error state, the recovery codes shown once, the
+// second sign-in step and its error state, the invitation page and its error state, and the
+// owner's administration pages. The stylesheet's own promises are checked on the sign-in page:
+// both selectors of each theme set the same values, the accent follows a school's --brand
+// colours, the keyboard focus ring shows in the accent, and a header logo stays within its
+// slot.
 //
 // Nothing here changes state another test relies on: the failed sign-in uses an address no
 // member has, the consent page is left unanswered, the confirmation pages are not submitted,
@@ -332,6 +332,14 @@ for (const lang of languages) {
       await signIn(page, member.email, member.password);
       await page.waitForURL(onPath('/account/security/totp'), slow);
       await check(page, 'authenticator app set-up', msg(lang, 'mfa.enrol_title'));
+
+      // A wrong code (charged to no sign-in budget): the page again with its message.
+      key = base32Decode(await page.locator('#totp-secret').textContent());
+      await page.locator('#code').fill(wrongCode(key));
+      await page.getByRole('button', { name: msg(lang, 'mfa.turn_on') }).click();
+      await page.locator('#totp-message').waitFor(slow);
+      assert.equal(await page.locator('#totp-message').textContent(), msg(lang, 'mfa.code_wrong'));
+      await check(page, 'authenticator app set-up after a wrong code', msg(lang, 'mfa.enrol_title'));
 
       key = base32Decode(await page.locator('#totp-secret').textContent());
       await page.locator('#code').fill(totp(key));
