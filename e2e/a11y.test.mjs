@@ -2,14 +2,18 @@
 // rules in the light and the dark theme (e2e/lib/axe.mjs), and reflow at 320 CSS pixels. The
 // pages: sign-in and its error state, the forgotten-password and passkey pages, the consent
 // page, the error page, the account pages, the sign-out confirmation and the signed-out page,
-// and the owner's administration pages. The stylesheet's own promises are checked on the
-// sign-in page: both selectors of each theme set the same values, the accent follows a
-// school's --brand colours, the keyboard focus ring shows in the accent, and a header logo
-// stays within its slot.
+// setting up an authenticator app and its error state, the recovery codes shown once, the
+// second sign-in step and its error state, the invitation page and its error state, and the
+// owner's administration pages. The stylesheet's own promises are checked on the sign-in page:
+// both selectors of each theme set the same values, the accent follows a school's --brand
+// colours, the keyboard focus ring shows in the accent, and a header logo stays within its
+// slot.
 //
 // Nothing here changes state another test relies on: the failed sign-in uses an address no
 // member has, the consent page is left unanswered, the confirmation pages are not submitted,
-// and the application created to show its secret page is deleted again.
+// and the application created to show its secret page is deleted again. The members who turn
+// TOTP on and the invited ones are this file's own, one per language (e2e/fixture.yaml,
+// e2e/run.sh); the invitations are left unanswered.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -17,6 +21,8 @@ import { test } from 'node:test';
 import { applyTheme, expectNoViolationsInThemes, forcedThemes, themes } from './lib/axe.mjs';
 import { languages, msg, pattern } from './lib/catalog.mjs';
 import { authorizationUrl, discover, env, signIn, startCallback, withBrowser } from './lib/harness.mjs';
+import { linkIn, waitForMessage } from './lib/mailbox.mjs';
+import { base32Decode, nextCode, totp, wrongCode } from './lib/totp.mjs';
 
 // Violations caused by the markup of templates/html/*.html, which this file's change could not
 // touch: each entry names the axe rule, the node's selector as axe reports it and the fix.
@@ -311,6 +317,78 @@ for (const lang of languages) {
       await check(page, 'sign-out confirmation', pattern(lang, 'signin.logout.heading'));
       await page.locator('main form button[type="submit"]').click();
       await check(page, 'signed-out page', pattern(lang, 'signin.signed_out.heading'));
+    }, '', { locale: lang });
+  });
+}
+
+for (const lang of languages) {
+  test(`authenticator app set-up, recovery codes and the second sign-in step (${lang})`, { timeout: 120_000 }, async (t) => {
+    // This language's own member of e2e/fixture.yaml: turning TOTP on changes how it signs in.
+    const member = { email: `tess.totp.${lang.toLowerCase()}@e2e.example`, password: 'e2e-tess-password-1' };
+    let key;
+    await withBrowser(t, async (page) => {
+      await page.goto(`${env.issuer}/account/security/totp`);
+      await page.waitForURL(onPath('/login'));
+      await signIn(page, member.email, member.password);
+      await page.waitForURL(onPath('/account/security/totp'), slow);
+      await check(page, 'authenticator app set-up', msg(lang, 'mfa.enrol_title'));
+
+      // A wrong code (charged to no sign-in budget): the page again with its message.
+      key = base32Decode(await page.locator('#totp-secret').textContent());
+      await page.locator('#code').fill(wrongCode(key));
+      await page.getByRole('button', { name: msg(lang, 'mfa.turn_on') }).click();
+      await page.locator('#totp-message').waitFor(slow);
+      assert.equal(await page.locator('#totp-message').textContent(), msg(lang, 'mfa.code_wrong'));
+      await check(page, 'authenticator app set-up after a wrong code', msg(lang, 'mfa.enrol_title'));
+
+      key = base32Decode(await page.locator('#totp-secret').textContent());
+      await page.locator('#code').fill(totp(key));
+      await page.getByRole('button', { name: msg(lang, 'mfa.turn_on') }).click();
+      await page.locator('#recovery-codes').waitFor(slow);
+      await check(page, 'recovery codes', msg(lang, 'mfa.codes_title'));
+    }, 'enrol', { locale: lang });
+
+    await withBrowser(t, async (page) => {
+      await page.goto(`${env.issuer}/account`);
+      await page.waitForURL(onPath('/login'));
+      await signIn(page, member.email, member.password);
+      await page.waitForURL(onPath('/login/factor'), slow);
+      await check(page, 'second sign-in step', pattern(lang, 'signin.factor.heading'));
+
+      // One wrong code: it counts once against the address every test shares (of its 20).
+      await page.locator('#code').fill(wrongCode(key));
+      await page.getByRole('button', { name: msg(lang, 'signin.factor.continue') }).click();
+      await page.locator('#factor-message').waitFor(slow);
+      assert.equal(await page.locator('#factor-message').textContent(), msg(lang, 'signin.factor.failed'));
+      await check(page, 'second sign-in step after a wrong code', pattern(lang, 'signin.factor.heading'));
+
+      await page.locator('#code').fill(nextCode(key));
+      await page.getByRole('button', { name: msg(lang, 'signin.factor.continue') }).click();
+      await page.waitForURL(onPath('/account'), slow);
+    }, 'sign in', { locale: lang });
+  });
+}
+
+// Any language's subject of an invitation: the message is in the school's language.
+const invitationSubject = new RegExp(languages.map((l) => pattern(l, 'mail.invitation.subject').source).join('|'));
+
+for (const lang of languages) {
+  test(`invitation page and its error state (${lang})`, { timeout: 120_000 }, async (t) => {
+    // This language's own invited member (e2e/run.sh); the invitation is left unanswered.
+    const invited = `ina.invited.${lang.toLowerCase()}@e2e.example`;
+    const message = await waitForMessage({ to: invited, subject: invitationSubject });
+    const link = linkIn(message, `${env.issuer}/invitation?token=`);
+    await withBrowser(t, async (page) => {
+      await page.goto(link.href);
+      await check(page, 'invitation page', pattern(lang, 'signin.invitation.welcome'));
+
+      // Two passwords that differ: the form again with its message, the link still unused.
+      await page.locator('#password').fill('e2e-ina-chose-this-1');
+      await page.locator('#password2').fill('e2e-ina-chose-that-1');
+      await page.getByRole('button', { name: msg(lang, 'signin.invitation.submit') }).click();
+      await page.locator('main [role="alert"]').waitFor(slow);
+      assert.equal(await page.locator('main [role="alert"]').textContent(), msg(lang, 'signin.passwords_differ'));
+      await check(page, 'invitation page with passwords that differ', pattern(lang, 'signin.invitation.welcome'));
     }, '', { locale: lang });
   });
 }
