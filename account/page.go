@@ -148,11 +148,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 			item.Name = a.ClientID
 		}
 		for _, name := range a.Scopes {
-			d := name
-			if sc, ok := scope.Lookup(name); ok && sc.Description != "" {
-				d = sc.Description
-			}
-			item.Scopes = append(item.Scopes, templates.ScopeItem{Name: name, Description: d})
+			item.Scopes = append(item.Scopes, templates.ScopeItem{Name: name, Description: scope.Describe(loc, name)})
 		}
 		page.Apps = append(page.Apps, item)
 	}

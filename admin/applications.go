@@ -77,7 +77,7 @@ func (h *Handler) formPage(v visit, name, redirectURIs string, checked []string,
 	}
 	for _, s := range client.Scopes(storage.ClientMember) {
 		page.Scopes = append(page.Scopes, templates.ScopeChoice{
-			Name: s.Name, Description: s.Description, Checked: slices.Contains(checked, s.Name),
+			Name: s.Name, Description: scope.Describe(v.loc, s.Name), Checked: slices.Contains(checked, s.Name),
 		})
 	}
 	return page
@@ -302,11 +302,7 @@ func details(loc *i18n.Localizer, c storage.Client) templates.OAuthAppDetails {
 		CreatedAt: loc.DateTime(c.CreatedAt),
 	}
 	for _, name := range c.Scopes {
-		item := templates.ScopeItem{Name: name, Description: name}
-		if s, ok := scope.Lookup(name); ok {
-			item.Description = s.Description
-		}
-		d.Scopes = append(d.Scopes, item)
+		d.Scopes = append(d.Scopes, templates.ScopeItem{Name: name, Description: scope.Describe(loc, name)})
 	}
 	return d
 }
