@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -158,46 +155,6 @@ func TestEnglishMessages(t *testing.T) {
 		if got := en.Text(key); got != want {
 			t.Errorf("%s is %q in the catalogue, %q here", key, got, want)
 		}
-	}
-}
-
-// viewKeyPattern matches an error view's catalogue keys in Go code (TitleKey and MessageKey
-// set to a literal).
-var viewKeyPattern = regexp.MustCompile(`\b(?:TitleKey|MessageKey):\s*"([^"]+)"`)
-
-// Every message an error view names is in the catalogue. The templates package checks the
-// keys Go code passes to Text; a view's keys are read when a page is drawn, so they are checked
-// here, in every package that declares views.
-func TestErrorViewKeys(t *testing.T) {
-	cat := catalogue(t)
-	seen := 0
-	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != ".." {
-			return filepath.SkipDir
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, m := range viewKeyPattern.FindAllStringSubmatch(string(data), -1) {
-			seen++
-			if !cat.Has(m[1]) {
-				t.Errorf("%s: message %s is not in the catalogue", path, m[1])
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seen == 0 {
-		t.Error("no error view names a message: the pattern finds nothing")
 	}
 }
 

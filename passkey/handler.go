@@ -291,11 +291,16 @@ func challengeCookieName(secure bool) string { return login.CookieName(secure, C
 // jsonError is a refusal of a JSON endpoint: its status, code and plain sentence for the member,
 // written in the request's language. Err, if any, is only logged.
 type jsonError struct {
-	status  int
-	code    string
-	message func(loc *i18n.Localizer) string
-	err     error
+	status int
+	code   string
+	// key is the sentence's catalogue message, data its values.
+	key  string
+	data []any
+	err  error
 }
+
+// message is the refusal's sentence in loc's language.
+func (e *jsonError) message(loc *i18n.Localizer) string { return loc.Text(e.key, e.data...) }
 
 func (e *jsonError) Error() string {
 	if e.err == nil {
@@ -309,37 +314,17 @@ func (e *jsonError) Unwrap() error { return e.err }
 // Refusals of the JSON endpoints. Their sentences say what the member can do, never why a
 // check failed.
 var (
-	errExpired = &jsonError{status: http.StatusForbidden, code: "expired", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.expired")
-	}}
-	errSignedOut = &jsonError{status: http.StatusUnauthorized, code: "signed_out", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.signed_out")
-	}}
-	errUnavailable = &jsonError{status: http.StatusConflict, code: "unavailable", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.unavailable")
-	}}
-	errRefused = &jsonError{status: http.StatusBadRequest, code: "refused", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.refused")
-	}}
-	errLimited = &jsonError{status: http.StatusTooManyRequests, code: "rate_limited", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.rate_limited")
-	}}
-	errTooMany = &jsonError{status: http.StatusConflict, code: "too_many", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.too_many", "Count", maxPasskeys)
-	}}
-	errRegistered = &jsonError{status: http.StatusConflict, code: "registered", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.registered")
-	}}
-	errNotCompleted = &jsonError{status: http.StatusBadRequest, code: "not_completed", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.not_completed")
-	}}
+	errExpired      = &jsonError{status: http.StatusForbidden, code: "expired", key: "passkey.error.expired"}
+	errSignedOut    = &jsonError{status: http.StatusUnauthorized, code: "signed_out", key: "passkey.error.signed_out"}
+	errUnavailable  = &jsonError{status: http.StatusConflict, code: "unavailable", key: "passkey.error.unavailable"}
+	errRefused      = &jsonError{status: http.StatusBadRequest, code: "refused", key: "passkey.error.refused"}
+	errLimited      = &jsonError{status: http.StatusTooManyRequests, code: "rate_limited", key: "passkey.error.rate_limited"}
+	errTooMany      = &jsonError{status: http.StatusConflict, code: "too_many", key: "passkey.error.too_many", data: []any{"Count", maxPasskeys}}
+	errRegistered   = &jsonError{status: http.StatusConflict, code: "registered", key: "passkey.error.registered"}
+	errNotCompleted = &jsonError{status: http.StatusBadRequest, code: "not_completed", key: "passkey.error.not_completed"}
 	// errServer answers what went wrong on the server's side; errStoreDown a store outage.
-	errServer = &jsonError{status: http.StatusInternalServerError, code: "server_error", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.server")
-	}}
-	errStoreDown = &jsonError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", message: func(loc *i18n.Localizer) string {
-		return loc.Text("passkey.error.temporarily_unavailable")
-	}}
+	errServer    = &jsonError{status: http.StatusInternalServerError, code: "server_error", key: "passkey.error.server"}
+	errStoreDown = &jsonError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", key: "passkey.error.temporarily_unavailable"}
 )
 
 // refused is errRefused with the reason, for the log.

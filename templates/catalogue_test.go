@@ -25,8 +25,10 @@ var (
 	entityPattern   = regexp.MustCompile(`&(#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z]+);`)
 	// keyPattern matches a template's use of a message: {{t "login.title" ...}}.
 	keyPattern = regexp.MustCompile(`\bt "([^"]+)"`)
-	// goKeyPattern matches Go code's use of a message: loc.Text("login.failed", ...).
-	goKeyPattern = regexp.MustCompile(`\.(?:Text|T)\("([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)"`)
+	// goKeyPattern matches Go code's use of a message: loc.Text("login.failed", ...), or a key
+	// kept as data to be written later (an error view's TitleKey: "errors.x.title", a JSON
+	// refusal's key: "passkey.error.expired").
+	goKeyPattern = regexp.MustCompile(`(?:\.(?:Text|T)\(|\b(?:\w*Key|key):\s*)"([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)"`)
 )
 
 // Every word of every page and e-mail comes from the catalogue: outside template actions and
@@ -132,6 +134,26 @@ func TestLiteralWordsFound(t *testing.T) {
 	} {
 		if got := literalWords(tc.src, tc.plain); got != tc.want {
 			t.Errorf("literalWords(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+// The Go key pattern finds a message however Go code names it, and nothing else.
+func TestGoKeyPattern(t *testing.T) {
+	for src, want := range map[string]string{
+		`loc.Text("login.failed")`:                    "login.failed",
+		`loc.T("a.b", "Count", 2)`:                    "a.b",
+		`ErrorView{TitleKey: "errors.x.title"}`:       "errors.x.title",
+		`&jsonError{code: "x", key: "passkey.error"}`: "passkey.error",
+		`KeyPrefix: "proctor:login:"`:                 "",
+		`strings.Cut(s, "a.b")`:                       "",
+	} {
+		got := ""
+		if m := goKeyPattern.FindStringSubmatch(src); m != nil {
+			got = m[1]
+		}
+		if got != want {
+			t.Errorf("%s: found %q, want %q", src, got, want)
 		}
 	}
 }
