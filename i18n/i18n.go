@@ -226,18 +226,19 @@ func NewContext(ctx context.Context, l *Localizer) context.Context {
 
 // english is the localizer of a context that carries none: a command, a test, a request
 // outside any school.
-var english = func() *Localizer {
+// It is loaded on first use, not at start-up: most requests never write a word.
+var english = sync.OnceValue(func() *Localizer {
 	c, err := Load()
 	if err != nil {
 		panic(err) // the embedded catalogues are checked by the tests of this package
 	}
 	return c.Localizer(Default, time.UTC)
-}()
+})
 
 // FromContext returns the localizer ctx carries, or English in UTC.
 func FromContext(ctx context.Context) *Localizer {
 	if l, ok := ctx.Value(contextKey{}).(*Localizer); ok && l != nil {
 		return l
 	}
-	return english
+	return english()
 }
