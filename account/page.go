@@ -120,6 +120,7 @@ func accountDone(w http.ResponseWriter, done string) {
 func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Visit, status int, page templates.AccountPage) error {
 	ctx := r.Context()
 	loc := i18n.FromContext(ctx)
+	never := loc.Text("account.never")
 	m, now := v.Session.Member, h.now()
 	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.School.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
@@ -135,7 +136,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	for _, s := range sessions {
 		page.Sessions = append(page.Sessions, templates.AccountSession{
 			ID: s.ID, Device: localDevice(loc, deviceSummary(s.UserAgent)), Address: s.ClientAddr,
-			LastSeen: pageTime(loc, s.LastSeenAt), CreatedAt: pageTime(loc, s.CreatedAt), Current: s.ID == v.Session.ID,
+			LastSeen: loc.DateTimeOr(s.LastSeenAt, never), CreatedAt: loc.DateTimeOr(s.CreatedAt, never), Current: s.ID == v.Session.ID,
 		})
 	}
 	apps, err := h.store.ListConnectedApps(ctx, m.ID, now)
@@ -143,7 +144,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		return fmt.Errorf("account: list applications: %w", err)
 	}
 	for _, a := range apps {
-		item := templates.AccountApp{ClientID: a.ClientID, Name: a.ClientName, GrantedAt: pageTime(loc, a.GrantedAt), LastUsed: pageTime(loc, a.LastUsedAt)}
+		item := templates.AccountApp{ClientID: a.ClientID, Name: a.ClientName, GrantedAt: loc.DateTimeOr(a.GrantedAt, never), LastUsed: loc.DateTimeOr(a.LastUsedAt, never)}
 		if item.Name == "" {
 			item.Name = a.ClientID
 		}
@@ -158,7 +159,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	}
 	for _, e := range events {
 		page.Events = append(page.Events, templates.AccountEvent{
-			At: pageTime(loc, e.At), What: eventWords(loc, e, m.ID), Detail: eventDetail(loc, e), Device: localDevice(loc, deviceSummary(e.UserAgent)),
+			At: loc.DateTimeOr(e.At, never), What: eventWords(loc, e, m.ID), Detail: eventDetail(loc, e), Device: localDevice(loc, deviceSummary(e.UserAgent)),
 			Address: e.ClientAddr,
 		})
 	}
@@ -175,15 +176,6 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 func pictureShown(u string) bool {
 	p, err := url.Parse(u)
 	return err == nil && p.Scheme == "https" && p.Host != "" && p.User == nil
-}
-
-// pageTime writes a time for the page in the member's language and the school's time zone
-// (loc), "never" for the zero time.
-func pageTime(loc *i18n.Localizer, t time.Time) string {
-	if t.IsZero() {
-		return loc.Text("account.never")
-	}
-	return loc.DateTime(t)
 }
 
 // eventWords says what an event of member me was, in the member's terms and language: the log holds the

@@ -214,6 +214,15 @@ func (l *Localizer) Text(id string, data ...any) string {
 // DateTime writes t as a date and time of day in the localizer's language and time zone.
 func (l *Localizer) DateTime(t time.Time) string { return t.In(l.location).Format(l.lang.dateTime) }
 
+// DateTimeOr is DateTime, or none for the zero time (a moment that has not come: a passkey
+// never used).
+func (l *Localizer) DateTimeOr(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return l.DateTime(t)
+}
+
 // Date writes t's date in the localizer's language and time zone.
 func (l *Localizer) Date(t time.Time) string { return t.In(l.location).Format(l.lang.date) }
 

@@ -69,13 +69,14 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	page.School, page.MemberName, page.MemberEmail = v.School.Name, v.Session.Member.Name, v.Session.Member.Email
 	page.CSRFToken, page.Available, page.NeedPassword, page.MaxName = h.login.CSRFToken(v.Session), available, !h.login.FactorFresh(v.Session), maxNameRunes
 	page.BeginURL, page.FinishURL, page.RenameURL, page.RemoveURL = RegisterBeginPath, RegisterFinishPath, RenamePath, RemovePath
+	never := loc.Text("account.never")
 	for _, p := range keys {
 		kind := loc.Text("passkey.device_only")
 		if p.BackupEligible {
 			kind = loc.Text("passkey.synced")
 		}
 		page.Passkeys = append(page.Passkeys, templates.PasskeyItem{
-			ID: p.ID, Name: p.Name, Kind: kind, CreatedAt: pageTime(loc, p.CreatedAt), LastUsed: pageTime(loc, p.LastUsedAt),
+			ID: p.ID, Name: p.Name, Kind: kind, CreatedAt: loc.DateTimeOr(p.CreatedAt, never), LastUsed: loc.DateTimeOr(p.LastUsedAt, never),
 		})
 	}
 	if status == http.StatusTooManyRequests {
@@ -83,15 +84,6 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 	}
 	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(r.Context(), out, page) })
 	return nil
-}
-
-// pageTime writes a time for the page in the member's language and the school's time zone
-// (loc), "never" for the zero time (as the account page does).
-func pageTime(loc *i18n.Localizer, t time.Time) string {
-	if t.IsZero() {
-		return loc.Text("account.never")
-	}
-	return loc.DateTime(t)
 }
 
 // registerBegin answers the options of a new passkey for the signed-in member: a discoverable
