@@ -81,6 +81,9 @@ type Look struct {
 	// LogoPath is the school's logo on its own origin; "" when there is none (or not yet):
 	// the page shows the school's name instead.
 	LogoPath string
+	// Brand is the school's colour on a light page ("#rrggbb"; "" for no brand): what an
+	// e-mail, which links no stylesheet, shows.
+	Brand string
 }
 
 // Service makes the Look of a school's appearance and serves the assets it names. It is safe
@@ -145,8 +148,9 @@ func (s *Service) Look(ctx context.Context, a storage.Appearance) Look {
 
 func (s *Service) look(ctx context.Context, a storage.Appearance, wait time.Duration) Look {
 	theme, _ := themeOf(a.Theme)
-	l := Look{Theme: theme}
-	if css := CSS(PaletteOf(a)); css != nil {
+	p := PaletteOf(a)
+	l := Look{Theme: theme, Brand: p.Brand}
+	if css := CSS(p); css != nil {
 		name := contentName("look-", css, ".css")
 		s.mu.Lock()
 		if _, ok := s.styles[name]; !ok {

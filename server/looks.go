@@ -92,7 +92,7 @@ func (l schoolLooks) page(ctx context.Context, t *school.School) templates.Look 
 		return templates.Look{Theme: look.ThemeAuto}
 	}
 	v := l.service.Look(ctx, a)
-	out := templates.Look{Theme: v.Theme, StylesheetPath: v.StylesheetPath, LogoPath: v.LogoPath, Color: look.PaletteOf(a).Brand}
+	out := templates.Look{Theme: v.Theme, StylesheetPath: v.StylesheetPath, LogoPath: v.LogoPath, Color: v.Brand}
 	if v.LogoPath != "" {
 		out.LogoURL = t.URL(v.LogoPath)
 	}
