@@ -8,8 +8,12 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'i18n', 'catalog');
 
-// languages are the languages of the pages, English first (i18n.Supported).
-export const languages = ['en', 'zh-TW', 'ja'];
+// languages are the languages of the pages, English first: those of the common catalogue's
+// files (common.<lang>.yaml), as every language has one of each family.
+export const languages = readdirSync(dir)
+  .map((f) => /^common\.(.+)\.yaml$/.exec(f)?.[1])
+  .filter(Boolean)
+  .sort((a, b) => (a === 'en' ? -1 : b === 'en' ? 1 : a.localeCompare(b)));
 
 // unquote reads a YAML scalar as the catalogues write them: plain, 'single' or "double" quoted.
 function unquote(raw) {
