@@ -2,20 +2,29 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
+	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/look"
+	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // TestUploadedLogo: an image uploaded through the operator API and named as the appearance's
@@ -71,4 +80,136 @@ func TestUploadedLogo(t *testing.T) {
 	if r.Status != http.StatusUnprocessableEntity || !regexp.MustCompile(`no uploaded file of this school has this id`).MatchString(r.Body) {
 		t.Errorf("school B naming school A's file: %d %s", r.Status, r.Body)
 	}
+}
+
+// TestAppearanceChangeReachesEveryReplica: two replicas on one database and one Redis, each
+// reusing a school's appearance for an hour. A change through replica A's operator API shows on
+// replica B's next page (the new colour's stylesheet), which only the version A wrote to Redis
+// can explain; B's page after that reuses its copy again (no SQL).
+func TestAppearanceChangeReachesEveryReplica(t *testing.T) {
+	redisURL := os.Getenv("PROCTOR_TEST_REDIS_URL")
+	if redisURL == "" {
+		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
+	}
+	_, prefix := schools.Redis(t, redisURL)
+	e := servertest.New(t, servertest.Options{Configure: func(c *config.Server) {
+		c.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
+	}})
+	b := newReplica(t, e, server.Deps{AppearanceCache: time.Hour})
+
+	signIn := func(replica string) (stylesheet string) {
+		t.Helper()
+		req := e.Request(http.MethodGet, "http://"+replica+login.LoginPath, nil)
+		req.Host = e.A.Host
+		page := e.Do(e.Client(), req)
+		if page.Status != http.StatusOK {
+			t.Fatalf("sign-in page on %s: %d", replica, page.Status)
+		}
+		m := regexp.MustCompile(`<link rel="stylesheet" href="(` + regexp.QuoteMeta(look.AssetPrefix+"look-") + `[^"]+)">`).FindStringSubmatch(page.Body)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	before := signIn(b)
+
+	token := e.Tokens(e.A, e.A.Owner.Email, "appearance:write").AccessToken
+	const colour = "#0f766e"
+	if r := e.Bearer(http.MethodPatch, e.A.URL("/api/v1/school/appearance"), token, "application/json", `{"primary_color": "`+colour+`"}`); r.Status != http.StatusOK {
+		t.Fatalf("update-appearance on A: %d %s", r.Status, r.Body)
+	}
+
+	counter := e.Store.CountStatements()
+	after := signIn(b)
+	if after == "" || after == before {
+		t.Fatalf("replica B's next page kept its stylesheet %q (before the change %q)", after, before)
+	}
+	req := e.Request(http.MethodGet, "http://"+b+after, nil)
+	req.Host = e.A.Host
+	if css := e.Do(e.Client(), req); css.Status != http.StatusOK || !strings.Contains(css.Body, colour) {
+		t.Errorf("replica B's stylesheet %s: %d, without %s:\n%s", after, css.Status, colour, css.Body)
+	}
+	if counter.Count() == 0 {
+		t.Fatal("replica B drew the changed look without reading the database")
+	}
+	counter.Reset()
+	if again := signIn(b); again != after {
+		t.Errorf("replica B's next page: stylesheet %q, want %q", again, after)
+	}
+	if n := counter.Count(); n != 0 {
+		t.Errorf("replica B read the database (%d statements) for an appearance that had not changed", n)
+	}
+}
+
+// TestAppearanceWithoutRedis: a replica whose Redis does not answer still draws its pages with
+// the school's look, reusing it for the cache's time, and says so once, not once per page.
+func TestAppearanceWithoutRedis(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens there any more: every call is refused at once.
+	closed := "redis://" + ln.Addr().String() + "/0"
+	ln.Close()
+	e := servertest.New(t, servertest.Options{})
+	log, logger := schools.NewLog()
+	b := newReplica(t, e, server.Deps{AppearanceCache: time.Hour, Logger: logger}, func(c *config.Server) {
+		c.Redis = config.Redis{URL: config.Secret(closed), KeyPrefix: config.DefaultRedisKeyPrefix}
+	})
+
+	token := e.Tokens(e.A, e.A.Owner.Email, "appearance:write").AccessToken
+	if r := e.Bearer(http.MethodPatch, e.A.URL("/api/v1/school/appearance"), token, "application/json", `{"primary_color": "#0f766e"}`); r.Status != http.StatusOK {
+		t.Fatalf("update-appearance: %d %s", r.Status, r.Body)
+	}
+	var counter *gormstore.StatementCounter
+	for i := range 3 {
+		if i == 1 {
+			counter = e.Store.CountStatements()
+		}
+		req := e.Request(http.MethodGet, "http://"+b+login.LoginPath, nil)
+		req.Host = e.A.Host
+		page := e.Do(e.Client(), req)
+		if page.Status != http.StatusOK || !strings.Contains(page.Body, look.AssetPrefix+"look-") {
+			t.Fatalf("page %d without the school's stylesheet: %d\n%s", i, page.Status, page.Body)
+		}
+	}
+	if n := counter.Count(); n != 0 {
+		t.Errorf("pages after the first read the database (%d statements) while Redis was down: want the cached copy", n)
+	}
+	if n := strings.Count(log.String(), "appearance versions: Redis does not answer"); n != 1 {
+		t.Errorf("the outage was logged %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// newReplica starts another server on e's database and schools, with d's settings and e's
+// server file changed by configure, and returns its public listener's host:port. Requests to it
+// name a school's host in Host, as a load balancer passes it on.
+func newReplica(t *testing.T, e *servertest.Env, d server.Deps, configure ...func(*config.Server)) string {
+	t.Helper()
+	d.Config, d.Schools, d.Store = e.Config, e.Registry, e.Store
+	for _, c := range configure {
+		c(&d.Config)
+	}
+	srv, err := server.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, pub, in) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("replica: %v", err)
+		}
+	})
+	return pub.Addr().String()
 }

@@ -69,7 +69,8 @@ type Deps struct {
 	Tracing trace.TracerProvider
 	// AppearanceCache is how long a replica reuses a school's appearance it read for its pages
 	// (zero: DefaultAppearanceCache; negative: read it for every page). A change through this
-	// replica's operator API is shown at once; other replicas show it within this long.
+	// replica's operator API is shown at once; with Redis (redis.url) other replicas show it on
+	// their next page too, and without Redis (or while it does not answer) within this long.
 	AppearanceCache time.Duration
 }
 
@@ -86,6 +87,9 @@ type Server struct {
 	shuttingDown atomic.Bool
 	// loginLimiter is the shared sign-in rate limiter when redis.url is set; Serve closes it.
 	loginLimiter *login.RedisLimiter
+	// looksVersions announces appearance changes to every replica when redis.url is set; Serve
+	// closes it.
+	looksVersions *appearanceVersions
 	// mailQueue takes outgoing e-mail; mailWorker, when mail is configured, sends it.
 	mailQueue  *mail.Queue
 	mailWorker *mail.Worker
@@ -228,6 +232,10 @@ func (s *Server) mountAll(r *mux.Router) error {
 		}
 		s.loginLimiter, limiter = rl, rl
 		s.log.Info("login rate limits are counted in Redis, shared by every replica using it", "addr", rl.Addr())
+		if s.looksVersions, err = newAppearanceVersions(string(redisURL), d.Config.Redis.KeyPrefix, d.Logger); err != nil {
+			_ = rl.Close()
+			return err
+		}
 	}
 	// Operators' unlocks (`proctor members unlock`) live in the database, so every replica
 	// honours them whatever the limiter; gormstore implements them.
@@ -246,7 +254,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		factors = mfaService
 	}
 	var acct *account.Handler
-	looks := s.schoolLooks()
+	looks := s.schoolLooks(s.looksVersions)
 	login, err := login.New(login.Deps{
 		Store: d.Store, Secret: d.Config.Secret, Templates: pages, Logger: d.Logger, Limiter: limiter, Unlocks: unlocks,
 		HashSlots: d.Config.Login.HashConcurrency, HashWait: d.Config.Login.HashWait, Audit: s.audit, Factors: factors,
@@ -256,9 +264,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct, err = s.accountPages(login, pages, limiter, looks.page)
 	}
 	if err != nil {
-		if s.loginLimiter != nil {
-			_ = s.loginLimiter.Close()
-		}
+		s.closeRedis()
 		return err
 	}
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
@@ -434,16 +440,26 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	// After the listeners: a request in flight may still enqueue a message (it goes at the
 	// next start, or from another replica). The worker finishes the message it is sending.
 	stopMail()
-	if s.loginLimiter != nil {
-		// Only after the public listener drained: a sign-in in flight still counts in Redis.
-		if err := s.loginLimiter.Close(); err != nil {
-			s.log.WarnContext(shutdownCtx, "closing the Redis client", "err", err)
-		}
-	}
+	// Only after the public listener drained: a sign-in in flight still counts in Redis.
+	s.closeRedis()
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
 	return errors.Join(serveErr, errPub, errIn)
+}
+
+// closeRedis closes the Redis clients (the login limiter's, the appearance versions'), if any.
+func (s *Server) closeRedis() {
+	if s.loginLimiter != nil {
+		if err := s.loginLimiter.Close(); err != nil {
+			s.log.Warn("closing the login limiter's Redis client", "err", err)
+		}
+	}
+	if s.looksVersions != nil {
+		if err := s.looksVersions.Close(); err != nil {
+			s.log.Warn("closing the appearance versions' Redis client", "err", err)
+		}
+	}
 }
 
 // readyTimeout bounds the database ping of /readyz so a hung database fails the probe instead
