@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/operator"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
@@ -165,15 +166,15 @@ func (s *Server) observe(listener string, next http.Handler) http.Handler {
 }
 
 // limitBody caps every request body (http.max_body_bytes): a body declared larger is refused at
-// once, and a handler reading past the cap gets an *http.MaxBytesError (edge.TooLarge) and
-// answers 413.
+// once by tooLarge, and a handler reading past the cap gets an *http.MaxBytesError
+// (edge.TooLarge) and answers 413 in its own shape (a page's form: login.FormError).
 //
 // Every 413 also closes the connection. Otherwise net/http, to keep the connection for another
 // request, reads the rest of the body before sending the answer, and a client that holds the
 // rest back holds the answer until http.read_timeout. http.MaxBytesReader would tell the server
 // itself, but only through the server's own ResponseWriter, which observe's wrapper hides; and a
 // handler with a lower limit of its own (the Member API, /mcp) could not tell it at all.
-func limitBody(next http.Handler, max int64) http.Handler {
+func limitBody(next http.Handler, max int64, tooLarge http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		header := w.Header()
 		w = httpsnoop.Wrap(w, httpsnoop.Hooks{WriteHeader: func(write httpsnoop.WriteHeaderFunc) httpsnoop.WriteHeaderFunc {
@@ -185,7 +186,7 @@ func limitBody(next http.Handler, max int64) http.Handler {
 			}
 		}})
 		if r.ContentLength > max {
-			edge.WriteTooLarge(w)
+			tooLarge.ServeHTTP(w, r)
 			return
 		}
 		r.Body = handlerBody{http.MaxBytesReader(w, r.Body, max)}
@@ -258,6 +259,34 @@ func httpsOnly(next http.Handler) http.Handler {
 			http.Redirect(w, r, t.URL(r.URL.RequestURI()), http.StatusMovedPermanently)
 		}
 	})
+}
+
+// tooLarge answers a body declared larger than the limit (limitBody) in the shape its endpoint
+// answers in. A page's form (sign-in, consent, account, admin...) gets the error page in the
+// member's language, as a form read past the limit by its handler does (login.FormError): the
+// language is chosen here by the login handler's Localize, since the router's middlewares, which
+// choose it for every page, have not run. The OAuth endpoints, the protected resources (the
+// operator API, GraphQL, MCP) and any request that asks for JSON alone (the passkey pages'
+// script) keep edge.WriteTooLarge's JSON, whose description is English and ASCII: RFC 6749
+// section 5.2 allows only ASCII in error_description (docs/decisions.md). Without the login
+// pages (the Member API alone) everything gets the JSON.
+func (s *Server) tooLarge(max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.pages == nil || endpointOf(r.URL.Path) != pageOrDocument || wantsJSON(r) {
+			edge.WriteTooLarge(w)
+			return
+		}
+		s.pages.Localize(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.pages.Fail(w, r, login.FormError(&http.MaxBytesError{Limit: max}))
+		})).ServeHTTP(w, r)
+	})
+}
+
+// wantsJSON reports whether the request asks for JSON and not HTML (a script's fetch, as the
+// passkey pages send it); a browser's form post accepts text/html.
+func wantsJSON(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
 }
 
 type endpointKind int

@@ -87,6 +87,9 @@ type Server struct {
 	shuttingDown atomic.Bool
 	// loginLimiter is the shared sign-in rate limiter when redis.url is set; Serve closes it.
 	loginLimiter *login.RedisLimiter
+	// pages is the login handler, which draws the error pages (nil when only the Member API is
+	// served).
+	pages *login.Handler
 	// looksVersions announces appearance changes to every replica when redis.url is set; Serve
 	// closes it.
 	looksVersions *appearanceVersions
@@ -177,8 +180,9 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	})
 	var h http.Handler = r
 	h = httpsOnly(h)
+	// After the school is known: a page's 413 is written in its school's languages and look.
+	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes, s.tooLarge(s.deps.Config.HTTP.MaxBodyBytes))
 	h = s.resolveSchool(h)
-	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes)
 	h = s.observe("public", h)
 	h = s.traceRequests("public", h)
 	h = securityHeaders(h)
@@ -264,7 +268,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		acct, err = s.accountPages(login, pages, limiter, looks.page)
 	}
 	if err != nil {
-		s.closeRedis()
+		s.closeRedis(context.Background())
 		return err
 	}
 	signing := keys.NewManager(d.Store, d.Config.Secret, keys.Options{})
@@ -280,6 +284,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	r.Handle(endpoint.JWKS, idTokensOnly(signing.JWKSHandler())).Methods(http.MethodGet, http.MethodHead)
 	r.Use(login.Localize)
 	login.Mount(r)
+	s.pages = login
 	if mfaService != nil {
 		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Login: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
 		if err != nil {
@@ -441,7 +446,7 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	// next start, or from another replica). The worker finishes the message it is sending.
 	stopMail()
 	// Only after the public listener drained: a sign-in in flight still counts in Redis.
-	s.closeRedis()
+	s.closeRedis(shutdownCtx)
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
@@ -449,15 +454,15 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 }
 
 // closeRedis closes the Redis clients (the login limiter's, the appearance versions'), if any.
-func (s *Server) closeRedis() {
+func (s *Server) closeRedis(ctx context.Context) {
 	if s.loginLimiter != nil {
 		if err := s.loginLimiter.Close(); err != nil {
-			s.log.Warn("closing the login limiter's Redis client", "err", err)
+			s.log.WarnContext(ctx, "closing the login limiter's Redis client", "err", err)
 		}
 	}
 	if s.looksVersions != nil {
 		if err := s.looksVersions.Close(); err != nil {
-			s.log.Warn("closing the appearance versions' Redis client", "err", err)
+			s.log.WarnContext(ctx, "closing the appearance versions' Redis client", "err", err)
 		}
 	}
 }
