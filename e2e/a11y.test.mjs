@@ -1,19 +1,20 @@
 // Accessibility of the server-rendered pages at school 1: axe-core's WCAG 2.0/2.1/2.2 A and AA
 // rules in the light and the dark theme (e2e/lib/axe.mjs), and reflow at 320 CSS pixels. The
-// pages: sign-in and its error state, the forgotten-password and passkey pages, the consent
-// page, the error page, the account pages, the sign-out confirmation and the signed-out page,
-// setting up an authenticator app and its error state, the recovery codes shown once, the
-// second sign-in step and its error state, the invitation page and its error state, and the
-// owner's administration pages. The stylesheet's own promises are checked on the sign-in page:
-// both selectors of each theme set the same values, the accent follows a school's --brand
-// colours, the keyboard focus ring shows in the accent, and a header logo stays within its
-// slot.
+// pages: sign-in, its error state and its lockout, the forgotten-password and passkey pages,
+// the consent page, the error page, the account pages, the sign-out confirmation and the
+// signed-out page, setting up an authenticator app and its error state, the recovery codes
+// shown once, the second sign-in step and its error state, the invitation page and its error
+// state, and the owner's administration pages. The stylesheet's own promises are checked on
+// the sign-in page: both selectors of each theme set the same values, the accent follows a
+// school's --brand colours, the keyboard focus ring shows in the accent, and a header logo
+// stays within its slot.
 //
-// Nothing here changes state another test relies on: the failed sign-in uses an address no
-// member has, the consent page is left unanswered, the confirmation pages are not submitted,
-// and the application created to show its secret page is deleted again. The members who turn
-// TOTP on and the invited ones are this file's own, one per language (e2e/fixture.yaml,
-// e2e/run.sh); the invitations are left unanswered.
+// Nothing here changes state another test relies on: the failed sign-ins and the lockouts use
+// addresses no member has (the lockouts from client addresses of their own), the consent page
+// is left unanswered, the confirmation pages are not submitted, and the application created to
+// show its secret page is deleted again. The members who turn TOTP on and the invited ones are
+// this file's own, one per language (e2e/fixture.yaml, e2e/run.sh); the invitations are left
+// unanswered.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -255,6 +256,38 @@ for (const lang of languages) {
     }, '', { locale: lang });
   });
 }
+
+// The lockout: five failed sign-ins of one account (login.DefaultAccountLimit) lock it, and the
+// next attempt gets the sign-in page with the lockout message (429). Each language locks an
+// address of its own that no member has, so no one else's sign-in is refused. Its browser says
+// through X-Forwarded-For that it is a client of its own (run.sh trusts the loopback proxy; the
+// address is of RFC 5737's documentation range, never contacted), so the five failures count
+// against that address's budget, not against the one of 127.0.0.1 (20 in 15 minutes), which
+// every other test shares and of which the suite spends about 15.
+const lockoutAttempts = 5;
+languages.forEach((lang, i) => {
+  test(`sign-in page: the lockout (${lang})`, { timeout: 120_000 }, async (t) => {
+    const email = `locked.a11y.${lang.toLowerCase()}@e2e.example`;
+    const client = `192.0.2.${11 + i}`;
+    await withBrowser(t, async (page) => {
+      await page.goto(`${env.issuer}/login`);
+      const post = async () => {
+        const answer = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/login', slow);
+        await signIn(page, email, 'not-a-password-1');
+        const res = await answer;
+        await page.locator('[role="alert"]').first().waitFor(slow);
+        return res.status();
+      };
+      for (let n = 1; n <= lockoutAttempts; n++) {
+        assert.equal(await post(), 200, `failed attempt ${n}`);
+        assert.equal(await page.locator('[role="alert"]').first().textContent(), msg(lang, 'signin.failed'), `failed attempt ${n}`);
+      }
+      assert.equal(await post(), 429, 'the attempt after the lockout');
+      assert.equal(await page.locator('[role="alert"]').first().textContent(), msg(lang, 'signin.limited'));
+      await check(page, 'sign-in page locked out', pattern(lang, 'signin.heading'));
+    }, '', { locale: lang, extraHTTPHeaders: { 'X-Forwarded-For': client } });
+  });
+});
 
 for (const lang of languages) {
   test(`consent page (${lang})`, { timeout: 120_000 }, async (t) => {
