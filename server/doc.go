@@ -35,8 +35,12 @@
 //
 // Every public request passes, outermost first: panic recovery, request info (id, client
 // address, scheme; Forwarded and X-Forwarded-* believed only from trusted proxies, by
-// edge.FromProxies's rule), security headers, access log and metrics, body size limit, school
-// resolution (unreadable forwarding headers: 400 JSON; unknown host: 404 JSON), https only (a
-// school whose base_url is https, reached over http: pages redirected to its https origin, API
-// and OAuth endpoints 400 in their own error shape), then the router.
+// edge.FromProxies's rule), security headers, access log and metrics, school resolution
+// (unreadable forwarding headers: 400 JSON; unknown host: 404 JSON), body size limit (a body
+// declared over it: 413, a page's error page in the member's language, the API's JSON
+// otherwise), https only (a school whose base_url is https, reached over http: pages redirected
+// to its https origin, API and OAuth endpoints 400 in their own error shape), then the router.
+//
+// The pages' school appearance is cached per replica (looks.go); with Redis, a change through
+// the operator API is announced to every replica by a version in Redis (looks_versions.go).
 package server
