@@ -180,7 +180,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	})
 	var h http.Handler = r
 	h = httpsOnly(h)
-	// After the school is known: a page's 413 is written in its school's languages and look.
+	// After the school is known: a page's 413 is drawn in the member's language and the school's look.
 	h = limitBody(h, s.deps.Config.HTTP.MaxBodyBytes, s.tooLarge(s.deps.Config.HTTP.MaxBodyBytes))
 	h = s.resolveSchool(h)
 	h = s.observe("public", h)
