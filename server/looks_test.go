@@ -25,6 +25,7 @@ import (
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
+	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // TestUploadedLogo: an image uploaded through the operator API and named as the appearance's
@@ -82,8 +83,8 @@ func TestUploadedLogo(t *testing.T) {
 	}
 }
 
-// TestAppearanceChangeReachesEveryReplica: two replicas on one database and one Redis, each
-// reusing a school's appearance for an hour. A change through replica A's operator API shows on
+// TestAppearanceChangeReachesEveryReplica: two replicas on one database (every backend) and one
+// Redis, the second reusing a school's appearance for an hour. A change through replica A's operator API shows on
 // replica B's next page (the new colour's stylesheet), which only the version A wrote to Redis
 // can explain; B's page after that reuses its copy again (no SQL).
 func TestAppearanceChangeReachesEveryReplica(t *testing.T) {
@@ -91,8 +92,14 @@ func TestAppearanceChangeReachesEveryReplica(t *testing.T) {
 	if redisURL == "" {
 		t.Skip("PROCTOR_TEST_REDIS_URL is not set")
 	}
+	for _, backend := range storetest.Backends() {
+		t.Run(backend, func(t *testing.T) { appearanceAcrossReplicas(t, backend, redisURL) })
+	}
+}
+
+func appearanceAcrossReplicas(t *testing.T, backend, redisURL string) {
 	_, prefix := schools.Redis(t, redisURL)
-	e := servertest.New(t, servertest.Options{Configure: func(c *config.Server) {
+	e := servertest.New(t, servertest.Options{Backend: backend, Configure: func(c *config.Server) {
 		c.Redis = config.Redis{URL: config.Secret(redisURL), KeyPrefix: prefix}
 	}})
 	b := newReplica(t, e, server.Deps{AppearanceCache: time.Hour})
