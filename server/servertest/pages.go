@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Pages is a browser for a server a test composes itself on schools.New: a cookie jar,
@@ -100,6 +102,16 @@ func (b *Pages) SignIn(s *school.School, email string) {
 	signIn(b.t, b, s.Origin, email)
 }
 
+// ChooseLanguage picks lang with the pages' language switcher at school s, as a member does; a
+// switcher that does not answer with its redirect fails the test.
+func (b *Pages) ChooseLanguage(s *school.School, lang string) {
+	b.t.Helper()
+	q := url.Values{"lang": {lang}, "return_to": {login.LoginPath}}
+	if res := b.Get(s.Origin + login.LanguagePath + "?" + q.Encode()); res.Status != http.StatusSeeOther {
+		b.t.Fatalf("choose %s: %d", lang, res.Status)
+	}
+}
+
 // newRequest builds a request of the test; a non-nil form is sent as
 // application/x-www-form-urlencoded.
 func newRequest(t testing.TB, method, rawURL string, form url.Values) (*http.Request, error) {
@@ -148,11 +160,4 @@ func UserinfoStatus(t testing.TB, origin, token string) int {
 }
 
 // HTMLLang returns the lang attribute of a page's <html> element ("" without one).
-func HTMLLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
-}
+func HTMLLang(page string) string { return schools.HTMLLang(page) }

@@ -4,7 +4,9 @@
 // server, members with one password hashed at a cheap cost, a fixed system secret, a settable
 // clock, a captured JSON log, and the request context the server's middleware gives a handler;
 // also a key prefix of the test's own in the test Redis (Redis) and a certificate authority
-// with a server certificate for TLS test servers (NewCA).
+// with a server certificate for TLS test servers (NewCA); and the message catalogue with the one
+// check that a page is in a language (Catalogue, InLanguage), so that every package's
+// translated pages are held to the same test.
 //
 // It imports no handler package, so that the tests of any package (internal tests of login,
 // mfa or operator included) can use it; package servertest builds the whole server on it. A
