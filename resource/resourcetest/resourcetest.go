@@ -16,7 +16,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // Env is a whole Proctor behind a real HTTP server, as a resource server's client meets it:
@@ -40,11 +39,10 @@ func New(t testing.TB, backend string) *Env {
 }
 
 // EachBackend runs f on an environment newEnv builds on SQLite, and on PostgreSQL when it is
-// configured.
+// configured (schools.EachBackend, for builders that also serve benchmarks).
 func EachBackend[E any](t *testing.T, newEnv func(t testing.TB, backend string) E, f func(t *testing.T, e E)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
+	t.Helper()
+	schools.EachBackend(t, func(t *testing.T, backend string) E { return newEnv(t, backend) }, f)
 }
 
 // Ctx is a context carrying school tn, for the store's school-scoped methods.
