@@ -38,6 +38,7 @@
 // one), which the tests of packages that server imports use directly. For those tests this
 // package also has Public, the whole server on schools.New's schools behind one httptest
 // server, MintToken, an access token stored as the authorization server stores one, Pages, a
-// page browser for a server the test composes itself (ChooseLanguage picks a language with the
-// pages' switcher), and UserinfoStatus, whether an access token still opens UserInfo.
+// page browser for a server the test composes itself (signing in, Consent and Approve as
+// Browser does them, ChooseLanguage with the pages' switcher), and UserinfoStatus, whether an
+// access token still opens UserInfo.
 package servertest

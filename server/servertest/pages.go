@@ -102,6 +102,20 @@ func (b *Pages) SignIn(s *school.School, email string) {
 	signIn(b.t, b, s.Origin, email)
 }
 
+// Consent opens an authorization URL (the browser is signed in) and answers its consent page
+// with decision ("approve" or "deny"), as Browser.Consent does.
+func (b *Pages) Consent(authURL, decision string) (page, answer *Response) {
+	b.t.Helper()
+	return consent(b.t, b, authURL, decision)
+}
+
+// Approve approves an authorization and returns the code the redirect carries, as
+// Browser.Approve does.
+func (b *Pages) Approve(authURL string) string {
+	b.t.Helper()
+	return approve(b.t, b, authURL)
+}
+
 // ChooseLanguage picks lang with the pages' language switcher at school s, as a member does; a
 // switcher that does not answer with its redirect fails the test.
 func (b *Pages) ChooseLanguage(s *school.School, lang string) {
