@@ -34,11 +34,22 @@ func HTMLLang(page string) string {
 // sentences of the page: a page half translated fails on the English it still says.
 func InLanguage(t testing.TB, what, page, lang, want string, english ...string) {
 	t.Helper()
+	PageIn(t, what, page, lang, []string{template.HTMLEscapeString(want)}, english)
+}
+
+// PageIn checks that page (what names it in failures) is in lang by its <html lang>, that it
+// holds every piece of want as written (markup included) and none of the English sentences
+// english. A page in the wrong language is reported once, with no check of its sentences.
+func PageIn(t testing.TB, what, page, lang string, want, english []string) {
+	t.Helper()
 	if got := HTMLLang(page); got != lang {
 		t.Errorf("%s in %s: <html lang=%q>\n%s", what, lang, got, page)
+		return
 	}
-	if !strings.Contains(page, template.HTMLEscapeString(want)) {
-		t.Errorf("%s in %s lacks %q:\n%s", what, lang, want, page)
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("%s in %s lacks %q:\n%s", what, lang, w, page)
+		}
 	}
 	for _, en := range english {
 		if strings.Contains(page, en) {
