@@ -201,8 +201,21 @@ func (b *browser) do(method, target string, form url.Values) response {
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
+	return b.send(method, target, body, form != nil)
+}
+
+// postRaw posts body as it is, form-encoded or not.
+func (b *browser) postRaw(target, body string) response {
+	b.e.t.Helper()
+	return b.send(http.MethodPost, target, strings.NewReader(body), true)
+}
+
+// send sends a request with the browser's cookies, scheme, address, User-Agent and language,
+// a form's Content-Type when isForm, and keeps the cookies of the answer.
+func (b *browser) send(method, target string, body io.Reader, isForm bool) response {
+	b.e.t.Helper()
 	req := httptest.NewRequest(method, "http://"+b.host+target, body)
-	if form != nil {
+	if isForm {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	if b.secure {

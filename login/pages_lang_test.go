@@ -3,7 +3,6 @@ package login
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -128,15 +127,4 @@ func TestEnglishMessages(t *testing.T) {
 			t.Errorf("%s is %q in the catalogue, %q here", key, got, want)
 		}
 	}
-}
-
-// postRaw posts body as it is, form-encoded or not, in the browser's language.
-func (b *browser) postRaw(target, body string) response {
-	b.e.t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "http://"+b.host+target, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept-Language", b.lang)
-	rec := httptest.NewRecorder()
-	b.e.ServeHTTP(rec, req)
-	return response{Response: rec.Result(), body: rec.Body.String()}
 }
