@@ -14,7 +14,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
-	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
@@ -44,14 +43,13 @@ const (
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Files: func(port string) []config.School {
+	sch := servertest.NewPublic(t, schools.Options{Files: func(port string) []config.School {
 		files := schools.Files(port)
 		files[0].Features = config.Features{MCPConnections: true}
 		return files
 	}})
 	e := &env{t: t, store: sch.Store, a: sch.A, b: sch.B,
 		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret}
-	servertest.Public(t, sch, server.Deps{}, nil)
 
 	for _, m := range []struct {
 		email string

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/school"
-	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
@@ -33,8 +32,7 @@ type Env struct {
 // New starts the environment on backend (storetest's name).
 func New(t testing.TB, backend string) *Env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Backend: backend})
-	servertest.Public(t, sch, server.Deps{}, nil)
+	sch := servertest.NewPublic(t, schools.Options{Backend: backend})
 	return &Env{T: t, Server: sch.Server, Store: sch.Store, A: sch.A, B: sch.B}
 }
 
