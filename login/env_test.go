@@ -129,7 +129,7 @@ func (e *env) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := netip.MustParseAddr(addrDefault)
-	if a := r.Header.Get("X-Test-Addr"); a != "" {
+	if a := r.Header.Get(schools.AddrHeader); a != "" {
 		addr = netip.MustParseAddr(a)
 	}
 	info := &edge.Info{ID: "req-test", Secure: r.Header.Get("X-Test-Secure") == "1", ClientAddr: addr}
@@ -221,15 +221,7 @@ func (b *browser) send(method, target string, body io.Reader, isForm bool) respo
 	if b.secure {
 		req.Header.Set("X-Test-Secure", "1")
 	}
-	if b.addr != "" {
-		req.Header.Set("X-Test-Addr", b.addr)
-	}
-	if b.ua != "" {
-		req.Header.Set("User-Agent", b.ua)
-	}
-	if b.lang != "" {
-		req.Header.Set("Accept-Language", b.lang)
-	}
+	schools.Identify(req.Header, b.addr, b.ua, b.lang)
 	for _, c := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	}

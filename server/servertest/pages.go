@@ -51,15 +51,7 @@ func (b *Pages) Try(method, rawURL string, form url.Values) (*Response, error) {
 	if err != nil {
 		return &Response{}, err
 	}
-	if b.UA != "" {
-		req.Header.Set("User-Agent", b.UA)
-	}
-	if b.Addr != "" {
-		req.Header.Set("X-Test-Addr", b.Addr)
-	}
-	if b.Lang != "" {
-		req.Header.Set("Accept-Language", b.Lang)
-	}
+	schools.Identify(req.Header, b.Addr, b.UA, b.Lang)
 	res, err := send(b.Client, req)
 	if err != nil {
 		return &Response{}, err
