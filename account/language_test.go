@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/account"
-	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
@@ -122,7 +121,7 @@ func TestAccountPageDatesInSchoolTimeZone(t *testing.T) {
 }
 
 // inLang sends one request with Accept-Language lang.
-func (b *browser) inLang(lang, method, rawURL string, form url.Values) *servertest.Response {
+func (b *browser) inLang(lang, method, rawURL string, form url.Values) *response {
 	b.Lang = lang
 	defer func() { b.Lang = "" }()
 	return b.Do(method, rawURL, form)
