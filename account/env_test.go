@@ -500,22 +500,8 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 	verifier := oauth2.GenerateVerifier()
 	resource := oauth2.SetAuthURLParam("resource", e.a.Origin)
 	authURL := cfg.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier), resource)
-	res := b.Get(authURL)
-	if res.Status != http.StatusOK {
-		e.t.Fatalf("consent page: %d (%s)\n%s", res.Status, res.Header.Get("Location"), res.Body)
-	}
-	u, _ := url.Parse(authURL)
-	f := formWith(e.t, res.Body, u.RequestURI())
-	f.Set("decision", "approve")
-	res = b.Post(authURL, f)
-	if res.Status != http.StatusSeeOther && res.Status != http.StatusFound {
-		e.t.Fatalf("approve: %d\n%s", res.Status, res.Body)
-	}
-	loc, err := url.Parse(res.Header.Get("Location"))
-	if err != nil || loc.Query().Get("code") == "" {
-		e.t.Fatalf("no code in %q", res.Header.Get("Location"))
-	}
-	tok, err := cfg.Exchange(e.t.Context(), loc.Query().Get("code"), oauth2.VerifierOption(verifier), resource)
+	code := b.Approve(authURL)
+	tok, err := cfg.Exchange(e.t.Context(), code, oauth2.VerifierOption(verifier), resource)
 	if err != nil {
 		e.t.Fatalf("exchange: %v", err)
 	}

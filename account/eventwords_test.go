@@ -5,16 +5,14 @@ import (
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Every kind of event is named in every language, and the details the account's
 // forms record in English (devices, how many were signed out) are written in the member's
 // language; English shows them as recorded.
 func TestEventWordsInLanguage(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	en, ja, zh := cat.Localizer("en", nil), cat.Localizer("ja", nil), cat.Localizer("zh-TW", nil)
 	for _, k := range audit.Kinds {
 		e := Event{Kind: k, SubjectID: 1}

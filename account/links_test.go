@@ -4,16 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // A link's expiry is written in the localizer's language and time zone, the plural as the
 // language has it.
 func TestExpiresText(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	taipei := time.FixedZone("CST", 8*3600)
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))
 	for _, tc := range []struct {

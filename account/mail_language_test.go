@@ -7,6 +7,7 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -16,10 +17,7 @@ import (
 // keeps the language of the form that asked until the worker writes the message.
 func TestMessagesInTheContextsLanguage(t *testing.T) {
 	e := newEnv(t)
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	taipei := time.FixedZone("CST", 8*3600)
 
 	ctx := i18n.NewContext(e.ctx(e.a), cat.Localizer("ja", taipei))

@@ -1,53 +1,29 @@
 package account_test
 
 import (
-	"html/template"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/proctorhq/proctor/account"
-	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // speaking is a browser that has chosen lang with the pages' language switcher.
 func (e *env) speaking(s *school.School, lang string) *browser {
 	e.t.Helper()
 	b := e.browser()
-	q := url.Values{"lang": {lang}, "return_to": {login.LoginPath}}
-	if res := b.Get(e.url(s, login.LanguagePath+"?"+q.Encode())); res.Status != http.StatusSeeOther {
-		e.t.Fatalf("choose %s: %d", lang, res.Status)
-	}
+	b.ChooseLanguage(s, lang)
 	return b
-}
-
-// inLanguage checks that page is in lang (its <html lang>), holds want and none of english.
-func inLanguage(t *testing.T, what, page, lang, want string, english ...string) {
-	t.Helper()
-	if !strings.Contains(page, `<html lang="`+lang+`"`) {
-		t.Errorf("%s is not in %s:\n%s", what, lang, page)
-	}
-	if !strings.Contains(page, template.HTMLEscapeString(want)) {
-		t.Errorf("%s in %s lacks %q:\n%s", what, lang, want, page)
-	}
-	for _, en := range english {
-		if strings.Contains(page, en) {
-			t.Errorf("%s in %s still says %q", what, lang, en)
-		}
-	}
 }
 
 // The pages of password recovery and invitations, and their refusals, are in the member's
 // language; the answer to the forgotten-password form is the same for an address that is a
 // member's and one that is nobody's, in every language.
 func TestRecoveryPagesInLanguage(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	for _, lang := range []string{"ja", "zh-TW"} {
 		t.Run(lang, func(t *testing.T) {
 			loc := cat.Localizer(lang, nil)
@@ -56,24 +32,24 @@ func TestRecoveryPagesInLanguage(t *testing.T) {
 			b := e.speaking(e.a, lang)
 
 			form := b.Get(e.url(e.a, account.ForgotPath))
-			inLanguage(t, "forgotten-password form", form.Body, lang, loc.Text("signin.forgot.intro", "School", name),
+			schools.InLanguage(t, "forgotten-password form", form.Body, lang, loc.Text("signin.forgot.intro", "School", name),
 				"Forgot your password?", "Send the link", "Back to sign in")
 			missing := b.Post(e.url(e.a, account.ForgotPath), url.Values{"email": {""}, login.CSRFField: {form.CSRF(t)}})
-			inLanguage(t, "forgotten-password form without an address", missing.Body, lang, loc.Text("signin.forgot.email_missing"), account.MsgEmailMissing)
+			schools.InLanguage(t, "forgotten-password form without an address", missing.Body, lang, loc.Text("signin.forgot.email_missing"), account.MsgEmailMissing)
 			expired := b.Post(e.url(e.a, account.ForgotPath), url.Values{"email": {annEmail}, login.CSRFField: {"forged"}})
-			inLanguage(t, "expired forgotten-password form", expired.Body, lang, loc.Text("signin.form_expired"), account.MsgFormExpired)
+			schools.InLanguage(t, "expired forgotten-password form", expired.Body, lang, loc.Text("signin.form_expired"), account.MsgFormExpired)
 
 			member, nobody := b.forgot(e.a, annEmail), b.forgot(e.a, "nobody@example.com")
 			if member.Status != http.StatusOK || member.Body != nobody.Body {
 				t.Errorf("a member's address (%d) and nobody's (%d) answer differently:\n%s\n---\n%s", member.Status, nobody.Status, member.Body, nobody.Body)
 			}
 			minutes := int(e.svc.ResetTTL().Minutes())
-			inLanguage(t, "link sent", member.Body, lang, loc.Text("signin.sent.body", "Count", minutes),
+			schools.InLanguage(t, "link sent", member.Body, lang, loc.Text("signin.sent.body", "Count", minutes),
 				"Check your e-mail", "If an account exists", "ask again")
 			link := e.linkIn(e.deliver()[0])
 
 			reset := b.Get(link)
-			inLanguage(t, "new-password form", reset.Body, lang, loc.Text("signin.reset.note"),
+			schools.InLanguage(t, "new-password form", reset.Body, lang, loc.Text("signin.reset.note"),
 				"Choose a new password", "New password", "Repeat the new password", "Set the password", ">For <")
 			token, csrf := b.openForm(link)
 			u, _ := url.Parse(link)
@@ -81,24 +57,24 @@ func TestRecoveryPagesInLanguage(t *testing.T) {
 				return b.Post(u.Scheme+"://"+u.Host+u.Path, url.Values{"token": {token}, "password": {pw}, "password2": {pw2}, login.CSRFField: {csrf}})
 			}
 			differ := post("a long new password", "another long password")
-			inLanguage(t, "passwords that differ", differ.Body, lang, loc.Text("signin.passwords_differ"), account.MsgPasswordsDiffer)
+			schools.InLanguage(t, "passwords that differ", differ.Body, lang, loc.Text("signin.passwords_differ"), account.MsgPasswordsDiffer)
 			short := post("short", "short")
-			inLanguage(t, "a refused password", short.Body, lang, loc.Text("signin.password_too_short"), "Choose a password of at least")
+			schools.InLanguage(t, "a refused password", short.Body, lang, loc.Text("signin.password_too_short"), "Choose a password of at least")
 
 			dead := b.Get(e.url(e.a, account.ResetPath+"?token="+randomToken()))
-			inLanguage(t, "dead reset link", dead.Body, lang, loc.Text("signin.link_dead.reset"),
+			schools.InLanguage(t, "dead reset link", dead.Body, lang, loc.Text("signin.link_dead.reset"),
 				"This link has expired", "Ask for a new link")
 			deadInvitation := b.Get(e.url(e.a, account.InvitationPath+"?token="+randomToken()))
-			inLanguage(t, "dead invitation", deadInvitation.Body, lang, loc.Text("signin.link_dead.invitation", "School", name),
+			schools.InLanguage(t, "dead invitation", deadInvitation.Body, lang, loc.Text("signin.link_dead.invitation", "School", name),
 				"An invitation link works once", ">Sign in<")
 
 			_, invited := e.invite(e.a, "nia@example.com", "Nia")
 			welcome := b.Get(invited)
-			inLanguage(t, "invitation", welcome.Body, lang, loc.Text("signin.invitation.welcome", "School", name),
+			schools.InLanguage(t, "invitation", welcome.Body, lang, loc.Text("signin.invitation.welcome", "School", name),
 				"Welcome to", "Choose a password for", "Repeat the password", "Set the password and sign in")
 			_, joined := e.invite(e.b, annEmail, "Ann Example")
 			belong := e.speaking(e.b, lang).Get(joined)
-			inLanguage(t, "invitation of a member with a password", belong.Body, lang, loc.Text("signin.invitation.belong", "School", e.b.Name),
+			schools.InLanguage(t, "invitation of a member with a password", belong.Body, lang, loc.Text("signin.invitation.belong", "School", e.b.Name),
 				"You now belong to", "Sign in with the password", "Continue to sign in")
 		})
 	}

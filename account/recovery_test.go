@@ -17,60 +17,56 @@ import (
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 func TestInvitationOfANewAddress(t *testing.T) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) {
-			e := newEnvOn(t, backend)
-			res, link := e.invite(e.a, "Nia@Example.com", "Nia account.New")
-			if !res.Created || res.HasPassword || res.Member.Email != "nia@example.com" || res.Member.PasswordHash != "" {
-				t.Fatalf("invite result %+v", res)
-			}
-			if !strings.HasPrefix(link, e.a.Origin+account.InvitationPath+"?token=") {
-				t.Fatalf("link %s", link)
-			}
-			roles, err := e.gs.GetRoles(e.ctx(e.a), res.Member.ID)
-			if err != nil || !slices.Equal(roles, []storage.Role{storage.RoleStudent}) {
-				t.Fatalf("roles %v, %v", roles, err)
-			}
+	eachBackend(t, func(t *testing.T, e *env) {
+		res, link := e.invite(e.a, "Nia@Example.com", "Nia account.New")
+		if !res.Created || res.HasPassword || res.Member.Email != "nia@example.com" || res.Member.PasswordHash != "" {
+			t.Fatalf("invite result %+v", res)
+		}
+		if !strings.HasPrefix(link, e.a.Origin+account.InvitationPath+"?token=") {
+			t.Fatalf("link %s", link)
+		}
+		roles, err := e.gs.GetRoles(e.ctx(e.a), res.Member.ID)
+		if err != nil || !slices.Equal(roles, []storage.Role{storage.RoleStudent}) {
+			t.Fatalf("roles %v, %v", roles, err)
+		}
 
-			b := e.browser()
-			// Opening the link twice (a mail scanner, then the person) uses nothing.
-			for range 2 {
-				page := b.Get(link)
-				if page.Status != http.StatusOK || !strings.Contains(page.Body, "Nia account.New") || !strings.Contains(page.Body, "nia@example.com") ||
-					!strings.Contains(page.Body, `name="password2"`) {
-					t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
-				}
-				if page.Header.Get("Cache-Control") != "no-store" || page.Header.Get("Content-Security-Policy") != login.PagePolicy {
-					t.Errorf("headers %v", page.Header)
-				}
+		b := e.browser()
+		// Opening the link twice (a mail scanner, then the person) uses nothing.
+		for range 2 {
+			page := b.Get(link)
+			if page.Status != http.StatusOK || !strings.Contains(page.Body, "Nia account.New") || !strings.Contains(page.Body, "nia@example.com") ||
+				!strings.Contains(page.Body, `name="password2"`) {
+				t.Fatalf("invitation page %d:\n%s", page.Status, page.Body)
 			}
-			done := b.setPassword(link, newPassword, nil)
-			if done.Status != http.StatusSeeOther || done.Header.Get("Location") != account.AccountPath {
-				t.Fatalf("POST /invitation: %d %s\n%s", done.Status, done.Header.Get("Location"), done.Body)
+			if page.Header.Get("Cache-Control") != "no-store" || page.Header.Get("Content-Security-Policy") != login.PagePolicy {
+				t.Errorf("headers %v", page.Header)
 			}
-			if !b.signedIn(e.a) {
-				t.Fatal("the session cookie does not work at /login/done")
-			}
-			if password.Verify(newPassword, e.member("nia@example.com").PasswordHash) != nil {
-				t.Error("the chosen password was not stored")
-			}
-			if page := b.Get(link); page.Status != http.StatusGone {
-				t.Errorf("used link: %d", page.Status)
-			}
-			events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: res.Member.ID, Kinds: []audit.Kind{audit.KindInvitationAccepted}, Limit: 10})
-			if err != nil || len(events) != 1 || events[0].Actor != audit.ActorMember || events[0].SubjectID != res.Member.ID || events[0].ClientAddr != addrDefault {
-				t.Errorf("events %+v, %v", events, err)
-			}
-			// And the new password signs in from another browser.
-			if res := e.browser().TrySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
-				t.Errorf("sign-in with the chosen password: %d", res.Status)
-			}
-		})
-	}
+		}
+		done := b.setPassword(link, newPassword, nil)
+		if done.Status != http.StatusSeeOther || done.Header.Get("Location") != account.AccountPath {
+			t.Fatalf("POST /invitation: %d %s\n%s", done.Status, done.Header.Get("Location"), done.Body)
+		}
+		if !b.signedIn(e.a) {
+			t.Fatal("the session cookie does not work at /login/done")
+		}
+		if password.Verify(newPassword, e.member("nia@example.com").PasswordHash) != nil {
+			t.Error("the chosen password was not stored")
+		}
+		if page := b.Get(link); page.Status != http.StatusGone {
+			t.Errorf("used link: %d", page.Status)
+		}
+		events, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: res.Member.ID, Kinds: []audit.Kind{audit.KindInvitationAccepted}, Limit: 10})
+		if err != nil || len(events) != 1 || events[0].Actor != audit.ActorMember || events[0].SubjectID != res.Member.ID || events[0].ClientAddr != addrDefault {
+			t.Errorf("events %+v, %v", events, err)
+		}
+		// And the new password signs in from another browser.
+		if res := e.browser().TrySignIn(e.a, "nia@example.com", newPassword); res.Status != http.StatusSeeOther {
+			t.Errorf("sign-in with the chosen password: %d", res.Status)
+		}
+	})
 }
 
 func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
@@ -599,40 +595,37 @@ func TestInviteRefusesBadInput(t *testing.T) {
 }
 
 func TestConcurrentUsesOfOneLinkSucceedOnce(t *testing.T) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) {
-			e := newEnvOn(t, backend)
-			link := e.resetLink(e.a, annEmail)
-			const n = 4
-			type attempt struct {
-				b    *browser
-				form url.Values
-			}
-			var attempts []attempt
-			for range n {
-				b := e.browser()
-				token, csrf := b.openForm(link)
-				attempts = append(attempts, attempt{b, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}})
-			}
-			statuses := make(chan int, n)
-			for _, a := range attempts {
-				go func() {
-					res, err := a.b.Try(http.MethodPost, e.url(e.a, account.ResetPath), a.form)
-					if err != nil {
-						t.Error(err)
-					}
-					statuses <- res.Status
-				}()
-			}
-			counts := map[int]int{}
-			for range n {
-				counts[<-statuses]++
-			}
-			if counts[http.StatusSeeOther] != 1 || counts[http.StatusGone] != n-1 {
-				t.Errorf("statuses %v, want one 303 and %d 410", counts, n-1)
-			}
-		})
-	}
+	eachBackend(t, func(t *testing.T, e *env) {
+		link := e.resetLink(e.a, annEmail)
+		const n = 4
+		type attempt struct {
+			b    *browser
+			form url.Values
+		}
+		var attempts []attempt
+		for range n {
+			b := e.browser()
+			token, csrf := b.openForm(link)
+			attempts = append(attempts, attempt{b, url.Values{"token": {token}, "password": {newPassword}, "password2": {newPassword}, login.CSRFField: {csrf}}})
+		}
+		statuses := make(chan int, n)
+		for _, a := range attempts {
+			go func() {
+				res, err := a.b.Try(http.MethodPost, e.url(e.a, account.ResetPath), a.form)
+				if err != nil {
+					t.Error(err)
+				}
+				statuses <- res.Status
+			}()
+		}
+		counts := map[int]int{}
+		for range n {
+			counts[<-statuses]++
+		}
+		if counts[http.StatusSeeOther] != 1 || counts[http.StatusGone] != n-1 {
+			t.Errorf("statuses %v, want one 303 and %d 410", counts, n-1)
+		}
+	})
 }
 
 func TestForgotWithoutAnAddressShowsTheForm(t *testing.T) {

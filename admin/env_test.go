@@ -14,7 +14,6 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
-	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
@@ -44,14 +43,13 @@ const (
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Files: func(port string) []config.School {
+	sch := servertest.NewPublic(t, schools.Options{Files: func(port string) []config.School {
 		files := schools.Files(port)
 		files[0].Features = config.Features{MCPConnections: true}
 		return files
 	}})
 	e := &env{t: t, store: sch.Store, a: sch.A, b: sch.B,
 		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret}
-	servertest.Public(t, sch, server.Deps{}, nil)
 
 	for _, m := range []struct {
 		email string
@@ -212,19 +210,7 @@ func (e *env) code(clientID string, p servertest.PKCE) string {
 		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
 		"state": {"state-123456"}, "code_challenge": {p.Challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
 	}
-	authURL := e.a.Origin + endpoint.Authorize + "?" + q.Encode()
-	consentPage := b.Get(authURL)
-	if consentPage.Status != http.StatusOK {
-		e.t.Fatalf("consent page: status %d\n%s", consentPage.Status, consentPage.Body)
-	}
-	f := formWith(e.t, consentPage.Body, "csrf_token")
-	f.Values.Set("decision", "approve")
-	r := b.Post(resolve(authURL, f.Action), f.Values)
-	loc, err := url.Parse(r.Header.Get("Location"))
-	if err != nil || loc.Query().Get("code") == "" {
-		e.t.Fatalf("approve: status %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
-	}
-	return loc.Query().Get("code")
+	return b.Approve(e.a.Origin + endpoint.Authorize + "?" + q.Encode())
 }
 
 // tokenResponse is the token endpoint's JSON.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // signedInIn returns a browser signed in at school A as email that asks for lang.
@@ -24,10 +24,7 @@ func (e *env) signedInIn(email, lang string) *browser {
 // its dates are written the language's way.
 func TestPagesInTheBrowsersLanguage(t *testing.T) {
 	e := newEnv(t)
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	en := cat.Localizer("en", nil)
 	id := e.signedIn(e.a, ownerEmail).createPublic(e, "Study Buddy")
 	student := e.memberID(studentEmail)

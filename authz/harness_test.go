@@ -209,16 +209,7 @@ func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes 
 // returns the redirect the server answered with.
 func (b *browser) consent(authURL, decision string) *url.URL {
 	b.e.t.Helper()
-	page := b.Get(authURL)
-	if page.Status != http.StatusOK {
-		b.e.t.Fatalf("consent page: status %d (%s)\n%s", page.Status, page.Header.Get("Location"), page.Body)
-	}
-	f, ok := page.FormWith("csrf_token")
-	if !ok {
-		b.e.t.Fatalf("no form with csrf_token on the consent page:\n%s", page.Body)
-	}
-	f.Values.Set("decision", decision)
-	answer := b.Post(f.Action, f.Values)
+	_, answer := b.Consent(authURL, decision)
 	if answer.Status != http.StatusSeeOther && answer.Status != http.StatusFound {
 		b.e.t.Fatalf("consent %s: status %d\n%s", decision, answer.Status, answer.Body)
 	}

@@ -1,10 +1,8 @@
 package authz_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/resource/resourcetest"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -44,18 +43,7 @@ func (e *env) operatorToken(email string, scopes ...string) string {
 // contentType overrides the JSON content type.
 func (e *env) call(t *school.School, method, path, token string, body any, contentType ...string) (int, http.Header, []byte) {
 	e.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		r = bytes.NewReader(raw)
-	}
+	r := schools.RequestBody(e.t, body)
 	var header []string
 	if body != nil {
 		header = []string{"Content-Type", "application/json"}

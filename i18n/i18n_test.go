@@ -7,13 +7,20 @@ import (
 	"time"
 )
 
-// Every language has every message of the source language, and no message the source
-// language lacks (a key left behind when its English was removed or renamed).
-func TestCatalogueComplete(t *testing.T) {
+// mustLoad loads the embedded catalogue; one that does not load fails the test.
+func mustLoad(t *testing.T) *Catalog {
+	t.Helper()
 	c, err := Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// Every language has every message of the source language, and no message the source
+// language lacks (a key left behind when its English was removed or renamed).
+func TestCatalogueComplete(t *testing.T) {
+	c := mustLoad(t)
 	if len(c.keys[Default]) == 0 {
 		t.Fatal("the source language has no messages")
 	}
@@ -66,10 +73,7 @@ func TestMissingKeyFound(t *testing.T) {
 }
 
 func TestChoose(t *testing.T) {
-	c, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t)
 	for _, tc := range []struct{ cookie, accept, school, want string }{
 		{"", "", "", "en"},
 		{"", "", "zh-TW", "zh-TW"},
@@ -89,10 +93,7 @@ func TestChoose(t *testing.T) {
 }
 
 func TestDates(t *testing.T) {
-	c, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t)
 	taipei, err := time.LoadLocation("Asia/Taipei")
 	if err != nil {
 		t.Skip("no time zone database:", err)
@@ -116,10 +117,7 @@ func TestContext(t *testing.T) {
 	if got := FromContext(context.Background()).Lang(); got != Default {
 		t.Errorf("a context without a localizer gives %q", got)
 	}
-	c, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t)
 	if got := FromContext(NewContext(context.Background(), c.Localizer("ja", nil))).Lang(); got != "ja" {
 		t.Errorf("got %q", got)
 	}

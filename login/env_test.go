@@ -129,7 +129,7 @@ func (e *env) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := netip.MustParseAddr(addrDefault)
-	if a := r.Header.Get("X-Test-Addr"); a != "" {
+	if a := r.Header.Get(schools.AddrHeader); a != "" {
 		addr = netip.MustParseAddr(a)
 	}
 	info := &edge.Info{ID: "req-test", Secure: r.Header.Get("X-Test-Secure") == "1", ClientAddr: addr}
@@ -201,22 +201,27 @@ func (b *browser) do(method, target string, form url.Values) response {
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
+	return b.send(method, target, body, form != nil)
+}
+
+// postRaw posts body as it is, form-encoded or not.
+func (b *browser) postRaw(target, body string) response {
+	b.e.t.Helper()
+	return b.send(http.MethodPost, target, strings.NewReader(body), true)
+}
+
+// send sends a request with the browser's cookies, scheme, address, User-Agent and language,
+// a form's Content-Type when isForm, and keeps the cookies of the answer.
+func (b *browser) send(method, target string, body io.Reader, isForm bool) response {
+	b.e.t.Helper()
 	req := httptest.NewRequest(method, "http://"+b.host+target, body)
-	if form != nil {
+	if isForm {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	if b.secure {
 		req.Header.Set("X-Test-Secure", "1")
 	}
-	if b.addr != "" {
-		req.Header.Set("X-Test-Addr", b.addr)
-	}
-	if b.ua != "" {
-		req.Header.Set("User-Agent", b.ua)
-	}
-	if b.lang != "" {
-		req.Header.Set("Accept-Language", b.lang)
-	}
+	schools.Identify(req.Header, b.addr, b.ua, b.lang)
 	for _, c := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 	}

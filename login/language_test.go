@@ -7,17 +7,8 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
-
-// htmlLang returns the lang attribute of a page's <html> element.
-func htmlLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
-}
 
 // A page is in the member's choice, else the browser's language, else the school's locale;
 // the switcher records the choice and goes back to the page, never off the origin.
@@ -26,15 +17,15 @@ func TestPageLanguage(t *testing.T) {
 	e.schools[hostB].Locale = "ja"
 
 	plain := e.browser(hostA, false)
-	if got := htmlLang(plain.do(http.MethodGet, LoginPath, nil).body); got != i18n.Default {
+	if got := schools.HTMLLang(plain.do(http.MethodGet, LoginPath, nil).body); got != i18n.Default {
 		t.Errorf("no preference at a school without a locale: lang %q", got)
 	}
-	if got := htmlLang(e.browser(hostB, false).do(http.MethodGet, LoginPath, nil).body); got != "ja" {
+	if got := schools.HTMLLang(e.browser(hostB, false).do(http.MethodGet, LoginPath, nil).body); got != "ja" {
 		t.Errorf("no preference at a ja school: lang %q", got)
 	}
 	b := e.browser(hostB, false)
 	b.lang = "zh-TW,zh;q=0.9"
-	if got := htmlLang(b.do(http.MethodGet, LoginPath, nil).body); got != "zh-TW" {
+	if got := schools.HTMLLang(b.do(http.MethodGet, LoginPath, nil).body); got != "zh-TW" {
 		t.Errorf("Accept-Language zh-TW at a ja school: lang %q", got)
 	}
 
@@ -51,7 +42,7 @@ func TestPageLanguage(t *testing.T) {
 	if c := res.cookie(LanguageCookie); c == nil || c.Value != "en" || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 		t.Fatalf("switch cookie %+v", c)
 	}
-	if got := htmlLang(b.do(http.MethodGet, LoginPath, nil).body); got != "en" {
+	if got := schools.HTMLLang(b.do(http.MethodGet, LoginPath, nil).body); got != "en" {
 		t.Errorf("after choosing English the browser's zh-TW still wins: lang %q", got)
 	}
 
@@ -66,7 +57,7 @@ func TestPageLanguage(t *testing.T) {
 	if c := s.do(http.MethodGet, LanguagePath+"?lang=ja&return_to=/login", nil).cookie(HostPrefix + LanguageCookie); c == nil || !c.Secure {
 		t.Errorf("https switch cookie %+v", c)
 	}
-	if got := htmlLang(s.do(http.MethodGet, LoginPath, nil).body); got != "ja" {
+	if got := schools.HTMLLang(s.do(http.MethodGet, LoginPath, nil).body); got != "ja" {
 		t.Errorf("https: lang %q after choosing ja", got)
 	}
 }

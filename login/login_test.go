@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -101,7 +102,7 @@ func TestLoginWithoutRole(t *testing.T) {
 // The answer to an unknown e-mail and to a wrong password is the same, byte for byte, in every
 // language: no page, in any language, tells who has an account.
 func TestLoginFailureIsUniform(t *testing.T) {
-	cat := catalogue(t)
+	cat := schools.Catalogue(t)
 	for _, lang := range i18n.Tags() {
 		t.Run(lang, func(t *testing.T) {
 			e := newEnv(t, nil)
@@ -116,7 +117,7 @@ func TestLoginFailureIsUniform(t *testing.T) {
 			if wrong.StatusCode != unknown.StatusCode || wrong.body != unknown.body {
 				t.Errorf("wrong password (%d) and unknown e-mail (%d) differ:\n%s\n---\n%s", wrong.StatusCode, unknown.StatusCode, wrong.body, unknown.body)
 			}
-			if got := htmlLang(wrong.body); got != lang {
+			if got := schools.HTMLLang(wrong.body); got != lang {
 				t.Errorf("the failure page is in %q", got)
 			}
 			msg := cat.Localizer(lang, nil).Text("signin.failed")

@@ -2,48 +2,19 @@ package login
 
 import (
 	"context"
-	"html/template"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/factor"
-	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // pageLanguages are the languages besides English every page of the sign-in family is checked
 // in.
 var pageLanguages = []string{"ja", "zh-TW"}
-
-// catalogue loads the message catalogue for a test.
-func catalogue(t *testing.T) *i18n.Catalog {
-	t.Helper()
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
-
-// inLanguage checks that page is in lang (its <html lang>), that it holds the sentence want as
-// written in lang, and none of the English sentences of the page.
-func inLanguage(t *testing.T, what, page, lang, want string, english ...string) {
-	t.Helper()
-	if got := htmlLang(page); got != lang {
-		t.Errorf("%s in %s: <html lang=%q>", what, lang, got)
-	}
-	if !strings.Contains(page, template.HTMLEscapeString(want)) {
-		t.Errorf("%s in %s lacks %q:\n%s", what, lang, want, page)
-	}
-	for _, en := range english {
-		if strings.Contains(page, en) {
-			t.Errorf("%s in %s still says %q", what, lang, en)
-		}
-	}
-}
 
 // oneFactor stands in for package mfa: every member has TOTP, and no code is right.
 type oneFactor struct{}
@@ -61,7 +32,7 @@ func (oneFactor) MarkSessionFactor(context.Context, string, []string, time.Time)
 // Every page of signing in and out, rendered through the handler for a browser that asks for
 // Japanese or Chinese, is in that language from its title to its messages.
 func TestSignInPagesInLanguage(t *testing.T) {
-	cat := catalogue(t)
+	cat := schools.Catalogue(t)
 	const school = "School A"
 	for _, lang := range pageLanguages {
 		t.Run(lang, func(t *testing.T) {
@@ -71,43 +42,43 @@ func TestSignInPagesInLanguage(t *testing.T) {
 			b.lang = lang
 
 			form := b.do(http.MethodGet, LoginPath, nil)
-			inLanguage(t, "sign-in form", form.body, lang, loc.Text("signin.heading", "School", school),
+			schools.InLanguage(t, "sign-in form", form.body, lang, loc.Text("signin.heading", "School", school),
 				"<title>Sign in", "Sign in to", ">Password<", "Forgot password?")
 			failed := b.login(annEmail, "not the password", "")
-			inLanguage(t, "failed sign-in", failed.body, lang, loc.Text("signin.failed"), MsgLoginFailed)
+			schools.InLanguage(t, "failed sign-in", failed.body, lang, loc.Text("signin.failed"), MsgLoginFailed)
 			incomplete := b.login(annEmail, "", "")
-			inLanguage(t, "incomplete sign-in", incomplete.body, lang, loc.Text("signin.incomplete"), MsgLoginIncomplete)
+			schools.InLanguage(t, "incomplete sign-in", incomplete.body, lang, loc.Text("signin.incomplete"), MsgLoginIncomplete)
 			expired := b.do(http.MethodPost, LoginPath, url.Values{"email": {annEmail}, "password": {annPassword}, CSRFField: {"forged"}})
-			inLanguage(t, "expired sign-in form", expired.body, lang, loc.Text("signin.expired"), MsgLoginExpired)
+			schools.InLanguage(t, "expired sign-in form", expired.body, lang, loc.Text("signin.expired"), MsgLoginExpired)
 
 			b.mustLogin()
 			done := b.do(http.MethodGet, DonePath, nil)
-			inLanguage(t, "signed-in page", done.body, lang, loc.Text("signin.done.heading", "School", school),
+			schools.InLanguage(t, "signed-in page", done.body, lang, loc.Text("signin.done.heading", "School", school),
 				"You are signed in", "Signed in as", "You can close this page", ">Sign out<")
 
 			consent := b.do(http.MethodGet, "/oauth/authorize?client_name=Flash+Cards&client_id_host=cards.example&loopback=1", nil)
-			inLanguage(t, "consent page", consent.body, lang, loc.Text("consent.heading_from_after", "Client", "Flash Cards", "School", school),
+			schools.InLanguage(t, "consent page", consent.body, lang, loc.Text("consent.heading_from_after", "Client", "Flash Cards", "School", school),
 				"Allow ", "It asks to", "Approve", "Deny", "loopback address", "published by", "Not you?", "Confirm who you are")
-			inLanguage(t, "consent page", consent.body, lang, loc.Text("scope.account_read"),
+			schools.InLanguage(t, "consent page", consent.body, lang, loc.Text("scope.account_read"),
 				"See your own courses")
 			plain := b.do(http.MethodGet, "/oauth/authorize?client_name=Flash+Cards", nil)
-			inLanguage(t, "consent page of a registered client", plain.body, lang,
+			schools.InLanguage(t, "consent page of a registered client", plain.body, lang,
 				loc.Text("consent.heading", "Client", "Flash Cards", "School", school), "Allow ", "to use your account")
 
 			logout := b.do(http.MethodGet, LogoutPath, nil)
-			inLanguage(t, "sign-out confirmation", logout.body, lang, loc.Text("signin.logout.heading", "School", school),
+			schools.InLanguage(t, "sign-out confirmation", logout.body, lang, loc.Text("signin.logout.heading", "School", school),
 				"Sign out of", "You are signed in as", ">Sign out<")
 			refused := b.do(http.MethodPost, LogoutPath, url.Values{CSRFField: {"forged"}})
-			inLanguage(t, "expired sign-out form", refused.body, lang, loc.Text("signin.logout.expired"), MsgLogoutExpired)
+			schools.InLanguage(t, "expired sign-out form", refused.body, lang, loc.Text("signin.logout.expired"), MsgLogoutExpired)
 			out := b.do(http.MethodPost, LogoutPath, url.Values{CSRFField: {csrfFrom(t, logout.body)}})
-			inLanguage(t, "signed-out page", out.body, lang, loc.Text("signin.signed_out.heading", "School", school),
+			schools.InLanguage(t, "signed-out page", out.body, lang, loc.Text("signin.signed_out.heading", "School", school),
 				"You are signed out", "Sign in again")
 
 			bad := b.postRaw(LoginPath, "email=%zz")
 			if bad.StatusCode != http.StatusBadRequest {
 				t.Fatalf("a malformed form: %d", bad.StatusCode)
 			}
-			inLanguage(t, "error page", bad.body, lang, loc.Text("errors.bad_form.title"),
+			schools.InLanguage(t, "error page", bad.body, lang, loc.Text("errors.bad_form.title"),
 				"The form could not be read", "Go back", "Reference:")
 		})
 	}
@@ -115,7 +86,7 @@ func TestSignInPagesInLanguage(t *testing.T) {
 
 // The second step's page, and its refusals, are in the browser's language.
 func TestFactorPageInLanguage(t *testing.T) {
-	cat := catalogue(t)
+	cat := schools.Catalogue(t)
 	for _, lang := range pageLanguages {
 		t.Run(lang, func(t *testing.T) {
 			loc := cat.Localizer(lang, nil)
@@ -127,12 +98,12 @@ func TestFactorPageInLanguage(t *testing.T) {
 				t.Fatalf("password: %d to %q", res.StatusCode, res.Header.Get("Location"))
 			}
 			page := b.do(http.MethodGet, res.Header.Get("Location"), nil)
-			inLanguage(t, "second step", page.body, lang, loc.Text("signin.factor.heading", "School", "School A"),
+			schools.InLanguage(t, "second step", page.body, lang, loc.Text("signin.factor.heading", "School", "School A"),
 				"Second step", "second step", "Code from your authenticator app", ">Continue<")
 			wrong := b.do(http.MethodPost, FactorPath, url.Values{"code": {"123456"}, CSRFField: {csrfFrom(t, page.body)}})
-			inLanguage(t, "wrong code", wrong.body, lang, loc.Text("signin.factor.failed"), MsgFactorFailed)
+			schools.InLanguage(t, "wrong code", wrong.body, lang, loc.Text("signin.factor.failed"), MsgFactorFailed)
 			expired := b.do(http.MethodPost, FactorPath, url.Values{"code": {"123456"}, CSRFField: {"forged"}})
-			inLanguage(t, "expired second step", expired.body, lang, loc.Text("signin.form_expired"), MsgFactorExpired)
+			schools.InLanguage(t, "expired second step", expired.body, lang, loc.Text("signin.form_expired"), MsgFactorExpired)
 		})
 	}
 }
@@ -140,7 +111,7 @@ func TestFactorPageInLanguage(t *testing.T) {
 // The English the catalogue gives is the English these exported messages say (other packages'
 // tests look for them in pages).
 func TestEnglishMessages(t *testing.T) {
-	en := catalogue(t).Localizer("en", nil)
+	en := schools.Catalogue(t).Localizer("en", nil)
 	for key, want := range map[string]string{
 		"signin.failed":         MsgLoginFailed,
 		"signin.limited":        MsgLoginLimited,
@@ -156,15 +127,4 @@ func TestEnglishMessages(t *testing.T) {
 			t.Errorf("%s is %q in the catalogue, %q here", key, got, want)
 		}
 	}
-}
-
-// postRaw posts body as it is, form-encoded or not, in the browser's language.
-func (b *browser) postRaw(target, body string) response {
-	b.e.t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "http://"+b.host+target, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept-Language", b.lang)
-	rec := httptest.NewRecorder()
-	b.e.ServeHTTP(rec, req)
-	return response{Response: rec.Result(), body: rec.Body.String()}
 }

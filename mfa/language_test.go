@@ -2,12 +2,12 @@ package mfa_test
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // The second-factor pages are in the browser's language: the list of factors before and
@@ -52,20 +52,7 @@ func TestPagesInLanguage(t *testing.T) {
 			}
 			check := func(page string, res *servertest.Response) {
 				t.Helper()
-				if servertest.HTMLLang(res.Body) != lang {
-					t.Errorf("%s: %d, lang %q\n%s", page, res.Status, servertest.HTMLLang(res.Body), res.Body)
-					return
-				}
-				for _, w := range want[lang][page] {
-					if !strings.Contains(res.Body, w) {
-						t.Errorf("%s lacks %q\n%s", page, w, res.Body)
-					}
-				}
-				for _, en := range english[page] {
-					if strings.Contains(res.Body, en) {
-						t.Errorf("%s still says %q", page, en)
-					}
-				}
+				schools.PageIn(t, page, res.Body, lang, want[lang][page], english[page])
 			}
 			check("off", in(http.MethodGet, a.URL(mfa.SecurityPath), nil))
 			// Recovery codes without an authenticator app are refused, with a sentence.

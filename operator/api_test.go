@@ -13,14 +13,12 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // eachBackend runs f on SQLite, and on PostgreSQL when it is configured.
 func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
+	t.Helper()
+	schools.EachBackend(t, func(t *testing.T, backend string) *env { return newEnv(t, backend) }, f)
 }
 
 // problem is an RFC 9457 problem document as huma writes it.

@@ -1,10 +1,8 @@
 package operator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -87,24 +85,9 @@ func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 // request sends a request with a bearer token; a non-nil body that is not []byte is sent as JSON.
 func (e *env) request(method, path, token string, body any, header ...string) (int, http.Header, []byte) {
 	e.t.Helper()
-	var r io.Reader
-	contentType := "application/json"
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		r = bytes.NewReader(b)
-	case string:
-		r = bytes.NewBufferString(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		r = bytes.NewReader(raw)
-	}
-	req := httptest.NewRequest(method, path, r)
+	req := httptest.NewRequest(method, path, schools.RequestBody(e.t, body))
 	if body != nil {
-		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])

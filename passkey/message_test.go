@@ -4,16 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Every refusal of the JSON endpoints says, in English, what it said before its sentences came
 // from the catalogue, and says something else in every other language.
 func TestJSONErrorSentences(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	en := cat.Localizer("en", nil)
 	for _, tc := range []struct {
 		e    *jsonError

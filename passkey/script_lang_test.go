@@ -8,18 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // The refusals of the passkey endpoints, which the pages' script shows to the member, are in the
 // request's language; their codes are the same in every language.
 func TestJSONErrorsInLanguage(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	e := newEnv(t)
 	ann := e.browser()
 	ann.SignIn(e.a, e.ann.Email)
@@ -75,10 +72,7 @@ func TestJSONErrorsInLanguage(t *testing.T) {
 // that holds a passkey already, a browser that cannot) in the member's language, for the script
 // to show; none of them in English remains.
 func TestScriptSentencesInLanguage(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	english := []string{
 		"The passkey was not used. Try again when you are ready.",
 		"This device already holds a passkey for your account here.",

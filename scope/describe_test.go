@@ -4,16 +4,14 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/i18n"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Every scope of the catalogue has its sentence in the message catalogue (every language has
 // every English message: package i18n's tests), under a key no other scope shares, and the
 // English sentence is the scope's Description.
 func TestEveryScopeDescribed(t *testing.T) {
-	cat, err := i18n.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := schools.Catalogue(t)
 	en := cat.Localizer("en", nil)
 	seen := map[string]string{}
 	for _, s := range All() {

@@ -8,13 +8,10 @@ import (
 )
 
 func TestAccountPages(t *testing.T) {
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSet(t)
 	const hostile = `<script>alert("x")</script>`
 	var b bytes.Buffer
-	err = s.Account(context.Background(), &b, AccountPage{
+	err := s.Account(context.Background(), &b, AccountPage{
 		School: "A", MemberName: hostile, MemberEmail: "ann@example.com", PictureURL: "https://img.example/a.png?x=1&y=2", ShowPicture: true,
 		CSRFToken: "tok", Notice: "Saved.", Name: hostile, MaxName: 100, MaxPicture: 2048, MaxEmail: 254, MinPasswordRune: 8,
 		Sessions: []AccountSession{{ID: "s1", Device: "Chrome on macOS", Current: true}, {ID: "s2", Device: "Firefox on Windows"}},

@@ -14,10 +14,7 @@ import (
 // text and its HTML (whose lang says so), with no sentence of the English left; the dates in it
 // are the ones the sender wrote with that localizer (the school's time zone).
 func TestMailInEveryLanguage(t *testing.T) {
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSet(t)
 	taipei := time.FixedZone("CST", 8*3600)
 	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	type kind struct {

@@ -8,10 +8,7 @@ import (
 )
 
 func TestRecoveryPages(t *testing.T) {
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSet(t)
 	const hostile = `<script>alert("x")</script>`
 	for _, tc := range []struct {
 		name   string

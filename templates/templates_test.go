@@ -8,11 +8,19 @@ import (
 	"testing"
 )
 
-func TestNewParsesEveryPage(t *testing.T) {
+// newSet parses the templates as the server does at start-up; a template that does not parse
+// fails the test.
+func newSet(t *testing.T) *Set {
+	t.Helper()
 	s, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+func TestNewParsesEveryPage(t *testing.T) {
+	s := newSet(t)
 	// Every page file is wired to a render method: a new file must be added to New.
 	files, err := fs.Glob(pageFiles, "html/*.html")
 	if err != nil {
@@ -30,10 +38,7 @@ func TestNewParsesEveryPage(t *testing.T) {
 }
 
 func TestPages(t *testing.T) {
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSet(t)
 	const hostile = `<script>alert("x")</script>`
 	op := Operator{MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"}
 	app := OAuthAppDetails{Name: hostile, ClientID: "pc_1", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
@@ -123,10 +128,7 @@ func TestPages(t *testing.T) {
 
 // A form action that is not a URL html/template trusts is neutralised, not written.
 func TestConsentFormActionIsSanitised(t *testing.T) {
-	s, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSet(t)
 	var b bytes.Buffer
 	if err := s.Consent(context.Background(), &b, ConsentPage{FormAction: "javascript:alert(1)"}); err != nil {
 		t.Fatal(err)

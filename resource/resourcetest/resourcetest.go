@@ -11,12 +11,10 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/school"
-	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // Env is a whole Proctor behind a real HTTP server, as a resource server's client meets it:
@@ -34,17 +32,15 @@ type Env struct {
 // New starts the environment on backend (storetest's name).
 func New(t testing.TB, backend string) *Env {
 	t.Helper()
-	sch := schools.New(t, schools.Options{Backend: backend})
-	servertest.Public(t, sch, server.Deps{}, nil)
+	sch := servertest.NewPublic(t, schools.Options{Backend: backend})
 	return &Env{T: t, Server: sch.Server, Store: sch.Store, A: sch.A, B: sch.B}
 }
 
 // EachBackend runs f on an environment newEnv builds on SQLite, and on PostgreSQL when it is
-// configured.
+// configured (schools.EachBackend, for builders that also serve benchmarks).
 func EachBackend[E any](t *testing.T, newEnv func(t testing.TB, backend string) E, f func(t *testing.T, e E)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, newEnv(t, backend)) })
-	}
+	t.Helper()
+	schools.EachBackend(t, func(t *testing.T, backend string) E { return newEnv(t, backend) }, f)
 }
 
 // Ctx is a context carrying school tn, for the store's school-scoped methods.

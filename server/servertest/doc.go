@@ -37,7 +37,8 @@
 // The schools, the store, the cheap password and the log come from package schools (below this
 // one), which the tests of packages that server imports use directly. For those tests this
 // package also has Public, the whole server on schools.New's schools behind one httptest
-// server, MintToken, an access token stored as the authorization server stores one, Pages, a
-// page browser for a server the test composes itself, and UserinfoStatus, whether an access
-// token still opens UserInfo.
+// server (NewPublic builds both when the server needs nothing else), MintToken, an access token stored as the authorization server stores one, Pages, a
+// page browser for a server the test composes itself (signing in, Consent and Approve as
+// Browser does them, ChooseLanguage with the pages' switcher), and UserinfoStatus, whether an
+// access token still opens UserInfo.
 package servertest

@@ -234,10 +234,16 @@ func signIn(t testing.TB, b pageBrowser, origin, email string) {
 // with decision ("approve" or "deny"); it returns the consent page and the answer to the POST.
 func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
 	b.env.t.Helper()
+	return consent(b.env.t, b, authURL, decision)
+}
+
+// consent is Consent for any page browser.
+func consent(t testing.TB, b pageBrowser, authURL, decision string) (page, answer *Response) {
+	t.Helper()
 	page = b.Get(authURL)
 	f, ok := page.FormWith(login.CSRFField)
 	if page.Status != http.StatusOK || !ok || !strings.Contains(f.Action, endpoint.Authorize) {
-		b.env.t.Fatalf("servertest: consent page for %s: status %d (Location %q)\n%s", authURL, page.Status, page.Header.Get("Location"), page.Body)
+		t.Fatalf("servertest: consent page for %s: status %d (Location %q)\n%s", authURL, page.Status, page.Header.Get("Location"), page.Body)
 	}
 	f.Values.Set("decision", decision)
 	return page, b.Post(f.Action, f.Values)
@@ -246,10 +252,16 @@ func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
 // Approve approves an authorization and returns the code the redirect carries.
 func (b *Browser) Approve(authURL string) string {
 	b.env.t.Helper()
-	_, r := b.Consent(authURL, "approve")
+	return approve(b.env.t, b, authURL)
+}
+
+// approve is Approve for any page browser.
+func approve(t testing.TB, b pageBrowser, authURL string) string {
+	t.Helper()
+	_, r := consent(t, b, authURL, "approve")
 	loc, err := url.Parse(r.Header.Get("Location"))
 	if r.Status != http.StatusSeeOther || err != nil || loc.Query().Get("code") == "" {
-		b.env.t.Fatalf("servertest: approve: status %d, Location %q: %v\n%s", r.Status, r.Header.Get("Location"), errNoCode, r.Body)
+		t.Fatalf("servertest: approve: status %d, Location %q: %v\n%s", r.Status, r.Header.Get("Location"), errNoCode, r.Body)
 	}
 	return loc.Query().Get("code")
 }

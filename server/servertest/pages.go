@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Pages is a browser for a server a test composes itself on schools.New: a cookie jar,
@@ -49,15 +51,7 @@ func (b *Pages) Try(method, rawURL string, form url.Values) (*Response, error) {
 	if err != nil {
 		return &Response{}, err
 	}
-	if b.UA != "" {
-		req.Header.Set("User-Agent", b.UA)
-	}
-	if b.Addr != "" {
-		req.Header.Set("X-Test-Addr", b.Addr)
-	}
-	if b.Lang != "" {
-		req.Header.Set("Accept-Language", b.Lang)
-	}
+	schools.Identify(req.Header, b.Addr, b.UA, b.Lang)
 	res, err := send(b.Client, req)
 	if err != nil {
 		return &Response{}, err
@@ -98,6 +92,30 @@ func (b *Pages) TrySignIn(s *school.School, email, pass string) *Response {
 func (b *Pages) SignIn(s *school.School, email string) {
 	b.t.Helper()
 	signIn(b.t, b, s.Origin, email)
+}
+
+// Consent opens an authorization URL (the browser is signed in) and answers its consent page
+// with decision ("approve" or "deny"), as Browser.Consent does.
+func (b *Pages) Consent(authURL, decision string) (page, answer *Response) {
+	b.t.Helper()
+	return consent(b.t, b, authURL, decision)
+}
+
+// Approve approves an authorization and returns the code the redirect carries, as
+// Browser.Approve does.
+func (b *Pages) Approve(authURL string) string {
+	b.t.Helper()
+	return approve(b.t, b, authURL)
+}
+
+// ChooseLanguage picks lang with the pages' language switcher at school s, as a member does; a
+// switcher that does not answer with its redirect fails the test.
+func (b *Pages) ChooseLanguage(s *school.School, lang string) {
+	b.t.Helper()
+	q := url.Values{"lang": {lang}, "return_to": {login.LoginPath}}
+	if res := b.Get(s.Origin + login.LanguagePath + "?" + q.Encode()); res.Status != http.StatusSeeOther {
+		b.t.Fatalf("choose %s: %d", lang, res.Status)
+	}
 }
 
 // newRequest builds a request of the test; a non-nil form is sent as
@@ -148,11 +166,4 @@ func UserinfoStatus(t testing.TB, origin, token string) int {
 }
 
 // HTMLLang returns the lang attribute of a page's <html> element ("" without one).
-func HTMLLang(page string) string {
-	_, rest, ok := strings.Cut(page, `<html lang="`)
-	if !ok {
-		return ""
-	}
-	lang, _, _ := strings.Cut(rest, `"`)
-	return lang
-}
+func HTMLLang(page string) string { return schools.HTMLLang(page) }

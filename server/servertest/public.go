@@ -28,3 +28,12 @@ func Public(t testing.TB, sch *schools.Env, d server.Deps, configure func(*confi
 	sch.Handle(s.PublicHandler())
 	return s
 }
+
+// NewPublic builds schools.New's schools and store with o and the server on them (Public, with
+// no other dependencies and the default server file), for the tests that need nothing more.
+func NewPublic(t testing.TB, o schools.Options) *schools.Env {
+	t.Helper()
+	sch := schools.New(t, o)
+	Public(t, sch, server.Deps{}, nil)
+	return sch
+}

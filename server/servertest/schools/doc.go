@@ -2,9 +2,12 @@
 // schools (school files, schools synced into the store, their registry), a real store
 // (storetest: SQLite, or PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set) behind an httptest
 // server, members with one password hashed at a cheap cost, a fixed system secret, a settable
-// clock, a captured JSON log, and the request context the server's middleware gives a handler;
-// also a key prefix of the test's own in the test Redis (Redis) and a certificate authority
-// with a server certificate for TLS test servers (NewCA).
+// clock, a captured JSON log, and the request context the server's middleware gives a handler
+// (with the client address a test's browser claims in AddrHeader, which Identify sets); also a
+// key prefix of the test's own in the test Redis (Redis), a certificate authority with a server
+// certificate for TLS test servers (NewCA), the body of an API request (RequestBody), and the
+// message catalogue with the one check that a page is in a language (Catalogue, InLanguage,
+// PageIn), so that every package's translated pages are held to the same test.
 //
 // It imports no handler package, so that the tests of any package (internal tests of login,
 // mfa or operator included) can use it; package servertest builds the whole server on it. A

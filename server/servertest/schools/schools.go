@@ -226,6 +226,20 @@ func New(t testing.TB, o Options) *Env {
 // Handle makes h the server's handler.
 func (e *Env) Handle(h http.Handler) { e.handler.Store(&h) }
 
+// AddrHeader is the test-only request header in which a test's browser claims a client
+// address; Middleware takes it for the peer's.
+const AddrHeader = "X-Test-Addr"
+
+// Identify sets on h what a test's browser says of itself: the client address it claims
+// (AddrHeader), its User-Agent and its Accept-Language; an empty one is not sent.
+func Identify(h http.Header, addr, ua, lang string) {
+	for name, v := range map[string]string{AddrHeader: addr, "User-Agent": ua, "Accept-Language": lang} {
+		if v != "" {
+			h.Set(name, v)
+		}
+	}
+}
+
 // Middleware does what the server's middleware does before routing: the school by Host (404
 // for an unknown one), and the edge information a trusted proxy would give: a request id, the
 // client address (the peer's, or that of the test-only X-Test-Addr header) and, with secure,
@@ -240,7 +254,7 @@ func Middleware(reg *school.Registry, secure bool, next http.Handler) http.Handl
 		}
 		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
 		addr := ap.Addr()
-		if a := r.Header.Get("X-Test-Addr"); a != "" {
+		if a := r.Header.Get(AddrHeader); a != "" {
 			addr = netip.MustParseAddr(a)
 		}
 		info := &edge.Info{ID: fmt.Sprintf("req-%d", n.Add(1)), ClientAddr: addr, Secure: secure}

@@ -1,0 +1,29 @@
+package schools
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+// RequestBody is the body of an API request a test sends: none for nil, bytes and strings as
+// they are (a body that is not JSON, or JSON written by hand), anything else as JSON.
+func RequestBody(t testing.TB, body any) io.Reader {
+	t.Helper()
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return bytes.NewReader(b)
+	case string:
+		return strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.NewReader(raw)
+	}
+}
