@@ -10,5 +10,8 @@
 // dialled. Each user of the guard has its own switch for that (cimd: CIMD.AllowPrivateNetworks;
 // look: look.AllowPrivateNetworks).
 //
+// NewTransport builds the HTTP transport both fetchers use around the guard (no proxy, TLS 1.2
+// at the least, bounded headers and idle pool), so that the two cannot drift apart.
+//
 // The package is a leaf: it imports nothing of Proctor's.
 package netguard
