@@ -57,28 +57,17 @@ var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
 
-// accountNotice is the sentence a finished form's redirect names with ?done=. The query
-// carries only these names, never anything the member typed; another name gives "".
-func accountNotice(loc *i18n.Localizer, done string) string {
-	switch done {
-	case "profile":
-		return loc.Text("account.notice.profile")
-	case "password":
-		return loc.Text("account.notice.password")
-	case "password-all":
-		return loc.Text("account.notice.password_all")
-	case "email-sent":
-		return loc.Text("account.notice.email_sent")
-	case "email":
-		return loc.Text("account.notice.email")
-	case "session":
-		return loc.Text("account.notice.session")
-	case "sessions":
-		return loc.Text("account.notice.sessions")
-	case "app":
-		return loc.Text("account.notice.app")
-	}
-	return ""
+// accountNotices are the sentences a finished form's redirect names with ?done=. The query
+// carries only these names, never anything the member typed.
+var accountNotices = map[string]string{
+	"profile":      "account.notice.profile",
+	"password":     "account.notice.password",
+	"password-all": "account.notice.password_all",
+	"email-sent":   "account.notice.email_sent",
+	"email":        "account.notice.email",
+	"session":      "account.notice.session",
+	"sessions":     "account.notice.sessions",
+	"app":          "account.notice.app",
 }
 
 // mountAccount registers /account and its forms.
@@ -106,7 +95,7 @@ func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
 
 // accountPage shows the page, with the sentence of a form that just finished.
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	notice := accountNotice(i18n.FromContext(r.Context()), r.URL.Query().Get("done"))
+	notice := i18n.FromContext(r.Context()).NoticeText(accountNotices, r.URL.Query().Get("done"))
 	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: notice})
 }
 

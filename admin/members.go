@@ -50,28 +50,17 @@ type MemberMail interface {
 	SendResetLink(ctx context.Context, email string, by audit.Event) error
 }
 
-// notice is the sentence shown after a POST, by the key the redirect carries (?done=): fixed
-// sentences, so that nothing of the URL is echoed onto the page. An unknown key has none.
-func notice(loc *i18n.Localizer, done string) string {
-	switch done {
-	case ActionRoles:
-		return loc.Text("admin.notice.roles")
-	case "roles-unchanged":
-		return loc.Text("admin.notice.roles_unchanged")
-	case ActionInvite:
-		return loc.Text("admin.notice.invite")
-	case ActionResetLink:
-		return loc.Text("admin.notice.reset_link")
-	case ActionUnlock:
-		return loc.Text("admin.notice.unlock")
-	case ActionResetFactors:
-		return loc.Text("admin.notice.reset_factors")
-	case ActionSignOut:
-		return loc.Text("admin.notice.sign_out")
-	case ActionRemove:
-		return loc.Text("admin.notice.remove")
-	}
-	return ""
+// notices are the sentences shown after a POST, by the word the redirect carries (?done=):
+// fixed sentences, so that nothing of the URL is echoed onto the page.
+var notices = map[string]string{
+	ActionRoles:        "admin.notice.roles",
+	"roles-unchanged":  "admin.notice.roles_unchanged",
+	ActionInvite:       "admin.notice.invite",
+	ActionResetLink:    "admin.notice.reset_link",
+	ActionUnlock:       "admin.notice.unlock",
+	ActionResetFactors: "admin.notice.reset_factors",
+	ActionSignOut:      "admin.notice.sign_out",
+	ActionRemove:       "admin.notice.remove",
 }
 
 // refusal is a reason an action is not taken; refusalText says it in the request's language.
@@ -163,7 +152,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 		Members: summaries, FactorsShown: h.factors != nil,
 	}
 	if q.Get("done") == ActionRemove {
-		page.Notice = notice(v.loc, ActionRemove)
+		page.Notice = v.loc.NoticeText(notices, ActionRemove)
 	}
 	if next != "" {
 		nq := url.Values{"after": {next}}
@@ -402,7 +391,7 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	page := templates.MemberPage{
 		School: v.school.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(v.loc, t.entry, t.locked, t.f),
-		Notice: notice(v.loc, r.URL.Query().Get("done")),
+		Notice: v.loc.NoticeText(notices, r.URL.Query().Get("done")),
 	}
 	refused := map[refusal]bool{}
 	for _, a := range memberActions {
