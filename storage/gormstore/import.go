@@ -348,7 +348,20 @@ func importByKey[S, R any](im *importer, column string, keyOf func(*S) string, s
 	if len(seeds) == 0 {
 		return nil
 	}
-	return importList(im, column, seedValues(seeds, keyOf), seeds, set)
+	return importList(im, column, seedValues(seeds, keyOf), seeds, keyRequired(set, column, keyOf))
+}
+
+// keyRequired is set whose build first refuses a seed without its natural key (column, keyOf):
+// a record found by key must have one.
+func keyRequired[S, R any](set rowSet[S, R], column string, keyOf func(*S) string) rowSet[S, R] {
+	build := set.build
+	set.build = func(s *S, r *R) error {
+		if err := required(column, keyOf(s)); err != nil {
+			return err
+		}
+		return build(s, r)
+	}
+	return set
 }
 
 // importByMember imports a SchoolData list whose records are one row each of a member (an
@@ -380,7 +393,7 @@ func importList[S, R any, V comparable](im *importer, column string, values []V,
 // sections, a lecturer's courses) and returns each seed's row id, in seed order, for those rows.
 func importOwners[S, R any](im *importer, slugOf func(*S) string, idOf func(*R) int64, seeds []S, set rowSet[S, R]) ([]int64, error) {
 	slugs := seedValues(seeds, slugOf)
-	bySlug, err := applyAt(im, "slug", slugs, seeds, set)
+	bySlug, err := applyAt(im, "slug", slugs, seeds, keyRequired(set, "slug", slugOf))
 	if err != nil {
 		return nil, err
 	}

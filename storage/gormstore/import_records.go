@@ -151,7 +151,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		build: func(s *storage.CourseSeed, r *courseRow) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -280,7 +280,7 @@ func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
 		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
@@ -310,7 +310,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.DurationMinutes = s.DurationMinutes
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -406,7 +406,7 @@ func (im *importer) events(seeds []storage.EventSeed) error {
 			r.Location = s.Location
 			r.Capacity = s.Capacity
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
@@ -431,9 +431,6 @@ func (im *importer) payments(seeds []storage.PaymentSeed) error {
 		kind: "payments",
 		key:  func(r *paymentRow) string { return r.TradeNo },
 		build: func(s *storage.PaymentSeed, r *paymentRow) (err error) {
-			if err := required("trade_no", s.TradeNo); err != nil {
-				return err
-			}
 			r.TradeNo = s.TradeNo
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -493,9 +490,6 @@ func (im *importer) notifications(seeds []storage.NotificationSeed) error {
 		kind: "notifications",
 		key:  func(r *notificationRow) string { return r.Key },
 		build: func(s *storage.NotificationSeed, r *notificationRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -547,7 +541,7 @@ func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.BillingInterval = s.Interval
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
@@ -580,7 +574,7 @@ func (im *importer) coupons(seeds []storage.CouponSeed) error {
 			r.Currency = s.Currency
 			r.ExpiresAt = dbTimePtr(s.ExpiresAt)
 			r.MaxRedemptions = s.MaxRedemptions
-			return required("code", s.Code)
+			return nil
 		},
 	})
 }
@@ -590,9 +584,6 @@ func (im *importer) posts(seeds []storage.PostSeed) error {
 		kind: "posts",
 		key:  func(r *postRow) string { return r.Key },
 		build: func(s *storage.PostSeed, r *postRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			r.Title = s.Title
 			r.Body = s.Body
@@ -613,9 +604,6 @@ func (im *importer) comments(seeds []storage.CommentSeed) error {
 		kind: "comments",
 		key:  func(r *commentRow) string { return r.Key },
 		build: func(s *storage.CommentSeed, r *commentRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -660,7 +648,7 @@ func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
 			if r.MemberID, err = im.optionalMemberID(s.Member); err != nil {
 				return err
 			}
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -694,7 +682,7 @@ func (im *importer) forms(seeds []storage.FormSeed) error {
 			if r.Fields, err = jsonText(fields); err != nil {
 				return err
 			}
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
@@ -704,9 +692,6 @@ func (im *importer) formSubmissions(seeds []storage.FormSubmissionSeed) error {
 		kind: "form_submissions",
 		key:  func(r *formSubmissionRow) string { return r.Key },
 		build: func(s *storage.FormSubmissionSeed, r *formSubmissionRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.FormID, err = im.idOf("forms", "slug", "form", s.Form); err != nil {
 				return err
@@ -736,7 +721,7 @@ func (im *importer) pages(seeds []storage.PageSeed) error {
 			r.Title = s.Title
 			r.Body = s.Body
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
