@@ -378,6 +378,44 @@ func importByMember[S, R any](im *importer, memberOf func(*S) string, seeds []S,
 	return importList(im, "member_id", members, seeds, set)
 }
 
+// importOffers imports a list of things a school sells that no other list refers to by id
+// (digital products, events, membership plans), found by slug: offer gives a seed's offer
+// columns, row points at a row's, and fill copies the rest of the seed.
+func importOffers[S, R any](im *importer, kind string, seeds []S, offer func(*S) storage.Offer, row func(*R) *storage.Offer, fill func(*S, *R)) error {
+	return importByKey(im, "slug", func(s *S) string { return offer(s).Slug }, seeds, rowSet[S, R]{
+		kind: kind,
+		key:  func(r *R) string { return row(r).Slug },
+		build: func(s *S, r *R) error {
+			*row(r) = offer(s)
+			fill(s, r)
+			return nil
+		},
+	})
+}
+
+// importMemberRecords imports a list of members' records of a school row found by slug (an
+// enrollment in a course, a registration for an event ...), one row each, keyed by the two.
+// ref gives a seed's member e-mail and the slug of its row in table (what names that row in
+// errors); ids points at the row's member and row id columns; fill copies the rest of the seed.
+func importMemberRecords[S, R any](im *importer, kind, table, what string, seeds []S, ref func(*S) (member, slug string), ids func(*R) (memberID, id *int64), fill func(*S, *R)) error {
+	return importByMember(im, func(s *S) string { member, _ := ref(s); return member }, seeds, rowSet[S, R]{
+		kind: kind,
+		key: func(r *R) string {
+			memberID, id := ids(r)
+			return key2(*memberID, *id)
+		},
+		build: func(s *S, r *R) (err error) {
+			memberID, id := ids(r)
+			member, slug := ref(s)
+			if *memberID, *id, err = im.memberAndSlug(member, table, what, slug); err != nil {
+				return err
+			}
+			fill(s, r)
+			return nil
+		},
+	})
+}
+
 // importList applies a list of one-row records, reports each to the progress callback and counts
 // them. It then forgets the cached keys of the table the list is named for, for the lists after it
 // that refer to its rows by key (courses, events, posts ...).
