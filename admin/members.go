@@ -237,17 +237,19 @@ func factorsText(loc *i18n.Localizer, f factor.Summary) string {
 	return strings.Join(parts, loc.Text("admin.member.factor.separator"))
 }
 
+// roleWords are a role's words: nameKey as the lists name it, labelKey as the roles form's
+// box says it.
+var roleWords = map[storage.Role]struct{ nameKey, labelKey string }{
+	storage.RoleOwner:    {nameKey: "admin.role.owner", labelKey: "admin.role.owner_label"},
+	storage.RoleAdmin:    {nameKey: "admin.role.admin", labelKey: "admin.role.admin_label"},
+	storage.RoleLecturer: {nameKey: "admin.role.lecturer", labelKey: "admin.role.lecturer_label"},
+	storage.RoleStudent:  {nameKey: "admin.role.student", labelKey: "admin.role.student_label"},
+}
+
 // roleName is a role as the lists name it.
 func roleName(loc *i18n.Localizer, r storage.Role) string {
-	switch r {
-	case storage.RoleOwner:
-		return loc.Text("admin.role.owner")
-	case storage.RoleAdmin:
-		return loc.Text("admin.role.admin")
-	case storage.RoleLecturer:
-		return loc.Text("admin.role.lecturer")
-	case storage.RoleStudent:
-		return loc.Text("admin.role.student")
+	if w, ok := roleWords[r]; ok {
+		return loc.Text(w.nameKey)
 	}
 	return string(r)
 }
@@ -486,15 +488,8 @@ func (h *Handler) confirmPage(v visit, t target, action string) templates.Member
 
 // roleLabel is a role as the roles form's box says it.
 func roleLabel(loc *i18n.Localizer, r storage.Role) string {
-	switch r {
-	case storage.RoleOwner:
-		return loc.Text("admin.role.owner_label")
-	case storage.RoleAdmin:
-		return loc.Text("admin.role.admin_label")
-	case storage.RoleLecturer:
-		return loc.Text("admin.role.lecturer_label")
-	case storage.RoleStudent:
-		return loc.Text("admin.role.student_label")
+	if w, ok := roleWords[r]; ok {
+		return loc.Text(w.labelKey)
 	}
 	return string(r)
 }
