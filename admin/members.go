@@ -110,23 +110,12 @@ func (h *Handler) mountMembers(r *mux.Router) {
 	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
 }
 
-func failNoMember(loc *i18n.Localizer) failure {
-	return failure{http.StatusNotFound, login.ErrorView{
-		Title: loc.Text("admin.member.not_found_title"), Message: loc.Text("admin.member.not_found"),
-	}}
-}
-
-func failNoAction(loc *i18n.Localizer) failure {
-	return failure{http.StatusNotFound, login.ErrorView{
-		Title: loc.Text("admin.member.no_page_title"), Message: loc.Text("admin.member.no_page"),
-	}}
-}
-
-func failNoUnlocks(loc *i18n.Localizer) failure {
-	return failure{http.StatusServiceUnavailable, login.ErrorView{
-		Title: loc.Text("admin.member.no_unlocks_title"), Message: loc.Text("admin.member.no_unlocks"),
-	}}
-}
+// The member pages' failures; RenderError writes their words in the request's language.
+var (
+	failNoMember  = failure{http.StatusNotFound, login.ErrorView{TitleKey: "admin.member.not_found_title", MessageKey: "admin.member.not_found"}}
+	failNoAction  = failure{http.StatusNotFound, login.ErrorView{TitleKey: "admin.member.no_page_title", MessageKey: "admin.member.no_page"}}
+	failNoUnlocks = failure{http.StatusServiceUnavailable, login.ErrorView{TitleKey: "admin.member.no_unlocks_title", MessageKey: "admin.member.no_unlocks"}}
+)
 
 // members lists one page of the school's members, optionally searched.
 func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -274,11 +263,11 @@ func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
 	id, ok := parseMemberID(mux.Vars(r)["member_id"])
 	if !ok {
-		return target{}, failNoMember(i18n.FromContext(ctx)).with(nil)
+		return target{}, failNoMember.with(nil)
 	}
 	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return target{}, failNoMember(i18n.FromContext(ctx)).with(err)
+		return target{}, failNoMember.with(err)
 	}
 	if err != nil {
 		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
@@ -504,14 +493,14 @@ func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status i
 func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (target, string, bool, error) {
 	action := mux.Vars(r)["action"]
 	if !slices.Contains(memberActions, action) {
-		return target{}, "", false, failNoAction(v.loc).with(nil)
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	t, err := h.target(r)
 	if err != nil {
 		return target{}, "", false, err
 	}
 	if !h.available(t, action) {
-		return target{}, "", false, failNoAction(v.loc).with(nil)
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	if why := h.refusal(v, t, action); why != "" {
 		h.log.InfoContext(r.Context(), "member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
@@ -607,7 +596,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 	case ActionUnlock:
 		err := h.login.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, login.ErrNoUnlocks) {
-			return "", "", failNoUnlocks(v.loc).with(err)
+			return "", "", failNoUnlocks.with(err)
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
@@ -668,7 +657,7 @@ func changeRefused(err error, v visit, t target, doing string) (refusal, error) 
 	case errors.Is(err, storage.ErrLastOwner):
 		return refuseLastOwner, nil
 	case errors.Is(err, storage.ErrNotFound):
-		return "", failNoMember(v.loc).with(err)
+		return "", failNoMember.with(err)
 	default:
 		return "", fmt.Errorf("admin: %s %d: %w", doing, t.id(), err)
 	}
