@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -74,15 +73,9 @@ func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string,
 	if resp.StatusCode != http.StatusOK {
 		return nil, "", fmt.Errorf("%w: %s", errLogoStatus, resp.Status)
 	}
-	if resp.ContentLength > s.maxSize {
-		return nil, "", fmt.Errorf("%w: Content-Length %d", errLogoSize, resp.ContentLength)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, s.maxSize+1))
+	body, err := netguard.ReadBody(resp, s.maxSize, errLogoSize)
 	if err != nil {
 		return nil, "", err
-	}
-	if int64(len(body)) > s.maxSize {
-		return nil, "", fmt.Errorf("%w: more than %d bytes", errLogoSize, s.maxSize)
 	}
 	ct := http.DetectContentType(body)
 	if !logoTypes[ct] {

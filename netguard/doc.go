@@ -11,7 +11,8 @@
 // look: look.AllowPrivateNetworks).
 //
 // NewTransport builds the HTTP transport both fetchers use around the guard (no proxy, TLS 1.2
-// at the least, bounded headers and idle pool), so that the two cannot drift apart.
+// at the least, bounded headers and idle pool), and ReadBody reads a response within a bound of
+// the caller's, so that the two fetchers cannot drift apart.
 //
 // The package is a leaf: it imports nothing of Proctor's.
 package netguard

@@ -3,6 +3,8 @@ package netguard
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -40,4 +42,21 @@ func NewTransport(o TransportOptions) *http.Transport {
 		MaxIdleConnsPerHost:    o.MaxIdleConnsPerHost,
 		IdleConnTimeout:        30 * time.Second,
 	}
+}
+
+// ReadBody reads resp's body and refuses one of more than limit bytes, wrapping tooLarge: by its
+// Content-Length before reading, or as it arrives (at most limit and one byte more are read, so
+// a body without a length cannot make the reader hold more). A failed read is returned as it is.
+func ReadBody(resp *http.Response, limit int64, tooLarge error) ([]byte, error) {
+	if resp.ContentLength > limit {
+		return nil, fmt.Errorf("%w: Content-Length %d", tooLarge, resp.ContentLength)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", tooLarge, limit)
+	}
+	return body, nil
 }

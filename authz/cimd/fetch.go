@@ -2,8 +2,8 @@ package cimd
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"time"
@@ -81,16 +81,13 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, allowPrivate bool) (
 	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return response{}, fmt.Errorf("%w: %q", ErrContentType, resp.Header.Get("Content-Type"))
 	}
-	if resp.ContentLength > MaxDocumentSize {
-		return response{}, fmt.Errorf("%w: Content-Length %d", ErrTooLarge, resp.ContentLength)
-	}
-	// Draft section 8.7: read at most the limit and one byte more; reaching it is an error.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocumentSize+1))
-	if err != nil {
+	// Draft section 8.7: a document larger than the limit is an error.
+	body, err := netguard.ReadBody(resp, MaxDocumentSize, ErrTooLarge)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return response{}, err
+	case err != nil:
 		return response{}, fmt.Errorf("%w: reading the body: %w", ErrFetch, err)
-	}
-	if len(body) > MaxDocumentSize {
-		return response{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxDocumentSize)
 	}
 	return response{body: body, header: resp.Header}, nil
 }
