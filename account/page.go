@@ -57,28 +57,17 @@ var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
 
-// accountNotice is the sentence a finished form's redirect names with ?done=. The query
-// carries only these names, never anything the member typed; another name gives "".
-func accountNotice(loc *i18n.Localizer, done string) string {
-	switch done {
-	case "profile":
-		return loc.Text("account.notice.profile")
-	case "password":
-		return loc.Text("account.notice.password")
-	case "password-all":
-		return loc.Text("account.notice.password_all")
-	case "email-sent":
-		return loc.Text("account.notice.email_sent")
-	case "email":
-		return loc.Text("account.notice.email")
-	case "session":
-		return loc.Text("account.notice.session")
-	case "sessions":
-		return loc.Text("account.notice.sessions")
-	case "app":
-		return loc.Text("account.notice.app")
-	}
-	return ""
+// accountNotices are the sentences a finished form's redirect names with ?done=. The query
+// carries only these names, never anything the member typed.
+var accountNotices = map[string]string{
+	"profile":      "account.notice.profile",
+	"password":     "account.notice.password",
+	"password-all": "account.notice.password_all",
+	"email-sent":   "account.notice.email_sent",
+	"email":        "account.notice.email",
+	"session":      "account.notice.session",
+	"sessions":     "account.notice.sessions",
+	"app":          "account.notice.app",
 }
 
 // mountAccount registers /account and its forms.
@@ -106,7 +95,7 @@ func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
 
 // accountPage shows the page, with the sentence of a form that just finished.
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	notice := accountNotice(i18n.FromContext(r.Context()), r.URL.Query().Get("done"))
+	notice := i18n.FromContext(r.Context()).NoticeText(accountNotices, r.URL.Query().Get("done"))
 	return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Notice: notice})
 }
 
@@ -178,78 +167,56 @@ func pictureShown(u string) bool {
 	return err == nil && p.Scheme == "https" && p.Host != "" && p.User == nil
 }
 
+// eventMessage is how the page words one kind of event: key, or failedKey when the act was
+// refused, or otherKey when the reader did it to another member's account.
+type eventMessage struct{ key, failedKey, otherKey string }
+
+// eventMessages are the words of each kind of event the page lists; another kind is "other".
+var eventMessages = map[audit.Kind]eventMessage{
+	audit.KindSignIn:                 {key: "account.event.sign_in", failedKey: "account.event.sign_in_refused"},
+	audit.KindFactorEnrolled:         {key: "account.event.factor_added"},
+	audit.KindFactorRemoved:          {key: "account.event.factor_removed"},
+	audit.KindFactorUsed:             {key: "account.event.factor_used", failedKey: "account.event.factor_refused"},
+	audit.KindFactorsReset:           {key: "account.event.factors_reset"},
+	audit.KindPasswordChanged:        {key: "account.event.password_changed"},
+	audit.KindPasswordResetRequested: {key: "account.event.reset_requested"},
+	audit.KindPasswordResetCompleted: {key: "account.event.reset_completed"},
+	audit.KindInvitationSent:         {key: "account.event.invited", otherKey: "account.event.invited_member"},
+	audit.KindInvitationAccepted:     {key: "account.event.invitation_accepted"},
+	audit.KindEmailChanged:           {key: "account.event.email_changed"},
+	audit.KindSessionEnded:           {key: "account.event.session_ended"},
+	audit.KindSignedOutEverywhere:    {key: "account.event.signed_out_everywhere"},
+	audit.KindGrantRevoked:           {key: "account.event.app_revoked"},
+	audit.KindProfileChanged:         {key: "account.event.profile_changed"},
+	audit.KindConsentApproved:        {key: "account.event.consent_approved"},
+	audit.KindConsentDenied:          {key: "account.event.consent_denied"},
+	audit.KindLockoutLifted:          {key: "account.event.lockout_lifted"},
+	audit.KindRoleChanged:            {key: "account.event.role_changed", otherKey: "account.event.role_changed_other"},
+	audit.KindClientCreated:          {key: "account.event.client_created"},
+	audit.KindClientSecretRotated:    {key: "account.event.client_secret_rotated"},
+	audit.KindClientDeleted:          {key: "account.event.client_deleted"},
+}
+
 // eventWords says what an event of member me was, in the member's terms and language: the log holds the
 // member's own acts, on their account or as an operator on others', and what others (an
 // operator, Proctor itself) did to their account.
 func eventWords(loc *i18n.Localizer, e Event, me int64) string {
-	failed := e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled
-	toOther := e.SubjectID != me
-	switch e.Kind {
-	case audit.KindSignIn:
-		if failed {
-			return loc.Text("account.event.sign_in_refused")
-		}
-		return loc.Text("account.event.sign_in")
-	case audit.KindFactorEnrolled:
-		if e.Detail == "recovery_code" {
-			return loc.Text("account.event.recovery_codes")
-		}
-		return loc.Text("account.event.factor_added")
-	case audit.KindFactorRemoved:
-		return loc.Text("account.event.factor_removed")
-	case audit.KindFactorUsed:
-		if failed {
-			return loc.Text("account.event.factor_refused")
-		}
-		return loc.Text("account.event.factor_used")
-	case audit.KindFactorsReset:
-		return loc.Text("account.event.factors_reset")
-	case audit.KindPasswordChanged:
-		return loc.Text("account.event.password_changed")
-	case audit.KindPasswordResetRequested:
-		return loc.Text("account.event.reset_requested")
-	case audit.KindPasswordResetCompleted:
-		return loc.Text("account.event.reset_completed")
-	case audit.KindInvitationSent:
-		if toOther {
-			return loc.Text("account.event.invited_member")
-		}
-		return loc.Text("account.event.invited")
-	case audit.KindInvitationAccepted:
-		return loc.Text("account.event.invitation_accepted")
-	case audit.KindEmailChanged:
-		return loc.Text("account.event.email_changed")
-	case audit.KindSessionEnded:
-		return loc.Text("account.event.session_ended")
-	case audit.KindSignedOutEverywhere:
-		return loc.Text("account.event.signed_out_everywhere")
-	case audit.KindGrantRevoked:
-		if e.Actor == audit.ActorMember {
-			return loc.Text("account.event.app_removed")
-		}
-		return loc.Text("account.event.app_revoked")
-	case audit.KindProfileChanged:
-		return loc.Text("account.event.profile_changed")
-	case audit.KindConsentApproved:
-		return loc.Text("account.event.consent_approved")
-	case audit.KindConsentDenied:
-		return loc.Text("account.event.consent_denied")
-	case audit.KindLockoutLifted:
-		return loc.Text("account.event.lockout_lifted")
-	case audit.KindRoleChanged:
-		if toOther {
-			return loc.Text("account.event.role_changed_other")
-		}
-		return loc.Text("account.event.role_changed")
-	case audit.KindClientCreated:
-		return loc.Text("account.event.client_created")
-	case audit.KindClientSecretRotated:
-		return loc.Text("account.event.client_secret_rotated")
-	case audit.KindClientDeleted:
-		return loc.Text("account.event.client_deleted")
-	default:
-		return loc.Text("account.event.other")
+	switch {
+	case e.Kind == audit.KindFactorEnrolled && e.Detail == "recovery_code":
+		return loc.Text("account.event.recovery_codes")
+	case e.Kind == audit.KindGrantRevoked && e.Actor == audit.ActorMember:
+		return loc.Text("account.event.app_removed")
 	}
+	m, ok := eventMessages[e.Kind]
+	switch {
+	case !ok:
+		return loc.Text("account.event.other")
+	case m.failedKey != "" && (e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled):
+		return loc.Text(m.failedKey)
+	case m.otherKey != "" && e.SubjectID != me:
+		return loc.Text(m.otherKey)
+	}
+	return loc.Text(m.key)
 }
 
 // eventDetail writes an event's detail for the page. The details the account's own forms

@@ -184,7 +184,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return refuse(http.StatusOK, loc.Text("account.current_required"))
 	}
 	if err := password.CheckPolicy(next, m.Email, m.Name); err != nil {
-		return refuse(http.StatusOK, policyMessage(loc, err))
+		return refuse(http.StatusOK, policyMessage(loc, err, false))
 	}
 	if next != repeat {
 		return refuse(http.StatusOK, loc.Text("account.repeat_mismatch"))
@@ -240,18 +240,29 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	return nil
 }
 
+// policyReasons are password.CheckPolicy's reasons with their sentences: the account page's
+// and the sign-in pages' (the recovery form), which some languages word differently.
+var policyReasons = []struct {
+	err                   error
+	accountKey, signInKey string
+}{
+	{err: password.ErrTooShort, accountKey: "account.password_too_short", signInKey: "signin.password_too_short"},
+	{err: password.ErrTooLongNew, accountKey: "account.password_too_long", signInKey: "signin.password_too_long"},
+	{err: password.ErrCommon, accountKey: "account.password_common", signInKey: "signin.password_common"},
+	{err: password.ErrContext, accountKey: "account.password_context", signInKey: "signin.password_context"},
+}
+
 // policyMessage is the sentence of a password.CheckPolicy refusal in the member's language
-// (the package's own texts are English).
-func policyMessage(loc *i18n.Localizer, err error) string {
-	switch {
-	case errors.Is(err, password.ErrTooShort):
-		return loc.Text("account.password_too_short")
-	case errors.Is(err, password.ErrTooLongNew):
-		return loc.Text("account.password_too_long")
-	case errors.Is(err, password.ErrCommon):
-		return loc.Text("account.password_common")
-	case errors.Is(err, password.ErrContext):
-		return loc.Text("account.password_context")
+// (the package's own texts are English), in the sign-in pages' words when signIn is set.
+func policyMessage(loc *i18n.Localizer, err error, signIn bool) string {
+	for _, r := range policyReasons {
+		switch {
+		case !errors.Is(err, r.err):
+		case signIn:
+			return loc.Text(r.signInKey)
+		default:
+			return loc.Text(r.accountKey)
+		}
 	}
 	return err.Error()
 }

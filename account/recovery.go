@@ -1,7 +1,6 @@
 package account
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
@@ -36,23 +34,6 @@ const (
 
 // viewResetLimited is the page of a network that asked for too many reset links.
 var viewResetLimited = login.ErrorView{TitleKey: "errors.reset_limited.title", MessageKey: "errors.reset_limited.message"}
-
-// passwordMessage is the sentence that tells the member why the policy refused a new password
-// (password.CheckPolicy's reasons), in the language of ctx.
-func passwordMessage(ctx context.Context, err error) string {
-	loc := i18n.FromContext(ctx)
-	switch {
-	case errors.Is(err, password.ErrTooShort):
-		return loc.Text("signin.password_too_short")
-	case errors.Is(err, password.ErrTooLongNew):
-		return loc.Text("signin.password_too_long")
-	case errors.Is(err, password.ErrCommon):
-		return loc.Text("signin.password_common")
-	case errors.Is(err, password.ErrContext):
-		return loc.Text("signin.password_context")
-	}
-	return err.Error()
-}
 
 // mountRecovery registers the invitation and password-recovery routes.
 func (h *Handler) mountRecovery(r *mux.Router) {
@@ -232,7 +213,7 @@ func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.S
 	case err == nil:
 		return true, nil
 	case errors.As(err, &pe):
-		return false, show(w, r, t, http.StatusOK, token, passwordMessage(r.Context(), pe))
+		return false, show(w, r, t, http.StatusOK, token, policyMessage(i18n.FromContext(r.Context()), pe, true))
 	case errors.Is(err, ErrLinkDead):
 		h.linkDead(w, r, t, purpose)
 		return false, nil

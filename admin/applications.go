@@ -200,7 +200,7 @@ func (h *Handler) appFor(r *http.Request, v visit, a appAction) (storage.Client,
 		return c, err
 	}
 	if a.secretOnly && !confidential(c) {
-		return c, failPublicApp(v.loc).with(nil)
+		return c, failPublicApp.with(nil)
 	}
 	return c, nil
 }
@@ -240,9 +240,9 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, v visit) error 
 	c, secret, err := h.clients.RotateSecret(ctx, c.ID, storage.ClientMember)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return failNoApp(v.loc).with(err)
+		return failNoApp.with(err)
 	case errors.Is(err, client.ErrPublic):
-		return failPublicApp(v.loc).with(err)
+		return failPublicApp.with(err)
 	case err != nil:
 		return fmt.Errorf("admin: rotate secret: %w", err)
 	}
@@ -263,7 +263,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	err = h.clients.Delete(ctx, c.ID, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return failNoApp(v.loc).with(err)
+		return failNoApp.with(err)
 	}
 	if err != nil {
 		return fmt.Errorf("admin: delete client: %w", err)
@@ -283,7 +283,7 @@ func (h *Handler) client(r *http.Request, v visit) (storage.Client, error) {
 	id := mux.Vars(r)["id"]
 	c, err := h.store.GetClient(r.Context(), id)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.Kind != storage.ClientMember) {
-		return storage.Client{}, failNoApp(v.loc).with(err)
+		return storage.Client{}, failNoApp.with(err)
 	}
 	if err != nil {
 		return storage.Client{}, fmt.Errorf("admin: get client: %w", err)

@@ -242,17 +242,11 @@ func (f failure) with(err error) error {
 	return &login.PageError{Status: f.status, View: f.view, Err: err}
 }
 
-func failNoApp(loc *i18n.Localizer) failure {
-	return failure{http.StatusNotFound, login.ErrorView{
-		Title: loc.Text("admin.app.not_found_title"), Message: loc.Text("admin.app.not_found"),
-	}}
-}
-
-func failPublicApp(loc *i18n.Localizer) failure {
-	return failure{http.StatusConflict, login.ErrorView{
-		Title: loc.Text("admin.app.public_title"), Message: loc.Text("admin.app.public"),
-	}}
-}
+// The applications pages' failures; RenderError writes their words in the request's language.
+var (
+	failNoApp     = failure{http.StatusNotFound, login.ErrorView{TitleKey: "admin.app.not_found_title", MessageKey: "admin.app.not_found"}}
+	failPublicApp = failure{http.StatusConflict, login.ErrorView{TitleKey: "admin.app.public_title", MessageKey: "admin.app.public"}}
+)
 
 // note records an event done by the visiting operator through the request r.
 func (h *Handler) note(r *http.Request, v visit, e audit.Event) {

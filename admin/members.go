@@ -50,28 +50,17 @@ type MemberMail interface {
 	SendResetLink(ctx context.Context, email string, by audit.Event) error
 }
 
-// notice is the sentence shown after a POST, by the key the redirect carries (?done=): fixed
-// sentences, so that nothing of the URL is echoed onto the page. An unknown key has none.
-func notice(loc *i18n.Localizer, done string) string {
-	switch done {
-	case ActionRoles:
-		return loc.Text("admin.notice.roles")
-	case "roles-unchanged":
-		return loc.Text("admin.notice.roles_unchanged")
-	case ActionInvite:
-		return loc.Text("admin.notice.invite")
-	case ActionResetLink:
-		return loc.Text("admin.notice.reset_link")
-	case ActionUnlock:
-		return loc.Text("admin.notice.unlock")
-	case ActionResetFactors:
-		return loc.Text("admin.notice.reset_factors")
-	case ActionSignOut:
-		return loc.Text("admin.notice.sign_out")
-	case ActionRemove:
-		return loc.Text("admin.notice.remove")
-	}
-	return ""
+// notices are the sentences shown after a POST, by the word the redirect carries (?done=):
+// fixed sentences, so that nothing of the URL is echoed onto the page.
+var notices = map[string]string{
+	ActionRoles:        "admin.notice.roles",
+	"roles-unchanged":  "admin.notice.roles_unchanged",
+	ActionInvite:       "admin.notice.invite",
+	ActionResetLink:    "admin.notice.reset_link",
+	ActionUnlock:       "admin.notice.unlock",
+	ActionResetFactors: "admin.notice.reset_factors",
+	ActionSignOut:      "admin.notice.sign_out",
+	ActionRemove:       "admin.notice.remove",
 }
 
 // refusal is a reason an action is not taken; refusalText says it in the request's language.
@@ -121,23 +110,12 @@ func (h *Handler) mountMembers(r *mux.Router) {
 	r.Handle(MembersPath+"/{member_id}/{action}", h.operator(h.memberAction)).Methods(http.MethodPost)
 }
 
-func failNoMember(loc *i18n.Localizer) failure {
-	return failure{http.StatusNotFound, login.ErrorView{
-		Title: loc.Text("admin.member.not_found_title"), Message: loc.Text("admin.member.not_found"),
-	}}
-}
-
-func failNoAction(loc *i18n.Localizer) failure {
-	return failure{http.StatusNotFound, login.ErrorView{
-		Title: loc.Text("admin.member.no_page_title"), Message: loc.Text("admin.member.no_page"),
-	}}
-}
-
-func failNoUnlocks(loc *i18n.Localizer) failure {
-	return failure{http.StatusServiceUnavailable, login.ErrorView{
-		Title: loc.Text("admin.member.no_unlocks_title"), Message: loc.Text("admin.member.no_unlocks"),
-	}}
-}
+// The member pages' failures; RenderError writes their words in the request's language.
+var (
+	failNoMember  = failure{http.StatusNotFound, login.ErrorView{TitleKey: "admin.member.not_found_title", MessageKey: "admin.member.not_found"}}
+	failNoAction  = failure{http.StatusNotFound, login.ErrorView{TitleKey: "admin.member.no_page_title", MessageKey: "admin.member.no_page"}}
+	failNoUnlocks = failure{http.StatusServiceUnavailable, login.ErrorView{TitleKey: "admin.member.no_unlocks_title", MessageKey: "admin.member.no_unlocks"}}
+)
 
 // members lists one page of the school's members, optionally searched.
 func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -163,7 +141,7 @@ func (h *Handler) members(w http.ResponseWriter, r *http.Request, v visit) error
 		Members: summaries, FactorsShown: h.factors != nil,
 	}
 	if q.Get("done") == ActionRemove {
-		page.Notice = notice(v.loc, ActionRemove)
+		page.Notice = v.loc.NoticeText(notices, ActionRemove)
 	}
 	if next != "" {
 		nq := url.Values{"after": {next}}
@@ -248,17 +226,19 @@ func factorsText(loc *i18n.Localizer, f factor.Summary) string {
 	return strings.Join(parts, loc.Text("admin.member.factor.separator"))
 }
 
+// roleWords are a role's words: nameKey as the lists name it, labelKey as the roles form's
+// box says it.
+var roleWords = map[storage.Role]struct{ nameKey, labelKey string }{
+	storage.RoleOwner:    {nameKey: "admin.role.owner", labelKey: "admin.role.owner_label"},
+	storage.RoleAdmin:    {nameKey: "admin.role.admin", labelKey: "admin.role.admin_label"},
+	storage.RoleLecturer: {nameKey: "admin.role.lecturer", labelKey: "admin.role.lecturer_label"},
+	storage.RoleStudent:  {nameKey: "admin.role.student", labelKey: "admin.role.student_label"},
+}
+
 // roleName is a role as the lists name it.
 func roleName(loc *i18n.Localizer, r storage.Role) string {
-	switch r {
-	case storage.RoleOwner:
-		return loc.Text("admin.role.owner")
-	case storage.RoleAdmin:
-		return loc.Text("admin.role.admin")
-	case storage.RoleLecturer:
-		return loc.Text("admin.role.lecturer")
-	case storage.RoleStudent:
-		return loc.Text("admin.role.student")
+	if w, ok := roleWords[r]; ok {
+		return loc.Text(w.nameKey)
 	}
 	return string(r)
 }
@@ -283,11 +263,11 @@ func (h *Handler) target(r *http.Request) (target, error) {
 	ctx := r.Context()
 	id, ok := parseMemberID(mux.Vars(r)["member_id"])
 	if !ok {
-		return target{}, failNoMember(i18n.FromContext(ctx)).with(nil)
+		return target{}, failNoMember.with(nil)
 	}
 	e, err := h.roster.GetRosterEntry(ctx, id, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
-		return target{}, failNoMember(i18n.FromContext(ctx)).with(err)
+		return target{}, failNoMember.with(err)
 	}
 	if err != nil {
 		return target{}, fmt.Errorf("admin: get member %d: %w", id, err)
@@ -402,7 +382,7 @@ func (h *Handler) member(w http.ResponseWriter, r *http.Request, v visit) error 
 	}
 	page := templates.MemberPage{
 		School: v.school.Name, Operator: h.operatorView(v), ListURL: MembersPath, Member: h.summary(v.loc, t.entry, t.locked, t.f),
-		Notice: notice(v.loc, r.URL.Query().Get("done")),
+		Notice: v.loc.NoticeText(notices, r.URL.Query().Get("done")),
 	}
 	refused := map[refusal]bool{}
 	for _, a := range memberActions {
@@ -497,15 +477,8 @@ func (h *Handler) confirmPage(v visit, t target, action string) templates.Member
 
 // roleLabel is a role as the roles form's box says it.
 func roleLabel(loc *i18n.Localizer, r storage.Role) string {
-	switch r {
-	case storage.RoleOwner:
-		return loc.Text("admin.role.owner_label")
-	case storage.RoleAdmin:
-		return loc.Text("admin.role.admin_label")
-	case storage.RoleLecturer:
-		return loc.Text("admin.role.lecturer_label")
-	case storage.RoleStudent:
-		return loc.Text("admin.role.student_label")
+	if w, ok := roleWords[r]; ok {
+		return loc.Text(w.labelKey)
 	}
 	return string(r)
 }
@@ -520,14 +493,14 @@ func (h *Handler) renderConfirm(w http.ResponseWriter, r *http.Request, status i
 func (h *Handler) checkAction(w http.ResponseWriter, r *http.Request, v visit) (target, string, bool, error) {
 	action := mux.Vars(r)["action"]
 	if !slices.Contains(memberActions, action) {
-		return target{}, "", false, failNoAction(v.loc).with(nil)
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	t, err := h.target(r)
 	if err != nil {
 		return target{}, "", false, err
 	}
 	if !h.available(t, action) {
-		return target{}, "", false, failNoAction(v.loc).with(nil)
+		return target{}, "", false, failNoAction.with(nil)
 	}
 	if why := h.refusal(v, t, action); why != "" {
 		h.log.InfoContext(r.Context(), "member action refused", "request_id", edge.FromContext(r.Context()).ID, "school_id", v.school.SchoolID,
@@ -623,7 +596,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 	case ActionUnlock:
 		err := h.login.UnlockAccount(ctx, t.entry.Member.Email)
 		if errors.Is(err, login.ErrNoUnlocks) {
-			return "", "", failNoUnlocks(v.loc).with(err)
+			return "", "", failNoUnlocks.with(err)
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("admin: unlock member %d: %w", t.id(), err)
@@ -684,7 +657,7 @@ func changeRefused(err error, v visit, t target, doing string) (refusal, error) 
 	case errors.Is(err, storage.ErrLastOwner):
 		return refuseLastOwner, nil
 	case errors.Is(err, storage.ErrNotFound):
-		return "", failNoMember(v.loc).with(err)
+		return "", failNoMember.with(err)
 	default:
 		return "", fmt.Errorf("admin: %s %d: %w", doing, t.id(), err)
 	}

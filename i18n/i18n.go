@@ -251,3 +251,13 @@ func FromContext(ctx context.Context) *Localizer {
 	}
 	return english()
 }
+
+// NoticeText writes the sentence that done names in notices (the words a page's redirect may
+// carry in ?done=, and their messages), "" when it names none: the URL only chooses among the
+// page's own fixed sentences, and nothing of it is echoed onto the page.
+func (l *Localizer) NoticeText(notices map[string]string, done string) string {
+	if key, ok := notices[done]; ok {
+		return l.Text(key)
+	}
+	return ""
+}

@@ -2,12 +2,9 @@ package look
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,18 +33,11 @@ var (
 // guard, never through a proxy (the guard must see the address really connected to), TLS
 // verified, redirects followed only to https and only a few times.
 func newLogoClient(o Options) *http.Client {
-	g := netguard.New(o.Resolver, o.AllowPrivateNetworks, &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, nil)
-	tr := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            g.DialContext,
-		TLSClientConfig:        &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:    o.ConnectTimeout,
-		ResponseHeaderTimeout:  o.Timeout,
-		MaxResponseHeaderBytes: 16 << 10,
-		MaxIdleConns:           16,
-		MaxIdleConnsPerHost:    1,
-		IdleConnTimeout:        30 * time.Second,
-	}
+	tr := netguard.NewTransport(netguard.TransportOptions{
+		Resolver: o.Resolver, AllowPrivate: o.AllowPrivateNetworks, RootCAs: o.RootCAs,
+		ConnectTimeout: o.ConnectTimeout, ResponseTimeout: o.Timeout,
+		MaxIdleConns: 16, MaxIdleConnsPerHost: 1,
+	})
 	return &http.Client{
 		Transport: tr,
 		Timeout:   o.Timeout,
@@ -83,15 +73,9 @@ func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string,
 	if resp.StatusCode != http.StatusOK {
 		return nil, "", fmt.Errorf("%w: %s", errLogoStatus, resp.Status)
 	}
-	if resp.ContentLength > s.maxSize {
-		return nil, "", fmt.Errorf("%w: Content-Length %d", errLogoSize, resp.ContentLength)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, s.maxSize+1))
+	body, err := netguard.ReadBody(resp, s.maxSize, errLogoSize)
 	if err != nil {
 		return nil, "", err
-	}
-	if int64(len(body)) > s.maxSize {
-		return nil, "", fmt.Errorf("%w: more than %d bytes", errLogoSize, s.maxSize)
 	}
 	ct := http.DetectContentType(body)
 	if !logoTypes[ct] {

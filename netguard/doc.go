@@ -10,5 +10,9 @@
 // dialled. Each user of the guard has its own switch for that (cimd: CIMD.AllowPrivateNetworks;
 // look: look.AllowPrivateNetworks).
 //
+// NewTransport builds the HTTP transport both fetchers use around the guard (no proxy, TLS 1.2
+// at the least, bounded headers and idle pool), and ReadBody reads a response within a bound of
+// the caller's, so that the two fetchers cannot drift apart.
+//
 // The package is a leaf: it imports nothing of Proctor's.
 package netguard

@@ -30,17 +30,11 @@ var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 // passwordKey prefixes the member id in that budget's key (account's accountPasswordKey).
 const passwordKey = "account-password:"
 
-// notice is the sentence a finished form's redirect names with ?done= ("" for another name).
-func notice(loc *i18n.Localizer, done string) string {
-	switch done {
-	case "added":
-		return loc.Text("passkey.notice.added")
-	case "renamed":
-		return loc.Text("passkey.notice.renamed")
-	case "removed":
-		return loc.Text("passkey.notice.removed")
-	}
-	return ""
+// notices are the sentences a finished form's redirect names with ?done=.
+var notices = map[string]string{
+	"added":   "passkey.notice.added",
+	"renamed": "passkey.notice.renamed",
+	"removed": "passkey.notice.removed",
 }
 
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage):
@@ -55,7 +49,7 @@ func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
 func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: notice(i18n.FromContext(r.Context()), r.URL.Query().Get("done"))})
+	return h.showList(w, r, v, http.StatusOK, templates.PasskeysPage{Notice: i18n.FromContext(r.Context()).NoticeText(notices, r.URL.Query().Get("done"))})
 }
 
 // showList fills in the member's passkeys and writes the list page.

@@ -2,11 +2,9 @@ package cimd
 
 import (
 	"context"
-	"crypto/tls"
+	"errors"
 	"fmt"
-	"io"
 	"mime"
-	"net"
 	"net/http"
 	"time"
 
@@ -36,22 +34,11 @@ func newFetcher(o Options) *fetcher {
 }
 
 func newHTTPClient(o Options, allowPrivate bool) *http.Client {
-	g := netguard.New(o.Resolver, allowPrivate, &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}, o.dial)
-	tr := &http.Transport{
-		// Never through a proxy from the environment: the guard must see the address that is
-		// really connected to, and a proxy would connect on our behalf.
-		Proxy:       nil,
-		DialContext: g.DialContext,
-		// RootCAs nil means the system roots, which on Linux honour SSL_CERT_FILE and
-		// SSL_CERT_DIR: a test deployment trusts its own CA that way.
-		TLSClientConfig:        &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:    o.ConnectTimeout,
-		ResponseHeaderTimeout:  o.Timeout,
-		MaxResponseHeaderBytes: 16 << 10,
-		MaxIdleConns:           32,
-		MaxIdleConnsPerHost:    2,
-		IdleConnTimeout:        30 * time.Second,
-	}
+	tr := netguard.NewTransport(netguard.TransportOptions{
+		Resolver: o.Resolver, AllowPrivate: allowPrivate, Dial: o.dial, RootCAs: o.RootCAs,
+		ConnectTimeout: o.ConnectTimeout, ResponseTimeout: o.Timeout,
+		MaxIdleConns: 32, MaxIdleConnsPerHost: 2,
+	})
 	return &http.Client{
 		Transport: tr,
 		Timeout:   o.Timeout,
@@ -94,16 +81,13 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, allowPrivate bool) (
 	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return response{}, fmt.Errorf("%w: %q", ErrContentType, resp.Header.Get("Content-Type"))
 	}
-	if resp.ContentLength > MaxDocumentSize {
-		return response{}, fmt.Errorf("%w: Content-Length %d", ErrTooLarge, resp.ContentLength)
-	}
-	// Draft section 8.7: read at most the limit and one byte more; reaching it is an error.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocumentSize+1))
-	if err != nil {
+	// Draft section 8.7: a document larger than the limit is an error.
+	body, err := netguard.ReadBody(resp, MaxDocumentSize, ErrTooLarge)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return response{}, err
+	case err != nil:
 		return response{}, fmt.Errorf("%w: reading the body: %w", ErrFetch, err)
-	}
-	if len(body) > MaxDocumentSize {
-		return response{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxDocumentSize)
 	}
 	return response{body: body, header: resp.Header}, nil
 }

@@ -46,6 +46,30 @@ func listError(field string, err error) error {
 	return fmt.Errorf("%s: %w", field, err)
 }
 
+// readPage reads the page of a list that first and after ask for, with read; a store error is
+// field's (listError).
+func readPage[T any](field string, first *int32, after *string, read func(storage.Page) ([]T, string, error)) ([]T, string, error) {
+	page, err := pageOf(first, after)
+	if err != nil {
+		return nil, "", err
+	}
+	list, next, err := read(page)
+	if err != nil {
+		return nil, "", listError(field, err)
+	}
+	return list, next, nil
+}
+
+// listPage answers a connection field whose nodes need nothing beyond their item: one page read
+// by readPage, each item a node made by node.
+func listPage[T, N any](field string, first *int32, after *string, read func(storage.Page) ([]T, string, error), node func(T) *N) (*connection[N], error) {
+	list, next, err := readPage(field, first, after, read)
+	if err != nil {
+		return nil, err
+	}
+	return newConnection(list, next, node), nil
+}
+
 // connection answers every connection field: one page of nodes and its pageInfo.
 type connection[N any] struct {
 	nodes    []*N

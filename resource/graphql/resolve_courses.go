@@ -9,13 +9,11 @@ import (
 )
 
 func (v *viewer) EnrolledCourses(ctx context.Context, first *int32, after *string) (*courseConnection, error) {
-	page, err := pageOf(first, after)
+	list, next, err := readPage("enrolledCourses", first, after, func(p storage.Page) ([]storage.EnrolledCourse, string, error) {
+		return v.req.store.ListEnrolledCourses(ctx, v.req.grant.MemberID, p)
+	})
 	if err != nil {
 		return nil, err
-	}
-	list, next, err := v.req.store.ListEnrolledCourses(ctx, v.req.grant.MemberID, page)
-	if err != nil {
-		return nil, listError("enrolledCourses", err)
 	}
 	ids := make([]int64, len(list))
 	for i, c := range list {

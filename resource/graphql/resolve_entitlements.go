@@ -11,15 +11,9 @@ import (
 // was paid: no order number, coupon, refund status or invoice.
 
 func (v *viewer) DigitalProducts(ctx context.Context, first *int32, after *string) (*digitalProductConnection, error) {
-	page, err := pageOf(first, after)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := v.req.store.ListHeldProducts(ctx, v.req.grant.MemberID, page)
-	if err != nil {
-		return nil, listError("digitalProducts", err)
-	}
-	return newConnection(list, next, func(h storage.HeldProduct) *digitalProduct { return &digitalProduct{h: h} }), nil
+	return listPage("digitalProducts", first, after, func(p storage.Page) ([]storage.HeldProduct, string, error) {
+		return v.req.store.ListHeldProducts(ctx, v.req.grant.MemberID, p)
+	}, func(h storage.HeldProduct) *digitalProduct { return &digitalProduct{h: h} })
 }
 
 type digitalProduct struct{ h storage.HeldProduct }
@@ -33,14 +27,12 @@ func (p *digitalProduct) GrantedAt() dateTime { return newDateTime(p.h.GrantedAt
 // ConsultingServices lists the services offered against the viewer's courses. Slots and
 // meetings of the whole page are read together, once, by the first node that needs them.
 func (v *viewer) ConsultingServices(ctx context.Context, first *int32, after *string) (*consultingServiceConnection, error) {
-	page, err := pageOf(first, after)
+	req := v.req
+	list, next, err := readPage("consultingServices", first, after, func(p storage.Page) ([]storage.ConsultingService, string, error) {
+		return req.store.ListOfferedConsultingServices(ctx, req.grant.MemberID, req.now, p)
+	})
 	if err != nil {
 		return nil, err
-	}
-	req := v.req
-	list, next, err := req.store.ListOfferedConsultingServices(ctx, req.grant.MemberID, req.now, page)
-	if err != nil {
-		return nil, listError("consultingServices", err)
 	}
 	ids := make([]int64, len(list))
 	for i, s := range list {
@@ -119,15 +111,9 @@ func (m *consultingMeeting) StartsAt() dateTime { return newDateTime(m.m.StartsA
 func (m *consultingMeeting) EndsAt() dateTime   { return newDateTime(m.m.EndsAt) }
 
 func (v *viewer) EventRegistrations(ctx context.Context, first *int32, after *string) (*eventRegistrationConnection, error) {
-	page, err := pageOf(first, after)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := v.req.store.ListEventRegistrations(ctx, v.req.grant.MemberID, page)
-	if err != nil {
-		return nil, listError("eventRegistrations", err)
-	}
-	return newConnection(list, next, func(r storage.EventRegistration) *eventRegistration { return &eventRegistration{r: r} }), nil
+	return listPage("eventRegistrations", first, after, func(p storage.Page) ([]storage.EventRegistration, string, error) {
+		return v.req.store.ListEventRegistrations(ctx, v.req.grant.MemberID, p)
+	}, func(r storage.EventRegistration) *eventRegistration { return &eventRegistration{r: r} })
 }
 
 type eventRegistration struct{ r storage.EventRegistration }

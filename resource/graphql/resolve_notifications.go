@@ -12,15 +12,9 @@ import (
 // Notifications: unreadOnly has a default, so it is nil only when the client sent null, which
 // reads as false.
 func (v *viewer) Notifications(ctx context.Context, first *int32, after *string, unreadOnly *bool) (*notificationConnection, error) {
-	page, err := pageOf(first, after)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := v.req.store.ListNotifications(ctx, v.req.grant.MemberID, unreadOnly != nil && *unreadOnly, page)
-	if err != nil {
-		return nil, listError("notifications", err)
-	}
-	return newConnection(list, next, func(n storage.Notification) *notification { return &notification{n: n} }), nil
+	return listPage("notifications", first, after, func(p storage.Page) ([]storage.Notification, string, error) {
+		return v.req.store.ListNotifications(ctx, v.req.grant.MemberID, unreadOnly != nil && *unreadOnly, p)
+	}, func(n storage.Notification) *notification { return &notification{n: n} })
 }
 
 func (v *viewer) UnreadNotificationCount(ctx context.Context) (int32, error) {

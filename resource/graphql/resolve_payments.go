@@ -10,15 +10,9 @@ import (
 // 2, 3 and 5 (which rows, in which order, seen at the request's time); each row is one node
 // (rule 1), and nothing here joins rows into purchases.
 func (v *viewer) Payments(ctx context.Context, first *int32, after *string) (*paymentConnection, error) {
-	page, err := pageOf(first, after)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := v.req.store.ListPayments(ctx, v.req.grant.MemberID, v.req.now, page)
-	if err != nil {
-		return nil, listError("payments", err)
-	}
-	return newConnection(list, next, func(p storage.Payment) *payment { return &payment{p: p} }), nil
+	return listPage("payments", first, after, func(p storage.Page) ([]storage.Payment, string, error) {
+		return v.req.store.ListPayments(ctx, v.req.grant.MemberID, v.req.now, p)
+	}, func(p storage.Payment) *payment { return &payment{p: p} })
 }
 
 type payment struct{ p storage.Payment }

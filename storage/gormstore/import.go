@@ -348,7 +348,20 @@ func importByKey[S, R any](im *importer, column string, keyOf func(*S) string, s
 	if len(seeds) == 0 {
 		return nil
 	}
-	return importList(im, column, seedValues(seeds, keyOf), seeds, set)
+	return importList(im, column, seedValues(seeds, keyOf), seeds, keyRequired(set, column, keyOf))
+}
+
+// keyRequired is set whose build first refuses a seed without its natural key (column, keyOf):
+// a record found by key must have one.
+func keyRequired[S, R any](set rowSet[S, R], column string, keyOf func(*S) string) rowSet[S, R] {
+	build := set.build
+	set.build = func(s *S, r *R) error {
+		if err := required(column, keyOf(s)); err != nil {
+			return err
+		}
+		return build(s, r)
+	}
+	return set
 }
 
 // importByMember imports a SchoolData list whose records are one row each of a member (an
@@ -363,6 +376,44 @@ func importByMember[S, R any](im *importer, memberOf func(*S) string, seeds []S,
 		return err
 	}
 	return importList(im, "member_id", members, seeds, set)
+}
+
+// importOffers imports a list of things a school sells that no other list refers to by id
+// (digital products, events, membership plans), found by slug: offer gives a seed's offer
+// columns, row points at a row's, and fill copies the rest of the seed.
+func importOffers[S, R any](im *importer, kind string, seeds []S, offer func(*S) storage.Offer, row func(*R) *storage.Offer, fill func(*S, *R)) error {
+	return importByKey(im, "slug", func(s *S) string { return offer(s).Slug }, seeds, rowSet[S, R]{
+		kind: kind,
+		key:  func(r *R) string { return row(r).Slug },
+		build: func(s *S, r *R) error {
+			*row(r) = offer(s)
+			fill(s, r)
+			return nil
+		},
+	})
+}
+
+// importMemberRecords imports a list of members' records of a school row found by slug (an
+// enrollment in a course, a registration for an event ...), one row each, keyed by the two.
+// ref gives a seed's member e-mail and the slug of its row in table (what names that row in
+// errors); ids points at the row's member and row id columns; fill copies the rest of the seed.
+func importMemberRecords[S, R any](im *importer, kind, table, what string, seeds []S, ref func(*S) (member, slug string), ids func(*R) (memberID, id *int64), fill func(*S, *R)) error {
+	return importByMember(im, func(s *S) string { member, _ := ref(s); return member }, seeds, rowSet[S, R]{
+		kind: kind,
+		key: func(r *R) string {
+			memberID, id := ids(r)
+			return key2(*memberID, *id)
+		},
+		build: func(s *S, r *R) (err error) {
+			memberID, id := ids(r)
+			member, slug := ref(s)
+			if *memberID, *id, err = im.memberAndSlug(member, table, what, slug); err != nil {
+				return err
+			}
+			fill(s, r)
+			return nil
+		},
+	})
 }
 
 // importList applies a list of one-row records, reports each to the progress callback and counts
@@ -380,7 +431,7 @@ func importList[S, R any, V comparable](im *importer, column string, values []V,
 // sections, a lecturer's courses) and returns each seed's row id, in seed order, for those rows.
 func importOwners[S, R any](im *importer, slugOf func(*S) string, idOf func(*R) int64, seeds []S, set rowSet[S, R]) ([]int64, error) {
 	slugs := seedValues(seeds, slugOf)
-	bySlug, err := applyAt(im, "slug", slugs, seeds, set)
+	bySlug, err := applyAt(im, "slug", slugs, seeds, keyRequired(set, "slug", slugOf))
 	if err != nil {
 		return nil, err
 	}

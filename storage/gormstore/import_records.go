@@ -151,7 +151,7 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		build: func(s *storage.CourseSeed, r *courseRow) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -237,19 +237,14 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 }
 
 func (im *importer) enrollments(seeds []storage.EnrollmentSeed) error {
-	return importByMember(im, func(s *storage.EnrollmentSeed) string { return s.Member }, seeds, rowSet[storage.EnrollmentSeed, enrollmentRow]{
-		kind: "enrollments",
-		key:  func(r *enrollmentRow) string { return key2(r.MemberID, r.CourseID) },
-		build: func(s *storage.EnrollmentSeed, r *enrollmentRow) (err error) {
-			if r.MemberID, r.CourseID, err = im.memberAndSlug(s.Member, "courses", "course", s.Course); err != nil {
-				return err
-			}
+	return importMemberRecords(im, "enrollments", "courses", "course", seeds,
+		func(s *storage.EnrollmentSeed) (string, string) { return s.Member, s.Course },
+		func(r *enrollmentRow) (*int64, *int64) { return &r.MemberID, &r.CourseID },
+		func(s *storage.EnrollmentSeed, r *enrollmentRow) {
 			r.ExpireDate = dbTimePtr(s.ExpireDate)
 			r.LifetimeAccess = s.LifetimeAccess
 			r.EnrolledAt = dbTime(s.EnrolledAt)
-			return nil
-		},
-	})
+		})
 }
 
 func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
@@ -274,29 +269,23 @@ func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
 }
 
 func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
-	return importByKey(im, "slug", func(s *storage.DigitalProductSeed) string { return s.Slug }, seeds, rowSet[storage.DigitalProductSeed, digitalProductRow]{
-		kind: "digital_products",
-		key:  func(r *digitalProductRow) string { return r.Slug },
-		build: func(s *storage.DigitalProductSeed, r *digitalProductRow) error {
-			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-			r.Published = s.Published
-			return required("slug", s.Slug)
+	return importOffers(im, "digital_products", seeds,
+		func(s *storage.DigitalProductSeed) storage.Offer {
+			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 		},
-	})
+		func(r *digitalProductRow) *storage.Offer { return &r.Offer },
+		func(s *storage.DigitalProductSeed, r *digitalProductRow) {
+			r.Published = s.Published
+		})
 }
 
 func (im *importer) productHoldings(seeds []storage.ProductHoldingSeed) error {
-	return importByMember(im, func(s *storage.ProductHoldingSeed) string { return s.Member }, seeds, rowSet[storage.ProductHoldingSeed, productHoldingRow]{
-		kind: "product_holdings",
-		key:  func(r *productHoldingRow) string { return key2(r.MemberID, r.ProductID) },
-		build: func(s *storage.ProductHoldingSeed, r *productHoldingRow) (err error) {
-			if r.MemberID, r.ProductID, err = im.memberAndSlug(s.Member, "digital_products", "digital product", s.Product); err != nil {
-				return err
-			}
+	return importMemberRecords(im, "product_holdings", "digital_products", "digital product", seeds,
+		func(s *storage.ProductHoldingSeed) (string, string) { return s.Member, s.Product },
+		func(r *productHoldingRow) (*int64, *int64) { return &r.MemberID, &r.ProductID },
+		func(s *storage.ProductHoldingSeed, r *productHoldingRow) {
 			r.GrantedAt = dbTime(s.GrantedAt)
-			return nil
-		},
-	})
+		})
 }
 
 func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) error {
@@ -310,7 +299,7 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
 			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
 			r.DurationMinutes = s.DurationMinutes
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -396,34 +385,28 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 }
 
 func (im *importer) events(seeds []storage.EventSeed) error {
-	return importByKey(im, "slug", func(s *storage.EventSeed) string { return s.Slug }, seeds, rowSet[storage.EventSeed, eventRow]{
-		kind: "events",
-		key:  func(r *eventRow) string { return r.Slug },
-		build: func(s *storage.EventSeed, r *eventRow) error {
-			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+	return importOffers(im, "events", seeds,
+		func(s *storage.EventSeed) storage.Offer {
+			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+		},
+		func(r *eventRow) *storage.Offer { return &r.Offer },
+		func(s *storage.EventSeed, r *eventRow) {
 			r.StartsAt = dbTime(s.StartsAt)
 			r.EndsAt = dbTime(s.EndsAt)
 			r.Location = s.Location
 			r.Capacity = s.Capacity
 			r.Published = s.Published
-			return required("slug", s.Slug)
-		},
-	})
+		})
 }
 
 func (im *importer) eventRegistrations(seeds []storage.EventRegistrationSeed) error {
-	return importByMember(im, func(s *storage.EventRegistrationSeed) string { return s.Member }, seeds, rowSet[storage.EventRegistrationSeed, eventRegistrationRow]{
-		kind: "event_registrations",
-		key:  func(r *eventRegistrationRow) string { return key2(r.EventID, r.MemberID) },
-		build: func(s *storage.EventRegistrationSeed, r *eventRegistrationRow) (err error) {
-			if r.MemberID, r.EventID, err = im.memberAndSlug(s.Member, "events", "event", s.Event); err != nil {
-				return err
-			}
+	return importMemberRecords(im, "event_registrations", "events", "event", seeds,
+		func(s *storage.EventRegistrationSeed) (string, string) { return s.Member, s.Event },
+		func(r *eventRegistrationRow) (*int64, *int64) { return &r.MemberID, &r.EventID },
+		func(s *storage.EventRegistrationSeed, r *eventRegistrationRow) {
 			r.Status = s.Status
 			r.RegisteredAt = dbTime(s.RegisteredAt)
-			return nil
-		},
-	})
+		})
 }
 
 func (im *importer) payments(seeds []storage.PaymentSeed) error {
@@ -431,9 +414,6 @@ func (im *importer) payments(seeds []storage.PaymentSeed) error {
 		kind: "payments",
 		key:  func(r *paymentRow) string { return r.TradeNo },
 		build: func(s *storage.PaymentSeed, r *paymentRow) (err error) {
-			if err := required("trade_no", s.TradeNo); err != nil {
-				return err
-			}
 			r.TradeNo = s.TradeNo
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -493,9 +473,6 @@ func (im *importer) notifications(seeds []storage.NotificationSeed) error {
 		kind: "notifications",
 		key:  func(r *notificationRow) string { return r.Key },
 		build: func(s *storage.NotificationSeed, r *notificationRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -540,32 +517,26 @@ func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscr
 }
 
 func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
-	return importByKey(im, "slug", func(s *storage.MembershipPlanSeed) string { return s.Slug }, seeds, rowSet[storage.MembershipPlanSeed, membershipPlanRow]{
-		kind: "membership_plans",
-		key:  func(r *membershipPlanRow) string { return r.Slug },
-		build: func(s *storage.MembershipPlanSeed, r *membershipPlanRow) error {
-			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+	return importOffers(im, "membership_plans", seeds,
+		func(s *storage.MembershipPlanSeed) storage.Offer {
+			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
+		},
+		func(r *membershipPlanRow) *storage.Offer { return &r.Offer },
+		func(s *storage.MembershipPlanSeed, r *membershipPlanRow) {
 			r.BillingInterval = s.Interval
 			r.Published = s.Published
-			return required("slug", s.Slug)
-		},
-	})
+		})
 }
 
 func (im *importer) subscriptions(seeds []storage.SubscriptionSeed) error {
-	return importByMember(im, func(s *storage.SubscriptionSeed) string { return s.Member }, seeds, rowSet[storage.SubscriptionSeed, subscriptionRow]{
-		kind: "subscriptions",
-		key:  func(r *subscriptionRow) string { return key2(r.MemberID, r.PlanID) },
-		build: func(s *storage.SubscriptionSeed, r *subscriptionRow) (err error) {
-			if r.MemberID, r.PlanID, err = im.memberAndSlug(s.Member, "membership_plans", "membership plan", s.Plan); err != nil {
-				return err
-			}
+	return importMemberRecords(im, "subscriptions", "membership_plans", "membership plan", seeds,
+		func(s *storage.SubscriptionSeed) (string, string) { return s.Member, s.Plan },
+		func(r *subscriptionRow) (*int64, *int64) { return &r.MemberID, &r.PlanID },
+		func(s *storage.SubscriptionSeed, r *subscriptionRow) {
 			r.State = s.State
 			r.StartedAt = dbTime(s.StartedAt)
 			r.CurrentPeriodEnd = dbTime(s.CurrentPeriodEnd)
-			return nil
-		},
-	})
+		})
 }
 
 func (im *importer) coupons(seeds []storage.CouponSeed) error {
@@ -580,7 +551,7 @@ func (im *importer) coupons(seeds []storage.CouponSeed) error {
 			r.Currency = s.Currency
 			r.ExpiresAt = dbTimePtr(s.ExpiresAt)
 			r.MaxRedemptions = s.MaxRedemptions
-			return required("code", s.Code)
+			return nil
 		},
 	})
 }
@@ -590,9 +561,6 @@ func (im *importer) posts(seeds []storage.PostSeed) error {
 		kind: "posts",
 		key:  func(r *postRow) string { return r.Key },
 		build: func(s *storage.PostSeed, r *postRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			r.Title = s.Title
 			r.Body = s.Body
@@ -613,9 +581,6 @@ func (im *importer) comments(seeds []storage.CommentSeed) error {
 		kind: "comments",
 		key:  func(r *commentRow) string { return r.Key },
 		build: func(s *storage.CommentSeed, r *commentRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.MemberID, err = im.memberID(s.Member); err != nil {
 				return err
@@ -660,7 +625,7 @@ func (im *importer) lecturers(seeds []storage.LecturerSeed) error {
 			if r.MemberID, err = im.optionalMemberID(s.Member); err != nil {
 				return err
 			}
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 	if err != nil {
@@ -694,7 +659,7 @@ func (im *importer) forms(seeds []storage.FormSeed) error {
 			if r.Fields, err = jsonText(fields); err != nil {
 				return err
 			}
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }
@@ -704,9 +669,6 @@ func (im *importer) formSubmissions(seeds []storage.FormSubmissionSeed) error {
 		kind: "form_submissions",
 		key:  func(r *formSubmissionRow) string { return r.Key },
 		build: func(s *storage.FormSubmissionSeed, r *formSubmissionRow) (err error) {
-			if err := required("key", s.Key); err != nil {
-				return err
-			}
 			r.Key = s.Key
 			if r.FormID, err = im.idOf("forms", "slug", "form", s.Form); err != nil {
 				return err
@@ -736,7 +698,7 @@ func (im *importer) pages(seeds []storage.PageSeed) error {
 			r.Title = s.Title
 			r.Body = s.Body
 			r.Published = s.Published
-			return required("slug", s.Slug)
+			return nil
 		},
 	})
 }

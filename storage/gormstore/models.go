@@ -13,6 +13,12 @@ import (
 // gorm would stamp any field named CreatedAt or UpdatedAt by itself; the tags turn that off
 // because several of those times are data (a payment's creation, a seeded progress row) and the
 // store sets its own stamps explicitly (stamp methods below).
+//
+// Where a table holds its domain type's fields and the school, and nothing else, the row embeds
+// the domain type rather than repeat it field by field (sections, lectures, enrollments,
+// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC. A
+// field added to one of those types needs its column (TestModelsMatchSchema says so), or the row
+// stops embedding the type.
 
 type schoolRow struct {
 	ID         int64 `gorm:"primaryKey;autoIncrement:false"`
@@ -67,12 +73,6 @@ type courseRow struct {
 }
 
 func (courseRow) TableName() string { return "courses" }
-
-// Where a table holds its domain type's fields and the school, and nothing else, the row embeds
-// the domain type rather than repeat it field by field (sections, lectures, enrollments,
-// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC. A
-// field added to one of those types needs its column (TestModelsMatchSchema says so), or the row
-// stops embedding the type.
 
 type sectionRow struct {
 	SchoolID int64
@@ -267,10 +267,9 @@ type subscriptionRow struct {
 
 func (subscriptionRow) TableName() string { return "subscriptions" }
 
-// couponRow's RedeemedCount is counted by checkouts, never by imports.
 type couponRow struct {
-	SchoolID int64
-	storage.Coupon
+	SchoolID       int64
+	storage.Coupon // its RedeemedCount is counted by checkouts, never by imports
 }
 
 func (couponRow) TableName() string { return "coupons" }

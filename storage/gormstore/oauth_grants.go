@@ -21,19 +21,6 @@ import (
 // (RefreshPair). Every statement that locks several pairs takes them in that order, so the
 // lockers queue instead of deadlocking.
 
-func (r authorizationCodeRow) code() storage.AuthorizationCode {
-	return storage.AuthorizationCode{
-		Signature:   r.Signature,
-		RequestID:   r.RequestID,
-		ClientID:    r.ClientID,
-		MemberID:    r.MemberID,
-		Active:      r.Active,
-		Data:        []byte(r.Data),
-		RequestedAt: utc(r.RequestedAt),
-		ExpiresAt:   utc(r.ExpiresAt),
-	}
-}
-
 // invalidArg reports malformed input to op.
 func invalidArg(op, format string, args ...any) error {
 	return fmt.Errorf("gormstore: %s: %s: %w", op, fmt.Sprintf(format, args...), storage.ErrInvalidArgument)

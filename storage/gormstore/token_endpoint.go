@@ -154,6 +154,20 @@ func (s *Store) GetCodeGrant(ctx context.Context, signature string) (storage.Cod
 	return storage.CodeGrant{Code: c.code(), PKCE: pkce.session(signature), OIDC: oidc.session(signature)}, nil
 }
 
+// code is the stored code of a row GetCodeGrant read.
+func (r authorizationCodeRow) code() storage.AuthorizationCode {
+	return storage.AuthorizationCode{
+		Signature:   r.Signature,
+		RequestID:   r.RequestID,
+		ClientID:    r.ClientID,
+		MemberID:    r.MemberID,
+		Active:      r.Active,
+		Data:        []byte(r.Data),
+		RequestedAt: utc(r.RequestedAt),
+		ExpiresAt:   utc(r.ExpiresAt),
+	}
+}
+
 // sideRecord is a PKCE or OpenID Connect record as a LEFT JOIN reads it: all NULL when there
 // is none.
 type sideRecord struct {
