@@ -27,8 +27,10 @@ var (
 	keyPattern = regexp.MustCompile(`\bt "([^"]+)"`)
 	// goKeyPattern matches Go code's use of a message: loc.Text("login.failed", ...), or a key
 	// kept as data to be written later (an error view's TitleKey: "errors.x.title", a JSON
-	// refusal's key: "passkey.error.expired").
-	goKeyPattern = regexp.MustCompile(`(?:\.(?:Text|T)\(|\b(?:\w*Key|key):\s*)"([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)"`)
+	// refusal's key: "passkey.error.expired", a page's table of notices "added":
+	// "passkey.notice.added"). A value in a table is taken for a key only when it starts with
+	// one of the catalogue's families, so that Host: "a.example.test" is not one.
+	goKeyPattern = goKeys(catalogueFamilies())
 )
 
 // Every word of every page and e-mail comes from the catalogue: outside template actions and
@@ -71,9 +73,9 @@ func TestTemplatesUseCatalogue(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, m := range goKeyPattern.FindAllStringSubmatch(string(data), -1) {
-			if !cat.Has(m[1]) {
-				t.Errorf("%s: message %s is not in the catalogue", path, m[1])
+		for _, key := range goKeysIn(string(data)) {
+			if !cat.Has(key) {
+				t.Errorf("%s: message %s is not in the catalogue", path, key)
 			}
 		}
 		return nil
@@ -143,14 +145,49 @@ func TestGoKeyPattern(t *testing.T) {
 		`ErrorView{TitleKey: "errors.x.title"}`:       "errors.x.title",
 		`&jsonError{code: "x", key: "passkey.error"}`: "passkey.error",
 		`KeyPrefix: "proctor:login:"`:                 "",
+		`"added":   "passkey.notice.added",`:          "passkey.notice.added",
+		`ActionRoles: "admin.notice.roles",`:          "admin.notice.roles",
+		`Host: "a.example.test"`:                      "",
+		`check: "oauth.used_code_without_pairs"`:      "",
 		`strings.Cut(s, "a.b")`:                       "",
 	} {
-		got := ""
-		if m := goKeyPattern.FindStringSubmatch(src); m != nil {
-			got = m[1]
-		}
+		got := strings.Join(goKeysIn(src), " ")
 		if got != want {
 			t.Errorf("%s: found %q, want %q", src, got, want)
 		}
 	}
+}
+
+// catalogueFamilies returns the first part of every catalogue key: the names of the files in
+// i18n/catalog (account, admin, ...).
+func catalogueFamilies() []string {
+	files, err := filepath.Glob(filepath.Join("..", "i18n", "catalog", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		panic("templates: no catalogue files under ../i18n/catalog")
+	}
+	var families []string
+	for _, f := range files {
+		family, _, _ := strings.Cut(filepath.Base(f), ".")
+		if !slices.Contains(families, family) {
+			families = append(families, family)
+		}
+	}
+	return families
+}
+
+// goKeys builds goKeyPattern: its first group is a key Go code writes or keeps in a field
+// named for one, its second a key kept as a value of a table, which must start with a family.
+func goKeys(families []string) *regexp.Regexp {
+	const key = `[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+`
+	return regexp.MustCompile(`(?:\.(?:Text|T)\(|\b(?:\w*Key|key):\s*)"(` + key + `)"` +
+		`|(?:\b\w+|"[^"\n]*"):\s*"((?:` + strings.Join(families, "|") + `)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)"`)
+}
+
+// goKeysIn returns the catalogue keys goKeyPattern finds in src, in order.
+func goKeysIn(src string) []string {
+	var keys []string
+	for _, m := range goKeyPattern.FindAllStringSubmatch(src, -1) {
+		keys = append(keys, m[1]+m[2])
+	}
+	return keys
 }
