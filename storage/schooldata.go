@@ -77,6 +77,27 @@ type MemberSeed struct {
 	Roles        []Role `yaml:"roles,omitempty"`
 }
 
+// Offer returns the fields a seed of something a school sells shares with every other kind.
+func (s CourseSeed) Offer() Offer {
+	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+}
+
+func (s DigitalProductSeed) Offer() Offer {
+	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+}
+
+func (s ConsultingServiceSeed) Offer() Offer {
+	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+}
+
+func (s EventSeed) Offer() Offer {
+	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+}
+
+func (s MembershipPlanSeed) Offer() Offer {
+	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+}
+
 // CourseSeed is a course (keyed by slug) with its whole curriculum. Sections and lectures are
 // keyed by their position in the lists (from 1).
 type CourseSeed struct {

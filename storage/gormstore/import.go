@@ -379,18 +379,23 @@ func importByMember[S, R any](im *importer, memberOf func(*S) string, seeds []S,
 }
 
 // importOffers imports a list of things a school sells that no other list refers to by id
-// (digital products, events, membership plans), found by slug: offer gives a seed's offer
-// columns, row points at a row's, and fill copies the rest of the seed.
-func importOffers[S, R any](im *importer, kind string, seeds []S, offer func(*S) storage.Offer, row func(*R) *storage.Offer, fill func(*S, *R)) error {
-	return importByKey(im, "slug", func(s *S) string { return offer(s).Slug }, seeds, rowSet[S, R]{
+// (digital products, events, membership plans), found by slug (offerSet).
+func importOffers[S interface{ Offer() storage.Offer }, R any, PR offerRow[R]](im *importer, kind string, seeds []S, fill func(*S, *R)) error {
+	return importByKey(im, "slug", func(s *S) string { return (*s).Offer().Slug }, seeds, offerSet[S, R, PR](kind, fill))
+}
+
+// offerSet is the row set of a kind a school sells: a row is found by its slug, takes the
+// seed's Offer as its offer columns, and fill copies the rest of the seed.
+func offerSet[S interface{ Offer() storage.Offer }, R any, PR offerRow[R]](kind string, fill func(*S, *R)) rowSet[S, R] {
+	return rowSet[S, R]{
 		kind: kind,
-		key:  func(r *R) string { return row(r).Slug },
+		key:  func(r *R) string { return PR(r).offer().Slug },
 		build: func(s *S, r *R) error {
-			*row(r) = offer(s)
+			*PR(r).offer() = (*s).Offer()
 			fill(s, r)
 			return nil
 		},
-	})
+	}
 }
 
 // importMemberRecords imports a list of members' records of a school row found by slug (an
@@ -441,6 +446,27 @@ func importOwners[S, R any](im *importer, slugOf func(*S) string, idOf func(*R) 
 		ids[i] = idOf(bySlug[slug])
 	}
 	return ids, nil
+}
+
+// owned is one record of an owner's list (a consulting service's slots, its meetings) with the
+// owner's index in its seeds and its row id.
+type owned[T any] struct {
+	owner   int
+	ownerID int64
+	seed    *T
+}
+
+// ownedBy flattens the lists that list gives of each owner (ids: their row ids, in seed order)
+// into one, in seed order.
+func ownedBy[O, T any](owners []O, ids []int64, list func(*O) []T) []owned[T] {
+	var all []owned[T]
+	for i := range owners {
+		l := list(&owners[i])
+		for j := range l {
+			all = append(all, owned[T]{i, ids[i], &l[j]})
+		}
+	}
+	return all
 }
 
 // courseLink is one course, by slug, that an owner record lists (a lecturer teaches it, a

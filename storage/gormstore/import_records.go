@@ -145,15 +145,8 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 		return nil
 	}
 	const kind = "courses"
-	courseIDs, err := importOwners(im, func(s *storage.CourseSeed) string { return s.Slug }, func(r *courseRow) int64 { return r.ID }, seeds, rowSet[storage.CourseSeed, courseRow]{
-		kind: kind,
-		key:  func(r *courseRow) string { return r.Slug },
-		build: func(s *storage.CourseSeed, r *courseRow) error {
-			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-			r.Published = s.Published
-			return nil
-		},
-	})
+	courseIDs, err := importOwners(im, func(s *storage.CourseSeed) string { return s.Slug }, func(r *courseRow) int64 { return r.ID }, seeds,
+		offerSet(kind, func(s *storage.CourseSeed, r *courseRow) { r.Published = s.Published }))
 	if err != nil {
 		return err
 	}
@@ -270,10 +263,6 @@ func (im *importer) lectureProgress(seeds []storage.ProgressSeed) error {
 
 func (im *importer) digitalProducts(seeds []storage.DigitalProductSeed) error {
 	return importOffers(im, "digital_products", seeds,
-		func(s *storage.DigitalProductSeed) storage.Offer {
-			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-		},
-		func(r *digitalProductRow) *storage.Offer { return &r.Offer },
 		func(s *storage.DigitalProductSeed, r *digitalProductRow) {
 			r.Published = s.Published
 		})
@@ -293,15 +282,8 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 		return nil
 	}
 	const kind = "consulting_services"
-	serviceIDs, err := importOwners(im, func(s *storage.ConsultingServiceSeed) string { return s.Slug }, func(r *consultingServiceRow) int64 { return r.ID }, seeds, rowSet[storage.ConsultingServiceSeed, consultingServiceRow]{
-		kind: kind,
-		key:  func(r *consultingServiceRow) string { return r.Slug },
-		build: func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) error {
-			r.Offer = offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-			r.DurationMinutes = s.DurationMinutes
-			return nil
-		},
-	})
+	serviceIDs, err := importOwners(im, func(s *storage.ConsultingServiceSeed) string { return s.Slug }, func(r *consultingServiceRow) int64 { return r.ID }, seeds,
+		offerSet(kind, func(s *storage.ConsultingServiceSeed, r *consultingServiceRow) { r.DurationMinutes = s.DurationMinutes }))
 	if err != nil {
 		return err
 	}
@@ -318,25 +300,15 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 	}
 
 	// Weekly slots, keyed by weekday and start time.
-	type slotItem struct {
-		service   int
-		serviceID int64
-		seed      *storage.SlotSeed
-	}
-	var slots []slotItem
-	for i := range seeds {
-		for j := range seeds[i].Slots {
-			slots = append(slots, slotItem{i, serviceIDs[i], &seeds[i].Slots[j]})
-		}
-	}
-	_, err = applyAt(im, "service_id", serviceIDs, slots, rowSet[slotItem, consultingSlotRow]{
+	slots := ownedBy(seeds, serviceIDs, func(s *storage.ConsultingServiceSeed) []storage.SlotSeed { return s.Slots })
+	_, err = applyAt(im, "service_id", serviceIDs, slots, rowSet[owned[storage.SlotSeed], consultingSlotRow]{
 		kind:  kind,
-		index: func(i int) int { return slots[i].service },
+		index: func(i int) int { return slots[i].owner },
 		key: func(r *consultingSlotRow) string {
 			return fmt.Sprintf("%d/%d/%s", r.ServiceID, r.Weekday, r.StartTime)
 		},
-		build: func(it *slotItem, r *consultingSlotRow) error {
-			r.ServiceID = it.serviceID
+		build: func(it *owned[storage.SlotSeed], r *consultingSlotRow) error {
+			r.ServiceID = it.ownerID
 			r.Weekday = it.seed.Weekday
 			r.StartTime = it.seed.StartTime
 			r.DurationMinutes = it.seed.DurationMinutes
@@ -349,25 +321,15 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 	}
 
 	// Meetings, keyed by start time.
-	type meetingItem struct {
-		service   int
-		serviceID int64
-		seed      *storage.MeetingSeed
-	}
-	var meetings []meetingItem
-	for i := range seeds {
-		for j := range seeds[i].Meetings {
-			meetings = append(meetings, meetingItem{i, serviceIDs[i], &seeds[i].Meetings[j]})
-		}
-	}
-	_, err = applyAt(im, "service_id", serviceIDs, meetings, rowSet[meetingItem, consultingMeetingRow]{
+	meetings := ownedBy(seeds, serviceIDs, func(s *storage.ConsultingServiceSeed) []storage.MeetingSeed { return s.Meetings })
+	_, err = applyAt(im, "service_id", serviceIDs, meetings, rowSet[owned[storage.MeetingSeed], consultingMeetingRow]{
 		kind:  kind,
-		index: func(i int) int { return meetings[i].service },
+		index: func(i int) int { return meetings[i].owner },
 		key: func(r *consultingMeetingRow) string {
 			return key2(r.ServiceID, r.StartsAt.UnixMicro())
 		},
-		build: func(it *meetingItem, r *consultingMeetingRow) (err error) {
-			r.ServiceID = it.serviceID
+		build: func(it *owned[storage.MeetingSeed], r *consultingMeetingRow) (err error) {
+			r.ServiceID = it.ownerID
 			if r.MemberID, err = im.memberID(it.seed.Member); err != nil {
 				return err
 			}
@@ -386,10 +348,6 @@ func (im *importer) consultingServices(seeds []storage.ConsultingServiceSeed) er
 
 func (im *importer) events(seeds []storage.EventSeed) error {
 	return importOffers(im, "events", seeds,
-		func(s *storage.EventSeed) storage.Offer {
-			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-		},
-		func(r *eventRow) *storage.Offer { return &r.Offer },
 		func(s *storage.EventSeed, r *eventRow) {
 			r.StartsAt = dbTime(s.StartsAt)
 			r.EndsAt = dbTime(s.EndsAt)
@@ -518,10 +476,6 @@ func (im *importer) notificationSubscriptions(seeds []storage.NotificationSubscr
 
 func (im *importer) membershipPlans(seeds []storage.MembershipPlanSeed) error {
 	return importOffers(im, "membership_plans", seeds,
-		func(s *storage.MembershipPlanSeed) storage.Offer {
-			return offerOf(s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency)
-		},
-		func(r *membershipPlanRow) *storage.Offer { return &r.Offer },
 		func(s *storage.MembershipPlanSeed, r *membershipPlanRow) {
 			r.BillingInterval = s.Interval
 			r.Published = s.Published

@@ -53,12 +53,19 @@ type memberRoleRow struct {
 
 func (memberRoleRow) TableName() string { return "member_roles" }
 
-// offerOf makes the offer columns of a row from a seed's fields. The rows of what a school offers
-// for sale (courses, digital products, consulting services, membership plans, events) embed
-// storage.Offer, and gorm maps its fields as the table's own.
-func offerOf(slug, title, description string, priceAmount int64, currency string) storage.Offer {
-	return storage.Offer{Slug: slug, Title: title, Description: description, PriceAmount: priceAmount, Currency: currency}
+// offerRow is a pointer to a row of what a school offers for sale (courses, digital products,
+// consulting services, membership plans, events): each embeds storage.Offer, whose fields gorm
+// maps as the table's own.
+type offerRow[R any] interface {
+	*R
+	offer() *storage.Offer
 }
+
+func (r *courseRow) offer() *storage.Offer            { return &r.Offer }
+func (r *digitalProductRow) offer() *storage.Offer    { return &r.Offer }
+func (r *consultingServiceRow) offer() *storage.Offer { return &r.Offer }
+func (r *eventRow) offer() *storage.Offer             { return &r.Offer }
+func (r *membershipPlanRow) offer() *storage.Offer    { return &r.Offer }
 
 type courseRow struct {
 	ID       int64
