@@ -520,3 +520,15 @@ func TestSyntaxProblemQuotesNoText(t *testing.T) {
 		t.Errorf("syntaxProblem = %q", got)
 	}
 }
+
+// The count of problems reads as English for one problem too.
+func TestErrorsCountProblems(t *testing.T) {
+	one := Errors{{File: "a.yaml", Field: "name", Msg: "is required"}}
+	if got := one.Error(); !strings.HasPrefix(got, "invalid configuration (1 problem):\n  a.yaml: name: is required") {
+		t.Errorf("one problem: %q", got)
+	}
+	two := append(one, Problem{File: "a.yaml", Field: "subdomain", Msg: "is required"})
+	if got := two.Error(); !strings.HasPrefix(got, "invalid configuration (2 problems):\n") {
+		t.Errorf("two problems: %q", got)
+	}
+}

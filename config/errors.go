@@ -44,7 +44,11 @@ func (e Errors) Error() string {
 	for i, p := range e {
 		lines[i] = p.String()
 	}
-	return fmt.Sprintf("invalid configuration (%d problems):\n  %s", len(e), strings.Join(lines, "\n  "))
+	noun := "problems"
+	if len(e) == 1 {
+		noun = "problem"
+	}
+	return fmt.Sprintf("invalid configuration (%d %s):\n  %s", len(e), noun, strings.Join(lines, "\n  "))
 }
 
 // collector gathers problems for one file.

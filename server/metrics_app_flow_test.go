@@ -146,6 +146,13 @@ func TestApplicationMetrics(t *testing.T) {
 				}
 				checkDashboard(t, "../deploy/grafana/proctor.json", exposed)
 			})
+			t.Run("docs", func(t *testing.T) {
+				exposed := map[string]bool{}
+				for series := range after {
+					exposed[metricName(series)] = true
+				}
+				checkMetricsDoc(t, "../docs/metrics.md", exposed)
+			})
 		})
 	}
 }

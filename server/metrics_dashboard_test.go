@@ -27,7 +27,14 @@ func checkDashboard(t *testing.T, path string, exposed map[string]bool) {
 		t.Fatal(err)
 	}
 	var d struct {
-		Panels []dashboardPanel `json:"panels"`
+		Panels     []dashboardPanel `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name       string `json:"name"`
+				Type       string `json:"type"`
+				Definition string `json:"definition"`
+			} `json:"list"`
+		} `json:"templating"`
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -56,9 +63,40 @@ func checkDashboard(t *testing.T, path string, exposed map[string]bool) {
 		}
 	}
 	check(d.Panels)
+	// A variable's query (label_values(metric, label)) names a metric too: a variable over a
+	// metric that does not exist offers no value, and every panel filtered by it shows nothing.
+	for _, v := range d.Templating.List {
+		if v.Type != "query" {
+			continue
+		}
+		names := variableMetrics(v.Definition)
+		if len(names) == 0 {
+			t.Errorf("variable %q: query %q names no metric", v.Name, v.Definition)
+		}
+		for _, n := range names {
+			if !have[histogramBase(n)] {
+				t.Errorf("variable %q: the server exposes no metric %s", v.Name, n)
+			}
+		}
+	}
 	if queries == 0 {
 		t.Errorf("%s: no panel queries", path)
 	}
+}
+
+// variableMetrics lists the metric names a Grafana query variable's definition selects: the
+// series selector of label_values(selector, label), else the names of a PromQL query
+// (query_result(expr)).
+func variableMetrics(definition string) []string {
+	if args, ok := strings.CutPrefix(strings.TrimSpace(definition), "label_values("); ok {
+		args = strings.TrimSuffix(strings.TrimSpace(args), ")")
+		i := strings.LastIndexByte(args, ',')
+		if i < 0 {
+			return nil // a label's values across every metric: no name to check
+		}
+		return promQLMetrics(args[:i])
+	}
+	return promQLMetrics(definition)
 }
 
 // histogramBase strips a histogram's or summary's series suffix.
@@ -144,6 +182,16 @@ func TestPromQLMetrics(t *testing.T) {
 	} {
 		if got := promQLMetrics(expr); !slices.Equal(got, want) {
 			t.Errorf("promQLMetrics(%q) = %q, want %q", expr, got, want)
+		}
+	}
+	for def, want := range map[string][]string{
+		`label_values(proctor_security_events_total, school)`:           {"proctor_security_events_total"},
+		`label_values(m_total{listener="public", route=~"a,b"}, route)`: {"m_total"},
+		`label_values(school)`:                    nil,
+		`query_result(sum by (school) (x_total))`: {"x_total"},
+	} {
+		if got := variableMetrics(def); !slices.Equal(got, want) {
+			t.Errorf("variableMetrics(%q) = %q, want %q", def, got, want)
 		}
 	}
 }

@@ -128,10 +128,14 @@ func TestTracingCodeExchange(t *testing.T) {
 			}
 
 			// The request's server span ends once its answer is written, which the client may
-			// see first: flush until it has arrived.
+			// see first: flush until it has arrived, for as long as the test run may last.
 			var spans []*tracepb.Span
 			var root *tracepb.Span
-			for deadline := time.Now().Add(time.Minute); root == nil && time.Now().Before(deadline); {
+			deadline, ok := t.Deadline()
+			if !ok {
+				deadline = time.Now().Add(time.Hour)
+			}
+			for root == nil && time.Now().Before(deadline) {
 				if err := p.ForceFlush(t.Context()); err != nil {
 					t.Fatalf("ForceFlush: %v", err)
 				}

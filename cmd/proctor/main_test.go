@@ -88,7 +88,7 @@ func TestInvalidConfigurationExitsTwoListingEveryProblem(t *testing.T) {
 func TestSchoolsListAndValidate(t *testing.T) {
 	deployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n"})
 	code, out, stderr := runCmd(t, "", "schools", "validate")
-	if code != 0 || !strings.Contains(out, "1 schools") {
+	if code != 0 || !strings.Contains(out, "configuration is valid: 1 school\n") {
 		t.Fatalf("validate: %d %s %s", code, out, stderr)
 	}
 	code, out, _ = runCmd(t, "", "schools", "list")
@@ -519,7 +519,7 @@ func TestDeploySamples(t *testing.T) {
 	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(deploy, "schools"))
 	t.Setenv("PROCTOR_SECRET_FILE", secret)
 	code, out, stderr := runCmd(t, "", "--config", filepath.Join(deploy, "proctor.yaml"), "schools", "validate")
-	if code != 0 || !strings.Contains(out, "configuration is valid: 1 schools") {
+	if code != 0 || !strings.Contains(out, "configuration is valid: 1 school\n") {
 		t.Errorf("schools validate: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -120,7 +120,8 @@ func writeSchool(t *testing.T, dir, name string, id int, host string) {
 }
 
 // TestReloadOnHangup: SIGHUP makes a running server serve a school file added since it started;
-// a later SIGHUP with an invalid file keeps the running schools and logs every problem.
+// a later SIGHUP with an invalid file keeps the running schools and logs every problem; once the
+// files are valid again, a changed file's settings apply and a removed file's school is gone.
 func TestReloadOnHangup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -161,5 +162,23 @@ func TestReloadOnHangup(t *testing.T) {
 	p.answers(hostB)
 	if code, _ := p.discovery(hostC); code != http.StatusNotFound {
 		t.Errorf("the invalid school is served: %d", code)
+	}
+
+	// Every file valid again, with a changed file and a removed one: A's ID tokens switched on
+	// (its discovery document gains jwks_uri), B's file gone (404, like any unknown host).
+	if _, body := p.discovery(hostA); strings.Contains(body, `"jwks_uri"`) {
+		t.Fatalf("school A lists jwks_uri before its change:\n%s", body)
+	}
+	os.Remove(filepath.Join(dir, "c.yaml"))
+	os.Remove(filepath.Join(dir, "b.yaml"))
+	body := fmt.Sprintf("school_id: 1\nsubdomain: s1\nname: School 1\nbase_url: http://%s\nfeatures: {id_tokens: true}\n", hostA)
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(body), 0o600)
+	p.hangUp()
+	p.eventually("school A's change applied", func() bool {
+		code, body := p.discovery(hostA)
+		return code == http.StatusOK && strings.Contains(body, `"jwks_uri"`)
+	})
+	if code, _ := p.discovery(hostB); code != http.StatusNotFound {
+		t.Errorf("school B is served after its file was removed: %d", code)
 	}
 }

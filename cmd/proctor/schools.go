@@ -22,7 +22,11 @@ func newSchoolsCommand(g *globalFlags) *cobra.Command {
 			})
 		}),
 		configCommand(g, "validate", "Check the server file and every school file; exit 2 listing every problem", func(cmd *cobra.Command, cfg *config.Config, _ *school.Registry) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d schools\n", len(cfg.Schools))
+			noun := "schools"
+			if len(cfg.Schools) == 1 {
+				noun = "school"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d %s\n", len(cfg.Schools), noun)
 			return nil
 		}))
 	// tenants is the command's earlier name.

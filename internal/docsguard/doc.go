@@ -13,5 +13,5 @@
 // (docs/configuration.md). The tests also refuse a Markdown table split by a blank line, whose
 // rows after the gap render as a paragraph, and check the sample deployment in deploy/ the way
 // docs/deployment.md's container example uses it, with every deploy/ path the documentation
-// names.
+// names, and that deploy/ holds no file without a test that checks it.
 package docsguard

@@ -262,3 +262,44 @@ func TestContainerExample(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// deployChecks names, for each file deploy/ may hold, the test that checks it. A file added to
+// deploy/ without a check fails TestDeployHoldsOnlyCheckedFiles until its check is named here.
+var deployChecks = map[string]string{
+	"proctor.yaml":         "TestContainerExample (here), cmd/proctor TestDeploySamples",
+	"schools/*.yaml":       "TestContainerExample (here), cmd/proctor TestDeploySamples",
+	"proctor.service":      "cmd/proctor TestDeploySamples",
+	"grafana/proctor.json": "server TestApplicationMetrics (dashboard)",
+}
+
+// TestDeployHoldsOnlyCheckedFiles: every file in deploy/ is one a test checks.
+func TestDeployHoldsOnlyCheckedFiles(t *testing.T) {
+	deploy := filepath.Join(testbin.ModuleRoot(t), "deploy")
+	if _, err := os.Stat(deploy); err != nil {
+		t.Skip("deploy/ is not in this tree")
+	}
+	found := map[string]bool{}
+	err := filepath.WalkDir(deploy, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(deploy, path)
+		rel = filepath.ToSlash(rel)
+		for pattern := range deployChecks {
+			if ok, _ := filepath.Match(pattern, rel); ok {
+				found[pattern] = true
+				return nil
+			}
+		}
+		t.Errorf("deploy/%s: no test checks it (deployChecks)", rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pattern := range deployChecks {
+		if !found[pattern] {
+			t.Errorf("deploy/%s is gone: drop it from deployChecks", pattern)
+		}
+	}
+}
