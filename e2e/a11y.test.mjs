@@ -21,7 +21,7 @@ import { test } from 'node:test';
 
 import { applyTheme, expectNoViolationsInThemes, forcedThemes, themes } from './lib/axe.mjs';
 import { languages, msg, pattern } from './lib/catalog.mjs';
-import { authorizationUrl, discover, env, signIn, startCallback, withBrowser } from './lib/harness.mjs';
+import { discover, env, signIn, startAuthorization, withBrowser } from './lib/harness.mjs';
 import { linkIn, waitForMessage } from './lib/mailbox.mjs';
 import { base32Decode, nextCode, totp, wrongCode } from './lib/totp.mjs';
 
@@ -292,9 +292,7 @@ languages.forEach((lang, i) => {
 for (const lang of languages) {
   test(`consent page (${lang})`, { timeout: 120_000 }, async (t) => {
     const as = await discover(env.issuer);
-    const cb = await startCallback();
-    t.after(() => cb.close());
-    const req = await authorizationUrl(as, env.clientId, cb.redirectUri);
+    const { cb, req } = await startAuthorization(t, as, env.clientId);
     await withBrowser(t, async (page) => {
       await page.goto(req.url.href);
       await signIn(page, env.studentEmail, env.studentPassword);

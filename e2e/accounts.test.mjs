@@ -12,8 +12,7 @@ import { test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 
 import {
-  authorizationUrl, decide, discover, env, insecure, oauthError, signIn, startCallback,
-  withBrowser,
+  decide, discover, env, insecure, oauthError, signIn, startAuthorization, withBrowser,
 } from './lib/harness.mjs';
 import { lastSeq, linkIn, waitForMessage } from './lib/mailbox.mjs';
 
@@ -135,9 +134,7 @@ test('invitation: the e-mailed link lets the invited person choose a password an
 test('account page: removing an application revokes its access and refresh tokens', { timeout: 90_000 }, async (t) => {
   const as = await discover(env.issuer);
   const client = publicClient;
-  const cb = await startCallback();
-  t.after(() => cb.close());
-  const req = await authorizationUrl(as, client.client_id, cb.redirectUri);
+  const { cb, req } = await startAuthorization(t, as, client.client_id);
 
   await withBrowser(t, async (page) => {
     await page.goto(req.url.href);

@@ -141,6 +141,15 @@ export async function authorizationUrl(as, clientId, redirectUri) {
   return { url, codeVerifier, state, nonce };
 }
 
+// startAuthorization starts a callback server, closed when test t ends, and builds an
+// authorization request of clientId that redirects to it (authorizationUrl).
+export async function startAuthorization(t, as, clientId) {
+  const cb = await startCallback();
+  t.after(() => cb.close());
+  const req = await authorizationUrl(as, clientId, cb.redirectUri);
+  return { cb, req };
+}
+
 const chromiumArgs = [
   '--headless',
   '--no-sandbox',
