@@ -204,6 +204,19 @@ export async function signIn(page, email, password) {
   await form.locator('[type="submit"]').click();
 }
 
+// onPath matches a URL on the issuer's origin at pathname, for page.waitForURL.
+export function onPath(pathname) {
+  return (url) => url.origin === env.issuer && url.pathname === pathname;
+}
+
+// signInFrom opens path on the issuer, which sends a browser without a session to the sign-in
+// page, and signs in there.
+export async function signInFrom(page, path, email, password) {
+  await page.goto(`${env.issuer}${path}`);
+  await page.waitForURL(onPath('/login'));
+  await signIn(page, email, password);
+}
+
 // decide clicks Approve or Deny on the consent page.
 export async function decide(page, decision) {
   await page.locator(`button[name="decision"][value="${decision}"]`).click();
