@@ -255,11 +255,7 @@ func (e *env) enrol(s *school.School, id int64) {
 // member reads the member with the address email.
 func (e *env) member(email string) storage.Member {
 	e.t.Helper()
-	m, err := e.gs.GetMemberByEmail(e.t.Context(), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m
+	return schools.MemberByEmail(e.t, e.gs, email)
 }
 
 // browser is a member's browser: its own cookies, User-Agent and client address (the test

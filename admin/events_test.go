@@ -14,6 +14,7 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 var (
@@ -33,11 +34,7 @@ func eventKinds(body string) []string {
 // memberID returns the id of the member with the address.
 func (e *env) memberID(email string) int64 {
 	e.t.Helper()
-	m, err := e.store.GetMemberByEmail(e.t.Context(), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m.ID
+	return schools.MemberByEmail(e.t, e.store, email).ID
 }
 
 // addEvent appends an event to school t's log directly.

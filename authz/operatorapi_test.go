@@ -70,11 +70,7 @@ func (e *env) mustCall(method, path, token string, body any, want int, out any) 
 
 func (e *env) memberID(email string) int64 {
 	e.t.Helper()
-	m, err := e.store.GetMemberByEmail(e.ctx(e.a), email)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return m.ID
+	return schools.MemberByEmail(e.t, e.store, email).ID
 }
 
 // TestOperatorAPICourseFlow is the operator API's whole story: an operator client authorized

@@ -21,7 +21,9 @@ import { test } from 'node:test';
 
 import { applyTheme, expectNoViolationsInThemes, forcedThemes, themes } from './lib/axe.mjs';
 import { languages, msg, pattern } from './lib/catalog.mjs';
-import { authorizationUrl, discover, env, signIn, startCallback, withBrowser } from './lib/harness.mjs';
+import {
+  discover, env, onPath, signIn, signInFrom, startAuthorization, withBrowser,
+} from './lib/harness.mjs';
 import { linkIn, waitForMessage } from './lib/mailbox.mjs';
 import { base32Decode, nextCode, totp, wrongCode } from './lib/totp.mjs';
 
@@ -37,10 +39,6 @@ const options = { known: KNOWN_TEMPLATE_ISSUES, matched };
 
 // Form posts hash passwords (argon2id) on a busy machine: their answers get more time.
 const slow = { timeout: 30_000 };
-
-function onPath(pathname) {
-  return (url) => url.origin === env.issuer && url.pathname === pathname;
-}
 
 // expectReflow checks WCAG 1.4.10: at 320 CSS pixels wide nothing sticks out past the right
 // edge, so the page scrolls in one direction only. An element that matches an entry of
@@ -292,9 +290,7 @@ languages.forEach((lang, i) => {
 for (const lang of languages) {
   test(`consent page (${lang})`, { timeout: 120_000 }, async (t) => {
     const as = await discover(env.issuer);
-    const cb = await startCallback();
-    t.after(() => cb.close());
-    const req = await authorizationUrl(as, env.clientId, cb.redirectUri);
+    const { cb, req } = await startAuthorization(t, as, env.clientId);
     await withBrowser(t, async (page) => {
       await page.goto(req.url.href);
       await signIn(page, env.studentEmail, env.studentPassword);
@@ -332,9 +328,7 @@ for (const lang of languages) {
 for (const lang of languages) {
   test(`account pages, sign-out confirmation and signed-out page (${lang})`, { timeout: 120_000 }, async (t) => {
     await withBrowser(t, async (page) => {
-      await page.goto(`${env.issuer}/account`);
-      await page.waitForURL(onPath('/login'));
-      await signIn(page, env.studentEmail, env.studentPassword);
+      await signInFrom(page, '/account', env.studentEmail, env.studentPassword);
       await page.waitForURL(onPath('/account'), slow);
       await check(page, 'account page', pattern(lang, 'account.heading'));
 
@@ -360,9 +354,7 @@ for (const lang of languages) {
     const member = { email: `tess.totp.${lang.toLowerCase()}@e2e.example`, password: 'e2e-tess-password-1' };
     let key;
     await withBrowser(t, async (page) => {
-      await page.goto(`${env.issuer}/account/security/totp`);
-      await page.waitForURL(onPath('/login'));
-      await signIn(page, member.email, member.password);
+      await signInFrom(page, '/account/security/totp', member.email, member.password);
       await page.waitForURL(onPath('/account/security/totp'), slow);
       await check(page, 'authenticator app set-up', msg(lang, 'mfa.enrol_title'));
 
@@ -382,9 +374,7 @@ for (const lang of languages) {
     }, 'enrol', { locale: lang });
 
     await withBrowser(t, async (page) => {
-      await page.goto(`${env.issuer}/account`);
-      await page.waitForURL(onPath('/login'));
-      await signIn(page, member.email, member.password);
+      await signInFrom(page, '/account', member.email, member.password);
       await page.waitForURL(onPath('/login/factor'), slow);
       await check(page, 'second sign-in step', pattern(lang, 'signin.factor.heading'));
 
@@ -429,10 +419,8 @@ for (const lang of languages) {
 for (const lang of languages) {
   test(`administration pages of an owner (${lang})`, { timeout: 120_000 }, async (t) => {
     await withBrowser(t, async (page) => {
-      const apps = `${env.issuer}/admin/developers/oauth-applications`;
-      await page.goto(apps);
-      await page.waitForURL(onPath('/login'));
-      await signIn(page, env.ownerEmail, env.ownerPassword);
+      const apps = '/admin/developers/oauth-applications';
+      await signInFrom(page, apps, env.ownerEmail, env.ownerPassword);
       await check(page, 'OAuth applications', msg(lang, 'admin.apps.title'));
 
       await page.locator('#new-application').click();
@@ -458,7 +446,7 @@ for (const lang of languages) {
       await check(page, 'OAuth applications after a deletion', msg(lang, 'admin.apps.title'));
       assert.equal(await page.locator('.apps').getByText(name, { exact: true }).count(), 0, 'the check\'s application is gone');
 
-      await page.goto(apps);
+      await page.goto(`${env.issuer}${apps}`);
       await page.locator('.apps').getByRole('link', { name: 'E2E Confidential App', exact: true }).click();
       await check(page, 'OAuth application', 'E2E Confidential App');
       const appURL = page.url();

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 
 import {
-  authorizationUrl, decide, discover, env, insecure, oauthError, signIn, startCallback,
+  decide, discover, env, insecure, oauthError, onPath, signIn, signInFrom, startAuthorization,
   withBrowser,
 } from './lib/harness.mjs';
 import { lastSeq, linkIn, waitForMessage } from './lib/mailbox.mjs';
@@ -32,16 +32,10 @@ const slow = { timeout: 30_000 };
 
 const accountUrl = `${env.issuer}/account`;
 
-function onPath(pathname) {
-  return (url) => url.origin === env.issuer && url.pathname === pathname;
-}
-
 // signInToAccount opens /account, which sends a browser without a session to sign in and
 // back, and signs in there.
 async function signInToAccount(page, email, password) {
-  await page.goto(accountUrl);
-  await page.waitForURL(onPath('/login'));
-  await signIn(page, email, password);
+  await signInFrom(page, '/account', email, password);
   await page.waitForURL(onPath('/account'), slow);
   assert.equal((await page.locator('#member-email').textContent()).trim(), email);
 }
@@ -56,9 +50,7 @@ async function signOut(page) {
 // expectSignInRefused signs in with a wrong password and checks the member stays on the login
 // page with an error.
 async function expectSignInRefused(page, email, password) {
-  await page.goto(accountUrl);
-  await page.waitForURL(onPath('/login'));
-  await signIn(page, email, password);
+  await signInFrom(page, '/account', email, password);
   await page.locator('[role="alert"]').first().waitFor(slow);
   assert.equal(new URL(page.url()).pathname, '/login', `still on the login page, not ${page.url()}`);
 }
@@ -135,9 +127,7 @@ test('invitation: the e-mailed link lets the invited person choose a password an
 test('account page: removing an application revokes its access and refresh tokens', { timeout: 90_000 }, async (t) => {
   const as = await discover(env.issuer);
   const client = publicClient;
-  const cb = await startCallback();
-  t.after(() => cb.close());
-  const req = await authorizationUrl(as, client.client_id, cb.redirectUri);
+  const { cb, req } = await startAuthorization(t, as, client.client_id);
 
   await withBrowser(t, async (page) => {
     await page.goto(req.url.href);

@@ -9,8 +9,7 @@ import { test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 
 import {
-  authorizationUrl, decide, discover, env, insecure, requestedScopes, signIn, startCallback,
-  withBrowser,
+  decide, discover, env, insecure, requestedScopes, signIn, startAuthorization, withBrowser,
 } from './lib/harness.mjs';
 
 const appsPath = '/admin/developers/oauth-applications';
@@ -67,9 +66,7 @@ async function createApplication(page, { name, confidential }) {
 // authorizeAsStudent runs the browser part of an authorization with the application as the
 // student and returns what the client needs for the exchange.
 async function authorizeAsStudent(t, as, client, name) {
-  const cb = await startCallback();
-  t.after(() => cb.close());
-  const req = await authorizationUrl(as, client.client_id, cb.redirectUri);
+  const { cb, req } = await startAuthorization(t, as, client.client_id);
   const received = await withBrowser(t, async (page) => {
     await page.goto(req.url.href);
     await signIn(page, env.studentEmail, env.studentPassword);

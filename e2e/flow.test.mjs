@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 
 import {
-  authorizationUrl, decide, discover, env, insecure, oauthError, requestedScopes, signIn,
-  startCallback, withBrowser,
+  decide, discover, env, insecure, oauthError, requestedScopes, signIn, startAuthorization,
+  withBrowser,
 } from './lib/harness.mjs';
 
 const publicClient = { client_id: env.clientId, token_endpoint_auth_method: 'none' };
@@ -23,9 +23,7 @@ function jwtHeader(jwt) {
 // authorize runs the browser part: open the authorization URL, sign in, check the consent page
 // and answer it. It returns the URL the callback server received.
 async function authorize(t, { as, clientId, clientName, decision }) {
-  const cb = await startCallback();
-  t.after(() => cb.close());
-  const req = await authorizationUrl(as, clientId, cb.redirectUri);
+  const { cb, req } = await startAuthorization(t, as, clientId);
   const received = await withBrowser(t, async (page) => {
     await page.goto(req.url.href);
     await signIn(page, env.studentEmail, env.studentPassword);
@@ -164,9 +162,7 @@ test('confidential client: the code exchange needs client_secret', { timeout: 60
 
 test('login failure: a wrong password keeps the member on the login page', { timeout: 60_000 }, async (t) => {
   const as = await discover(env.issuer);
-  const cb = await startCallback();
-  t.after(() => cb.close());
-  const req = await authorizationUrl(as, env.clientId, cb.redirectUri);
+  const { cb, req } = await startAuthorization(t, as, env.clientId);
   await withBrowser(t, async (page) => {
     await page.goto(req.url.href);
     await signIn(page, env.studentEmail, `${env.studentPassword}-wrong`);

@@ -51,6 +51,18 @@ func newLogoHost(t *testing.T, h http.HandlerFunc) *logoHost {
 	return lh
 }
 
+// newHeldLogoHost is a logo host that holds every request until release is closed, then answers
+// it with a logo.
+func newHeldLogoHost(t *testing.T) (host *logoHost, release chan struct{}) {
+	t.Helper()
+	logo := pngLogo(t)
+	release = make(chan struct{})
+	return newLogoHost(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Write(logo)
+	}), release
+}
+
 // clock is a settable time.
 type clock struct {
 	mu sync.Mutex
@@ -259,12 +271,7 @@ func TestLookFailureRemembered(t *testing.T) {
 // TestLookWaitBound: a page does not wait for a slow logo host longer than Options.Wait; the
 // fetch goes on and a later page shows the logo. A stale logo is shown while it is refreshed.
 func TestLookWaitBound(t *testing.T) {
-	logo := pngLogo(t)
-	release := make(chan struct{})
-	host := newLogoHost(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		w.Write(logo)
-	})
+	host, release := newHeldLogoHost(t)
 	pool := x509.NewCertPool()
 	pool.AddCert(host.Certificate())
 	clk := newClock()
@@ -297,12 +304,7 @@ func TestLookWaitBound(t *testing.T) {
 
 // TestLookSharedFetch: pages drawn together share one fetch.
 func TestLookSharedFetch(t *testing.T) {
-	logo := pngLogo(t)
-	release := make(chan struct{})
-	host := newLogoHost(t, func(w http.ResponseWriter, r *http.Request) {
-		<-release
-		w.Write(logo)
-	})
+	host, release := newHeldLogoHost(t)
 	s := newService(t, newClock(), host)
 	a := storage.Appearance{LogoURL: host.URL + "/logo.png"}
 	var wg sync.WaitGroup

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 func TestCheckAddr(t *testing.T) {
@@ -93,7 +95,7 @@ func TestGuard(t *testing.T) {
 	} {
 		for _, dev := range []bool{false, true} {
 			var dialled []string
-			g := New(staticResolver(tc.answer...), dev, &net.Dialer{}, func(_ context.Context, _, address string) (net.Conn, error) {
+			g := New(schools.StaticResolver(tc.answer...), dev, &net.Dialer{}, func(_ context.Context, _, address string) (net.Conn, error) {
 				dialled = append(dialled, address)
 				return nil, errors.New("test: not connecting")
 			})
@@ -120,7 +122,7 @@ func TestGuard(t *testing.T) {
 			}
 		}
 	}
-	g := New(staticResolver("93.184.215.14"), false, &net.Dialer{}, nil)
+	g := New(schools.StaticResolver("93.184.215.14"), false, &net.Dialer{}, nil)
 	if _, err := g.DialContext(context.Background(), "udp", "client.example:443"); err == nil {
 		t.Error("a udp dial was allowed")
 	}
@@ -162,22 +164,4 @@ func TestControl(t *testing.T) {
 		c.Close()
 		t.Error("the control function did not stop a connection to 127.0.0.1")
 	}
-}
-
-// resolverFunc is a Resolver made of a function.
-type resolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
-
-func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	return f(ctx, network, host)
-}
-
-// staticResolver answers every name with addrs.
-func staticResolver(addrs ...string) Resolver {
-	return resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
-		out := make([]netip.Addr, len(addrs))
-		for i, a := range addrs {
-			out[i] = netip.MustParseAddr(a)
-		}
-		return out, nil
-	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -76,11 +77,7 @@ func atB(s *sweep, u *url.URL) string { return s.b.URL(u.Path) + "?" + u.RawQuer
 // memberOf reads a member from the store (identities are deployment-wide).
 func memberOf(t *testing.T, s *sweep, email string) storage.Member {
 	t.Helper()
-	m, err := s.e.Store.GetMemberByEmail(s.e.Ctx(s.a), email)
-	if err != nil {
-		t.Fatalf("member %s: %v", email, err)
-	}
-	return m
+	return schools.MemberByEmail(t, s.e.Store, email)
 }
 
 // formTokenAtB returns a browser holding a sign-in form token of B, and the token.

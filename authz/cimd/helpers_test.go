@@ -1,13 +1,11 @@
 package cimd
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -101,24 +99,6 @@ func serveDoc(mutate func(m map[string]any), header ...string) http.HandlerFunc 
 	}
 }
 
-// resolverFunc is an AddrResolver made of a function.
-type resolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
-
-func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	return f(ctx, network, host)
-}
-
-// staticResolver answers every name with addrs.
-func staticResolver(addrs ...string) AddrResolver {
-	return resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
-		out := make([]netip.Addr, len(addrs))
-		for i, a := range addrs {
-			out[i] = netip.MustParseAddr(a)
-		}
-		return out, nil
-	})
-}
-
 // clock is a settable time source.
 type clock = schools.Clock
 
@@ -136,5 +116,5 @@ func testSchool(p config.CIMD) *school.School {
 
 // newDocuments is a resolver trusting the test CA with a settable clock.
 func newDocuments(ca *schools.CA, c *clock, reviewed ...string) *Documents {
-	return New(reviewed, Options{RootCAs: ca.Pool, Now: c.Now, Resolver: staticResolver("127.0.0.1")})
+	return New(reviewed, Options{RootCAs: ca.Pool, Now: c.Now, Resolver: schools.StaticResolver("127.0.0.1")})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // bust is the URL of path with a query that defeats the cache, as an attacker would send it.
@@ -78,7 +79,7 @@ func TestFetchLimitPerSchool(t *testing.T) {
 	ca := newTestCA(t)
 	s := newDocServer(t, ca)
 	s.handle("/client.json", serveDoc(nil))
-	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: schools.StaticResolver("127.0.0.1"),
 		Limits: FetchLimits{PerSchool: Rate{Burst: 3, Every: time.Minute}, PerHost: Rate{Burst: 100, Every: time.Second}}})
 	for i := range 5 {
 		_, err := d.Resolve(t.Context(), testSchool(devPolicy()), bust(s, "/client.json", i))
@@ -111,7 +112,7 @@ func TestFetchLimitConcurrent(t *testing.T) {
 		serveDoc(nil)(w, r)
 	})
 	s.handle("/client.json", serveDoc(nil))
-	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: schools.StaticResolver("127.0.0.1"),
 		Limits: FetchLimits{Concurrent: 2}})
 
 	var wg sync.WaitGroup

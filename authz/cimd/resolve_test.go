@@ -18,6 +18,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz"
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -341,7 +342,7 @@ func TestCache(t *testing.T) {
 		s.handle("/a.json", serveDoc(nil))
 		s.handle("/b.json", serveDoc(nil))
 		s.handle("/c.json", serveDoc(nil))
-		d := New(nil, Options{RootCAs: ca.Pool, MaxEntries: 2, Resolver: staticResolver("127.0.0.1")})
+		d := New(nil, Options{RootCAs: ca.Pool, MaxEntries: 2, Resolver: schools.StaticResolver("127.0.0.1")})
 		for _, p := range []string{"/a.json", "/b.json", "/c.json", "/a.json"} {
 			if _, err := d.Resolve(t.Context(), testSchool(devPolicy()), s.url(p)); err != nil {
 				t.Fatal(err)
@@ -410,7 +411,7 @@ func TestDNSRebinding(t *testing.T) {
 	var mu sync.Mutex
 	var lookups int
 	var dialled []string
-	resolver := resolverFunc(func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	resolver := schools.ResolverFunc(func(ctx context.Context, network, host string) ([]netip.Addr, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		lookups++
@@ -452,7 +453,7 @@ func TestDNSRebinding(t *testing.T) {
 // resolve with the variable set.
 func TestSystemRoots(t *testing.T) {
 	if u := os.Getenv("CIMD_TEST_SYSTEM_ROOTS_URL"); u != "" {
-		d := New(nil, Options{Resolver: staticResolver("127.0.0.1")})
+		d := New(nil, Options{Resolver: schools.StaticResolver("127.0.0.1")})
 		if _, err := d.Resolve(context.Background(), testSchool(devPolicy()), u); err != nil {
 			t.Fatal(err)
 		}
@@ -488,7 +489,7 @@ func TestFetchedResults(t *testing.T) {
 	s.handle("/gone.json", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "gone", http.StatusGone) })
 	var mu sync.Mutex
 	var got []FetchResult
-	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"),
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: schools.StaticResolver("127.0.0.1"),
 		Fetched: func(r FetchResult) { mu.Lock(); got = append(got, r); mu.Unlock() }})
 	ts := testSchool(devPolicy())
 	for _, path := range []string{"/client.json", "/client.json", "/gone.json", "/invalid.json"} {

@@ -141,6 +141,15 @@ export async function authorizationUrl(as, clientId, redirectUri) {
   return { url, codeVerifier, state, nonce };
 }
 
+// startAuthorization starts a callback server, closed when test t ends, and builds an
+// authorization request of clientId that redirects to it (authorizationUrl).
+export async function startAuthorization(t, as, clientId) {
+  const cb = await startCallback();
+  t.after(() => cb.close());
+  const req = await authorizationUrl(as, clientId, cb.redirectUri);
+  return { cb, req };
+}
+
 const chromiumArgs = [
   '--headless',
   '--no-sandbox',
@@ -193,6 +202,19 @@ export async function signIn(page, email, password) {
   await form.locator('input[name="email"]').fill(email);
   await form.locator('input[name="password"]').fill(password);
   await form.locator('[type="submit"]').click();
+}
+
+// onPath matches a URL on the issuer's origin at pathname, for page.waitForURL.
+export function onPath(pathname) {
+  return (url) => url.origin === env.issuer && url.pathname === pathname;
+}
+
+// signInFrom opens path on the issuer, which sends a browser without a session to the sign-in
+// page, and signs in there.
+export async function signInFrom(page, path, email, password) {
+  await page.goto(`${env.issuer}${path}`);
+  await page.waitForURL(onPath('/login'));
+  await signIn(page, email, password);
 }
 
 // decide clicks Approve or Deny on the consent page.

@@ -170,15 +170,7 @@ func New(t testing.TB, o Options) *Env {
 	e.Server = srv
 	handler = srv.PublicHandler()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, pub, in) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("servertest: Serve: %v", err)
-		}
-	})
+	Serve(t, srv, pub, in)
 
 	roots := x509.NewCertPool()
 	if tlsServer != nil {
@@ -345,3 +337,18 @@ func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastR
 
 // errNoCode is what Approve reports when the consent answer carries no code.
 var errNoCode = errors.New("no code in the consent answer")
+
+// Serve runs srv on the listeners pub and in until the test ends, then stops it and fails the
+// test unless Serve returns cleanly.
+func Serve(t testing.TB, srv *server.Server, pub, in net.Listener) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, pub, in) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("servertest: Serve: %v", err)
+		}
+	})
+}

@@ -40,6 +40,16 @@ func publicClient(id string) storage.Client {
 	}
 }
 
+// confidentialClient is a web client of kind that authenticates with a posted secret (its
+// stored hash is secretHash) and redirects to https://<id>.example.test/cb.
+func confidentialClient(id string, kind storage.ClientKind, name, secretHash string, scopes ...string) storage.Client {
+	return storage.Client{
+		ID: id, Kind: kind, Name: name, SecretHash: secretHash,
+		TokenEndpointAuthMethod: storage.AuthMethodSecretPost, ApplicationType: "web",
+		RedirectURIs: []string{"https://" + id + ".example.test/cb"}, Scopes: scopes,
+	}
+}
+
 func testClients(t *testing.T, s storage.Store) {
 	ctxA, ctxB, _ := oauthSetup(t, s)
 
@@ -55,11 +65,7 @@ func testClients(t *testing.T, s storage.Store) {
 	must(t, "GetClient", err)
 	wantEqual(t, "GetClient", got, want)
 
-	conf := storage.Client{
-		ID: "ops", Kind: storage.ClientOperator, Name: "Back office", SecretHash: "keyed-hash-of-secret",
-		TokenEndpointAuthMethod: storage.AuthMethodSecretPost, ApplicationType: "web",
-		RedirectURIs: []string{"https://ops.example.test/cb"}, Scopes: []string{"operator:read"},
-	}
+	conf := confidentialClient("ops", storage.ClientOperator, "Back office", "keyed-hash-of-secret", "operator:read")
 	created, err := s.CreateClient(ctxA, conf)
 	must(t, "CreateClient(confidential)", err)
 	got, err = s.GetClient(ctxA, "ops")
@@ -169,11 +175,7 @@ func testListClients(t *testing.T, s storage.Store) {
 
 func testUpdateClient(t *testing.T, s storage.Store) {
 	ctxA, ctxB, _ := oauthSetup(t, s)
-	conf := storage.Client{
-		ID: "c", Kind: storage.ClientMember, Name: "Old", SecretHash: "h1",
-		TokenEndpointAuthMethod: storage.AuthMethodSecretPost, ApplicationType: "web",
-		RedirectURIs: []string{"https://c.example.test/cb"}, Scopes: []string{"account:read"},
-	}
+	conf := confidentialClient("c", storage.ClientMember, "Old", "h1", "account:read")
 	orig, err := s.CreateClient(ctxA, conf)
 	must(t, "CreateClient", err)
 

@@ -140,6 +140,18 @@ func Member(t testing.TB, st Members, email, name string) storage.Member {
 	return m
 }
 
+// MemberByEmail reads the member with the address and fails the test now if it cannot.
+func MemberByEmail(t testing.TB, st interface {
+	GetMemberByEmail(ctx context.Context, email string) (storage.Member, error)
+}, email string) storage.Member {
+	t.Helper()
+	m, err := st.GetMemberByEmail(t.Context(), email)
+	if err != nil {
+		t.Fatalf("schools: member %s: %v", email, err)
+	}
+	return m
+}
+
 // SetRoles gives member id exactly roles at school tn.
 func SetRoles(t testing.TB, st Members, tn *school.School, id int64, roles ...storage.Role) {
 	t.Helper()

@@ -1,6 +1,7 @@
 package schools
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -10,6 +11,7 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -69,5 +71,26 @@ func NewCA(t testing.TB, names ...string) *CA {
 		Pool:   pool,
 		PEM:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		Server: tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey},
+	}
+}
+
+// ResolverFunc is a name resolver made of a function: a netguard.Resolver (and cimd's), for a
+// test that decides what a name resolves to.
+type ResolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+// LookupNetIP calls f.
+func (f ResolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	return f(ctx, network, host)
+}
+
+// StaticResolver answers every name with addrs, so that a test server on loopback answers to
+// the names on its certificate.
+func StaticResolver(addrs ...string) ResolverFunc {
+	return func(context.Context, string, string) ([]netip.Addr, error) {
+		out := make([]netip.Addr, len(addrs))
+		for i, a := range addrs {
+			out[i] = netip.MustParseAddr(a)
+		}
+		return out, nil
 	}
 }
