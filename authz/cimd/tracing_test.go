@@ -8,6 +8,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // TestLookupSpans checks the metadata document lookups' spans: each lookup of a permitted host
@@ -22,7 +24,7 @@ func TestLookupSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: staticResolver("127.0.0.1"), Tracer: tp.Tracer("test")})
+	d := New(nil, Options{RootCAs: ca.Pool, Now: newClock().Now, Resolver: schools.StaticResolver("127.0.0.1"), Tracer: tp.Tracer("test")})
 
 	ctx, parent := tp.Tracer("test").Start(t.Context(), "caller")
 	ts := testSchool(devPolicy())
