@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,36 +19,20 @@ import (
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
-// pairsEnv lists the sizes of the token-pair table BenchmarkVerifyManyPairs measures at, in
-// increasing order (default 1000,100000). docs/benchmarks.md records a run at 10,000 and
-// 10,000,000.
-const pairsEnv = "PROCTOR_BENCH_PAIRS"
-
 // BenchmarkVerifyManyPairs measures the bearer-token check that every protected request makes
 // (HMAC check, one indexed read of the pair, the school and expiry checks) on PostgreSQL, once
-// per table size of PROCTOR_BENCH_PAIRS, to show that its cost does not grow with the table.
-// One table grows from size to size, so that every size is measured in the same run, on the same
-// connection pool and under the same load from the rest of the machine. Filler pairs are written
-// with one INSERT ... SELECT generate_series per million rows, then the table is analysed, as a
-// live database would be.
+// per table size of PROCTOR_BENCH_PAIRS (default 1000,100000), to show that its cost does not
+// grow with the table. One table grows from size to size (storetest.PairFill), so that every
+// size is measured in the same run, on the same connection pool and under the same load from
+// the rest of the machine. docs/benchmarks.md records a run at 10,000 and 10,000,000.
 //
 //	PROCTOR_TEST_POSTGRES_DSN=... PROCTOR_BENCH_PAIRS=10000,10000000 \
-//	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource
+//	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource/verifier
 func BenchmarkVerifyManyPairs(b *testing.B) {
 	if os.Getenv(storetest.PostgresDSNEnv) == "" {
 		b.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
 	}
-	sizes := []int{1000, 100_000}
-	if v := os.Getenv(pairsEnv); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 || (len(sizes) > 0 && n < sizes[len(sizes)-1]) {
-				b.Fatalf("%s=%q: want increasing counts, comma-separated", pairsEnv, v)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := storetest.BenchPairSizes(b, 1000, 100_000)
 	ctx := context.Background()
 	st, cfg := storetest.OpenConfig(b, gormstore.DriverPostgres)
 	db, err := sql.Open("pgx", cfg.DSN)
@@ -90,22 +72,9 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
 		b.Fatalf("verify: %+v, %v", g, err)
 	}
 
-	stored := 0
+	fill := storetest.NewPairFill(b, cfg.DSN, schoolID, "bench-app", member)
 	for _, n := range sizes {
-		start := time.Now()
-		const chunk = 1_000_000
-		for from := stored + 1; from <= n; from += chunk {
-			to := min(from+chunk-1, n)
-			mustExec(b, db, `INSERT INTO oauth_token_pairs (request_id, school_id, client_id, member_id, access_signature,
-  refresh_signature, resource, scopes, data, requested_at, access_expires_at, refresh_expires_at, first_used_at)
-SELECT 'grant-' || g, $1, 'bench-app', $2, md5('a' || g), md5('r' || g), 'http://127.0.0.1:8080', 'account:read', $3,
-  now(), now() + interval '2 hours', now() + interval '30 days', now()
-FROM generate_series($4::bigint, $5::bigint) AS g`, schoolID, member, data, from, to)
-		}
-		mustExec(b, db, `ANALYZE oauth_token_pairs`)
-		b.Logf("%d filler pairs stored (%d added in %s)", n, n-stored, time.Since(start).Round(time.Millisecond))
-		stored = n
-
+		fill.GrowTo(b, n)
 		b.Run(fmt.Sprintf("pairs=%d", n), func(b *testing.B) {
 			counter := st.CountStatements()
 			for b.Loop() {
