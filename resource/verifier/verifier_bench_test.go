@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,53 +19,83 @@ import (
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
-// pairsEnv lists the sizes of the token-pair table BenchmarkVerifyManyPairs measures at, in
-// increasing order (default 1000,100000). docs/benchmarks.md records a run at 10,000 and
-// 10,000,000.
-const pairsEnv = "PROCTOR_BENCH_PAIRS"
-
 // BenchmarkVerifyManyPairs measures the bearer-token check that every protected request makes
 // (HMAC check, one indexed read of the pair, the school and expiry checks) on PostgreSQL, once
-// per table size of PROCTOR_BENCH_PAIRS, to show that its cost does not grow with the table.
-// One table grows from size to size, so that every size is measured in the same run, on the same
-// connection pool and under the same load from the rest of the machine. Filler pairs are written
-// with one INSERT ... SELECT generate_series per million rows, then the table is analysed, as a
-// live database would be.
+// per table size of PROCTOR_BENCH_PAIRS (default 1000,100000), to show that its cost does not
+// grow with the table. One table grows from size to size (storetest.PairFill), so that every
+// size is measured in the same run, on the same connection pool and under the same load from
+// the rest of the machine. docs/benchmarks.md records a run at 10,000 and 10,000,000.
 //
 //	PROCTOR_TEST_POSTGRES_DSN=... PROCTOR_BENCH_PAIRS=10000,10000000 \
-//	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource
+//	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource/verifier
 func BenchmarkVerifyManyPairs(b *testing.B) {
 	if os.Getenv(storetest.PostgresDSNEnv) == "" {
 		b.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
 	}
-	sizes := []int{1000, 100_000}
-	if v := os.Getenv(pairsEnv); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 || (len(sizes) > 0 && n < sizes[len(sizes)-1]) {
-				b.Fatalf("%s=%q: want increasing counts, comma-separated", pairsEnv, v)
+	sizes := storetest.BenchPairSizes(b, 1000, 100_000)
+	r := newManyPairs(b)
+	for _, n := range sizes {
+		r.fill.GrowTo(b, n)
+		b.Run(fmt.Sprintf("pairs=%d", n), func(b *testing.B) {
+			counter := r.st.CountStatements()
+			for b.Loop() {
+				r.verify(b)
 			}
-			sizes = append(sizes, n)
+			b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
+		})
+	}
+}
+
+// TestVerifyManyPairs runs the benchmark's check over a small fill, so that the benchmark keeps
+// working where it is not run, and pins what it counts: one statement a verification, the
+// filler pairs notwithstanding. Nothing is timed.
+func TestVerifyManyPairs(t *testing.T) {
+	if os.Getenv(storetest.PostgresDSNEnv) == "" {
+		t.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
+	}
+	r := newManyPairs(t)
+	for _, n := range []int{10, 100} {
+		r.fill.GrowTo(t, n)
+		counter := r.st.CountStatements()
+		for range 3 {
+			r.verify(t)
+		}
+		if got := counter.Count(); got != 3 {
+			t.Errorf("pairs=%d: 3 verifications sent %d statements, want 3", n, got)
 		}
 	}
+}
+
+// manyPairs is a PostgreSQL store with one school, client and member, the pair whose token is
+// verified and the filler pairs all at them.
+type manyPairs struct {
+	st     *gormstore.Store
+	ctx    context.Context
+	v      *verifier.Verifier
+	token  string
+	member int64
+	fill   *storetest.PairFill
+}
+
+func newManyPairs(tb testing.TB) *manyPairs {
+	tb.Helper()
 	ctx := context.Background()
-	st, cfg := storetest.OpenConfig(b, gormstore.DriverPostgres)
+	st, cfg := storetest.OpenConfig(tb, gormstore.DriverPostgres)
 	db, err := sql.Open("pgx", cfg.DSN)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() { _ = db.Close() })
+	tb.Cleanup(func() { _ = db.Close() })
 
 	const schoolID = 1
 	t := &school.School{SchoolID: schoolID, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
 	tctx := school.NewContext(ctx, t)
-	mustExec(b, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, schoolID)
-	mustExec(b, db, `INSERT INTO oauth_clients (id, school_id, kind, token_endpoint_auth_method, created_at, updated_at)
+	mustExec(tb, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, schoolID)
+	mustExec(tb, db, `INSERT INTO oauth_clients (id, school_id, kind, token_endpoint_auth_method, created_at, updated_at)
 VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
 	var member int64
 	if err := db.QueryRow(`INSERT INTO members (email, created_at, updated_at) VALUES ('bench@example.com', now(), now()) RETURNING id`).Scan(&member); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, schoolID)
 
@@ -75,7 +103,7 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
 	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}}
 	token, signature, err := strategy.Generate(ctx)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	now := time.Now()
 	if _, err := st.CreateTokenPair(tctx, storage.TokenPair{
@@ -83,44 +111,25 @@ VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
 		Resource: t.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
 		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: schoolID,
 	}); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	v := verifier.New(st, key, nil)
-	if g, err := v.Verify(tctx, token); err != nil || g.MemberID != member {
-		b.Fatalf("verify: %+v, %v", g, err)
-	}
-
-	stored := 0
-	for _, n := range sizes {
-		start := time.Now()
-		const chunk = 1_000_000
-		for from := stored + 1; from <= n; from += chunk {
-			to := min(from+chunk-1, n)
-			mustExec(b, db, `INSERT INTO oauth_token_pairs (request_id, school_id, client_id, member_id, access_signature,
-  refresh_signature, resource, scopes, data, requested_at, access_expires_at, refresh_expires_at, first_used_at)
-SELECT 'grant-' || g, $1, 'bench-app', $2, md5('a' || g), md5('r' || g), 'http://127.0.0.1:8080', 'account:read', $3,
-  now(), now() + interval '2 hours', now() + interval '30 days', now()
-FROM generate_series($4::bigint, $5::bigint) AS g`, schoolID, member, data, from, to)
-		}
-		mustExec(b, db, `ANALYZE oauth_token_pairs`)
-		b.Logf("%d filler pairs stored (%d added in %s)", n, n-stored, time.Since(start).Round(time.Millisecond))
-		stored = n
-
-		b.Run(fmt.Sprintf("pairs=%d", n), func(b *testing.B) {
-			counter := st.CountStatements()
-			for b.Loop() {
-				if _, err := v.Verify(tctx, token); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
-		})
+	return &manyPairs{
+		st: st, ctx: tctx, v: verifier.New(st, key, nil), token: token, member: member,
+		fill: storetest.NewPairFill(tb, cfg.DSN, schoolID, "bench-app", member),
 	}
 }
 
-func mustExec(b *testing.B, db *sql.DB, q string, args ...any) {
-	b.Helper()
+// verify checks the measured token, which must be accepted as the member's.
+func (r *manyPairs) verify(tb testing.TB) {
+	g, err := r.v.Verify(r.ctx, r.token)
+	if err != nil || g.MemberID != r.member {
+		tb.Fatalf("verify: %+v, %v", g, err)
+	}
+}
+
+func mustExec(tb testing.TB, db *sql.DB, q string, args ...any) {
+	tb.Helper()
 	if _, err := db.Exec(q, args...); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 }

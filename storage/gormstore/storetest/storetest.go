@@ -1,6 +1,3 @@
-// Package storetest opens migrated gormstore databases for the tests of other packages: SQLite
-// in a temporary directory always, and PostgreSQL in a schema of its own when
-// PROCTOR_TEST_POSTGRES_DSN is set (CI sets it), dropped when the test ends.
 package storetest
 
 import (
