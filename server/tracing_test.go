@@ -194,6 +194,17 @@ func TestTracingCodeExchange(t *testing.T) {
 				}
 				return false
 			}
+			// fosite traces its handlers with the provider of the span it is given: its request
+			// and response handlers of the exchange are in the tree, under the token span.
+			for _, name := range []string{"Fosite.NewAccessRequest", "Fosite.NewAccessResponse"} {
+				found := false
+				for _, sp := range spans {
+					found = found || (sp.Name == name && under(sp, token))
+				}
+				if !found {
+					t.Errorf("no span %s under the token span", name)
+				}
+			}
 			var sql []*tracepb.Span
 			for _, sp := range spans {
 				if attr(sp, "db.operation.name") != nil && under(sp, token) {
