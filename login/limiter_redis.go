@@ -132,22 +132,9 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	if o.Fallback == nil {
 		o.Fallback = NewMemoryLimiter(0, o.Now)
 	}
-	// Per-call contexts carry the deadline; the client must honour it. Settings the URL gives
-	// explicitly are kept.
-	opt.ContextTimeoutEnabled = true
-	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
-		if *d == 0 {
-			*d = o.Timeout
-		}
-	}
-	if opt.MaxRetries == 0 {
-		// A retried script whose first reply was lost would charge one attempt twice; the limiter
-		// has its own way of coming back (RetryInterval).
-		opt.MaxRetries = -1
-	}
-	// One dial per attempt: the pool's default of several dials with back-off would outlast
-	// Timeout anyway.
-	opt.DialerRetries = 1
+	// No retries: a retried script whose first reply was lost would charge one attempt twice;
+	// the limiter has its own way of coming back (RetryInterval).
+	ShortRedisCalls(opt, o.Timeout)
 	return &RedisLimiter{
 		client:   redis.NewClient(opt),
 		prefix:   o.KeyPrefix,
@@ -158,6 +145,26 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 		log:      o.Logger,
 		now:      o.Now,
 	}, nil
+}
+
+// ShortRedisCalls sets opt up for a Redis that must answer within timeout or be treated as down,
+// as the limiter and the server's appearance versions both need: per-call contexts carry the
+// deadline and the client honours it; dial, read, write and pool waits default to timeout; a
+// failed call is not retried (MaxRetries -1), since a retry would outlast the caller's patience
+// and the callers have their own way of coming back; and one dial per attempt, since the pool's
+// default of several dials with back-off would outlast timeout anyway. Settings the URL gives
+// explicitly (timeouts, max_retries) are kept.
+func ShortRedisCalls(opt *redis.Options, timeout time.Duration) {
+	opt.ContextTimeoutEnabled = true
+	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
+		if *d == 0 {
+			*d = timeout
+		}
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = -1
+	}
+	opt.DialerRetries = 1
 }
 
 // parseRedisURL reads a redis:// or rediss:// URL with redis.ParseURL. Its errors never quote

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/proctorhq/proctor/login"
 )
 
 // Timings of appearanceVersions.
@@ -56,18 +58,8 @@ func newAppearanceVersions(rawURL, prefix string, log *slog.Logger) (*appearance
 		// config.Server.Validate reported it, without quoting the URL; so does this.
 		return nil, errors.New("redis.url: not a Redis URL")
 	}
-	// Per-call contexts carry the deadline; settings the URL gives explicitly are kept.
-	opt.ContextTimeoutEnabled = true
-	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
-		if *d == 0 {
-			*d = appearanceVersionTimeout
-		}
-	}
-	if opt.MaxRetries == 0 {
-		// A GET or a SET may be retried harmlessly, but not within one page's patience.
-		opt.MaxRetries = -1
-	}
-	opt.DialerRetries = 1
+	// A GET or a SET may be retried harmlessly, but not within one page's patience.
+	login.ShortRedisCalls(opt, appearanceVersionTimeout)
 	return &appearanceVersions{client: redis.NewClient(opt), prefix: prefix, log: log}, nil
 }
 
