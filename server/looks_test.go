@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -209,14 +208,6 @@ func newReplica(t *testing.T, e *servertest.Env, d server.Deps, configure ...fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, pub, in) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("replica: %v", err)
-		}
-	})
+	servertest.Serve(t, srv, pub, in)
 	return pub.Addr().String()
 }

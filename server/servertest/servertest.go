@@ -170,15 +170,7 @@ func New(t testing.TB, o Options) *Env {
 	e.Server = srv
 	handler = srv.PublicHandler()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, pub, in) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("servertest: Serve: %v", err)
-		}
-	})
+	Serve(t, srv, pub, in)
 
 	roots := x509.NewCertPool()
 	if tlsServer != nil {
@@ -202,6 +194,21 @@ func New(t testing.TB, o Options) *Env {
 		*slots[i] = e.populate(tn)
 	}
 	return e
+}
+
+// Serve runs srv on the public listener pub and the internal listener in until the test ends,
+// and fails the test if Serve then returns an error: the environment's server, and any other
+// replica a test starts beside it, stop the same way.
+func Serve(t testing.TB, srv *server.Server, pub, in net.Listener) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, pub, in) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("servertest: Serve: %v", err)
+		}
+	})
 }
 
 func listen(t testing.TB) net.Listener {
