@@ -96,13 +96,12 @@ type RedisLimiter struct {
 	client       *redis.Client
 	prefix       string
 	timeout      time.Duration
-	retry, warn  time.Duration
+	warn         time.Duration
 	fallback     *MemoryLimiter
 	log          *slog.Logger
 	now          func() time.Time
 	mu           sync.Mutex
-	down         bool      // the last call to Redis failed
-	skipUntil    time.Time // calls do not try Redis before then
+	outage       RedisRetry
 	lastWarn     time.Time
 	fallbackUsed int // calls served by the fallback since the last log line
 }
@@ -132,32 +131,79 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	if o.Fallback == nil {
 		o.Fallback = NewMemoryLimiter(0, o.Now)
 	}
-	// Per-call contexts carry the deadline; the client must honour it. Settings the URL gives
-	// explicitly are kept.
-	opt.ContextTimeoutEnabled = true
-	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
-		if *d == 0 {
-			*d = o.Timeout
-		}
-	}
-	if opt.MaxRetries == 0 {
-		// A retried script whose first reply was lost would charge one attempt twice; the limiter
-		// has its own way of coming back (RetryInterval).
-		opt.MaxRetries = -1
-	}
-	// One dial per attempt: the pool's default of several dials with back-off would outlast
-	// Timeout anyway.
-	opt.DialerRetries = 1
+	// No retries: a retried script whose first reply was lost would charge one attempt twice;
+	// the limiter has its own way of coming back (RetryInterval).
+	ShortRedisCalls(opt, o.Timeout)
 	return &RedisLimiter{
 		client:   redis.NewClient(opt),
 		prefix:   o.KeyPrefix,
 		timeout:  o.Timeout,
-		retry:    o.RetryInterval,
+		outage:   RedisRetry{Interval: o.RetryInterval},
 		warn:     o.WarnInterval,
 		fallback: o.Fallback,
 		log:      o.Logger,
 		now:      o.Now,
 	}, nil
+}
+
+// ShortRedisCalls sets opt up for a Redis that must answer within timeout or be treated as down,
+// as the limiter and the server's appearance versions both need: per-call contexts carry the
+// deadline and the client honours it; dial, read, write and pool waits default to timeout; a
+// failed call is not retried (MaxRetries -1), since a retry would outlast the caller's patience
+// and the callers have their own way of coming back; and one dial per attempt, since the pool's
+// default of several dials with back-off would outlast timeout anyway. Settings the URL gives
+// explicitly (timeouts, max_retries) are kept.
+func ShortRedisCalls(opt *redis.Options, timeout time.Duration) {
+	opt.ContextTimeoutEnabled = true
+	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
+		if *d == 0 {
+			*d = timeout
+		}
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = -1
+	}
+	opt.DialerRetries = 1
+}
+
+// RedisRetry is whether a Redis is down and when a call may next ask it: after a failure only
+// one call per Interval does (it moves the next try forward before asking), so an outage costs
+// at most one call's timeout per interval, not one per request. The limiter and the server's
+// appearance versions keep one each, guarded by their own lock.
+type RedisRetry struct {
+	Interval  time.Duration
+	down      bool      // the last call failed
+	skipUntil time.Time // no call tries Redis before then
+}
+
+// Down reports whether the last call failed.
+func (o *RedisRetry) Down() bool { return o.down }
+
+// Try reports whether a call should ask Redis; now is read only during an outage.
+func (o *RedisRetry) Try(now func() time.Time) bool {
+	if !o.down {
+		return true
+	}
+	t := now()
+	if t.Before(o.skipUntil) {
+		return false
+	}
+	o.skipUntil = t.Add(o.Interval)
+	return true
+}
+
+// Failed records a failed call at now; the first of an outage skips Redis for Interval.
+func (o *RedisRetry) Failed(now time.Time) {
+	if !o.down {
+		o.down, o.skipUntil = true, now.Add(o.Interval)
+	}
+}
+
+// Answered records that Redis answered, and reports whether that ends an outage.
+func (o *RedisRetry) Answered() (ended bool) {
+	ended = o.down
+	o.down, o.skipUntil = false, time.Time{}
+	return ended
 }
 
 // parseRedisURL reads a redis:// or rediss:// URL with redis.ParseURL. Its errors never quote
@@ -252,34 +298,28 @@ func (r *RedisLimiter) redisKey(key string) string {
 	return r.prefix + hex.EncodeToString(sum[:])
 }
 
-// tryRedis reports whether this call should ask Redis. After a failure only one call per
-// RetryInterval does (it moves the next try forward before asking), so an outage costs at
-// most one Timeout per interval, not one per sign-in.
+// tryRedis reports whether this call should ask Redis: after a failure only one call per
+// RetryInterval does, so an outage costs at most one Timeout per interval, not one per sign-in.
 func (r *RedisLimiter) tryRedis() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.down {
+	if r.outage.Try(r.now) {
 		return true
 	}
-	now := r.now()
-	if now.Before(r.skipUntil) {
-		r.fallbackUsed++
-		return false
-	}
-	r.skipUntil = now.Add(r.retry)
-	return true
+	r.fallbackUsed++
+	return false
 }
 
 // answered records that Redis answered, and says so once after an outage.
 func (r *RedisLimiter) answered(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.down {
+	if !r.outage.Answered() {
 		return
 	}
 	r.log.InfoContext(ctx, "rate limiter: Redis answers again; login failures are counted in Redis again",
 		"addr", r.Addr(), "fallback_calls", r.fallbackUsed)
-	r.down, r.skipUntil, r.fallbackUsed = false, time.Time{}, 0
+	r.fallbackUsed = 0
 }
 
 // failed records that Redis did not answer, warning at most once per WarnInterval. A call whose
@@ -292,10 +332,7 @@ func (r *RedisLimiter) failed(ctx context.Context, err error) {
 	defer r.mu.Unlock()
 	now := r.now()
 	r.fallbackUsed++
-	if !r.down {
-		r.down = true
-		r.skipUntil = now.Add(r.retry)
-	}
+	r.outage.Failed(now)
 	if !r.lastWarn.IsZero() && now.Sub(r.lastWarn) < r.warn {
 		return
 	}

@@ -381,7 +381,7 @@ func TestRedisLimiterRecovers(t *testing.T) {
 func (r *RedisLimiter) isDown() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.down
+	return r.outage.Down()
 }
 
 // flakyProxy forwards TCP connections to target; while down it drops every connection, open

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/proctorhq/proctor/login"
 )
 
 // Timings of appearanceVersions.
@@ -40,9 +42,8 @@ type appearanceVersions struct {
 	prefix string
 	log    *slog.Logger
 
-	mu        sync.Mutex
-	down      bool      // the last call failed
-	skipUntil time.Time // no call tries Redis before then
+	mu     sync.Mutex
+	outage login.RedisRetry
 }
 
 // errVersionsDown is version's answer while it skips Redis after a failure.
@@ -56,19 +57,10 @@ func newAppearanceVersions(rawURL, prefix string, log *slog.Logger) (*appearance
 		// config.Server.Validate reported it, without quoting the URL; so does this.
 		return nil, errors.New("redis.url: not a Redis URL")
 	}
-	// Per-call contexts carry the deadline; settings the URL gives explicitly are kept.
-	opt.ContextTimeoutEnabled = true
-	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
-		if *d == 0 {
-			*d = appearanceVersionTimeout
-		}
-	}
-	if opt.MaxRetries == 0 {
-		// A GET or a SET may be retried harmlessly, but not within one page's patience.
-		opt.MaxRetries = -1
-	}
-	opt.DialerRetries = 1
-	return &appearanceVersions{client: redis.NewClient(opt), prefix: prefix, log: log}, nil
+	// A GET or a SET may be retried harmlessly, but not within one page's patience.
+	login.ShortRedisCalls(opt, appearanceVersionTimeout)
+	return &appearanceVersions{client: redis.NewClient(opt), prefix: prefix, log: log,
+		outage: login.RedisRetry{Interval: appearanceVersionRetry}}, nil
 }
 
 // key names school id's appearance version: beside the login limiter's keys under the same
@@ -111,15 +103,7 @@ func (v *appearanceVersions) bump(ctx context.Context, schoolID int64) error {
 func (v *appearanceVersions) try() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.down {
-		return true
-	}
-	now := time.Now()
-	if now.Before(v.skipUntil) {
-		return false
-	}
-	v.skipUntil = now.Add(appearanceVersionRetry)
-	return true
+	return v.outage.Try(time.Now)
 }
 
 // answered records the outcome of a call, logging the start and the end of an outage once
@@ -131,12 +115,13 @@ func (v *appearanceVersions) answered(ctx context.Context, err error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch {
-	case err == nil && v.down:
-		v.down = false
-		v.log.InfoContext(ctx, "appearance versions: Redis answers again; every replica shows an appearance change on its next page again",
-			"addr", v.client.Options().Addr)
-	case err != nil && !v.down:
-		v.down, v.skipUntil = true, time.Now().Add(appearanceVersionRetry)
+	case err == nil:
+		if v.outage.Answered() {
+			v.log.InfoContext(ctx, "appearance versions: Redis answers again; every replica shows an appearance change on its next page again",
+				"addr", v.client.Options().Addr)
+		}
+	case !v.outage.Down():
+		v.outage.Failed(time.Now())
 		// go-redis errors name the address and the failing operation, never the password.
 		v.log.WarnContext(ctx, "appearance versions: Redis does not answer; until it does, other replicas show an appearance change within the appearance cache's time",
 			"addr", v.client.Options().Addr, "err", err)

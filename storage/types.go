@@ -167,6 +167,16 @@ type CourseProgress struct {
 	LastWatchedTitle string
 }
 
+// CourseProgressByCourse indexes what GetCourseProgress returned by course id, as the Member
+// API and the MCP tools look a course's figures up while listing a member's courses.
+func CourseProgressByCourse(list []CourseProgress) map[int64]CourseProgress {
+	out := make(map[int64]CourseProgress, len(list))
+	for _, p := range list {
+		out[p.CourseID] = p
+	}
+	return out
+}
+
 // Enrollment entitles a member to a course.
 type Enrollment struct {
 	ID             int64

@@ -74,11 +74,7 @@ func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *cours
 			if err != nil {
 				return nil, err
 			}
-			byCourse := make(map[int64]storage.CourseProgress, len(list))
-			for _, p := range list {
-				byCourse[p.CourseID] = p
-			}
-			return byCourse, nil
+			return storage.CourseProgressByCourse(list), nil
 		}),
 		now: req.now,
 	}

@@ -43,12 +43,12 @@ func (v *viewer) ConsultingServices(ctx context.Context, first *int32, after *st
 		if err != nil {
 			return nil, err
 		}
-		s := &schedules{slots: map[int64][]storage.ConsultingSlot{}, meetings: map[int64][]storage.ConsultingMeeting{}}
+		s := &schedules{slots: map[int64][]*consultingSlot{}, meetings: map[int64][]*consultingMeeting{}}
 		for _, sl := range slots {
-			s.slots[sl.ServiceID] = append(s.slots[sl.ServiceID], sl)
+			s.slots[sl.ServiceID] = append(s.slots[sl.ServiceID], &consultingSlot{s: sl})
 		}
 		for _, m := range meetings {
-			s.meetings[m.ServiceID] = append(s.meetings[m.ServiceID], m)
+			s.meetings[m.ServiceID] = append(s.meetings[m.ServiceID], &consultingMeeting{m: m})
 		}
 		return s, nil
 	})
@@ -57,9 +57,10 @@ func (v *viewer) ConsultingServices(ctx context.Context, first *int32, after *st
 	}), nil
 }
 
+// schedules are the page's slots and meetings by service id, as the nodes answer them.
 type schedules struct {
-	slots    map[int64][]storage.ConsultingSlot
-	meetings map[int64][]storage.ConsultingMeeting
+	slots    map[int64][]*consultingSlot
+	meetings map[int64][]*consultingMeeting
 }
 
 type consultingService struct {
@@ -78,11 +79,7 @@ func (c *consultingService) Slots() ([]*consultingSlot, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*consultingSlot, 0, len(s.slots[c.s.ID]))
-	for _, sl := range s.slots[c.s.ID] {
-		out = append(out, &consultingSlot{s: sl})
-	}
-	return out, nil
+	return s.slots[c.s.ID], nil
 }
 
 // Meetings are everyone's: the store does not even say whose (spec, "Consulting service").
@@ -91,11 +88,7 @@ func (c *consultingService) Meetings() ([]*consultingMeeting, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*consultingMeeting, 0, len(s.meetings[c.s.ID]))
-	for _, m := range s.meetings[c.s.ID] {
-		out = append(out, &consultingMeeting{m: m})
-	}
-	return out, nil
+	return s.meetings[c.s.ID], nil
 }
 
 type consultingSlot struct{ s storage.ConsultingSlot }

@@ -244,11 +244,7 @@ func progressByCourse(ctx context.Context, c *caller, courseIDs []int64) (map[in
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]storage.CourseProgress, len(list))
-	for _, p := range list {
-		out[p.CourseID] = p
-	}
-	return out, nil
+	return storage.CourseProgressByCourse(list), nil
 }
 
 func newMyCourse(ec storage.EnrolledCourse, p storage.CourseProgress, now time.Time) myCourse {
