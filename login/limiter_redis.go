@@ -133,7 +133,7 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	}
 	// No retries: a retried script whose first reply was lost would charge one attempt twice;
 	// the limiter has its own way of coming back (RetryInterval).
-	ShortRedisCalls(opt, o.Timeout)
+	shortRedisCalls(opt, o.Timeout)
 	return &RedisLimiter{
 		client:   redis.NewClient(opt),
 		prefix:   o.KeyPrefix,
@@ -146,14 +146,14 @@ func NewRedisLimiter(rawURL string, o RedisOptions) (*RedisLimiter, error) {
 	}, nil
 }
 
-// ShortRedisCalls sets opt up for a Redis that must answer within timeout or be treated as down,
-// as the limiter and the server's appearance versions both need: per-call contexts carry the
-// deadline and the client honours it; dial, read, write and pool waits default to timeout; a
-// failed call is not retried (MaxRetries -1), since a retry would outlast the caller's patience
-// and the callers have their own way of coming back; and one dial per attempt, since the pool's
-// default of several dials with back-off would outlast timeout anyway. Settings the URL gives
-// explicitly (timeouts, max_retries) are kept.
-func ShortRedisCalls(opt *redis.Options, timeout time.Duration) {
+// shortRedisCalls sets opt up for a Redis that must answer within timeout or be treated as
+// down, as the limiter and the server's appearance versions (which share its client) need:
+// per-call contexts carry the deadline and the client honours it; dial, read, write and pool
+// waits default to timeout; a failed call is not retried (MaxRetries -1), since a retry would
+// outlast the caller's patience and the callers have their own way of coming back; and one dial
+// per attempt, since the pool's default of several dials with back-off would outlast timeout
+// anyway. Settings the URL gives explicitly (timeouts, max_retries) are kept.
+func shortRedisCalls(opt *redis.Options, timeout time.Duration) {
 	opt.ContextTimeoutEnabled = true
 	for _, d := range []*time.Duration{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout} {
 		if *d == 0 {
@@ -223,6 +223,10 @@ func parseRedisURL(rawURL string) (*redis.Options, error) {
 
 // Addr is the host:port of the Redis in use, for logs (it never includes credentials).
 func (r *RedisLimiter) Addr() string { return r.client.Options().Addr }
+
+// Client is the limiter's Redis client, for other calls of the server to the same Redis that
+// must answer as quickly (the pages' appearance versions); Close closes it.
+func (r *RedisLimiter) Client() *redis.Client { return r.client }
 
 // Close closes the connections to Redis.
 func (r *RedisLimiter) Close() error { return r.client.Close() }

@@ -49,18 +49,13 @@ type appearanceVersions struct {
 // errVersionsDown is version's answer while it skips Redis after a failure.
 var errVersionsDown = errors.New("appearance versions: Redis did not answer a moment ago")
 
-// newAppearanceVersions returns the versions kept in the Redis at rawURL (already validated by
-// config) under keys starting with prefix. Nothing is dialled yet.
-func newAppearanceVersions(rawURL, prefix string, log *slog.Logger) (*appearanceVersions, error) {
-	opt, err := redis.ParseURL(rawURL)
-	if err != nil {
-		// config.Server.Validate reported it, without quoting the URL; so does this.
-		return nil, errors.New("redis.url: not a Redis URL")
-	}
-	// A GET or a SET may be retried harmlessly, but not within one page's patience.
-	login.ShortRedisCalls(opt, appearanceVersionTimeout)
-	return &appearanceVersions{client: redis.NewClient(opt), prefix: prefix, log: log,
-		outage: login.RedisRetry{Interval: appearanceVersionRetry}}, nil
+// newAppearanceVersions returns the versions kept under keys starting with prefix in the Redis
+// the login limiter uses, through its client: the same server, set up for calls that must
+// answer quickly or count as failed, so one pool of connections serves both. The limiter owns
+// and closes the client.
+func newAppearanceVersions(client *redis.Client, prefix string, log *slog.Logger) *appearanceVersions {
+	return &appearanceVersions{client: client, prefix: prefix, log: log,
+		outage: login.RedisRetry{Interval: appearanceVersionRetry}}
 }
 
 // key names school id's appearance version: beside the login limiter's keys under the same
@@ -127,6 +122,3 @@ func (v *appearanceVersions) answered(ctx context.Context, err error) {
 			"addr", v.client.Options().Addr, "err", err)
 	}
 }
-
-// Close closes the connections to Redis.
-func (v *appearanceVersions) Close() error { return v.client.Close() }

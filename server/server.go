@@ -90,8 +90,8 @@ type Server struct {
 	// pages is the login handler, which draws the error pages (nil when only the Member API is
 	// served).
 	pages *login.Handler
-	// looksVersions announces appearance changes to every replica when redis.url is set; Serve
-	// closes it.
+	// looksVersions announces appearance changes to every replica when redis.url is set,
+	// through the login limiter's Redis client.
 	looksVersions *appearanceVersions
 	// mailQueue takes outgoing e-mail; mailWorker, when mail is configured, sends it.
 	mailQueue  *mail.Queue
@@ -236,10 +236,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 		}
 		s.loginLimiter, limiter = rl, rl
 		s.log.Info("login rate limits are counted in Redis, shared by every replica using it", "addr", rl.Addr())
-		if s.looksVersions, err = newAppearanceVersions(string(redisURL), d.Config.Redis.KeyPrefix, d.Logger); err != nil {
-			_ = rl.Close()
-			return err
-		}
+		s.looksVersions = newAppearanceVersions(rl.Client(), d.Config.Redis.KeyPrefix, d.Logger)
 	}
 	// Operators' unlocks (`proctor members unlock`) live in the database, so every replica
 	// honours them whatever the limiter; gormstore implements them.
@@ -453,16 +450,12 @@ func (s *Server) Serve(ctx context.Context, public, internal net.Listener) error
 	return errors.Join(serveErr, errPub, errIn)
 }
 
-// closeRedis closes the Redis clients (the login limiter's, the appearance versions'), if any.
+// closeRedis closes the Redis client (the login limiter's, which the appearance versions share),
+// if any.
 func (s *Server) closeRedis(ctx context.Context) {
 	if s.loginLimiter != nil {
 		if err := s.loginLimiter.Close(); err != nil {
 			s.log.WarnContext(ctx, "closing the login limiter's Redis client", "err", err)
-		}
-	}
-	if s.looksVersions != nil {
-		if err := s.looksVersions.Close(); err != nil {
-			s.log.WarnContext(ctx, "closing the appearance versions' Redis client", "err", err)
 		}
 	}
 }
