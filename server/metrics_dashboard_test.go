@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -43,6 +44,17 @@ func checkDashboard(t *testing.T, path string, exposed map[string]bool) {
 	for name := range exposed {
 		have[histogramBase(name)] = true
 	}
+	// exposes checks that a query (of what: a panel or a variable) names metrics, each exposed.
+	exposes := func(what, query string, names []string) {
+		if len(names) == 0 {
+			t.Errorf("%s: query %q names no metric", what, query)
+		}
+		for _, n := range names {
+			if !have[histogramBase(n)] {
+				t.Errorf("%s: the server exposes no metric %s", what, n)
+			}
+		}
+	}
 	queries := 0
 	var check func([]dashboardPanel)
 	check = func(panels []dashboardPanel) {
@@ -50,15 +62,7 @@ func checkDashboard(t *testing.T, path string, exposed map[string]bool) {
 			check(p.Panels)
 			for _, target := range p.Targets {
 				queries++
-				names := promQLMetrics(target.Expr)
-				if len(names) == 0 {
-					t.Errorf("panel %q: query %q names no metric", p.Title, target.Expr)
-				}
-				for _, n := range names {
-					if !have[histogramBase(n)] {
-						t.Errorf("panel %q: the server exposes no metric %s", p.Title, n)
-					}
-				}
+				exposes(fmt.Sprintf("panel %q", p.Title), target.Expr, promQLMetrics(target.Expr))
 			}
 		}
 	}
@@ -69,15 +73,7 @@ func checkDashboard(t *testing.T, path string, exposed map[string]bool) {
 		if v.Type != "query" {
 			continue
 		}
-		names := variableMetrics(v.Definition)
-		if len(names) == 0 {
-			t.Errorf("variable %q: query %q names no metric", v.Name, v.Definition)
-		}
-		for _, n := range names {
-			if !have[histogramBase(n)] {
-				t.Errorf("variable %q: the server exposes no metric %s", v.Name, n)
-			}
-		}
+		exposes(fmt.Sprintf("variable %q", v.Name), v.Definition, variableMetrics(v.Definition))
 	}
 	if queries == 0 {
 		t.Errorf("%s: no panel queries", path)
