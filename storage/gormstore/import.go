@@ -448,12 +448,14 @@ func importOwners[S, R any](im *importer, slugOf func(*S) string, idOf func(*R) 
 	return ids, nil
 }
 
-// owned is one record of an owner's list (a consulting service's slots, its meetings) with the
-// owner's index in its seeds and its row id.
+// owned is one record of an owner's list (a course's sections, a consulting service's slots,
+// its meetings) with the owner's index in its seeds, its row id, and the record's position in
+// the list (from 1).
 type owned[T any] struct {
-	owner   int
-	ownerID int64
-	seed    *T
+	owner    int
+	ownerID  int64
+	position int
+	seed     *T
 }
 
 // ownedBy flattens the lists that list gives of each owner (ids: their row ids, in seed order)
@@ -463,7 +465,7 @@ func ownedBy[O, T any](owners []O, ids []int64, list func(*O) []T) []owned[T] {
 	for i := range owners {
 		l := list(&owners[i])
 		for j := range l {
-			all = append(all, owned[T]{i, ids[i], &l[j]})
+			all = append(all, owned[T]{i, ids[i], j + 1, &l[j]})
 		}
 	}
 	return all

@@ -152,28 +152,17 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 	}
 
 	// Sections, keyed by course and position.
-	type sectionItem struct {
-		course   int // index in seeds
-		courseID int64
-		position int
-		seed     *storage.SectionSeed
-	}
-	var sections []sectionItem
-	for i := range seeds {
-		for j := range seeds[i].Sections {
-			sections = append(sections, sectionItem{i, courseIDs[i], j + 1, &seeds[i].Sections[j]})
-		}
-	}
+	sections := ownedBy(seeds, courseIDs, func(s *storage.CourseSeed) []storage.SectionSeed { return s.Sections })
 	// The courses whose sections or lectures the import writes get their curriculum version
 	// bumped (touchCurricula) once both are written; an import that changes nothing bumps none.
 	changed := map[int64]bool{}
-	sectionByKey, err := applyAt(im, "course_id", courseIDs, sections, rowSet[sectionItem, sectionRow]{
+	sectionByKey, err := applyAt(im, "course_id", courseIDs, sections, rowSet[owned[storage.SectionSeed], sectionRow]{
 		kind:    kind,
-		index:   func(i int) int { return sections[i].course },
-		written: func(i int) { changed[sections[i].courseID] = true },
+		index:   func(i int) int { return sections[i].owner },
+		written: func(i int) { changed[sections[i].ownerID] = true },
 		key:     func(r *sectionRow) string { return key2(r.CourseID, int64(r.Position)) },
-		build: func(it *sectionItem, r *sectionRow) error {
-			r.CourseID = it.courseID
+		build: func(it *owned[storage.SectionSeed], r *sectionRow) error {
+			r.CourseID = it.ownerID
 			r.Position = it.position
 			r.Title = it.seed.Title
 			return nil
@@ -192,9 +181,9 @@ func (im *importer) courses(seeds []storage.CourseSeed) error {
 	}
 	var lectures []lectureItem
 	for _, sec := range sections {
-		sectionID := sectionByKey[key2(sec.courseID, int64(sec.position))].ID
+		sectionID := sectionByKey[key2(sec.ownerID, int64(sec.position))].ID
 		for j := range sec.seed.Lectures {
-			lectures = append(lectures, lectureItem{sec.course, sec.courseID, sectionID, j + 1, &sec.seed.Lectures[j]})
+			lectures = append(lectures, lectureItem{sec.owner, sec.ownerID, sectionID, j + 1, &sec.seed.Lectures[j]})
 		}
 	}
 	_, err = applyAt(im, "course_id", courseIDs, lectures, rowSet[lectureItem, lectureRow]{
