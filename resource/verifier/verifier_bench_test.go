@@ -1,21 +1,15 @@
 package verifier_test
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for the bulk fill
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/hmac"
 
 	"github.com/proctorhq/proctor/resource/verifier"
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -29,20 +23,11 @@ import (
 //	PROCTOR_TEST_POSTGRES_DSN=... PROCTOR_BENCH_PAIRS=10000,10000000 \
 //	  go test -run '^$' -bench VerifyManyPairs -benchtime 20000x -timeout 60m ./resource/verifier
 func BenchmarkVerifyManyPairs(b *testing.B) {
-	if os.Getenv(storetest.PostgresDSNEnv) == "" {
-		b.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
-	}
 	sizes := storetest.BenchPairSizes(b, 1000, 100_000)
 	r := newManyPairs(b)
 	for _, n := range sizes {
-		r.fill.GrowTo(b, n)
-		b.Run(fmt.Sprintf("pairs=%d", n), func(b *testing.B) {
-			counter := r.st.CountStatements()
-			for b.Loop() {
-				r.verify(b)
-			}
-			b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
-		})
+		r.Fill.GrowTo(b, n)
+		r.RunCounted(b, fmt.Sprintf("pairs=%d", n), r.verify)
 	}
 }
 
@@ -50,13 +35,10 @@ func BenchmarkVerifyManyPairs(b *testing.B) {
 // working where it is not run, and pins what it counts: one statement a verification, the
 // filler pairs notwithstanding. Nothing is timed.
 func TestVerifyManyPairs(t *testing.T) {
-	if os.Getenv(storetest.PostgresDSNEnv) == "" {
-		t.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
-	}
 	r := newManyPairs(t)
 	for _, n := range []int{10, 100} {
-		r.fill.GrowTo(t, n)
-		counter := r.st.CountStatements()
+		r.Fill.GrowTo(t, n)
+		counter := r.Store.CountStatements()
 		for range 3 {
 			r.verify(t)
 		}
@@ -66,70 +48,40 @@ func TestVerifyManyPairs(t *testing.T) {
 	}
 }
 
-// manyPairs is a PostgreSQL store with one school, client and member, the pair whose token is
-// verified and the filler pairs all at them.
+// manyPairs is the benchmarks' PostgreSQL store with the pair whose token is verified, at the
+// school, client and member of the filler pairs.
 type manyPairs struct {
-	st     *gormstore.Store
-	ctx    context.Context
-	v      *verifier.Verifier
-	token  string
-	member int64
-	fill   *storetest.PairFill
+	*storetest.PairBench
+	v     *verifier.Verifier
+	token string
 }
 
 func newManyPairs(tb testing.TB) *manyPairs {
 	tb.Helper()
-	ctx := context.Background()
-	st, cfg := storetest.OpenConfig(tb, gormstore.DriverPostgres)
-	db, err := sql.Open("pgx", cfg.DSN)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
-
-	const schoolID = 1
-	t := &school.School{SchoolID: schoolID, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
-	tctx := school.NewContext(ctx, t)
-	mustExec(tb, db, `INSERT INTO schools (id, subdomain, created_at, updated_at) VALUES ($1, 'bench', now(), now())`, schoolID)
-	mustExec(tb, db, `INSERT INTO oauth_clients (id, school_id, kind, token_endpoint_auth_method, created_at, updated_at)
-VALUES ('bench-app', $1, 'member', 'none', now(), now())`, schoolID)
-	var member int64
-	if err := db.QueryRow(`INSERT INTO members (email, created_at, updated_at) VALUES ('bench@example.com', now(), now()) RETURNING id`).Scan(&member); err != nil {
-		tb.Fatal(err)
-	}
-	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, schoolID)
+	p := storetest.NewPairBench(tb)
+	data := fmt.Sprintf(`{"session":{"school_id":%d}}`, p.School.SchoolID)
 
 	key := make([]byte, 32)
 	strategy := &hmac.HMACStrategy{Config: &fosite.Config{GlobalSecret: key}}
-	token, signature, err := strategy.Generate(ctx)
+	token, signature, err := strategy.Generate(p.Ctx)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	now := time.Now()
-	if _, err := st.CreateTokenPair(tctx, storage.TokenPair{
-		RequestID: "grant-measured", ClientID: "bench-app", MemberID: member, AccessSignature: signature,
-		Resource: t.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
-		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: schoolID,
+	if _, err := p.Store.CreateTokenPair(p.Ctx, storage.TokenPair{
+		RequestID: "grant-measured", ClientID: p.ClientID, MemberID: p.MemberID, AccessSignature: signature,
+		Resource: p.School.Origin, Scopes: []string{"account:read"}, Data: []byte(data),
+		RequestedAt: now, AccessExpiresAt: now.Add(2 * time.Hour), FirstUsedAt: &now, SchoolID: p.School.SchoolID,
 	}); err != nil {
 		tb.Fatal(err)
 	}
-	return &manyPairs{
-		st: st, ctx: tctx, v: verifier.New(st, key, nil), token: token, member: member,
-		fill: storetest.NewPairFill(tb, cfg.DSN, schoolID, "bench-app", member),
-	}
+	return &manyPairs{PairBench: p, v: verifier.New(p.Store, key, nil), token: token}
 }
 
 // verify checks the measured token, which must be accepted as the member's.
 func (r *manyPairs) verify(tb testing.TB) {
-	g, err := r.v.Verify(r.ctx, r.token)
-	if err != nil || g.MemberID != r.member {
+	g, err := r.v.Verify(r.Ctx, r.token)
+	if err != nil || g.MemberID != r.MemberID {
 		tb.Fatalf("verify: %+v, %v", g, err)
-	}
-}
-
-func mustExec(tb testing.TB, db *sql.DB, q string, args ...any) {
-	tb.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		tb.Fatal(err)
 	}
 }

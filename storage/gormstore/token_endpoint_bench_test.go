@@ -1,7 +1,6 @@
 package gormstore_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/storage/gormstore"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -32,31 +29,25 @@ import (
 //	PROCTOR_TEST_POSTGRES_DSN=... PROCTOR_BENCH_PAIRS=10000,1000000,10000000 \
 //	  go test -run '^$' -bench TokenEndpointManyPairs -benchtime 20000x -timeout 60m ./storage/gormstore
 func BenchmarkTokenEndpointManyPairs(b *testing.B) {
-	if os.Getenv(storetest.PostgresDSNEnv) == "" || os.Getenv(storetest.BenchPairsEnv) == "" {
+	if os.Getenv(storetest.BenchPairsEnv) == "" {
 		b.Skipf("set %s and %s to run against PostgreSQL", storetest.PostgresDSNEnv, storetest.BenchPairsEnv)
 	}
 	r := newTokenRig(b)
 	for _, n := range storetest.BenchPairSizes(b) {
-		r.fill.GrowTo(b, n)
+		r.Fill.GrowTo(b, n)
 		b.Run(fmt.Sprintf("pairs=%d/exchange", n), func(b *testing.B) {
-			counter, untimed := r.st.CountStatements(), int64(0)
+			counter, untimed := r.Store.CountStatements(), int64(0)
 			for b.Loop() {
 				b.StopTimer()
-				before := r.st.Statements()
+				before := r.Store.Statements()
 				sig := r.authorize(b)
-				untimed += r.st.Statements() - before
+				untimed += r.Store.Statements() - before
 				b.StartTimer()
 				r.exchange(b, sig)
 			}
 			b.ReportMetric(float64(counter.Count()-untimed)/float64(b.N), "statements/op")
 		})
-		b.Run(fmt.Sprintf("pairs=%d/refresh", n), func(b *testing.B) {
-			counter := r.st.CountStatements()
-			for b.Loop() {
-				r.refresh(b)
-			}
-			b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
-		})
+		r.RunCounted(b, fmt.Sprintf("pairs=%d/refresh", n), r.refresh)
 	}
 }
 
@@ -64,23 +55,20 @@ func BenchmarkTokenEndpointManyPairs(b *testing.B) {
 // that the benchmark keeps working where it is not run, and pins what it counts: two statements
 // for each operation, and the operations doing what they stand for. Nothing is timed.
 func TestTokenEndpointManyPairs(t *testing.T) {
-	if os.Getenv(storetest.PostgresDSNEnv) == "" {
-		t.Skipf("set %s to run against PostgreSQL", storetest.PostgresDSNEnv)
-	}
 	r := newTokenRig(t)
 	for _, n := range []int{10, 100} {
-		r.fill.GrowTo(t, n)
+		r.Fill.GrowTo(t, n)
 		for range 3 {
 			sig := r.authorize(t)
-			counter := r.st.CountStatements()
+			counter := r.Store.CountStatements()
 			p := r.exchange(t, sig)
 			if got := counter.Count(); got != 2 {
 				t.Errorf("pairs=%d: exchange sent %d statements, want 2", n, got)
 			}
-			if _, err := r.st.ExchangeCode(r.ctx, sig, r.pair(p.RequestID, 0)); !errors.Is(err, storage.ErrNotFound) {
+			if _, err := r.Store.ExchangeCode(r.Ctx, sig, r.pair(p.RequestID, 0)); !errors.Is(err, storage.ErrNotFound) {
 				t.Errorf("pairs=%d: second exchange of one code: %v, want ErrNotFound", n, err)
 			}
-			if g, err := r.st.GetCodeGrant(r.ctx, sig); err != nil || g.Code.Active || g.PKCE != nil || g.OIDC != nil {
+			if g, err := r.Store.GetCodeGrant(r.Ctx, sig); err != nil || g.Code.Active || g.PKCE != nil || g.OIDC != nil {
 				t.Errorf("pairs=%d: the spent code: %+v, %v; want it inactive without records", n, g, err)
 			}
 
@@ -96,7 +84,7 @@ func TestTokenEndpointManyPairs(t *testing.T) {
 		}
 	}
 	var pairs int
-	if err := r.fill.DB().QueryRowContext(t.Context(), `SELECT count(*) FROM oauth_token_pairs`).Scan(&pairs); err != nil {
+	if err := r.Fill.DB().QueryRowContext(t.Context(), `SELECT count(*) FROM oauth_token_pairs`).Scan(&pairs); err != nil {
 		t.Fatal(err)
 	}
 	// The fill, the chain's first pair, 6 exchanges and 6 refreshes.
@@ -105,15 +93,11 @@ func TestTokenEndpointManyPairs(t *testing.T) {
 	}
 }
 
-// tokenRig is a PostgreSQL store with one school, client and member, the filler pairs and the
-// benchmark's refresh chain all at them.
+// tokenRig is the benchmarks' PostgreSQL store with the benchmark's refresh chain, at the
+// school, client and member of the filler pairs.
 type tokenRig struct {
-	st   *gormstore.Store
-	ctx  context.Context
-	fill *storetest.PairFill
-
-	member int64
-	seq    int
+	*storetest.PairBench
+	seq int
 	// last is the newest pair of the refresh chain.
 	last storage.TokenPair
 }
@@ -124,21 +108,9 @@ var tokenRigData = []byte(`{"session":{"school_id":1,"extra":"` + strings.Repeat
 
 func newTokenRig(tb testing.TB) *tokenRig {
 	tb.Helper()
-	st, cfg := storetest.OpenConfig(tb, gormstore.DriverPostgres)
-	if err := st.SyncSchool(context.Background(), 1, "bench", "Bench"); err != nil {
-		tb.Fatal(err)
-	}
-	r := &tokenRig{st: st, ctx: school.NewContext(context.Background(), &school.School{SchoolID: 1, Subdomain: "bench"})}
-	if _, err := st.CreateClient(r.ctx, storage.Client{ID: "bench-app", Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone}); err != nil {
-		tb.Fatal(err)
-	}
-	m, err := st.CreateMember(r.ctx, storage.Member{Email: "bench@example.com"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r.member = m.ID
-	r.fill = storetest.NewPairFill(tb, cfg.DSN, 1, "bench-app", m.ID)
-	r.last, err = st.CreateTokenPair(r.ctx, r.pair("grant-chain", 0))
+	r := &tokenRig{PairBench: storetest.NewPairBench(tb)}
+	var err error
+	r.last, err = r.Store.CreateTokenPair(r.Ctx, r.pair("grant-chain", 0))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -151,11 +123,11 @@ func (r *tokenRig) pair(grant string, replaces int64) storage.TokenPair {
 	now := time.Now()
 	refresh := now.Add(30 * 24 * time.Hour)
 	return storage.TokenPair{
-		RequestID: grant, ClientID: "bench-app", MemberID: r.member,
+		RequestID: grant, ClientID: r.ClientID, MemberID: r.MemberID,
 		AccessSignature: fmt.Sprintf("bench-access-%d", r.seq), RefreshSignature: fmt.Sprintf("bench-refresh-%d", r.seq),
-		Resource: "http://127.0.0.1:8080", Scopes: []string{"openid", "account:read"}, Data: tokenRigData,
+		Resource: r.School.Origin, Scopes: []string{"openid", "account:read"}, Data: tokenRigData,
 		RequestedAt: now, AccessExpiresAt: now.Add(time.Hour), RefreshExpiresAt: &refresh,
-		ReplacesPairID: replaces, SchoolID: 1, AMR: []string{"pwd"},
+		ReplacesPairID: replaces, SchoolID: r.School.SchoolID, AMR: []string{"pwd"},
 	}
 }
 
@@ -167,9 +139,9 @@ func (r *tokenRig) authorize(tb testing.TB) string {
 	sig, grant, exp := fmt.Sprintf("bench-code-%d", r.seq), fmt.Sprintf("bench-grant-%d", r.seq), time.Now().Add(10*time.Minute)
 	side := &storage.GrantSession{RequestID: grant, Data: tokenRigData, ExpiresAt: exp}
 	oidc := *side
-	err := r.st.CreateCodeGrant(r.ctx, storage.CodeGrant{
+	err := r.Store.CreateCodeGrant(r.Ctx, storage.CodeGrant{
 		Code: storage.AuthorizationCode{
-			Signature: sig, RequestID: grant, ClientID: "bench-app", MemberID: r.member, Active: true,
+			Signature: sig, RequestID: grant, ClientID: r.ClientID, MemberID: r.MemberID, Active: true,
 			Data: tokenRigData, RequestedAt: time.Now(), ExpiresAt: exp,
 		},
 		PKCE: side, OIDC: &oidc,
@@ -184,11 +156,11 @@ func (r *tokenRig) authorize(tb testing.TB) string {
 // code exchange.
 func (r *tokenRig) exchange(tb testing.TB, sig string) storage.TokenPair {
 	tb.Helper()
-	g, err := r.st.GetCodeGrant(r.ctx, sig)
+	g, err := r.Store.GetCodeGrant(r.Ctx, sig)
 	if err != nil || !g.Code.Active || g.PKCE == nil || g.OIDC == nil {
 		tb.Fatalf("get code grant: %+v, %v", g, err)
 	}
-	p, err := r.st.ExchangeCode(r.ctx, sig, r.pair(g.Code.RequestID, 0))
+	p, err := r.Store.ExchangeCode(r.Ctx, sig, r.pair(g.Code.RequestID, 0))
 	if err != nil {
 		tb.Fatalf("exchange code: %v", err)
 	}
@@ -199,11 +171,11 @@ func (r *tokenRig) exchange(tb testing.TB, sig string) storage.TokenPair {
 // store's calls of a refresh.
 func (r *tokenRig) refresh(tb testing.TB) {
 	tb.Helper()
-	old, err := r.st.GetTokenPair(r.ctx, storage.RefreshToken, r.last.RefreshSignature)
+	old, err := r.Store.GetTokenPair(r.Ctx, storage.RefreshToken, r.last.RefreshSignature)
 	if err != nil {
 		tb.Fatalf("get token pair: %v", err)
 	}
-	r.last, err = r.st.RefreshPair(r.ctx, r.pair(old.RequestID, old.ID))
+	r.last, err = r.Store.RefreshPair(r.Ctx, r.pair(old.RequestID, old.ID))
 	if err != nil {
 		tb.Fatalf("refresh pair: %v", err)
 	}

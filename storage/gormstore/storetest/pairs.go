@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -10,6 +11,10 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for the bulk fill
+
+	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // BenchPairsEnv lists the sizes of the token-pair table that the benchmarks of a read or write
@@ -90,3 +95,53 @@ FROM generate_series($5::bigint, $6::bigint) AS g`, f.schoolID, f.clientID, f.me
 
 // DB is the fill's connection, for a test's own reads of the database (EXPLAIN, counts).
 func (f *PairFill) DB() *sql.DB { return f.db }
+
+// PairBench is what the benchmarks of oauth_token_pairs measure in: a migrated PostgreSQL store
+// with one school, its public client and a member, and the filler pairs at the three (Fill,
+// empty until grown).
+type PairBench struct {
+	Store *gormstore.Store
+	// Ctx is in School, whose Origin the measured pairs name as their resource.
+	Ctx      context.Context
+	School   *school.School
+	ClientID string
+	MemberID int64
+	Fill     *PairFill
+}
+
+// NewPairBench opens the store and creates the school, client and member through it. It skips
+// the test when PROCTOR_TEST_POSTGRES_DSN is unset.
+func NewPairBench(tb testing.TB) *PairBench {
+	tb.Helper()
+	if os.Getenv(PostgresDSNEnv) == "" {
+		tb.Skipf("set %s to run against PostgreSQL", PostgresDSNEnv)
+	}
+	st, cfg := OpenConfig(tb, gormstore.DriverPostgres)
+	sch := &school.School{SchoolID: 1, Subdomain: "bench", Origin: "http://127.0.0.1:8080", Host: "127.0.0.1:8080"}
+	p := &PairBench{Store: st, Ctx: school.NewContext(context.Background(), sch), School: sch, ClientID: "bench-app"}
+	if err := st.SyncSchool(p.Ctx, sch.SchoolID, sch.Subdomain, "Bench"); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := st.CreateClient(p.Ctx, storage.Client{ID: p.ClientID, Kind: storage.ClientMember, TokenEndpointAuthMethod: storage.AuthMethodNone}); err != nil {
+		tb.Fatal(err)
+	}
+	m, err := st.CreateMember(p.Ctx, storage.Member{Email: "bench@example.com"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.MemberID = m.ID
+	p.Fill = NewPairFill(tb, cfg.DSN, sch.SchoolID, p.ClientID, m.ID)
+	return p
+}
+
+// RunCounted runs op as the sub-benchmark name and reports the statements it sends per op.
+func (p *PairBench) RunCounted(b *testing.B, name string, op func(tb testing.TB)) {
+	b.Helper()
+	b.Run(name, func(b *testing.B) {
+		counter := p.Store.CountStatements()
+		for b.Loop() {
+			op(b)
+		}
+		b.ReportMetric(float64(counter.Count())/float64(b.N), "statements/op")
+	})
+}
