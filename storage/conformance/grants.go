@@ -558,36 +558,27 @@ func testConcurrentForkUse(t *testing.T, s storage.Store) {
 		rid := fmt.Sprintf("fork-race-%d", round)
 		pairs := grantTree(t, s, ctxA, rid, member, "root", [2]string{"root", "a"}, [2]string{"root", "b"})
 		var (
-			wg       sync.WaitGroup
 			mu       sync.Mutex
 			firsts   []string
 			ok, gone = map[string]int{}, map[string]int{}
-			start    = make(chan struct{})
 		)
-		for i := range 2 * perSibling {
+		atOnce(2*perSibling, func(i int) {
 			name := []string{"a", "b"}[i%2]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				first, err := s.RetireReplaced(ctxA, pairs[name].ID, at(5, 0))
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case errors.Is(err, storage.ErrNotFound):
-					gone[name]++
-				case err != nil:
-					t.Errorf("round %d: RetireReplaced(%s): %v", round, name, err)
-				default:
-					ok[name]++
-					if first {
-						firsts = append(firsts, name)
-					}
+			first, err := s.RetireReplaced(ctxA, pairs[name].ID, at(5, 0))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				gone[name]++
+			case err != nil:
+				t.Errorf("round %d: RetireReplaced(%s): %v", round, name, err)
+			default:
+				ok[name]++
+				if first {
+					firsts = append(firsts, name)
 				}
-			}()
-		}
-		close(start)
-		wg.Wait()
+			}
+		})
 		if len(firsts) != 1 {
 			t.Fatalf("round %d: first uses %v, want exactly one", round, firsts)
 		}
@@ -609,30 +600,21 @@ func testConcurrentFirstUse(t *testing.T, s storage.Store) {
 		old, p := refreshedPair(t, s, ctxA, rid, member)
 
 		var (
-			wg     sync.WaitGroup
 			mu     sync.Mutex
 			firsts int
-			start  = make(chan struct{})
 		)
-		for i := range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				first, err := s.RetireReplaced(ctxA, p.ID, at(5, i%24))
-				if err != nil {
-					t.Errorf("RetireReplaced: %v", err)
-					return
-				}
-				if first {
-					mu.Lock()
-					firsts++
-					mu.Unlock()
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
+		atOnce(racers, func(i int) {
+			first, err := s.RetireReplaced(ctxA, p.ID, at(5, i%24))
+			if err != nil {
+				t.Errorf("RetireReplaced: %v", err)
+				return
+			}
+			if first {
+				mu.Lock()
+				firsts++
+				mu.Unlock()
+			}
+		})
 		if firsts != 1 {
 			t.Errorf("round %d: %d of %d concurrent uses were the first, want 1", round, firsts, racers)
 		}
@@ -654,30 +636,19 @@ func testFirstUseRevokeRace(t *testing.T, s storage.Store) {
 		rid := fmt.Sprintf("g%d", round)
 		old, p := refreshedPair(t, s, ctxA, rid, member)
 
-		var (
-			wg    sync.WaitGroup
-			start = make(chan struct{})
-		)
-		for i := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				if i == round%4 {
-					if _, err := s.RevokeGrant(ctxA, rid, at(6, 0)); err != nil {
-						t.Errorf("round %d: RevokeGrant: %v", round, err)
-					}
-					return
+		atOnce(4, func(i int) {
+			if i == round%4 {
+				if _, err := s.RevokeGrant(ctxA, rid, at(6, 0)); err != nil {
+					t.Errorf("round %d: RevokeGrant: %v", round, err)
 				}
-				// After the revocation the pair is no longer live: ErrNotFound, and nothing
-				// changes.
-				if _, err := s.RetireReplaced(ctxA, p.ID, at(5, 0)); err != nil && !errors.Is(err, storage.ErrNotFound) {
-					t.Errorf("round %d: RetireReplaced: %v", round, err)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
+				return
+			}
+			// After the revocation the pair is no longer live: ErrNotFound, and nothing
+			// changes.
+			if _, err := s.RetireReplaced(ctxA, p.ID, at(5, 0)); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("round %d: RetireReplaced: %v", round, err)
+			}
+		})
 		for _, sig := range []string{old.AccessSignature, p.AccessSignature} {
 			if got := getPair(t, s, ctxA, sig); got.RevokedAt == nil {
 				t.Errorf("round %d: pair %s survived the revocation", round, sig)
@@ -697,29 +668,19 @@ func testRefreshRevokeRace(t *testing.T, s storage.Store) {
 		old := mustPair(t, s, ctxA, pairOf("app", rid, rid+"-1", member))
 		newSig := rid + "-2"
 
-		var (
-			wg    sync.WaitGroup
-			start = make(chan struct{})
-			did   bool
-		)
-		wg.Add(2)
-		go func() { // the refresh, as fosite runs it
-			defer wg.Done()
-			<-start
-			did = refresh(t, s, ctxA, old, pairOf("app", rid, newSig, member))
-		}()
-		go func() { // the revocation
-			defer wg.Done()
-			<-start
-			// Staggered starts vary the interleaving, so that the revocation also arrives
+		var did bool
+		atOnce(2, func(i int) {
+			if i == 0 { // the refresh, as fosite runs it
+				did = refresh(t, s, ctxA, old, pairOf("app", rid, newSig, member))
+				return
+			}
+			// The revocation. Staggered starts vary the interleaving, so that it also arrives
 			// while the refresh holds the lock, not only before it takes it.
 			time.Sleep(time.Duration(round%4) * 300 * time.Microsecond)
 			if _, err := s.RevokeGrant(ctxA, rid, at(6, 0)); err != nil {
 				t.Errorf("round %d: RevokeGrant: %v", round, err)
 			}
-		}()
-		close(start)
-		wg.Wait()
+		})
 		if did {
 			refreshed++
 		}
@@ -768,38 +729,46 @@ func refresh(t *testing.T, s storage.Store, ctx context.Context, old, next stora
 	return true
 }
 
+// atOnce runs call(0) to call(n-1) in goroutines released together, and returns when every one
+// has returned: the concurrent calls a store must serialise.
+func atOnce(n int, call func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			call(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
 // exactlyOneWins runs call from racers goroutines released at once and fails the test unless
 // exactly one returns nil and every other storage.ErrNotFound: the store, not luck, decides
 // which single use of a one-time thing succeeds.
 func exactlyOneWins(t *testing.T, what string, racers int, call func() error) {
 	t.Helper()
 	var (
-		wg         sync.WaitGroup
 		mu         sync.Mutex
 		won, lost  int
-		start      = make(chan struct{})
 		unexpected []error
 	)
-	for range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			err := call()
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				won++
-			case errors.Is(err, storage.ErrNotFound):
-				lost++
-			default:
-				unexpected = append(unexpected, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(racers, func(int) {
+		err := call()
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err == nil:
+			won++
+		case errors.Is(err, storage.ErrNotFound):
+			lost++
+		default:
+			unexpected = append(unexpected, err)
+		}
+	})
 	if won != 1 || lost != racers-1 || len(unexpected) > 0 {
 		t.Errorf("%s: %d won, %d lost, errors %v; want exactly one winner", what, won, lost, unexpected)
 	}

@@ -203,37 +203,28 @@ func testMailConcurrentClaims(t *testing.T, s storage.Store) {
 		mu     sync.Mutex
 		seen   = map[int64]int{}
 		errs   []error
-		wg     sync.WaitGroup
-		start  = make(chan struct{})
 		lease  = time.Hour
 		claimT = t0.Add(time.Minute)
 	)
-	for range claimers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for {
-				got, err := o.ClaimMail(t.Context(), claimT, lease, 3)
-				if errors.Is(err, storage.ErrUnavailable) {
-					continue // SQLite's busy timeout under a write storm: try again
-				}
-				mu.Lock()
-				if err != nil {
-					errs = append(errs, err)
-				}
-				for _, e := range got {
-					seen[e.ID]++
-				}
-				mu.Unlock()
-				if err != nil || len(got) == 0 {
-					return
-				}
+	atOnce(claimers, func(int) {
+		for {
+			got, err := o.ClaimMail(t.Context(), claimT, lease, 3)
+			if errors.Is(err, storage.ErrUnavailable) {
+				continue // SQLite's busy timeout under a write storm: try again
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+			mu.Lock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for _, e := range got {
+				seen[e.ID]++
+			}
+			mu.Unlock()
+			if err != nil || len(got) == 0 {
+				return
+			}
+		}
+	})
 	for _, err := range errs {
 		t.Errorf("ClaimMail: %v", err)
 	}

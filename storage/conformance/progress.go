@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/proctorhq/proctor/storage"
@@ -113,39 +112,24 @@ func testConcurrentUpdates(t *testing.T, s storage.Store) {
 	lecture := lectures[1] // no progress row yet: the first updates also race to create it
 
 	const n = 20
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	start := make(chan struct{})
-	for range n {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := s.UpdateLectureProgress(ctxA, ada.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
+	atOnce(2*n, func(i int) {
+		var err error
+		if i%2 == 0 {
+			_, err = s.UpdateLectureProgress(ctxA, ada.ID, lecture.ID, func(old storage.LectureProgress) (storage.LectureProgress, error) {
 				old.PositionSeconds++
 				old.State = storage.LectureRead
 				return old, nil
 			})
-			errs <- err
-		}()
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := s.UpdateMember(t.Context(), ada.ID, func(old storage.Member) (storage.Member, error) {
+		} else {
+			_, err = s.UpdateMember(t.Context(), ada.ID, func(old storage.Member) (storage.Member, error) {
 				old.Name += "+"
 				return old, nil
 			})
-			errs <- err
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
 		if err != nil {
 			t.Errorf("concurrent update: %v", err)
 		}
-	}
+	})
 
 	got, err := s.GetLectureProgress(ctxA, ada.ID, []int64{lecture.CourseID})
 	must(t, "GetLectureProgress", err)
