@@ -187,13 +187,13 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	email := map[int64]string{}
 	for _, m := range members {
 		email[m.ID] = m.Email
-		var rs []storage.Role
+		var names []string
 		for _, r := range roles {
 			if r.MemberID == m.ID {
-				rs = append(rs, storage.Role(r.Role))
+				names = append(names, r.Role)
 			}
 		}
-		d.Members = append(d.Members, storage.MemberSeed{Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, PasswordHash: m.PasswordHash, Roles: sortRoles(roleNames(rs))})
+		d.Members = append(d.Members, storage.MemberSeed{Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL, PasswordHash: m.PasswordHash, Roles: sortRoles(names)})
 	}
 	emailOf := func(id *int64) string {
 		if id == nil {
@@ -423,14 +423,6 @@ func linkedSlugs[L any](links []L, owner int64, slug map[int64]string, ends func
 		if o, c := ends(l); o == owner {
 			out = append(out, slug[c])
 		}
-	}
-	return out
-}
-
-func roleNames(rs []storage.Role) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = string(r)
 	}
 	return out
 }
