@@ -5,9 +5,13 @@ import (
 	"time"
 )
 
+// The rules are checked at now, and at the seconds either side of it.
+var (
+	now           = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	before, after = now.Add(-time.Second), now.Add(time.Second)
+)
+
 func TestLectureLockedAt(t *testing.T) {
-	now := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
-	before, after := now.Add(-time.Second), now.Add(time.Second)
 	for _, tc := range []struct {
 		name string
 		l    Lecture
@@ -27,8 +31,6 @@ func TestLectureLockedAt(t *testing.T) {
 }
 
 func TestEnrollmentAccess(t *testing.T) {
-	now := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
-	before, after := now.Add(-time.Second), now.Add(time.Second)
 	for _, tc := range []struct {
 		name    string
 		e       Enrollment
@@ -65,7 +67,6 @@ func TestPercentages(t *testing.T) {
 }
 
 func TestLectureProgressWatchedAfter(t *testing.T) {
-	now := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	at := func(lecture int64, d time.Duration) LectureProgress {
 		return LectureProgress{LectureID: lecture, UpdatedAt: now.Add(d)}
 	}
