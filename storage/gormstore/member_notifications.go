@@ -11,18 +11,11 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
+// notification is the row's notification, its times in UTC.
 func (r notificationRow) notification() storage.Notification {
-	return storage.Notification{
-		ID:        r.ID,
-		Key:       r.Key,
-		MemberID:  r.MemberID,
-		Kind:      r.Kind,
-		Title:     r.Title,
-		Body:      r.Body,
-		URL:       r.URL,
-		CreatedAt: utc(r.CreatedAt),
-		ReadAt:    utcPtr(r.ReadAt),
-	}
+	n := r.Notification
+	n.CreatedAt, n.ReadAt = utc(n.CreatedAt), utcPtr(n.ReadAt)
+	return n
 }
 
 // ListNotifications pages through a member's notifications, newest first, in one statement.

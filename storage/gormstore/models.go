@@ -16,9 +16,11 @@ import (
 //
 // Where a table holds its domain type's fields and the school, and nothing else, the row embeds
 // the domain type rather than repeat it field by field (sections, lectures, enrollments,
-// consulting slots, subscriptions, coupons, posts, pages). Reads convert its times to UTC. A
-// field added to one of those types needs its column (TestModelsMatchSchema says so), or the row
-// stops embedding the type.
+// consulting slots, notifications, subscriptions, coupons, posts, pages). Reads convert its times
+// to UTC. A field added to one of those types needs its column (TestModelsMatchSchema says so),
+// or the row stops embedding the type. An embedded type has no tags, so gorm would stamp a zero
+// CreatedAt of it with the time of the insert; a notification's is required data (seed
+// validation rejects a notification without one), written as given.
 
 type schoolRow struct {
 	ID         int64 `gorm:"primaryKey;autoIncrement:false"`
@@ -233,16 +235,8 @@ type paymentRow struct {
 func (paymentRow) TableName() string { return "payments" }
 
 type notificationRow struct {
-	ID        int64
-	SchoolID  int64
-	Key       string
-	MemberID  int64
-	Kind      string
-	Title     string
-	Body      string
-	URL       string
-	CreatedAt time.Time `gorm:"autoCreateTime:false"`
-	ReadAt    *time.Time
+	SchoolID int64
+	storage.Notification
 }
 
 func (notificationRow) TableName() string { return "notifications" }
