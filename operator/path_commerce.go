@@ -18,7 +18,7 @@ type MembershipPlan struct {
 }
 
 func planOut(p storage.MembershipPlan) MembershipPlan {
-	return MembershipPlan{ID: p.ID, Offer: offerOut(p.Offer), Interval: p.Interval, Published: p.Published}
+	return MembershipPlan{ID: p.ID, Offer: Offer(p.Offer), Interval: p.Interval, Published: p.Published}
 }
 
 // NewMembershipPlan creates a membership plan.
@@ -29,7 +29,7 @@ type NewMembershipPlan struct {
 }
 
 func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
-	return storage.MembershipPlan{Offer: b.offer(), Interval: b.Interval, Published: b.Published}, nil
+	return storage.MembershipPlan{Offer: storage.Offer(b.NewOffer), Interval: b.Interval, Published: b.Published}, nil
 }
 
 // Subscription is a member's subscription to a plan.
@@ -109,7 +109,7 @@ type DigitalProduct struct {
 }
 
 func productOut(p storage.DigitalProduct) DigitalProduct {
-	return DigitalProduct{ID: p.ID, Offer: offerOut(p.Offer), Published: p.Published}
+	return DigitalProduct{ID: p.ID, Offer: Offer(p.Offer), Published: p.Published}
 }
 
 // NewDigitalProduct creates a digital product.
@@ -119,7 +119,7 @@ type NewDigitalProduct struct {
 }
 
 func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
-	return storage.DigitalProduct{Offer: b.offer(), Published: b.Published}, nil
+	return storage.DigitalProduct{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
 }
 
 func (h *Handler) registerMembershipPlans(api huma.API) {

@@ -19,7 +19,7 @@ type Course struct {
 }
 
 func courseOut(c storage.Course) Course {
-	return Course{ID: c.ID, Offer: offerOut(c.Offer), Published: c.Published, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	return Course{ID: c.ID, Offer: Offer(c.Offer), Published: c.Published, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // NewCourse creates a course.
@@ -29,7 +29,7 @@ type NewCourse struct {
 }
 
 func (b NewCourse) row() (storage.Course, error) {
-	return storage.Course{Offer: b.offer(), Published: b.Published}, nil
+	return storage.Course{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
 }
 
 // CoursePatch changes the fields it carries and leaves the others.

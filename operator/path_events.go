@@ -21,7 +21,7 @@ type Event struct {
 
 func eventOut(e storage.Event) Event {
 	return Event{
-		ID: e.ID, Offer: offerOut(e.Offer), StartsAt: e.StartsAt, EndsAt: e.EndsAt,
+		ID: e.ID, Offer: Offer(e.Offer), StartsAt: e.StartsAt, EndsAt: e.EndsAt,
 		Location: e.Location, Capacity: e.Capacity, Published: e.Published,
 	}
 }
@@ -42,7 +42,7 @@ func (b NewEvent) row() (storage.Event, error) {
 		return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 	}
 	return storage.Event{
-		Offer: b.offer(), StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+		Offer: storage.Offer(b.NewOffer), StartsAt: b.StartsAt, EndsAt: b.EndsAt,
 		Location: b.Location, Capacity: b.Capacity, Published: b.Published,
 	}, nil
 }
