@@ -11,39 +11,25 @@ import (
 
 // MembershipPlan is a recurring plan members subscribe to.
 type MembershipPlan struct {
-	ID          int64  `json:"id"`
-	Slug        string `json:"slug"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	PriceAmount int64  `json:"price_amount" doc:"Per interval, in the currency's minor unit."`
-	Currency    string `json:"currency"`
-	Interval    string `json:"interval" enum:"month,year"`
-	Published   bool   `json:"published"`
+	ID int64 `json:"id"`
+	Offer
+	Interval  string `json:"interval" enum:"month,year" doc:"How often the price is charged."`
+	Published bool   `json:"published"`
 }
 
 func planOut(p storage.MembershipPlan) MembershipPlan {
-	return MembershipPlan{
-		ID: p.ID, Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount,
-		Currency: p.Currency, Interval: p.Interval, Published: p.Published,
-	}
+	return MembershipPlan{ID: p.ID, Offer: Offer(p.Offer), Interval: p.Interval, Published: p.Published}
 }
 
 // NewMembershipPlan creates a membership plan.
 type NewMembershipPlan struct {
-	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       string `json:"title" minLength:"1" maxLength:"200"`
-	Description string `json:"description,omitempty" maxLength:"20000"`
-	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000"`
-	Currency    string `json:"currency" pattern:"^[A-Z]{3}$"`
-	Interval    string `json:"interval" enum:"month,year"`
-	Published   bool   `json:"published,omitempty"`
+	NewOffer
+	Interval  string `json:"interval" enum:"month,year" doc:"How often the price is charged."`
+	Published bool   `json:"published,omitempty"`
 }
 
 func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
-	return storage.MembershipPlan{
-		Offer:    storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
-		Interval: b.Interval, Published: b.Published,
-	}, nil
+	return storage.MembershipPlan{Offer: storage.Offer(b.NewOffer), Interval: b.Interval, Published: b.Published}, nil
 }
 
 // Subscription is a member's subscription to a plan.
@@ -117,31 +103,23 @@ func (b NewCoupon) row() (storage.Coupon, error) {
 
 // DigitalProduct is a downloadable product.
 type DigitalProduct struct {
-	ID          int64  `json:"id"`
-	Slug        string `json:"slug"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	PriceAmount int64  `json:"price_amount"`
-	Currency    string `json:"currency"`
-	Published   bool   `json:"published"`
+	ID int64 `json:"id"`
+	Offer
+	Published bool `json:"published"`
 }
 
 func productOut(p storage.DigitalProduct) DigitalProduct {
-	return DigitalProduct{ID: p.ID, Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published}
+	return DigitalProduct{ID: p.ID, Offer: Offer(p.Offer), Published: p.Published}
 }
 
 // NewDigitalProduct creates a digital product.
 type NewDigitalProduct struct {
-	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       string `json:"title" minLength:"1" maxLength:"200"`
-	Description string `json:"description,omitempty" maxLength:"20000"`
-	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000"`
-	Currency    string `json:"currency" pattern:"^[A-Z]{3}$"`
-	Published   bool   `json:"published,omitempty"`
+	NewOffer
+	Published bool `json:"published,omitempty"`
 }
 
 func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
-	return storage.DigitalProduct{Offer: storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency}, Published: b.Published}, nil
+	return storage.DigitalProduct{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
 }
 
 func (h *Handler) registerMembershipPlans(api huma.API) {

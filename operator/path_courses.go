@@ -11,40 +11,25 @@ import (
 
 // Course is a course of the school.
 type Course struct {
-	ID          int64     `json:"id"`
-	Slug        string    `json:"slug"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
-	PriceAmount int64     `json:"price_amount" doc:"Price in the currency's minor unit."`
-	Currency    string    `json:"currency" doc:"ISO 4217 code."`
-	Published   bool      `json:"published"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID int64 `json:"id"`
+	Offer
+	Published bool      `json:"published"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func courseOut(c storage.Course) Course {
-	return Course{
-		ID: c.ID, Slug: c.Slug, Title: c.Title, Description: c.Description, PriceAmount: c.PriceAmount,
-		Currency: c.Currency, Published: c.Published, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
-	}
+	return Course{ID: c.ID, Offer: Offer(c.Offer), Published: c.Published, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
-// NewCourse creates a course. Slugs are lower-case words joined by hyphens: they appear in the
-// school's URLs.
+// NewCourse creates a course.
 type NewCourse struct {
-	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       string `json:"title" minLength:"1" maxLength:"200"`
-	Description string `json:"description,omitempty" maxLength:"20000"`
-	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000" doc:"Price in the currency's minor unit."`
-	Currency    string `json:"currency" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code."`
-	Published   bool   `json:"published,omitempty"`
+	NewOffer
+	Published bool `json:"published,omitempty"`
 }
 
 func (b NewCourse) row() (storage.Course, error) {
-	return storage.Course{
-		Offer:     storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
-		Published: b.Published,
-	}, nil
+	return storage.Course{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
 }
 
 // CoursePatch changes the fields it carries and leaves the others.

@@ -10,38 +10,30 @@ import (
 
 // Event is an event of the school.
 type Event struct {
-	ID          int64     `json:"id"`
-	Slug        string    `json:"slug"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
-	StartsAt    time.Time `json:"starts_at"`
-	EndsAt      time.Time `json:"ends_at"`
-	Location    string    `json:"location"`
-	PriceAmount int64     `json:"price_amount"`
-	Currency    string    `json:"currency"`
-	Capacity    int       `json:"capacity" doc:"0: unlimited."`
-	Published   bool      `json:"published"`
+	ID int64 `json:"id"`
+	Offer
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	Location  string    `json:"location"`
+	Capacity  int       `json:"capacity" doc:"0: unlimited."`
+	Published bool      `json:"published"`
 }
 
 func eventOut(e storage.Event) Event {
 	return Event{
-		ID: e.ID, Slug: e.Slug, Title: e.Title, Description: e.Description, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
-		Location: e.Location, PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published,
+		ID: e.ID, Offer: Offer(e.Offer), StartsAt: e.StartsAt, EndsAt: e.EndsAt,
+		Location: e.Location, Capacity: e.Capacity, Published: e.Published,
 	}
 }
 
 // NewEvent creates an event.
 type NewEvent struct {
-	Slug        string    `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       string    `json:"title" minLength:"1" maxLength:"200"`
-	Description string    `json:"description,omitempty" maxLength:"20000"`
-	StartsAt    time.Time `json:"starts_at"`
-	EndsAt      time.Time `json:"ends_at"`
-	Location    string    `json:"location,omitempty" maxLength:"500"`
-	PriceAmount int64     `json:"price_amount" minimum:"0" maximum:"100000000000"`
-	Currency    string    `json:"currency" pattern:"^[A-Z]{3}$"`
-	Capacity    int       `json:"capacity,omitempty" minimum:"0" maximum:"1000000" doc:"0: unlimited."`
-	Published   bool      `json:"published,omitempty"`
+	NewOffer
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	Location  string    `json:"location,omitempty" maxLength:"500"`
+	Capacity  int       `json:"capacity,omitempty" minimum:"0" maximum:"1000000" doc:"0: unlimited."`
+	Published bool      `json:"published,omitempty"`
 }
 
 // row refuses an event that ends before it starts, which the schema cannot compare.
@@ -50,8 +42,7 @@ func (b NewEvent) row() (storage.Event, error) {
 		return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 	}
 	return storage.Event{
-		Offer:    storage.Offer{Slug: b.Slug, Title: b.Title, Description: b.Description, PriceAmount: b.PriceAmount, Currency: b.Currency},
-		StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+		Offer: storage.Offer(b.NewOffer), StartsAt: b.StartsAt, EndsAt: b.EndsAt,
 		Location: b.Location, Capacity: b.Capacity, Published: b.Published,
 	}, nil
 }
