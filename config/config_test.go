@@ -115,6 +115,13 @@ func TestEnvironmentOverrides(t *testing.T) {
 		"PROCTOR_TRUSTED_PROXIES":          "10.0.0.0/8,172.16.0.0/12",
 		"PROCTOR_HTTP_SHUTDOWN_GRACE":      "3s",
 		"PROCTOR_DATABASE_STARTUP_TIMEOUT": "5m",
+		"PROCTOR_MAIL_HOST":                "127.0.0.1",
+		"PROCTOR_MAIL_PORT":                "2525",
+		"PROCTOR_MAIL_TLS":                 "none",
+		"PROCTOR_MAIL_FROM":                "noreply@localhost",
+		"PROCTOR_MAIL_USERNAME":            "u",
+		"PROCTOR_MAIL_PASSWORD":            "from-env",
+		"PROCTOR_MAIL_TIMEOUT":             "5s",
 	})
 	s := cfg.Server
 	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second ||
@@ -123,6 +130,9 @@ func TestEnvironmentOverrides(t *testing.T) {
 	}
 	if prefixes, _ := ParseTrustedProxies(s.TrustedProxies); len(prefixes) != 2 || !prefixes[1].Contains(netip.MustParseAddr("172.20.0.1")) {
 		t.Errorf("trusted proxies = %v", s.TrustedProxies)
+	}
+	if m := s.Mail; m.Host != "127.0.0.1" || m.Port != 2525 || m.TLS != MailTLSNone || string(m.Password) != "from-env" || m.Timeout != 5*time.Second {
+		t.Errorf("mail = %+v", m)
 	}
 }
 

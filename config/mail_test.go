@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestMailSettings(t *testing.T) {
@@ -40,22 +39,6 @@ mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, 
 	}
 	if addr, name := cfg.Schools[1].MailFrom(m); addr != "office@b.example" || name != "The B Office" {
 		t.Errorf("school b's From = %q %q", name, addr)
-	}
-}
-
-func TestMailFromEnvironment(t *testing.T) {
-	cfg := loadFromEnvironment(t, map[string]string{
-		"PROCTOR_MAIL_HOST":     "127.0.0.1",
-		"PROCTOR_MAIL_PORT":     "2525",
-		"PROCTOR_MAIL_TLS":      "none",
-		"PROCTOR_MAIL_FROM":     "noreply@localhost",
-		"PROCTOR_MAIL_USERNAME": "u",
-		"PROCTOR_MAIL_PASSWORD": "from-env",
-		"PROCTOR_MAIL_TIMEOUT":  "5s",
-	})
-	m := cfg.Server.Mail
-	if m.Host != "127.0.0.1" || m.Port != 2525 || m.TLS != MailTLSNone || string(m.Password) != "from-env" || m.Timeout != 5*time.Second {
-		t.Errorf("mail = %+v", m)
 	}
 }
 
