@@ -3,25 +3,17 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestMailSettings(t *testing.T) {
-	root := writeFiles(t, map[string]string{
+	server := writeServer(t, map[string]string{
 		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: North Academy\nbase_url: http://localhost:8080\n",
 		"schools/b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: http://localhost:8081\nmail: {from: office@b.example, from_name: The B Office}\n",
 		"smtp-password":  "s3cret-pass\n",
-	})
-	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf(`schools_dir: %s
-secret: %s
-mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, from: noreply@example.com}
-`, filepath.Join(root, "schools"), testSecret)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	}, "mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, from: noreply@example.com}\n")
 	cfg, err := Load(server)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -67,14 +59,7 @@ func TestMailProblems(t *testing.T) {
 		"school from_name":        {"{}", "mail: {from_name: \"two\\nlines\"}\n", "a.yaml", "mail.from_name"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			root := writeFiles(t, map[string]string{
-				"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n" + tc.schoolMail,
-			})
-			server := filepath.Join(root, "proctor.yaml")
-			if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\nmail: %s\n", filepath.Join(root, "schools"), testSecret, tc.mail)), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Load(server)
+			_, err := Load(writeServer(t, map[string]string{"schools/a.yaml": validSchool + tc.schoolMail}, "mail: "+tc.mail+"\n"))
 			var problems Errors
 			if !errors.As(err, &problems) {
 				t.Fatalf("Load error = %v, want Errors", err)
