@@ -202,9 +202,8 @@ func Run(ctx context.Context, opts Options, d Deps) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{
-		Version: o.Version, StartedAt: time.Now().UTC(), Command: o.Command, Machine: describeMachine(),
-		Database: o.Database, Concurrency: o.Concurrency, DurationSeconds: o.Duration.Seconds(),
-		RequestCap: o.Requests, WarmupSeconds: o.Warmup.Seconds(), Data: o.Data, Server: serverKind(o),
+		RunInfo: runInfo(o), DurationSeconds: o.Duration.Seconds(),
+		RequestCap: o.Requests, WarmupSeconds: o.Warmup.Seconds(), Data: o.Data,
 	}
 	if o.ProfileDir != "" {
 		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {

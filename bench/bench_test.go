@@ -508,7 +508,7 @@ func TestJudgeSoak(t *testing.T) {
 func TestSoakReportOutputs(t *testing.T) {
 	ws := soakWindows(30)
 	rep := &SoakReport{
-		Version: "test", Database: "sqlite", Server: "child process", Concurrency: 4, DurationSeconds: 300, WindowSeconds: 10,
+		RunInfo: RunInfo{Version: "test", Database: "sqlite", Server: "child process", Concurrency: 4}, DurationSeconds: 300, WindowSeconds: 10,
 		PeakSeconds: 15, Load: SoakLoad, TargetRPS: 100, Windows: ws, Mix: map[string]int{"authcode": 5, "revoke": 1},
 		Lifetimes: SoakLifetimes{AccessToken: "1m0s", RefreshToken: "1m0s", AuthorizationCode: "10s", PurgeInterval: "1m0s"},
 	}

@@ -18,13 +18,7 @@ import (
 // Report is one run: its settings, the machine, the baselines and every scenario. Its JSON form
 // (--json) is what a later run is compared with, so field names are stable.
 type Report struct {
-	Version     string    `json:"version"`
-	StartedAt   time.Time `json:"started_at"`
-	Command     string    `json:"command,omitempty"`
-	Machine     Machine   `json:"machine"`
-	Database    string    `json:"database"`
-	Server      string    `json:"server"` // "child process" or "in-process"
-	Concurrency int       `json:"concurrency"`
+	RunInfo
 	// DurationSeconds is the bound of each scenario's timed run; RequestCap its request cap (0:
 	// none).
 	DurationSeconds float64  `json:"duration_seconds"`
@@ -36,6 +30,27 @@ type Report struct {
 	Scenarios []Measurement `json:"scenarios"`
 	// Errors counts failed requests over every scenario and baseline; any makes the run fail.
 	Errors int `json:"errors"`
+}
+
+// RunInfo is what a report and a soak report both say first of their run: the build, when and
+// how it was started, the machine, the database, the server and the workers. Embedded, its
+// fields stand in the report's JSON form as the report's own.
+type RunInfo struct {
+	Version     string    `json:"version"`
+	StartedAt   time.Time `json:"started_at"`
+	Command     string    `json:"command,omitempty"`
+	Machine     Machine   `json:"machine"`
+	Database    string    `json:"database"`
+	Server      string    `json:"server"` // "child process" or "in-process"
+	Concurrency int       `json:"concurrency"`
+}
+
+// runInfo describes a run of o starting now, on this machine.
+func runInfo(o Options) RunInfo {
+	return RunInfo{
+		Version: o.Version, StartedAt: time.Now().UTC(), Command: o.Command, Machine: describeMachine(),
+		Database: o.Database, Server: serverKind(o), Concurrency: o.Concurrency,
+	}
 }
 
 // Machine describes where the run happened.

@@ -24,9 +24,11 @@ func sampleReport() *Report {
 	authcode := measurement("authcode", "the whole flow", Result{Requests: 4, Elapsed: 2 * time.Second, Latencies: lat(1, 2, 3, 40)})
 	authcode.ServerCPUSeconds, authcode.ServerPeakRSSBytes = &cpu, &rss
 	r := &Report{
-		Version: "v1.2.3", StartedAt: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), Database: "sqlite", Server: "child process",
-		Concurrency: 2, DurationSeconds: 5, WarmupSeconds: 1, Data: DefaultData,
-		Machine: Machine{CPUs: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
+		RunInfo: RunInfo{
+			Version: "v1.2.3", StartedAt: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), Database: "sqlite", Server: "child process",
+			Concurrency: 2, Machine: Machine{CPUs: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26"},
+		},
+		DurationSeconds: 5, WarmupSeconds: 1, Data: DefaultData,
 		Scenarios: []Measurement{
 			authcode,
 			{Name: "mcp-call", About: "tools/call", Note: "/mcp answers 404"},

@@ -285,8 +285,7 @@ func RunSoak(ctx context.Context, opts Options, d Deps) (*SoakReport, error) {
 	}
 	crit := DefaultSoakCriteria(o.SoakWindow)
 	rep := &SoakReport{
-		Version: o.Version, StartedAt: time.Now().UTC(), Command: o.Command, Machine: describeMachine(),
-		Database: o.Database, Server: serverKind(o), Concurrency: o.Concurrency, Data: o.Data,
+		RunInfo: runInfo(o), Data: o.Data,
 		WarmupSeconds: o.Warmup.Seconds(), PeakSeconds: o.SoakPeak.Seconds(), DurationSeconds: o.SoakDuration.Seconds(),
 		WindowSeconds: o.SoakWindow.Seconds(), Load: SoakLoad,
 		Lifetimes: SoakLifetimes{

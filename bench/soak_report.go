@@ -10,20 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 )
 
 // SoakReport is one soak: its settings, the peak it was paced from, every window and the
 // verdict. Its JSON form (--json) keeps field names stable, as Report's does.
 type SoakReport struct {
-	Version     string    `json:"version"`
-	StartedAt   time.Time `json:"started_at"`
-	Command     string    `json:"command,omitempty"`
-	Machine     Machine   `json:"machine"`
-	Database    string    `json:"database"`
-	Server      string    `json:"server"`
-	Concurrency int       `json:"concurrency"`
-	Data        DataSize  `json:"data"`
+	RunInfo
+	Data DataSize `json:"data"`
 
 	WarmupSeconds   float64 `json:"warmup_seconds"`
 	PeakSeconds     float64 `json:"peak_seconds"`

@@ -32,6 +32,19 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return root
 }
 
+// writeServer lays out files (the school files under schools/ and any file the server file
+// names) and a server file with the schools directory, the test secret and the remaining keys
+// body, and returns the server file's path.
+func writeServer(t *testing.T, files map[string]string, body string) string {
+	t.Helper()
+	root := writeFiles(t, files)
+	server := filepath.Join(root, "proctor.yaml")
+	if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\n%s", filepath.Join(root, "schools"), testSecret, body)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return server
+}
+
 func TestLoadValid(t *testing.T) {
 	root := writeFiles(t, map[string]string{
 		"secret": testSecret + "\n",
@@ -115,6 +128,13 @@ func TestEnvironmentOverrides(t *testing.T) {
 		"PROCTOR_TRUSTED_PROXIES":          "10.0.0.0/8,172.16.0.0/12",
 		"PROCTOR_HTTP_SHUTDOWN_GRACE":      "3s",
 		"PROCTOR_DATABASE_STARTUP_TIMEOUT": "5m",
+		"PROCTOR_MAIL_HOST":                "127.0.0.1",
+		"PROCTOR_MAIL_PORT":                "2525",
+		"PROCTOR_MAIL_TLS":                 "none",
+		"PROCTOR_MAIL_FROM":                "noreply@localhost",
+		"PROCTOR_MAIL_USERNAME":            "u",
+		"PROCTOR_MAIL_PASSWORD":            "from-env",
+		"PROCTOR_MAIL_TIMEOUT":             "5s",
 	})
 	s := cfg.Server
 	if s.Database.DSN != "elsewhere.db" || s.Public.Addr != "127.0.0.1:9999" || s.HTTP.ShutdownGrace != 3*time.Second ||
@@ -123,6 +143,9 @@ func TestEnvironmentOverrides(t *testing.T) {
 	}
 	if prefixes, _ := ParseTrustedProxies(s.TrustedProxies); len(prefixes) != 2 || !prefixes[1].Contains(netip.MustParseAddr("172.20.0.1")) {
 		t.Errorf("trusted proxies = %v", s.TrustedProxies)
+	}
+	if m := s.Mail; m.Host != "127.0.0.1" || m.Port != 2525 || m.TLS != MailTLSNone || string(m.Password) != "from-env" || m.Timeout != 5*time.Second {
+		t.Errorf("mail = %+v", m)
 	}
 }
 
@@ -288,7 +311,7 @@ func TestSecretDerive(t *testing.T) {
 }
 
 func TestIntegrationsAndClientPolicies(t *testing.T) {
-	root := writeFiles(t, map[string]string{
+	server := writeServer(t, map[string]string{
 		"schools/a.yaml": `school_id: 1
 subdomain: a
 name: A
@@ -296,14 +319,10 @@ base_url: https://a.example
 registration: {integrations: [Copilot, Ghost]}
 cimd: {allowed_hosts: [apps.example, "bad/host"], cache_min: 2h, cache_max: 1h}
 `,
-	})
-	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf(`schools_dir: %s
-secret: %s
-integrations:
+	}, `integrations:
   - {name: Copilot, client_id: copilot, scopes: [courses:read], redirect_uris: ["https://copilot.example/cb", "http://127.0.0.1/cb"]}
   - {name: copilot, client_id: "https://copilot.example/doc", redirect_uris: ["http://evil.example/cb"], application_type: tv}
-`, filepath.Join(root, "schools"), testSecret)), 0o600)
+`)
 	_, err := Load(server)
 	var problems Errors
 	if !errors.As(err, &problems) {
@@ -370,12 +389,7 @@ func TestLegacySchoolsDir(t *testing.T) {
 // returns the problems found.
 func loadSchoolFile(t *testing.T, body string) Errors {
 	t.Helper()
-	root := writeFiles(t, map[string]string{"schools/a.yaml": body})
-	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\n", filepath.Join(root, "schools"), testSecret)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Load(server)
+	_, err := Load(writeServer(t, map[string]string{"schools/a.yaml": body}, ""))
 	if err == nil {
 		return nil
 	}
@@ -438,9 +452,7 @@ func TestAllProblemsOfAFileInOnePass(t *testing.T) {
 
 // A server-file value that came from the environment is blamed on its variable, not the file.
 func TestProblemNamesTheEnvironmentVariable(t *testing.T) {
-	root := writeFiles(t, map[string]string{"schools/a.yaml": validSchool})
-	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\nlog: {level: info, format: xml}\nnmae: x\n", filepath.Join(root, "schools"), testSecret)), 0o600)
+	server := writeServer(t, map[string]string{"schools/a.yaml": validSchool}, "log: {level: info, format: xml}\nnmae: x\n")
 	t.Setenv("PROCTOR_LOG_LEVEL", "loud")
 	_, err := Load(server)
 	if err == nil {
@@ -459,7 +471,7 @@ func TestProblemNamesTheEnvironmentVariable(t *testing.T) {
 		t.Errorf("the environment's value is blamed on the file:\n%v", err)
 	}
 
-	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(root, "nowhere"))
+	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(filepath.Dir(server), "nowhere"))
 	if _, err := Load(server); err == nil || !strings.Contains(err.Error(), "PROCTOR_SCHOOLS_DIR (schools_dir): cannot read") {
 		t.Errorf("a schools directory from the environment: %v", err)
 	}

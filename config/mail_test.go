@@ -3,26 +3,17 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestMailSettings(t *testing.T) {
-	root := writeFiles(t, map[string]string{
+	server := writeServer(t, map[string]string{
 		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: North Academy\nbase_url: http://localhost:8080\n",
 		"schools/b.yaml": "school_id: 2\nsubdomain: b\nname: B\nbase_url: http://localhost:8081\nmail: {from: office@b.example, from_name: The B Office}\n",
 		"smtp-password":  "s3cret-pass\n",
-	})
-	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf(`schools_dir: %s
-secret: %s
-mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, from: noreply@example.com}
-`, filepath.Join(root, "schools"), testSecret)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	}, "mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, from: noreply@example.com}\n")
 	cfg, err := Load(server)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -40,22 +31,6 @@ mail: {host: smtp.example.com, username: proctor, password_file: smtp-password, 
 	}
 	if addr, name := cfg.Schools[1].MailFrom(m); addr != "office@b.example" || name != "The B Office" {
 		t.Errorf("school b's From = %q %q", name, addr)
-	}
-}
-
-func TestMailFromEnvironment(t *testing.T) {
-	cfg := loadFromEnvironment(t, map[string]string{
-		"PROCTOR_MAIL_HOST":     "127.0.0.1",
-		"PROCTOR_MAIL_PORT":     "2525",
-		"PROCTOR_MAIL_TLS":      "none",
-		"PROCTOR_MAIL_FROM":     "noreply@localhost",
-		"PROCTOR_MAIL_USERNAME": "u",
-		"PROCTOR_MAIL_PASSWORD": "from-env",
-		"PROCTOR_MAIL_TIMEOUT":  "5s",
-	})
-	m := cfg.Server.Mail
-	if m.Host != "127.0.0.1" || m.Port != 2525 || m.TLS != MailTLSNone || string(m.Password) != "from-env" || m.Timeout != 5*time.Second {
-		t.Errorf("mail = %+v", m)
 	}
 }
 
@@ -84,14 +59,7 @@ func TestMailProblems(t *testing.T) {
 		"school from_name":        {"{}", "mail: {from_name: \"two\\nlines\"}\n", "a.yaml", "mail.from_name"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			root := writeFiles(t, map[string]string{
-				"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n" + tc.schoolMail,
-			})
-			server := filepath.Join(root, "proctor.yaml")
-			if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\nmail: %s\n", filepath.Join(root, "schools"), testSecret, tc.mail)), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Load(server)
+			_, err := Load(writeServer(t, map[string]string{"schools/a.yaml": validSchool + tc.schoolMail}, "mail: "+tc.mail+"\n"))
 			var problems Errors
 			if !errors.As(err, &problems) {
 				t.Fatalf("Load error = %v, want Errors", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,14 +16,7 @@ const redisPassword = "hunter2-redis"
 // writeRedisServer lays out a school directory and a server file whose remaining keys are body.
 func writeRedisServer(t *testing.T, body string) string {
 	t.Helper()
-	root := writeFiles(t, map[string]string{
-		"schools/a.yaml": "school_id: 1\nsubdomain: a\nname: A\nbase_url: http://localhost:8080\n",
-	})
-	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\n%s", filepath.Join(root, "schools"), testSecret, body)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return server
+	return writeServer(t, map[string]string{"schools/a.yaml": validSchool}, body)
 }
 
 func TestRedisSection(t *testing.T) {

@@ -51,6 +51,26 @@ func startServeProcess(t *testing.T, serverFile string, public string) *servedPr
 	return p
 }
 
+// serveOneSchool lays out a deployment in a temp dir, on SQLite with one school file for the
+// school at host and extra at the end of the server file, starts `proctor serve` on it and waits
+// until the school answers. It returns the process and the schools directory, where a test may
+// change the school files.
+func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "schools")
+	os.MkdirAll(dir, 0o755)
+	writeSchool(t, dir, "a.yaml", 1, host)
+	ports := freePorts(t, 2)
+	server := filepath.Join(root, "proctor.yaml")
+	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
+	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n%s",
+		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret, extra)), 0o600)
+	p := startServeProcess(t, server, ports[0])
+	p.answers(host)
+	return p, dir
+}
+
 // withoutProctorEnv drops the PROCTOR_ variables of the test's environment: the server file alone
 // configures the process.
 func withoutProctorEnv(env []string) []string {
@@ -66,8 +86,17 @@ func withoutProctorEnv(env []string) []string {
 // discovery fetches the discovery document of the school served at host and returns its status
 // and body (0 when the listener does not answer).
 func (p *servedProcess) discovery(host string) (int, string) {
-	req, _ := http.NewRequest(http.MethodGet, "http://"+p.public+"/.well-known/openid-configuration", nil)
+	return p.get(host, "/.well-known/openid-configuration", nil)
+}
+
+// get sends GET path, with header, to the school served at host and returns the status and body
+// of the answer (0 and the error when the listener does not answer).
+func (p *servedProcess) get(host, path string, header http.Header) (int, string) {
+	req, _ := http.NewRequest(http.MethodGet, "http://"+p.public+path, nil)
 	req.Host = host
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, err.Error()
@@ -126,19 +155,8 @@ func TestReloadOnHangup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	root := t.TempDir()
-	dir := filepath.Join(root, "schools")
-	os.MkdirAll(dir, 0o755)
 	const hostA, hostB, hostC = "127.0.0.1:18081", "127.0.0.1:18082", "127.0.0.1:18083"
-	writeSchool(t, dir, "a.yaml", 1, hostA)
-	ports := freePorts(t, 2)
-	server := filepath.Join(root, "proctor.yaml")
-	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
-	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n",
-		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret)), 0o600)
-
-	p := startServeProcess(t, server, ports[0])
-	p.answers(hostA)
+	p, dir := serveOneSchool(t, hostA, "")
 	if code, _ := p.discovery(hostB); code != http.StatusNotFound {
 		t.Fatalf("school B is served before its file exists: %d", code)
 	}

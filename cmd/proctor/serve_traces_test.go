@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -57,29 +53,11 @@ func TestServeExportsTraces(t *testing.T) {
 	}))
 	t.Cleanup(collector.Close)
 
-	root := t.TempDir()
-	dir := filepath.Join(root, "schools")
-	os.MkdirAll(dir, 0o755)
 	const host = "127.0.0.1:18091"
-	writeSchool(t, dir, "a.yaml", 1, host)
-	ports := freePorts(t, 2)
-	server := filepath.Join(root, "proctor.yaml")
-	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("t"), 32))
-	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\ntelemetry: {otlp_endpoint: %q}\n",
-		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret, collector.URL)), 0o600)
-
-	p := startServeProcess(t, server, ports[0])
-	p.answers(host)
-	req, _ := http.NewRequest(http.MethodGet, "http://"+p.public+"/.well-known/openid-configuration", nil)
-	req.Host = host
-	req.Header.Set("traceparent", "00-"+callerTrace+"-00f067aa0ba902b7-01")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("discovery: %d", resp.StatusCode)
+	p, _ := serveOneSchool(t, host, fmt.Sprintf("telemetry: {otlp_endpoint: %q}\n", collector.URL))
+	traceparent := http.Header{"Traceparent": {"00-" + callerTrace + "-00f067aa0ba902b7-01"}}
+	if code, body := p.get(host, "/.well-known/openid-configuration", traceparent); code != http.StatusOK {
+		t.Fatalf("discovery: %d %s", code, body)
 	}
 
 	// Stopping exports the spans not yet sent.
