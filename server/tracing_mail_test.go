@@ -3,11 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -49,13 +46,7 @@ func (c endedSpans) ended(t *testing.T, name string) sdktrace.ReadOnlySpan {
 // worker sends is a client span of its own trace (the worker runs outside any request) naming
 // the school, the kind of message and the outbox entry, never the recipient or the subject.
 func TestMailSendTraced(t *testing.T) {
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer box.Close()
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
+	box, smtp := schools.Mailbox(t, mailbox.Options{})
 
 	spans := make(endedSpans, 1024)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
@@ -64,7 +55,7 @@ func TestMailSendTraced(t *testing.T) {
 	_, reg := schools.Sync(t, st, schools.File(1, "north", "Northwind", "http://127.0.0.1:8080"))
 	sc := config.DefaultServer()
 	sc.Secret = schools.Secret
-	sc.Mail = config.Mail{Host: host, Port: p, TLS: config.MailTLSNone, From: "noreply@localhost", Timeout: 30 * time.Second}
+	sc.Mail = config.Mail{Host: smtp.Host, Port: smtp.Port, TLS: smtp.TLS, From: "noreply@localhost", Timeout: smtp.Timeout}
 	s, err := New(Deps{Config: sc, Schools: reg, Store: st, Tracing: tp})
 	if err != nil {
 		t.Fatal(err)
