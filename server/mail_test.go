@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,9 +47,8 @@ func TestServeSendsMail(t *testing.T) {
 // outbox) and says so once; it runs no worker.
 func TestMailOffWarns(t *testing.T) {
 	f := newFixture(t, nil)
-	var logs bytes.Buffer
-	sc := f.srv.deps.Config
-	s, err := New(Deps{Config: sc, Schools: f.srv.deps.Schools, Store: f.store, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	logs, logger := schools.NewLog()
+	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

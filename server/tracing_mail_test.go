@@ -14,8 +14,6 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // endedSpans hands each span that ends to a channel (buffered beyond what a test ends).
@@ -51,12 +49,10 @@ func TestMailSendTraced(t *testing.T) {
 	spans := make(endedSpans, 1024)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	st := storetest.Open(t, gormstore.DriverSQLite)
-	_, reg := schools.Sync(t, st, schools.File(1, "north", "Northwind", "http://127.0.0.1:8080"))
-	sc := config.DefaultServer()
-	sc.Secret = schools.Secret
-	sc.Mail = config.Mail{Host: smtp.Host, Port: smtp.Port, TLS: smtp.TLS, From: "noreply@localhost", Timeout: smtp.Timeout}
-	s, err := New(Deps{Config: sc, Schools: reg, Store: st, Tracing: tp})
+	f := newFixture(t, func(s *config.Server) {
+		s.Mail = config.Mail{Host: smtp.Host, Port: smtp.Port, TLS: smtp.TLS, From: "noreply@localhost", Timeout: smtp.Timeout}
+	})
+	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, Tracing: tp})
 	if err != nil {
 		t.Fatal(err)
 	}
