@@ -7,8 +7,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,15 +48,8 @@ func newRig(t *testing.T, backend string, o rigOptions) *rig {
 	r := &rig{store: storetest.Open(t, backend), clock: schools.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
 	logs, logger := schools.NewLog()
 	r.logs = logs
-	box, err := mailbox.Start(o.box)
-	if err != nil {
-		t.Fatalf("mailbox: %v", err)
-	}
-	t.Cleanup(func() { _ = box.Close() })
+	box, settings := schools.Mailbox(t, o.box)
 	r.box = box
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	settings := mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second}
 	if o.settings != nil {
 		o.settings(&settings)
 	}

@@ -1,13 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,28 +11,23 @@ import (
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // TestServeSendsMail: while Serve runs, a message put into the queue reaches the SMTP server
 // with the school's From; Serve stops the worker on shutdown.
 func TestServeSendsMail(t *testing.T) {
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer box.Close()
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
+	box, smtp := schools.Mailbox(t, mailbox.Options{})
 	f := newFixture(t, func(s *config.Server) {
 		s.HTTP.ShutdownGrace = 2 * time.Second
-		s.Mail = config.Mail{Host: host, Port: p, TLS: config.MailTLSNone, From: "noreply@localhost", Timeout: 30 * time.Second}
+		s.Mail = config.Mail{Host: smtp.Host, Port: smtp.Port, TLS: smtp.TLS, From: "noreply@localhost", Timeout: smtp.Timeout}
 	})
 	if f.srv.mailWorker == nil || f.srv.MailQueue() == nil {
 		t.Fatal("no mail worker or queue with mail configured")
 	}
 	_, stop := f.serve(t)
 
-	err = f.srv.MailQueue().Send(t.Context(), mail.Message{SchoolID: 1, Kind: "invitation", To: "ada@example.test", Subject: "Hello", Text: "hi", HTML: "<p>hi</p>"})
+	err := f.srv.MailQueue().Send(t.Context(), mail.Message{SchoolID: 1, Kind: "invitation", To: "ada@example.test", Subject: "Hello", Text: "hi", HTML: "<p>hi</p>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +47,8 @@ func TestServeSendsMail(t *testing.T) {
 // outbox) and says so once; it runs no worker.
 func TestMailOffWarns(t *testing.T) {
 	f := newFixture(t, nil)
-	var logs bytes.Buffer
-	sc := f.srv.deps.Config
-	s, err := New(Deps{Config: sc, Schools: f.srv.deps.Schools, Store: f.store, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	logs, logger := schools.NewLog()
+	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +63,7 @@ func TestMailOffWarns(t *testing.T) {
 // TestInternalMailbox: the demo's mailbox page is served on the internal listener only.
 func TestInternalMailbox(t *testing.T) {
 	f := newFixture(t, nil)
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer box.Close()
+	box, _ := schools.Mailbox(t, mailbox.Options{})
 	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, MailboxHandler: box.Handler()})
 	if err != nil {
 		t.Fatal(err)

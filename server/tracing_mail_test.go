@@ -3,11 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -17,8 +14,6 @@ import (
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
 	"github.com/proctorhq/proctor/server/servertest/schools"
-	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // endedSpans hands each span that ends to a channel (buffered beyond what a test ends).
@@ -49,23 +44,15 @@ func (c endedSpans) ended(t *testing.T, name string) sdktrace.ReadOnlySpan {
 // worker sends is a client span of its own trace (the worker runs outside any request) naming
 // the school, the kind of message and the outbox entry, never the recipient or the subject.
 func TestMailSendTraced(t *testing.T) {
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer box.Close()
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
+	box, smtp := schools.Mailbox(t, mailbox.Options{})
 
 	spans := make(endedSpans, 1024)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	st := storetest.Open(t, gormstore.DriverSQLite)
-	_, reg := schools.Sync(t, st, schools.File(1, "north", "Northwind", "http://127.0.0.1:8080"))
-	sc := config.DefaultServer()
-	sc.Secret = schools.Secret
-	sc.Mail = config.Mail{Host: host, Port: p, TLS: config.MailTLSNone, From: "noreply@localhost", Timeout: 30 * time.Second}
-	s, err := New(Deps{Config: sc, Schools: reg, Store: st, Tracing: tp})
+	f := newFixture(t, func(s *config.Server) {
+		s.Mail = config.Mail{Host: smtp.Host, Port: smtp.Port, TLS: smtp.TLS, From: "noreply@localhost", Timeout: smtp.Timeout}
+	})
+	s, err := New(Deps{Config: f.srv.deps.Config, Schools: f.srv.deps.Schools, Store: f.store, Tracing: tp})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,12 @@
 package servertest
 
 import (
-	"net"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/mail/mailbox"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // PostOffice sends a store's outbox over SMTP to a mailbox of the test, as `proctor serve`
@@ -24,15 +22,8 @@ type PostOffice struct {
 // sends st's outbox to it from noreply@school.test ("School").
 func NewPostOffice(t testing.TB, st mail.Store, secret config.Secret, o mail.Options) *PostOffice {
 	t.Helper()
-	box, err := mailbox.Start(mailbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = box.Close() })
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	sender, err := mail.NewSMTPSender(mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second},
-		func(int64) (string, string) { return "noreply@school.test", "School" })
+	box, settings := schools.Mailbox(t, mailbox.Options{})
+	sender, err := mail.NewSMTPSender(settings, func(int64) (string, string) { return "noreply@school.test", "School" })
 	if err != nil {
 		t.Fatal(err)
 	}
