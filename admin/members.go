@@ -416,39 +416,32 @@ type copyOf struct {
 	danger                           bool
 }
 
+// actionKeys holds, for each action, the catalogue keys of its copy. A title is written with
+// the member's name and the school, an explanation with the member's e-mail and the school:
+// each message uses the ones it names.
+var actionKeys = map[string]copyOf{
+	ActionRoles:        {link: "admin.action.roles.link", title: "admin.action.roles.title", explanation: "admin.action.roles.explanation", button: "admin.action.roles.button"},
+	ActionInvite:       {link: "admin.action.invite.link", title: "admin.action.invite.title", explanation: "admin.action.invite.explanation", button: "admin.action.invite.button"},
+	ActionResetLink:    {link: "admin.action.reset_link.link", title: "admin.action.reset_link.title", explanation: "admin.action.reset_link.explanation", button: "admin.action.reset_link.button"},
+	ActionUnlock:       {link: "admin.action.unlock.link", title: "admin.action.unlock.title", explanation: "admin.action.unlock.explanation", button: "admin.action.unlock.button"},
+	ActionResetFactors: {link: "admin.action.reset_factors.link", title: "admin.action.reset_factors.title", explanation: "admin.action.reset_factors.explanation", button: "admin.action.reset_factors.button", danger: true},
+	ActionSignOut:      {link: "admin.action.sign_out.link", title: "admin.action.sign_out.title", explanation: "admin.action.sign_out.explanation", button: "admin.action.sign_out.button", danger: true},
+	ActionRemove:       {link: "admin.action.remove.link", title: "admin.action.remove.title", explanation: "admin.action.remove.explanation", button: "admin.action.remove.button", danger: true},
+}
+
 func actionCopy(action string, t target, v visit) copyOf {
-	loc, name, email, school := v.loc, t.name(), t.entry.Member.Email, v.school.Name
-	switch action {
-	case ActionRoles:
-		return copyOf{link: loc.Text("admin.action.roles.link"), title: loc.Text("admin.action.roles.title", "Name", name),
-			explanation: loc.Text("admin.action.roles.explanation"),
-			button:      loc.Text("admin.action.roles.button")}
-	case ActionInvite:
-		return copyOf{link: loc.Text("admin.action.invite.link"), title: loc.Text("admin.action.invite.title", "Name", name),
-			explanation: loc.Text("admin.action.invite.explanation", "Email", email, "School", school),
-			button:      loc.Text("admin.action.invite.button")}
-	case ActionResetLink:
-		return copyOf{link: loc.Text("admin.action.reset_link.link"), title: loc.Text("admin.action.reset_link.title", "Name", name),
-			explanation: loc.Text("admin.action.reset_link.explanation", "Email", email),
-			button:      loc.Text("admin.action.reset_link.button")}
-	case ActionUnlock:
-		return copyOf{link: loc.Text("admin.action.unlock.link"), title: loc.Text("admin.action.unlock.title", "Name", name),
-			explanation: loc.Text("admin.action.unlock.explanation"),
-			button:      loc.Text("admin.action.unlock.button")}
-	case ActionResetFactors:
-		return copyOf{link: loc.Text("admin.action.reset_factors.link"), title: loc.Text("admin.action.reset_factors.title", "Name", name),
-			explanation: loc.Text("admin.action.reset_factors.explanation", "School", school),
-			button:      loc.Text("admin.action.reset_factors.button"), danger: true}
-	case ActionSignOut:
-		return copyOf{link: loc.Text("admin.action.sign_out.link"), title: loc.Text("admin.action.sign_out.title", "Name", name),
-			explanation: loc.Text("admin.action.sign_out.explanation", "School", school),
-			button:      loc.Text("admin.action.sign_out.button"), danger: true}
-	case ActionRemove:
-		return copyOf{link: loc.Text("admin.action.remove.link"), title: loc.Text("admin.action.remove.title", "Name", name, "School", school),
-			explanation: loc.Text("admin.action.remove.explanation", "School", school),
-			button:      loc.Text("admin.action.remove.button"), danger: true}
+	keys, ok := actionKeys[action]
+	if !ok {
+		return copyOf{}
 	}
-	return copyOf{}
+	loc, school := v.loc, v.school.Name
+	return copyOf{
+		link:        loc.Text(keys.link),
+		title:       loc.Text(keys.title, "Name", t.name(), "School", school),
+		explanation: loc.Text(keys.explanation, "Email", t.entry.Member.Email, "School", school),
+		button:      loc.Text(keys.button),
+		danger:      keys.danger,
+	}
 }
 
 // confirmPage is the confirmation page of action on t.
