@@ -687,7 +687,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 		if err != nil {
 			return err
 		}
-		if before, after = audit.RoleChange(roleNames(current), roleNames(got)); before == after {
+		if before, after = audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); before == after {
 			return nil
 		}
 		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
@@ -718,17 +718,9 @@ func ended(sessions, grants int) string {
 	return plural(sessions, "session", "sessions") + " ended, " + plural(grants, "token pair", "token pairs") + " revoked"
 }
 
-func roleNames(roles []storage.Role) []string {
-	names := make([]string, len(roles))
-	for i, r := range roles {
-		names[i] = string(r)
-	}
-	return names
-}
-
 // rolesText is a role list as events write it (audit.RoleChange).
 func rolesText(roles []storage.Role) string {
-	text, _ := audit.RoleChange(roleNames(roles), nil)
+	text, _ := audit.RoleChange(storage.RoleNames(roles), nil)
 	return text
 }
 

@@ -21,15 +21,7 @@ type Member struct {
 }
 
 func memberOut(m storage.MemberRoles) Member {
-	return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: roleNames(m.Roles)}
-}
-
-func roleNames(roles []storage.Role) []string {
-	out := make([]string, len(roles))
-	for i, r := range roles {
-		out[i] = string(r)
-	}
-	return out
+	return Member{ID: m.Member.ID, Email: m.Member.Email, Name: m.Member.Name, AvatarURL: m.Member.AvatarURL, Roles: storage.RoleNames(m.Roles)}
 }
 
 // rolesOf reads role names the schema has already checked.
@@ -116,7 +108,7 @@ func (h *Handler) registerMembers(api huma.API) {
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
 		}
-		if from, to := audit.RoleChange(roleNames(current), roleNames(got)); from != to {
+		if from, to := audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); from != to {
 			e := callerFrom(ctx).by()
 			e.Kind, e.SubjectID, e.Detail = audit.KindRoleChanged, in.MemberID, from+" -> "+to
 			h.audit.Note(ctx, e)

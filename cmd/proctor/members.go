@@ -162,7 +162,7 @@ func newMembersListCommand(g *globalFlags) *cobra.Command {
 		func(ctx context.Context, a *app, p storage.Page) ([]storage.MemberRoles, string, error) {
 			return a.store.ListSchoolMembers(ctx, p)
 		}, func(w io.Writer, m storage.MemberRoles) {
-			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(roleStrings(m.Roles), ","))
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Member.ID, m.Member.Email, m.Member.Name, strings.Join(storage.RoleNames(m.Roles), ","))
 		})
 }
 
@@ -207,7 +207,7 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if from, to := audit.RoleChange(roleStrings(before), roleStrings(after)); from != to {
+				if from, to := audit.RoleChange(storage.RoleNames(before), storage.RoleNames(after)); from != to {
 					a.note(ctx, audit.Event{Kind: audit.KindRoleChanged, SubjectID: m.ID, Detail: from + " -> " + to})
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> now has roles: %s\n", m.ID, m.Email, roles)
@@ -219,15 +219,6 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&roles, "role", "", "roles, comma-separated (owner, admin, lecturer, student), or none")
 	_ = cmd.MarkFlagRequired("role")
 	return cmd
-}
-
-// roleStrings names roles, for audit.RoleChange.
-func roleStrings(roles []storage.Role) []string {
-	out := make([]string, len(roles))
-	for i, r := range roles {
-		out[i] = string(r)
-	}
-	return out
 }
 
 // schoolListCommand is `list --school ID` of a group: it prints the table header and one row
