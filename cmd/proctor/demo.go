@@ -102,8 +102,7 @@ func runDemo(ctx context.Context, addr, internalAddr, dataDir string, out, logOu
 		return err
 	}
 	defer box.Close()
-	boxHost, boxPort, _ := net.SplitHostPort(box.Addr())
-	port, _ := strconv.Atoi(boxPort)
+	boxHost, port := box.HostPort()
 	srv.Mail = config.Mail{Host: boxHost, Port: port, TLS: config.MailTLSNone, From: "noreply@localhost", Timeout: config.DefaultMailTimeout}
 
 	schools := demo.Schools(addr)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -125,6 +126,14 @@ func (m *Mailbox) Addr() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.addr
+}
+
+// HostPort is Addr as SMTP settings take it: the host, and the port as a number.
+func (m *Mailbox) HostPort() (host string, port int) {
+	// Addr is what a TCP listener reports, so it always splits and its port is a number.
+	host, p, _ := net.SplitHostPort(m.Addr())
+	port, _ = strconv.Atoi(p)
+	return host, port
 }
 
 // Stop closes the listener and every connection: the address refuses connections until Resume.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/smtp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,9 @@ func TestMailbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	addr := box.Addr()
+	if host, port := box.HostPort(); host != "127.0.0.1" || port == 0 || host+":"+strconv.Itoa(port) != addr {
+		t.Errorf("HostPort() = %q, %d for %s", host, port, addr)
+	}
 	if err := send(t, addr, "ada@example.test"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package schools
 
 import (
-	"net"
-	"strconv"
 	"testing"
 	"time"
 
@@ -21,7 +19,6 @@ func Mailbox(t testing.TB, o mailbox.Options) (*mailbox.Mailbox, mail.SMTPSettin
 		t.Fatalf("mailbox: %v", err)
 	}
 	t.Cleanup(func() { _ = box.Close() })
-	host, port, _ := net.SplitHostPort(box.Addr())
-	p, _ := strconv.Atoi(port)
-	return box, mail.SMTPSettings{Host: host, Port: p, TLS: config.MailTLSNone, Timeout: 30 * time.Second}
+	host, port := box.HostPort()
+	return box, mail.SMTPSettings{Host: host, Port: port, TLS: config.MailTLSNone, Timeout: 30 * time.Second}
 }
