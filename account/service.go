@@ -281,11 +281,7 @@ func signedOutNote(signOutApps bool) string {
 
 // roleList names roles for an event's detail: "admin, student".
 func roleList(roles []storage.Role) string {
-	names := make([]string, len(roles))
-	for i, r := range roles {
-		names[i] = string(r)
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(storage.RoleNames(roles), ", ")
 }
 
 // mergeRoles returns have with the roles of add it lacks, most powerful first.

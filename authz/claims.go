@@ -12,14 +12,10 @@ import (
 // school, which every client of it needs. The rest follow OpenID Connect Core section 5.4:
 // profile releases name and picture, email releases email.
 func memberClaims(t *school.School, m storage.Member, roles []storage.Role, scopes []string) map[string]any {
-	names := make([]string, len(roles))
-	for i, r := range roles {
-		names[i] = string(r)
-	}
 	c := map[string]any{
 		"sub":    strconv.FormatInt(m.ID, 10),
 		"org_id": strconv.FormatInt(t.SchoolID, 10),
-		"roles":  names,
+		"roles":  storage.RoleNames(roles),
 	}
 	for _, s := range scopes {
 		switch s {

@@ -199,13 +199,3 @@ var (
 	NotificationTopics   = []string{TopicCourseUpdates, TopicPosts, TopicPayments, TopicEvents}
 	NotificationChannels = []string{ChannelEmail, ChannelInApp}
 )
-
-// RoleNames is roles as plain strings, in the same order, for what speaks of roles outside
-// storage: JSON bodies, event details (audit.RoleChange) and printed tables.
-func RoleNames(roles []Role) []string {
-	names := make([]string, len(roles))
-	for i, r := range roles {
-		names[i] = string(r)
-	}
-	return names
-}

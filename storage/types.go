@@ -15,6 +15,16 @@ const (
 // Roles lists every role, most powerful first.
 var Roles = []Role{RoleOwner, RoleAdmin, RoleLecturer, RoleStudent}
 
+// RoleNames is roles as plain strings, in the same order, for what speaks of roles outside
+// storage: JSON bodies, event details (audit.RoleChange) and printed tables.
+func RoleNames(roles []Role) []string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = string(r)
+	}
+	return names
+}
+
 // Valid reports whether r is one of Roles.
 func (r Role) Valid() bool {
 	for _, v := range Roles {

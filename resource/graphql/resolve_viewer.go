@@ -82,9 +82,5 @@ func (m *schoolMembership) Name() string      { return m.s.Name }
 func (m *schoolMembership) Current() bool     { return m.current }
 
 func (m *schoolMembership) Roles() []string {
-	out := make([]string, len(m.s.Roles))
-	for i, r := range m.s.Roles {
-		out[i] = string(r)
-	}
-	return out
+	return storage.RoleNames(m.s.Roles)
 }
