@@ -299,13 +299,13 @@ func seedOperatorData(t *testing.T, e *env) operatorIDs {
 	t.Helper()
 	ctx := e.ctx(e.a)
 	_, err := e.store.ImportSchoolData(ctx, &storage.SchoolData{
-		Courses: []storage.CourseSeed{{Slug: "seeded", Title: "Seeded", Currency: "USD", Published: true,
+		Courses: []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "seeded", Title: "Seeded", Currency: "USD"}, Published: true,
 			Sections: []storage.SectionSeed{{Title: "One", Lectures: []storage.LectureSeed{{Title: "L1", DurationSeconds: 60}}}}}},
-		Events: []storage.EventSeed{{Slug: "meetup", Title: "Meetup", StartsAt: seedTime(1), EndsAt: seedTime(2), Currency: "USD"}},
+		Events: []storage.EventSeed{{OfferSeed: storage.OfferSeed{Slug: "meetup", Title: "Meetup", Currency: "USD"}, StartsAt: seedTime(1), EndsAt: seedTime(2)}},
 		EventRegistrations: []storage.EventRegistrationSeed{
 			{Member: studentEmail, Event: "meetup", Status: "registered", RegisteredAt: seedTime(0)},
 		},
-		MembershipPlans: []storage.MembershipPlanSeed{{Slug: "monthly", Title: "Monthly", PriceAmount: 990, Currency: "USD", Interval: "month"}},
+		MembershipPlans: []storage.MembershipPlanSeed{{OfferSeed: storage.OfferSeed{Slug: "monthly", Title: "Monthly", PriceAmount: 990, Currency: "USD"}, Interval: "month"}},
 		Subscriptions:   []storage.SubscriptionSeed{{Member: studentEmail, Plan: "monthly", State: "active", StartedAt: seedTime(0), CurrentPeriodEnd: seedTime(30 * 24)}},
 		Forms:           []storage.FormSeed{{Slug: "contact", Title: "Contact", Fields: []storage.FormField{{Name: "email", Label: "E-mail", Type: "email"}}}},
 		FormSubmissions: []storage.FormSubmissionSeed{{Key: "s1", Form: "contact", Data: map[string]string{"email": "x@example.test"}, SubmittedAt: seedTime(3)}},

@@ -343,7 +343,7 @@ func (s *fixture) fixtureData(passwordHash string) *storage.SchoolData {
 	}
 	for c := range s.size.Courses {
 		slug := "course-" + strconv.Itoa(c+1)
-		course := storage.CourseSeed{Slug: slug, Title: fmt.Sprintf("Course %d", c+1), PriceAmount: int64(1000 + 100*c), Currency: "USD", Published: true}
+		course := storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: slug, Title: fmt.Sprintf("Course %d", c+1), PriceAmount: int64(1000 + 100*c), Currency: "USD"}, Published: true}
 		for sec := range s.size.Sections {
 			section := storage.SectionSeed{Title: fmt.Sprintf("Section %d.%d", c+1, sec+1)}
 			for l := range s.size.Lectures {

@@ -74,6 +74,14 @@ func TestLoadErrors(t *testing.T) {
 			want: []want{{4, "members[0].passwrd", "unknown key; expected one of: email, name, avatar_url, password, password_hash, roles"}},
 		},
 		{
+			name: "unknown key in a record sold like the others",
+			src: `events:
+  - slug: e
+    price: 100
+`,
+			want: []want{{3, "events[0].price", "unknown key; expected one of: slug, title, description, price_amount, currency, starts_at, ends_at"}},
+		},
+		{
 			name: "unknown top-level key",
 			src:  "school: {}\nmember: []\n",
 			want: []want{{2, "member", "unknown key; expected one of: school, members, courses"}},

@@ -51,7 +51,7 @@ func Load(name string, r io.Reader) (*Fixture, error) {
 		return nil, err
 	}
 	f := &Fixture{File: name, root: root}
-	d := &decoder{file: name, fields: map[reflect.Type]map[string]int{}}
+	d := &decoder{file: name, fields: map[reflect.Type]map[string][]int{}}
 	d.value(root, reflect.ValueOf(&f.Data).Elem(), "")
 	if len(d.errs) > 0 {
 		slices.SortStableFunc(d.errs, byLine)
@@ -119,7 +119,7 @@ func syntaxError(name string, err error) *Error {
 type decoder struct {
 	file   string
 	errs   Errors
-	fields map[reflect.Type]map[string]int // struct type -> yaml key -> field index
+	fields map[reflect.Type]map[string][]int // struct type -> yaml key -> field index path
 }
 
 var timeType = reflect.TypeFor[time.Time]()
@@ -219,7 +219,7 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) {
 			d.fail(k, path, "unknown key; expected one of: %s", strings.Join(knownKeys(fields), ", "))
 			continue
 		}
-		d.value(val, v.Field(idx), path)
+		d.value(val, v.FieldByIndex(idx), path)
 	}
 }
 
@@ -277,30 +277,36 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// structFields maps a struct's yaml keys to its field indexes.
-func (d *decoder) structFields(t reflect.Type) map[string]int {
+// structFields maps a struct's yaml keys to its field index paths. The keys of a struct field
+// tagged ",inline" (storage.OfferSeed) are the outer struct's own, as yaml.v3 reads them.
+func (d *decoder) structFields(t reflect.Type) map[string][]int {
 	if m, ok := d.fields[t]; ok {
 		return m
 	}
-	m := make(map[string]int, t.NumField())
+	m := make(map[string][]int, t.NumField())
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if name != "" && name != "-" {
-			m[name] = i
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		switch {
+		case name == "" && opts == "inline":
+			for k, idx := range d.structFields(t.Field(i).Type) {
+				m[k] = append([]int{i}, idx...)
+			}
+		case name != "" && name != "-":
+			m[name] = []int{i}
 		}
 	}
 	d.fields[t] = m
 	return m
 }
 
-// knownKeys lists a struct's keys in declaration order, which is the order the format
-// documents them in.
-func knownKeys(fields map[string]int) []string {
+// knownKeys lists a struct's keys in declaration order (an inline struct's keys where it is
+// embedded), which is the order the format documents them in.
+func knownKeys(fields map[string][]int) []string {
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return fields[a] - fields[b] })
+	slices.SortFunc(keys, func(a, b string) int { return slices.Compare(fields[a], fields[b]) })
 	return keys
 }
 

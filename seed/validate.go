@@ -326,10 +326,10 @@ func (v *validator) uniquePair(seen map[string]string, f, member, ref, what stri
 
 // offer checks what every record offered for sale (a course, a product, a service, a plan) has:
 // a unique slug, a title and a price.
-func (v *validator) offer(seen map[string]string, f, slug, title string, amount int64, currency, what string) {
-	v.uniqueSlug(seen, f, slug, what)
-	v.required(f+".title", title)
-	v.price(f, amount, currency)
+func (v *validator) offer(seen map[string]string, f string, o storage.OfferSeed, what string) {
+	v.uniqueSlug(seen, f, o.Slug, what)
+	v.required(f+".title", o.Title)
+	v.price(f, o.PriceAmount, o.Currency)
 }
 
 // courseList checks the courses a record lists by slug (a lecturer's, a service's): each is
@@ -434,7 +434,7 @@ func (v *validator) member(f string, seen map[string]string, m *storage.MemberSe
 }
 
 func (v *validator) course(f string, seen map[string]string, c *storage.CourseSeed) {
-	v.offer(seen, f, c.Slug, c.Title, c.PriceAmount, c.Currency, "course")
+	v.offer(seen, f, c.OfferSeed, "course")
 	for j, s := range c.Sections {
 		sf := fmt.Sprintf("%s.sections[%d]", f, j)
 		v.required(sf+".title", s.Title)
@@ -483,7 +483,7 @@ func (v *validator) progressRow(f string, seen map[string]string, p *storage.Pro
 }
 
 func (v *validator) digitalProduct(f string, seen map[string]string, p *storage.DigitalProductSeed) {
-	v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "digital product")
+	v.offer(seen, f, p.OfferSeed, "digital product")
 }
 
 func (v *validator) productHolding(f string, seen map[string]string, h *storage.ProductHoldingSeed) {
@@ -496,7 +496,7 @@ func (v *validator) productHolding(f string, seen map[string]string, h *storage.
 var clockPattern = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 
 func (v *validator) consultingService(f string, seen map[string]string, s *storage.ConsultingServiceSeed) {
-	v.offer(seen, f, s.Slug, s.Title, s.PriceAmount, s.Currency, "consulting service")
+	v.offer(seen, f, s.OfferSeed, "consulting service")
 	if s.DurationMinutes <= 0 {
 		v.add(f+".duration_minutes", "want a positive number of minutes")
 	}
@@ -769,7 +769,7 @@ func (v *validator) notificationSubscription(f string, seen map[string]string, s
 }
 
 func (v *validator) membershipPlan(f string, seen map[string]string, p *storage.MembershipPlanSeed) {
-	v.offer(seen, f, p.Slug, p.Title, p.PriceAmount, p.Currency, "membership plan")
+	v.offer(seen, f, p.OfferSeed, "membership plan")
 	v.oneOf(f+".interval", p.Interval, "month", "year")
 }
 

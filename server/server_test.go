@@ -283,8 +283,8 @@ func TestSchoolIsolationThroughTheEdge(t *testing.T) {
 	for _, tn := range []*school.School{f.a, f.b} {
 		ctx := school.NewContext(context.Background(), tn)
 		data := &storage.SchoolData{Courses: []storage.CourseSeed{
-			{Slug: "shared-slug", Title: "Course of " + tn.Subdomain, Currency: "USD", Published: true},
-			{Slug: "only-" + tn.Subdomain, Title: "Only " + tn.Subdomain, Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "shared-slug", Title: "Course of " + tn.Subdomain, Currency: "USD"}, Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "only-" + tn.Subdomain, Title: "Only " + tn.Subdomain, Currency: "USD"}, Published: true},
 		}}
 		if _, err := f.store.ImportSchoolData(ctx, data, storage.ImportOptions{}); err != nil {
 			t.Fatal(err)

@@ -77,37 +77,29 @@ type MemberSeed struct {
 	Roles        []Role `yaml:"roles,omitempty"`
 }
 
-// Offer returns the fields a seed of something a school sells shares with every other kind.
-func (s CourseSeed) Offer() Offer {
-	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
+// OfferSeed is the part every seed of something a school sells shares (a course, a digital
+// product, a consulting service, an event, a membership plan): the seeds embed it inline, so
+// that its keys sit in the record beside the seed's own. It is not Offer with yaml tags because
+// the catalogue types embed Offer too and the file's rules (description may be left out) are not
+// theirs. Its fields are Offer's, in the same order, so that one converts to the other: a field
+// added to Offer fails the build here until it is added too.
+type OfferSeed struct {
+	Slug        string `yaml:"slug"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description,omitempty"`
+	PriceAmount int64  `yaml:"price_amount"`
+	Currency    string `yaml:"currency"`
 }
 
-func (s DigitalProductSeed) Offer() Offer {
-	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
-}
-
-func (s ConsultingServiceSeed) Offer() Offer {
-	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
-}
-
-func (s EventSeed) Offer() Offer {
-	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
-}
-
-func (s MembershipPlanSeed) Offer() Offer {
-	return Offer{s.Slug, s.Title, s.Description, s.PriceAmount, s.Currency}
-}
+// Offer returns the seed's offer fields, as the catalogue types hold them.
+func (s OfferSeed) Offer() Offer { return Offer(s) }
 
 // CourseSeed is a course (keyed by slug) with its whole curriculum. Sections and lectures are
 // keyed by their position in the lists (from 1).
 type CourseSeed struct {
-	Slug        string        `yaml:"slug"`
-	Title       string        `yaml:"title"`
-	Description string        `yaml:"description,omitempty"`
-	PriceAmount int64         `yaml:"price_amount"`
-	Currency    string        `yaml:"currency"`
-	Published   bool          `yaml:"published"`
-	Sections    []SectionSeed `yaml:"sections,omitempty"`
+	OfferSeed `yaml:",inline"`
+	Published bool          `yaml:"published"`
+	Sections  []SectionSeed `yaml:"sections,omitempty"`
 }
 
 // SectionSeed is one section of a CourseSeed.
@@ -151,12 +143,8 @@ type ProgressSeed struct {
 
 // DigitalProductSeed is a digital product for sale (keyed by slug).
 type DigitalProductSeed struct {
-	Slug        string `yaml:"slug"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description,omitempty"`
-	PriceAmount int64  `yaml:"price_amount"`
-	Currency    string `yaml:"currency"`
-	Published   bool   `yaml:"published"`
+	OfferSeed `yaml:",inline"`
+	Published bool `yaml:"published"`
 }
 
 // ProductHoldingSeed entitles a member to a digital product (keyed by member and product).
@@ -170,11 +158,7 @@ type ProductHoldingSeed struct {
 // courses: a member delivered one of those courses sees the service. Slots are keyed by weekday
 // and start time, meetings by start time.
 type ConsultingServiceSeed struct {
-	Slug            string        `yaml:"slug"`
-	Title           string        `yaml:"title"`
-	Description     string        `yaml:"description,omitempty"`
-	PriceAmount     int64         `yaml:"price_amount"`
-	Currency        string        `yaml:"currency"`
+	OfferSeed       `yaml:",inline"`
 	DurationMinutes int           `yaml:"duration_minutes"`
 	Courses         []string      `yaml:"courses,omitempty"` // slugs
 	Slots           []SlotSeed    `yaml:"slots,omitempty"`
@@ -198,16 +182,12 @@ type MeetingSeed struct {
 
 // EventSeed is an event (keyed by slug).
 type EventSeed struct {
-	Slug        string    `yaml:"slug"`
-	Title       string    `yaml:"title"`
-	Description string    `yaml:"description,omitempty"`
-	StartsAt    time.Time `yaml:"starts_at"`
-	EndsAt      time.Time `yaml:"ends_at"`
-	Location    string    `yaml:"location,omitempty"`
-	PriceAmount int64     `yaml:"price_amount"`
-	Currency    string    `yaml:"currency"`
-	Capacity    int       `yaml:"capacity,omitempty"` // 0: unlimited
-	Published   bool      `yaml:"published"`
+	OfferSeed `yaml:",inline"`
+	StartsAt  time.Time `yaml:"starts_at"`
+	EndsAt    time.Time `yaml:"ends_at"`
+	Location  string    `yaml:"location,omitempty"`
+	Capacity  int       `yaml:"capacity,omitempty"` // 0: unlimited
+	Published bool      `yaml:"published"`
 }
 
 // EventRegistrationSeed registers a member for an event (keyed by member and event).
@@ -333,13 +313,9 @@ type NotificationSubscriptionSeed struct {
 
 // MembershipPlanSeed is a membership plan for sale (keyed by slug).
 type MembershipPlanSeed struct {
-	Slug        string `yaml:"slug"`
-	Title       string `yaml:"title"`
-	Description string `yaml:"description,omitempty"`
-	PriceAmount int64  `yaml:"price_amount"`
-	Currency    string `yaml:"currency"`
-	Interval    string `yaml:"interval"` // "month" or "year"
-	Published   bool   `yaml:"published"`
+	OfferSeed `yaml:",inline"`
+	Interval  string `yaml:"interval"` // "month" or "year"
+	Published bool   `yaml:"published"`
 }
 
 // SubscriptionSeed subscribes a member to a membership plan (keyed by member and plan).

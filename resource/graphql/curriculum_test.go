@@ -15,7 +15,7 @@ func TestCurriculumWriterAsGenerated(t *testing.T) {
 	e := seeded(newEnv(t, "sqlite"))
 	e.Seed(e.B, &storage.SchoolData{
 		Members: []storage.MemberSeed{{Email: emma, Name: "Emma Lopez", Roles: []storage.Role{storage.RoleStudent}}},
-		Courses: []storage.CourseSeed{{Slug: "odd", Title: "Odd <titles> & \"quotes\"", Currency: "USD", Published: true, Sections: []storage.SectionSeed{
+		Courses: []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "odd", Title: "Odd <titles> & \"quotes\"", Currency: "USD"}, Published: true, Sections: []storage.SectionSeed{
 			{Title: "Tab\there, <line\u2028separator>, \\ backslash", Lectures: []storage.LectureSeed{
 				{Title: "<script>&amp;</script>", DurationSeconds: 1},
 				{Title: "Control \x01 and \u00e9\u4e16", DurationSeconds: 2, IsLocked: true, UnlockAt: ptr(future)},

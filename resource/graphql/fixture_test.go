@@ -26,7 +26,7 @@ const (
 // whose rows must never show in Sam's answers (except her meetings, anonymously).
 func schoolAData() *storage.SchoolData {
 	course := func(slug, title string, sections ...storage.SectionSeed) storage.CourseSeed {
-		return storage.CourseSeed{Slug: slug, Title: title, PriceAmount: 9900, Currency: "USD", Published: true, Sections: sections}
+		return storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: slug, Title: title, PriceAmount: 9900, Currency: "USD"}, Published: true, Sections: sections}
 	}
 	item := func(kind, ref string, amount int64) []storage.PaymentLineItem {
 		return []storage.PaymentLineItem{{Kind: kind, Ref: ref, Title: ref, Quantity: 1, UnitAmount: amount}}
@@ -63,12 +63,12 @@ func schoolAData() *storage.SchoolData {
 			{Member: emma, Lecture: storage.LectureRef{Course: "sql", Section: 1, Lecture: 1}, State: storage.LectureCompleted, PositionSeconds: 200, UpdatedAt: day(past, 5)},
 		},
 		DigitalProducts: []storage.DigitalProductSeed{
-			{Slug: "cheat-sheet", Title: "Go Cheat Sheet", Description: "Two pages.", PriceAmount: 900, Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "cheat-sheet", Title: "Go Cheat Sheet", Description: "Two pages.", PriceAmount: 900, Currency: "USD"}, Published: true},
 		},
 		ProductHoldings: []storage.ProductHoldingSeed{{Member: sam, Product: "cheat-sheet", GrantedAt: day(past, 6)}},
 		ConsultingServices: []storage.ConsultingServiceSeed{
 			{
-				Slug: "code-review", Title: "Code Review", Description: "45 minutes on your code.", PriceAmount: 12000, Currency: "USD", DurationMinutes: 45,
+				OfferSeed: storage.OfferSeed{Slug: "code-review", Title: "Code Review", Description: "45 minutes on your code.", PriceAmount: 12000, Currency: "USD"}, DurationMinutes: 45,
 				Courses: []string{"go"},
 				Slots:   []storage.SlotSeed{{Weekday: 2, StartTime: "10:00", DurationMinutes: 180, TimeZone: "America/New_York"}},
 				Meetings: []storage.MeetingSeed{
@@ -78,10 +78,10 @@ func schoolAData() *storage.SchoolData {
 				},
 			},
 			// Offered against a course Sam's access to has ended: not offered to him.
-			{Slug: "history", Title: "History Hour", PriceAmount: 100, Currency: "USD", DurationMinutes: 60, Courses: []string{"old"}},
+			{OfferSeed: storage.OfferSeed{Slug: "history", Title: "History Hour", PriceAmount: 100, Currency: "USD"}, DurationMinutes: 60, Courses: []string{"old"}},
 		},
 		Events: []storage.EventSeed{
-			{Slug: "meetup", Title: "Gophers Night", Description: "Talks.", StartsAt: future, EndsAt: future.Add(3 * time.Hour), Location: "Loft", Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "meetup", Title: "Gophers Night", Description: "Talks.", Currency: "USD"}, StartsAt: future, EndsAt: future.Add(3 * time.Hour), Location: "Loft", Published: true},
 		},
 		EventRegistrations: []storage.EventRegistrationSeed{
 			{Member: sam, Event: "meetup", Status: "registered", RegisteredAt: day(past, 8)},

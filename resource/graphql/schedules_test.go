@@ -14,7 +14,7 @@ func TestConsultingServiceWithoutSchedule(t *testing.T) {
 	e := seeded(newEnv(t, "sqlite"))
 	a := schoolAData()
 	a.ConsultingServices = append(a.ConsultingServices, storage.ConsultingServiceSeed{
-		Slug: "office-hours", Title: "Office Hours", PriceAmount: 0, Currency: "USD", DurationMinutes: 30, Courses: []string{"go"},
+		OfferSeed: storage.OfferSeed{Slug: "office-hours", Title: "Office Hours", PriceAmount: 0, Currency: "USD"}, DurationMinutes: 30, Courses: []string{"go"},
 	})
 	e.Seed(e.A, a)
 	r := e.post(e.A, e.Token(e.A, sam, readScope), `{ viewer { consultingServices { nodes { slug slots { weekday } meetings { startsAt } } } } }`, nil)

@@ -26,7 +26,7 @@ const busy = "busy@example.test"
 func largeMember(courses, sections, lectures, payments int) *storage.SchoolData {
 	d := conformance.LargeSchoolData(courses, sections, lectures)
 	d.ConsultingServices = []storage.ConsultingServiceSeed{{
-		Slug: "office-hours", Title: "Office hours", Currency: "USD", DurationMinutes: 30, Courses: []string{"course-00"},
+		OfferSeed: storage.OfferSeed{Slug: "office-hours", Title: "Office hours", Currency: "USD"}, DurationMinutes: 30, Courses: []string{"course-00"},
 		Slots:    []storage.SlotSeed{{Weekday: 1, StartTime: "09:00", DurationMinutes: 60, TimeZone: "UTC"}},
 		Meetings: []storage.MeetingSeed{{Member: busy, StartsAt: future, EndsAt: future.Add(30 * time.Minute)}},
 	}}

@@ -53,7 +53,7 @@ func schoolData(now time.Time) *storage.SchoolData {
 			{Email: lecturerEmail, Name: "Lena Lecturer", Roles: []storage.Role{storage.RoleLecturer}},
 		},
 		Courses: []storage.CourseSeed{
-			{Slug: "go-basics", Title: "Go basics", Description: "From zero to goroutines", PriceAmount: 1999, Currency: "USD", Published: true,
+			{OfferSeed: storage.OfferSeed{Slug: "go-basics", Title: "Go basics", Description: "From zero to goroutines", PriceAmount: 1999, Currency: "USD"}, Published: true,
 				Sections: []storage.SectionSeed{
 					{Title: "Start", Lectures: []storage.LectureSeed{
 						{Title: "Hello", DurationSeconds: 300},
@@ -61,8 +61,8 @@ func schoolData(now time.Time) *storage.SchoolData {
 					}},
 					{Title: "Concurrency", Lectures: []storage.LectureSeed{{Title: "Goroutines", DurationSeconds: 900}}},
 				}},
-			{Slug: "rust-intro", Title: "Rust intro", Description: "Ownership", PriceAmount: 2500, Currency: "USD", Published: true},
-			{Slug: "secret-draft", Title: "Secret draft", Currency: "USD", Published: false},
+			{OfferSeed: storage.OfferSeed{Slug: "rust-intro", Title: "Rust intro", Description: "Ownership", PriceAmount: 2500, Currency: "USD"}, Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "secret-draft", Title: "Secret draft", Currency: "USD"}, Published: false},
 		},
 		Enrollments: []storage.EnrollmentSeed{
 			{Member: studentEmail, Course: "go-basics", ExpireDate: ptr(day(90)), EnrolledAt: day(-30)},
@@ -72,15 +72,15 @@ func schoolData(now time.Time) *storage.SchoolData {
 			{Member: studentEmail, Lecture: storage.LectureRef{Course: "go-basics", Section: 2, Lecture: 1}, State: storage.LectureRead, PositionSeconds: 42, UpdatedAt: day(-10)},
 		},
 		MembershipPlans: []storage.MembershipPlanSeed{
-			{Slug: "monthly", Title: "Monthly", Description: "Every course", PriceAmount: 990, Currency: "USD", Interval: "month", Published: true},
-			{Slug: "hidden", Title: "Hidden", PriceAmount: 1, Currency: "USD", Interval: "year", Published: false},
+			{OfferSeed: storage.OfferSeed{Slug: "monthly", Title: "Monthly", Description: "Every course", PriceAmount: 990, Currency: "USD"}, Interval: "month", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "hidden", Title: "Hidden", PriceAmount: 1, Currency: "USD"}, Interval: "year", Published: false},
 		},
 		DigitalProducts: []storage.DigitalProductSeed{
-			{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD"}, Published: true},
 		},
 		Events: []storage.EventSeed{
-			{Slug: "meetup", Title: "Meetup", StartsAt: day(7), EndsAt: day(7).Add(2 * time.Hour), Location: "Online", PriceAmount: 0, Currency: "USD", Published: true},
-			{Slug: "old-meetup", Title: "Old meetup", StartsAt: day(-7), EndsAt: day(-7).Add(time.Hour), Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "meetup", Title: "Meetup", PriceAmount: 0, Currency: "USD"}, StartsAt: day(7), EndsAt: day(7).Add(2 * time.Hour), Location: "Online", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "old-meetup", Title: "Old meetup", Currency: "USD"}, StartsAt: day(-7), EndsAt: day(-7).Add(time.Hour), Published: true},
 		},
 		Payments: []storage.PaymentSeed{
 			{TradeNo: "T-PAID", Member: studentEmail, Amount: 1999, Currency: "USD", PaymentType: "credit_card", PaymentState: storage.PaymentPaid,
@@ -103,7 +103,7 @@ func schoolData(now time.Time) *storage.SchoolData {
 func otherSchoolData(now time.Time) *storage.SchoolData {
 	return &storage.SchoolData{
 		Members: []storage.MemberSeed{{Email: studentEmail, Name: "Sam Student", Roles: []storage.Role{storage.RoleStudent}}},
-		Courses: []storage.CourseSeed{{Slug: "lumen-only", Title: "Lumen only", Currency: "EUR", Published: true}},
+		Courses: []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "lumen-only", Title: "Lumen only", Currency: "EUR"}, Published: true}},
 		Enrollments: []storage.EnrollmentSeed{
 			{Member: studentEmail, Course: "lumen-only", LifetimeAccess: true, EnrolledAt: now.Add(-time.Hour).Truncate(time.Second)},
 		},

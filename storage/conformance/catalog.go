@@ -14,24 +14,24 @@ import (
 func catalogData() *storage.SchoolData {
 	d := FullSchoolData()
 	d.Courses = append(d.Courses,
-		storage.CourseSeed{Slug: "rust-intro", Title: "Rust intro", Description: "Ownership and borrowing", PriceAmount: 2500, Currency: "USD", Published: true},
-		storage.CourseSeed{Slug: "go-advanced", Title: "Advanced GO", Description: "Generics, 100% of them", PriceAmount: 3000, Currency: "USD", Published: true},
-		storage.CourseSeed{Slug: "go-secret", Title: "Go secret draft", Currency: "USD", Published: false},
+		storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: "rust-intro", Title: "Rust intro", Description: "Ownership and borrowing", PriceAmount: 2500, Currency: "USD"}, Published: true},
+		storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: "go-advanced", Title: "Advanced GO", Description: "Generics, 100% of them", PriceAmount: 3000, Currency: "USD"}, Published: true},
+		storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: "go-secret", Title: "Go secret draft", Currency: "USD"}, Published: false},
 	)
 	d.MembershipPlans = append(d.MembershipPlans,
-		storage.MembershipPlanSeed{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD", Interval: "year", Published: true},
-		storage.MembershipPlanSeed{Slug: "hidden-plan", Title: "Hidden", PriceAmount: 1, Currency: "USD", Interval: "month", Published: false},
+		storage.MembershipPlanSeed{OfferSeed: storage.OfferSeed{Slug: "yearly", Title: "Yearly", PriceAmount: 9900, Currency: "USD"}, Interval: "year", Published: true},
+		storage.MembershipPlanSeed{OfferSeed: storage.OfferSeed{Slug: "hidden-plan", Title: "Hidden", PriceAmount: 1, Currency: "USD"}, Interval: "month", Published: false},
 	)
 	d.DigitalProducts = append(d.DigitalProducts,
-		storage.DigitalProductSeed{Slug: "templates", Title: "Templates", PriceAmount: 700, Currency: "USD", Published: true},
-		storage.DigitalProductSeed{Slug: "unreleased", Title: "Unreleased", PriceAmount: 1, Currency: "USD", Published: false},
+		storage.DigitalProductSeed{OfferSeed: storage.OfferSeed{Slug: "templates", Title: "Templates", PriceAmount: 700, Currency: "USD"}, Published: true},
+		storage.DigitalProductSeed{OfferSeed: storage.OfferSeed{Slug: "unreleased", Title: "Unreleased", PriceAmount: 1, Currency: "USD"}, Published: false},
 	)
 	d.Events = append(d.Events,
-		storage.EventSeed{Slug: "past", Title: "Past", StartsAt: at(2, 18), EndsAt: at(2, 20), Currency: "USD", Published: true},
-		storage.EventSeed{Slug: "ongoing", Title: "Ongoing", StartsAt: at(9, 0), EndsAt: at(11, 0), Currency: "USD", Published: true},
-		storage.EventSeed{Slug: "later", Title: "Later", StartsAt: at(20, 18), EndsAt: at(20, 21), Currency: "USD", Published: true},
-		storage.EventSeed{Slug: "same-start", Title: "Same start", StartsAt: at(20, 18), EndsAt: at(20, 19), Currency: "USD", Published: true},
-		storage.EventSeed{Slug: "draft-event", Title: "Draft", StartsAt: at(21, 18), EndsAt: at(21, 21), Currency: "USD", Published: false},
+		storage.EventSeed{OfferSeed: storage.OfferSeed{Slug: "past", Title: "Past", Currency: "USD"}, StartsAt: at(2, 18), EndsAt: at(2, 20), Published: true},
+		storage.EventSeed{OfferSeed: storage.OfferSeed{Slug: "ongoing", Title: "Ongoing", Currency: "USD"}, StartsAt: at(9, 0), EndsAt: at(11, 0), Published: true},
+		storage.EventSeed{OfferSeed: storage.OfferSeed{Slug: "later", Title: "Later", Currency: "USD"}, StartsAt: at(20, 18), EndsAt: at(20, 21), Published: true},
+		storage.EventSeed{OfferSeed: storage.OfferSeed{Slug: "same-start", Title: "Same start", Currency: "USD"}, StartsAt: at(20, 18), EndsAt: at(20, 19), Published: true},
+		storage.EventSeed{OfferSeed: storage.OfferSeed{Slug: "draft-event", Title: "Draft", Currency: "USD"}, StartsAt: at(21, 18), EndsAt: at(21, 21), Published: false},
 	)
 	return d
 }
@@ -39,10 +39,10 @@ func catalogData() *storage.SchoolData {
 // otherSchoolCatalog is school B's offer, which school A's reads must never show.
 func otherSchoolCatalog() *storage.SchoolData {
 	return &storage.SchoolData{
-		Courses:         []storage.CourseSeed{{Slug: "go-elsewhere", Title: "Go elsewhere", Currency: "USD", Published: true}},
-		MembershipPlans: []storage.MembershipPlanSeed{{Slug: "b-plan", Title: "B plan", Currency: "USD", Interval: "month", Published: true}},
-		DigitalProducts: []storage.DigitalProductSeed{{Slug: "b-product", Title: "B product", Currency: "USD", Published: true}},
-		Events:          []storage.EventSeed{{Slug: "b-event", Title: "B event", StartsAt: at(20, 0), EndsAt: at(20, 1), Currency: "USD", Published: true}},
+		Courses:         []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "go-elsewhere", Title: "Go elsewhere", Currency: "USD"}, Published: true}},
+		MembershipPlans: []storage.MembershipPlanSeed{{OfferSeed: storage.OfferSeed{Slug: "b-plan", Title: "B plan", Currency: "USD"}, Interval: "month", Published: true}},
+		DigitalProducts: []storage.DigitalProductSeed{{OfferSeed: storage.OfferSeed{Slug: "b-product", Title: "B product", Currency: "USD"}, Published: true}},
+		Events:          []storage.EventSeed{{OfferSeed: storage.OfferSeed{Slug: "b-event", Title: "B event", Currency: "USD"}, StartsAt: at(20, 0), EndsAt: at(20, 1), Published: true}},
 	}
 }
 
@@ -148,7 +148,7 @@ func testReports(t *testing.T, s storage.Store) {
 	mustImport(t, s, ctxB, &storage.SchoolData{
 		Members: []storage.MemberSeed{{Email: "ada@example.test", Name: "Ada", AvatarURL: "https://a.example.test/ada.png",
 			Roles: []storage.Role{storage.RoleStudent}}},
-		Courses:     []storage.CourseSeed{{Slug: "b-course", Title: "B", Currency: "EUR", Published: true}},
+		Courses:     []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "b-course", Title: "B", Currency: "EUR"}, Published: true}},
 		Enrollments: []storage.EnrollmentSeed{{Member: "ada@example.test", Course: "b-course", EnrolledAt: at(1, 0)}},
 		Payments: []storage.PaymentSeed{{TradeNo: "B-1", Member: "ada@example.test", Amount: 5, Currency: "EUR", PaymentType: "atm",
 			PaymentState: storage.PaymentPaid, CreatedAt: at(1, 0), LineItems: []storage.PaymentLineItem{}}},

@@ -45,7 +45,7 @@ func testCoursePaging(t *testing.T, s storage.Store) {
 	ctxA, _ := syncSchools(t, s)
 	var data storage.SchoolData
 	for i := range 25 {
-		data.Courses = append(data.Courses, storage.CourseSeed{Slug: fmt.Sprintf("c%02d", i), Title: "C", Currency: "USD", Published: i%2 == 0})
+		data.Courses = append(data.Courses, storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: fmt.Sprintf("c%02d", i), Title: "C", Currency: "USD"}, Published: i%2 == 0})
 	}
 	mustImport(t, s, ctxA, &data)
 

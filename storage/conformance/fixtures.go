@@ -29,7 +29,7 @@ func FullSchoolData() *storage.SchoolData {
 		},
 		Courses: []storage.CourseSeed{
 			{
-				Slug: "go-basics", Title: "Go basics", Description: "From zero", PriceAmount: 1999, Currency: "USD", Published: true,
+				OfferSeed: storage.OfferSeed{Slug: "go-basics", Title: "Go basics", Description: "From zero", PriceAmount: 1999, Currency: "USD"}, Published: true,
 				Sections: []storage.SectionSeed{
 					{Title: "Start", Lectures: []storage.LectureSeed{
 						{Title: "Hello", DurationSeconds: 300},
@@ -40,7 +40,7 @@ func FullSchoolData() *storage.SchoolData {
 					}},
 				},
 			},
-			{Slug: "draft", Title: "Draft course", PriceAmount: 0, Currency: "USD", Published: false},
+			{OfferSeed: storage.OfferSeed{Slug: "draft", Title: "Draft course", PriceAmount: 0, Currency: "USD"}, Published: false},
 		},
 		Enrollments: []storage.EnrollmentSeed{
 			{Member: "ada@example.test", Course: "go-basics", LifetimeAccess: true, EnrolledAt: at(1, 8)},
@@ -51,19 +51,19 @@ func FullSchoolData() *storage.SchoolData {
 			{Member: "ada@example.test", Lecture: storage.LectureRef{Course: "go-basics", Section: 2, Lecture: 1}, State: storage.LectureRead, PositionSeconds: 42, UpdatedAt: at(4, 10)},
 		},
 		DigitalProducts: []storage.DigitalProductSeed{
-			{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "cheatsheet", Title: "Cheat sheet", Description: "PDF", PriceAmount: 500, Currency: "USD"}, Published: true},
 		},
 		ProductHoldings: []storage.ProductHoldingSeed{
 			{Member: "ada@example.test", Product: "cheatsheet", GrantedAt: at(5, 12)},
 		},
 		ConsultingServices: []storage.ConsultingServiceSeed{{
-			Slug: "office-hours", Title: "Office hours", Description: "Ask anything", PriceAmount: 3000, Currency: "USD", DurationMinutes: 30,
+			OfferSeed: storage.OfferSeed{Slug: "office-hours", Title: "Office hours", Description: "Ask anything", PriceAmount: 3000, Currency: "USD"}, DurationMinutes: 30,
 			Courses:  []string{"go-basics"},
 			Slots:    []storage.SlotSeed{{Weekday: 2, StartTime: "10:00", DurationMinutes: 30, TimeZone: "Asia/Tokyo"}},
 			Meetings: []storage.MeetingSeed{{Member: "linus@example.test", StartsAt: at(12, 1), EndsAt: at(12, 2)}},
 		}},
 		Events: []storage.EventSeed{
-			{Slug: "meetup", Title: "Meetup", Description: "Pizza", StartsAt: at(15, 18), EndsAt: at(15, 21), Location: "Tokyo", PriceAmount: 1000, Currency: "JPY", Capacity: 30, Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "meetup", Title: "Meetup", Description: "Pizza", PriceAmount: 1000, Currency: "JPY"}, StartsAt: at(15, 18), EndsAt: at(15, 21), Location: "Tokyo", Capacity: 30, Published: true},
 		},
 		EventRegistrations: []storage.EventRegistrationSeed{
 			{Member: "linus@example.test", Event: "meetup", Status: "registered", RegisteredAt: at(6, 9)},
@@ -91,7 +91,7 @@ func FullSchoolData() *storage.SchoolData {
 			{Member: "ada@example.test", Topic: "posts", Channel: "in_app", Enabled: false},
 		},
 		MembershipPlans: []storage.MembershipPlanSeed{
-			{Slug: "monthly", Title: "Monthly", Description: "All courses", PriceAmount: 990, Currency: "USD", Interval: "month", Published: true},
+			{OfferSeed: storage.OfferSeed{Slug: "monthly", Title: "Monthly", Description: "All courses", PriceAmount: 990, Currency: "USD"}, Interval: "month", Published: true},
 		},
 		Subscriptions: []storage.SubscriptionSeed{
 			{Member: "grace@example.test", Plan: "monthly", State: "active", StartedAt: at(1, 0), CurrentPeriodEnd: at(31, 0)},
@@ -160,7 +160,7 @@ func LargeSchoolData(courses, sections, lectures int) *storage.SchoolData {
 	}
 	for c := range courses {
 		slug := fmt.Sprintf("course-%02d", c)
-		cs := storage.CourseSeed{Slug: slug, Title: "Course " + slug, PriceAmount: int64(100 * c), Currency: "USD", Published: true}
+		cs := storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: slug, Title: "Course " + slug, PriceAmount: int64(100 * c), Currency: "USD"}, Published: true}
 		for s := range sections {
 			sec := storage.SectionSeed{Title: fmt.Sprintf("Section %d", s+1)}
 			for l := range lectures {

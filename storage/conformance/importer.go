@@ -140,7 +140,7 @@ func testImportReferencesExistingRows(t *testing.T, s storage.Store) {
 
 	// School B refers to members school A imported, and imports its own course.
 	mustImport(t, s, ctxB, &storage.SchoolData{
-		Courses:     []storage.CourseSeed{{Slug: "b-course", Title: "B", Currency: "USD"}},
+		Courses:     []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "b-course", Title: "B", Currency: "USD"}}},
 		Enrollments: []storage.EnrollmentSeed{{Member: "Ada@example.test", Course: "b-course", EnrolledAt: at(9, 9)}},
 	})
 	ada := memberID(t, s, t.Context(), "ada@example.test")

@@ -112,7 +112,7 @@ func testSchoolIsolation(t *testing.T, s storage.Store) {
 	for i := range dataB.Courses {
 		dataB.Courses[i].Title += " (B)"
 	}
-	dataB.Courses = append(dataB.Courses, storage.CourseSeed{Slug: "b-only", Title: "B only", Currency: "USD"})
+	dataB.Courses = append(dataB.Courses, storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: "b-only", Title: "B only", Currency: "USD"}})
 	dataB.Members[0].Roles = []storage.Role{storage.RoleStudent} // Ada: owner at A, student at B
 	dataB.Members[2].Roles = nil                                 // Linus: no role at B
 	dataB.Members = append(dataB.Members, storage.MemberSeed{Email: "bea@example.test", Name: "Bea", Roles: []storage.Role{storage.RoleAdmin}})

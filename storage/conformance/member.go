@@ -55,7 +55,7 @@ func testMemberEnrolledCourses(t *testing.T, s storage.Store) {
 	data := FullSchoolData()
 	// A third course Ada enrolled in before go-basics, so that enrolled_at, not the row id,
 	// must decide the order.
-	data.Courses = append(data.Courses, storage.CourseSeed{Slug: "early", Title: "Early", Currency: "USD", Published: true,
+	data.Courses = append(data.Courses, storage.CourseSeed{OfferSeed: storage.OfferSeed{Slug: "early", Title: "Early", Currency: "USD"}, Published: true,
 		Sections: []storage.SectionSeed{{Title: "Only", Lectures: []storage.LectureSeed{{Title: "One", DurationSeconds: 10}}}}})
 	data.Enrollments = append(data.Enrollments, storage.EnrollmentSeed{Member: "ada@example.test", Course: "early", EnrolledAt: at(1, 1), ExpireDate: ptr(at(30, 0))})
 	mustImport(t, s, ctxA, data)
@@ -127,7 +127,7 @@ func testMemberCurricula(t *testing.T, s storage.Store) {
 func testMemberEntitlements(t *testing.T, s storage.Store) {
 	ctxA, ctxB := syncSchools(t, s)
 	data := FullSchoolData()
-	data.DigitalProducts = append(data.DigitalProducts, storage.DigitalProductSeed{Slug: "poster", Title: "Poster", PriceAmount: 100, Currency: "USD"})
+	data.DigitalProducts = append(data.DigitalProducts, storage.DigitalProductSeed{OfferSeed: storage.OfferSeed{Slug: "poster", Title: "Poster", PriceAmount: 100, Currency: "USD"}})
 	data.ProductHoldings = append(data.ProductHoldings, storage.ProductHoldingSeed{Member: "ada@example.test", Product: "poster", GrantedAt: at(2, 12)})
 	mustImport(t, s, ctxA, data)
 	ada := memberID(t, s, ctxA, "ada@example.test")
@@ -184,7 +184,7 @@ func testMemberConsulting(t *testing.T, s storage.Store) {
 	// A second service, offered against both courses, with two meetings: one over before the
 	// clock below and one still to come.
 	data.ConsultingServices = append(data.ConsultingServices, storage.ConsultingServiceSeed{
-		Slug: "review", Title: "Review", PriceAmount: 100, Currency: "USD", DurationMinutes: 60,
+		OfferSeed: storage.OfferSeed{Slug: "review", Title: "Review", PriceAmount: 100, Currency: "USD"}, DurationMinutes: 60,
 		Courses: []string{"go-basics", "draft"},
 		Slots: []storage.SlotSeed{
 			{Weekday: 4, StartTime: "09:00", DurationMinutes: 60, TimeZone: "UTC"},

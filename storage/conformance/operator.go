@@ -18,8 +18,8 @@ func testOperatorData(t *testing.T, s storage.Store) {
 	mustImport(t, s, ctxA, FullSchoolData())
 	mustImport(t, s, ctxB, &storage.SchoolData{
 		Members: []storage.MemberSeed{{Email: "bea@example.test", Name: "Bea", Roles: []storage.Role{storage.RoleOwner}}},
-		Courses: []storage.CourseSeed{{Slug: "b-only", Title: "B", Currency: "EUR", Sections: []storage.SectionSeed{{Title: "S"}}}},
-		Events:  []storage.EventSeed{{Slug: "b-event", Title: "B", StartsAt: at(1, 1), EndsAt: at(1, 2), Currency: "EUR"}},
+		Courses: []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "b-only", Title: "B", Currency: "EUR"}, Sections: []storage.SectionSeed{{Title: "S"}}}},
+		Events:  []storage.EventSeed{{OfferSeed: storage.OfferSeed{Slug: "b-event", Title: "B", Currency: "EUR"}, StartsAt: at(1, 1), EndsAt: at(1, 2)}},
 		Forms:   []storage.FormSeed{{Slug: "b-form", Title: "B", Fields: []storage.FormField{}}},
 	})
 	f := operatorFixture{t: t, s: s, a: ctxA, b: ctxB}

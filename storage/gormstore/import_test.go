@@ -211,7 +211,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	sectionPos := map[int64]int{}
 	for _, c := range courses {
 		slug[c.ID] = c.Slug
-		cs := storage.CourseSeed{Slug: c.Slug, Title: c.Title, Description: c.Description, PriceAmount: c.PriceAmount, Currency: c.Currency, Published: c.Published}
+		cs := storage.CourseSeed{OfferSeed: storage.OfferSeed(c.Offer), Published: c.Published}
 		for _, sec := range sections {
 			if sec.CourseID != c.ID {
 				continue
@@ -252,7 +252,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 
 	products, productSlug := keyed(find, func(r digitalProductRow) (int64, string) { return r.ID, r.Slug })
 	for _, p := range products {
-		d.DigitalProducts = append(d.DigitalProducts, storage.DigitalProductSeed{Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Published: p.Published})
+		d.DigitalProducts = append(d.DigitalProducts, storage.DigitalProductSeed{OfferSeed: storage.OfferSeed(p.Offer), Published: p.Published})
 	}
 	var holdings []productHoldingRow
 	find(&holdings, "id")
@@ -271,7 +271,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	find(&slots, "id")
 	find(&meetings, "id")
 	for _, sv := range services {
-		seed := storage.ConsultingServiceSeed{Slug: sv.Slug, Title: sv.Title, Description: sv.Description, PriceAmount: sv.PriceAmount, Currency: sv.Currency, DurationMinutes: sv.DurationMinutes}
+		seed := storage.ConsultingServiceSeed{OfferSeed: storage.OfferSeed(sv.Offer), DurationMinutes: sv.DurationMinutes}
 		seed.Courses = linkedSlugs(serviceCourses, sv.ID, slug, func(c consultingServiceCourseRow) (int64, int64) { return c.ServiceID, c.CourseID })
 		for _, sl := range slots {
 			if sl.ServiceID == sv.ID {
@@ -288,7 +288,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 
 	events, eventSlug := keyed(find, func(r eventRow) (int64, string) { return r.ID, r.Slug })
 	for _, e := range events {
-		d.Events = append(d.Events, storage.EventSeed{Slug: e.Slug, Title: e.Title, Description: e.Description, StartsAt: utc(e.StartsAt), EndsAt: utc(e.EndsAt), Location: e.Location, PriceAmount: e.PriceAmount, Currency: e.Currency, Capacity: e.Capacity, Published: e.Published})
+		d.Events = append(d.Events, storage.EventSeed{OfferSeed: storage.OfferSeed(e.Offer), StartsAt: utc(e.StartsAt), EndsAt: utc(e.EndsAt), Location: e.Location, Capacity: e.Capacity, Published: e.Published})
 	}
 	var registrations []eventRegistrationRow
 	find(&registrations, "id")
@@ -334,7 +334,7 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 
 	plans, planSlug := keyed(find, func(r membershipPlanRow) (int64, string) { return r.ID, r.Slug })
 	for _, p := range plans {
-		d.MembershipPlans = append(d.MembershipPlans, storage.MembershipPlanSeed{Slug: p.Slug, Title: p.Title, Description: p.Description, PriceAmount: p.PriceAmount, Currency: p.Currency, Interval: p.BillingInterval, Published: p.Published})
+		d.MembershipPlans = append(d.MembershipPlans, storage.MembershipPlanSeed{OfferSeed: storage.OfferSeed(p.Offer), Interval: p.BillingInterval, Published: p.Published})
 	}
 	var subscriptions []subscriptionRow
 	find(&subscriptions, "id")
