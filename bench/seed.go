@@ -89,14 +89,11 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 		dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"),
 		adminDSN: o.DSN, apiKey: randomHex(32),
 	}
-	publicAddr, err := freeAddr(o.Host)
+	addrs, err := freeAddrs(o.Host, 2)
 	if err != nil {
 		return ws, err
 	}
-	internalAddr, err := freeAddr(o.Host)
-	if err != nil {
-		return ws, err
-	}
+	publicAddr, internalAddr := addrs[0], addrs[1]
 	db := map[string]any{"driver": o.Database}
 	switch o.Database {
 	case driverSQLite:
@@ -192,15 +189,21 @@ func writeYAML(path string, v any) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-// freeAddr returns host:port with a port nothing listens on now. The port is released before
-// the server binds it; on one machine that small window is an acceptable race.
-func freeAddr(host string) (string, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "0"))
-	if err != nil {
-		return "", err
+// freeAddrs returns n host:port addresses, each with a port nothing listens on now. Every
+// listener stays open until all n are chosen: a port closed and asked for again may come back,
+// and two listeners of the server on one port fail its start. The ports are released before the
+// server binds them; on one machine that small window is an acceptable race.
+func freeAddrs(host string, n int) ([]string, error) {
+	addrs := make([]string, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "0"))
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return addrs, nil
 }
 
 func randomHex(n int) string {

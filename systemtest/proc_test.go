@@ -393,14 +393,30 @@ func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 	return c.ClientID
 }
 
-// freeAddr returns a loopback address nothing listens on now. The port is released before the
-// server binds it; on one machine that window is an acceptable race.
+// handedOut holds the addresses freeAddr has returned, so that it never returns one twice: a
+// port closed and asked for again may come back, and a replica's two listeners (or two
+// replicas) on one port fail its start.
+var handedOut = struct {
+	sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
+
+// freeAddr returns a loopback address nothing listens on now and no earlier call returned. The
+// port is released before the server binds it; on one machine that window is an acceptable race.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		must(t, err)
+		addr := l.Addr().String()
+		l.Close()
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
+	}
 }
 
 func writeYAML(path string, v any) error {
