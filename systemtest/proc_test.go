@@ -64,6 +64,9 @@ type deployment struct {
 	origin string
 	// grace is http.shutdown_grace of every server file ("" keeps the default).
 	grace string
+	// readWrite is http.read_timeout and http.write_timeout of every server file ("" keeps the
+	// defaults).
+	readWrite string
 	// startupTimeout is database.startup_timeout of every server file ("" keeps the default).
 	startupTimeout string
 }
@@ -125,6 +128,10 @@ func (d *deployment) newReplica(name, public string) *replica {
 	httpConf := map[string]any{}
 	if d.grace != "" {
 		httpConf["shutdown_grace"] = d.grace
+	}
+	if d.readWrite != "" {
+		httpConf["read_timeout"] = d.readWrite
+		httpConf["write_timeout"] = d.readWrite
 	}
 	database := map[string]any{"driver": "postgres", "dsn": d.dsn, "max_open_conns": 8}
 	if d.startupTimeout != "" {
