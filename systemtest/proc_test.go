@@ -400,30 +400,47 @@ func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 	return c.ClientID
 }
 
-// handedOut holds the addresses freeAddr has returned, so that it never returns one twice: a
-// port closed and asked for again may come back, and a replica's two listeners (or two
-// replicas) on one port fail its start.
+// handedOut holds the addresses listenFree has chosen, so that none is chosen twice: a port
+// closed and asked for again may come back, and a replica's two listeners (or two replicas, or
+// a replica and the database proxy, which closes its port and opens it again) on one port fail.
 var handedOut = struct {
 	sync.Mutex
 	addrs map[string]bool
 }{addrs: map[string]bool{}}
 
-// freeAddr returns a loopback address nothing listens on now and no earlier call returned. The
-// port is released before the server binds it; on one machine that window is an acceptable race.
-func freeAddr(t *testing.T) string {
-	t.Helper()
+// listenFree listens on a loopback port no earlier call chose. A port that was chosen before is
+// kept open until a new one is found, so that it cannot come back at once.
+func listenFree() (net.Listener, error) {
 	handedOut.Lock()
 	defer handedOut.Unlock()
+	var taken []net.Listener
+	defer func() {
+		for _, l := range taken {
+			l.Close()
+		}
+	}()
 	for {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		must(t, err)
-		addr := l.Addr().String()
-		l.Close()
-		if !handedOut.addrs[addr] {
-			handedOut.addrs[addr] = true
-			return addr
+		if err != nil {
+			return nil, err
 		}
+		if addr := l.Addr().String(); !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return l, nil
+		}
+		taken = append(taken, l)
 	}
+}
+
+// freeAddr returns a loopback address nothing listens on now and listenFree never chose before.
+// The port is released before the server binds it; on one machine that window is an acceptable
+// race.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := listenFree()
+	must(t, err)
+	defer l.Close()
+	return l.Addr().String()
 }
 
 func writeYAML(path string, v any) error {
