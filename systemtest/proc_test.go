@@ -127,7 +127,7 @@ func (d *deployment) serveAlone(operator bool) (*replica, *site, *process) {
 // newReplica writes a server file for a server listening on public (and a free internal port).
 func (d *deployment) newReplica(name, public string) *replica {
 	d.t.Helper()
-	r := &replica{name: name, public: public, internal: freeAddr(d.t), configFile: filepath.Join(d.dir, name+".yaml")}
+	r := &replica{name: name, public: public, internal: reserveAddr(d.t), configFile: filepath.Join(d.dir, name+".yaml")}
 	httpConf := map[string]any{}
 	if d.grace != "" {
 		httpConf["shutdown_grace"] = d.grace
@@ -174,6 +174,7 @@ func (r *replica) resetTransport() {
 // start runs `proctor serve` for the replica and waits until it is ready.
 func (r *replica) start(t *testing.T) *process {
 	t.Helper()
+	releaseAddrs(r.public, r.internal)
 	r.proc = startProcess(t, r.name, r.internal, binary, "serve", "--config", r.configFile)
 	return r.proc
 }
@@ -406,10 +407,12 @@ func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 // handedOut holds the addresses listenFree has chosen, so that none is chosen twice: a port
 // closed and asked for again may come back, and a replica's two listeners (or two replicas, or
 // a replica and the database proxy, which closes its port and opens it again) on one port fail.
+// held are the listeners reserveAddr keeps open until their server starts.
 var handedOut = struct {
 	sync.Mutex
 	addrs map[string]bool
-}{addrs: map[string]bool{}}
+	held  map[string]net.Listener
+}{addrs: map[string]bool{}, held: map[string]net.Listener{}}
 
 // listenFree listens on a loopback port no earlier call chose. A port that was chosen before is
 // kept open until a new one is found, so that it cannot come back at once.
@@ -435,15 +438,46 @@ func listenFree() (net.Listener, error) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on now and listenFree never chose before.
-// The port is released before the server binds it; on one machine that window is an acceptable
-// race.
+// freeAddr returns a loopback address nothing listens on now and listenFree never chose before:
+// an address where nothing is meant to listen.
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := listenFree()
 	must(t, err)
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// reserveAddr returns an address for a server's listener, as freeAddr does, but keeps listening
+// on it until releaseAddrs, just before the server starts. Between the choice and the start the
+// test sets the deployment up (migrations, members, clients: processes of their own, seconds on
+// a busy machine), and a port merely closed could meanwhile be taken by another listener or by
+// an outgoing connection, of this process or another; the server would then fail to start. The
+// port is still released before the server binds it; that window, the process's start, is an
+// acceptable race on one machine.
+func reserveAddr(t *testing.T) string {
+	t.Helper()
+	l, err := listenFree()
+	must(t, err)
+	addr := l.Addr().String()
+	handedOut.Lock()
+	handedOut.held[addr] = l
+	handedOut.Unlock()
+	t.Cleanup(func() { releaseAddrs(addr) })
+	return addr
+}
+
+// releaseAddrs closes the listeners reserveAddr keeps on addrs (none for an address it did not
+// return or already released), for the server about to bind them.
+func releaseAddrs(addrs ...string) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for _, addr := range addrs {
+		if l, ok := handedOut.held[addr]; ok {
+			l.Close()
+			delete(handedOut.held, addr)
+		}
+	}
 }
 
 func writeYAML(path string, v any) error {

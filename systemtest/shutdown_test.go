@@ -39,7 +39,7 @@ const (
 func TestGracefulShutdown(t *testing.T) {
 	needPostgres(t)
 	ctx := t.Context()
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	d := newDeployment(t, public, nil)
 	d.grace = shutdownGrace.String()
 	// The held requests are read and answered after the checks below, which may take up to
