@@ -326,6 +326,7 @@ func setUp(ctx context.Context, o Options, d Deps) (_ *rig, err error) {
 	if r.school, err = seedSchool(ctx, d, r.ws.cfg, o.Data, learners); err != nil {
 		return nil, err
 	}
+	r.ws.release()
 	if o.InProcess {
 		r.logf("starting the server in this process")
 		r.srv, err = startInProcess(ctx, d.Serve, r.ws.cfg)

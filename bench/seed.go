@@ -75,6 +75,8 @@ type workspace struct {
 	adminDSN string
 	// apiKey is the server's internal API key: the run reads profiles with it.
 	apiKey string
+	// held listens on the server's public and internal ports until release.
+	held []net.Listener
 }
 
 // newWorkspace creates the directory, the database (a file, or a schema of its own on
@@ -89,11 +91,10 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 		dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"),
 		adminDSN: o.DSN, apiKey: randomHex(32),
 	}
-	addrs, err := freeAddrs(o.Host, 2)
-	if err != nil {
+	if ws.held, err = holdAddrs(o.Host, 2); err != nil {
 		return ws, err
 	}
-	publicAddr, internalAddr := addrs[0], addrs[1]
+	publicAddr, internalAddr := ws.held[0].Addr().String(), ws.held[1].Addr().String()
 	db := map[string]any{"driver": o.Database}
 	switch o.Database {
 	case driverSQLite:
@@ -168,8 +169,19 @@ const (
 	postgresConns = 20
 )
 
-// close drops the schema and removes the directory, unless keep.
+// release closes the listeners that hold the server's ports, for the server about to bind
+// them (again a no-op).
+func (ws *workspace) release() {
+	for _, l := range ws.held {
+		l.Close()
+	}
+	ws.held = nil
+}
+
+// close releases the server's ports if they are still held, and drops the schema and removes
+// the directory, unless keep.
 func (ws *workspace) close(keep bool) error {
+	ws.release()
 	if keep {
 		return nil
 	}
@@ -189,21 +201,25 @@ func writeYAML(path string, v any) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-// freeAddrs returns n host:port addresses, each with a port nothing listens on now. Every
-// listener stays open until all n are chosen: a port closed and asked for again may come back,
-// and two listeners of the server on one port fail its start. The ports are released before the
+// holdAddrs listens on n ports of host, each one nothing listened on, and returns the
+// listeners, open: the workspace holds them until the server is about to bind their addresses
+// (release). A port closed at once could be handed out again, to the server's other listener
+// (two listeners on one port fail its start) or, while the school is seeded, to another
+// listener or outgoing connection on the machine. The ports are released just before the
 // server binds them; on one machine that small window is an acceptable race.
-func freeAddrs(host string, n int) ([]string, error) {
-	addrs := make([]string, 0, n)
+func holdAddrs(host string, n int) ([]net.Listener, error) {
+	held := make([]net.Listener, 0, n)
 	for range n {
 		l, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "0"))
 		if err != nil {
+			for _, h := range held {
+				h.Close()
+			}
 			return nil, err
 		}
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
+		held = append(held, l)
 	}
-	return addrs, nil
+	return held, nil
 }
 
 func randomHex(n int) string {

@@ -138,7 +138,7 @@ func (l *loadLog) newPair(ctx context.Context, c *at, g *grantRecord, what strin
 func TestKillDuringLoad(t *testing.T) {
 	needPostgres(t)
 	ctx := t.Context()
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	R, s, proc := newDeployment(t, public, nil).serveAlone(false)
 
 	browsers := make([]*browser, killWorkers)

@@ -41,7 +41,7 @@ func TestDatabaseOutage(t *testing.T) {
 	must(t, proxy.up())
 	t.Cleanup(proxy.cut)
 
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	d := newDeployment(t, public, func(dsn string) string { return viaProxy(t, dsn, proxy.addr) })
 	R, s, _ := d.serveAlone(true)
 

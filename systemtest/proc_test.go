@@ -41,8 +41,11 @@ const (
 const (
 	readyTimeout = 2 * time.Minute
 	cliTimeout   = 60 * time.Second
-	// requestTimeout bounds every HTTP request of the tests.
-	requestTimeout = 15 * time.Second
+	// requestTimeout bounds every HTTP request of the tests. It only stops a test on a server
+	// that never answers: a request cut off early fails the tests that load the server (a
+	// worker stopped before the kill, a held request unanswered), and a busy machine's
+	// PostgreSQL may stall for seconds.
+	requestTimeout = time.Minute
 	// pollEvery is the pause between two attempts of a bounded poll.
 	pollEvery = 50 * time.Millisecond
 )
@@ -64,6 +67,9 @@ type deployment struct {
 	origin string
 	// grace is http.shutdown_grace of every server file ("" keeps the default).
 	grace string
+	// readWrite is http.read_timeout and http.write_timeout of every server file ("" keeps the
+	// defaults).
+	readWrite string
 	// startupTimeout is database.startup_timeout of every server file ("" keeps the default).
 	startupTimeout string
 }
@@ -121,10 +127,14 @@ func (d *deployment) serveAlone(operator bool) (*replica, *site, *process) {
 // newReplica writes a server file for a server listening on public (and a free internal port).
 func (d *deployment) newReplica(name, public string) *replica {
 	d.t.Helper()
-	r := &replica{name: name, public: public, internal: freeAddr(d.t), configFile: filepath.Join(d.dir, name+".yaml")}
+	r := &replica{name: name, public: public, internal: reserveAddr(d.t), configFile: filepath.Join(d.dir, name+".yaml")}
 	httpConf := map[string]any{}
 	if d.grace != "" {
 		httpConf["shutdown_grace"] = d.grace
+	}
+	if d.readWrite != "" {
+		httpConf["read_timeout"] = d.readWrite
+		httpConf["write_timeout"] = d.readWrite
 	}
 	database := map[string]any{"driver": "postgres", "dsn": d.dsn, "max_open_conns": 8}
 	if d.startupTimeout != "" {
@@ -164,6 +174,7 @@ func (r *replica) resetTransport() {
 // start runs `proctor serve` for the replica and waits until it is ready.
 func (r *replica) start(t *testing.T) *process {
 	t.Helper()
+	releaseAddrs(r.public, r.internal)
 	r.proc = startProcess(t, r.name, r.internal, binary, "serve", "--config", r.configFile)
 	return r.proc
 }
@@ -393,28 +404,78 @@ func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 	return c.ClientID
 }
 
-// handedOut holds the addresses freeAddr has returned, so that it never returns one twice: a
-// port closed and asked for again may come back, and a replica's two listeners (or two
-// replicas) on one port fail its start.
+// handedOut holds the addresses listenFree has chosen, so that none is chosen twice: a port
+// closed and asked for again may come back, and a replica's two listeners (or two replicas, or
+// a replica and the database proxy, which closes its port and opens it again) on one port fail.
+// held are the listeners reserveAddr keeps open until their server starts.
 var handedOut = struct {
 	sync.Mutex
 	addrs map[string]bool
-}{addrs: map[string]bool{}}
+	held  map[string]net.Listener
+}{addrs: map[string]bool{}, held: map[string]net.Listener{}}
 
-// freeAddr returns a loopback address nothing listens on now and no earlier call returned. The
-// port is released before the server binds it; on one machine that window is an acceptable race.
-func freeAddr(t *testing.T) string {
-	t.Helper()
+// listenFree listens on a loopback port no earlier call chose. A port that was chosen before is
+// kept open until a new one is found, so that it cannot come back at once.
+func listenFree() (net.Listener, error) {
 	handedOut.Lock()
 	defer handedOut.Unlock()
+	var taken []net.Listener
+	defer func() {
+		for _, l := range taken {
+			l.Close()
+		}
+	}()
 	for {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		must(t, err)
-		addr := l.Addr().String()
-		l.Close()
-		if !handedOut.addrs[addr] {
+		if err != nil {
+			return nil, err
+		}
+		if addr := l.Addr().String(); !handedOut.addrs[addr] {
 			handedOut.addrs[addr] = true
-			return addr
+			return l, nil
+		}
+		taken = append(taken, l)
+	}
+}
+
+// freeAddr returns a loopback address nothing listens on now and listenFree never chose before:
+// an address where nothing is meant to listen.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := listenFree()
+	must(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// reserveAddr returns an address for a server's listener, as freeAddr does, but keeps listening
+// on it until releaseAddrs, just before the server starts. Between the choice and the start the
+// test sets the deployment up (migrations, members, clients: processes of their own, seconds on
+// a busy machine), and a port merely closed could meanwhile be taken by another listener or by
+// an outgoing connection, of this process or another; the server would then fail to start. The
+// port is still released before the server binds it; that window, the process's start, is an
+// acceptable race on one machine.
+func reserveAddr(t *testing.T) string {
+	t.Helper()
+	l, err := listenFree()
+	must(t, err)
+	addr := l.Addr().String()
+	handedOut.Lock()
+	handedOut.held[addr] = l
+	handedOut.Unlock()
+	t.Cleanup(func() { releaseAddrs(addr) })
+	return addr
+}
+
+// releaseAddrs closes the listeners reserveAddr keeps on addrs (none for an address it did not
+// return or already released), for the server about to bind them.
+func releaseAddrs(addrs ...string) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for _, addr := range addrs {
+		if l, ok := handedOut.held[addr]; ok {
+			l.Close()
+			delete(handedOut.held, addr)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // again on the same port.
 type tcpProxy struct {
 	target string
-	addr   string // 127.0.0.1:port, fixed by the first up
+	addr   string // 127.0.0.1:port, fixed by the first up ("" before it)
 
 	mu    sync.Mutex
 	ln    net.Listener
@@ -22,17 +22,24 @@ type tcpProxy struct {
 }
 
 func newTCPProxy(target string) *tcpProxy {
-	return &tcpProxy{target: target, addr: "127.0.0.1:0", conns: map[net.Conn]struct{}{}}
+	return &tcpProxy{target: target, conns: map[net.Conn]struct{}{}}
 }
 
-// up starts listening (on the port of the first up, whatever it was).
+// up starts listening (on the port of the first up, whatever it was). The first up's port is
+// chosen as freeAddr chooses, so that no server is given it while the proxy is cut.
 func (p *tcpProxy) up() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ln != nil {
 		return errors.New("proxy: already up")
 	}
-	ln, err := net.Listen("tcp", p.addr)
+	var ln net.Listener
+	var err error
+	if p.addr == "" {
+		ln, err = listenFree()
+	} else {
+		ln, err = net.Listen("tcp", p.addr)
+	}
 	if err != nil {
 		return err
 	}

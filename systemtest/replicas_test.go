@@ -25,10 +25,10 @@ const keyCacheMargin = time.Minute
 func TestReplicas(t *testing.T) {
 	needPostgres(t)
 	ctx := t.Context()
-	publicA := freeAddr(t)
+	publicA := reserveAddr(t)
 	d := newDeployment(t, publicA, nil)
 	A := d.newReplica("A", publicA)
-	B := d.newReplica("B", freeAddr(t))
+	B := d.newReplica("B", reserveAddr(t))
 	s := d.setUp(A.configFile, false)
 	A.start(t)
 	B.start(t)

@@ -39,9 +39,13 @@ const (
 func TestGracefulShutdown(t *testing.T) {
 	needPostgres(t)
 	ctx := t.Context()
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	d := newDeployment(t, public, nil)
 	d.grace = shutdownGrace.String()
+	// The held requests are read and answered after the checks below, which may take up to
+	// half the grace on a busy machine: the server's read and write timeouts (15s and 30s by
+	// default, counted from the request's arrival) must not cut them off first.
+	d.readWrite = (shutdownGrace + shutdownMargin).String()
 	R, s, proc := d.serveAlone(false)
 
 	c := newBrowser(s).at(R)
@@ -230,8 +234,13 @@ func startSlow(t *testing.T, addr, name, method, path string, header http.Header
 	return &slowRequest{name: name, conn: conn, br: br, req: req, rest: body[half:], check: check}
 }
 
-// finish sends the rest of the body and reads the answer.
+// finish sends the rest of the body and reads the answer, within requestTimeout of its call:
+// the deadline startSlow set bounded the wait for "100 Continue" and may have passed while the
+// request was held.
 func (r *slowRequest) finish() (flow.Response, error) {
+	if err := r.conn.SetDeadline(time.Now().Add(requestTimeout)); err != nil {
+		return flow.Response{}, err
+	}
 	if _, err := r.conn.Write(r.rest); err != nil {
 		return flow.Response{}, fmt.Errorf("sending the rest of the body: %w", err)
 	}

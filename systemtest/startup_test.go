@@ -32,9 +32,10 @@ func TestStartupWaitsForTheDatabase(t *testing.T) {
 	proxy.cut()
 	t.Cleanup(proxy.cut)
 
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	d := newDeployment(t, public, func(dsn string) string { return viaProxy(t, dsn, proxy.addr) })
 	R := d.newReplica("S", public)
+	releaseAddrs(R.public, R.internal)
 	p := launchProcess(t, R.name, binary, "serve", "--config", R.configFile, "--migrate")
 
 	p.await(t, "/healthz 200 while the database is unreachable", func() bool {
@@ -90,11 +91,12 @@ func TestStartupWaitsForTheDatabase(t *testing.T) {
 // database address, `proctor serve` exits non-zero saying why.
 func TestStartupGivesUp(t *testing.T) {
 	needPostgres(t)
-	public := freeAddr(t)
+	public := reserveAddr(t)
 	nowhere := freeAddr(t)
 	d := newDeployment(t, public, func(dsn string) string { return viaProxy(t, dsn, nowhere) })
 	d.startupTimeout = "2s"
 	R := d.newReplica("S", public)
+	releaseAddrs(R.public, R.internal)
 	p := launchProcess(t, R.name, binary, "serve", "--config", R.configFile)
 
 	state, ok := p.wait(startupBound)

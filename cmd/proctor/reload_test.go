@@ -27,12 +27,12 @@ type servedProcess struct {
 	exited chan struct{}
 }
 
-// startServeProcess builds proctor and runs `proctor serve --migrate` with the server file, on
-// SQLite in a temp dir, until SIGTERM at the test's end.
-func startServeProcess(t *testing.T, serverFile string, public string) *servedProcess {
+// startServeProcess runs the proctor binary exe as `proctor serve --migrate` with the server
+// file, on SQLite in a temp dir, until SIGTERM at the test's end.
+func startServeProcess(t *testing.T, exe, serverFile string, public string) *servedProcess {
 	t.Helper()
 	p := &servedProcess{t: t, out: &schools.LogBuffer{}, public: public, exited: make(chan struct{})}
-	p.cmd = exec.Command(testbin.Proctor(t), "--config", serverFile, "serve", "--migrate")
+	p.cmd = exec.Command(exe, "--config", serverFile, "serve", "--migrate")
 	p.cmd.Env = withoutProctorEnv(os.Environ())
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
@@ -61,12 +61,15 @@ func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
 	dir := filepath.Join(root, "schools")
 	os.MkdirAll(dir, 0o755)
 	writeSchool(t, dir, "a.yaml", 1, host)
+	// Built before the ports are chosen: they are free only until the process binds them, and
+	// a build on a busy machine takes seconds, in which another test's listener may take one.
+	exe := testbin.Proctor(t)
 	ports := freePorts(t, 2)
 	server := filepath.Join(root, "proctor.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
 	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n%s",
 		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret, extra)), 0o600)
-	p := startServeProcess(t, server, ports[0])
+	p := startServeProcess(t, exe, server, ports[0])
 	p.answers(host)
 	return p, dir
 }
