@@ -193,6 +193,7 @@ func TestAppearanceWithoutRedis(t *testing.T) {
 func newReplica(t *testing.T, e *servertest.Env, d server.Deps, configure ...func(*config.Server)) string {
 	t.Helper()
 	d.Config, d.Schools, d.Store = e.Config, e.Registry, e.Store
+	d.PurgeInterval = -1 // as e's: its statements would fall into the counts taken here
 	for _, c := range configure {
 		c(&d.Config)
 	}

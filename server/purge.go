@@ -8,7 +8,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 )
 
-// Purge settings: every purgeInterval the job deletes expired codes, PKCE and OpenID Connect
+// Purge settings: every purgeInterval (or Deps.PurgeInterval) the job deletes expired codes, PKCE and OpenID Connect
 // records, login sessions and token pairs, and security events older than
 // security_events.retention, in batches of purgeBatch, repeating while a batch comes back full,
 // so a backlog drains without one long transaction holding locks.
@@ -21,7 +21,11 @@ const (
 // purgeLoop runs the purge job until ctx ends. Several replicas may run it at once: deleting
 // an already deleted row is harmless.
 func (s *Server) purgeLoop(ctx context.Context) {
-	tick := time.NewTicker(purgeInterval)
+	every := s.deps.PurgeInterval
+	if every == 0 {
+		every = purgeInterval
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {

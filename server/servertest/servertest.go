@@ -163,7 +163,11 @@ func New(t testing.TB, o Options) *Env {
 
 	var logger *slog.Logger
 	e.Log, logger = schools.NewLog()
-	srv, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.Store, Logger: logger, Documents: o.Documents, Tracing: o.Tracing})
+	// No purge job: it would send statements into the counts tests take of a request's
+	// (Store.CountStatements) whenever a test outlives its first minute; tests of the job run
+	// it themselves.
+	srv, err := server.New(server.Deps{Config: sc, Schools: reg, Store: e.Store, Logger: logger, Documents: o.Documents, Tracing: o.Tracing,
+		PurgeInterval: -1})
 	if err != nil {
 		t.Fatalf("servertest: server.New: %v", err)
 	}
