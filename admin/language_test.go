@@ -23,13 +23,19 @@ func (e *env) signedInIn(email, lang string) *browser {
 // page says its language, shows the catalogue's sentences in it and none of the English ones;
 // its dates are written the language's way.
 func TestPagesInTheBrowsersLanguage(t *testing.T) {
+	started := time.Now().UTC().Format("2006")
 	e := newEnv(t)
 	cat := schools.Catalogue(t)
 	en := cat.Localizer("en", nil)
 	id := e.signedIn(e.a, ownerEmail).createPublic(e, "Study Buddy")
 	student := e.memberID(studentEmail)
 	school := e.a.Name
-	year := time.Now().UTC().Format("2006") + "年"
+	// The pages date the members and the application, all made since the test started.
+	year := time.Now().UTC().Format("2006")
+	if year != started {
+		t.Skip("New Year's midnight (UTC) passed while the members and the application were made: their year is either")
+	}
+	year += "年"
 	for _, lang := range []string{"ja", "zh-TW"} {
 		t.Run(lang, func(t *testing.T) {
 			loc := cat.Localizer(lang, nil)
