@@ -2,7 +2,7 @@
 // server/servertest): every public and internal route, on SQLite and, when
 // PROCTOR_TEST_POSTGRES_DSN is set, on PostgreSQL.
 //
-// It checks school isolation on every route (the list of routes is walked from the routers and
+// It checks school isolation on every route (the server's own list of routes, Server.Routes, is
 // compared with a table of cases, so a route added without a case fails the suite), open
 // redirects, CSRF on every form the server renders, framing and cookie attributes on every
 // answer, that no secret reaches the log, that secrets are compared in constant time (a scan

@@ -25,6 +25,9 @@
 //	GET /mail, /mail/messages.json  the demo's mailbox (package mail/mailbox), only when
 //	                                Deps.MailboxHandler is set (`proctor demo`)
 //
+// Server.Routes lists the routes both listeners serve, as this server's settings mount them
+// (the security suite sweeps every one).
+//
 // While it serves, the server runs the mail worker (package mail) when mail.host is set; it
 // stops after the listeners, finishing the message in flight. MailQueue is where handlers put
 // their messages, in the transaction of the event that causes them.

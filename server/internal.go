@@ -30,6 +30,7 @@ func (s *Server) internalHandler() http.Handler {
 	if s.deps.MailboxHandler != nil {
 		r.PathPrefix("/mail").Handler(s.deps.MailboxHandler).Methods(http.MethodGet)
 	}
+	s.internalRouter = r
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeMethodNotAllowed(w) })
 	return s.recoverPanics(s.requestInfo(s.observe("internal", r)))
@@ -45,7 +46,7 @@ func healthz(w http.ResponseWriter, r *http.Request) {
 // database at start-up: alive (/healthz 200) but not ready (/readyz 503 "starting"), so that an
 // orchestrator neither restarts the process nor sends it work. /metrics and the rest wait for
 // the real server (they need the store).
-func startingHandler() http.Handler {
+func startingHandler() *mux.Router {
 	r := mux.NewRouter()
 	r.HandleFunc("/healthz", healthz).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {

@@ -109,6 +109,9 @@ type Server struct {
 	clients *client.Manager
 	// tracer is nil when tracing is off.
 	tracer trace.Tracer
+	// publicRouter and internalRouter are the listeners' routers, inside their middleware
+	// (Routes lists their routes).
+	publicRouter, internalRouter *mux.Router
 }
 
 // New builds both listeners' handlers; nothing listens until Run or Serve.
@@ -175,6 +178,7 @@ func (s *Server) publicHandler() (http.Handler, error) {
 	if err := mount(r); err != nil {
 		return nil, err
 	}
+	s.publicRouter = r
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 	})
