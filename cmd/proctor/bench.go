@@ -131,31 +131,33 @@ and its criteria.`,
 			if !o.Keep && !o.InProcess {
 				hint = " (--keep keeps the server log)"
 			}
+			// A run of scenarios has no verdict to fail.
+			var (
+				rep     report
+				failed  int
+				verdict = true
+			)
 			if o.Soak {
-				rep, err := bench.RunSoak(cmd.Context(), o, benchDeps())
+				soakRep, err := bench.RunSoak(cmd.Context(), o, benchDeps())
 				if err != nil {
 					return err
 				}
-				if err := writeReport(cmd, rep, jsonFile, chartFile); err != nil {
+				rep, failed, verdict = soakRep, soakRep.Errors, soakRep.Verdict.Pass
+			} else {
+				runRep, err := bench.Run(cmd.Context(), o, benchDeps())
+				if err != nil {
 					return err
 				}
-				switch {
-				case rep.Errors > 0:
-					return fmt.Errorf("%d requests failed%s", rep.Errors, hint)
-				case !rep.Verdict.Pass:
-					return fmt.Errorf("the soak's verdict failed%s", hint)
-				}
-				return nil
-			}
-			rep, err := bench.Run(cmd.Context(), o, benchDeps())
-			if err != nil {
-				return err
+				rep, failed = runRep, runRep.Errors
 			}
 			if err := writeReport(cmd, rep, jsonFile, chartFile); err != nil {
 				return err
 			}
-			if rep.Errors > 0 {
-				return fmt.Errorf("%d requests failed%s", rep.Errors, hint)
+			switch {
+			case failed > 0:
+				return fmt.Errorf("%d requests failed%s", failed, hint)
+			case !verdict:
+				return fmt.Errorf("the soak's verdict failed%s", hint)
 			}
 			return nil
 		},

@@ -50,9 +50,6 @@ func runQuickstart(t *testing.T, d runningDemo, blocks []string) (string, error)
 // they reach each API: the anonymous and the operator MCP tools, the operator REST API and the
 // Member API.
 func TestQuickstart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the demo")
-	}
 	for _, tool := range []string{"sh", "curl", "sed", "mktemp"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the quickstart needs %s: %v", tool, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,9 +21,6 @@ import (
 // TestDemoOnATakenPort starts a second demo on a running demo's public, then internal port, and
 // checks that it says which port is taken and what to do, prints no banner, and exits non-zero.
 func TestDemoOnATakenPort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the demo")
-	}
 	first := startDemo(t)
 	for _, taken := range []struct{ addr, internal string }{
 		{first.addr, "127.0.0.1:0"},
@@ -68,8 +64,12 @@ type runningDemo struct{ banner, addr, internal string }
 
 // startDemo runs the demo with a fresh data directory until the test ends, on loopback ports
 // the system picks (port 0), and returns once it has printed its banner, which says the ports.
+// With -short it skips the test instead.
 func startDemo(t *testing.T) runningDemo {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the demo")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs schools.LogBuffer
 	done := make(chan error, 1)
@@ -105,9 +105,6 @@ var bannerURL = regexp.MustCompile(`https?://[^\s,()"]+`)
 // authorization URL and PKCE verifier, gets a token with operator scopes that the operator REST
 // API and the operator MCP tools accept.
 func TestDemoBannerShowsEverySurface(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the demo")
-	}
 	d := startDemo(t)
 	for _, want := range []string{"/auth.md", "/admin/members", "/admin/developers/oauth-applications",
 		"http://" + d.internal + "/mail", "demo-northwind-operator", "demo-lumen-operator", "code_verifier is "} {
@@ -253,29 +250,24 @@ func bannerField(t *testing.T, banner, prefix, end string) string {
 // and the body of the answer.
 func bearerCall(t *testing.T, method, rawURL, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, rawURL, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
+	header := http.Header{}
+	header.Set("Authorization", "Bearer "+token)
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		header.Set("Content-Type", "application/json")
+		header.Set("Accept", "application/json, text/event-stream")
+		header.Set("MCP-Protocol-Version", "2025-11-25")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	code, answer, err := fetch(method, rawURL, "", header, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, answer
 }
 
 // The demo's two schools look different on one listener: Northwind light, in English, with its
 // blue; Lumen dark, in Traditional Chinese for a browser that asks for no language of ours,
 // with its orange.
 func TestDemoSchoolsLookDifferent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the demo")
-	}
 	d := startDemo(t)
 	_, port, _ := net.SplitHostPort(d.addr)
 	themeAttr := regexp.MustCompile(`<html lang="([^"]+)" data-theme="([^"]+)">`)
@@ -285,18 +277,14 @@ func TestDemoSchoolsLookDifferent(t *testing.T) {
 		{"localhost:" + port, "zh-TW", "dark", "--brand-dark:#fb923c"},
 	} {
 		get := func(path string) string {
-			req, _ := http.NewRequest(http.MethodGet, "http://"+d.addr+path, nil)
-			req.Host = tc.host
-			resp, err := http.DefaultClient.Do(req)
+			code, body, err := fetch(http.MethodGet, "http://"+d.addr+path, tc.host, nil, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("%s%s: %d", tc.host, path, resp.StatusCode)
+			if code != http.StatusOK {
+				t.Fatalf("%s%s: %d", tc.host, path, code)
 			}
-			return string(body)
+			return body
 		}
 		page := get("/login")
 		m := themeAttr.FindStringSubmatch(page)

@@ -70,11 +70,7 @@ Exit status: 0 when nothing is found, 1 when something is (or the database canno
 				return err
 			}
 			if n := len(findings); n > 0 {
-				noun := "findings"
-				if n == 1 {
-					noun = "finding"
-				}
-				return fmt.Errorf("%d %s (docs/doctor.md says what each means and what to do)", n, noun)
+				return fmt.Errorf("%s (docs/doctor.md says what each means and what to do)", countOf(n, "finding"))
 			}
 			return nil
 		},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,13 +26,9 @@ func TestDoctorExitStatuses(t *testing.T) {
 	}
 
 	// Migrated, the school synced and given keys by a rotation: nothing to report.
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
+	mustRun(t, "migrate")
 	for range 2 {
-		if code, _, stderr := runCmd(t, "", "keys", "rotate", "--school", "1"); code != 0 {
-			t.Fatal(stderr)
-		}
+		mustRun(t, "keys", "rotate", "--school", "1")
 	}
 	code, out, stderr := runCmd(t, "", "doctor")
 	if code != 0 || !strings.Contains(out, "no findings") {
@@ -81,7 +76,7 @@ func TestDoctorExitStatuses(t *testing.T) {
 	if f := checks["signing_keys.unusable"]; f.Count != 2 || !strings.Contains(strings.Join(f.Examples, " "), "does not decrypt with the configured secret") {
 		t.Errorf("signing_keys.unusable: %+v", f)
 	}
-	for _, secret := range []string{otherSecret, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))} {
+	for _, secret := range []string{otherSecret, deploymentSecretText} {
 		if strings.Contains(out, secret) || strings.Contains(stderr, secret) {
 			t.Error("the output shows a secret")
 		}
@@ -102,12 +97,8 @@ func TestDoctorExitStatuses(t *testing.T) {
 // PROCTOR_CONFIG at a server file for PostgreSQL at dsn.
 func postgresDeployment(t *testing.T) func(dsn string) {
 	root := deployment(t, map[string]string{"one.yaml": schoolOne})
-	server := filepath.Join(root, "pg.yaml")
-	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("s"), 32))
 	return func(dsn string) {
-		os.WriteFile(server, []byte(fmt.Sprintf("database: {driver: postgres, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
-			dsn, filepath.Join(root, "schools"), secret)), 0o600)
-		t.Setenv("PROCTOR_CONFIG", server)
+		useServerFile(t, filepath.Join(root, "pg.yaml"), "postgres", dsn, filepath.Join(root, "schools"))
 	}
 }
 
@@ -116,11 +107,7 @@ func postgresDeployment(t *testing.T) func(dsn string) {
 func TestDoctorUnreachablePostgres(t *testing.T) {
 	usePostgres := postgresDeployment(t)
 	usePostgres("postgres://proctor:hunter2-password@127.0.0.1:1/proctor?connect_timeout=2&sslmode=disable")
-	code, out, stderr := runCmd(t, "", "doctor")
-	if code != exitFailure || !strings.Contains(stderr, "cannot reach the postgres database") {
-		t.Fatalf("doctor against a closed port: %d %q %q", code, out, stderr)
-	}
-	if strings.Contains(stderr, "hunter2") {
+	if stderr := refused(t, "cannot reach the postgres database", "doctor"); strings.Contains(stderr, "hunter2") {
 		t.Errorf("the message shows the password: %s", stderr)
 	}
 }
@@ -136,10 +123,7 @@ func TestDoctorNeverRepeatsTheDSN(t *testing.T) {
 		"postgres://proctor:hunter2%zz@db.internal:5432/proctor",
 	} {
 		usePostgres(dsn)
-		code, _, stderr := runCmd(t, "", "doctor")
-		if code != exitFailure || !strings.Contains(stderr, "database.dsn does not parse") {
-			t.Errorf("%s: %d %q", dsn, code, stderr)
-		}
+		stderr := refused(t, "database.dsn does not parse", "doctor")
 		for _, part := range []string{"hunter2", "%zz", "abc", "notaport", "db.internal", "xxxxx", "proctor@", "`"} {
 			if strings.Contains(stderr, part) {
 				t.Errorf("%s: the message repeats the DSN (%q): %s", dsn, part, stderr)

@@ -38,30 +38,19 @@ func lineKinds(lines []map[string]any) []string {
 // The commands that change clients, roles, keys and lockouts record what they did, as the
 // command line (actor cli), and `events list` reads the log back.
 func TestEventsList(t *testing.T) {
-	root := deployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n", "two.yaml": schoolTwo})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		code, out, stderr := runCmd(t, "", args...)
-		if code != 0 {
-			t.Fatalf("%v: %d %s", args, code, stderr)
-		}
-		return out
-	}
-	run("members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "student")
-	run("members", "set-role", "--school", "1", "--email", "ada@example.com", "--role", "admin,student")
+	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n", "two.yaml": schoolTwo})
+	mustRun(t, "members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "student")
+	mustRun(t, "members", "set-role", "--school", "1", "--email", "ada@example.com", "--role", "admin,student")
 	var created clientOutput
-	if err := json.Unmarshal([]byte(run("clients", "create", "--school", "1", "--name", "App", "--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")), &created); err != nil {
+	if err := json.Unmarshal([]byte(mustRun(t, "clients", "create", "--school", "1", "--name", "App", "--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")), &created); err != nil {
 		t.Fatal(err)
 	}
-	rotated := run("clients", "rotate-secret", "--school", "1", created.ClientID, "--json")
-	run("clients", "delete", "--school", "1", created.ClientID)
-	kid := strings.TrimSpace(run("keys", "rotate", "--school", "1"))
-	run("members", "unlock", "--email", "ada@example.com")
+	rotated := mustRun(t, "clients", "rotate-secret", "--school", "1", created.ClientID, "--json")
+	mustRun(t, "clients", "delete", "--school", "1", created.ClientID)
+	kid := strings.TrimSpace(mustRun(t, "keys", "rotate", "--school", "1"))
+	mustRun(t, "members", "unlock", "--email", "ada@example.com")
 
-	lines := eventLines(t, run("events", "list", "--school", "1", "--json"))
+	lines := eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json"))
 	want := []string{"lockout_lifted", "signing_key_rotated", "client_deleted", "client_secret_rotated", "client_created", "role_changed"}
 	if got := lineKinds(lines); !slices.Equal(got, want) {
 		t.Fatalf("kinds %v, want %v", got, want)
@@ -108,23 +97,23 @@ func TestEventsList(t *testing.T) {
 	}
 
 	// Filters.
-	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--kind", "client_deleted"))); !slices.Equal(got, []string{"client_deleted"}) {
+	if got := lineKinds(eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json", "--kind", "client_deleted"))); !slices.Equal(got, []string{"client_deleted"}) {
 		t.Errorf("--kind: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--member", "Ada@Example.com"))); !slices.Equal(got, []string{"lockout_lifted", "role_changed"}) {
+	if got := lineKinds(eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json", "--member", "Ada@Example.com"))); !slices.Equal(got, []string{"lockout_lifted", "role_changed"}) {
 		t.Errorf("--member: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--limit", "2"))); !slices.Equal(got, want[:2]) {
+	if got := lineKinds(eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json", "--limit", "2"))); !slices.Equal(got, want[:2]) {
 		t.Errorf("--limit 2: %v", got)
 	}
-	if got := eventLines(t, run("events", "list", "--school", "1", "--json", "--since", "2999-01-01T00:00:00Z")); len(got) != 0 {
+	if got := eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json", "--since", "2999-01-01T00:00:00Z")); len(got) != 0 {
 		t.Errorf("--since in the future: %v", got)
 	}
-	if got := lineKinds(eventLines(t, run("events", "list", "--school", "1", "--json", "--until", "2999-01-01T00:00:00Z", "--limit", "0"))); len(got) != len(want) {
+	if got := lineKinds(eventLines(t, mustRun(t, "events", "list", "--school", "1", "--json", "--until", "2999-01-01T00:00:00Z", "--limit", "0"))); len(got) != len(want) {
 		t.Errorf("--until, --limit 0: %v", got)
 	}
 	// The other school's log is its own.
-	if got := eventLines(t, run("events", "list", "--school", "2", "--json")); len(got) != 0 {
+	if got := eventLines(t, mustRun(t, "events", "list", "--school", "2", "--json")); len(got) != 0 {
 		t.Errorf("school 2: %v", got)
 	}
 
@@ -135,7 +124,7 @@ func TestEventsList(t *testing.T) {
 		UserAgent: "evil\x1b[2J", Detail: "line\nbreak\ttab\x1b]0;title\x07"}); err != nil {
 		t.Fatal(err)
 	}
-	table := run("events", "list", "--school", "1")
+	table := mustRun(t, "events", "list", "--school", "1")
 	if !strings.HasPrefix(table, "ID") || !strings.Contains(table, "role_changed") || !strings.Contains(table, "line?break?tab?]0;title?") {
 		t.Errorf("table:\n%s", table)
 	}

@@ -77,6 +77,14 @@ func memberAddress(email string) (string, error) {
 	return email, nil
 }
 
+// countOf is n things for people to read: "1 school", "2 schools" (noun takes an s).
+func countOf(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
 // printTable writes a table for people to out: header names the tab-separated columns, and rows
 // writes one tab-separated line a row to the writer it is given, which aligns the columns.
 func printTable(out io.Writer, header string, rows func(w io.Writer) error) error {

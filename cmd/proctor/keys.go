@@ -21,6 +21,12 @@ func newKeysCommand(g *globalFlags) *cobra.Command {
 		newKeysRotateCommand(g), newKeysListCommand(g))
 }
 
+// keyManager is the signing-key manager of the school store the command opened, sealing keys
+// under the configured system secret as the server does.
+func keyManager(a *app) *keys.Manager {
+	return keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{})
+}
+
 func newKeysRotateCommand(g *globalFlags) *cobra.Command {
 	var (
 		secretChange bool
@@ -48,7 +54,7 @@ rotation refuses there unless --force: the key would only be published, unused.`
 		if !t.Features.IDTokens && !force {
 			return fmt.Errorf("school %d does not issue ID tokens (features.id_tokens is false in its school file), so no server would sign with a new key; turn ID tokens on first, or add --force to rotate anyway", schoolID)
 		}
-		m := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{})
+		m := keyManager(a)
 		rotate := m.Rotate
 		if secretChange {
 			rotate = m.RotateAfterSecretChange
@@ -83,7 +89,7 @@ func newKeysListCommand(g *globalFlags) *cobra.Command {
 every key without a RETIRED time is published in the JWKS.`,
 		Args: cobra.NoArgs,
 	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error {
-		list, err := keys.NewManager(a.store, a.cfg.Server.Secret, keys.Options{}).List(ctx)
+		list, err := keyManager(a).List(ctx)
 		if err != nil {
 			return err
 		}

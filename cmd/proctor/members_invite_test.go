@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,20 +45,14 @@ func queuedKinds(t *testing.T, s *gormstore.Store) []string {
 }
 
 func TestMembersInvite(t *testing.T) {
-	root := deployment(t, map[string]string{"one.yaml": schoolOne})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
+	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne})
 
 	t.Run("needs exactly one of --email and --without-password", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"members", "invite", "--school", "1"},
 			{"members", "invite", "--school", "1", "--email", "x@example.com", "--without-password"},
 		} {
-			code, _, stderr := runCmd(t, "", args...)
-			if code != exitFailure || !strings.Contains(stderr, "either --email or --without-password") {
-				t.Errorf("%v: %d %q", args, code, stderr)
-			}
+			refused(t, "either --email or --without-password", args...)
 		}
 	})
 
@@ -151,10 +143,7 @@ func mustSchoolConfig(t *testing.T) config.School {
 // TestMembersCreateHoldsPasswordsToThePolicy: a password read from standard input is refused
 // when it is common or the member's own address, and nothing is created.
 func TestMembersCreateHoldsPasswordsToThePolicy(t *testing.T) {
-	root := deployment(t, map[string]string{"one.yaml": schoolOne})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
+	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne})
 	for _, tc := range []struct{ pw, want string }{
 		{"password1\n", "too common"},
 		{"short\n", "at least 8"},
@@ -174,15 +163,9 @@ func TestMembersCreateHoldsPasswordsToThePolicy(t *testing.T) {
 // TestMembersInviteInTheSchoolsLanguage: a command has no browser to ask, so the invitation is
 // written in the school's locale, its expiry in the school's time zone.
 func TestMembersInviteInTheSchoolsLanguage(t *testing.T) {
-	deployment(t, map[string]string{"one.yaml": schoolOne + "locale: ja\ntimezone: Asia/Tokyo\n"})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
-	if code, out, stderr := runCmd(t, "", "members", "invite", "--school", "1", "--email", "nora@example.com", "--name", "Nora"); code != 0 {
-		t.Fatalf("invite: %d %q %q", code, out, stderr)
-	}
-	root := filepath.Dir(os.Getenv("PROCTOR_CONFIG"))
-	msgs := servertest.NewPostOffice(t, openDeployment(t, root), config.Secret(bytes.Repeat([]byte("s"), 32)), mail.Options{MaxAttempts: 1}).Deliver()
+	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne + "locale: ja\ntimezone: Asia/Tokyo\n"})
+	mustRun(t, "members", "invite", "--school", "1", "--email", "nora@example.com", "--name", "Nora")
+	msgs := servertest.NewPostOffice(t, openDeployment(t, root), deploymentSecret, mail.Options{MaxAttempts: 1}).Deliver()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages", len(msgs))
 	}

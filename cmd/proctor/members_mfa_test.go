@@ -13,18 +13,7 @@ import (
 // TestMembersResetMFA: the command removes a member's factors at the named school only, and
 // refuses an address that is nobody there.
 func TestMembersResetMFA(t *testing.T) {
-	root := deployment(t, map[string]string{"one.yaml": schoolOne, "two.yaml": schoolTwo})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
-	for _, args := range [][]string{
-		{"--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", "owner"},
-		{"--school", "2", "--email", "bo@example.com", "--name", "Bo"},
-	} {
-		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
-			t.Fatal(stderr)
-		}
-	}
+	root := adaAndBo(t, "owner")
 	s := openDeployment(t, root)
 	ada, err := s.GetMemberByEmail(t.Context(), "ada@example.com")
 	if err != nil {

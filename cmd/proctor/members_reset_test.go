@@ -9,18 +9,7 @@ import (
 const schoolTwo = "school_id: 2\nsubdomain: two\nname: Two\nbase_url: http://127.0.0.1:18081\n"
 
 func TestMembersResetLink(t *testing.T) {
-	root := deployment(t, map[string]string{"one.yaml": schoolOne, "two.yaml": schoolTwo})
-	if code, _, stderr := runCmd(t, "", "migrate"); code != 0 {
-		t.Fatal(stderr)
-	}
-	for _, args := range [][]string{
-		{"--school", "1", "--email", "ada@example.com", "--name", "Ada"},
-		{"--school", "2", "--email", "bo@example.com", "--name", "Bo"},
-	} {
-		if code, _, stderr := runCmd(t, "", append([]string{"members", "create"}, args...)...); code != 0 {
-			t.Fatal(stderr)
-		}
-	}
+	root := adaAndBo(t, "student")
 	refusesNonMembers(t, "reset-link")
 	s := openDeployment(t, root)
 	if kinds := queuedKinds(t, s); len(kinds) != 0 {
@@ -36,6 +25,17 @@ func TestMembersResetLink(t *testing.T) {
 	}
 }
 
+// adaAndBo lays out two schools, migrated, with ada@example.com a member of school 1 holding
+// roles and bo@example.com a member of school 2 only, as refusesNonMembers expects, and returns
+// the deployment's root.
+func adaAndBo(t *testing.T, roles string) string {
+	t.Helper()
+	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne, "two.yaml": schoolTwo})
+	mustRun(t, "members", "create", "--school", "1", "--email", "ada@example.com", "--name", "Ada", "--role", roles)
+	mustRun(t, "members", "create", "--school", "2", "--email", "bo@example.com", "--name", "Bo")
+	return root
+}
+
 // refusesNonMembers runs `members command` of school 1 for addresses that are not its members'
 // (school 2's member bo among them) and for one that is no address, and wants each refused.
 func refusesNonMembers(t *testing.T, command string) {
@@ -47,9 +47,6 @@ func refusesNonMembers(t *testing.T, command string) {
 		{"bo@example.com", "no member with e-mail bo@example.com at school 1"}, // a member of school 2 only
 		{"not an address", "is not an e-mail address"},
 	} {
-		code, _, stderr := runCmd(t, "", "members", command, "--school", "1", "--email", c.email)
-		if code != exitFailure || !strings.Contains(stderr, c.want) {
-			t.Errorf("%s %q: %d %q", command, c.email, code, stderr)
-		}
+		refused(t, c.want, "members", command, "--school", "1", "--email", c.email)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,9 +53,12 @@ func startServeProcess(t *testing.T, exe, serverFile string, public string) *ser
 // serveOneSchool lays out a deployment in a temp dir, on SQLite with one school file for the
 // school at host and extra at the end of the server file, starts `proctor serve` on it and waits
 // until the school answers. It returns the process and the schools directory, where a test may
-// change the school files.
+// change the school files. With -short it skips the test instead.
 func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
 	root := t.TempDir()
 	dir := filepath.Join(root, "schools")
 	os.MkdirAll(dir, 0o755)
@@ -95,18 +97,11 @@ func (p *servedProcess) discovery(host string) (int, string) {
 // get sends GET path, with header, to the school served at host and returns the status and body
 // of the answer (0 and the error when the listener does not answer).
 func (p *servedProcess) get(host, path string, header http.Header) (int, string) {
-	req, _ := http.NewRequest(http.MethodGet, "http://"+p.public+path, nil)
-	req.Host = host
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
+	code, body, err := fetch(http.MethodGet, "http://"+p.public+path, host, header, "")
 	if err != nil {
 		return 0, err.Error()
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, body
 }
 
 // eventually polls cond until it holds, failing the test with the process's output when it
@@ -155,9 +150,6 @@ func writeSchool(t *testing.T, dir, name string, id int, host string) {
 // a later SIGHUP with an invalid file keeps the running schools and logs every problem; once the
 // files are valid again, a changed file's settings apply and a removed file's school is gone.
 func TestReloadOnHangup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
 	const hostA, hostB, hostC = "127.0.0.1:18081", "127.0.0.1:18082", "127.0.0.1:18083"
 	p, dir := serveOneSchool(t, hostA, "")
 	if code, _ := p.discovery(hostB); code != http.StatusNotFound {

@@ -22,11 +22,7 @@ func newSchoolsCommand(g *globalFlags) *cobra.Command {
 			})
 		}),
 		configCommand(g, "validate", "Check the server file and every school file; exit 2 listing every problem", func(cmd *cobra.Command, cfg *config.Config, _ *school.Registry) error {
-			noun := "schools"
-			if len(cfg.Schools) == 1 {
-				noun = "school"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %d %s\n", len(cfg.Schools), noun)
+			fmt.Fprintf(cmd.OutOrStdout(), "configuration is valid: %s\n", countOf(len(cfg.Schools), "school"))
 			return nil
 		}))
 	// tenants is the command's earlier name.

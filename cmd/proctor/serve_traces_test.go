@@ -21,9 +21,6 @@ import (
 // a request sent with a traceparent is exported in the caller's trace, and its log line carries
 // the trace id.
 func TestServeExportsTraces(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
 	const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	var (
 		mu     sync.Mutex
