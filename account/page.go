@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -49,11 +48,6 @@ const (
 	profileMaxPicture = 2048 // bytes
 	accountMaxEmail   = storage.MaxEmailLen
 )
-
-// accountPasswordLimit bounds wrong current passwords on the password and e-mail forms, per
-// member: a stolen session must not become an unlimited way to test guesses of the password.
-// It matches the sign-in form's budget per account (login.DefaultAccountLimit).
-var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
@@ -154,7 +148,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		})
 	}
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", fmt.Sprint(int(accountPasswordBudget.Window.Seconds())))
+		w.Header().Set("Retry-After", fmt.Sprint(int(login.CurrentPasswordBudget.Window.Seconds())))
 	}
 	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(r.Context(), out, page) })
 	return nil

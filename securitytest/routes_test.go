@@ -92,7 +92,7 @@ func publicRouter(t testing.TB, e *servertest.Env) *mux.Router {
 	discovery.New(discovery.Deps{Catalog: e.Store}).Mount(r)
 	r.Handle(endpoint.JWKS, signing.JWKSHandler()).Methods(http.MethodGet, http.MethodHead)
 	login.Mount(r)
-	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Members: e.Store, Login: login, Templates: pages})
+	pagesMFA, err := mfa.New(mfa.Deps{Service: factors, Login: login, Templates: pages})
 	if err != nil {
 		t.Fatal(err)
 	}
