@@ -1,6 +1,7 @@
 package account
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/proctorhq/proctor/audit"
@@ -14,13 +15,42 @@ import (
 func TestEventWordsInLanguage(t *testing.T) {
 	cat := schools.Catalogue(t)
 	en, ja, zh := cat.Localizer("en", nil), cat.Localizer("ja", nil), cat.Localizer("zh-TW", nil)
+	other := eventWords(en, Event{Kind: "a kind of a later build"}, 1)
+	if other != en.Text("account.event.other") {
+		t.Errorf("an unknown kind is %q", other)
+	}
+	var events []Event
 	for _, k := range audit.Kinds {
-		e := Event{Kind: k, SubjectID: 1}
+		events = append(events, Event{Kind: k, SubjectID: 1}, Event{Kind: k, SubjectID: 2}, Event{Kind: k, SubjectID: 1, Result: audit.ResultFailure})
+	}
+	for _, e := range events {
 		w := eventWords(en, e, 1)
+		if w == other || strings.HasPrefix(w, "account.event.") {
+			t.Errorf("%+v has no words of its own: %q", e, w)
+		}
 		for _, loc := range []*i18n.Localizer{ja, zh} {
 			if got := eventWords(loc, e, 1); got == w {
-				t.Errorf("%s in %s is still %q", k, loc.Lang(), got)
+				t.Errorf("%+v in %s is still %q", e, loc.Lang(), got)
 			}
+		}
+	}
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{Kind: audit.KindSignIn, SubjectID: 1, Result: audit.ResultThrottled}, "Sign-in refused"},
+		{Event{Kind: audit.KindFactorUsed, SubjectID: 1, Result: audit.ResultFailure}, "Second factor refused"},
+		{Event{Kind: audit.KindFactorUsed, SubjectID: 1}, "Second factor used"},
+		{Event{Kind: audit.KindFactorEnrolled, SubjectID: 1, Detail: "recovery_code"}, "New recovery codes made"},
+		{Event{Kind: audit.KindInvitationSent, SubjectID: 2}, "Invited a member"},
+		{Event{Kind: audit.KindInvitationSent, SubjectID: 1}, "Invited to the school"},
+		{Event{Kind: audit.KindRoleChanged, SubjectID: 2}, "Changed a member's role"},
+		{Event{Kind: audit.KindGrantRevoked, SubjectID: 1, Actor: audit.ActorMember}, "Removed an application's access"},
+		{Event{Kind: audit.KindGrantRevoked, SubjectID: 1, Actor: audit.ActorSystem}, "An application's access was revoked"},
+		{Event{Kind: audit.KindSigningKeyRotated, SubjectID: 2}, "Rotated a signing key"},
+	} {
+		if got := eventWords(en, tc.e, 1); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {

@@ -6,9 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -48,11 +48,6 @@ const (
 	profileMaxPicture = 2048 // bytes
 	accountMaxEmail   = storage.MaxEmailLen
 )
-
-// accountPasswordLimit bounds wrong current passwords on the password and e-mail forms, per
-// member: a stolen session must not become an unlimited way to test guesses of the password.
-// It matches the sign-in form's budget per account (login.DefaultAccountLimit).
-var accountPasswordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
 
 // accountEventLimit is how many recent events the page lists.
 const accountEventLimit = 20
@@ -153,7 +148,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		})
 	}
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", fmt.Sprint(int(accountPasswordBudget.Window.Seconds())))
+		w.Header().Set("Retry-After", fmt.Sprint(int(login.CurrentPasswordBudget.Window.Seconds())))
 	}
 	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(r.Context(), out, page) })
 	return nil
@@ -167,56 +162,36 @@ func pictureShown(u string) bool {
 	return err == nil && p.Scheme == "https" && p.Host != "" && p.User == nil
 }
 
-// eventMessage is how the page words one kind of event: key, or failedKey when the act was
-// refused, or otherKey when the reader did it to another member's account.
-type eventMessage struct{ key, failedKey, otherKey string }
+// Every kind of event has its words in the catalogue under "account.event.<kind>"
+// (TestEventWordsInLanguage checks each of audit.Kinds); a kind the log holds that this build
+// does not know is "account.event.other".
+const eventKey = "account.event."
 
-// eventMessages are the words of each kind of event the page lists; another kind is "other".
-var eventMessages = map[audit.Kind]eventMessage{
-	audit.KindSignIn:                 {key: "account.event.sign_in", failedKey: "account.event.sign_in_refused"},
-	audit.KindFactorEnrolled:         {key: "account.event.factor_added"},
-	audit.KindFactorRemoved:          {key: "account.event.factor_removed"},
-	audit.KindFactorUsed:             {key: "account.event.factor_used", failedKey: "account.event.factor_refused"},
-	audit.KindFactorsReset:           {key: "account.event.factors_reset"},
-	audit.KindPasswordChanged:        {key: "account.event.password_changed"},
-	audit.KindPasswordResetRequested: {key: "account.event.reset_requested"},
-	audit.KindPasswordResetCompleted: {key: "account.event.reset_completed"},
-	audit.KindInvitationSent:         {key: "account.event.invited", otherKey: "account.event.invited_member"},
-	audit.KindInvitationAccepted:     {key: "account.event.invitation_accepted"},
-	audit.KindEmailChanged:           {key: "account.event.email_changed"},
-	audit.KindSessionEnded:           {key: "account.event.session_ended"},
-	audit.KindSignedOutEverywhere:    {key: "account.event.signed_out_everywhere"},
-	audit.KindGrantRevoked:           {key: "account.event.app_revoked"},
-	audit.KindProfileChanged:         {key: "account.event.profile_changed"},
-	audit.KindConsentApproved:        {key: "account.event.consent_approved"},
-	audit.KindConsentDenied:          {key: "account.event.consent_denied"},
-	audit.KindLockoutLifted:          {key: "account.event.lockout_lifted"},
-	audit.KindRoleChanged:            {key: "account.event.role_changed", otherKey: "account.event.role_changed_other"},
-	audit.KindClientCreated:          {key: "account.event.client_created"},
-	audit.KindClientSecretRotated:    {key: "account.event.client_secret_rotated"},
-	audit.KindClientDeleted:          {key: "account.event.client_deleted"},
-}
+// Some kinds also have words for a refused act ("<kind>_refused") or for an act the reader did
+// to another member's account ("<kind>_other").
+var (
+	refusedWords = []audit.Kind{audit.KindSignIn, audit.KindFactorUsed}
+	otherWords   = []audit.Kind{audit.KindInvitationSent, audit.KindRoleChanged}
+)
 
 // eventWords says what an event of member me was, in the member's terms and language: the log holds the
 // member's own acts, on their account or as an operator on others', and what others (an
 // operator, Proctor itself) did to their account.
 func eventWords(loc *i18n.Localizer, e Event, me int64) string {
+	key := eventKey + string(e.Kind)
 	switch {
+	case !audit.KnownKind(e.Kind):
+		key = eventKey + "other"
 	case e.Kind == audit.KindFactorEnrolled && e.Detail == "recovery_code":
-		return loc.Text("account.event.recovery_codes")
+		key = eventKey + "recovery_codes"
 	case e.Kind == audit.KindGrantRevoked && e.Actor == audit.ActorMember:
-		return loc.Text("account.event.app_removed")
+		key = eventKey + "app_removed"
+	case slices.Contains(refusedWords, e.Kind) && (e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled):
+		key += "_refused"
+	case slices.Contains(otherWords, e.Kind) && e.SubjectID != me:
+		key += "_other"
 	}
-	m, ok := eventMessages[e.Kind]
-	switch {
-	case !ok:
-		return loc.Text("account.event.other")
-	case m.failedKey != "" && (e.Result == audit.ResultFailure || e.Result == audit.ResultThrottled):
-		return loc.Text(m.failedKey)
-	case m.otherKey != "" && e.SubjectID != me:
-		return loc.Text(m.otherKey)
-	}
-	return loc.Text(m.key)
+	return loc.Text(key)
 }
 
 // eventDetail writes an event's detail for the page. The details the account's own forms

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -21,9 +20,6 @@ import (
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
-
-// accountPasswordKey prefixes the member id in the limiter key of current-password checks.
-const accountPasswordKey = "account-password:"
 
 // emailChangeLifetime is how long a confirmation link of a new address works (the mail says
 // "in 24 hours").
@@ -111,34 +107,24 @@ type currentPassword struct {
 	message string
 }
 
-// checkCurrentPassword verifies pw against the member's stored hash, charging the attempt to
-// the member's budget first (accountPasswordLimit): a wrong password stays charged, a right one
-// is refunded. Only a store or limiter failure is an error.
+// checkCurrentPassword verifies pw as the member's current password (login's
+// CheckCurrentPassword, charged to the member's one budget of such checks) and words a refusal.
+// Only a store or limiter failure is an error.
 func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw string) (currentPassword, error) {
+	check, hash, err := h.login.CheckCurrentPassword(ctx, memberID, pw)
+	if err != nil {
+		return currentPassword{}, err
+	}
 	loc := i18n.FromContext(ctx)
-	key := accountPasswordKey + strconv.FormatInt(memberID, 10)
-	ok, err := h.limiter.Take(ctx, key, accountPasswordBudget)
-	if err != nil {
-		return currentPassword{}, login.Unavailable(fmt.Errorf("account: rate limiter: %w", err))
-	}
-	if !ok {
+	switch check {
+	case login.PasswordRight:
+		return currentPassword{hash: hash, ok: true}, nil
+	case login.PasswordLimited:
 		return currentPassword{limited: true, message: loc.Text("account.password_limit")}, nil
-	}
-	m, err := h.store.GetMember(ctx, memberID)
-	if err != nil {
-		h.refundPasswordAttempt(ctx, key)
-		return currentPassword{}, fmt.Errorf("account: get member: %w", err)
-	}
-	if !password.IsHash(m.PasswordHash) {
-		_ = password.VerifyDummy(pw)
-		h.refundPasswordAttempt(ctx, key)
+	case login.PasswordNone:
 		return currentPassword{message: loc.Text("account.no_password")}, nil
 	}
-	if password.Verify(pw, m.PasswordHash) != nil {
-		return currentPassword{message: loc.Text("account.current_wrong")}, nil
-	}
-	h.refundPasswordAttempt(ctx, key)
-	return currentPassword{hash: m.PasswordHash, ok: true}, nil
+	return currentPassword{message: loc.Text("account.current_wrong")}, nil
 }
 
 // confirmCurrent checks the current password a form changing action carries
@@ -152,12 +138,6 @@ func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID in
 		return cp, false, refuse(passwordStatus(cp), cp.message)
 	}
 	return cp, true, nil
-}
-
-func (h *Handler) refundPasswordAttempt(ctx context.Context, key string) {
-	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
-	}
 }
 
 // passwordStatus is the status of a page refusing a form for a password check's outcome.

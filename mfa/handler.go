@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -18,7 +17,6 @@ import (
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -31,53 +29,34 @@ const (
 	RecoveryCodesPath = SecurityPath + "/recovery-codes"
 )
 
-// passwordBudget bounds current-password checks of the pages per member.
-var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
-
-// Members is what the pages read of the identity store: the member's password hash (the
-// current-password check). Their roles (whether the school requires a second factor of them)
-// come with the session.
-type Members interface {
-	GetMember(ctx context.Context, id int64) (storage.Member, error)
-}
-
 // Deps are what the handler is built from.
 type Deps struct {
 	Service *Service
-	// Members reads a member's password hash for the current-password check.
-	Members   Members
+	// Login gives the session, the CSRF token and the current-password check.
 	Login     *login.Handler
 	Templates *templates.Set
-	// Limiter counts wrong current passwords (nil: a login.MemoryLimiter).
-	Limiter login.Limiter
-	Audit   *audit.Recorder // nil: no events
-	Logger  *slog.Logger    // nil: discard
-	Now     func() time.Time
+	Audit     *audit.Recorder // nil: no events
+	Logger    *slog.Logger    // nil: discard
+	Now       func() time.Time
 }
 
 // Handler serves the member's second-factor pages.
 type Handler struct {
-	svc     *Service
-	members Members
-	login   *login.Handler
-	tpl     *templates.Set
-	limiter login.Limiter
-	audit   *audit.Recorder
-	log     *slog.Logger
-	now     func() time.Time
+	svc   *Service
+	login *login.Handler
+	tpl   *templates.Set
+	audit *audit.Recorder
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // New checks d and returns the handler.
 func New(d Deps) (*Handler, error) {
-	if d.Service == nil || d.Members == nil || d.Login == nil || d.Templates == nil {
-		return nil, errors.New("mfa: Service, Members, Consent and Templates are required")
+	if d.Service == nil || d.Login == nil || d.Templates == nil {
+		return nil, errors.New("mfa: Service, Login and Templates are required")
 	}
-	h := &Handler{svc: d.Service, members: d.Members, login: d.Login, tpl: d.Templates, limiter: d.Limiter,
-		audit: d.Audit, log: d.Logger, now: d.Now}
+	h := &Handler{svc: d.Service, login: d.Login, tpl: d.Templates, audit: d.Audit, log: d.Logger, now: d.Now}
 	h.log, h.now = login.LoggerOrDiscard(h.log), login.ClockOrNow(h.now)
-	if h.limiter == nil {
-		h.limiter = login.NewMemoryLimiter(0, h.now)
-	}
 	return h, nil
 }
 
@@ -256,39 +235,24 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v login.
 	return h.showCodes(w, r, v, codes, SecurityPath)
 }
 
-// reauthenticated checks the form's current_password, unless a second factor was entered in
-// the session within login.StepUpWindow. Wrong passwords are charged to the member's budget.
-// When it refuses, it has shown the page.
+// reauthenticated checks the form's current_password (login's CheckCurrentPassword, charged to
+// the member's one budget of such checks), unless a second factor was entered in the session
+// within login.StepUpWindow. When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v login.Visit) (bool, error) {
 	if h.login.FactorFresh(v.Session) {
 		return true, nil
 	}
 	ctx := r.Context()
-	key := "mfa-password:" + strconv.FormatInt(v.School.SchoolID, 10) + ":" + strconv.FormatInt(v.Session.Member.ID, 10)
-	ok, err := h.limiter.Take(ctx, key, passwordBudget)
-	if err != nil {
-		return false, login.Unavailable(fmt.Errorf("mfa: rate limiter: %w", err))
-	}
-	if !ok {
+	check, _, err := h.login.CheckCurrentPassword(ctx, v.Session.Member.ID, r.PostForm.Get("current_password"))
+	switch {
+	case err != nil:
+		return false, err
+	case check == login.PasswordRight:
+		return true, nil
+	case check == login.PasswordLimited:
 		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", i18n.FromContext(ctx).Text("account.password_limit"))
 	}
-	m, err := h.members.GetMember(ctx, v.Session.Member.ID)
-	if err != nil {
-		_ = h.limiter.Refund(ctx, key)
-		return false, err
-	}
-	pw := r.PostForm.Get("current_password")
-	if !password.IsHash(m.PasswordHash) {
-		_ = password.VerifyDummy(pw)
-		return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
-	}
-	if password.Verify(pw, m.PasswordHash) != nil {
-		return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
-	}
-	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
-	}
-	return true, nil
+	return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
 }
 
 func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {

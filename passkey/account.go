@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -17,18 +16,9 @@ import (
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
-
-// passwordBudget bounds wrong current passwords on the remove form, per member, under the key
-// the account page's forms use (package account): one budget for every form of the member's
-// that asks for the password, so that a stolen session cannot test guesses on each in turn.
-var passwordBudget = login.Limit{Max: 5, Window: 15 * time.Minute}
-
-// passwordKey prefixes the member id in that budget's key (account's accountPasswordKey).
-const passwordKey = "account-password:"
 
 // notices are the sentences a finished form's redirect names with ?done=.
 var notices = map[string]string{
@@ -74,7 +64,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 		})
 	}
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", strconv.Itoa(int(passwordBudget.Window.Seconds())))
+		w.Header().Set("Retry-After", strconv.Itoa(int(login.CurrentPasswordBudget.Window.Seconds())))
 	}
 	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(r.Context(), out, page) })
 	return nil
@@ -214,36 +204,26 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	return nil
 }
 
-// checkPassword verifies the member's current password, charged to their budget and given back
-// when right. It returns the sentence and status of a refusal ("" when the password is right).
+// checkPassword verifies the member's current password (login's CheckCurrentPassword, charged
+// to the member's one budget of such checks). It returns the sentence and status of a refusal
+// ("" when the password is right).
 func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) (string, int, error) {
 	loc := i18n.FromContext(ctx)
 	if pw == "" {
 		return loc.Text("passkey.password_missing"), http.StatusOK, nil
 	}
-	key := passwordKey + strconv.FormatInt(memberID, 10)
-	ok, err := h.limiter.Take(ctx, key, passwordBudget)
-	if err != nil {
-		return "", 0, login.Unavailable(fmt.Errorf("passkey: rate limiter: %w", err))
-	}
-	if !ok {
+	check, _, err := h.login.CheckCurrentPassword(ctx, memberID, pw)
+	switch {
+	case err != nil:
+		return "", 0, err
+	case check == login.PasswordRight:
+		return "", 0, nil
+	case check == login.PasswordLimited:
 		return loc.Text("account.password_limit"), http.StatusTooManyRequests, nil
-	}
-	m, err := h.store.GetMember(ctx, memberID)
-	if err != nil {
-		h.refund(ctx, key)
-		return "", 0, fmt.Errorf("passkey: get member: %w", err)
-	}
-	if !password.IsHash(m.PasswordHash) {
-		_ = password.VerifyDummy(pw)
-		h.refund(ctx, key)
+	case check == login.PasswordNone:
 		return loc.Text("passkey.no_password"), http.StatusOK, nil
 	}
-	if password.Verify(pw, m.PasswordHash) != nil {
-		return loc.Text("passkey.password_wrong"), http.StatusOK, nil
-	}
-	h.refund(ctx, key)
-	return "", 0, nil
+	return loc.Text("passkey.password_wrong"), http.StatusOK, nil
 }
 
 func (h *Handler) refund(ctx context.Context, key string) {

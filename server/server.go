@@ -290,7 +290,7 @@ func (s *Server) mountAll(r *mux.Router) error {
 	login.Mount(r)
 	s.pages = login
 	if mfaService != nil {
-		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Members: d.Store, Login: login, Templates: pages, Limiter: limiter, Logger: d.Logger, Audit: s.audit})
+		pagesMFA, err := mfa.New(mfa.Deps{Service: mfaService, Login: login, Templates: pages, Logger: d.Logger, Audit: s.audit})
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 
 func TestAccountPages(t *testing.T) {
 	s := newSet(t)
-	const hostile = `<script>alert("x")</script>`
 	var b bytes.Buffer
 	err := s.Account(context.Background(), &b, AccountPage{
 		School: "A", MemberName: hostile, MemberEmail: "ann@example.com", PictureURL: "https://img.example/a.png?x=1&y=2", ShowPicture: true,

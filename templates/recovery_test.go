@@ -9,7 +9,6 @@ import (
 
 func TestRecoveryPages(t *testing.T) {
 	s := newSet(t)
-	const hostile = `<script>alert("x")</script>`
 	for _, tc := range []struct {
 		name   string
 		render func(*bytes.Buffer) error

@@ -37,9 +37,12 @@ func TestNewParsesEveryPage(t *testing.T) {
 	}
 }
 
+// hostile is what the page tests put in every field a school, an operator or a member fills
+// in: it must come out escaped, never as markup.
+const hostile = `<script>alert("x")</script>`
+
 func TestPages(t *testing.T) {
 	s := newSet(t)
-	const hostile = `<script>alert("x")</script>`
 	op := Operator{MemberName: "Ann", MemberEmail: "ann@example.com", CSRFToken: "tok"}
 	app := OAuthAppDetails{Name: hostile, ClientID: "pc_1", Confidential: true, RedirectURIs: []string{"https://a.example/cb"},
 		Scopes: []ScopeItem{{"account:read", "See your own courses"}}, CreatedAt: "2030-01-02"}

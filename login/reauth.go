@@ -1,0 +1,61 @@
+package login
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/proctorhq/proctor/password"
+)
+
+// CurrentPasswordBudget bounds wrong current passwords per member over every form that asks
+// for one (the account page's, the second factors' and the passkeys' pages): one budget, so
+// that a stolen session cannot test guesses on each form in turn.
+var CurrentPasswordBudget = Limit{Max: 5, Window: 15 * time.Minute}
+
+// currentPasswordKey prefixes the member id in that budget's limiter key.
+const currentPasswordKey = "account-password:"
+
+// PasswordCheck is the outcome of CheckCurrentPassword.
+type PasswordCheck int
+
+// Outcomes of CheckCurrentPassword; each page words them its own way.
+const (
+	PasswordRight   PasswordCheck = iota
+	PasswordWrong                 // charged to the budget
+	PasswordNone                  // the member has no usable password (not charged)
+	PasswordLimited               // the budget is spent; nothing was checked
+)
+
+// CheckCurrentPassword verifies pw as the current password of member memberID, a signed-in
+// member confirming a change to their account. The attempt is charged to CurrentPasswordBudget
+// first; a wrong password stays charged, any other outcome is refunded. A member without a
+// usable hash costs a dummy verification, like a wrong password. On PasswordRight it also
+// returns the hash pw matched. Only a store or limiter failure is an error (the limiter's is
+// Unavailable).
+func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw string) (PasswordCheck, string, error) {
+	key := currentPasswordKey + strconv.FormatInt(memberID, 10)
+	ok, err := h.limiter.Take(ctx, key, CurrentPasswordBudget)
+	if err != nil {
+		return 0, "", Unavailable(fmt.Errorf("login: rate limiter: %w", err))
+	}
+	if !ok {
+		return PasswordLimited, "", nil
+	}
+	m, err := h.store.GetMember(ctx, memberID)
+	if err != nil {
+		h.refund(ctx, key)
+		return 0, "", fmt.Errorf("login: get member: %w", err)
+	}
+	if !password.IsHash(m.PasswordHash) {
+		_ = password.VerifyDummy(pw)
+		h.refund(ctx, key)
+		return PasswordNone, "", nil
+	}
+	if h.verify(pw, m.PasswordHash) != nil {
+		return PasswordWrong, "", nil
+	}
+	h.refund(ctx, key)
+	return PasswordRight, m.PasswordHash, nil
+}
