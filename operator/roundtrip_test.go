@@ -143,7 +143,7 @@ func TestRoundTrips(t *testing.T) {
 			Forms:           []storage.FormSeed{{Slug: "contact", Title: "Contact", Fields: []storage.FormField{{Name: "email", Label: "E-mail", Type: "email", Required: true}}}},
 			FormSubmissions: []storage.FormSubmissionSeed{{Key: "s1", Form: "contact", Member: "owner@example.test", Data: map[string]string{"email": "x@example.test"}, SubmittedAt: time.Now()}},
 			Payments: []storage.PaymentSeed{{TradeNo: "T-1", Member: "owner@example.test", Amount: 4900, Currency: "USD", PaymentType: "card",
-				PaymentState: storage.PaymentPaid, CreatedAt: time.Now().Add(-time.Hour), PaidAt: ptrTo(time.Now().Add(-time.Hour)),
+				CreatedAt: time.Now().Add(-time.Hour), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid, PaidAt: ptrTo(time.Now().Add(-time.Hour))},
 				LineItems: []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go", Title: "Go", Quantity: 1, UnitAmount: 4900}}}},
 		}, storage.ImportOptions{}); err != nil {
 			t.Fatal(err)

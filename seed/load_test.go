@@ -82,6 +82,17 @@ func TestLoadErrors(t *testing.T) {
 			want: []want{{3, "events[0].price", "unknown key; expected one of: slug, title, description, price_amount, currency, starts_at, ends_at"}},
 		},
 		{
+			name: "unknown key in a payment, whose status keys are its own",
+			src: `payments:
+  - trade_no: T
+    refunding_state: none
+    refund_state: none
+`,
+			want: []want{{4, "payments[0].refund_state", "unknown key; expected one of: trade_no, member, amount, currency, payment_type, " +
+				"created_at, payment_state, paid_at, expired_at, refunding_state, refunded_amount, refunded_at, refund_requested_at, " +
+				"bank_code, bank_name, code_no, line_items, adjustments, invoice, installment"}},
+		},
+		{
 			name: "unknown top-level key",
 			src:  "school: {}\nmember: []\n",
 			want: []want{{2, "member", "unknown key; expected one of: school, members, courses"}},

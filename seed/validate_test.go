@@ -93,9 +93,9 @@ var day = time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
 func paid(tradeNo string) storage.PaymentSeed {
 	return storage.PaymentSeed{
 		TradeNo: tradeNo, Member: "owner@seed-test.example", Amount: 4900, Currency: "EUR",
-		PaymentType: "credit_card", PaymentState: storage.PaymentPaid,
-		CreatedAt: day, PaidAt: ptr(day.Add(time.Minute)),
-		LineItems: []storage.PaymentLineItem{{Kind: "course", Ref: "go-basics", Title: "Go Basics", Quantity: 1, UnitAmount: 4900}},
+		PaymentType: "credit_card", CreatedAt: day,
+		PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid, PaidAt: ptr(day.Add(time.Minute))},
+		LineItems:     []storage.PaymentLineItem{{Kind: "course", Ref: "go-basics", Title: "Go Basics", Quantity: 1, UnitAmount: 4900}},
 	}
 }
 

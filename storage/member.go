@@ -139,27 +139,18 @@ type EventRegistration struct {
 // Payment is one payment attempt of a member (spec, "Payment node"): a retried checkout is
 // another Payment with another TradeNo, and nothing joins the two.
 type Payment struct {
-	ID                int64
-	TradeNo           string
-	MemberID          int64
-	Amount            int64
-	Currency          string
-	PaymentType       string // "": no method was chosen
-	PaymentState      string // one of PaymentStates
-	CreatedAt         time.Time
-	PaidAt            *time.Time
-	ExpiredAt         *time.Time
-	RefundingState    string // one of RefundStates
-	RefundedAmount    int64
-	RefundedAt        *time.Time
-	RefundRequestedAt *time.Time
-	BankCode          string
-	BankName          string
-	CodeNo            string
-	LineItems         []PaymentLineItem
-	Adjustments       []PaymentAdjustment
-	Invoice           *PaymentInvoice
-	Installment       *PaymentInstallment
+	ID          int64
+	TradeNo     string
+	MemberID    int64
+	Amount      int64
+	Currency    string
+	PaymentType string // "": no method was chosen
+	CreatedAt   time.Time
+	PaymentStatus
+	LineItems   []PaymentLineItem
+	Adjustments []PaymentAdjustment
+	Invoice     *PaymentInvoice
+	Installment *PaymentInstallment
 }
 
 // Notification is one notification in a member's inbox.

@@ -220,30 +220,40 @@ var (
 	RefundStates  = []string{RefundNone, RefundRequested, RefundRefunding, RefundPartial, RefundRefunded, RefundRejected}
 )
 
+// PaymentStatus is where a payment attempt stands: its state and when it was paid or lapsed, its
+// refund, and the instructions an ATM transfer or a convenience-store payment is made with.
+// PaymentState is one of PaymentStates and RefundingState one of RefundStates (a seed may leave
+// it empty for "none"). Payment, PaymentSeed, the payment row and the operator API's payment
+// embed it, so it carries the seed file's keys (yaml) and the operator API's (json, with the
+// values its document lists).
+type PaymentStatus struct {
+	PaymentState      string     `yaml:"payment_state" json:"payment_state" enum:"unpaid,paid,expired,failed,refunded"`
+	PaidAt            *time.Time `yaml:"paid_at,omitempty" json:"paid_at,omitempty"`
+	ExpiredAt         *time.Time `yaml:"expired_at,omitempty" json:"expired_at,omitempty"`
+	RefundingState    string     `yaml:"refunding_state,omitempty" json:"refunding_state" enum:"none,requested,refunding,partially_refunded,refunded,rejected"`
+	RefundedAmount    int64      `yaml:"refunded_amount,omitempty" json:"refunded_amount"`
+	RefundedAt        *time.Time `yaml:"refunded_at,omitempty" json:"refunded_at,omitempty"`
+	RefundRequestedAt *time.Time `yaml:"refund_requested_at,omitempty" json:"refund_requested_at,omitempty"`
+	BankCode          string     `yaml:"bank_code,omitempty" json:"bank_code,omitempty"`
+	BankName          string     `yaml:"bank_name,omitempty" json:"bank_name,omitempty"`
+	CodeNo            string     `yaml:"code_no,omitempty" json:"code_no,omitempty"`
+}
+
 // PaymentSeed is one payment attempt (keyed by trade number within the school). A retried
 // checkout is another PaymentSeed with another trade number; nothing joins the two. An empty
 // PaymentType means the buyer never chose a method.
 type PaymentSeed struct {
-	TradeNo           string              `yaml:"trade_no"`
-	Member            string              `yaml:"member"`
-	Amount            int64               `yaml:"amount"`
-	Currency          string              `yaml:"currency"`
-	PaymentType       string              `yaml:"payment_type,omitempty"`
-	PaymentState      string              `yaml:"payment_state"`
-	CreatedAt         time.Time           `yaml:"created_at"`
-	PaidAt            *time.Time          `yaml:"paid_at,omitempty"`
-	ExpiredAt         *time.Time          `yaml:"expired_at,omitempty"`
-	RefundingState    string              `yaml:"refunding_state,omitempty"` // default "none"
-	RefundedAmount    int64               `yaml:"refunded_amount,omitempty"`
-	RefundedAt        *time.Time          `yaml:"refunded_at,omitempty"`
-	RefundRequestedAt *time.Time          `yaml:"refund_requested_at,omitempty"`
-	BankCode          string              `yaml:"bank_code,omitempty"`
-	BankName          string              `yaml:"bank_name,omitempty"`
-	CodeNo            string              `yaml:"code_no,omitempty"`
-	LineItems         []PaymentLineItem   `yaml:"line_items"`
-	Adjustments       []PaymentAdjustment `yaml:"adjustments,omitempty"`
-	Invoice           *PaymentInvoice     `yaml:"invoice,omitempty"`
-	Installment       *PaymentInstallment `yaml:"installment,omitempty"`
+	TradeNo       string    `yaml:"trade_no"`
+	Member        string    `yaml:"member"`
+	Amount        int64     `yaml:"amount"`
+	Currency      string    `yaml:"currency"`
+	PaymentType   string    `yaml:"payment_type,omitempty"`
+	CreatedAt     time.Time `yaml:"created_at"`
+	PaymentStatus `yaml:",inline"`
+	LineItems     []PaymentLineItem   `yaml:"line_items"`
+	Adjustments   []PaymentAdjustment `yaml:"adjustments,omitempty"`
+	Invoice       *PaymentInvoice     `yaml:"invoice,omitempty"`
+	Installment   *PaymentInstallment `yaml:"installment,omitempty"`
 }
 
 // Line item kinds: the four kinds of purchase, and membership plans.

@@ -125,7 +125,8 @@ func TestPaymentPageSize(t *testing.T) {
 		for i := range 120 {
 			data.Payments = append(data.Payments, storage.PaymentSeed{
 				TradeNo: fmt.Sprintf("P-%03d", i), Member: sam, Amount: 100, Currency: "USD", PaymentType: "credit_card",
-				PaymentState: storage.PaymentPaid, CreatedAt: past.Add(time.Duration(i%7) * time.Hour), // many ties
+				CreatedAt:     past.Add(time.Duration(i%7) * time.Hour), // many ties
+				PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid},
 			})
 		}
 		e.Seed(e.A, data)

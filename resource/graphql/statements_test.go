@@ -33,7 +33,7 @@ func largeMember(courses, sections, lectures, payments int) *storage.SchoolData 
 	for i := range payments {
 		d.Payments = append(d.Payments, storage.PaymentSeed{
 			TradeNo: fmt.Sprintf("L-%04d", i), Member: busy, Amount: 100, Currency: "USD", PaymentType: "credit_card",
-			PaymentState: storage.PaymentPaid, CreatedAt: day(past, i),
+			CreatedAt: day(past, i), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid},
 			LineItems: []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "course-00", Title: "C", Quantity: 1, UnitAmount: 100}},
 		})
 	}

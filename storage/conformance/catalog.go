@@ -151,7 +151,7 @@ func testReports(t *testing.T, s storage.Store) {
 		Courses:     []storage.CourseSeed{{OfferSeed: storage.OfferSeed{Slug: "b-course", Title: "B", Currency: "EUR"}, Published: true}},
 		Enrollments: []storage.EnrollmentSeed{{Member: "ada@example.test", Course: "b-course", EnrolledAt: at(1, 0)}},
 		Payments: []storage.PaymentSeed{{TradeNo: "B-1", Member: "ada@example.test", Amount: 5, Currency: "EUR", PaymentType: "atm",
-			PaymentState: storage.PaymentPaid, CreatedAt: at(1, 0), LineItems: []storage.PaymentLineItem{}}},
+			CreatedAt: at(1, 0), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid}, LineItems: []storage.PaymentLineItem{}}},
 	})
 	now := at(10, 0)
 	ada := memberID(t, s, ctxA, "ada@example.test")

@@ -70,16 +70,18 @@ func FullSchoolData() *storage.SchoolData {
 		},
 		Payments: []storage.PaymentSeed{
 			{
-				TradeNo: "T-0001", Member: "ada@example.test", Amount: 1999, Currency: "USD", PaymentType: "credit_card", PaymentState: storage.PaymentPaid,
-				CreatedAt: at(1, 7), PaidAt: ptr(at(1, 8)), RefundingState: storage.RefundPartial, RefundedAmount: 500, RefundedAt: ptr(at(9, 8)), RefundRequestedAt: ptr(at(8, 8)),
+				TradeNo: "T-0001", Member: "ada@example.test", Amount: 1999, Currency: "USD", PaymentType: "credit_card", CreatedAt: at(1, 7),
+				PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid, PaidAt: ptr(at(1, 8)),
+					RefundingState: storage.RefundPartial, RefundedAmount: 500, RefundedAt: ptr(at(9, 8)), RefundRequestedAt: ptr(at(8, 8))},
 				LineItems:   []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go-basics", Title: "Go basics", Quantity: 1, UnitAmount: 1999}},
 				Adjustments: []storage.PaymentAdjustment{{Kind: "coupon", Code: "SPRING", Title: "Spring", Amount: -200}},
 				Invoice:     &storage.PaymentInvoice{Number: "INV-1", Status: "issued", IssuedAt: ptr(at(1, 9)), BuyerName: "Ada", TaxID: "12345678"},
 				Installment: &storage.PaymentInstallment{Periods: 3, PeriodAmount: 667, Bank: "Bank"},
 			},
 			{
-				TradeNo: "T-0002", Member: "linus@example.test", Amount: 500, Currency: "USD", PaymentState: storage.PaymentUnpaid, CreatedAt: at(2, 7), ExpiredAt: ptr(at(9, 7)),
-				BankCode: "812", BankName: "Taishin", CodeNo: "99887766",
+				TradeNo: "T-0002", Member: "linus@example.test", Amount: 500, Currency: "USD", CreatedAt: at(2, 7),
+				PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentUnpaid, ExpiredAt: ptr(at(9, 7)),
+					BankCode: "812", BankName: "Taishin", CodeNo: "99887766"},
 				LineItems: []storage.PaymentLineItem{{Kind: storage.ItemDigitalProduct, Ref: "cheatsheet", Title: "Cheat sheet", Quantity: 1, UnitAmount: 500}},
 			},
 		},

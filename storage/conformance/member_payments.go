@@ -12,7 +12,7 @@ func paymentRulesData() *storage.SchoolData {
 	item := []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go-basics", Title: "Go basics", Quantity: 1, UnitAmount: 1000}}
 	pay := func(tradeNo, member, typ, state string, created int) storage.PaymentSeed {
 		return storage.PaymentSeed{TradeNo: tradeNo, Member: member, Amount: 1000, Currency: "USD", PaymentType: typ,
-			PaymentState: state, CreatedAt: at(created, 0), LineItems: item}
+			CreatedAt: at(created, 0), PaymentStatus: storage.PaymentStatus{PaymentState: state}, LineItems: item}
 	}
 	paid := pay("P-PAID", "ada@example.test", "credit_card", storage.PaymentPaid, 1)
 	paid.PaidAt = ptr(at(1, 1))
@@ -58,7 +58,7 @@ func testMemberPayments(t *testing.T, s storage.Store) {
 	mustImport(t, s, ctxB, &storage.SchoolData{
 		Members: []storage.MemberSeed{{Email: "ada@example.test", Name: "Ada", Roles: []storage.Role{storage.RoleStudent}}},
 		Payments: []storage.PaymentSeed{{TradeNo: "B-1", Member: "ada@example.test", Amount: 5, Currency: "USD", PaymentType: "atm",
-			PaymentState: storage.PaymentPaid, CreatedAt: at(9, 5)}},
+			CreatedAt: at(9, 5), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentPaid}}},
 	})
 	ada := memberID(t, s, ctxA, "ada@example.test")
 	clock := at(10, 0)
@@ -94,8 +94,8 @@ func testMemberPayments(t *testing.T, s storage.Store) {
 	open := byTrade["P-ATM-OPEN"]
 	wantEqual(t, "open ATM payment", open, storage.Payment{
 		ID: open.ID, TradeNo: "P-ATM-OPEN", MemberID: ada, Amount: 1000, Currency: "USD", PaymentType: "atm",
-		PaymentState: storage.PaymentUnpaid, CreatedAt: at(2, 0), ExpiredAt: ptr(at(20, 0)), RefundingState: storage.RefundNone,
-		BankCode: "812", BankName: "Taishin", CodeNo: "1111",
+		CreatedAt: at(2, 0), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentUnpaid, ExpiredAt: ptr(at(20, 0)),
+			RefundingState: storage.RefundNone, BankCode: "812", BankName: "Taishin", CodeNo: "1111"},
 		LineItems:   []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go-basics", Title: "Go basics", Quantity: 1, UnitAmount: 1000}},
 		Adjustments: []storage.PaymentAdjustment{},
 	})
@@ -105,8 +105,8 @@ func testMemberPayments(t *testing.T, s storage.Store) {
 	refunded := byTrade["P-REFUNDED"]
 	wantEqual(t, "refunded payment", refunded, storage.Payment{
 		ID: refunded.ID, TradeNo: "P-REFUNDED", MemberID: ada, Amount: 1000, Currency: "USD", PaymentType: "credit_card",
-		PaymentState: storage.PaymentRefunded, CreatedAt: at(1, 5), RefundingState: storage.RefundRefunded, RefundedAmount: 1000,
-		RefundRequestedAt: ptr(at(2, 0)), RefundedAt: ptr(at(3, 0)),
+		CreatedAt: at(1, 5), PaymentStatus: storage.PaymentStatus{PaymentState: storage.PaymentRefunded, RefundingState: storage.RefundRefunded,
+			RefundedAmount: 1000, RefundRequestedAt: ptr(at(2, 0)), RefundedAt: ptr(at(3, 0))},
 		LineItems:   []storage.PaymentLineItem{{Kind: storage.ItemCourse, Ref: "go-basics", Title: "Go basics", Quantity: 1, UnitAmount: 1000}},
 		Adjustments: []storage.PaymentAdjustment{{Kind: "coupon", Code: "SPRING", Title: "Spring", Amount: -100}},
 		Invoice:     &storage.PaymentInvoice{Number: "INV-9", Status: "void", IssuedAt: ptr(at(1, 6)), BuyerName: "Ada"},

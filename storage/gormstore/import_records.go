@@ -372,20 +372,11 @@ func (im *importer) payments(seeds []storage.PaymentSeed) error {
 				t := s.PaymentType
 				r.PaymentType = &t
 			}
-			r.PaymentState = s.PaymentState
 			r.CreatedAt = dbTime(s.CreatedAt)
-			r.PaidAt = dbTimePtr(s.PaidAt)
-			r.ExpiredAt = dbTimePtr(s.ExpiredAt)
-			r.RefundingState = s.RefundingState
+			r.PaymentStatus = paymentTimes(s.PaymentStatus, dbTimePtr)
 			if r.RefundingState == "" {
 				r.RefundingState = storage.RefundNone
 			}
-			r.RefundedAmount = s.RefundedAmount
-			r.RefundedAt = dbTimePtr(s.RefundedAt)
-			r.RefundRequestedAt = dbTimePtr(s.RefundRequestedAt)
-			r.BankCode = s.BankCode
-			r.BankName = s.BankName
-			r.CodeNo = s.CodeNo
 			lineItems := s.LineItems
 			if lineItems == nil {
 				lineItems = []storage.PaymentLineItem{}

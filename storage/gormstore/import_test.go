@@ -300,10 +300,8 @@ func exportSchoolData(t *testing.T, s *Store, id int64) *storage.SchoolData {
 	find(&payments, "id")
 	for _, p := range payments {
 		seed := storage.PaymentSeed{
-			TradeNo: p.TradeNo, Member: email[p.MemberID], Amount: p.Amount, Currency: p.Currency, PaymentState: p.PaymentState,
-			CreatedAt: utc(p.CreatedAt), PaidAt: utcPtr(p.PaidAt), ExpiredAt: utcPtr(p.ExpiredAt), RefundingState: p.RefundingState,
-			RefundedAmount: p.RefundedAmount, RefundedAt: utcPtr(p.RefundedAt), RefundRequestedAt: utcPtr(p.RefundRequestedAt),
-			BankCode: p.BankCode, BankName: p.BankName, CodeNo: p.CodeNo,
+			TradeNo: p.TradeNo, Member: email[p.MemberID], Amount: p.Amount, Currency: p.Currency,
+			CreatedAt: utc(p.CreatedAt), PaymentStatus: paymentTimes(p.PaymentStatus, utcPtr),
 		}
 		if p.PaymentType != nil {
 			seed.PaymentType = *p.PaymentType

@@ -32,24 +32,15 @@ func (s *Store) ListPayments(ctx context.Context, memberID int64, at time.Time, 
 // instructions of unpaid and expired rows alike, and must not be told to pay a dead slip).
 func (r paymentRow) payment(at time.Time) (storage.Payment, error) {
 	p := storage.Payment{
-		ID:                r.ID,
-		TradeNo:           r.TradeNo,
-		MemberID:          r.MemberID,
-		Amount:            r.Amount,
-		Currency:          r.Currency,
-		PaymentState:      r.PaymentState,
-		CreatedAt:         utc(r.CreatedAt),
-		PaidAt:            utcPtr(r.PaidAt),
-		ExpiredAt:         utcPtr(r.ExpiredAt),
-		RefundingState:    r.RefundingState,
-		RefundedAmount:    r.RefundedAmount,
-		RefundedAt:        utcPtr(r.RefundedAt),
-		RefundRequestedAt: utcPtr(r.RefundRequestedAt),
-		BankCode:          r.BankCode,
-		BankName:          r.BankName,
-		CodeNo:            r.CodeNo,
-		LineItems:         []storage.PaymentLineItem{},
-		Adjustments:       []storage.PaymentAdjustment{},
+		ID:            r.ID,
+		TradeNo:       r.TradeNo,
+		MemberID:      r.MemberID,
+		Amount:        r.Amount,
+		Currency:      r.Currency,
+		CreatedAt:     utc(r.CreatedAt),
+		PaymentStatus: paymentTimes(r.PaymentStatus, utcPtr),
+		LineItems:     []storage.PaymentLineItem{},
+		Adjustments:   []storage.PaymentAdjustment{},
 	}
 	if r.PaymentType != nil {
 		p.PaymentType = *r.PaymentType

@@ -208,31 +208,29 @@ type eventRegistrationRow struct {
 func (eventRegistrationRow) TableName() string { return "event_registrations" }
 
 type paymentRow struct {
-	ID                int64
-	SchoolID          int64
-	TradeNo           string
-	MemberID          int64
-	Amount            int64
-	Currency          string
-	PaymentType       *string // NULL: the buyer never chose a method
-	PaymentState      string
-	CreatedAt         time.Time `gorm:"autoCreateTime:false"`
-	PaidAt            *time.Time
-	ExpiredAt         *time.Time
-	RefundingState    string
-	RefundedAmount    int64
-	RefundedAt        *time.Time
-	RefundRequestedAt *time.Time
-	BankCode          string
-	BankName          string
-	CodeNo            string
-	LineItems         string  // JSON array of storage.PaymentLineItem
-	Adjustments       string  // JSON array of storage.PaymentAdjustment
-	Invoice           *string // JSON of storage.PaymentInvoice
-	Installment       *string // JSON of storage.PaymentInstallment
+	ID          int64
+	SchoolID    int64
+	TradeNo     string
+	MemberID    int64
+	Amount      int64
+	Currency    string
+	PaymentType *string   // NULL: the buyer never chose a method
+	CreatedAt   time.Time `gorm:"autoCreateTime:false"`
+	storage.PaymentStatus
+	LineItems   string  // JSON array of storage.PaymentLineItem
+	Adjustments string  // JSON array of storage.PaymentAdjustment
+	Invoice     *string // JSON of storage.PaymentInvoice
+	Installment *string // JSON of storage.PaymentInstallment
 }
 
 func (paymentRow) TableName() string { return "payments" }
+
+// paymentTimes is st with each of its times passed through f: dbTimePtr on the way in, utcPtr
+// on the way out.
+func paymentTimes(st storage.PaymentStatus, f func(*time.Time) *time.Time) storage.PaymentStatus {
+	st.PaidAt, st.ExpiredAt, st.RefundedAt, st.RefundRequestedAt = f(st.PaidAt), f(st.ExpiredAt), f(st.RefundedAt), f(st.RefundRequestedAt)
+	return st
+}
 
 type notificationRow struct {
 	SchoolID int64
