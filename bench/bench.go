@@ -439,9 +439,8 @@ func runScenario(ctx context.Context, sc scenario, e *env, srv target, obs obser
 		perReq := round(float64(stmtsAfter-stmtsBefore)/float64(res.Requests), 2)
 		m.StatementsPerRequest = &perReq
 	}
-	if dbBefore != nil && dbErrBefore == nil && dbErrAfter == nil && res.Requests > 0 {
-		perReq := round(dbCPUSince(dbBefore, dbAfter).Seconds()*1000/float64(res.Requests), 3)
-		m.DBCPUPerRequestMS = &perReq
+	if dbBefore != nil && dbErrBefore == nil && dbErrAfter == nil {
+		m.DBCPUPerRequestMS = cpuMSPerRequest(dbCPUSince(dbBefore, dbAfter), res.Requests)
 	}
 	if profiled != nil {
 		if err := <-profiled; err != nil {
@@ -473,8 +472,15 @@ func (m *Measurement) setServerUsage(before, after Usage, ok bool) {
 	cpu := round((after.CPU - before.CPU).Seconds(), 2)
 	peak := after.PeakRSS
 	m.ServerCPUSeconds, m.ServerPeakRSSBytes = &cpu, &peak
-	if m.Requests > 0 {
-		perReq := round((after.CPU-before.CPU).Seconds()*1000/float64(m.Requests), 3)
-		m.ServerCPUPerRequestMS = &perReq
+	m.ServerCPUPerRequestMS = cpuMSPerRequest(after.CPU-before.CPU, m.Requests)
+}
+
+// cpuMSPerRequest is CPU time spread over requests, in milliseconds rounded to 3 places; nil
+// when there were none.
+func cpuMSPerRequest(cpu time.Duration, requests int) *float64 {
+	if requests <= 0 {
+		return nil
 	}
+	perReq := round(cpu.Seconds()*1000/float64(requests), 3)
+	return &perReq
 }

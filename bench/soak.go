@@ -258,9 +258,8 @@ func (s *soakSampler) sample(ctx context.Context, w Window) SoakWindow {
 	if u, ok := s.srv.usage(); ok {
 		rss := u.RSS
 		sw.ServerRSSBytes = &rss
-		if s.haveLast && w.Requests > 0 {
-			perReq := round((u.CPU-s.last.CPU).Seconds()*1000/float64(w.Requests), 3)
-			sw.ServerCPUMSPerRequest = &perReq
+		if s.haveLast {
+			sw.ServerCPUMSPerRequest = cpuMSPerRequest(u.CPU-s.last.CPU, w.Requests)
 		}
 		s.last, s.haveLast = u, true
 	}

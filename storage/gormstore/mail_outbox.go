@@ -144,7 +144,7 @@ RETURNING ` + mailOutboxColumns
 // MarkMailSent records delivery and erases the payload. It implements mail.Outbox.
 func (s *Store) MarkMailSent(ctx context.Context, id int64, at time.Time) error {
 	at = dbTime(at)
-	return s.finishMail(ctx, "mark mail sent", id, map[string]any{
+	return s.updateMail(ctx, "mark mail sent", id, "", map[string]any{
 		"state": string(mail.StateSent), "sent_at": at, "finished_at": at, "lease_until": nil,
 		"next_attempt_at": at, "payload": nil,
 	})
@@ -153,14 +153,20 @@ func (s *Store) MarkMailSent(ctx context.Context, id int64, at time.Time) error 
 // FailMail gives an entry up and erases the payload. It implements mail.Outbox.
 func (s *Store) FailMail(ctx context.Context, id int64, at time.Time, lastError string) error {
 	at = dbTime(at)
-	return s.finishMail(ctx, "fail mail", id, map[string]any{
+	return s.updateMail(ctx, "fail mail", id, "", map[string]any{
 		"state": string(mail.StateFailed), "finished_at": at, "lease_until": nil,
 		"next_attempt_at": at, "payload": nil, "last_error": clipError(lastError),
 	})
 }
 
-func (s *Store) finishMail(ctx context.Context, op string, id int64, set map[string]any) error {
-	res := s.conn(ctx).Model(&mailOutboxRow{}).Where("id = ?", id).Updates(set)
+// updateMail sets columns of entry id; with a state from, only while the entry is in it.
+// ErrNotFound when no entry matches.
+func (s *Store) updateMail(ctx context.Context, op string, id int64, from mail.State, set map[string]any) error {
+	q := s.conn(ctx).Model(&mailOutboxRow{}).Where("id = ?", id)
+	if from != "" {
+		q = q.Where("state = ?", string(from))
+	}
+	res := q.Updates(set)
 	if res.Error != nil {
 		return wrap(op, res.Error)
 	}
@@ -172,19 +178,10 @@ func (s *Store) finishMail(ctx context.Context, op string, id int64, set map[str
 
 // RetryMail puts a claimed entry back to pending. It implements mail.Outbox.
 func (s *Store) RetryMail(ctx context.Context, id int64, next time.Time, lastError string) error {
-	const op = "retry mail"
-	res := s.conn(ctx).Model(&mailOutboxRow{}).Where("id = ? AND state = ?", id, string(mail.StateSending)).
-		Updates(map[string]any{
-			"state": string(mail.StatePending), "next_attempt_at": dbTime(next), "lease_until": nil,
-			"last_error": clipError(lastError),
-		})
-	if res.Error != nil {
-		return wrap(op, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return notFoundMail(op, id)
-	}
-	return nil
+	return s.updateMail(ctx, "retry mail", id, mail.StateSending, map[string]any{
+		"state": string(mail.StatePending), "next_attempt_at": dbTime(next), "lease_until": nil,
+		"last_error": clipError(lastError),
+	})
 }
 
 // MailEntry returns one entry. It implements mail.Outbox.

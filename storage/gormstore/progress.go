@@ -28,40 +28,35 @@ func (r progressRow) progress() storage.LectureProgress {
 // from the driver, only the columns the result needs, rather than through gorm's reflection
 // (BenchmarkGetLectureProgress).
 func (s *Store) GetLectureProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]storage.LectureProgress, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := []storage.LectureProgress{}
-	if len(courseIDs) == 0 {
-		return out, nil
-	}
-	op := fmt.Sprintf("get lecture progress of member %d", memberID)
-	rows, err := sc.in(s.conn(ctx).Model(&progressRow{})).
-		Select("lecture_id, course_id, state, position_seconds, "+s.timeAsText("updated_at")).
-		Where("member_id = ? AND course_id IN ?", memberID, courseIDs).
-		Order("course_id, lecture_id").Rows()
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	// Scanned into the driver's own types (database/sql converts into others by reflection, and
-	// into an int through a string), declared once: Scan's pointers make them escape.
-	var (
-		lecture, course, position int64
-		state                     string
-		updated                   textTime
-	)
-	for rows.Next() {
-		if err := rows.Scan(&lecture, &course, &state, &position, &updated); err != nil {
+	return readForIDs(s, ctx, courseIDs, func(sc scope) ([]storage.LectureProgress, error) {
+		op := fmt.Sprintf("get lecture progress of member %d", memberID)
+		rows, err := sc.in(s.conn(ctx).Model(&progressRow{})).
+			Select("lecture_id, course_id, state, position_seconds, "+s.timeAsText("updated_at")).
+			Where("member_id = ? AND course_id IN ?", memberID, courseIDs).
+			Order("course_id, lecture_id").Rows()
+		if err != nil {
 			return nil, wrap(op, err)
 		}
-		out = append(out, storage.LectureProgress{
-			MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
-			PositionSeconds: int(position), UpdatedAt: updated.Time,
-		})
-	}
-	return out, wrap(op, rows.Err())
+		defer rows.Close()
+		// Scanned into the driver's own types (database/sql converts into others by reflection,
+		// and into an int through a string), declared once: Scan's pointers make them escape.
+		var (
+			lecture, course, position int64
+			state                     string
+			updated                   textTime
+		)
+		out := []storage.LectureProgress{}
+		for rows.Next() {
+			if err := rows.Scan(&lecture, &course, &state, &position, &updated); err != nil {
+				return nil, wrap(op, err)
+			}
+			out = append(out, storage.LectureProgress{
+				MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
+				PositionSeconds: int(position), UpdatedAt: updated.Time,
+			})
+		}
+		return out, wrap(op, rows.Err())
+	})
 }
 
 // courseProgressSQL sums up a member's progress per course in one statement: the rows counted
@@ -92,68 +87,62 @@ JOIN lecture_progress AS p ON p.member_id = ? AND p.lecture_id = l.lecture_id`
 // three when their curricula are not cached: the curricula give the lectures (their number, and
 // the title of the last watched), courseProgressSQL the rest.
 func (s *Store) GetCourseProgress(ctx context.Context, memberID int64, courseIDs []int64) ([]storage.CourseProgress, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := []storage.CourseProgress{}
-	if len(courseIDs) == 0 {
-		return out, nil
-	}
-	cs, err := s.curricula(ctx, sc, courseIDs)
-	if err != nil || len(cs) == 0 {
-		return out, err
-	}
-	ids := make([]int64, len(cs))
-	byCourse := make(map[int64]*storage.CourseProgress, len(cs))
-	out = make([]storage.CourseProgress, len(cs))
-	for i, c := range cs {
-		ids[i] = c.courseID
-		out[i] = storage.CourseProgress{CourseID: c.courseID, TotalLectures: len(c.lectures)}
-		byCourse[c.courseID] = &out[i]
-	}
+	return readForIDs(s, ctx, courseIDs, func(sc scope) ([]storage.CourseProgress, error) {
+		cs, err := s.curricula(ctx, sc, courseIDs)
+		if err != nil || len(cs) == 0 {
+			return []storage.CourseProgress{}, err
+		}
+		ids := make([]int64, len(cs))
+		byCourse := make(map[int64]*storage.CourseProgress, len(cs))
+		out := make([]storage.CourseProgress, len(cs))
+		for i, c := range cs {
+			ids[i] = c.courseID
+			out[i] = storage.CourseProgress{CourseID: c.courseID, TotalLectures: len(c.lectures)}
+			byCourse[c.courseID] = &out[i]
+		}
 
-	op := fmt.Sprintf("get course progress of member %d", memberID)
-	rows, err := s.conn(ctx).Raw(courseProgressSQL, sc.schoolID, memberID, sc.schoolID, memberID, ids, memberID).Rows()
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var (
-		course, n, lecture, position int64
-		state                        string
-		last                         textTime
-	)
-	for rows.Next() {
-		if err := rows.Scan(&course, &state, &n, &last, &lecture, &position); err != nil {
+		op := fmt.Sprintf("get course progress of member %d", memberID)
+		rows, err := s.conn(ctx).Raw(courseProgressSQL, sc.schoolID, memberID, sc.schoolID, memberID, ids, memberID).Rows()
+		if err != nil {
 			return nil, wrap(op, err)
 		}
-		p := byCourse[course]
-		switch storage.LectureState(state) {
-		case storage.LectureCompleted:
-			p.CompletedLectures = int(n)
-		case storage.LectureRead:
-			p.ReadLectures = int(n)
-		}
-		row := storage.LectureProgress{
-			MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
-			PositionSeconds: int(position), UpdatedAt: last.Time,
-		}
-		if p.LastWatched == nil || row.WatchedAfter(*p.LastWatched) {
-			p.LastWatched = &row
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	for i, c := range cs {
-		if l := out[i].LastWatched; l != nil {
-			if j := slices.IndexFunc(c.lectures, func(x storage.Lecture) bool { return x.ID == l.LectureID }); j >= 0 {
-				out[i].LastWatchedTitle = c.lectures[j].Title
+		defer rows.Close()
+		var (
+			course, n, lecture, position int64
+			state                        string
+			last                         textTime
+		)
+		for rows.Next() {
+			if err := rows.Scan(&course, &state, &n, &last, &lecture, &position); err != nil {
+				return nil, wrap(op, err)
+			}
+			p := byCourse[course]
+			switch storage.LectureState(state) {
+			case storage.LectureCompleted:
+				p.CompletedLectures = int(n)
+			case storage.LectureRead:
+				p.ReadLectures = int(n)
+			}
+			row := storage.LectureProgress{
+				MemberID: memberID, LectureID: lecture, CourseID: course, State: storage.LectureState(state),
+				PositionSeconds: int(position), UpdatedAt: last.Time,
+			}
+			if p.LastWatched == nil || row.WatchedAfter(*p.LastWatched) {
+				p.LastWatched = &row
 			}
 		}
-	}
-	return out, nil
+		if err := rows.Err(); err != nil {
+			return nil, wrap(op, err)
+		}
+		for i, c := range cs {
+			if l := out[i].LastWatched; l != nil {
+				if j := slices.IndexFunc(c.lectures, func(x storage.Lecture) bool { return x.ID == l.LectureID }); j >= 0 {
+					out[i].LastWatchedTitle = c.lectures[j].Title
+				}
+			}
+		}
+		return out, nil
+	})
 }
 
 // UpdateLectureProgress applies fn to a member's progress on a lecture while its row is locked.

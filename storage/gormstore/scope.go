@@ -129,3 +129,16 @@ func getScoped[R, T any](s *Store, ctx context.Context, op string, convert func(
 	}
 	return convert(row), nil
 }
+
+// readForIDs runs read at the context's school for some ids. With none there is nothing to read:
+// the answer is empty (not nil), without a statement.
+func readForIDs[T any](s *Store, ctx context.Context, ids []int64, read func(scope) ([]T, error)) ([]T, error) {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return []T{}, nil
+	}
+	return read(sc)
+}
