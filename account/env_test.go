@@ -184,10 +184,7 @@ func newEnvOn(t *testing.T, backend string) *env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if e.h, err = account.New(account.Deps{
-		Store: e.store, Login: e.login, Templates: tpl, Mail: queue, Secret: testSecret, Limiter: limiter,
-		Logger: e.logger, Now: e.clock.Now, Service: e.svc,
-	}); err != nil {
+	if e.h, err = account.New(account.Deps{Service: e.svc, Login: e.login}); err != nil {
 		t.Fatal(err)
 	}
 	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)

@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mail"
 	"github.com/proctorhq/proctor/templates"
@@ -17,26 +16,14 @@ import (
 
 // Deps are what the handler is built from.
 type Deps struct {
-	Store Store
-	// Consent provides sessions, CSRF and the page writer.
-	Login     *login.Handler
-	Templates *templates.Set
-	// Mail queues messages in the outbox.
-	Mail   *mail.Queue
-	Secret config.Secret
-	// Limiter counts password-reset requests (nil: a login.MemoryLimiter).
-	Limiter login.Limiter
-	Logger  *slog.Logger     // nil: discard
-	Now     func() time.Time // nil: time.Now
-	// Service invites and resets (nil: one built from the fields above, without a school
-	// lookup, so its Expanders cannot serve; the server builds its own and passes it).
+	// Service invites and resets; the pages use its store, templates, mail queue, limiter,
+	// keys, log and clock, so that a page and a command do the same work with the same parts.
 	Service *Service
+	// Login provides sessions, CSRF, the current-password check and the page writer.
+	Login *login.Handler
 	// ResetAddressLimit bounds forgotten-password forms per client address (zero:
 	// DefaultResetAddressLimit).
 	ResetAddressLimit login.Limit
-	// Audit records security events (nil: a recorder over Store that counts nothing). Used
-	// only to build the Service when Service is nil; otherwise the Service's is used.
-	Audit *audit.Recorder
 }
 
 // DefaultResetAddressLimit is how many forgotten-password forms one client address may post: a
@@ -53,7 +40,7 @@ type Handler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps (the
-	// service's: deriveKeys is their one source).
+	// service's).
 	linkKey, stampKey []byte
 	svc               *Service
 	addressLimit      login.Limit
@@ -63,36 +50,18 @@ type Handler struct {
 // New checks d and returns the handler.
 func New(d Deps) (*Handler, error) {
 	switch {
-	case d.Store == nil:
-		return nil, errors.New("account: no store")
+	case d.Service == nil:
+		return nil, errors.New("account: no service")
 	case d.Login == nil:
 		return nil, errors.New("account: no sign-in handler")
-	case d.Templates == nil:
-		return nil, errors.New("account: no templates")
-	case d.Mail == nil:
-		return nil, errors.New("account: no mail queue")
 	}
 	svc := d.Service
-	if svc == nil {
-		var err error
-		svc, err = NewService(ServiceDeps{
-			Store: d.Store, Mail: d.Mail, Templates: d.Templates, Secret: d.Secret,
-			Limiter: d.Limiter, Logger: d.Logger, Now: d.Now, Audit: d.Audit,
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
 	h := &Handler{
-		store: d.Store, login: d.Login, tpl: d.Templates, mail: d.Mail, svc: svc,
-		limiter: d.Limiter, log: svc.log, now: svc.now, audit: svc.audit,
+		store: svc.store, login: d.Login, tpl: svc.tpl, mail: svc.mail, svc: svc,
+		limiter: svc.limiter, log: svc.log, now: svc.now, audit: svc.audit,
 		linkKey: svc.linkKey, stampKey: svc.stampKey,
-		addressLimit: d.ResetAddressLimit,
+		addressLimit: d.ResetAddressLimit.Or(DefaultResetAddressLimit),
 	}
-	if h.limiter == nil {
-		h.limiter = svc.limiter
-	}
-	h.addressLimit = h.addressLimit.Or(DefaultResetAddressLimit)
 	if err := h.addressLimit.Check(); err != nil {
 		return nil, fmt.Errorf("account: %w", err)
 	}

@@ -352,10 +352,7 @@ func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limite
 		return nil, err
 	}
 	s.mailExpanders = svc.Expanders()
-	return account.New(account.Deps{
-		Store: store, Login: login, Templates: pages, Mail: s.mailQueue, Secret: d.Config.Secret,
-		Limiter: limiter, Logger: d.Logger, Service: svc,
-	})
+	return account.New(account.Deps{Service: svc, Login: login})
 }
 
 // passkeyPages builds the passkey pages and ceremonies when the store keeps passkeys (a
