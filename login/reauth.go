@@ -2,7 +2,9 @@ package login
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -32,8 +34,8 @@ const (
 // member confirming a change to their account. The attempt is charged to CurrentPasswordBudget
 // first; a wrong password stays charged, any other outcome is refunded. A member without a
 // usable hash costs a dummy verification, like a wrong password. On PasswordRight it also
-// returns the hash pw matched. Only a store or limiter failure is an error (the limiter's is
-// Unavailable).
+// returns the hash pw matched. Only a store or limiter failure, or hash slots that stay taken
+// (hashgate.go), is an error; the last two are a *PageError of 503.
 func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw string) (PasswordCheck, string, error) {
 	key := currentPasswordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, CurrentPasswordBudget)
@@ -48,6 +50,14 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 		h.refund(ctx, key)
 		return 0, "", fmt.Errorf("login: get member: %w", err)
 	}
+	// The hash runs in one of the sign-in form's hash slots: a burst of these forms is bounded
+	// in memory as sign-ins are (hashgate.go).
+	if !h.gate.acquire(ctx) {
+		// Nothing was checked, so nothing stays charged.
+		h.refund(ctx, key)
+		return 0, "", &PageError{Status: http.StatusServiceUnavailable, View: viewTryLater, Err: errHashBusy}
+	}
+	defer h.gate.release()
 	if !password.IsHash(m.PasswordHash) {
 		_ = password.VerifyDummy(pw)
 		h.refund(ctx, key)
@@ -59,3 +69,6 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 	h.refund(ctx, key)
 	return PasswordRight, m.PasswordHash, nil
 }
+
+// errHashBusy: every hash slot stayed taken for the wait the handler allows.
+var errHashBusy = errors.New("login: password hashing is at capacity")

@@ -1,0 +1,84 @@
+package login
+
+import (
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/proctorhq/proctor/password"
+)
+
+// checkCurrent runs CheckCurrentPassword for Ann at school A and fails the test on an error.
+func (e *env) checkCurrent(t *testing.T, pw string) (PasswordCheck, string) {
+	t.Helper()
+	c, hash, err := e.h.CheckCurrentPassword(e.ctx(hostA), e.ann.ID, pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, hash
+}
+
+// A right password is given back to the budget and answers the hash it matched; wrong ones stay
+// charged until the budget is spent, and then even the right one is not checked.
+func TestCheckCurrentPassword(t *testing.T) {
+	e := newEnv(t, nil)
+	for range 2 {
+		if c, hash := e.checkCurrent(t, annPassword); c != PasswordRight || !password.IsHash(hash) {
+			t.Fatalf("right password: %v, hash %q", c, hash)
+		}
+	}
+	for i := range CurrentPasswordBudget.Max {
+		if c, hash := e.checkCurrent(t, "not the password"); c != PasswordWrong || hash != "" {
+			t.Fatalf("wrong password %d: %v, hash %q", i+1, c, hash)
+		}
+	}
+	if c, _ := e.checkCurrent(t, annPassword); c != PasswordLimited {
+		t.Fatalf("after the budget: %v", c)
+	}
+}
+
+// The check hashes in one of the sign-in form's hash slots: with every slot taken and no wait
+// allowed it is a 503 and costs the member nothing. The slot is held by a check whose hash is
+// kept in flight (a wrapped verify and channels, not timing); the wrapper holds only the
+// first hash, so a check that skipped the slot would answer instead of waiting.
+func TestCheckCurrentPasswordTakesAHashSlot(t *testing.T) {
+	e := newEnv(t, func(d *Deps) { d.HashSlots, d.HashWait = 1, -1 })
+	entered, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	e.h.verify = func(pw, hash string) error {
+		if held.CompareAndSwap(false, true) { // the first check only
+			entered <- struct{}{}
+			<-release
+		}
+		return password.Verify(pw, hash)
+	}
+	type outcome struct {
+		c   PasswordCheck
+		err error
+	}
+	first := make(chan outcome, 1)
+	go func() {
+		c, _, err := e.h.CheckCurrentPassword(e.ctx(hostA), e.ann.ID, annPassword)
+		first <- outcome{c, err}
+	}()
+	<-entered
+	_, _, err := e.h.CheckCurrentPassword(e.ctx(hostA), e.ann.ID, "not the password")
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Status != http.StatusServiceUnavailable {
+		t.Errorf("with the one slot taken: %v, want a 503", err)
+	}
+	close(release)
+	if o := <-first; o.err != nil || o.c != PasswordRight {
+		t.Fatalf("the check holding the slot: %v %v", o.c, o.err)
+	}
+	// The refused check was not charged: the whole budget of wrong passwords is left.
+	for i := range CurrentPasswordBudget.Max {
+		if c, _ := e.checkCurrent(t, "not the password"); c != PasswordWrong {
+			t.Fatalf("wrong password %d: %v", i+1, c)
+		}
+	}
+	if c, _ := e.checkCurrent(t, "not the password"); c != PasswordLimited {
+		t.Fatalf("after the budget: %v", c)
+	}
+}
