@@ -25,11 +25,17 @@ func writeFiles(t *testing.T, files map[string]string) string {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, body)
 	}
 	return root
+}
+
+// writeFile writes body to path, failing the test when the file cannot be written.
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // writeServer lays out files (the school files under schools/ and any file the server file
@@ -39,9 +45,7 @@ func writeServer(t *testing.T, files map[string]string, body string) string {
 	t.Helper()
 	root := writeFiles(t, files)
 	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret: %s\n%s", filepath.Join(root, "schools"), testSecret, body)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, server, fmt.Sprintf("schools_dir: %s\nsecret: %s\n%s", filepath.Join(root, "schools"), testSecret, body))
 	return server
 }
 
@@ -63,15 +67,13 @@ base_url: http://127.0.0.1:8080
 		"schools/README.txt": "ignored",
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	if err := os.WriteFile(server, []byte(fmt.Sprintf(`public: {addr: "0.0.0.0:9000"}
+	writeFile(t, server, fmt.Sprintf(`public: {addr: "0.0.0.0:9000"}
 database: {driver: postgres, dsn: "postgres://db/proctor", curriculum_cache_rows: 5000}
 schools_dir: %s
 secret_file: secret
 trusted_proxies: [10.0.0.0/8, 192.0.2.7]
 http: {write_timeout: 45s}
-`, filepath.Join(root, "schools"))), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`, filepath.Join(root, "schools")))
 	cfg, err := Load(server)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -166,12 +168,12 @@ security: {operator_mfa: sometimes}
 		"schools/e.yaml": "school_id: [\n",
 	})
 	server := filepath.Join(root, "proctor.yaml")
-	os.WriteFile(server, []byte(fmt.Sprintf(`database: {driver: mysql, dsn: "", startup_timeout: -1s}
+	writeFile(t, server, fmt.Sprintf(`database: {driver: mysql, dsn: "", startup_timeout: -1s}
 log: {level: loud}
 schools_dir: %s
 secret: short
 trusted_proxies: [not-a-range]
-`, filepath.Join(root, "schools"))), 0o600)
+`, filepath.Join(root, "schools")))
 
 	_, err := Load(server)
 	var problems Errors
@@ -352,9 +354,7 @@ func TestLegacySchoolsDir(t *testing.T) {
 	t.Setenv("PROCTOR_SECRET", testSecret)
 	write := func(body string) string {
 		server := filepath.Join(t.TempDir(), "proctor.yaml")
-		if err := os.WriteFile(server, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, server, body)
 		return server
 	}
 
@@ -483,9 +483,9 @@ func TestEnvironmentSecretReplacesFileSecret(t *testing.T) {
 	root := writeFiles(t, map[string]string{"schools/a.yaml": validSchool, "secret": "not base64 and too short"})
 	server := filepath.Join(root, "proctor.yaml")
 	smtp := filepath.Join(root, "smtp-password")
-	os.WriteFile(smtp, []byte("from-the-file\n"), 0o600)
-	os.WriteFile(server, []byte(fmt.Sprintf("schools_dir: %s\nsecret_file: secret\nmail: {host: smtp.example.com, from: a@example.com, username: u, password_file: %s}\n",
-		filepath.Join(root, "schools"), smtp)), 0o600)
+	writeFile(t, smtp, "from-the-file\n")
+	writeFile(t, server, fmt.Sprintf("schools_dir: %s\nsecret_file: secret\nmail: {host: smtp.example.com, from: a@example.com, username: u, password_file: %s}\n",
+		filepath.Join(root, "schools"), smtp))
 	if _, err := Load(server); err == nil || !strings.Contains(err.Error(), "secret_file") {
 		t.Fatalf("the file's unreadable secret: err = %v", err)
 	}

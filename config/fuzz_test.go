@@ -42,12 +42,8 @@ func FuzzLoad(f *testing.F) {
 	schoolFile := filepath.Join(schools, "school.yaml")
 
 	f.Fuzz(func(t *testing.T, server, school string) {
-		if err := os.WriteFile(serverFile, []byte(server), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(schoolFile, []byte(school), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, serverFile, server)
+		writeFile(t, schoolFile, school)
 		cfg, err := Load(serverFile)
 		if err != nil {
 			msg := err.Error()

@@ -41,18 +41,21 @@ func TestDoctorExitStatuses(t *testing.T) {
 
 	// A school file whose school has no row yet, and a server file whose secret is not the one
 	// the keys were sealed with: both are found, and the exit status is 1.
-	os.WriteFile(filepath.Join(root, "schools", "two.yaml"),
+	mustWriteFile(t, filepath.Join(root, "schools", "two.yaml"),
 		[]byte("school_id: 2\nsubdomain: two\nname: Two\nbase_url: http://127.0.0.1:18081\n"), 0o600)
 	otherSecret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("t"), 32))
 	server := os.Getenv("PROCTOR_CONFIG")
-	body, _ := os.ReadFile(server)
+	body, err := os.ReadFile(server)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(string(body), "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "secret: ") {
 			lines[i] = "secret: " + otherSecret
 		}
 	}
-	os.WriteFile(server, []byte(strings.Join(lines, "\n")), 0o600)
+	mustWriteFile(t, server, []byte(strings.Join(lines, "\n")), 0o600)
 
 	code, out, stderr = runCmd(t, "", "doctor", "--json")
 	if code != exitFailure || !strings.Contains(stderr, "2 findings") {
@@ -87,7 +90,7 @@ func TestDoctorExitStatuses(t *testing.T) {
 	}
 
 	// Invalid configuration: status 2, as for every command.
-	os.WriteFile(filepath.Join(root, "schools", "bad.yaml"), []byte("school_id: -1\n"), 0o600)
+	mustWriteFile(t, filepath.Join(root, "schools", "bad.yaml"), []byte("school_id: -1\n"), 0o600)
 	if code, _, stderr := runCmd(t, "", "doctor"); code != exitInvalidConfig || !strings.Contains(stderr, "bad.yaml") {
 		t.Fatalf("doctor with an invalid school file: %d %s", code, stderr)
 	}

@@ -67,9 +67,9 @@ var (
 func deployment(t *testing.T, schools map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "schools"), 0o755)
+	mustMkdir(t, filepath.Join(root, "schools"))
 	for name, body := range schools {
-		os.WriteFile(filepath.Join(root, "schools", name), []byte(body), 0o600)
+		mustWriteFile(t, filepath.Join(root, "schools", name), []byte(body), 0o600)
 	}
 	useServerFile(t, filepath.Join(root, "proctor.yaml"), "sqlite", filepath.Join(root, "p.db"), filepath.Join(root, "schools"))
 	return root
@@ -79,9 +79,25 @@ func deployment(t *testing.T, schools map[string]string) string {
 // deploymentSecret, and points PROCTOR_CONFIG at it.
 func useServerFile(t *testing.T, path, driver, dsn, schoolsDir string) {
 	t.Helper()
-	os.WriteFile(path, []byte(fmt.Sprintf("database: {driver: %s, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
+	mustWriteFile(t, path, []byte(fmt.Sprintf("database: {driver: %s, dsn: %q}\nschools_dir: %s\nsecret: %s\nlog: {level: error}\n",
 		driver, dsn, schoolsDir, deploymentSecretText)), 0o600)
 	t.Setenv("PROCTOR_CONFIG", path)
+}
+
+// mustWriteFile writes data to path, failing the test when the file cannot be written.
+func mustWriteFile(t *testing.T, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustMkdir creates the directory dir and its parents, failing the test when it cannot.
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // migratedDeployment is a deployment whose database `proctor migrate` has brought up to date.
@@ -169,7 +185,7 @@ func TestMembersCommands(t *testing.T) {
 func TestSeedCommand(t *testing.T) {
 	root := migratedDeployment(t, map[string]string{"one.yaml": schoolOne})
 	good := filepath.Join(root, "good.yaml")
-	os.WriteFile(good, []byte(`members:
+	mustWriteFile(t, good, []byte(`members:
   - email: kim@example.com
     name: Kim
     password: kim-secret-pass
@@ -194,7 +210,7 @@ enrollments:
 		}
 	}
 	bad := filepath.Join(root, "bad.yaml")
-	os.WriteFile(bad, []byte("members:\n  - email: not-an-email\n    name: X\n    password: whatever-pass\n    roles: [wizard]\n"), 0o600)
+	mustWriteFile(t, bad, []byte("members:\n  - email: not-an-email\n    name: X\n    password: whatever-pass\n    roles: [wizard]\n"), 0o600)
 	code, _, stderr := runCmd(t, "", "seed", "--school", "1", bad)
 	if code != exitFailure || !strings.Contains(stderr, "bad.yaml:2") || !strings.Contains(stderr, "bad.yaml:5") {
 		t.Fatalf("bad fixture: %d\n%s", code, stderr)
@@ -291,7 +307,10 @@ func TestDemoServesAndKeepsItsData(t *testing.T) {
 		if !strings.Contains(out.String(), "student-demo-pass") {
 			t.Errorf("banner without accounts:\n%s", out.String())
 		}
-		secret, _ := os.ReadFile(filepath.Join(dataDir, "demo-secret"))
+		secret, err := os.ReadFile(filepath.Join(dataDir, "demo-secret"))
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
 		if round == 0 {
 			firstSecret = secret
 			// A visitor's change between the two runs must survive the restart.
@@ -526,7 +545,7 @@ func TestDeploySamples(t *testing.T) {
 	if _, err := exec.LookPath("systemd-analyze"); err == nil {
 		// systemd's own parser: no unknown key, no value it cannot parse (it only warns).
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, "proctor.service"), []byte(strings.ReplaceAll(string(unit), args[0], "/bin/true")), 0o644)
+		mustWriteFile(t, filepath.Join(dir, "proctor.service"), []byte(strings.ReplaceAll(string(unit), args[0], "/bin/true")), 0o644)
 		out, err := exec.Command("systemd-analyze", "verify", "--man=no", filepath.Join(dir, "proctor.service")).CombinedOutput()
 		if err != nil || len(bytes.TrimSpace(out)) > 0 {
 			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
@@ -536,7 +555,7 @@ func TestDeploySamples(t *testing.T) {
 	// The YAML files, through `proctor schools validate`: the sample as installed, with the
 	// samples' schools directory and a secret in place of the ones on a server.
 	secret := filepath.Join(t.TempDir(), "secret")
-	os.WriteFile(secret, []byte(deploymentSecretText+"\n"), 0o600)
+	mustWriteFile(t, secret, []byte(deploymentSecretText+"\n"), 0o600)
 	t.Setenv("PROCTOR_SCHOOLS_DIR", filepath.Join(deploy, "schools"))
 	t.Setenv("PROCTOR_SECRET_FILE", secret)
 	code, out, stderr := runCmd(t, "", "--config", filepath.Join(deploy, "proctor.yaml"), "schools", "validate")

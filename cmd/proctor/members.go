@@ -74,6 +74,28 @@ func parseRoles(s string) ([]storage.Role, error) {
 	return roles, nil
 }
 
+// newMemberFlags declares the flags of a command that brings someone into a school: --school,
+// --email, --name and --role (student unless given); emailUsage and nameUsage say what the
+// address and the name are for.
+func newMemberFlags(cmd *cobra.Command, schoolID *int64, email, name, roles *string, emailUsage, nameUsage string) {
+	schoolFlag(cmd, schoolID)
+	cmd.Flags().StringVar(email, "email", "", emailUsage)
+	cmd.Flags().StringVar(name, "name", "", nameUsage)
+	cmd.Flags().StringVar(roles, "role", "student", "roles at the school, comma-separated")
+}
+
+// checkNewMember puts the address of newMemberFlags in its normal form, unless the command runs
+// without one, and reads the roles.
+func checkNewMember(email *string, roles string, withAddress bool) ([]storage.Role, error) {
+	if withAddress {
+		var err error
+		if *email, err = memberAddress(*email); err != nil {
+			return nil, err
+		}
+	}
+	return parseRoles(roles)
+}
+
 func newMembersCreateCommand(g *globalFlags) *cobra.Command {
 	var (
 		schoolID      int64
@@ -89,11 +111,7 @@ the school. The password is read from standard input with --password-stdin; othe
 one is generated and printed once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email, err := memberAddress(email)
-			if err != nil {
-				return err
-			}
-			rs, err := parseRoles(roles)
+			rs, err := checkNewMember(&email, roles, true)
 			if err != nil {
 				return err
 			}
@@ -124,10 +142,7 @@ one is generated and printed once.`,
 			})
 		},
 	}
-	schoolFlag(cmd, &schoolID)
-	cmd.Flags().StringVar(&email, "email", "", "e-mail address (sign-in name)")
-	cmd.Flags().StringVar(&name, "name", "", "display name")
-	cmd.Flags().StringVar(&roles, "role", "student", "roles at the school, comma-separated")
+	newMemberFlags(cmd, &schoolID, &email, &name, &roles, "e-mail address (sign-in name)", "display name")
 	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
 	for _, f := range []string{"email", "name"} {
 		_ = cmd.MarkFlagRequired(f)

@@ -41,13 +41,7 @@ The messages go into the outbox in the database; a running server's mail worker 
 			if withoutPassword == (email != "") {
 				return errors.New("give either --email or --without-password")
 			}
-			var err error
-			if !withoutPassword {
-				if email, err = memberAddress(email); err != nil {
-					return err
-				}
-			}
-			rs, err := parseRoles(roles)
+			rs, err := checkNewMember(&email, roles, !withoutPassword)
 			if err != nil {
 				return err
 			}
@@ -71,10 +65,7 @@ The messages go into the outbox in the database; a running server's mail worker 
 			})
 		},
 	}
-	schoolFlag(cmd, &schoolID)
-	cmd.Flags().StringVar(&email, "email", "", "e-mail address to invite")
-	cmd.Flags().StringVar(&name, "name", "", "display name (for a new identity)")
-	cmd.Flags().StringVar(&roles, "role", "student", "roles at the school, comma-separated")
+	newMemberFlags(cmd, &schoolID, &email, &name, &roles, "e-mail address to invite", "display name (for a new identity)")
 	cmd.Flags().BoolVar(&withoutPassword, "without-password", false, "invite every member of the school who has no password yet")
 	return cmd
 }

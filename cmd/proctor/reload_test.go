@@ -61,7 +61,7 @@ func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
 	}
 	root := t.TempDir()
 	dir := filepath.Join(root, "schools")
-	os.MkdirAll(dir, 0o755)
+	mustMkdir(t, dir)
 	writeSchool(t, dir, "a.yaml", 1, host)
 	// Built before the ports are chosen: they are free only until the process binds them, and
 	// a build on a busy machine takes seconds, in which another test's listener may take one.
@@ -69,7 +69,7 @@ func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
 	ports := freePorts(t, 2)
 	server := filepath.Join(root, "proctor.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
-	os.WriteFile(server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n%s",
+	mustWriteFile(t, server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n%s",
 		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret, extra)), 0o600)
 	p := startServeProcess(t, exe, server, ports[0])
 	p.answers(host)
@@ -141,9 +141,7 @@ func (p *servedProcess) hangUp() {
 func writeSchool(t *testing.T, dir, name string, id int, host string) {
 	t.Helper()
 	body := fmt.Sprintf("school_id: %d\nsubdomain: s%d\nname: School %d\nbase_url: http://%s\n", id, id, id, host)
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mustWriteFile(t, filepath.Join(dir, name), []byte(body), 0o600)
 }
 
 // TestReloadOnHangup: SIGHUP makes a running server serve a school file added since it started;
@@ -162,7 +160,7 @@ func TestReloadOnHangup(t *testing.T) {
 	p.answers(hostA)
 
 	// An invalid file: an unknown key and a bad school_id, both reported; the running set stays.
-	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
+	mustWriteFile(t, filepath.Join(dir, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
 	p.hangUp()
 	p.eventually("the reload was refused", func() bool { return strings.Contains(p.out.String(), "reload refused") })
 	out := p.out.String()
@@ -182,10 +180,13 @@ func TestReloadOnHangup(t *testing.T) {
 	if _, body := p.discovery(hostA); strings.Contains(body, `"jwks_uri"`) {
 		t.Fatalf("school A lists jwks_uri before its change:\n%s", body)
 	}
-	os.Remove(filepath.Join(dir, "c.yaml"))
-	os.Remove(filepath.Join(dir, "b.yaml"))
+	for _, name := range []string{"c.yaml", "b.yaml"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	body := fmt.Sprintf("school_id: 1\nsubdomain: s1\nname: School 1\nbase_url: http://%s\nfeatures: {id_tokens: true}\n", hostA)
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(body), 0o600)
+	mustWriteFile(t, filepath.Join(dir, "a.yaml"), []byte(body), 0o600)
 	p.hangUp()
 	p.eventually("school A's change applied", func() bool {
 		code, body := p.discovery(hostA)
