@@ -5,7 +5,7 @@
 // signed-out page, setting up an authenticator app and its error state, the recovery codes
 // shown once, the second sign-in step and its error state, the invitation page and its error
 // state, and the owner's administration pages. The stylesheet's own promises are checked on
-// the sign-in page: both selectors of each theme set the same values, the accent follows a
+// the sign-in page: both ways to each theme give the same values, the accent follows a
 // school's --brand colours, the keyboard focus ring shows in the accent, and a header logo
 // stays within its slot.
 //
@@ -113,7 +113,9 @@ async function accent(page) {
   return cssColor(page, value);
 }
 
-// customProperties returns the custom properties the stylesheet sets on :root, as computed.
+// customProperties returns the custom properties the stylesheet sets on :root, as computed; a
+// colour as the page's theme resolves it (rgb(...)), since a light-dark() value computes to the
+// same text in both themes and picks its side only where it is used.
 function customProperties(page) {
   return page.evaluate(() => {
     const names = new Set();
@@ -135,7 +137,18 @@ function customProperties(page) {
       walk(sheet.cssRules);
     }
     const style = getComputedStyle(document.documentElement);
-    return Object.fromEntries([...names].sort().map((name) => [name, style.getPropertyValue(name).trim()]));
+    const probe = document.createElement('span');
+    document.body.append(probe);
+    const resolve = (value) => {
+      if (!CSS.supports('color', value)) {
+        return value;
+      }
+      probe.style.setProperty('color', value);
+      return getComputedStyle(probe).color;
+    };
+    const values = Object.fromEntries([...names].sort().map((name) => [name, resolve(style.getPropertyValue(name).trim())]));
+    probe.remove();
+    return values;
   });
 }
 
@@ -148,8 +161,8 @@ for (const lang of languages) {
 
       // The stylesheet's promises do not depend on the language: checked once.
       if (lang === 'en') {
-        // Each theme has two selectors (the attribute, and the media query for auto): they must set
-        // the same values.
+        // Each theme is reached two ways (the attribute, and auto under the browser's colour
+        // scheme): they must give the same values.
         const values = {};
         for (const theme of [...themes, ...forcedThemes]) {
           await applyTheme(page, theme);

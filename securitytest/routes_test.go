@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,7 @@ func listed(rs []server.Route) []route {
 // public and internal listeners' of the server under test, which mounts everything a full
 // Proctor does (its store keeps every table; internal.api_key is set), and on the internal
 // listener also the demo's mailbox, which that server lacks (the sweep checks it answers 404
-// there): a server built the same with a mailbox, never started, lists it.
+// there): a server built the same with a mailbox (sibling) lists it.
 func sweptRoutes(t testing.TB, e *servertest.Env) (public, internal []route) {
 	t.Helper()
 	pub, _ := e.Server.Routes()
@@ -50,8 +51,10 @@ func sweptRoutes(t testing.TB, e *servertest.Env) (public, internal []route) {
 	return listed(pub), listed(in)
 }
 
-// sibling builds, without starting it, a server on e's configuration, schools and store, with
-// change applied to its Deps.
+// sibling builds a server on e's configuration, schools and store, with change applied to its
+// Deps. Its routes are what the tests read; it serves on loopback listeners of its own, which
+// nothing calls, until the test ends, so that what server.New opened (a Redis client when
+// redis.url is set) is closed by Serve's shutdown: the server has no other way to release it.
 func sibling(t testing.TB, e *servertest.Env, change func(*server.Deps)) *server.Server {
 	t.Helper()
 	d := server.Deps{Config: e.Config, Schools: e.Registry, Store: e.Store, PurgeInterval: -1}
@@ -60,7 +63,18 @@ func sibling(t testing.TB, e *servertest.Env, change func(*server.Deps)) *server
 	if err != nil {
 		t.Fatal(err)
 	}
+	servertest.Serve(t, s, loopback(t), loopback(t))
 	return s
+}
+
+// loopback is a listener on a free loopback port; Serve closes it.
+func loopback(t testing.TB) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // TestMemberAPIRoutesAreSwept: a Member API process (`proctor serve --only member-api`) serves
