@@ -24,17 +24,7 @@ func TestSQLitePlansUseTheGrantIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.sql, err)
 		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		_ = rows.Close()
-		if got := strings.Join(plan, "; "); !strings.Contains(got, "USING INDEX "+tc.index) && !strings.Contains(got, "USING COVERING INDEX "+tc.index) {
+		if got := strings.Join(planLines(t, rows), "; "); !strings.Contains(got, "USING INDEX "+tc.index) && !strings.Contains(got, "USING COVERING INDEX "+tc.index) {
 			t.Errorf("%s\nplan: %s\nwant it to use %s", tc.sql, got, tc.index)
 		}
 	}

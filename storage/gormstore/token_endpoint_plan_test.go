@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,11 +72,30 @@ FROM generate_series(`+fill.from+`, `+fill.to+`) AS g`, member).Error
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := strings.Join(planLines(t, rows), "\n")
+	if !strings.Contains(got, "oauth_token_pairs_pkey") || strings.Contains(got, "oauth_token_pairs_request_idx") {
+		t.Errorf("RefreshPair's plan:\n%s\nwant the replaced pair found through oauth_token_pairs_pkey", got)
+	}
+}
+
+// planLines reads the answer of an EXPLAIN, one line of the plan a row: the last column of each
+// (SQLite's EXPLAIN QUERY PLAN gives three ids before it, PostgreSQL's EXPLAIN the line alone).
+func planLines(t *testing.T, rows *sql.Rows) []string {
+	t.Helper()
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	dest := make([]any, len(cols))
+	for i := range dest[:len(dest)-1] {
+		dest[i] = new(any)
+	}
+	dest[len(dest)-1] = &line
 	var plan []string
 	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			t.Fatal(err)
 		}
 		plan = append(plan, line)
@@ -83,8 +103,5 @@ FROM generate_series(`+fill.from+`, `+fill.to+`) AS g`, member).Error
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(plan, "\n")
-	if !strings.Contains(got, "oauth_token_pairs_pkey") || strings.Contains(got, "oauth_token_pairs_request_idx") {
-		t.Errorf("RefreshPair's plan:\n%s\nwant the replaced pair found through oauth_token_pairs_pkey", got)
-	}
+	return plan
 }
