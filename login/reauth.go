@@ -70,5 +70,12 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 	return PasswordRight, m.PasswordHash, nil
 }
 
+// RetryCurrentPassword sets the Retry-After of a page that answers 429 because
+// CurrentPasswordBudget is spent (PasswordLimited): the budget's window, within which it is
+// whole again. Every page with a form that asks for the current password answers so.
+func RetryCurrentPassword(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(CurrentPasswordBudget.Window.Seconds())))
+}
+
 // errHashBusy: every hash slot stayed taken for the wait the handler allows.
 var errHashBusy = errors.New("login: password hashing is at capacity")
