@@ -85,15 +85,9 @@ func TestCheckCurrentPasswordTakesAHashSlot(t *testing.T) {
 
 // A new password is hashed in one of the sign-in form's hash slots: with every slot taken and
 // no wait allowed it is a 503 and nothing is hashed; with a slot free it is a hash of it. The
-// slot is held by a current-password check whose hash is kept in flight.
+// slot is held by a current-password check whose hash is kept in flight (newOneSlotEnv).
 func TestHashNewPasswordTakesAHashSlot(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.HashSlots, d.HashWait = 1, -1 })
-	entered, release := make(chan struct{}), make(chan struct{})
-	e.h.verify = func(pw, hash string) error {
-		entered <- struct{}{}
-		<-release
-		return password.Verify(pw, hash)
-	}
+	e, entered, release := newOneSlotEnv(t)
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := e.h.CheckCurrentPassword(e.ctx(hostA), e.ann.ID, annPassword)
