@@ -146,7 +146,11 @@ func workerLook(_ context.Context, t *school.School) templates.Look {
 }
 
 // newEnvOn builds the env on the given backend.
-func newEnvOn(t *testing.T, backend string) *env {
+func newEnvOn(t *testing.T, backend string) *env { return newEnvWith(t, backend, nil) }
+
+// newEnvWith builds the env on the given backend, with opt, if set, changing the sign-in
+// pages' deps.
+func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 	t.Helper()
 	sch := schools.New(t, schools.Options{Backend: backend})
 	gs := sch.Store
@@ -172,9 +176,13 @@ func newEnvOn(t *testing.T, backend string) *env {
 		t.Fatal(err)
 	}
 	e.audit = audit.NewRecorder(gs, e.logger, audit.WithClock(e.clock.Now))
-	if e.login, err = login.New(login.Deps{
+	ld := login.Deps{
 		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter, Audit: e.audit,
-	}); err != nil {
+	}
+	if opt != nil {
+		opt(&ld)
+	}
+	if e.login, err = login.New(ld); err != nil {
 		t.Fatal(err)
 	}
 	if e.svc, err = account.NewService(account.ServiceDeps{

@@ -148,7 +148,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		})
 	}
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", fmt.Sprint(int(login.CurrentPasswordBudget.Window.Seconds())))
+		login.RetryCurrentPassword(w)
 	}
 	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(r.Context(), out, page) })
 	return nil

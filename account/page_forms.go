@@ -173,7 +173,8 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if !ok {
 		return err
 	}
-	hash, err := password.Hash(next, password.Default)
+	// In one of the sign-in form's hash slots, as every password hash of a web form.
+	hash, err := h.login.HashNewPassword(ctx, next, password.Default)
 	if err != nil {
 		return fmt.Errorf("account: hash password: %w", err)
 	}

@@ -174,6 +174,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	ok, err := h.redeemLink(w, r, t, PurposeReset, h.showReset, func(token, pw string) (err error) {
 		m, err = h.svc.ResetPassword(ctx, ResetRequest{
 			Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
+			Hash: h.login.HashNewPassword,
 		})
 		return err
 	})
@@ -242,7 +243,7 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *sc
 	ctx := r.Context()
 	var res AcceptResult
 	ok, err := h.redeemLink(w, r, t, PurposeInvitation, h.showInvitation, func(token, pw string) (err error) {
-		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
+		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r), Hash: h.login.HashNewPassword})
 		return err
 	})
 	if !ok {

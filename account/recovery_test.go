@@ -1,6 +1,7 @@
 package account_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 func TestInvitationOfANewAddress(t *testing.T) {
@@ -704,5 +706,99 @@ func TestSendResetLink(t *testing.T) {
 	}
 	if password.Verify(newPassword, e.member(annEmail).PasswordHash) != nil {
 		t.Error("the password did not change")
+	}
+}
+
+// holderEmail is the address of the sign-in that holds newGatedEnv's hash slot.
+const holderEmail = "holder@example.com"
+
+// slotHolder is the sign-in pages' store of newGatedEnv: a sign-in of holderEmail, which looks
+// its member up inside its hash slot, stops there until released.
+type slotHolder struct {
+	login.Store
+	entered, release chan struct{}
+}
+
+func (s *slotHolder) GetMemberByEmail(ctx context.Context, email string) (storage.Member, error) {
+	if email == holderEmail {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	return s.Store.GetMemberByEmail(ctx, email)
+}
+
+// newGatedEnv is an env on SQLite whose sign-in pages have one hash slot and allow no wait for
+// it. hold takes that slot with a sign-in stopped inside it (channels, not timing) and returns
+// what gives it back.
+func newGatedEnv(t *testing.T) (e *env, hold func() (release func())) {
+	var s *slotHolder
+	e = newEnvWith(t, gormstore.DriverSQLite, func(d *login.Deps) {
+		s = &slotHolder{Store: d.Store, entered: make(chan struct{}), release: make(chan struct{})}
+		d.Store, d.HashSlots, d.HashWait = s, 1, -1
+	})
+	hold = func() func() {
+		b := e.browser()
+		f := formHaving(t, b.Get(e.url(e.a, login.LoginPath)).Body, "password")
+		f.Set("email", holderEmail)
+		f.Set("password", "any password")
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Try(http.MethodPost, e.url(e.a, login.LoginPath), f)
+			done <- err
+		}()
+		<-s.entered
+		return func() {
+			s.release <- struct{}{}
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	return e, hold
+}
+
+// Every new password of a web form is hashed in one of the sign-in form's hash slots: with the
+// only slot taken (and no wait allowed) the password change, the reset and the invitation
+// answer 503 with Retry-After and change nothing; once the slot is free the same forms work,
+// the links unused.
+func TestNewPasswordsTakeAHashSlot(t *testing.T) {
+	e, hold := newGatedEnv(t)
+	here := e.browser()
+	here.SignIn(e.a, annEmail)
+	resetLink := e.resetLink(e.a, bobEmail)
+	_, invitation := e.invite(e.a, "nia@example.com", "Nia")
+	change := url.Values{"current_password": {memberPass}, "new_password": {newPassword}, "repeat_password": {newPassword}}
+	reset, invited := e.browser(), e.browser()
+	posts := map[string]func() *response{
+		"change":     func() *response { return here.submit(e.a, account.PasswordPath, change) },
+		"reset":      func() *response { return reset.setPassword(resetLink, newPassword, nil) },
+		"invitation": func() *response { return invited.setPassword(invitation, newPassword, nil) },
+	}
+
+	release := hold()
+	for name, post := range posts {
+		if res := post(); res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s with the slot taken: %d, Retry-After %q", name, res.Status, res.Header.Get("Retry-After"))
+		}
+	}
+	release()
+	for _, email := range []string{annEmail, bobEmail} {
+		if e.member(email).PasswordHash != cheapHash {
+			t.Errorf("%s: the password changed while no hash slot was free", email)
+		}
+	}
+	if e.member("nia@example.com").PasswordHash != "" {
+		t.Error("the invitation set a password while no hash slot was free")
+	}
+
+	for name, post := range posts {
+		if res := post(); res.Status != http.StatusSeeOther {
+			t.Errorf("%s with the slot free: %d\n%s", name, res.Status, res.Body)
+		}
+	}
+	for _, email := range []string{annEmail, bobEmail, "nia@example.com"} {
+		if password.Verify(newPassword, e.member(email).PasswordHash) != nil {
+			t.Errorf("%s: the new password was not stored", email)
+		}
 	}
 }

@@ -572,6 +572,8 @@ type ResetRequest struct {
 	// applications"); without it the member's grants survive the new password.
 	SignOutApps bool
 	Origin      Origin
+	// Hash hashes the new password (HashNew).
+	Hash HashNew
 }
 
 // ResetPassword uses a reset link: in one transaction it uses the link, sets the new password
@@ -584,7 +586,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 	if err != nil {
 		return storage.Member{}, err
 	}
-	hash, err := s.hashNew(req.Password, lm.Member)
+	hash, err := s.hashNew(ctx, req.Hash, req.Password, lm.Member)
 	if err != nil {
 		return storage.Member{}, err
 	}
@@ -625,6 +627,8 @@ type AcceptRequest struct {
 	// already has one (an invitation never changes an existing password).
 	Password string
 	Origin   Origin
+	// Hash hashes the chosen password (HashNew).
+	Hash HashNew
 }
 
 // AcceptResult says what accepting an invitation did.
@@ -645,7 +649,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 	}
 	var hash string
 	if !lm.HasPassword {
-		if hash, err = s.hashNew(req.Password, lm.Member); err != nil {
+		if hash, err = s.hashNew(ctx, req.Hash, req.Password, lm.Member); err != nil {
 			return AcceptResult{}, err
 		}
 	}
@@ -674,17 +678,26 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 	return AcceptResult{Member: m, PasswordSet: hash != ""}, nil
 }
 
-// hashNew checks pw against the policy and hashes it. Hashing costs the memory of one argon2id
-// run, so it happens before any transaction is open.
-func (s *Service) hashNew(pw string, m storage.Member) (string, error) {
+// HashNew hashes a new password at the service's costs. The pages pass
+// login.Handler.HashNewPassword, which runs it in one of the sign-in form's hash slots, so that a
+// burst of new passwords is bounded in memory as sign-ins are; nil hashes at once, unbounded
+// (password.Hash), for a caller outside a web request.
+type HashNew func(ctx context.Context, pw string, p password.Params) (string, error)
+
+// hashNew checks pw against the policy and hashes it with hash (HashNew). Hashing costs the
+// memory of one argon2id run, so it happens before any transaction is open.
+func (s *Service) hashNew(ctx context.Context, hash HashNew, pw string, m storage.Member) (string, error) {
 	if err := password.CheckPolicy(pw, m.Email, m.Name); err != nil {
 		return "", &PasswordError{Err: err}
 	}
-	hash, err := password.Hash(pw, s.params)
+	if hash == nil {
+		hash = func(_ context.Context, pw string, p password.Params) (string, error) { return password.Hash(pw, p) }
+	}
+	h, err := hash(ctx, pw, s.params)
 	if err != nil {
 		return "", fmt.Errorf("account: hash password: %w", err)
 	}
-	return hash, nil
+	return h, nil
 }
 
 // useLink uses the link of token in a transaction and runs fn in it, with the link and the

@@ -34,7 +34,8 @@
 // client address to a Limiter before any password is checked, atomically, and given back when
 // they were not failures; once a budget is spent the attempt is refused. Operators lift an
 // account's lockout through Unlocks (unlock.go). At most a few password hashes run at once
-// (hashgate.go); a sign-in that finds no free slot is answered 503. A failed sign-in looks and
+// (hashgate.go), for every form that hashes a password (CheckCurrentPassword, HashNewPassword);
+// a form that finds no free slot is answered 503. A failed sign-in looks and
 // costs the same whether or not the account exists (except, until its first sign-in, for a
 // member whose hash was imported from another platform). A successful sign-in replaces an imported
 // (bcrypt or PBKDF2) hash with argon2id at password.Default, in the same hash slot.

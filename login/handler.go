@@ -252,8 +252,9 @@ func BadForm(err error) *PageError {
 	return &PageError{Status: http.StatusBadRequest, View: viewBadForm, Err: err}
 }
 
-// Unavailable is the failure of a member's form whose rate limiter could not be asked: 503
-// with a page that asks to try again later. (Signing in has its own page, viewUnavailable.)
+// Unavailable is the failure of a member's form whose rate limiter could not be asked, or whose
+// password hash found no free slot: 503 with a page that asks to try again later. (Signing in
+// has its own page, viewUnavailable.)
 func Unavailable(err error) *PageError {
 	return &PageError{Status: http.StatusServiceUnavailable, View: viewTryLater, Err: err}
 }

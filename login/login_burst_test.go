@@ -152,18 +152,25 @@ func TestLoginBurstRightPasswordRefused(t *testing.T) {
 	}
 }
 
-// TestLoginHashSlotsFull: with every hash slot taken, a sign-in is refused with 503 and
-// Retry-After without being looked up or hashed, and its charge is given back. A slot is held
-// by a sign-in stopped inside the hash (channels, not timing); HashWait is negative, so the
-// refusal does not wait.
-func TestLoginHashSlotsFull(t *testing.T) {
-	e := newEnv(t, func(d *Deps) { d.HashSlots, d.HashWait = 1, -1 })
-	entered, release := make(chan struct{}), make(chan struct{})
+// newOneSlotEnv is an env with one hash slot and no wait for it (HashWait is negative, so a
+// refusal does not wait), whose password verifications stop inside the slot: each sends on
+// entered, then waits for release to be closed (channels, not timing).
+func newOneSlotEnv(t *testing.T) (e *env, entered, release chan struct{}) {
+	e = newEnv(t, func(d *Deps) { d.HashSlots, d.HashWait = 1, -1 })
+	entered, release = make(chan struct{}), make(chan struct{})
 	e.h.verify = func(pw, hash string) error {
 		entered <- struct{}{}
 		<-release
 		return password.Verify(pw, hash)
 	}
+	return e, entered, release
+}
+
+// TestLoginHashSlotsFull: with every hash slot taken, a sign-in is refused with 503 and
+// Retry-After without being looked up or hashed, and its charge is given back. A slot is held
+// by a sign-in stopped inside the hash (newOneSlotEnv).
+func TestLoginHashSlotsFull(t *testing.T) {
+	e, entered, release := newOneSlotEnv(t)
 	held := e.browser(hostA, false)
 	token := held.loginForm()
 	done := make(chan response)

@@ -55,7 +55,7 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 	if !h.gate.acquire(ctx) {
 		// Nothing was checked, so nothing stays charged.
 		h.refund(ctx, key)
-		return 0, "", &PageError{Status: http.StatusServiceUnavailable, View: viewTryLater, Err: errHashBusy}
+		return 0, "", Unavailable(errHashBusy)
 	}
 	defer h.gate.release()
 	if !password.IsHash(m.PasswordHash) {
@@ -68,6 +68,26 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 	}
 	h.refund(ctx, key)
 	return PasswordRight, m.PasswordHash, nil
+}
+
+// HashNewPassword hashes pw, a new password chosen on a web form (the account page's password
+// change, a password reset, an accepted invitation), at p in one of the sign-in form's hash
+// slots: a burst of these forms is bounded in memory as sign-ins are (hashgate.go). With every
+// slot taken for the wait the handler allows, it is a *PageError of 503, as CheckCurrentPassword
+// answers then, and nothing is hashed.
+func (h *Handler) HashNewPassword(ctx context.Context, pw string, p password.Params) (string, error) {
+	if !h.gate.acquire(ctx) {
+		return "", Unavailable(errHashBusy)
+	}
+	defer h.gate.release()
+	return password.Hash(pw, p)
+}
+
+// RetryCurrentPassword sets the Retry-After of a page that answers 429 because
+// CurrentPasswordBudget is spent (PasswordLimited): the budget's window, within which it is
+// whole again. Every page with a form that asks for the current password answers so.
+func RetryCurrentPassword(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(CurrentPasswordBudget.Window.Seconds())))
 }
 
 // errHashBusy: every hash slot stayed taken for the wait the handler allows.

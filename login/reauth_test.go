@@ -82,3 +82,29 @@ func TestCheckCurrentPasswordTakesAHashSlot(t *testing.T) {
 		t.Fatalf("after the budget: %v", c)
 	}
 }
+
+// A new password is hashed in one of the sign-in form's hash slots: with every slot taken and
+// no wait allowed it is a 503 and nothing is hashed; with a slot free it is a hash of it. The
+// slot is held by a current-password check whose hash is kept in flight (newOneSlotEnv).
+func TestHashNewPasswordTakesAHashSlot(t *testing.T) {
+	e, entered, release := newOneSlotEnv(t)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := e.h.CheckCurrentPassword(e.ctx(hostA), e.ann.ID, annPassword)
+		done <- err
+	}()
+	<-entered
+	hash, err := e.h.HashNewPassword(e.ctx(hostA), "a new passphrase", cheap)
+	var pe *PageError
+	if !errors.As(err, &pe) || pe.Status != http.StatusServiceUnavailable || hash != "" {
+		t.Errorf("with the one slot taken: %q, %v, want a 503", hash, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	hash, err = e.h.HashNewPassword(e.ctx(hostA), "a new passphrase", cheap)
+	if err != nil || password.Verify("a new passphrase", hash) != nil {
+		t.Fatalf("with the slot free: %q, %v", hash, err)
+	}
+}

@@ -500,6 +500,42 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 	}
 }
 
+// Once the member's one budget of current passwords is spent, the second factors' forms answer
+// 429 with the budget's Retry-After, as the account and passkey pages do, and change nothing.
+func TestPasswordLimitSaysWhenToRetry(t *testing.T) {
+	e := servertest.New(t, servertest.Options{})
+	a := e.A
+	// Signed in before the factor existed: the forms ask for the password.
+	b := e.Browser()
+	b.SignIn(a, a.Student.Email)
+	enrolled(t, e, a, a.Student.Email)
+	var remove servertest.Form
+	for _, f := range b.Get(a.URL(mfa.SecurityPath)).Forms() {
+		if f.Action == a.URL(mfa.RemoveTOTPPath) {
+			remove = f
+		}
+	}
+	if !remove.Values.Has("current_password") {
+		t.Fatal("no remove form asking for the password")
+	}
+	remove.Values.Set("current_password", "not the password")
+	for i := range login.CurrentPasswordBudget.Max {
+		if r := b.Submit(remove, ""); r.Status != http.StatusOK {
+			t.Fatalf("wrong password %d: %d", i, r.Status)
+		}
+	}
+	remove.Values.Set("current_password", servertest.Password)
+	r := b.Submit(remove, "")
+	wait, err := time.ParseDuration(r.Header.Get("Retry-After") + "s")
+	if r.Status != http.StatusTooManyRequests || err != nil || wait != login.CurrentPasswordBudget.Window {
+		t.Fatalf("after the budget: %d, Retry-After %q, want 429 and the budget's window", r.Status, r.Header.Get("Retry-After"))
+	}
+	sums, err := e.Store.FactorSummaries(e.Ctx(a), []int64{a.Student.ID})
+	if err != nil || !sums[a.Student.ID].TOTP {
+		t.Errorf("TOTP removed past the budget (%v)", err)
+	}
+}
+
 // otherFirst returns s with its first character replaced by another base64url character.
 func otherFirst(s string) string {
 	if s[0] == 'A' {

@@ -118,6 +118,9 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
 		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
 	}
+	if status == http.StatusTooManyRequests {
+		login.RetryCurrentPassword(w)
+	}
 	h.login.WritePage(w, r, status, login.PagePolicy, func(out io.Writer) error { return h.tpl.Security(r.Context(), out, page) })
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -64,7 +63,7 @@ func (h *Handler) showList(w http.ResponseWriter, r *http.Request, v login.Visit
 		})
 	}
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", strconv.Itoa(int(login.CurrentPasswordBudget.Window.Seconds())))
+		login.RetryCurrentPassword(w)
 	}
 	h.login.WritePage(w, r, status, Policy, func(out io.Writer) error { return h.tpl.Passkeys(r.Context(), out, page) })
 	return nil
