@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -63,18 +62,8 @@ func sibling(t testing.TB, e *servertest.Env, change func(*server.Deps)) *server
 	if err != nil {
 		t.Fatal(err)
 	}
-	servertest.Serve(t, s, loopback(t), loopback(t))
+	servertest.Serve(t, s, servertest.Loopback(t), servertest.Loopback(t))
 	return s
-}
-
-// loopback is a listener on a free loopback port; Serve closes it.
-func loopback(t testing.TB) net.Listener {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // TestMemberAPIRoutesAreSwept: a Member API process (`proctor serve --only member-api`) serves

@@ -201,14 +201,7 @@ func newReplica(t *testing.T, e *servertest.Env, d server.Deps, configure ...fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	servertest.Serve(t, srv, pub, in)
+	pub := servertest.Loopback(t)
+	servertest.Serve(t, srv, pub, servertest.Loopback(t))
 	return pub.Addr().String()
 }

@@ -104,8 +104,14 @@ func (f *fixture) internalGet(t *testing.T, path string, header http.Header) (in
 // function, which cancels Serve and fails the test unless it returns cleanly.
 func (f *fixture) serve(t *testing.T) (publicAddr string, stop func()) {
 	t.Helper()
-	pub, _ := net.Listen("tcp", "127.0.0.1:0")
-	in, _ := net.Listen("tcp", "127.0.0.1:0")
+	pub, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Serve(ctx, pub, in) }()

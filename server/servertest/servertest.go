@@ -118,8 +118,8 @@ func New(t testing.TB, o Options) *Env {
 	e.Store, e.Database = storetest.OpenConfig(t, o.Backend)
 	e.Store.TraceStatements(o.Tracing)
 
-	pub := listen(t)
-	in := listen(t)
+	pub := Loopback(t)
+	in := Loopback(t)
 	e.PublicAddr = pub.Addr().String()
 	e.InternalURL = "http://" + in.Addr().String()
 	_, port, _ := net.SplitHostPort(e.PublicAddr)
@@ -200,7 +200,8 @@ func New(t testing.TB, o Options) *Env {
 	return e
 }
 
-func listen(t testing.TB) net.Listener {
+// Loopback is a listener on a free port of 127.0.0.1, for Serve.
+func Loopback(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
