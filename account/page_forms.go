@@ -97,55 +97,21 @@ func pictureAcceptable(p string) bool {
 	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && u.Opaque == ""
 }
 
-// currentPassword is the outcome of checking the member's current password.
-type currentPassword struct {
-	// hash is the stored hash the password matched ("" unless ok).
-	hash    string
-	ok      bool
-	limited bool
-	// message is the sentence for the form when !ok.
-	message string
-}
-
-// checkCurrentPassword verifies pw as the member's current password (login's
-// CheckCurrentPassword, charged to the member's one budget of such checks) and words a refusal.
-// Only a store or limiter failure is an error.
-func (h *Handler) checkCurrentPassword(ctx context.Context, memberID int64, pw string) (currentPassword, error) {
-	check, hash, err := h.login.CheckCurrentPassword(ctx, memberID, pw)
+// confirmCurrent checks the current password a form changing action carries (login's
+// CheckCurrentPassword, charged to the member's one budget of such checks) and returns the
+// stored hash it matched. A refusal is logged and answered through refuse with login's words
+// for it, and ok is false; only a store or limiter failure is an error.
+func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID int64, current, action string, refuse func(status int, msg string) error) (hash string, ok bool, err error) {
+	check, hash, err := h.login.CheckCurrentPassword(ctx, memberID, current)
 	if err != nil {
-		return currentPassword{}, err
+		return "", false, err
 	}
-	loc := i18n.FromContext(ctx)
-	switch check {
-	case login.PasswordRight:
-		return currentPassword{hash: hash, ok: true}, nil
-	case login.PasswordLimited:
-		return currentPassword{limited: true, message: loc.Text("account.password_limit")}, nil
-	case login.PasswordNone:
-		return currentPassword{message: loc.Text("account.no_password")}, nil
+	if check != login.PasswordRight {
+		status, msg := check.Refusal(ctx)
+		h.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "status", status)
+		return "", false, refuse(status, msg)
 	}
-	return currentPassword{message: loc.Text("account.current_wrong")}, nil
-}
-
-// confirmCurrent checks the current password a form changing action carries
-// (checkCurrentPassword). A refusal is logged and answered through refuse, and ok is false.
-func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID int64, current, action string, refuse func(status int, msg string) error) (cp currentPassword, ok bool, err error) {
-	if cp, err = h.checkCurrentPassword(ctx, memberID, current); err != nil {
-		return cp, false, err
-	}
-	if !cp.ok {
-		h.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "limited", cp.limited)
-		return cp, false, refuse(passwordStatus(cp), cp.message)
-	}
-	return cp, true, nil
-}
-
-// passwordStatus is the status of a page refusing a form for a password check's outcome.
-func passwordStatus(c currentPassword) int {
-	if c.limited {
-		return http.StatusTooManyRequests
-	}
-	return http.StatusOK
+	return hash, true, nil
 }
 
 // changePassword sets a new password after checking the current one. The new password ends
@@ -160,16 +126,13 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	refuse := func(status int, msg string) error {
 		return h.showAccount(w, r, v, status, templates.AccountPage{PasswordMessage: msg})
 	}
-	if current == "" {
-		return refuse(http.StatusOK, loc.Text("account.current_required"))
-	}
 	if err := password.CheckPolicy(next, m.Email, m.Name); err != nil {
 		return refuse(http.StatusOK, policyMessage(loc, err, false))
 	}
 	if next != repeat {
 		return refuse(http.StatusOK, loc.Text("account.repeat_mismatch"))
 	}
-	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "password change", refuse)
+	verified, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "password change", refuse)
 	if !ok {
 		return err
 	}
@@ -183,7 +146,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		if _, err := h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
 			// Only over the hash that was verified: a reset or another tab that changed the
 			// password meanwhile wins, and this form is asked again.
-			if !accountStampEqual(cur.PasswordHash, cp.hash) {
+			if !accountStampEqual(cur.PasswordHash, verified) {
 				return cur, errPasswordMoved
 			}
 			cur.PasswordHash = hash
@@ -276,11 +239,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if addr == storage.NormaliseEmail(m.Email) {
 		return refuse(http.StatusOK, loc.Text("account.email_unchanged"))
 	}
-	current := r.PostForm.Get("current_password")
-	if current == "" {
-		return refuse(http.StatusOK, loc.Text("account.current_required"))
-	}
-	cp, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "e-mail change", refuse)
+	verified, ok, err := h.confirmCurrent(ctx, v, m.ID, r.PostForm.Get("current_password"), "e-mail change", refuse)
 	if !ok {
 		return err
 	}
@@ -308,7 +267,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	err = h.accountTx(ctx, func(ctx context.Context) error {
 		if err := h.store.CreateLink(ctx, Link{
 			ID: linkID(h.linkKey, token), MemberID: m.ID, Purpose: PurposeEmailChange, Email: addr,
-			PasswordStamp: PasswordStamp(h.stampKey, cp.hash), CreatedAt: now, ExpiresAt: expires,
+			PasswordStamp: PasswordStamp(h.stampKey, verified), CreatedAt: now, ExpiresAt: expires,
 		}); err != nil {
 			return fmt.Errorf("account: create e-mail link: %w", err)
 		}

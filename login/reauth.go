@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/password"
 )
 
@@ -22,21 +23,44 @@ const currentPasswordKey = "account-password:"
 // PasswordCheck is the outcome of CheckCurrentPassword.
 type PasswordCheck int
 
-// Outcomes of CheckCurrentPassword; each page words them its own way.
+// Outcomes of CheckCurrentPassword; Refusal words them.
 const (
 	PasswordRight   PasswordCheck = iota
 	PasswordWrong                 // charged to the budget
 	PasswordNone                  // the member has no usable password (not charged)
 	PasswordLimited               // the budget is spent; nothing was checked
+	PasswordMissing               // the form carried none; nothing was checked or charged
 )
 
+// Refusal is the status and the sentence, in the request's language, of a page refusing a form
+// for c (0 and "" for PasswordRight): every page that asks for the current password says the
+// same for the same outcome. A 429 also wants RetryCurrentPassword.
+func (c PasswordCheck) Refusal(ctx context.Context) (status int, sentence string) {
+	loc := i18n.FromContext(ctx)
+	switch c {
+	case PasswordRight:
+		return 0, ""
+	case PasswordMissing:
+		return http.StatusOK, loc.Text("account.current_required")
+	case PasswordNone:
+		return http.StatusOK, loc.Text("account.no_password")
+	case PasswordLimited:
+		return http.StatusTooManyRequests, loc.Text("account.password_limit")
+	}
+	return http.StatusOK, loc.Text("account.current_wrong")
+}
+
 // CheckCurrentPassword verifies pw as the current password of member memberID, a signed-in
-// member confirming a change to their account. The attempt is charged to CurrentPasswordBudget
-// first; a wrong password stays charged, any other outcome is refunded. A member without a
+// member confirming a change to their account. An empty pw is PasswordMissing, neither checked
+// nor charged. Otherwise the attempt is charged to CurrentPasswordBudget first; a wrong password
+// stays charged, any other outcome is refunded. A member without a
 // usable hash costs a dummy verification, like a wrong password. On PasswordRight it also
 // returns the hash pw matched. Only a store or limiter failure, or hash slots that stay taken
 // (hashgate.go), is an error; the last two are a *PageError of 503.
 func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw string) (PasswordCheck, string, error) {
+	if pw == "" {
+		return PasswordMissing, "", nil
+	}
 	key := currentPasswordKey + strconv.FormatInt(memberID, 10)
 	ok, err := h.limiter.Take(ctx, key, CurrentPasswordBudget)
 	if err != nil {

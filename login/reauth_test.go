@@ -1,11 +1,15 @@
 package login
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/password"
 )
 
@@ -26,6 +30,12 @@ func TestCheckCurrentPassword(t *testing.T) {
 	for range 2 {
 		if c, hash := e.checkCurrent(t, annPassword); c != PasswordRight || !password.IsHash(hash) {
 			t.Fatalf("right password: %v, hash %q", c, hash)
+		}
+	}
+	// An empty password is missing and never charged: the whole budget is left for wrong ones.
+	for range CurrentPasswordBudget.Max + 1 {
+		if c, hash := e.checkCurrent(t, ""); c != PasswordMissing || hash != "" {
+			t.Fatalf("empty password: %v, hash %q", c, hash)
 		}
 	}
 	for i := range CurrentPasswordBudget.Max {
@@ -106,5 +116,31 @@ func TestHashNewPasswordTakesAHashSlot(t *testing.T) {
 	hash, err = e.h.HashNewPassword(e.ctx(hostA), "a new passphrase", cheap)
 	if err != nil || password.Verify("a new passphrase", hash) != nil {
 		t.Fatalf("with the slot free: %q, %v", hash, err)
+	}
+}
+
+// Refusal words each outcome once for every page that asks for the current password, in the
+// request's language; only the spent budget is a 429.
+func TestPasswordCheckRefusal(t *testing.T) {
+	c, err := i18n.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja := i18n.NewContext(context.Background(), c.Localizer("ja", time.UTC))
+	for check, want := range map[PasswordCheck]struct {
+		status int
+		en, ja string
+	}{
+		PasswordRight:   {0, "", ""},
+		PasswordMissing: {http.StatusOK, "Enter your current password.", "現在のパスワードを入力してください。"},
+		PasswordWrong:   {http.StatusOK, "Your current password is not right.", "現在のパスワードが正しくありません。"},
+		PasswordNone:    {http.StatusOK, "Your account has no password yet.", "アカウントにはまだパスワードがありません。"},
+		PasswordLimited: {http.StatusTooManyRequests, "Too many wrong passwords.", "パスワードの誤りが多すぎます。"},
+	} {
+		status, en := check.Refusal(context.Background())
+		_, inJA := check.Refusal(ja)
+		if status != want.status || !strings.HasPrefix(en, want.en) || !strings.HasPrefix(inJA, want.ja) || (want.en == "") != (en == "") {
+			t.Errorf("%v: %d %q / %q, want %d %q / %q", check, status, en, inJA, want.status, want.en, want.ja)
+		}
 	}
 }

@@ -500,8 +500,10 @@ func TestRemoveAndNewCodesNeedThePassword(t *testing.T) {
 	}
 }
 
-// Once the member's one budget of current passwords is spent, the second factors' forms answer
-// 429 with the budget's Retry-After, as the account and passkey pages do, and change nothing.
+// A form without the current password is refused with the words every page uses and charges
+// nothing. Once the member's one budget of current passwords is spent, the second factors' forms
+// answer 429 with the budget's Retry-After, as the account and passkey pages do, and change
+// nothing.
 func TestPasswordLimitSaysWhenToRetry(t *testing.T) {
 	e := servertest.New(t, servertest.Options{})
 	a := e.A
@@ -518,10 +520,17 @@ func TestPasswordLimitSaysWhenToRetry(t *testing.T) {
 	if !remove.Values.Has("current_password") {
 		t.Fatal("no remove form asking for the password")
 	}
+	// A form without the password is refused with the account page's words and costs nothing.
+	remove.Values.Set("current_password", "")
+	for range login.CurrentPasswordBudget.Max + 1 {
+		if r := b.Submit(remove, ""); r.Status != http.StatusOK || !strings.Contains(r.Body, "Enter your current password.") {
+			t.Fatalf("no password: %d\n%s", r.Status, r.Body)
+		}
+	}
 	remove.Values.Set("current_password", "not the password")
 	for i := range login.CurrentPasswordBudget.Max {
-		if r := b.Submit(remove, ""); r.Status != http.StatusOK {
-			t.Fatalf("wrong password %d: %d", i, r.Status)
+		if r := b.Submit(remove, ""); r.Status != http.StatusOK || !strings.Contains(r.Body, "Your current password is not right.") {
+			t.Fatalf("wrong password %d: %d\n%s", i, r.Status, r.Body)
 		}
 	}
 	remove.Values.Set("current_password", servertest.Password)

@@ -247,15 +247,11 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 	}
 	ctx := r.Context()
 	check, _, err := h.login.CheckCurrentPassword(ctx, v.Session.Member.ID, r.PostForm.Get("current_password"))
-	switch {
-	case err != nil:
-		return false, err
-	case check == login.PasswordRight:
-		return true, nil
-	case check == login.PasswordLimited:
-		return false, h.showSecurity(w, r, v, http.StatusTooManyRequests, "", i18n.FromContext(ctx).Text("account.password_limit"))
+	if err != nil || check == login.PasswordRight {
+		return err == nil, err
 	}
-	return false, h.showSecurity(w, r, v, http.StatusOK, "", i18n.FromContext(ctx).Text("mfa.password_wrong"))
+	status, msg := check.Refusal(ctx)
+	return false, h.showSecurity(w, r, v, status, "", msg)
 }
 
 func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {

@@ -181,11 +181,12 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	}
 	// A second factor entered in the last minutes stands in for the password.
 	if !h.login.FactorFresh(v.Session) {
-		msg, status, err := h.checkPassword(ctx, m.ID, r.PostForm.Get("current_password"))
+		check, _, err := h.login.CheckCurrentPassword(ctx, m.ID, r.PostForm.Get("current_password"))
 		if err != nil {
 			return err
 		}
-		if msg != "" {
+		if check != login.PasswordRight {
+			status, msg := check.Refusal(ctx)
 			h.log.InfoContext(ctx, "passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
 			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
 		}
@@ -201,28 +202,6 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
-}
-
-// checkPassword verifies the member's current password (login's CheckCurrentPassword, charged
-// to the member's one budget of such checks). It returns the sentence and status of a refusal
-// ("" when the password is right).
-func (h *Handler) checkPassword(ctx context.Context, memberID int64, pw string) (string, int, error) {
-	loc := i18n.FromContext(ctx)
-	if pw == "" {
-		return loc.Text("passkey.password_missing"), http.StatusOK, nil
-	}
-	check, _, err := h.login.CheckCurrentPassword(ctx, memberID, pw)
-	switch {
-	case err != nil:
-		return "", 0, err
-	case check == login.PasswordRight:
-		return "", 0, nil
-	case check == login.PasswordLimited:
-		return loc.Text("account.password_limit"), http.StatusTooManyRequests, nil
-	case check == login.PasswordNone:
-		return loc.Text("passkey.no_password"), http.StatusOK, nil
-	}
-	return loc.Text("passkey.password_wrong"), http.StatusOK, nil
 }
 
 func (h *Handler) refund(ctx context.Context, key string) {

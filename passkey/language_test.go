@@ -54,9 +54,9 @@ func TestPasskeysPageInLanguage(t *testing.T) {
 			"zh-TW": {"請為密碼金鑰命名。"},
 		}, []string{"Give the passkey a name."}},
 		{"wrong password", http.MethodPost, e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {csrf}, "id": {id}, "current_password": {"not it"}}, map[string][]string{
-			"ja":    {"現在のパスワードではありません。"},
-			"zh-TW": {"這不是您目前的密碼。"},
-		}, []string{"That is not your current password."}},
+			"ja":    {"現在のパスワードが正しくありません。"},
+			"zh-TW": {"您目前的密碼不正確。"},
+		}, []string{"Your current password is not right."}},
 	}
 	for _, ck := range checks {
 		for _, lang := range []string{"ja", "zh-TW"} {
