@@ -137,7 +137,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return err
 	}
 	// In one of the sign-in form's hash slots, as every password hash of a web form.
-	hash, err := h.login.HashNewPassword(ctx, next, password.Default)
+	hash, err := h.login.HashNewPassword(ctx, next, h.svc.params)
 	if err != nil {
 		return fmt.Errorf("account: hash password: %w", err)
 	}

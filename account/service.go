@@ -74,7 +74,8 @@ type ServiceDeps struct {
 	InvitationTTL, ResetTTL time.Duration
 	// ResetAccountLimit bounds reset messages per address (zero: DefaultResetAccountLimit).
 	ResetAccountLimit login.Limit
-	// PasswordParams are the argon2id costs of new passwords (zero: password.Default).
+	// PasswordParams are the argon2id costs of every new password the service and the pages
+	// built on it hash (zero: password.Default).
 	PasswordParams password.Params
 	// Audit records security events (nil: a recorder over Store that counts nothing, so that
 	// the account page's list of a member's events never misses one).

@@ -70,18 +70,28 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Four distinct free loopback ports (the server's two listeners, the mailbox's SMTP and HTTP
-# listeners), held open together while they are picked.
+# listeners), held open together while they are picked. They are bound only after the set-up
+# below, so they are taken below the kernel's range of ephemeral ports
+# (/proc/sys/net/ipv4/ip_local_port_range, 32768 and up by default): no outgoing connection of
+# the set-up can be given one of them meanwhile.
 read -r port internal_port smtp_port mail_port < <(node -e '
   const net = require("node:net");
+  const [low, high] = [20000, 32000];
   const servers = [];
+  let tries = 0;
   const next = () => {
     if (servers.length === 4) {
       console.log(servers.map((s) => s.address().port).join(" "));
       servers.forEach((s) => s.close());
       return;
     }
-    const s = net.createServer().listen(0, "127.0.0.1", next);
-    servers.push(s);
+    if (++tries > 200) process.exit(1);
+    const s = net.createServer();
+    s.once("error", next);
+    s.listen(low + Math.floor(Math.random() * (high - low)), "127.0.0.1", () => {
+      servers.push(s);
+      next();
+    });
   };
   next();')
 [ -n "$port" ] && [ -n "$internal_port" ] && [ -n "$smtp_port" ] && [ -n "$mail_port" ] ||
