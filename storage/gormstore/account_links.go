@@ -71,18 +71,8 @@ func (s *Store) CreateLink(ctx context.Context, l accountstore.Link) error {
 
 // GetLink returns the unused, unexpired link of id and purpose at the context's school.
 func (s *Store) GetLink(ctx context.Context, id string, purpose accountstore.Purpose, at time.Time) (accountstore.Link, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return accountstore.Link{}, err
-	}
-	var row accountLinkRow
-	err = sc.in(s.conn(ctx)).
-		Where("id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?", id, string(purpose), dbTime(at)).
-		Take(&row).Error
-	if err != nil {
-		return accountstore.Link{}, wrap("get link", err)
-	}
-	return row.link(), nil
+	return getScoped(s, ctx, "get link", accountLinkRow.link,
+		"id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?", id, string(purpose), dbTime(at))
 }
 
 // ConsumeLink marks the link used and returns it. The UPDATE's condition on used_at decides
