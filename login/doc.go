@@ -35,10 +35,10 @@
 // they were not failures; once a budget is spent the attempt is refused. Operators lift an
 // account's lockout through Unlocks (unlock.go). At most a few password hashes run at once
 // (hashgate.go), for every form that hashes a password (CheckCurrentPassword, HashNewPassword);
-// a form that finds no free slot is answered 503. A failed sign-in looks and
-// costs the same whether or not the account exists (except, until its first sign-in, for a
-// member whose hash was imported from another platform). A successful sign-in replaces an imported
-// (bcrypt or PBKDF2) hash with argon2id at password.Default, in the same hash slot.
+// a form that finds no free slot is answered 503. A failed sign-in looks and costs the same
+// whether or not the account exists (except, until its first sign-in, for a member whose hash
+// was imported from another platform). A successful sign-in replaces an imported (bcrypt or
+// PBKDF2) hash with argon2id at password.Default, in the same hash slot.
 // A member with a second factor at the school (SecondFactors, package mfa) is asked for it after
 // the password (factorstep.go): a signed pending cookie, then /login/factor; the session records
 // how it was signed in (amr) and when a factor was last entered, for ID tokens and step-up.

@@ -15,9 +15,9 @@ import (
 
 func TestLoginSetsSessionCookie(t *testing.T) {
 	for _, tc := range []struct {
-		name                 string
-		secure               bool
-		sessionName, csrfNam string
+		name                  string
+		secure                bool
+		sessionName, csrfName string
 	}{
 		{"http", false, "proctor_session", "proctor_csrf"},
 		{"https", true, "__Host-proctor_session", "__Host-proctor_csrf"},
@@ -27,9 +27,9 @@ func TestLoginSetsSessionCookie(t *testing.T) {
 			b := e.browser(hostA, tc.secure)
 
 			form := b.do(http.MethodGet, LoginPath, nil)
-			cc := form.cookie(tc.csrfNam)
+			cc := form.cookie(tc.csrfName)
 			if cc == nil {
-				t.Fatalf("GET /login set no %s cookie", tc.csrfNam)
+				t.Fatalf("GET /login set no %s cookie", tc.csrfName)
 			}
 			if !cc.HttpOnly || cc.SameSite != http.SameSiteStrictMode || cc.Secure != tc.secure || cc.Path != "/" || cc.Domain != "" || cc.MaxAge <= 0 {
 				t.Errorf("login CSRF cookie flags: %+v", cc)
@@ -60,7 +60,7 @@ func TestLoginSetsSessionCookie(t *testing.T) {
 			if !WellFormedToken(c.Value) {
 				t.Errorf("session token %q is not 256 bits of base64url", c.Value)
 			}
-			if cc := res.cookie(tc.csrfNam); cc == nil || cc.MaxAge >= 0 {
+			if cc := res.cookie(tc.csrfName); cc == nil || cc.MaxAge >= 0 {
 				t.Error("login CSRF cookie not cleared after sign-in")
 			}
 

@@ -53,9 +53,8 @@ func (c PasswordCheck) Refusal(ctx context.Context) (status int, sentence string
 // CheckCurrentPassword verifies pw as the current password of member memberID, a signed-in
 // member confirming a change to their account. An empty pw is PasswordMissing, neither checked
 // nor charged. Otherwise the attempt is charged to CurrentPasswordBudget first; a wrong password
-// stays charged, any other outcome is refunded. A member without a
-// usable hash costs a dummy verification, like a wrong password. On PasswordRight it also
-// returns the hash pw matched. Only a store or limiter failure, or hash slots that stay taken
+// stays charged, any other outcome is refunded. A member without a usable hash costs a dummy
+// verification, like a wrong password. On PasswordRight it also returns the hash pw matched. Only a store or limiter failure, or hash slots that stay taken
 // (hashgate.go), is an error; the last two are a *PageError of 503.
 func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw string) (PasswordCheck, string, error) {
 	if pw == "" {
