@@ -3,15 +3,11 @@ package account
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/mail"
-	"github.com/proctorhq/proctor/templates"
 )
 
 // Deps are what the handler is built from.
@@ -30,21 +26,12 @@ type Deps struct {
 // budget of the client, never of the account, so that its answer says nothing about accounts.
 var DefaultResetAddressLimit = login.Limit{Max: 5, Window: 15 * time.Minute}
 
-// Handler serves the invitation, recovery and account pages.
+// Handler serves the invitation, recovery and account pages. Its store, templates, mail queue,
+// limiter, keys, audit recorder, log and clock are its service's.
 type Handler struct {
-	store   Store
-	login   *login.Handler
-	tpl     *templates.Set
-	mail    *mail.Queue
-	limiter login.Limiter
-	log     *slog.Logger
-	now     func() time.Time
-	// linkKey hashes link tokens into store ids; stampKey makes password stamps (the
-	// service's).
-	linkKey, stampKey []byte
-	svc               *Service
-	addressLimit      login.Limit
-	audit             *audit.Recorder
+	svc          *Service
+	login        *login.Handler
+	addressLimit login.Limit
 }
 
 // New checks d and returns the handler.
@@ -55,13 +42,7 @@ func New(d Deps) (*Handler, error) {
 	case d.Login == nil:
 		return nil, errors.New("account: no sign-in handler")
 	}
-	svc := d.Service
-	h := &Handler{
-		store: svc.store, login: d.Login, tpl: svc.tpl, mail: svc.mail, svc: svc,
-		limiter: svc.limiter, log: svc.log, now: svc.now, audit: svc.audit,
-		linkKey: svc.linkKey, stampKey: svc.stampKey,
-		addressLimit: d.ResetAddressLimit.Or(DefaultResetAddressLimit),
-	}
+	h := &Handler{svc: d.Service, login: d.Login, addressLimit: d.ResetAddressLimit.Or(DefaultResetAddressLimit)}
 	if err := h.addressLimit.Check(); err != nil {
 		return nil, fmt.Errorf("account: %w", err)
 	}

@@ -105,7 +105,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	ctx := r.Context()
 	loc := i18n.FromContext(ctx)
 	never := loc.Text("account.never")
-	m, now := v.Session.Member, h.now()
+	m, now := v.Session.Member, h.svc.now()
 	page.School, page.MemberName, page.MemberEmail, page.CSRFToken = v.School.Name, m.Name, m.Email, h.login.CSRFToken(v.Session)
 	page.PictureURL, page.ShowPicture = m.AvatarURL, pictureShown(m.AvatarURL)
 	if page.Name == "" && page.ProfileMessage == "" {
@@ -113,7 +113,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	}
 	page.MaxName, page.MaxPicture, page.MaxEmail, page.MinPasswordRune = profileMaxName, profileMaxPicture, accountMaxEmail, password.MinLength
 
-	sessions, err := h.store.ListMemberSessions(ctx, m.ID, now)
+	sessions, err := h.svc.store.ListMemberSessions(ctx, m.ID, now)
 	if err != nil {
 		return fmt.Errorf("account: list sessions: %w", err)
 	}
@@ -123,7 +123,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 			LastSeen: loc.DateTimeOr(s.LastSeenAt, never), CreatedAt: loc.DateTimeOr(s.CreatedAt, never), Current: s.ID == v.Session.ID,
 		})
 	}
-	apps, err := h.store.ListConnectedApps(ctx, m.ID, now)
+	apps, err := h.svc.store.ListConnectedApps(ctx, m.ID, now)
 	if err != nil {
 		return fmt.Errorf("account: list applications: %w", err)
 	}
@@ -137,7 +137,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 		}
 		page.Apps = append(page.Apps, item)
 	}
-	events, err := h.store.ListSecurityEvents(ctx, audit.Filter{MemberID: m.ID, Limit: accountEventLimit})
+	events, err := h.svc.store.ListSecurityEvents(ctx, audit.Filter{MemberID: m.ID, Limit: accountEventLimit})
 	if err != nil {
 		return fmt.Errorf("account: list events: %w", err)
 	}
@@ -150,7 +150,7 @@ func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v login.Vi
 	if status == http.StatusTooManyRequests {
 		login.RetryCurrentPassword(w)
 	}
-	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.tpl.Account(r.Context(), out, page) })
+	h.login.WritePage(w, r, status, AccountPolicy, func(out io.Writer) error { return h.svc.tpl.Account(r.Context(), out, page) })
 	return nil
 }
 
@@ -240,17 +240,17 @@ func otherDevicesCount(detail string) (int, bool) {
 
 // accountTx runs fn in one transaction of the store: fn's context carries it.
 func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	tx, err := h.store.BeginTx(ctx)
+	tx, err := h.svc.store.BeginTx(ctx)
 	if err != nil {
 		return fmt.Errorf("account: begin: %w", err)
 	}
 	if err := fn(tx); err != nil {
-		if rbErr := h.store.Rollback(tx); rbErr != nil {
-			h.log.WarnContext(ctx, "account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
+		if rbErr := h.svc.store.Rollback(tx); rbErr != nil {
+			h.svc.log.WarnContext(ctx, "account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
 		}
 		return err
 	}
-	if err := h.store.Commit(tx); err != nil {
+	if err := h.svc.store.Commit(tx); err != nil {
 		return fmt.Errorf("account: commit: %w", err)
 	}
 	return nil
@@ -260,7 +260,7 @@ func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) er
 // come from r through audit.FromRequest and the Recorder).
 func (h *Handler) requestEvent(r *http.Request, memberID int64, kind audit.Kind, detail string) Event {
 	return audit.FromRequest(r, Event{
-		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID, Detail: detail,
+		Kind: kind, At: h.svc.now(), Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID, Detail: detail,
 	})
 }
 

@@ -46,7 +46,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
 	}
-	l, err := h.store.GetLink(ctx, linkID(h.linkKey, token), PurposeEmailChange, h.now())
+	l, err := h.svc.store.GetLink(ctx, linkID(h.svc.linkKey, token), PurposeEmailChange, h.svc.now())
 	if errors.Is(err, storage.ErrNotFound) {
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
@@ -55,16 +55,16 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 		return Link{}, false, fmt.Errorf("account: get e-mail link: %w", err)
 	}
 	if l.MemberID != v.Session.Member.ID {
-		h.log.InfoContext(ctx, "e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
+		h.svc.log.InfoContext(ctx, "e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember(r))
 		return Link{}, false, nil
 	}
-	m, err := h.store.GetMember(ctx, l.MemberID)
+	m, err := h.svc.store.GetMember(ctx, l.MemberID)
 	if err != nil {
 		return Link{}, false, fmt.Errorf("account: get member: %w", err)
 	}
-	if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), l.PasswordStamp) {
+	if !accountStampEqual(PasswordStamp(h.svc.stampKey, m.PasswordHash), l.PasswordStamp) {
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return Link{}, false, nil
 	}
@@ -83,7 +83,7 @@ func (h *Handler) emailConfirmForm(w http.ResponseWriter, r *http.Request, v log
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email,
 		NewEmail: l.Email, Token: token, CSRFToken: h.login.CSRFToken(v.Session),
 	}
-	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.tpl.EmailConfirm(r.Context(), out, page) })
+	h.login.WritePage(w, r, http.StatusOK, login.PagePolicy, func(out io.Writer) error { return h.svc.tpl.EmailConfirm(r.Context(), out, page) })
 	return nil
 }
 
@@ -99,7 +99,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		return err
 	}
 	err = h.accountTx(ctx, func(ctx context.Context) error {
-		used, err := h.store.ConsumeLink(ctx, l.ID, PurposeEmailChange, h.now())
+		used, err := h.svc.store.ConsumeLink(ctx, l.ID, PurposeEmailChange, h.svc.now())
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && used.MemberID != v.Session.Member.ID) {
 			return errEmailLinkGone
 		}
@@ -107,8 +107,8 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 			return fmt.Errorf("account: consume e-mail link: %w", err)
 		}
 		var previous storage.Member
-		if _, err := h.store.UpdateMember(ctx, used.MemberID, func(m storage.Member) (storage.Member, error) {
-			if !accountStampEqual(PasswordStamp(h.stampKey, m.PasswordHash), used.PasswordStamp) {
+		if _, err := h.svc.store.UpdateMember(ctx, used.MemberID, func(m storage.Member) (storage.Member, error) {
+			if !accountStampEqual(PasswordStamp(h.svc.stampKey, m.PasswordHash), used.PasswordStamp) {
 				return m, errEmailLinkGone
 			}
 			previous = m
@@ -119,8 +119,8 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		}
 		// The previous address hears of it, in the same transaction: if someone else made the
 		// change, the owner learns of it where they still read mail.
-		notice, err := h.tpl.EmailChanged(r.Context(), templates.EmailChangedMail{
-			School: v.School.Name, MemberName: previous.Name, At: i18n.FromContext(ctx).DateTime(h.now()),
+		notice, err := h.svc.tpl.EmailChanged(r.Context(), templates.EmailChangedMail{
+			School: v.School.Name, MemberName: previous.Name, At: i18n.FromContext(ctx).DateTime(h.svc.now()),
 		})
 		if err != nil {
 			return err
@@ -128,24 +128,24 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		if err := h.svc.send(ctx, v.School, kindEmailChanged, previous, notice); err != nil {
 			return err
 		}
-		if err := h.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
+		if err := h.svc.store.DeleteMemberLinks(ctx, used.MemberID, PurposeEmailChange); err != nil {
 			return fmt.Errorf("account: delete e-mail links: %w", err)
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, used.MemberID, audit.KindEmailChanged, ""))
+		return h.svc.audit.Record(ctx, h.requestEvent(r, used.MemberID, audit.KindEmailChanged, ""))
 	})
 	switch {
 	case errors.Is(err, errEmailLinkGone):
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
-		h.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
+		h.svc.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
 			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken(r))
 		return nil
 	case err != nil:
 		return err
 	}
-	h.log.InfoContext(ctx, "e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "email")
 	return nil
 }

@@ -42,18 +42,18 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 		return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Name: name, Picture: picture, ProfileMessage: msg})
 	}
 	err := h.accountTx(ctx, func(ctx context.Context) error {
-		if _, err := h.store.UpdateMember(ctx, v.Session.Member.ID, func(m storage.Member) (storage.Member, error) {
+		if _, err := h.svc.store.UpdateMember(ctx, v.Session.Member.ID, func(m storage.Member) (storage.Member, error) {
 			m.Name, m.AvatarURL = name, picture
 			return m, nil
 		}); err != nil {
 			return fmt.Errorf("account: update profile: %w", err)
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindProfileChanged, ""))
+		return h.svc.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindProfileChanged, ""))
 	})
 	if err != nil {
 		return err
 	}
-	h.log.InfoContext(ctx, "profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "profile")
 	return nil
 }
@@ -108,7 +108,7 @@ func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID in
 	}
 	if check != login.PasswordRight {
 		status, msg := check.Refusal(ctx)
-		h.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "status", status)
+		h.svc.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "status", status)
 		return "", false, refuse(status, msg)
 	}
 	return hash, true, nil
@@ -143,7 +143,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	}
 	var ended, revoked int
 	err = h.accountTx(ctx, func(ctx context.Context) error {
-		if _, err := h.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
+		if _, err := h.svc.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
 			// Only over the hash that was verified: a reset or another tab that changed the
 			// password meanwhile wins, and this form is asked again.
 			if !accountStampEqual(cur.PasswordHash, verified) {
@@ -155,18 +155,18 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 			return err
 		}
 		var err error
-		if ended, err = h.store.DeleteOtherSessions(ctx, m.ID, v.Session.ID, true); err != nil {
+		if ended, err = h.svc.store.DeleteOtherSessions(ctx, m.ID, v.Session.ID, true); err != nil {
 			return fmt.Errorf("account: end other sessions: %w", err)
 		}
-		if err := h.store.DeleteMemberLinks(ctx, m.ID, PurposeReset); err != nil {
+		if err := h.svc.store.DeleteMemberLinks(ctx, m.ID, PurposeReset); err != nil {
 			return fmt.Errorf("account: delete reset links: %w", err)
 		}
 		if signOutApps {
-			if revoked, err = h.store.RevokeAllConnectedApps(ctx, m.ID, h.now()); err != nil {
+			if revoked, err = h.svc.store.RevokeAllConnectedApps(ctx, m.ID, h.svc.now()); err != nil {
 				return fmt.Errorf("account: revoke applications: %w", err)
 			}
 		}
-		return h.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, signedOutNote(signOutApps)))
+		return h.svc.audit.Record(ctx, h.requestEvent(r, m.ID, audit.KindPasswordChanged, signedOutNote(signOutApps)))
 	})
 	if errors.Is(err, errPasswordMoved) {
 		return refuse(http.StatusConflict, loc.Text("account.password_moved"))
@@ -174,7 +174,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return err
 	}
-	h.log.InfoContext(ctx, "password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
+	h.svc.log.InfoContext(ctx, "password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
 		"sessions_ended", ended, "token_pairs_revoked", revoked)
 	if signOutApps {
 		accountDone(w, "password-all")
@@ -243,20 +243,20 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if !ok {
 		return err
 	}
-	_, err = h.store.GetMemberByEmail(ctx, addr)
+	_, err = h.svc.store.GetMemberByEmail(ctx, addr)
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+		h.svc.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
 		return fmt.Errorf("account: look up address: %w", err)
 	}
 
-	token, now := login.NewToken(), h.now()
+	token, now := login.NewToken(), h.svc.now()
 	expires := now.Add(emailChangeLifetime)
-	content, err := h.tpl.EmailChange(r.Context(), templates.EmailChangeMail{
+	content, err := h.svc.tpl.EmailChange(r.Context(), templates.EmailChangeMail{
 		School: v.School.Name, MemberName: m.Name, NewEmail: addr,
 		Link:    v.School.URL(EmailConfirmPath + "?token=" + token),
 		Expires: expiresText(i18n.FromContext(ctx), emailChangeLifetime, expires),
@@ -265,13 +265,13 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 		return err
 	}
 	err = h.accountTx(ctx, func(ctx context.Context) error {
-		if err := h.store.CreateLink(ctx, Link{
-			ID: linkID(h.linkKey, token), MemberID: m.ID, Purpose: PurposeEmailChange, Email: addr,
-			PasswordStamp: PasswordStamp(h.stampKey, verified), CreatedAt: now, ExpiresAt: expires,
+		if err := h.svc.store.CreateLink(ctx, Link{
+			ID: linkID(h.svc.linkKey, token), MemberID: m.ID, Purpose: PurposeEmailChange, Email: addr,
+			PasswordStamp: PasswordStamp(h.svc.stampKey, verified), CreatedAt: now, ExpiresAt: expires,
 		}); err != nil {
 			return fmt.Errorf("account: create e-mail link: %w", err)
 		}
-		return h.mail.Send(ctx, mailqueue.Message{
+		return h.svc.mail.Send(ctx, mailqueue.Message{
 			SchoolID: v.School.SchoolID, Kind: kindEmailChange, To: addr, ToName: m.Name,
 			Subject: content.Subject, Text: content.Text, HTML: content.HTML,
 		})
@@ -279,7 +279,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil {
 		return err
 	}
-	h.log.InfoContext(ctx, "e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.svc.log.InfoContext(ctx, "e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
 	accountDone(w, "email-sent")
 	return nil
 }

@@ -36,7 +36,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 		accountDone(w, "session")
 		return nil
 	}
-	sessions, err := h.store.ListMemberSessions(ctx, v.Session.Member.ID, h.now())
+	sessions, err := h.svc.store.ListMemberSessions(ctx, v.Session.Member.ID, h.svc.now())
 	if err != nil {
 		return fmt.Errorf("account: list sessions: %w", err)
 	}
@@ -46,7 +46,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 			device = deviceSummary(s.UserAgent)
 		}
 	}
-	err = h.store.DeleteMemberSession(ctx, v.Session.Member.ID, id)
+	err = h.svc.store.DeleteMemberSession(ctx, v.Session.Member.ID, id)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		accountDone(w, "session")
@@ -54,10 +54,10 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 	case err != nil:
 		return fmt.Errorf("account: end session: %w", err)
 	}
-	if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, device)); err != nil {
+	if err := h.svc.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, device)); err != nil {
 		return fmt.Errorf("account: record event: %w", err)
 	}
-	h.log.InfoContext(ctx, "session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
 	accountDone(w, "session")
 	return nil
 }
@@ -65,16 +65,16 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 // endOtherSessions signs every other device out at this school.
 func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v login.Visit) error {
 	ctx := r.Context()
-	n, err := h.store.DeleteOtherSessions(ctx, v.Session.Member.ID, v.Session.ID, false)
+	n, err := h.svc.store.DeleteOtherSessions(ctx, v.Session.Member.ID, v.Session.ID, false)
 	if err != nil {
 		return fmt.Errorf("account: end other sessions: %w", err)
 	}
 	if n > 0 {
-		if err := h.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, otherDevicesNote(n))); err != nil {
+		if err := h.svc.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, otherDevicesNote(n))); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.InfoContext(ctx, "other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
+	h.svc.log.InfoContext(ctx, "other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
 		"member_id", v.Session.Member.ID, "sessions_ended", n)
 	accountDone(w, "sessions")
 	return nil
@@ -89,8 +89,8 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v login.Visi
 		accountDone(w, "app")
 		return nil
 	}
-	now := h.now()
-	apps, err := h.store.ListConnectedApps(ctx, v.Session.Member.ID, now)
+	now := h.svc.now()
+	apps, err := h.svc.store.ListConnectedApps(ctx, v.Session.Member.ID, now)
 	if err != nil {
 		return fmt.Errorf("account: list applications: %w", err)
 	}
@@ -104,18 +104,18 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v login.Visi
 			}
 		}
 	}
-	n, err := h.store.RevokeConnectedApp(ctx, v.Session.Member.ID, clientID, now)
+	n, err := h.svc.store.RevokeConnectedApp(ctx, v.Session.Member.ID, clientID, now)
 	if err != nil {
 		return fmt.Errorf("account: revoke application: %w", err)
 	}
 	if n > 0 {
 		e := h.requestEvent(r, v.Session.Member.ID, audit.KindGrantRevoked, clipText(name, maxEventDetail))
 		e.ClientID, e.Scopes = clientID, scopes
-		if err := h.audit.Record(ctx, e); err != nil {
+		if err := h.svc.audit.Record(ctx, e); err != nil {
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.log.InfoContext(ctx, "application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
+	h.svc.log.InfoContext(ctx, "application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
 		"member_id", v.Session.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
 	accountDone(w, "app")
 	return nil

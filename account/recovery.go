@@ -74,7 +74,7 @@ func (h *Handler) forgotForm(w http.ResponseWriter, r *http.Request, t *school.S
 
 func (h *Handler) showForgot(w http.ResponseWriter, r *http.Request, t *school.School, status int, msg string) {
 	page := templates.ForgotPage{School: t.Name, CSRFToken: h.login.FormToken(w, r), Message: msg}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Forgot(r.Context(), out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.svc.tpl.Forgot(r.Context(), out, page) })
 }
 
 // forgot takes a forgotten-password form. After the CSRF check and the client address's
@@ -87,7 +87,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		return login.FormError(err)
 	}
 	if !h.login.CheckFormToken(r) {
-		h.log.InfoContext(ctx, "forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
+		h.svc.log.InfoContext(ctx, "forgotten-password form refused: CSRF check failed", "request_id", info.ID, "school_id", t.SchoolID)
 		h.showForgot(w, r, t, http.StatusForbidden, i18n.FromContext(ctx).Text("signin.form_expired"))
 		return nil
 	}
@@ -96,12 +96,12 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		h.showForgot(w, r, t, http.StatusOK, i18n.FromContext(ctx).Text("signin.forgot.email_missing"))
 		return nil
 	}
-	ok, err := h.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
+	ok, err := h.svc.limiter.Take(ctx, "reset-"+login.AddressKey(info.ClientAddr), h.addressLimit)
 	if err != nil {
 		return login.Unavailable(err)
 	}
 	if !ok {
-		h.log.WarnContext(ctx, "forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
+		h.svc.log.WarnContext(ctx, "forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
 		h.login.RenderError(w, r, http.StatusTooManyRequests, viewResetLimited)
 		return nil
@@ -110,7 +110,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 		return err
 	}
 	page := templates.ForgotSentPage{School: t.Name, Minutes: int(h.svc.ResetTTL().Minutes())}
-	h.write(w, r, http.StatusOK, func(out io.Writer) error { return h.tpl.ForgotSent(r.Context(), out, page) })
+	h.write(w, r, http.StatusOK, func(out io.Writer) error { return h.svc.tpl.ForgotSent(r.Context(), out, page) })
 	return nil
 }
 
@@ -126,7 +126,7 @@ func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request, t *school.Sch
 		page.Message = loc.Text("signin.link_dead.reset")
 		page.NextURL, page.NextText = ForgotPath, loc.Text("signin.link_dead.new_link")
 	}
-	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.tpl.LinkDead(r.Context(), out, page) })
+	h.write(w, r, http.StatusGone, func(out io.Writer) error { return h.svc.tpl.LinkDead(r.Context(), out, page) })
 }
 
 // linkShow draws the form of a link's page (the new-password form, the invitation) with a
@@ -162,7 +162,7 @@ func (h *Handler) showReset(w http.ResponseWriter, r *http.Request, t *school.Sc
 		return err
 	}
 	page := templates.ResetPage{School: t.Name, MemberEmail: lm.Member.Email, Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.Reset(r.Context(), out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.svc.tpl.Reset(r.Context(), out, page) })
 	return nil
 }
 
@@ -181,7 +181,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	if !ok {
 		return err
 	}
-	h.log.InfoContext(ctx, "password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
+	h.svc.log.InfoContext(ctx, "password reset", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	// A member with a second factor enters it before the session starts: the link proves the
 	// mailbox, not the factor.
 	return h.login.SignIn(ctx, w, r, m, AccountPath)
@@ -201,7 +201,7 @@ func (h *Handler) redeemLink(w http.ResponseWriter, r *http.Request, t *school.S
 	}
 	token := r.PostForm.Get("token")
 	if !h.login.CheckFormToken(r) {
-		h.log.InfoContext(r.Context(), linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
+		h.svc.log.InfoContext(r.Context(), linkForms[purpose]+" refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID, "school_id", t.SchoolID)
 		return false, show(w, r, t, http.StatusForbidden, token, i18n.FromContext(r.Context()).Text("signin.form_expired"))
 	}
 	pw := r.PostForm.Get("password")
@@ -233,7 +233,7 @@ func (h *Handler) showInvitation(w http.ResponseWriter, r *http.Request, t *scho
 		School: t.Name, MemberName: lm.Member.Name, MemberEmail: lm.Member.Email, HasPassword: lm.HasPassword,
 		Token: token, CSRFToken: h.login.FormToken(w, r), Message: msg,
 	}
-	h.write(w, r, status, func(out io.Writer) error { return h.tpl.InvitationForm(r.Context(), out, page) })
+	h.write(w, r, status, func(out io.Writer) error { return h.svc.tpl.InvitationForm(r.Context(), out, page) })
 	return nil
 }
 
@@ -249,7 +249,7 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *sc
 	if !ok {
 		return err
 	}
-	h.log.InfoContext(ctx, "invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
+	h.svc.log.InfoContext(ctx, "invitation accepted", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", res.Member.ID, "password_set", res.PasswordSet)
 	if !res.PasswordSet {
 		login.SeeOther(w, login.LoginPath)
 		return nil
