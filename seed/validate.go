@@ -324,8 +324,8 @@ func (v *validator) uniquePair(seen map[string]string, f, member, ref, what stri
 	}
 }
 
-// offer checks what every record offered for sale (a course, a product, a service, a plan) has:
-// a unique slug, a title and a price.
+// offer checks what every record offered for sale (a course, a product, a service, an event, a
+// plan) has: a unique slug, a title and a price.
 func (v *validator) offer(seen map[string]string, f string, o storage.OfferSeed, what string) {
 	v.uniqueSlug(seen, f, o.Slug, what)
 	v.required(f+".title", o.Title)
@@ -528,11 +528,9 @@ func (v *validator) consultingService(f string, seen map[string]string, s *stora
 }
 
 func (v *validator) event(f string, seen map[string]string, e *storage.EventSeed) {
-	v.uniqueSlug(seen, f, e.Slug, "event")
-	v.required(f+".title", e.Title)
+	v.offer(seen, f, e.OfferSeed, "event")
 	v.requiredTime(f+".starts_at", e.StartsAt)
 	v.endsAfter(f+".ends_at", e.EndsAt, "starts_at", e.StartsAt)
-	v.price(f, e.PriceAmount, e.Currency)
 	if e.Capacity < 0 {
 		v.add(f+".capacity", "must not be negative (0 means unlimited)")
 	}
