@@ -188,7 +188,7 @@ func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 	if e.svc, err = account.NewService(account.ServiceDeps{
 		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
 		Schools: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
-		Look: workerLook,
+		Look: workerLook, HashNew: e.login.HashNewPassword,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -136,8 +136,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if !ok {
 		return err
 	}
-	// In one of the sign-in form's hash slots, as every password hash of a web form.
-	hash, err := h.login.HashNewPassword(ctx, next, h.svc.params)
+	hash, err := h.svc.hashPassword(ctx, next)
 	if err != nil {
 		return fmt.Errorf("account: hash password: %w", err)
 	}

@@ -174,7 +174,6 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, t *school.School
 	ok, err := h.redeemLink(w, r, t, PurposeReset, h.showReset, func(token, pw string) (err error) {
 		m, err = h.svc.ResetPassword(ctx, ResetRequest{
 			Token: token, Password: pw, SignOutApps: r.PostForm.Get("signout_apps") == "yes", Origin: origin(r),
-			Hash: h.login.HashNewPassword,
 		})
 		return err
 	})
@@ -243,7 +242,7 @@ func (h *Handler) acceptInvitation(w http.ResponseWriter, r *http.Request, t *sc
 	ctx := r.Context()
 	var res AcceptResult
 	ok, err := h.redeemLink(w, r, t, PurposeInvitation, h.showInvitation, func(token, pw string) (err error) {
-		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r), Hash: h.login.HashNewPassword})
+		res, err = h.svc.AcceptInvitation(ctx, AcceptRequest{Token: token, Password: pw, Origin: origin(r)})
 		return err
 	})
 	if !ok {

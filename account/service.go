@@ -77,6 +77,8 @@ type ServiceDeps struct {
 	// PasswordParams are the argon2id costs of every new password the service and the pages
 	// built on it hash (zero: password.Default).
 	PasswordParams password.Params
+	// HashNew hashes those passwords (nil: at once, unbounded, as a command may).
+	HashNew HashNew
 	// Audit records security events (nil: a recorder over Store that counts nothing, so that
 	// the account page's list of a member's events never misses one).
 	Audit *audit.Recorder
@@ -99,6 +101,7 @@ type Service struct {
 	resetTTL     time.Duration
 	accountLimit login.Limit
 	params       password.Params
+	hashNew      HashNew
 	// linkKey hashes link tokens into store ids; stampKey makes password stamps.
 	linkKey, stampKey []byte
 	audit             *audit.Recorder
@@ -127,7 +130,8 @@ func NewService(d ServiceDeps) (*Service, error) {
 	s := &Service{
 		store: d.Store, mail: d.Mail, tpl: d.Templates, limiter: d.Limiter, schools: d.Schools,
 		log: d.Logger, now: d.Now, invTTL: d.InvitationTTL, resetTTL: d.ResetTTL,
-		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, audit: d.Audit, look: d.Look,
+		accountLimit: d.ResetAccountLimit, params: d.PasswordParams, hashNew: d.HashNew,
+		audit: d.Audit, look: d.Look,
 	}
 	s.linkKey, s.stampKey = deriveKeys(d.Secret)
 	s.log, s.now = login.LoggerOrDiscard(s.log), login.ClockOrNow(s.now)
@@ -149,6 +153,9 @@ func NewService(d ServiceDeps) (*Service, error) {
 	}
 	if s.params == (password.Params{}) {
 		s.params = password.Default
+	}
+	if s.hashNew == nil {
+		s.hashNew = func(_ context.Context, pw string, p password.Params) (string, error) { return password.Hash(pw, p) }
 	}
 	return s, nil
 }
@@ -573,8 +580,6 @@ type ResetRequest struct {
 	// applications"); without it the member's grants survive the new password.
 	SignOutApps bool
 	Origin      Origin
-	// Hash hashes the new password (HashNew).
-	Hash HashNew
 }
 
 // ResetPassword uses a reset link: in one transaction it uses the link, sets the new password
@@ -587,7 +592,7 @@ func (s *Service) ResetPassword(ctx context.Context, req ResetRequest) (storage.
 	if err != nil {
 		return storage.Member{}, err
 	}
-	hash, err := s.hashNew(ctx, req.Hash, req.Password, lm.Member)
+	hash, err := s.checkAndHash(ctx, req.Password, lm.Member)
 	if err != nil {
 		return storage.Member{}, err
 	}
@@ -628,8 +633,6 @@ type AcceptRequest struct {
 	// already has one (an invitation never changes an existing password).
 	Password string
 	Origin   Origin
-	// Hash hashes the chosen password (HashNew).
-	Hash HashNew
 }
 
 // AcceptResult says what accepting an invitation did.
@@ -650,7 +653,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 	}
 	var hash string
 	if !lm.HasPassword {
-		if hash, err = s.hashNew(ctx, req.Hash, req.Password, lm.Member); err != nil {
+		if hash, err = s.checkAndHash(ctx, req.Password, lm.Member); err != nil {
 			return AcceptResult{}, err
 		}
 	}
@@ -679,22 +682,23 @@ func (s *Service) AcceptInvitation(ctx context.Context, req AcceptRequest) (Acce
 	return AcceptResult{Member: m, PasswordSet: hash != ""}, nil
 }
 
-// HashNew hashes a new password at the service's costs. The pages pass
+// HashNew hashes a new password at the given costs. The server gives the service
 // login.Handler.HashNewPassword, which runs it in one of the sign-in form's hash slots, so that a
-// burst of new passwords is bounded in memory as sign-ins are; nil hashes at once, unbounded
-// (password.Hash), for a caller outside a web request.
+// burst of new passwords is bounded in memory as sign-ins are; a command hashes at once.
 type HashNew func(ctx context.Context, pw string, p password.Params) (string, error)
 
-// hashNew checks pw against the policy and hashes it with hash (HashNew). Hashing costs the
-// memory of one argon2id run, so it happens before any transaction is open.
-func (s *Service) hashNew(ctx context.Context, hash HashNew, pw string, m storage.Member) (string, error) {
+// hashPassword hashes a new password pw at the service's costs (ServiceDeps.HashNew). Hashing
+// costs the memory of one argon2id run, so it happens before any transaction is open.
+func (s *Service) hashPassword(ctx context.Context, pw string) (string, error) {
+	return s.hashNew(ctx, pw, s.params)
+}
+
+// checkAndHash checks pw against the policy and hashes it (hashPassword).
+func (s *Service) checkAndHash(ctx context.Context, pw string, m storage.Member) (string, error) {
 	if err := password.CheckPolicy(pw, m.Email, m.Name); err != nil {
 		return "", &PasswordError{Err: err}
 	}
-	if hash == nil {
-		hash = func(_ context.Context, pw string, p password.Params) (string, error) { return password.Hash(pw, p) }
-	}
-	h, err := hash(ctx, pw, s.params)
+	h, err := s.hashPassword(ctx, pw)
 	if err != nil {
 		return "", fmt.Errorf("account: hash password: %w", err)
 	}

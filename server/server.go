@@ -347,6 +347,8 @@ func (s *Server) accountPages(login *login.Handler, pages *templates.Set, limite
 	svc, err := account.NewService(account.ServiceDeps{
 		Store: store, Mail: s.mailQueue, Templates: pages, Secret: d.Config.Secret, Limiter: limiter,
 		Schools: schools, Logger: d.Logger, Audit: s.audit, Look: look,
+		// In one of the sign-in form's hash slots, as every password hash of a web form.
+		HashNew: login.HashNewPassword,
 	})
 	if err != nil {
 		return nil, err
