@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/config"
 )
 
@@ -45,52 +47,32 @@ const (
 
 // childServer is `proctor serve` run from the binary at exe.
 type childServer struct {
-	cmd  *exec.Cmd
-	pid  int
-	done chan struct{}
-	err  error // the process's exit, once done is closed
-	log  string
+	proc *childproc.Process
 }
 
 // startChild runs `exe serve --config configFile`, its output going to logFile, and waits until
-// its internal listener answers /readyz.
+// its internal listener answers /readyz. The kernel sends it SIGTERM if this process dies
+// first (Linux), so that a crashed or killed bench never leaves a server behind.
 func startChild(ctx context.Context, exe, configFile, logFile, internalAddr string) (*childServer, error) {
-	logOut, err := os.Create(logFile)
+	cmd := exec.Command(exe, "serve", "--config", configFile)
+	cmd.Env = childEnv(os.Environ())
+	proc, err := childproc.Start(cmd, logFile, syscall.SIGTERM)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "serve", "--config", configFile)
-	cmd.Stdout, cmd.Stderr = logOut, logOut
-	cmd.Env = childEnv(os.Environ())
-	setChildAttrs(cmd)
-	if err := cmd.Start(); err != nil {
-		logOut.Close()
-		return nil, fmt.Errorf("start %s serve: %w", exe, err)
-	}
-	c := &childServer{cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), log: logFile}
-	go func() {
-		c.err = cmd.Wait()
-		logOut.Close()
-		close(c.done)
-	}()
-	if err := waitReady(ctx, internalAddr, c.done); err != nil {
+	c := &childServer{proc: proc}
+	if err := waitReady(ctx, internalAddr, proc.Done()); err != nil {
 		_ = c.stop()
 		return nil, fmt.Errorf("%w\n%s", err, tail(logFile, 20))
 	}
 	return c, nil
 }
 
-// childEnv drops PROCTOR_* variables: the temporary configuration must be the whole truth, and
-// a PROCTOR_SECRET or PROCTOR_DATABASE_DSN inherited from the shell would override it. It marks
-// the child with nestedEnv.
+// childEnv is env without PROCTOR_* variables (childproc.Env: the temporary configuration must
+// be the whole truth), marked with nestedEnv.
 func childEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, config.EnvPrefix+"_") && !strings.HasPrefix(kv, nestedEnv+"=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, nestedEnv+"=1")
+	env = slices.DeleteFunc(childproc.Env(env), func(kv string) bool { return strings.HasPrefix(kv, nestedEnv+"=") })
+	return append(env, nestedEnv+"=1")
 }
 
 // nestedEnv is set in the server's environment. Run refuses to start under it: if the binary
@@ -98,43 +80,19 @@ func childEnv(env []string) []string {
 // otherwise nest without end, each starting another child. (Not PROCTOR_*: those are dropped.)
 const nestedEnv = "BENCH_SERVER_CHILD"
 
-// waitReady polls the child's /readyz (WaitReady) for readyTimeout.
+// waitReady polls the server's /readyz (childproc.WaitReady) for readyTimeout.
 func waitReady(ctx context.Context, internalAddr string, exited <-chan struct{}) error {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DialContext: loopbackDialer().DialContext}}
 	defer client.CloseIdleConnections()
-	return WaitReady(ctx, client, internalAddr, exited, readyTimeout)
-}
-
-// WaitReady polls GET /readyz on a server's internal address with client until it answers 200,
-// exited is closed (the server is gone), ctx ends or timeout passes.
-func WaitReady(ctx context.Context, client *http.Client, internalAddr string, exited <-chan struct{}, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+internalAddr+"/readyz", nil)
-		if resp, err := client.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-exited:
-			return errors.New("the server exited before it was ready")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("the server was not ready after %s", timeout)
+	return childproc.WaitReady(ctx, client, internalAddr, exited, readyTimeout)
 }
 
 func (c *childServer) usage() (Usage, bool) {
-	cpu, err := processCPU(c.pid)
+	cpu, err := processCPU(c.proc.Pid())
 	if err != nil {
 		return Usage{}, false
 	}
-	peak, rss, err := residentMemory(c.pid)
+	peak, rss, err := residentMemory(c.proc.Pid())
 	if err != nil {
 		return Usage{}, false
 	}
@@ -145,43 +103,34 @@ func (c *childServer) usage() (Usage, bool) {
 // 4.0 and later), so that each scenario reports its own peak rather than the run's. Where the
 // kernel refuses, the figure stays the peak since the server started.
 func (c *childServer) resetPeak() {
-	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", c.pid), []byte("5"), 0)
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", c.proc.Pid()), []byte("5"), 0)
 }
 
 // stop sends SIGTERM (the server drains and exits) and kills the process if it has not exited
-// within stopTimeout.
+// within stopTimeout. A server already gone is not reported again.
 func (c *childServer) stop() error {
-	select {
-	case <-c.done:
+	if !c.proc.Running() {
 		return nil
-	default:
 	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-		var exit *exec.ExitError
-		if errors.As(c.err, &exit) {
-			return fmt.Errorf("the server exited with %v\n%s", c.err, tail(c.log, 20))
-		}
-		return c.err
-	case <-time.After(stopTimeout):
-		_ = c.cmd.Process.Kill()
-		<-c.done
+	if c.proc.Stop(syscall.SIGTERM, stopTimeout) {
 		return fmt.Errorf("the server did not stop within %s and was killed", stopTimeout)
 	}
+	err := c.proc.Err()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("the server exited with %v\n%s", err, tail(c.proc.LogFile(), 20))
+	}
+	return err
 }
 
-// tail returns the last n lines of a file, for an error message.
+// tail returns the last n lines of the server's log, for an error message ("" if it cannot be
+// read).
 func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
+	lines, err := childproc.Tail(path, n)
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "server log (" + path + "):\n" + strings.Join(lines, "\n")
+	return "server log (" + path + "):\n" + lines
 }
 
 // inProcessServer is the server Deps.Serve runs inside this process.

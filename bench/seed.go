@@ -20,6 +20,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver: schema set-up, insert baseline
 	"gopkg.in/yaml.v3"
 
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/password"
@@ -75,8 +76,12 @@ type workspace struct {
 	adminDSN string
 	// apiKey is the server's internal API key: the run reads profiles with it.
 	apiKey string
-	// held listens on the server's public and internal ports until release.
-	held []net.Listener
+	// ports holds the server's public and internal addresses (held) until release: a port
+	// closed at once could be handed out again, to the server's other listener (two listeners
+	// on one port fail its start) or, while the school is seeded, to another listener or
+	// outgoing connection on the machine.
+	ports *childproc.Ports
+	held  []string
 }
 
 // newWorkspace creates the directory, the database (a file, or a schema of its own on
@@ -91,10 +96,11 @@ func newWorkspace(ctx context.Context, o *Options) (*workspace, error) {
 		dir: dir, configFile: filepath.Join(dir, "server.yaml"), logFile: filepath.Join(dir, "server.log"),
 		adminDSN: o.DSN, apiKey: randomHex(32),
 	}
-	if ws.held, err = holdAddrs(o.Host, 2); err != nil {
+	ws.ports = childproc.NewPorts(o.Host)
+	if ws.held, err = ws.ports.Hold(2); err != nil {
 		return ws, err
 	}
-	publicAddr, internalAddr := ws.held[0].Addr().String(), ws.held[1].Addr().String()
+	publicAddr, internalAddr := ws.held[0], ws.held[1]
 	db := map[string]any{"driver": o.Database}
 	switch o.Database {
 	case driverSQLite:
@@ -169,11 +175,11 @@ const (
 	postgresConns = 20
 )
 
-// release closes the listeners that hold the server's ports, for the server about to bind
-// them (again a no-op).
+// release stops holding the server's ports, for the server about to bind them (again a
+// no-op). The window left, the server's start, is an acceptable race on one machine.
 func (ws *workspace) release() {
-	for _, l := range ws.held {
-		l.Close()
+	if ws.ports != nil {
+		ws.ports.Release(ws.held...)
 	}
 	ws.held = nil
 }
@@ -199,27 +205,6 @@ func writeYAML(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
-}
-
-// holdAddrs listens on n ports of host, each one nothing listened on, and returns the
-// listeners, open: the workspace holds them until the server is about to bind their addresses
-// (release). A port closed at once could be handed out again, to the server's other listener
-// (two listeners on one port fail its start) or, while the school is seeded, to another
-// listener or outgoing connection on the machine. The ports are released just before the
-// server binds them; on one machine that small window is an acceptable race.
-func holdAddrs(host string, n int) ([]net.Listener, error) {
-	held := make([]net.Listener, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "0"))
-		if err != nil {
-			for _, h := range held {
-				h.Close()
-			}
-			return nil, err
-		}
-		held = append(held, l)
-	}
-	return held, nil
 }
 
 func randomHex(n int) string {

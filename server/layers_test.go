@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -101,7 +102,8 @@ func matching(set map[string]bool, root string) []string {
 // only the authorization server (authz) and the token verifier (resource/verifier) import fosite; the
 // discovery documents, the operator API and the operator pages name the authorization server's
 // endpoints through package endpoint, and manage clients through package client, without
-// depending on authz; client and endpoint import neither.
+// depending on authz; client and endpoint import neither. It also keeps childproc, which runs
+// the binary as a child process, a leaf that only the load command (and tests) import.
 func TestLayers(t *testing.T) {
 	graph := importGraph(t)
 
@@ -146,13 +148,25 @@ func TestLayers(t *testing.T) {
 		})
 	}
 
-	t.Run("endpoint is a leaf", func(t *testing.T) {
-		if _, ok := graph[module+"/endpoint"]; !ok {
-			t.Fatal("no package endpoint")
-		}
-		for _, imp := range graph[module+"/endpoint"] {
-			if within(imp, module) {
-				t.Errorf("endpoint imports %s", imp)
+	for _, leaf := range []string{"endpoint", "childproc"} {
+		t.Run(leaf+" is a leaf", func(t *testing.T) {
+			if _, ok := graph[module+"/"+leaf]; !ok {
+				t.Fatalf("no package %s", leaf)
+			}
+			for _, imp := range graph[module+"/"+leaf] {
+				if within(imp, module) {
+					t.Errorf("%s imports %s", leaf, imp)
+				}
+			}
+		})
+	}
+
+	// childproc runs `proctor serve` as a child process: the load command's business and the
+	// tests', never the server's.
+	t.Run("only bench imports childproc", func(t *testing.T) {
+		for pkg, imports := range graph {
+			if pkg != module+"/bench" && slices.Contains(imports, module+"/childproc") {
+				t.Errorf("%s imports childproc", pkg)
 			}
 		}
 	})

@@ -20,8 +20,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/proctorhq/proctor/bench"
 	"github.com/proctorhq/proctor/bench/flow"
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
@@ -181,12 +181,8 @@ func (r *replica) start(t *testing.T) *process {
 
 // process is a running `proctor` child.
 type process struct {
-	name    string
-	cmd     *exec.Cmd
-	logFile string
-	done    chan struct{}
-	state   *os.ProcessState // once done is closed
-	waitErr error
+	name string
+	*childproc.Process
 }
 
 var logSeq struct {
@@ -200,15 +196,16 @@ var logSeq struct {
 func startProcess(t *testing.T, name, internalAddr string, exe string, args ...string) *process {
 	t.Helper()
 	p := launchProcess(t, name, exe, args...)
-	if err := waitReady(internalAddr, p.done); err != nil {
+	if err := waitReady(internalAddr, p.Done()); err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, p.tail(30))
 	}
 	return p
 }
 
-// launchProcess starts the binary with args, its output going to a log file, without waiting
-// for anything. The process is killed when the test ends, and its log tail printed if the test
-// failed.
+// launchProcess starts the binary with args, its output going to a log file of its own, without
+// waiting for anything. The kernel kills it if the test process dies first (Linux), so that an
+// interrupted test run never leaves a server behind; otherwise it is killed when the test ends,
+// and its log tail printed if the test failed.
 func launchProcess(t *testing.T, name string, exe string, args ...string) *process {
 	t.Helper()
 	logSeq.Lock()
@@ -216,26 +213,16 @@ func launchProcess(t *testing.T, name string, exe string, args ...string) *proce
 	n := logSeq.n
 	logSeq.Unlock()
 	logFile := filepath.Join(t.TempDir(), fmt.Sprintf("%s-%d.log", name, n))
-	out, err := os.Create(logFile)
-	must(t, err)
 	cmd := exec.Command(exe, args...)
-	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = childEnv()
 	cmd.Dir = filepath.Dir(logFile)
-	setChildAttrs(cmd)
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		t.Fatalf("start %s: %v", name, err)
+	proc, err := childproc.Start(cmd, logFile, syscall.SIGKILL)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logFile: logFile, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		p.state = cmd.ProcessState
-		out.Close()
-		close(p.done)
-	}()
+	p := &process{name: name, Process: proc}
 	t.Cleanup(func() {
-		p.kill()
+		p.Kill()
 		if t.Failed() {
 			t.Logf("%s", p.tail(30))
 		}
@@ -243,40 +230,19 @@ func launchProcess(t *testing.T, name string, exe string, args ...string) *proce
 	return p
 }
 
-// kill sends SIGKILL (if the process still runs) and waits for it to be gone.
-func (p *process) kill() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
 // signal sends sig to the process.
 func (p *process) signal(t *testing.T, sig os.Signal) {
 	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := p.Signal(sig); err != nil {
 		t.Fatalf("signal %s: %v", p.name, err)
-	}
-}
-
-// running reports whether the process has not exited.
-func (p *process) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
 	}
 }
 
 // wait waits at most d for the process to exit; ok is false if it is still running.
 func (p *process) wait(d time.Duration) (state *os.ProcessState, ok bool) {
 	select {
-	case <-p.done:
-		return p.state, true
+	case <-p.Done():
+		return p.State(), true
 	case <-time.After(d):
 		return nil, false
 	}
@@ -284,33 +250,21 @@ func (p *process) wait(d time.Duration) (state *os.ProcessState, ok bool) {
 
 // tail returns the last n lines of the process's log.
 func (p *process) tail(n int) string {
-	b, err := os.ReadFile(p.logFile)
+	lines, err := p.Tail(n)
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return p.name + " log (" + p.logFile + "):\n" + strings.Join(lines, "\n")
+	return p.name + " log (" + p.LogFile() + "):\n" + lines
 }
 
 // childEnv is this process's environment without PROCTOR_* variables: the written
 // configuration must be the whole truth.
-func childEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PROCTOR_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+func childEnv() []string { return childproc.Env(os.Environ()) }
 
 // waitReady polls GET /readyz until it answers 200, the process exits or readyTimeout passes.
 func waitReady(internalAddr string, exited <-chan struct{}) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	return bench.WaitReady(context.Background(), c, internalAddr, exited, readyTimeout)
+	return childproc.WaitReady(context.Background(), c, internalAddr, exited, readyTimeout)
 }
 
 // cliResult is the outcome of one command run.
@@ -404,39 +358,14 @@ func createClient(t *testing.T, configFile, kind, name, scopes string) string {
 	return c.ClientID
 }
 
-// handedOut holds the addresses listenFree has chosen, so that none is chosen twice: a port
-// closed and asked for again may come back, and a replica's two listeners (or two replicas, or
-// a replica and the database proxy, which closes its port and opens it again) on one port fail.
-// held are the listeners reserveAddr keeps open until their server starts.
-var handedOut = struct {
-	sync.Mutex
-	addrs map[string]bool
-	held  map[string]net.Listener
-}{addrs: map[string]bool{}, held: map[string]net.Listener{}}
+// ports hands out every loopback address the tests listen on or point at: none twice in this
+// process (childproc.Ports), since a port closed and asked for again may come back, and a
+// replica's two listeners (or two replicas, or a replica and the database proxy, which closes
+// its port and opens it again) on one port fail.
+var ports = childproc.NewPorts("127.0.0.1")
 
-// listenFree listens on a loopback port no earlier call chose. A port that was chosen before is
-// kept open until a new one is found, so that it cannot come back at once.
-func listenFree() (net.Listener, error) {
-	handedOut.Lock()
-	defer handedOut.Unlock()
-	var taken []net.Listener
-	defer func() {
-		for _, l := range taken {
-			l.Close()
-		}
-	}()
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		if addr := l.Addr().String(); !handedOut.addrs[addr] {
-			handedOut.addrs[addr] = true
-			return l, nil
-		}
-		taken = append(taken, l)
-	}
-}
+// listenFree listens on a loopback port no earlier call chose (ports.Listen).
+func listenFree() (net.Listener, error) { return ports.Listen() }
 
 // freeAddr returns a loopback address nothing listens on now and listenFree never chose before:
 // an address where nothing is meant to listen.
@@ -457,28 +386,15 @@ func freeAddr(t *testing.T) string {
 // acceptable race on one machine.
 func reserveAddr(t *testing.T) string {
 	t.Helper()
-	l, err := listenFree()
+	addrs, err := ports.Hold(1)
 	must(t, err)
-	addr := l.Addr().String()
-	handedOut.Lock()
-	handedOut.held[addr] = l
-	handedOut.Unlock()
-	t.Cleanup(func() { releaseAddrs(addr) })
-	return addr
+	t.Cleanup(func() { releaseAddrs(addrs...) })
+	return addrs[0]
 }
 
-// releaseAddrs closes the listeners reserveAddr keeps on addrs (none for an address it did not
-// return or already released), for the server about to bind them.
-func releaseAddrs(addrs ...string) {
-	handedOut.Lock()
-	defer handedOut.Unlock()
-	for _, addr := range addrs {
-		if l, ok := handedOut.held[addr]; ok {
-			l.Close()
-			delete(handedOut.held, addr)
-		}
-	}
-}
+// releaseAddrs stops listening on addresses reserveAddr returned (none for an address it did
+// not return or already released), for the server about to bind them.
+func releaseAddrs(addrs ...string) { ports.Release(addrs...) }
 
 func writeYAML(path string, v any) error {
 	b, err := yaml.Marshal(v)

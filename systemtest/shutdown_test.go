@@ -103,7 +103,7 @@ func TestGracefulShutdown(t *testing.T) {
 		if !refused {
 			t.Fatalf("new connections still accepted %s after SIGTERM (last dial error: %v)", took, lastErr)
 		}
-		if !proc.running() {
+		if !proc.Running() {
 			t.Fatal("the process exited with requests still in flight")
 		}
 		t.Logf("new connections refused %s after SIGTERM, with %d requests in flight", took.Round(time.Millisecond), len(slow))
@@ -131,7 +131,7 @@ func TestGracefulShutdown(t *testing.T) {
 		default:
 			t.Logf("/readyz not observable while draining: %s", last)
 		}
-		if !proc.running() {
+		if !proc.Running() {
 			t.Fatal("the process exited with requests still in flight")
 		}
 	})

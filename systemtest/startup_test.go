@@ -61,7 +61,7 @@ func TestStartupWaitsForTheDatabase(t *testing.T) {
 		c.Close()
 		t.Errorf("the public address %s accepts connections before the database was reached", public)
 	}
-	if !p.running() {
+	if !p.Running() {
 		t.Fatalf("the server exited while the database was unreachable\n%s", p.tail(30))
 	}
 
@@ -116,8 +116,8 @@ func TestStartupGivesUp(t *testing.T) {
 // exits first or the bound passes.
 func (p *process) await(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	ok, _ := poll(startupBound, pollEvery, func() bool { return !p.running() || f() })
-	if !p.running() {
+	ok, _ := poll(startupBound, pollEvery, func() bool { return !p.Running() || f() })
+	if !p.Running() {
 		t.Fatalf("%s exited while waiting for %s\n%s", p.name, what, p.tail(30))
 	}
 	if !ok {
@@ -127,7 +127,7 @@ func (p *process) await(t *testing.T, what string, f func() bool) {
 
 // logLines returns the lines of the process's log that contain s.
 func (p *process) logLines(s string) []string {
-	b, err := os.ReadFile(p.logFile)
+	b, err := os.ReadFile(p.LogFile())
 	if err != nil {
 		return nil
 	}

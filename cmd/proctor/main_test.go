@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/server"
@@ -232,20 +232,20 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 }
 
-// freePorts finds n distinct loopback ports (the demo's schools' URLs carry the port, so it
-// cannot listen on port 0). Every listener stays open until all are chosen, so the same port is
-// not handed out twice.
-func freePorts(t *testing.T, n int) []string {
+// loopbackPorts hands out the loopback addresses the tests' servers listen on: none twice in
+// this test process, each held until its server is about to bind it (childproc.Ports).
+var loopbackPorts = childproc.NewPorts("127.0.0.1")
+
+// reservePorts holds n distinct loopback addresses (the demo's schools' URLs carry the port,
+// so it cannot listen on port 0) until loopbackPorts.Release, just before the server binds
+// them, or the test's end.
+func reservePorts(t *testing.T, n int) []string {
 	t.Helper()
-	addrs := make([]string, n)
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		addrs[i] = l.Addr().String()
+	addrs, err := loopbackPorts.Hold(n)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { loopbackPorts.Release(addrs...) })
 	return addrs
 }
 
@@ -257,7 +257,9 @@ func freePorts(t *testing.T, n int) []string {
 func startServing(t *testing.T, n int, serve func(ports []string) error, ready func(ports []string) (url, host string)) ([]string, <-chan error) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		ports := freePorts(t, n)
+		// Released at once: serve binds them as it starts.
+		ports := reservePorts(t, n)
+		loopbackPorts.Release(ports...)
 		done := make(chan error, 1)
 		go func() { done <- serve(ports) }()
 		url, host := ready(ports)

@@ -13,41 +13,39 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/internal/testbin"
-	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // servedProcess is `proctor serve` running as its own process on loopback.
 type servedProcess struct {
 	t      *testing.T
-	cmd    *exec.Cmd
-	out    *schools.LogBuffer
+	proc   *childproc.Process
 	public string
-	exited chan struct{}
 }
 
 // startServeProcess runs the proctor binary exe as `proctor serve --migrate` with the server
-// file, on SQLite in a temp dir, until SIGTERM at the test's end.
+// file, on SQLite in a temp dir, until SIGTERM at the test's end (killed if it has not exited a
+// minute later, or at once if the test process dies, on Linux).
 func startServeProcess(t *testing.T, exe, serverFile string, public string) *servedProcess {
 	t.Helper()
-	p := &servedProcess{t: t, out: &schools.LogBuffer{}, public: public, exited: make(chan struct{})}
-	p.cmd = exec.Command(exe, "--config", serverFile, "serve", "--migrate")
-	p.cmd.Env = withoutProctorEnv(os.Environ())
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
+	cmd := exec.Command(exe, "--config", serverFile, "serve", "--migrate")
+	cmd.Env = childproc.Env(os.Environ())
+	proc, err := childproc.Start(cmd, filepath.Join(t.TempDir(), "serve.log"), syscall.SIGKILL)
+	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(time.Minute):
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
-	return p
+	t.Cleanup(func() { proc.Stop(syscall.SIGTERM, time.Minute) })
+	return &servedProcess{t: t, proc: proc, public: public}
+}
+
+// output is all the process has written so far.
+func (p *servedProcess) output() string {
+	b, err := os.ReadFile(p.proc.LogFile())
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // serveOneSchool lays out a deployment in a temp dir, on SQLite with one school file for the
@@ -63,29 +61,19 @@ func serveOneSchool(t *testing.T, host, extra string) (*servedProcess, string) {
 	dir := filepath.Join(root, "schools")
 	mustMkdir(t, dir)
 	writeSchool(t, dir, "a.yaml", 1, host)
-	// Built before the ports are chosen: they are free only until the process binds them, and
-	// a build on a busy machine takes seconds, in which another test's listener may take one.
+	// Built before the ports are chosen, and the ports held until just before the process
+	// starts: a port merely chosen is free only until something else takes it, and a build on a
+	// busy machine takes seconds, in which another test's listener may take one.
 	exe := testbin.Proctor(t)
-	ports := freePorts(t, 2)
+	ports := reservePorts(t, 2)
 	server := filepath.Join(root, "proctor.yaml")
 	secret := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("r"), 32))
 	mustWriteFile(t, server, []byte(fmt.Sprintf("public: {addr: %q}\ninternal: {addr: %q}\ndatabase: {driver: sqlite, dsn: %s}\nschools_dir: %s\nsecret: %s\nlog: {level: info, format: text}\n%s",
 		ports[0], ports[1], filepath.Join(root, "p.db"), dir, secret, extra)), 0o600)
+	loopbackPorts.Release(ports...)
 	p := startServeProcess(t, exe, server, ports[0])
 	p.answers(host)
 	return p, dir
-}
-
-// withoutProctorEnv drops the PROCTOR_ variables of the test's environment: the server file alone
-// configures the process.
-func withoutProctorEnv(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "PROCTOR_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // discovery fetches the discovery document of the school served at host and returns its status
@@ -112,12 +100,12 @@ func (p *servedProcess) eventually(what string, cond func() bool) {
 	deadline := time.Now().Add(3 * time.Minute)
 	for !cond() {
 		select {
-		case <-p.exited:
-			p.t.Fatalf("the process exited before %s:\n%s", what, p.out.String())
+		case <-p.proc.Done():
+			p.t.Fatalf("the process exited before %s:\n%s", what, p.output())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("never %s; the process said:\n%s", what, p.out.String())
+			p.t.Fatalf("never %s; the process said:\n%s", what, p.output())
 		}
 	}
 }
@@ -133,8 +121,8 @@ func (p *servedProcess) answers(host string) {
 
 func (p *servedProcess) hangUp() {
 	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		p.t.Fatalf("SIGHUP: %v\n%s", err, p.out.String())
+	if err := p.proc.Signal(syscall.SIGHUP); err != nil {
+		p.t.Fatalf("SIGHUP: %v\n%s", err, p.output())
 	}
 }
 
@@ -162,8 +150,8 @@ func TestReloadOnHangup(t *testing.T) {
 	// An invalid file: an unknown key and a bad school_id, both reported; the running set stays.
 	mustWriteFile(t, filepath.Join(dir, "c.yaml"), []byte(fmt.Sprintf("school_id: -1\nsubdomain: c\nnmae: C\nbase_url: http://%s\n", hostC)), 0o600)
 	p.hangUp()
-	p.eventually("the reload was refused", func() bool { return strings.Contains(p.out.String(), "reload refused") })
-	out := p.out.String()
+	p.eventually("the reload was refused", func() bool { return strings.Contains(p.output(), "reload refused") })
+	out := p.output()
 	for _, want := range []string{`c.yaml: unknown key \"nmae\"`, "c.yaml: school_id: is required", "c.yaml: name: is required"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log does not name the problem %q:\n%s", want, out)

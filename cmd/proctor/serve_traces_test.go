@@ -58,17 +58,17 @@ func TestServeExportsTraces(t *testing.T) {
 	}
 
 	// Stopping exports the spans not yet sent.
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.proc.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	<-p.exited
+	<-p.proc.Done()
 	mu.Lock()
 	names := traces[callerTrace]
 	mu.Unlock()
 	if want := "GET /.well-known/openid-configuration"; !slices.Contains(names, want) {
 		t.Errorf("spans exported in the caller's trace: %q, want %q among them", names, want)
 	}
-	if !strings.Contains(p.out.String(), "trace_id="+callerTrace) {
-		t.Errorf("no log line with the caller's trace id:\n%s", p.out.String())
+	if !strings.Contains(p.output(), "trace_id="+callerTrace) {
+		t.Errorf("no log line with the caller's trace id:\n%s", p.output())
 	}
 }
