@@ -103,7 +103,8 @@ func matching(set map[string]bool, root string) []string {
 // discovery documents, the operator API and the operator pages name the authorization server's
 // endpoints through package endpoint, and manage clients through package client, without
 // depending on authz; client and endpoint import neither. It also keeps childproc, which runs
-// the binary as a child process, a leaf that only the load command (and tests) import.
+// the binary as a child process, a leaf that only the load command (and tests) import, and the
+// load command a client that only the command line imports.
 func TestLayers(t *testing.T) {
 	graph := importGraph(t)
 
@@ -167,6 +168,27 @@ func TestLayers(t *testing.T) {
 		for pkg, imports := range graph {
 			if pkg != module+"/bench" && slices.Contains(imports, module+"/childproc") {
 				t.Errorf("%s imports childproc", pkg)
+			}
+		}
+	})
+
+	// The load command is a client of the server it measures: it seeds through the storage API
+	// and speaks HTTP, and only the command line reaches it.
+	t.Run("the load command is a client", func(t *testing.T) {
+		allowed := []string{"bench/flow", "childproc", "client", "config", "endpoint", "password", "school", "storage"}
+		for _, pkg := range []string{module + "/bench", module + "/bench/flow"} {
+			if _, ok := graph[pkg]; !ok {
+				t.Fatalf("no package %s", pkg)
+			}
+			for _, imp := range graph[pkg] {
+				if within(imp, module) && !slices.Contains(allowed, strings.TrimPrefix(imp, module+"/")) {
+					t.Errorf("%s imports %s", pkg, imp)
+				}
+			}
+		}
+		for pkg, imports := range graph {
+			if pkg != module+"/cmd/proctor" && !within(pkg, module+"/bench") && slices.Contains(imports, module+"/bench") {
+				t.Errorf("%s imports bench", pkg)
 			}
 		}
 	})
