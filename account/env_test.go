@@ -123,6 +123,8 @@ type env struct {
 	logger *slog.Logger
 	// post sends the outbox over SMTP to a mailbox of the test.
 	post *servertest.PostOffice
+	// oauth asks UserInfo whether a token still works.
+	oauth *servertest.OAuth
 	// audit is the security event log's one recorder, as the server builds it.
 	audit    *audit.Recorder
 	ann, bob storage.Member
@@ -163,6 +165,7 @@ func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 		srv:    sch.Server,
 		a:      sch.A,
 		b:      sch.B,
+		oauth:  servertest.NewOAuth(t),
 	}
 	reg := sch.Registry
 	tpl, err := templates.New()
@@ -512,7 +515,7 @@ func (b *browser) tokens(clientID string) *oauth2.Token {
 // userinfo answers the status of /api/oauth/userinfo at school A with token.
 func (e *env) userinfo(token string) int {
 	e.t.Helper()
-	return servertest.UserinfoStatus(e.t, e.a.Origin, token)
+	return e.oauth.Userinfo(e.a, token)
 }
 
 // wantRevoked checks that tok, of clientID at school A, works no more: its access token is refused

@@ -10,7 +10,6 @@ import (
 
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -159,8 +158,8 @@ func TestCreatePublic(t *testing.T) {
 	if list := b.Get(e.appsURL(e.a, "")); !strings.Contains(list.Body, id) || !strings.Contains(list.Body, "Study Buddy") {
 		t.Error("the list does not show the new client")
 	}
-	tr := e.tokens(id, "")
-	if e.userinfo(tr.AccessToken) != http.StatusOK {
+	tr := e.tokens(app(id, ""))
+	if e.oauth.Userinfo(e.a, tr.AccessToken) != http.StatusOK {
 		t.Error("the public client's token does not work")
 	}
 }
@@ -199,16 +198,15 @@ func TestCreateConfidential(t *testing.T) {
 		}
 	}
 
-	p := servertest.NewPKCE()
-	code := e.code(id, p)
-	if status, tr := e.exchange(id, "", code, p); status != http.StatusUnauthorized || tr.Error != "invalid_client" {
-		t.Errorf("exchange without the secret: %d %+v", status, tr)
+	code, p := e.oauth.Code(e.a, studentEmail, app(id, secret), appScopes...)
+	if r, tr := e.oauth.Exchange(e.a, app(id, ""), code, p); r.Status != http.StatusUnauthorized || tr.Error != "invalid_client" {
+		t.Errorf("exchange without the secret: %d %+v", r.Status, tr)
 	}
-	if status, tr := e.exchange(id, "wrong"+secret, code, p); status != http.StatusUnauthorized || tr.Error != "invalid_client" {
-		t.Errorf("exchange with a wrong secret: %d %+v", status, tr)
+	if r, tr := e.oauth.Exchange(e.a, app(id, "wrong"+secret), code, p); r.Status != http.StatusUnauthorized || tr.Error != "invalid_client" {
+		t.Errorf("exchange with a wrong secret: %d %+v", r.Status, tr)
 	}
-	if status, tr := e.exchange(id, secret, code, p); status != http.StatusOK || tr.AccessToken == "" {
-		t.Errorf("exchange with the secret: %d %+v", status, tr)
+	if r, tr := e.oauth.Exchange(e.a, app(id, secret), code, p); r.Status != http.StatusOK || tr.AccessToken == "" {
+		t.Errorf("exchange with the secret: %d %+v", r.Status, tr)
 	}
 }
 
@@ -217,7 +215,7 @@ func TestRotate(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
 	id, oldSecret, _ := b.createConfidential(e, "Grade Sync")
-	tr := e.tokens(id, oldSecret)
+	tr := e.tokens(app(id, oldSecret))
 
 	confirm := b.Get(e.appsURL(e.a, "/"+id+"/rotate"))
 	if confirm.Status != http.StatusOK {
@@ -235,14 +233,14 @@ func TestRotate(t *testing.T) {
 	if c, _ := e.client(e.a, id); c.SecretHash == newSecret {
 		t.Error("the secret itself is stored")
 	}
-	if status, tr := e.refresh(id, oldSecret, tr.RefreshToken); status != http.StatusUnauthorized || tr.Error != "invalid_client" {
-		t.Errorf("refresh with the old secret: %d %+v", status, tr)
+	if r, tr := e.oauth.Refresh(e.a, app(id, oldSecret), tr.RefreshToken); r.Status != http.StatusUnauthorized || tr.Error != "invalid_client" {
+		t.Errorf("refresh with the old secret: %d %+v", r.Status, tr)
 	}
-	if e.userinfo(tr.AccessToken) != http.StatusOK {
+	if e.oauth.Userinfo(e.a, tr.AccessToken) != http.StatusOK {
 		t.Error("rotation revoked an issued token")
 	}
-	if status, got := e.refresh(id, newSecret, tr.RefreshToken); status != http.StatusOK || got.AccessToken == "" {
-		t.Errorf("refresh with the new secret: %d %+v", status, got)
+	if r, got := e.oauth.Refresh(e.a, app(id, newSecret), tr.RefreshToken); r.Status != http.StatusOK || got.AccessToken == "" {
+		t.Errorf("refresh with the new secret: %d %+v", r.Status, got)
 	}
 }
 
@@ -251,8 +249,8 @@ func TestDelete(t *testing.T) {
 	e := newEnv(t)
 	b := e.signedIn(e.a, ownerEmail)
 	id := b.createPublic(e, "Study Buddy")
-	tr := e.tokens(id, "")
-	if e.userinfo(tr.AccessToken) != http.StatusOK {
+	tr := e.tokens(app(id, ""))
+	if e.oauth.Userinfo(e.a, tr.AccessToken) != http.StatusOK {
 		t.Fatal("token does not work before the deletion")
 	}
 	confirm := b.Get(e.appsURL(e.a, "/"+id+"/delete"))
@@ -264,7 +262,7 @@ func TestDelete(t *testing.T) {
 	if _, err := e.client(e.a, id); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("client after deletion: %v", err)
 	}
-	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
+	if got := e.oauth.Userinfo(e.a, tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("userinfo with the deleted client's token: %d", got)
 	}
 	if list := b.Get(e.appsURL(e.a, "")); strings.Contains(list.Body, id) {

@@ -12,7 +12,6 @@ import (
 	"github.com/proctorhq/proctor/admin"
 	"github.com/proctorhq/proctor/client"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -29,6 +28,8 @@ type env struct {
 	hasher *client.SecretHasher
 	secret config.Secret
 	a, b   *school.School
+	// oauth runs the OAuth client's part: authorizations, token requests, UserInfo.
+	oauth *servertest.OAuth
 }
 
 const (
@@ -49,7 +50,7 @@ func newEnv(t *testing.T) *env {
 		return files
 	}})
 	e := &env{t: t, store: sch.Store, a: sch.A, b: sch.B,
-		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret}
+		hasher: client.NewSecretHasher(schools.Secret), secret: schools.Secret, oauth: servertest.NewOAuth(t)}
 
 	for _, m := range []struct {
 		email string
@@ -149,6 +150,22 @@ func resolve(base, ref string) string {
 	return b.ResolveReference(r).String()
 }
 
+// appScopes are the scopes createPublic and createConfidential give an application, and those
+// its authorizations ask for.
+var appScopes = []string{"openid", "account:read"}
+
+// app is school A's application id as the OAuth helpers take a client: redirected to callback,
+// authenticated with secret ("" sends none: a public client, or a confidential one without it).
+func app(id, secret string) servertest.Client {
+	return servertest.Client{ID: id, RedirectURI: callback, Secret: secret}
+}
+
+// tokens runs a whole authorization at school A for application c as the student.
+func (e *env) tokens(c servertest.Client) servertest.Tokens {
+	e.t.Helper()
+	return e.oauth.TokensFor(e.a, studentEmail, c, appScopes...)
+}
+
 // appForm is what the creation form posts.
 type appForm struct {
 	name         string
@@ -179,7 +196,7 @@ func (b *browser) create(e *env, f appForm) page {
 // createPublic creates a public client through the pages and returns its id.
 func (b *browser) createPublic(e *env, name string) string {
 	b.t.Helper()
-	r := b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}})
+	r := b.create(e, appForm{name: name, redirectURIs: callback, scopes: appScopes})
 	if r.Status != http.StatusSeeOther {
 		b.t.Fatalf("create public: status %d\n%s", r.Status, r.Body)
 	}
@@ -194,74 +211,9 @@ func (b *browser) createPublic(e *env, name string) string {
 // the secret the answer showed.
 func (b *browser) createConfidential(e *env, name string) (id, secret string, r page) {
 	b.t.Helper()
-	r = b.create(e, appForm{name: name, redirectURIs: callback, scopes: []string{"openid", "account:read"}, confidential: true})
+	r = b.create(e, appForm{name: name, redirectURIs: callback, scopes: appScopes, confidential: true})
 	if r.Status != http.StatusOK {
 		b.t.Fatalf("create confidential: status %d\n%s", r.Status, r.Body)
 	}
 	return textOf(b.t, r.Body, "client-id"), textOf(b.t, r.Body, "client-secret"), r
-}
-
-// code runs the browser part of an authorization at school A for clientID as a student and
-// returns the code.
-func (e *env) code(clientID string, p servertest.PKCE) string {
-	e.t.Helper()
-	b := e.signedIn(e.a, studentEmail)
-	q := url.Values{
-		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {callback}, "scope": {"openid account:read"},
-		"state": {"state-123456"}, "code_challenge": {p.Challenge}, "code_challenge_method": {"S256"}, "resource": {e.a.Origin},
-	}
-	return b.Approve(e.a.Origin + endpoint.Authorize + "?" + q.Encode())
-}
-
-// tokenResponse is the token endpoint's JSON.
-type tokenResponse struct {
-	AccessToken  string `json:"access_token"`
-	RefreshToken string `json:"refresh_token"`
-	Error        string `json:"error"`
-}
-
-func (e *env) tokenRequest(form url.Values) (int, tokenResponse) {
-	e.t.Helper()
-	r := e.browser().Post(e.a.Origin+endpoint.Token, form)
-	var tr tokenResponse
-	if !r.JSON(&tr) {
-		e.t.Fatalf("token endpoint: not JSON (%d): %s", r.Status, r.Body)
-	}
-	return r.Status, tr
-}
-
-// exchange trades a code for tokens; secret "" sends none.
-func (e *env) exchange(clientID, secret, code string, p servertest.PKCE) (int, tokenResponse) {
-	form := url.Values{
-		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback}, "client_id": {clientID},
-		"code_verifier": {p.Verifier}, "resource": {e.a.Origin},
-	}
-	if secret != "" {
-		form.Set("client_secret", secret)
-	}
-	return e.tokenRequest(form)
-}
-
-func (e *env) refresh(clientID, secret, refreshToken string) (int, tokenResponse) {
-	return e.tokenRequest(url.Values{
-		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID},
-		"client_secret": {secret}, "resource": {e.a.Origin},
-	})
-}
-
-// tokens runs a whole authorization for the client and returns its tokens.
-func (e *env) tokens(clientID, secret string) tokenResponse {
-	e.t.Helper()
-	p := servertest.NewPKCE()
-	status, tr := e.exchange(clientID, secret, e.code(clientID, p), p)
-	if status != http.StatusOK || tr.AccessToken == "" {
-		e.t.Fatalf("exchange for %s: %d %+v", clientID, status, tr)
-	}
-	return tr
-}
-
-// userinfo calls UserInfo at school A and returns the status.
-func (e *env) userinfo(accessToken string) int {
-	e.t.Helper()
-	return servertest.UserinfoStatus(e.t, e.a.Origin, accessToken)
 }

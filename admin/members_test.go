@@ -309,7 +309,7 @@ func TestMemberActions(t *testing.T) {
 	}
 	atA, atB := e.signedIn(e.a, studentEmail), e.signedIn(e.b, studentEmail)
 	id := b.createPublic(e, "Study Buddy")
-	tr := e.tokens(id, "") // the student's grant
+	tr := e.tokens(app(id, "")) // the student's grant
 	b.wantDone(e, b.confirm(e, student, admin.ActionSignOut), student, "signed out everywhere")
 	if r := atA.Get(e.a.Origin + "/account"); r.Status != http.StatusSeeOther {
 		t.Errorf("the student's session at A after sign-out everywhere: %d", r.Status)
@@ -317,7 +317,7 @@ func TestMemberActions(t *testing.T) {
 	if r := atB.Get(e.b.Origin + "/account"); r.Status != http.StatusOK {
 		t.Errorf("the student's session at B after sign-out everywhere at A: %d", r.Status)
 	}
-	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
+	if got := e.oauth.Userinfo(e.a, tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("the student's token after sign-out everywhere: %d", got)
 	}
 	// Two sessions: the browser's, and the one that approved the application.
@@ -328,7 +328,7 @@ func TestMemberActions(t *testing.T) {
 
 	// Removal: roles, sessions and grants at A go; the account and B's roles stay.
 	atA = e.signedIn(e.a, studentEmail)
-	tr = e.tokens(id, "")
+	tr = e.tokens(app(id, ""))
 	r := b.confirm(e, student, admin.ActionRemove)
 	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != admin.MembersPath+"?done=remove" {
 		t.Fatalf("remove: %d %q", r.Status, r.Header.Get("Location"))
@@ -343,7 +343,7 @@ func TestMemberActions(t *testing.T) {
 	if r := atA.Get(e.a.Origin + "/account"); r.Status != http.StatusSeeOther {
 		t.Errorf("the session at A after the removal: %d", r.Status)
 	}
-	if got := e.userinfo(tr.AccessToken); got != http.StatusUnauthorized {
+	if got := e.oauth.Userinfo(e.a, tr.AccessToken); got != http.StatusUnauthorized {
 		t.Errorf("the token after the removal: %d", got)
 	}
 	if r := b.Get(e.membersURL(e.a, student, "")); r.Status != http.StatusNotFound {

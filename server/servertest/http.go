@@ -79,20 +79,32 @@ func (r *Response) CSRF(t testing.TB) string {
 // level (the test stops if it does).
 func (e *Env) Do(client *http.Client, req *http.Request) *Response {
 	e.t.Helper()
-	r, err := send(client, req)
-	if err != nil {
-		e.t.Fatalf("servertest: %s %s: %v", req.Method, req.URL, err)
-	}
-	return r
+	return do(e.t, client, req)
 }
 
 // Request builds a request; a non-nil form is sent as application/x-www-form-urlencoded, and
 // header holds name, value pairs.
 func (e *Env) Request(method, rawURL string, form url.Values, header ...string) *http.Request {
 	e.t.Helper()
-	req, err := newRequest(e.t, method, rawURL, form)
+	return request(e.t, method, rawURL, form, header...)
+}
+
+// do is Env.Do for any test.
+func do(t testing.TB, client *http.Client, req *http.Request) *Response {
+	t.Helper()
+	r, err := send(client, req)
 	if err != nil {
-		e.t.Fatalf("servertest: %v", err)
+		t.Fatalf("servertest: %s %s: %v", req.Method, req.URL, err)
+	}
+	return r
+}
+
+// request is Env.Request for any test.
+func request(t testing.TB, method, rawURL string, form url.Values, header ...string) *http.Request {
+	t.Helper()
+	req, err := newRequest(t, method, rawURL, form)
+	if err != nil {
+		t.Fatalf("servertest: %v", err)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -277,7 +289,7 @@ func NewPKCE() PKCE {
 }
 
 // AuthorizeParams are the query of a valid authorization request at school s for client c.
-func AuthorizeParams(s *School, c Client, p PKCE, scopes ...string) url.Values {
+func AuthorizeParams(s Site, c Client, p PKCE, scopes ...string) url.Values {
 	return url.Values{
 		"response_type":         {"code"},
 		"client_id":             {c.ID},
@@ -287,12 +299,12 @@ func AuthorizeParams(s *School, c Client, p PKCE, scopes ...string) url.Values {
 		"nonce":                 {"nonce-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
 		"code_challenge":        {p.Challenge},
 		"code_challenge_method": {"S256"},
-		"resource":              {s.Origin},
+		"resource":              {s.URL("")},
 	}
 }
 
 // AuthorizeURL is the URL of a valid authorization request at school s for client c.
-func AuthorizeURL(s *School, c Client, p PKCE, scopes ...string) string {
+func AuthorizeURL(s Site, c Client, p PKCE, scopes ...string) string {
 	return s.URL(endpoint.Authorize) + "?" + AuthorizeParams(s, c, p, scopes...).Encode()
 }
 
@@ -319,77 +331,123 @@ type Tokens struct {
 	ErrorDescription string `json:"error_description"`
 }
 
+// Site is a school the OAuth helpers address: a *School of New, or the *school.School of a
+// server a test composes on schools.New (Public, NewPublic). URL("") is its origin, the
+// resource every request names.
+type Site interface{ URL(path string) string }
+
+// OAuth runs an OAuth client's part against a server: the authorization in a member's browser,
+// the token endpoint's grants, revocation and UserInfo. Env has them for New's server (its
+// browsers and clients, so every answer is recorded); NewOAuth makes them for a server a test
+// composes on schools.New, so that its tests use these helpers instead of copies of them.
+type OAuth struct {
+	t testing.TB
+	// browser returns a new browser with no cookies; client sends without cookies and does not
+	// follow redirects.
+	browser func() pageBrowser
+	client  *http.Client
+}
+
+// NewOAuth returns the OAuth helpers for a server the test composes on schools.New: its
+// browsers are Pages and its requests go through one transport of their own, whose idle
+// connections are closed when the test ends.
+func NewOAuth(t testing.TB) *OAuth {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &OAuth{t: t, browser: func() pageBrowser { return NewPages(t, tr) },
+		client: &http.Client{Transport: tr, CheckRedirect: noRedirects, Timeout: time.Minute}}
+}
+
+// send sends a request without cookies (a non-nil form form-encoded, header as name, value
+// pairs) and reads the answer.
+func (o *OAuth) send(method, rawURL string, form url.Values, header ...string) *Response {
+	o.t.Helper()
+	return do(o.t, o.client, request(o.t, method, rawURL, form, header...))
+}
+
 // Code signs a new browser in at school s as email and approves an authorization for client c
 // with scopes; it returns the code and the PKCE pair to exchange it with.
-func (e *Env) Code(s *School, email string, c Client, scopes ...string) (string, PKCE) {
-	e.t.Helper()
-	b := e.Browser()
-	b.SignIn(s, email)
+func (o *OAuth) Code(s Site, email string, c Client, scopes ...string) (string, PKCE) {
+	o.t.Helper()
+	b := o.browser()
+	signIn(o.t, b, s.URL(""), email)
 	p := NewPKCE()
-	return b.Approve(AuthorizeURL(s, c, p, scopes...)), p
+	return approve(o.t, b, AuthorizeURL(s, c, p, scopes...)), p
 }
 
 // Exchange trades a code for tokens at school s (the client's secret is sent if it has one).
-func (e *Env) Exchange(s *School, c Client, code string, p PKCE) (*Response, Tokens) {
-	e.t.Helper()
+func (o *OAuth) Exchange(s Site, c Client, code string, p PKCE) (*Response, Tokens) {
+	o.t.Helper()
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {c.RedirectURI},
-		"client_id": {c.ID}, "code_verifier": {p.Verifier}, "resource": {s.Origin},
+		"client_id": {c.ID}, "code_verifier": {p.Verifier}, "resource": {s.URL("")},
 	}
 	if c.Secret != "" {
 		form.Set("client_secret", c.Secret)
 	}
-	return e.TokenRequest(s, form)
+	return o.TokenRequest(s, form)
 }
 
-// Refresh uses a refresh token at school s.
-func (e *Env) Refresh(s *School, c Client, refreshToken string) (*Response, Tokens) {
-	e.t.Helper()
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {c.ID}, "resource": {s.Origin}}
+// Refresh uses a refresh token at school s (the client's secret is sent if it has one).
+func (o *OAuth) Refresh(s Site, c Client, refreshToken string) (*Response, Tokens) {
+	o.t.Helper()
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {c.ID}, "resource": {s.URL("")}}
 	if c.Secret != "" {
 		form.Set("client_secret", c.Secret)
 	}
-	return e.TokenRequest(s, form)
+	return o.TokenRequest(s, form)
 }
 
-// TokenRequest posts form to school s's token endpoint.
-func (e *Env) TokenRequest(s *School, form url.Values) (*Response, Tokens) {
-	e.t.Helper()
-	r := e.Send(http.MethodPost, s.URL(endpoint.Token), form)
+// TokenRequest posts form to school s's token endpoint; an answer that is not JSON fails the
+// test.
+func (o *OAuth) TokenRequest(s Site, form url.Values) (*Response, Tokens) {
+	o.t.Helper()
+	r := o.send(http.MethodPost, s.URL(endpoint.Token), form)
 	var tr Tokens
 	if !r.JSON(&tr) {
-		e.t.Fatalf("servertest: token endpoint at %s: not JSON (%d): %s", s.Origin, r.Status, r.Body)
+		o.t.Fatalf("servertest: token endpoint at %s: not JSON (%d): %s", s.URL(""), r.Status, r.Body)
 	}
 	return r, tr
+}
+
+// TokensFor runs a whole authorization at school s as email for client c with scopes (Code,
+// then Exchange) and returns the tokens; anything but an access token fails the test.
+func (o *OAuth) TokensFor(s Site, email string, c Client, scopes ...string) Tokens {
+	o.t.Helper()
+	code, p := o.Code(s, email, c, scopes...)
+	r, tr := o.Exchange(s, c, code, p)
+	if r.Status != http.StatusOK || tr.AccessToken == "" {
+		o.t.Fatalf("servertest: exchange at %s for %s %v: %d %s", s.URL(""), c.ID, scopes, r.Status, r.Body)
+	}
+	return tr
+}
+
+// Revoke posts a revocation to school s.
+func (o *OAuth) Revoke(s Site, c Client, token string) *Response {
+	o.t.Helper()
+	form := url.Values{"token": {token}, "client_id": {c.ID}}
+	if c.Secret != "" {
+		form.Set("client_secret", c.Secret)
+	}
+	return o.send(http.MethodPost, s.URL(endpoint.Revoke), form)
+}
+
+// Userinfo calls school s's UserInfo with token ("": none) and returns the status: whether the
+// token still works.
+func (o *OAuth) Userinfo(s Site, token string) int {
+	o.t.Helper()
+	var header []string
+	if token != "" {
+		header = []string{"Authorization", "Bearer " + token}
+	}
+	return o.send(http.MethodGet, s.URL(endpoint.Userinfo), nil, header...).Status
 }
 
 // Tokens runs a whole authorization at school s as email for scopes, with the school's member
 // or operator client (ClientFor), and returns the tokens.
 func (e *Env) Tokens(s *School, email string, scopes ...string) Tokens {
 	e.t.Helper()
-	c := s.ClientFor(scopes...)
-	code, p := e.Code(s, email, c, scopes...)
-	r, tr := e.Exchange(s, c, code, p)
-	if r.Status != http.StatusOK || tr.AccessToken == "" {
-		e.t.Fatalf("servertest: exchange at %s for %v: %d %s", s.Origin, scopes, r.Status, r.Body)
-	}
-	return tr
-}
-
-// Revoke posts a revocation to school s.
-func (e *Env) Revoke(s *School, c Client, token string) *Response {
-	e.t.Helper()
-	form := url.Values{"token": {token}, "client_id": {c.ID}}
-	if c.Secret != "" {
-		form.Set("client_secret", c.Secret)
-	}
-	return e.Send(http.MethodPost, s.URL(endpoint.Revoke), form)
-}
-
-// Userinfo calls school s's UserInfo with token and returns the status.
-func (e *Env) Userinfo(s *School, token string) int {
-	e.t.Helper()
-	return e.Bearer(http.MethodGet, s.URL(endpoint.Userinfo), token, "", "").Status
+	return e.TokensFor(s, email, s.ClientFor(scopes...), scopes...)
 }
 
 // Introspect asks the internal listener about token at school s, with the API key.

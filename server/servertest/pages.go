@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -147,22 +146,6 @@ func send(client *http.Client, req *http.Request) (*Response, error) {
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
 	return &Response{URL: req.URL, Method: req.Method, Status: resp.StatusCode, Header: resp.Header, Body: string(body)}, nil
-}
-
-// UserinfoStatus calls the UserInfo endpoint at origin with an access token and returns the
-// status: whether the token still works.
-func UserinfoStatus(t testing.TB, origin, token string) int {
-	t.Helper()
-	req, err := newRequest(t, http.MethodGet, origin+endpoint.Userinfo, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := send(http.DefaultClient, req)
-	if err != nil {
-		t.Fatalf("servertest: userinfo at %s: %v", origin, err)
-	}
-	return res.Status
 }
 
 // HTMLLang returns the lang attribute of a page's <html> element ("" without one).

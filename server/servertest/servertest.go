@@ -103,6 +103,9 @@ type Env struct {
 	APIKey string
 	// Log holds the server's log, one JSON object a line.
 	Log *LogBuffer
+	// OAuth runs authorizations, token requests and UserInfo through the environment's browsers
+	// and clients (Env.Code, Env.Exchange ...).
+	OAuth
 
 	transport *http.Transport
 	rec       *recorder
@@ -191,6 +194,7 @@ func New(t testing.TB, o Options) *Env {
 	// Registered after the server's cleanup, so it runs before it: idle connections go first.
 	t.Cleanup(e.transport.CloseIdleConnections)
 	e.rec = &recorder{base: e.transport}
+	e.OAuth = OAuth{t: t, browser: func() pageBrowser { return e.Browser() }, client: e.Client()}
 
 	e.Shared = e.member("shared@example.com", "Sam Shared")
 	slots := []**School{&e.A, &e.B, &e.C}
