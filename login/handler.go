@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
@@ -92,7 +93,7 @@ type Deps struct {
 	// plain look of every school.
 	Look func(ctx context.Context, t *school.School) templates.Look
 	// Assets serves the school's own assets (its stylesheet and logo) under
-	// templates.AssetsPrefix before the pages' own; it reports whether it answered. nil: none.
+	// endpoint.Assets before the pages' own; it reports whether it answered. nil: none.
 	Assets func(w http.ResponseWriter, r *http.Request) bool
 }
 
@@ -195,7 +196,7 @@ func (h *Handler) Mount(r *mux.Router) {
 		{Path: LogoutPath, Get: h.logoutForm, Post: h.logout},
 		{Path: LanguagePath, Get: h.switchLanguage},
 	})
-	r.HandleFunc(templates.AssetsPrefix+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(endpoint.Assets+"{file}", h.asset).Methods(http.MethodGet, http.MethodHead)
 }
 
 // asset serves the stylesheet and the passkey pages' script. Their names carry a hash of their

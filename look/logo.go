@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/netguard"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
@@ -238,7 +239,7 @@ func (s *Service) fly(pageCtx context.Context, src logoSource, done chan struct{
 		s.store(&logoEntry{key: src.key, expires: now.Add(s.retryAfter)})
 		return
 	}
-	s.store(&logoEntry{key: src.key, name: contentName("logo-", body, ""), body: body, ctype: ctype, expires: now.Add(s.keepFor)})
+	s.store(&logoEntry{key: src.key, name: endpoint.AssetName("logo-", body, ""), body: body, ctype: ctype, expires: now.Add(s.keepFor)})
 }
 
 // store puts e in the cache under its source key (s.mu held), replacing the URL's entry, and makes

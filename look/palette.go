@@ -1,10 +1,9 @@
 package look
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -51,20 +50,6 @@ func CSS(p Palette) []byte {
 		p.Brand, p.OnBrand, p.BrandDark, p.OnBrandDark)
 }
 
-// AssetPrefix is the path the school's look is served under; the static assets of the base
-// pages share it, and the look's names (look-*.css, logo-*) are its own.
-const AssetPrefix = "/assets/"
-
-// hashLen is how many hex digits of SHA-256 name an asset: 64 bits, so that two different
-// contents of one process never share a name by accident.
-const hashLen = 16
-
-// contentName is the name of an asset by its content: prefix, hash, suffix.
-func contentName(prefix string, body []byte, suffix string) string {
-	sum := sha256.Sum256(body)
-	return prefix + hex.EncodeToString(sum[:])[:hashLen] + suffix
-}
-
 // StylesheetPath is the path of CSS(p), named by a hash of its bytes: a changed appearance is
 // a new URL, which every replica derives alike, so the stylesheet may be cached for good. ""
 // for no brand.
@@ -73,5 +58,5 @@ func StylesheetPath(p Palette) string {
 	if css == nil {
 		return ""
 	}
-	return AssetPrefix + contentName("look-", css, ".css")
+	return endpoint.Assets + endpoint.AssetName("look-", css, ".css")
 }

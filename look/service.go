@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/netguard"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -151,7 +152,7 @@ func (s *Service) look(ctx context.Context, a storage.Appearance, wait time.Dura
 	p := PaletteOf(a)
 	l := Look{Theme: theme, Brand: p.Brand}
 	if css := CSS(p); css != nil {
-		name := contentName("look-", css, ".css")
+		name := endpoint.AssetName("look-", css, ".css")
 		s.mu.Lock()
 		if _, ok := s.styles[name]; !ok {
 			if len(s.styles) >= s.maxEntries {
@@ -165,7 +166,7 @@ func (s *Service) look(ctx context.Context, a storage.Appearance, wait time.Dura
 			s.styles[name] = css
 		}
 		s.mu.Unlock()
-		l.StylesheetPath = AssetPrefix + name
+		l.StylesheetPath = endpoint.Assets + name
 	}
 	if src, ok := s.logoSource(ctx, a); ok {
 		if src.local {
@@ -174,7 +175,7 @@ func (s *Service) look(ctx context.Context, a storage.Appearance, wait time.Dura
 			wait = s.timeout
 		}
 		if name := s.logo(ctx, src, wait); name != "" {
-			l.LogoPath = AssetPrefix + name
+			l.LogoPath = endpoint.Assets + name
 		}
 	}
 	return l
@@ -195,7 +196,7 @@ type CurrentFunc func(ctx context.Context) (storage.Appearance, error)
 // exactly what some appearance made; a school cannot be shown another's colours or logo except
 // by having the same ones.
 func (s *Service) ServeAsset(w http.ResponseWriter, r *http.Request, current CurrentFunc) bool {
-	name, ok := strings.CutPrefix(r.URL.Path, AssetPrefix)
+	name, ok := strings.CutPrefix(r.URL.Path, endpoint.Assets)
 	if !ok || !strings.HasPrefix(name, "look-") && !strings.HasPrefix(name, "logo-") {
 		return false
 	}
@@ -258,7 +259,7 @@ func (s *Service) asset(name string) ([]byte, string, bool) {
 }
 
 // isLookName reports whether name has the shape of the look's asset names: look-<hash>.css or
-// logo-<hash>, the hash hashLen lower-case hex digits.
+// logo-<hash>, the hash endpoint.AssetHashLen lower-case hex digits (endpoint.AssetName).
 func isLookName(name string) bool {
 	var hash string
 	if h, ok := strings.CutPrefix(name, "look-"); ok {
@@ -271,7 +272,7 @@ func isLookName(name string) bool {
 	} else {
 		return false
 	}
-	if len(hash) != hashLen {
+	if len(hash) != endpoint.AssetHashLen {
 		return false
 	}
 	for i := 0; i < len(hash); i++ {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/storage"
 )
@@ -288,7 +289,7 @@ func TestLookWaitBound(t *testing.T) {
 	if name == "" {
 		t.Fatal("the fetch started by the first page did not bring the logo")
 	}
-	if l := s.Look(t.Context(), a); l.LogoPath != AssetPrefix+name {
+	if l := s.Look(t.Context(), a); l.LogoPath != endpoint.Assets+name {
 		t.Errorf("later page %+v", l)
 	}
 	if n := host.requests.Load(); n != 1 {
@@ -297,7 +298,7 @@ func TestLookWaitBound(t *testing.T) {
 
 	// Expired: still shown, at once, while the refresh runs.
 	clk.add(DefaultKeepFor + time.Second)
-	if l := s.Look(t.Context(), a); l.LogoPath != AssetPrefix+name {
+	if l := s.Look(t.Context(), a); l.LogoPath != endpoint.Assets+name {
 		t.Errorf("stale logo not shown during its refresh: %+v", l)
 	}
 }
@@ -446,7 +447,7 @@ func TestLookLogoFile(t *testing.T) {
 	// storage even though Options.Wait is tiny.
 	a := storage.Appearance{LogoFileID: 7, LogoURL: host.URL + "/logo.png"}
 	l := s.Look(one, a)
-	if want := AssetPrefix + contentName("logo-", logo, ""); l.LogoPath != want {
+	if want := endpoint.Assets + endpoint.AssetName("logo-", logo, ""); l.LogoPath != want {
 		t.Fatalf("logo path %q, want %q", l.LogoPath, want)
 	}
 	resp := get(t, s, l.LogoPath, nil)

@@ -336,7 +336,7 @@ func fillPath(s *sweep, tpl string) string {
 			return admin.ActionRemove
 		case "{file}":
 			pages, _ := templates.New()
-			return strings.TrimPrefix(pages.StylesheetPath(), templates.AssetsPrefix)
+			return strings.TrimPrefix(pages.StylesheetPath(), endpoint.Assets)
 		}
 		return "1"
 	})

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
-	"github.com/proctorhq/proctor/look"
 	"github.com/proctorhq/proctor/server"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -53,7 +53,7 @@ func TestUploadedLogo(t *testing.T) {
 	}
 
 	sum := sha256.Sum256(logo.Bytes())
-	want := look.AssetPrefix + "logo-" + hex.EncodeToString(sum[:])[:16]
+	want := endpoint.Assets + "logo-" + hex.EncodeToString(sum[:])[:16]
 	page := e.Browser().Get(e.A.URL(login.LoginPath))
 	if page.Status != http.StatusOK {
 		t.Fatalf("sign-in page: %d", page.Status)
@@ -111,7 +111,7 @@ func appearanceAcrossReplicas(t *testing.T, backend, redisURL string) {
 		if page.Status != http.StatusOK {
 			t.Fatalf("sign-in page on %s: %d", replica, page.Status)
 		}
-		m := regexp.MustCompile(`<link rel="stylesheet" href="(` + regexp.QuoteMeta(look.AssetPrefix+"look-") + `[^"]+)">`).FindStringSubmatch(page.Body)
+		m := regexp.MustCompile(`<link rel="stylesheet" href="(` + regexp.QuoteMeta(endpoint.Assets+"look-") + `[^"]+)">`).FindStringSubmatch(page.Body)
 		if m == nil {
 			return ""
 		}
@@ -175,7 +175,7 @@ func TestAppearanceWithoutRedis(t *testing.T) {
 		req := e.Request(http.MethodGet, "http://"+b+login.LoginPath, nil)
 		req.Host = e.A.Host
 		page := e.Do(e.Client(), req)
-		if page.Status != http.StatusOK || !strings.Contains(page.Body, look.AssetPrefix+"look-") {
+		if page.Status != http.StatusOK || !strings.Contains(page.Body, endpoint.Assets+"look-") {
 			t.Fatalf("page %d without the school's stylesheet: %d\n%s", i, page.Status, page.Body)
 		}
 	}

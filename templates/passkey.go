@@ -2,10 +2,10 @@ package templates
 
 import (
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"io"
+
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // The passkey pages are the only pages that load a script: WebAuthn is a browser API with no
@@ -17,10 +17,7 @@ import (
 var passkeyScript []byte
 
 // scriptPath is the script's path, its name carrying a hash of its content.
-var scriptPath = func() string {
-	sum := sha256.Sum256(passkeyScript)
-	return AssetsPrefix + "passkey-" + hex.EncodeToString(sum[:6]) + ".js"
-}()
+var scriptPath = endpoint.Assets + endpoint.AssetName("passkey-", passkeyScript, ".js")
 
 // ScriptPath is the path of the passkey pages' script.
 func (s *Set) ScriptPath() string { return scriptPath }

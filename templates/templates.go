@@ -3,13 +3,12 @@ package templates
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io"
 
+	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/i18n"
 )
 
@@ -18,9 +17,6 @@ var pageFiles embed.FS
 
 //go:embed static/proctor.css
 var stylesheet []byte
-
-// AssetsPrefix is the path under which static assets are served.
-const AssetsPrefix = "/assets/"
 
 // Set is every page, parsed and checked, in every language. It is safe for concurrent use.
 type Set struct {
@@ -247,12 +243,11 @@ type Confirmation struct {
 // New parses every page and renders each once in every language with sample data, so that a
 // mistake in any of them, or a message missing from the catalogue, fails here, at start-up.
 func New() (*Set, error) {
-	sum := sha256.Sum256(stylesheet)
 	cat, err := i18n.Load()
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{catalog: cat, cssPath: AssetsPrefix + "proctor-" + hex.EncodeToString(sum[:6]) + ".css"}
+	s := &Set{catalog: cat, cssPath: endpoint.Assets + endpoint.AssetName("proctor-", stylesheet, ".css")}
 	base, err := template.New("layout.html").Funcs(s.funcs(nil)).ParseFS(pageFiles, "html/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("templates: layout: %w", err)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/proctorhq/proctor/endpoint"
 )
 
 // newSet parses the templates as the server does at start-up; a template that does not parse
@@ -29,7 +31,7 @@ func TestNewParsesEveryPage(t *testing.T) {
 	if got, want := len(files), 12+len(extraPages()); got != want { // layout, eleven pages and the named ones
 		t.Errorf("%d page files, want %d: %v", got, want, files)
 	}
-	if !strings.HasPrefix(s.StylesheetPath(), AssetsPrefix) || !strings.HasSuffix(s.StylesheetPath(), ".css") {
+	if !strings.HasPrefix(s.StylesheetPath(), endpoint.Assets) || !strings.HasSuffix(s.StylesheetPath(), ".css") {
 		t.Errorf("stylesheet path %q", s.StylesheetPath())
 	}
 	if len(s.Stylesheet()) == 0 {
