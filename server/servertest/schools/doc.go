@@ -9,7 +9,8 @@
 // (StaticResolver), a mailbox with the SMTP settings that send to it (Mailbox), the body of an
 // API request (RequestBody), and the message catalogue with the one check that a page is in a
 // language (Catalogue, InLanguage, PageIn), so that every package's translated pages are held
-// to the same test.
+// to the same test, and the reviewed copies of what a test produces (Golden, GoldenJSON), which
+// the one -update flag rewrites.
 //
 // It imports no handler package, so that the tests of any package (internal tests of login,
 // mfa or operator included) can use it; package servertest builds the whole server on it. A
