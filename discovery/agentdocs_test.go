@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,24 +49,6 @@ func demoStore(t *testing.T) (storage.Store, []*school.School) {
 	return st, list
 }
 
-// goldenText compares got with testdata/name byte for byte (go test -update rewrites it).
-func goldenText(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./discovery -update)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
-}
-
 // serve mounts the handler behind a stand-in for the school middleware.
 func serve(t *testing.T, h *Handler, tn *school.School) *httptest.Server {
 	t.Helper()
@@ -81,15 +62,15 @@ func serve(t *testing.T, h *Handler, tn *school.School) *httptest.Server {
 }
 
 func TestTextDocumentsGolden(t *testing.T) {
-	st, schools := demoStore(t)
-	for _, tn := range schools {
+	st, list := demoStore(t)
+	for _, tn := range list {
 		ctx := school.NewContext(t.Context(), tn)
 		for _, doc := range textDocs {
 			got, err := Render(ctx, st, tn, doc.path, demo.Reference)
 			if err != nil {
 				t.Fatalf("%s %s: %v", tn.Subdomain, doc.path, err)
 			}
-			goldenText(t, tn.Subdomain+"-"+strings.TrimPrefix(doc.path, "/"), got)
+			schools.Golden(t, filepath.Join("testdata", tn.Subdomain+"-"+strings.TrimPrefix(doc.path, "/")), got)
 		}
 	}
 }

@@ -2,8 +2,6 @@ package discovery
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,8 +13,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
 func testSchool(t *testing.T, idTokens bool, cimd config.CIMD) *school.School {
 	t.Helper()
 	c := schools.File(1, "north", "Northwind", "https://north.example/")
@@ -25,26 +21,14 @@ func testSchool(t *testing.T, idTokens bool, cimd config.CIMD) *school.School {
 	return schools.School(t, c)
 }
 
-// golden compares v's indented JSON with testdata/name (go test -update rewrites it).
+// golden compares v's JSON with testdata/name (go test ./discovery -update rewrites it).
 func golden(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
+	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./discovery -update)", err)
-	}
-	if string(want) != string(got)+"\n" {
-		t.Errorf("%s differs from the golden file:\n%s", name, got)
-	}
+	schools.GoldenJSON(t, filepath.Join("testdata", name), raw)
 }
 
 func TestDocuments(t *testing.T) {

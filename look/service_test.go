@@ -20,6 +20,7 @@ import (
 
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -64,31 +65,20 @@ func newHeldLogoHost(t *testing.T) (host *logoHost, release chan struct{}) {
 	}), release
 }
 
-// clock is a settable time.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // newService is a Service that trusts hosts' test certificates and reaches loopback, waiting
 // for a logo fetch as long as it takes: a test asserts what a page shows, not how fast.
-func newService(t *testing.T, clk *clock, hosts ...*logoHost) *Service {
+func newService(t *testing.T, clk *schools.Clock, hosts ...*logoHost) *Service {
 	t.Helper()
 	pool := x509.NewCertPool()
 	for _, h := range hosts {
 		pool.AddCert(h.Certificate())
 	}
-	return New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: clk.now, Wait: time.Hour})
+	return New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: clk.Now, Wait: time.Hour})
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 16, 9, 0, 0, 0, time.UTC)} }
+func newClock() *schools.Clock {
+	return schools.NewClock(time.Date(2026, 11, 16, 9, 0, 0, 0, time.UTC))
+}
 
 // get requests path from s's asset handler.
 func get(t *testing.T, s *Service, path string, current CurrentFunc) *http.Response {
@@ -259,11 +249,11 @@ func TestLookFailureRemembered(t *testing.T) {
 		t.Errorf("%d fetches of a failing URL, want 1", n)
 	}
 	broken.Store(false)
-	clk.add(DefaultRetryAfter - time.Second)
+	clk.Advance(DefaultRetryAfter - time.Second)
 	if l := s.Look(t.Context(), a); l.LogoPath != "" || host.requests.Load() != 1 {
 		t.Errorf("fetched again before RetryAfter: %+v", l)
 	}
-	clk.add(time.Second)
+	clk.Advance(time.Second)
 	if l := s.Look(t.Context(), a); l.LogoPath == "" || host.requests.Load() != 2 {
 		t.Errorf("after RetryAfter: %+v, %d fetches", l, host.requests.Load())
 	}
@@ -276,7 +266,7 @@ func TestLookWaitBound(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(host.Certificate())
 	clk := newClock()
-	s := New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: clk.now, Wait: time.Nanosecond})
+	s := New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: clk.Now, Wait: time.Nanosecond})
 	a := storage.Appearance{LogoURL: host.URL + "/logo.png"}
 
 	if l := s.Look(t.Context(), a); l.LogoPath != "" {
@@ -297,7 +287,7 @@ func TestLookWaitBound(t *testing.T) {
 	}
 
 	// Expired: still shown, at once, while the refresh runs.
-	clk.add(DefaultKeepFor + time.Second)
+	clk.Advance(DefaultKeepFor + time.Second)
 	if l := s.Look(t.Context(), a); l.LogoPath != endpoint.Assets+name {
 		t.Errorf("stale logo not shown during its refresh: %+v", l)
 	}
@@ -439,7 +429,7 @@ func TestLookLogoFile(t *testing.T) {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(host.Certificate())
-	s := New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: newClock().now, Wait: time.Nanosecond, LogoFile: read})
+	s := New(Options{AllowPrivateNetworks: true, RootCAs: pool, Now: newClock().Now, Wait: time.Nanosecond, LogoFile: read})
 	one := school.NewContext(t.Context(), &school.School{SchoolID: 1})
 	two := school.NewContext(t.Context(), &school.School{SchoolID: 2})
 

@@ -104,19 +104,11 @@ func message(school int64, to, link string) mail.Message {
 		Text: "Join us: " + link + "\n", HTML: `<p>Join us: <a href="` + link + `">accept</a></p>`}
 }
 
-func eachBackend(t *testing.T, f func(t *testing.T, backend string)) {
-	for _, b := range storetest.Backends() {
-		t.Run(b, func(t *testing.T) {
-			t.Parallel()
-			f(t, b)
-		})
-	}
-}
-
 // TestDelivery: each message arrives once, with both parts, its school's From and a Message-ID
 // derived from its outbox entry; the payload is erased once sent.
 func TestDelivery(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
+		t.Parallel()
 		r := newRig(t, backend, rigOptions{})
 		must(t, r.queue.Send(t.Context(), message(1, "ada@example.test", "https://a.example.test/invite?token=secret-one")))
 		must(t, r.queue.Send(t.Context(), message(2, "bob@example.test", "https://b.example.test/invite?token=secret-two")))
@@ -157,7 +149,8 @@ func TestDelivery(t *testing.T) {
 // TestOutage: the SMTP server is down; the worker retries with backoff; once it is back on the
 // same address the message arrives exactly once.
 func TestOutage(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
+		t.Parallel()
 		r := newRig(t, backend, rigOptions{})
 		r.box.Stop()
 		must(t, r.queue.Send(t.Context(), message(1, "ada@example.test", "https://a.example.test/invite?token=outage")))
@@ -209,7 +202,8 @@ func TestGivesUp(t *testing.T) {
 // TestLeaseExpiry: a worker that claimed an entry and died leaves it to another once the lease
 // ends; the message arrives once.
 func TestLeaseExpiry(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
+		t.Parallel()
 		r := newRig(t, backend, rigOptions{})
 		must(t, r.queue.Send(t.Context(), message(1, "ada@example.test", "https://x.test/")))
 		// The worker that died: it claimed and never came back.
@@ -232,7 +226,8 @@ func TestLeaseExpiry(t *testing.T) {
 
 // TestPermanentRejection: a 5xx answer fails the entry at once, without retry.
 func TestPermanentRejection(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
+		t.Parallel()
 		r := newRig(t, backend, rigOptions{box: mailbox.Options{Reject: func(rcpt string) bool { return rcpt == "gone@example.test" }}})
 		must(t, r.queue.Send(t.Context(), message(1, "gone@example.test", "https://x.test/?token=rejected")))
 		r.runOnce(t, 1)
@@ -267,7 +262,8 @@ func TestUnopenablePayload(t *testing.T) {
 // TestExpander: a request entry's expander runs in a transaction with the request's mark; what
 // it sends commits with it. A failing expander leaves the request due and sends nothing.
 func TestExpander(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
+		t.Parallel()
 		var r *rig
 		fail := true
 		expanders := map[string]mail.Expander{

@@ -38,7 +38,7 @@ func wantProblem(t *testing.T, what string, status int, h http.Header, body []by
 		t.Errorf("%s: %d %q, want a %d problem document\n%s", what, status, h.Get("Content-Type"), wantStatus, body)
 		return
 	}
-	p := decode[problem](t, body)
+	p := schools.DecodeJSON[problem](t, body)
 	if p.Status != wantStatus {
 		t.Errorf("%s: problem status %d", what, p.Status)
 	}
@@ -60,7 +60,7 @@ func TestProblemDocuments(t *testing.T) {
 		if status != http.StatusCreated {
 			t.Fatalf("create: %d %s", status, body)
 		}
-		created := decode[Course](t, body)
+		created := schools.DecodeJSON[Course](t, body)
 
 		for _, tc := range []struct {
 			what     string
@@ -119,7 +119,7 @@ func TestPaging(t *testing.T) {
 			if status != http.StatusOK {
 				t.Fatalf("list: %d %s", status, body)
 			}
-			page := decode[List[Course]](t, body)
+			page := schools.DecodeJSON[List[Course]](t, body)
 			if len(page.Items) > 2 {
 				t.Fatalf("page of %d items", len(page.Items))
 			}
@@ -220,7 +220,7 @@ func TestUpload(t *testing.T) {
 		if status != http.StatusCreated {
 			t.Fatalf("upload: %d %s", status, body)
 		}
-		f := decode[StoredFile](t, body)
+		f := schools.DecodeJSON[StoredFile](t, body)
 		sum := sha256.Sum256(png)
 		if f.Name != "logo.png" || f.ContentType != "image/png" || f.SizeBytes != int64(len(png)) || f.SHA256 != hex.EncodeToString(sum[:]) {
 			t.Errorf("stored file: %+v", f)

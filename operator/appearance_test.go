@@ -21,7 +21,7 @@ func TestAppearanceContrast(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("a passing colour: %d %s", status, body)
 		}
-		if a := decode[Appearance](t, body); a.PrimaryColor != "#1d4ed8" || a.Theme != "light" {
+		if a := schools.DecodeJSON[Appearance](t, body); a.PrimaryColor != "#1d4ed8" || a.Theme != "light" {
 			t.Errorf("stored %+v", a)
 		}
 
@@ -39,19 +39,19 @@ func TestAppearanceContrast(t *testing.T) {
 		} {
 			status, h, body := patch(tc.body)
 			wantProblem(t, tc.what, status, h, body, http.StatusUnprocessableEntity, tc.location)
-			p := decode[problem](t, body)
+			p := schools.DecodeJSON[problem](t, body)
 			if len(p.Errors) != 1 || p.Errors[0].Message != tc.message {
 				t.Errorf("%s: errors %+v, want the message %q", tc.what, p.Errors, tc.message)
 			}
 		}
 		status, _, body = e.request(http.MethodGet, "/api/v1/school/appearance", allScopes, nil)
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.PrimaryColor != "#1d4ed8" || a.Theme != "light" {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.PrimaryColor != "#1d4ed8" || a.Theme != "light" {
 			t.Errorf("after the refusals: %d %+v", status, a)
 		}
 
 		// Colour and theme changed together are judged together.
 		status, _, body = patch(map[string]any{"primary_color": "#FFCC00", "theme": "dark"})
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.PrimaryColor != "#FFCC00" || a.Theme != "dark" {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.PrimaryColor != "#FFCC00" || a.Theme != "dark" {
 			t.Errorf("a colour for dark pages: %d %+v", status, a)
 		}
 	})
@@ -70,17 +70,17 @@ func TestAppearanceLogoFile(t *testing.T) {
 			if status != http.StatusCreated {
 				t.Fatalf("upload %s: %d %s", name, status, body)
 			}
-			return decode[StoredFile](t, body).ID
+			return schools.DecodeJSON[StoredFile](t, body).ID
 		}
 		image := upload("logo.png", "image/png", png)
 		text := upload("notes.txt", "text/plain", []byte("plain notes\n"))
 
 		status, _, body := patch(map[string]any{"logo_url": "https://cdn.example/logo.png"})
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.LogoURL != "https://cdn.example/logo.png" || a.LogoFileID != 0 {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.LogoURL != "https://cdn.example/logo.png" || a.LogoFileID != 0 {
 			t.Fatalf("a logo URL: %d %s", status, body)
 		}
 		status, _, body = patch(map[string]any{"logo_file_id": image})
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.LogoFileID != image || a.LogoURL != "" {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.LogoFileID != image || a.LogoURL != "" {
 			t.Fatalf("an uploaded logo: %d %s", status, body)
 		}
 		if sc, err := e.store.GetSchool(e.ctx); err != nil || sc.Appearance.LogoFileID != image || sc.Appearance.LogoURL != "" {
@@ -115,7 +115,7 @@ func TestAppearanceLogoFile(t *testing.T) {
 		} {
 			status, h, body := patch(tc.body)
 			wantProblem(t, tc.what, status, h, body, http.StatusUnprocessableEntity, "body.logo_file_id")
-			p := decode[problem](t, body)
+			p := schools.DecodeJSON[problem](t, body)
 			if len(p.Errors) != 1 || p.Errors[0].Message != tc.message {
 				t.Errorf("%s: errors %+v, want the message %q", tc.what, p.Errors, tc.message)
 			}
@@ -128,12 +128,12 @@ func TestAppearanceLogoFile(t *testing.T) {
 
 		// 0 removes the logo, whichever kind; so does an empty URL.
 		status, _, body = patch(map[string]any{"logo_file_id": 0})
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.LogoFileID != 0 || a.LogoURL != "" {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.LogoFileID != 0 || a.LogoURL != "" {
 			t.Errorf("logo_file_id 0: %d %s", status, body)
 		}
 		patch(map[string]any{"logo_file_id": image})
 		status, _, body = patch(map[string]any{"logo_url": ""})
-		if a := decode[Appearance](t, body); status != http.StatusOK || a.LogoFileID != 0 || a.LogoURL != "" {
+		if a := schools.DecodeJSON[Appearance](t, body); status != http.StatusOK || a.LogoFileID != 0 || a.LogoURL != "" {
 			t.Errorf("an empty logo_url: %d %s", status, body)
 		}
 	})

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -98,14 +97,4 @@ func (e *env) request(method, path, token string, body any, header ...string) (i
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)
 	return rec.Code, rec.Header(), rec.Body.Bytes()
-}
-
-// decode unmarshals a JSON answer into a value of type T.
-func decode[T any](t testing.TB, raw []byte) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, raw)
-	}
-	return v
 }

@@ -27,7 +27,7 @@ func TestSecurityEvents(t *testing.T) {
 			if status != http.StatusCreated {
 				t.Fatalf("invite: %d %s", status, raw)
 			}
-			ivy := decode[Member](t, raw)
+			ivy := schools.DecodeJSON[Member](t, raw)
 			roles := func(token string, rs ...string) int {
 				t.Helper()
 				status, _, _ := e.request(http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", ivy.ID), token, map[string]any{"roles": rs})

@@ -125,7 +125,7 @@ func TestInviteMember(t *testing.T) {
 				if h.Get("Cache-Control") != "no-store" {
 					t.Errorf("Cache-Control %q", h.Get("Cache-Control"))
 				}
-				m := decode[Member](t, raw)
+				m := schools.DecodeJSON[Member](t, raw)
 				if m.ID == 0 || m.Email != "new.person@example.test" || m.Name != "New Person" || !slices.Equal(m.Roles, []string{"lecturer", "student"}) {
 					t.Errorf("invited member: %+v", m)
 				}
@@ -147,7 +147,7 @@ func TestInviteMember(t *testing.T) {
 				if status != http.StatusCreated {
 					t.Fatalf("invite: %d\n%s", status, raw)
 				}
-				m := decode[Member](t, raw)
+				m := schools.DecodeJSON[Member](t, raw)
 				if m.ID != have.ID || m.Name != "Lumen Learner" || !slices.Equal(m.Roles, []string{"student"}) {
 					t.Errorf("invited member: %+v, want the existing identity %d as a student", m, have.ID)
 				}

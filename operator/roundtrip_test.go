@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -23,19 +24,19 @@ func TestRoundTrips(t *testing.T) {
 			return raw
 		}
 
-		c := decode[Course](t, call(http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go", "title": "Go", "price_amount": 100, "currency": "USD"}, 201))
-		patched := decode[Course](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/courses/%d", c.ID), map[string]any{"title": "Go 2", "published": true}, 200))
+		c := schools.DecodeJSON[Course](t, call(http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go", "title": "Go", "price_amount": 100, "currency": "USD"}, 201))
+		patched := schools.DecodeJSON[Course](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/courses/%d", c.ID), map[string]any{"title": "Go 2", "published": true}, 200))
 		if patched.Title != "Go 2" || !patched.Published || patched.Slug != "go" || patched.PriceAmount != 100 {
 			t.Errorf("patched course: %+v", patched)
 		}
-		if got := decode[Course](t, call(http.MethodGet, fmt.Sprintf("/api/v1/courses/%d", c.ID), nil, 200)); got != patched {
+		if got := schools.DecodeJSON[Course](t, call(http.MethodGet, fmt.Sprintf("/api/v1/courses/%d", c.ID), nil, 200)); got != patched {
 			t.Errorf("course read back: %+v, want %+v", got, patched)
 		}
-		if drafts := decode[List[Course]](t, call(http.MethodGet, "/api/v1/courses?published=true", nil, 200)); len(drafts.Items) != 1 {
+		if drafts := schools.DecodeJSON[List[Course]](t, call(http.MethodGet, "/api/v1/courses?published=true", nil, 200)); len(drafts.Items) != 1 {
 			t.Errorf("published courses: %+v", drafts)
 		}
-		section := decode[Section](t, call(http.MethodPost, fmt.Sprintf("/api/v1/courses/%d/sections", c.ID), map[string]any{"title": "S"}, 201))
-		lecture := decode[Lecture](t, call(http.MethodPost, fmt.Sprintf("/api/v1/courses/%d/sections/%d/lectures", c.ID, section.ID),
+		section := schools.DecodeJSON[Section](t, call(http.MethodPost, fmt.Sprintf("/api/v1/courses/%d/sections", c.ID), map[string]any{"title": "S"}, 201))
+		lecture := schools.DecodeJSON[Lecture](t, call(http.MethodPost, fmt.Sprintf("/api/v1/courses/%d/sections/%d/lectures", c.ID, section.ID),
 			map[string]any{"title": "L", "duration_seconds": 60, "is_locked": true, "unlock_at": "2030-01-01T00:00:00Z"}, 201))
 		if lecture.UnlockAt == nil || lecture.Position != 1 || lecture.SectionID != section.ID {
 			t.Errorf("lecture: %+v", lecture)
@@ -49,93 +50,93 @@ func TestRoundTrips(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		stats := decode[List[CourseStats]](t, call(http.MethodGet, "/api/v1/analytics/courses", nil, 200))
+		stats := schools.DecodeJSON[List[CourseStats]](t, call(http.MethodGet, "/api/v1/analytics/courses", nil, 200))
 		if len(stats.Items) != 1 || stats.Items[0].Enrollments != 1 || stats.Items[0].CompletedStudents != 1 || stats.Items[0].CompletionRate != 100 {
 			t.Errorf("course stats: %+v", stats)
 		}
 		call(http.MethodGet, "/api/v1/analytics/revenue?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z", nil, 422)
 
-		members := decode[List[Member]](t, call(http.MethodGet, "/api/v1/members", nil, 200))
+		members := schools.DecodeJSON[List[Member]](t, call(http.MethodGet, "/api/v1/members", nil, 200))
 		if len(members.Items) != 1 || members.Items[0].Roles[0] != "owner" {
 			t.Errorf("members: %+v", members)
 		}
 
-		school := decode[School](t, call(http.MethodPatch, "/api/v1/school", map[string]any{"timezone": "Asia/Tokyo", "contact_email": "hi@north.example"}, 200))
+		school := schools.DecodeJSON[School](t, call(http.MethodPatch, "/api/v1/school", map[string]any{"timezone": "Asia/Tokyo", "contact_email": "hi@north.example"}, 200))
 		if school.Settings.Timezone != "Asia/Tokyo" || school.Settings.ContactEmail != "hi@north.example" || school.Subdomain != e.tn.Subdomain {
 			t.Errorf("school: %+v", school)
 		}
-		look := decode[Appearance](t, call(http.MethodPatch, "/api/v1/school/appearance", map[string]any{"theme": "light", "logo_url": "https://north.example/logo.png"}, 200))
+		look := schools.DecodeJSON[Appearance](t, call(http.MethodPatch, "/api/v1/school/appearance", map[string]any{"theme": "light", "logo_url": "https://north.example/logo.png"}, 200))
 		if look.Theme != "light" || look.LogoURL == "" {
 			t.Errorf("appearance: %+v", look)
 		}
-		if again := decode[School](t, call(http.MethodGet, "/api/v1/school", nil, 200)); again.Settings != school.Settings {
+		if again := schools.DecodeJSON[School](t, call(http.MethodGet, "/api/v1/school", nil, 200)); again.Settings != school.Settings {
 			t.Errorf("settings after the appearance change: %+v", again.Settings)
 		}
 
-		ev := decode[Event](t, call(http.MethodPost, "/api/v1/events", map[string]any{"slug": "meetup", "title": "Meetup", "starts_at": "2030-01-01T10:00:00Z",
+		ev := schools.DecodeJSON[Event](t, call(http.MethodPost, "/api/v1/events", map[string]any{"slug": "meetup", "title": "Meetup", "starts_at": "2030-01-01T10:00:00Z",
 			"ends_at": "2030-01-01T12:00:00Z", "price_amount": 0, "currency": "USD", "capacity": 20}, 201))
-		if regs := decode[List[Registration]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/events/%d/registrations", ev.ID), nil, 200)); len(regs.Items) != 0 {
+		if regs := schools.DecodeJSON[List[Registration]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/events/%d/registrations", ev.ID), nil, 200)); len(regs.Items) != 0 {
 			t.Errorf("registrations of a new event: %+v", regs)
 		}
 		call(http.MethodGet, "/api/v1/events/999999/registrations", nil, 404)
-		if evs := decode[List[Event]](t, call(http.MethodGet, "/api/v1/events", nil, 200)); len(evs.Items) != 1 || evs.Items[0] != ev {
+		if evs := schools.DecodeJSON[List[Event]](t, call(http.MethodGet, "/api/v1/events", nil, 200)); len(evs.Items) != 1 || evs.Items[0] != ev {
 			t.Errorf("events: %+v", evs)
 		}
 
-		plan := decode[MembershipPlan](t, call(http.MethodPost, "/api/v1/membership-plans", map[string]any{"slug": "monthly", "title": "M", "price_amount": 990, "currency": "USD", "interval": "month"}, 201))
+		plan := schools.DecodeJSON[MembershipPlan](t, call(http.MethodPost, "/api/v1/membership-plans", map[string]any{"slug": "monthly", "title": "M", "price_amount": 990, "currency": "USD", "interval": "month"}, 201))
 		call(http.MethodPost, "/api/v1/membership-plans", map[string]any{"slug": "weekly", "title": "W", "price_amount": 1, "currency": "USD", "interval": "week"}, 422)
 		if _, err := e.store.ImportSchoolData(e.ctx, &storage.SchoolData{Subscriptions: []storage.SubscriptionSeed{
 			{Member: "owner@example.test", Plan: plan.Slug, State: "active", StartedAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), CurrentPeriodEnd: time.Date(2030, 2, 1, 0, 0, 0, 0, time.UTC)},
 		}}, storage.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		subs := decode[List[Subscription]](t, call(http.MethodGet, "/api/v1/subscriptions", nil, 200))
+		subs := schools.DecodeJSON[List[Subscription]](t, call(http.MethodGet, "/api/v1/subscriptions", nil, 200))
 		if len(subs.Items) != 1 {
 			t.Fatalf("subscriptions: %+v", subs)
 		}
-		sub := decode[Subscription](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/subscriptions/%d", subs.Items[0].ID), map[string]any{"state": "canceled"}, 200))
+		sub := schools.DecodeJSON[Subscription](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/subscriptions/%d", subs.Items[0].ID), map[string]any{"state": "canceled"}, 200))
 		if sub.State != "canceled" || sub.PlanID != plan.ID {
 			t.Errorf("subscription: %+v", sub)
 		}
 		call(http.MethodPatch, fmt.Sprintf("/api/v1/subscriptions/%d", sub.ID), map[string]any{"current_period_end": "2020-01-01T00:00:00Z"}, 422)
-		if active := decode[List[Subscription]](t, call(http.MethodGet, "/api/v1/subscriptions?state=active", nil, 200)); len(active.Items) != 0 {
+		if active := schools.DecodeJSON[List[Subscription]](t, call(http.MethodGet, "/api/v1/subscriptions?state=active", nil, 200)); len(active.Items) != 0 {
 			t.Errorf("active subscriptions: %+v", active)
 		}
 
-		coupon := decode[Coupon](t, call(http.MethodPost, "/api/v1/coupons", map[string]any{"code": "FLAT5", "title": "Flat", "amount_off": 500, "currency": "USD"}, 201))
+		coupon := schools.DecodeJSON[Coupon](t, call(http.MethodPost, "/api/v1/coupons", map[string]any{"code": "FLAT5", "title": "Flat", "amount_off": 500, "currency": "USD"}, 201))
 		call(http.MethodPost, "/api/v1/coupons", map[string]any{"code": "FLAT6", "title": "Flat", "amount_off": 500}, 422)
 		call(http.MethodPost, "/api/v1/coupons", map[string]any{"code": "FLAT5", "title": "Again", "percent_off": 5}, 409)
-		if cs := decode[List[Coupon]](t, call(http.MethodGet, "/api/v1/coupons", nil, 200)); len(cs.Items) != 1 || cs.Items[0] != coupon {
+		if cs := schools.DecodeJSON[List[Coupon]](t, call(http.MethodGet, "/api/v1/coupons", nil, 200)); len(cs.Items) != 1 || cs.Items[0] != coupon {
 			t.Errorf("coupons: %+v", cs)
 		}
 
-		product := decode[DigitalProduct](t, call(http.MethodPost, "/api/v1/digital-products", map[string]any{"slug": "pdf", "title": "PDF", "price_amount": 500, "currency": "USD"}, 201))
-		if ps := decode[List[DigitalProduct]](t, call(http.MethodGet, "/api/v1/digital-products", nil, 200)); len(ps.Items) != 1 || ps.Items[0] != product {
+		product := schools.DecodeJSON[DigitalProduct](t, call(http.MethodPost, "/api/v1/digital-products", map[string]any{"slug": "pdf", "title": "PDF", "price_amount": 500, "currency": "USD"}, 201))
+		if ps := schools.DecodeJSON[List[DigitalProduct]](t, call(http.MethodGet, "/api/v1/digital-products", nil, 200)); len(ps.Items) != 1 || ps.Items[0] != product {
 			t.Errorf("digital products: %+v", ps)
 		}
 
-		post := decode[CreatedPost](t, call(http.MethodPost, "/api/v1/posts", map[string]any{"title": "Hi", "body": "All", "notify": true}, 201))
+		post := schools.DecodeJSON[CreatedPost](t, call(http.MethodPost, "/api/v1/posts", map[string]any{"title": "Hi", "body": "All", "notify": true}, 201))
 		if post.Notified != 1 || post.AuthorMemberID == nil || *post.AuthorMemberID != e.owner || post.Key == "" {
 			t.Errorf("post: %+v", post)
 		}
 		call(http.MethodPost, "/api/v1/posts", map[string]any{"key": post.Key, "title": "Again", "body": "x"}, 409)
 		call(http.MethodPost, "/api/v1/posts", map[string]any{"title": "Lost", "body": "x", "course_id": 999999}, 404)
-		if ps := decode[List[Post]](t, call(http.MethodGet, "/api/v1/posts", nil, 200)); len(ps.Items) != 1 || !reflect.DeepEqual(ps.Items[0], post.Post) {
+		if ps := schools.DecodeJSON[List[Post]](t, call(http.MethodGet, "/api/v1/posts", nil, 200)); len(ps.Items) != 1 || !reflect.DeepEqual(ps.Items[0], post.Post) {
 			t.Errorf("posts: %+v", ps)
 		}
-		if cs := decode[List[Comment]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/comments?lecture_id=%d", lecture.ID), nil, 200)); len(cs.Items) != 0 {
+		if cs := schools.DecodeJSON[List[Comment]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/comments?lecture_id=%d", lecture.ID), nil, 200)); len(cs.Items) != 0 {
 			t.Errorf("comments: %+v", cs)
 		}
 
-		lecturer := decode[Lecturer](t, call(http.MethodPost, "/api/v1/lecturers", map[string]any{"slug": "ada", "name": "Ada", "member_id": e.owner, "course_ids": []int64{c.ID}}, 201))
+		lecturer := schools.DecodeJSON[Lecturer](t, call(http.MethodPost, "/api/v1/lecturers", map[string]any{"slug": "ada", "name": "Ada", "member_id": e.owner, "course_ids": []int64{c.ID}}, 201))
 		call(http.MethodPost, "/api/v1/lecturers", map[string]any{"slug": "bob", "name": "Bob", "course_ids": []int64{999999}}, 404)
-		if ls := decode[List[Lecturer]](t, call(http.MethodGet, "/api/v1/lecturers", nil, 200)); len(ls.Items) != 1 || len(ls.Items[0].CourseIDs) != 1 || ls.Items[0].CourseIDs[0] != c.ID || *ls.Items[0].MemberID != *lecturer.MemberID {
+		if ls := schools.DecodeJSON[List[Lecturer]](t, call(http.MethodGet, "/api/v1/lecturers", nil, 200)); len(ls.Items) != 1 || len(ls.Items[0].CourseIDs) != 1 || ls.Items[0].CourseIDs[0] != c.ID || *ls.Items[0].MemberID != *lecturer.MemberID {
 			t.Errorf("lecturers: %+v", ls)
 		}
 
-		page := decode[Page](t, call(http.MethodPost, "/api/v1/pages", map[string]any{"slug": "about", "title": "About", "body": "Us"}, 201))
-		page = decode[Page](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/pages/%d", page.ID), map[string]any{"published": true}, 200))
-		if ps := decode[List[Page]](t, call(http.MethodGet, "/api/v1/pages", nil, 200)); len(ps.Items) != 1 || ps.Items[0] != page || !page.Published {
+		page := schools.DecodeJSON[Page](t, call(http.MethodPost, "/api/v1/pages", map[string]any{"slug": "about", "title": "About", "body": "Us"}, 201))
+		page = schools.DecodeJSON[Page](t, call(http.MethodPatch, fmt.Sprintf("/api/v1/pages/%d", page.ID), map[string]any{"published": true}, 200))
+		if ps := schools.DecodeJSON[List[Page]](t, call(http.MethodGet, "/api/v1/pages", nil, 200)); len(ps.Items) != 1 || ps.Items[0] != page || !page.Published {
 			t.Errorf("pages: %+v", ps)
 		}
 
@@ -148,22 +149,22 @@ func TestRoundTrips(t *testing.T) {
 		}, storage.ImportOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		forms := decode[List[Form]](t, call(http.MethodGet, "/api/v1/forms", nil, 200))
+		forms := schools.DecodeJSON[List[Form]](t, call(http.MethodGet, "/api/v1/forms", nil, 200))
 		if len(forms.Items) != 1 || !forms.Items[0].Fields[0].Required {
 			t.Fatalf("forms: %+v", forms)
 		}
-		subsOfForm := decode[List[FormSubmission]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/forms/%d/submissions", forms.Items[0].ID), nil, 200))
+		subsOfForm := schools.DecodeJSON[List[FormSubmission]](t, call(http.MethodGet, fmt.Sprintf("/api/v1/forms/%d/submissions", forms.Items[0].ID), nil, 200))
 		if len(subsOfForm.Items) != 1 || subsOfForm.Items[0].Data["email"] != "x@example.test" || *subsOfForm.Items[0].MemberID != e.owner {
 			t.Errorf("form submissions: %+v", subsOfForm)
 		}
-		payments := decode[List[Payment]](t, call(http.MethodGet, "/api/v1/payments?state=paid", nil, 200))
+		payments := schools.DecodeJSON[List[Payment]](t, call(http.MethodGet, "/api/v1/payments?state=paid", nil, 200))
 		if len(payments.Items) != 1 || payments.Items[0].TradeNo != "T-1" || len(payments.Items[0].LineItems) != 1 {
 			t.Fatalf("payments: %+v", payments)
 		}
-		if p := decode[Payment](t, call(http.MethodGet, fmt.Sprintf("/api/v1/payments/%d", payments.Items[0].ID), nil, 200)); p.Amount != 4900 || p.Adjustments == nil {
+		if p := schools.DecodeJSON[Payment](t, call(http.MethodGet, fmt.Sprintf("/api/v1/payments/%d", payments.Items[0].ID), nil, 200)); p.Amount != 4900 || p.Adjustments == nil {
 			t.Errorf("payment: %+v", p)
 		}
-		revenue := decode[RevenueReport](t, call(http.MethodGet, "/api/v1/analytics/revenue", nil, 200))
+		revenue := schools.DecodeJSON[RevenueReport](t, call(http.MethodGet, "/api/v1/analytics/revenue", nil, 200))
 		if len(revenue.Currencies) != 1 || revenue.Currencies[0].Net != 4900 {
 			t.Errorf("revenue: %+v", revenue)
 		}

@@ -114,7 +114,7 @@ func documentEnv(t *testing.T, backend string, docs *cimd.Documents, private fun
 // connection) needs a public address to be dialled first; package cimd tests it
 // (TestDNSRebinding) through its unexported dial hook, which this suite cannot reach.
 func TestMetadataDocumentsAddressGuard(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		site := newDocumentSite(t)
 		resolver := &switchingResolver{}
 		// Each case below fetches the same URL; the clock moves past the failure hold before
@@ -198,7 +198,7 @@ func TestMetadataDocumentsAddressGuard(t *testing.T) {
 // host's budget and answer the rest with an error page, without reaching the site. The clock is
 // stopped so that no bucket refills while the test runs, however slow the machine.
 func TestMetadataDocumentFetchesBounded(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		site := newDocumentSite(t)
 		resolver := &switchingResolver{}
 		resolver.set("127.0.0.1")

@@ -21,6 +21,7 @@ import (
 	"github.com/proctorhq/proctor/passkey"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -83,7 +84,7 @@ type csrfCase struct {
 // another school's token, is refused (403) and changes nothing; the same POST with its own token
 // works. A form of a kind the suite has no case for fails the test.
 func TestCSRFEveryForm(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a := e.A
 		op := e.Browser() // A's owner, also signed in at B (another school's session)

@@ -15,6 +15,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 var (
@@ -41,7 +42,7 @@ type step struct {
 // field of one event holds a password, a typed address, a token, a code, a link token, a
 // cookie or the client secret.
 func TestSecurityEventLogOfAFlow(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a := e.A
 		office := newPostOffice(t, e)

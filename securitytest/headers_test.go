@@ -12,6 +12,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // visitEverything runs, at school s, every kind of page and answer a browser or client can
@@ -89,7 +90,7 @@ func visitEverything(t *testing.T, e *servertest.Env, s *servertest.School) {
 // the server sets is HttpOnly, SameSite Lax or Strict, has a Path and no Domain, and on the
 // https school is Secure and __Host- prefixed.
 func TestFramingAndCookies(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, func(o *servertest.Options) { o.HTTPS = true })
 		for _, s := range e.Schools() {
 			visitEverything(t, e, s)

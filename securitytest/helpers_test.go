@@ -9,7 +9,6 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/server/servertest"
-	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
 // integrations are the deployment's vendor platforms in this suite. School B accepts only the
@@ -38,13 +37,6 @@ func newEnv(t testing.TB, backend string, opts ...func(*servertest.Options)) *se
 		f(&o)
 	}
 	return servertest.New(t, o)
-}
-
-// eachBackend runs f on SQLite, and on PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set.
-func eachBackend(t *testing.T, f func(t *testing.T, backend string)) {
-	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, backend) })
-	}
 }
 
 // staysOn reports whether a Location header value, as a browser would follow it from a page of

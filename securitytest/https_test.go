@@ -11,6 +11,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // TestHTTPSSchoolNotServedOverHTTP: school C (base_url https) reached over plain http, either at
@@ -21,7 +22,7 @@ import (
 // body), pages redirect to the same path and query on C's own https origin, and a browser's
 // session cookie, under either name, does not make a signed-in page.
 func TestHTTPSSchoolNotServedOverHTTP(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, func(o *servertest.Options) {
 			o.HTTPS = true
 			configure := o.Configure

@@ -20,6 +20,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/templates"
 )
@@ -264,7 +265,7 @@ var internalCases = map[string]probe{
 // also checked for framing headers, and every public route is checked to have been reached:
 // the server matched a request of the sweep to it (by its metrics).
 func TestSchoolIsolationEveryRoute(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		public, internal := sweptRoutes(t, e)
 		checkCases(t, "public", public, routeCases)

@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // Limits of the environments below: small, so that tests reach them quickly.
@@ -119,7 +120,7 @@ const answerWithin = 30 * time.Second
 // chunked with its end held back, when the answer must come without the server waiting for
 // the rest.
 func TestOversizedBodiesAreRefused(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend, withLimits, func(o *servertest.Options) {
 			prev := o.Configure
 			o.Configure = func(s *config.Server) { prev(s); s.HTTP.ReadTimeout = time.Minute }

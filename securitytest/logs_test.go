@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -60,7 +61,7 @@ func (s secrets) addBytes(name string, b []byte) {
 // token and the system secret and its derived keys in their usual encodings. The database may
 // hold tokens, codes, secrets and session IDs only as keyed hashes.
 func TestSecretsNeverLoggedOrStored(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a := e.A
 		sec := secrets{}

@@ -13,6 +13,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/scope"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // badRedirectURIs are redirect_uri values that are not school A's member client's registered
@@ -49,7 +50,7 @@ func badRedirectURIs(e *servertest.Env) []string {
 // redirect, signed in or not, by GET or POST, and on the consent POST; errors found after the
 // URI was validated go to the registered URI only.
 func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a, c := e.A, e.A.MemberClient
 		signedIn := e.Browser()
@@ -142,7 +143,7 @@ var nextStyle = []string{"return_to", "next", "redirect", "redirect_to", "redire
 // POST), sign-out (GET and POST) and the operator pages' sign-in redirect never send the browser
 // off school A's origin, whatever return_to or next-style parameter they are given.
 func TestReturnToNeverLeavesTheOrigin(t *testing.T) {
-	eachBackend(t, func(t *testing.T, backend string) {
+	schools.Backends(t, func(t *testing.T, backend string) {
 		e := newEnv(t, backend)
 		a := e.A
 		signedIn := e.Browser()

@@ -139,13 +139,14 @@ func (f *fixture) schoolGet(t *testing.T, tn *school.School, path string) *http.
 	return f.get(t, host, path, nil)
 }
 
+// decode reads a JSON answer into a value of type T.
 func decode[T any](t *testing.T, resp *http.Response) T {
 	t.Helper()
-	var v T
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return schools.DecodeJSON[T](t, raw)
 }
 
 func TestUnknownHostIs404(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/proctorhq/proctor/resource/resourcetest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
 // TestSchemaGolden keeps a reviewed copy of the schema: a change to schema.graphql (the file the
@@ -16,5 +16,5 @@ func TestSchemaGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resourcetest.Golden(t, "schema.graphql", filepath.Join("testdata", "schema.graphql.golden"), sdl, *update)
+	schools.Golden(t, filepath.Join("testdata", "schema.graphql.golden"), sdl)
 }

@@ -1,40 +1,14 @@
 package graphql_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got (JSON) with testdata/name, indented; -update rewrites the file.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, got, "", "  "); err != nil {
-		t.Fatalf("%s: %v\n%s", name, err, got)
-	}
-	buf.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("%s differs from the golden file; review and run with -update:\n%s", name, buf.Bytes())
-	}
-}
 
 // everything asks for every field of the viewer.
 const everything = `
@@ -93,7 +67,7 @@ func TestViewerEverything(t *testing.T) {
 			t.Errorf("Cache-Control %q", r.header.Get("Cache-Control"))
 		}
 		// Ids come from fresh sequences on every backend, so they are part of the copy.
-		golden(t, "viewer-everything.json", r.raw)
+		schools.GoldenJSON(t, filepath.Join("testdata", "viewer-everything.json"), r.raw)
 
 		// The id is the member's id, as UserInfo's sub.
 		m, err := e.Store.GetMemberByEmail(e.Ctx(e.A), sam)

@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/proctorhq/proctor/resource/resourcetest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json from the server's answers")
 
 // TestToolsGolden compares the tools/list result of each audience with
 // testdata/tools.golden.json, so that a changed name, description or schema is a reviewed
@@ -35,13 +32,12 @@ func TestToolsGolden(t *testing.T) {
 		}
 		got[name] = res
 	}
-	raw, err := json.MarshalIndent(got, "", "  ")
+	raw, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw = append(raw, '\n')
 	// An intended change is also described in docs/mcp.md.
-	resourcetest.Golden(t, "tools/list", filepath.Join("testdata", "tools.golden.json"), raw, *update)
+	schools.GoldenJSON(t, filepath.Join("testdata", "tools.golden.json"), raw)
 }
 
 // TestDocsDescribeEveryTool: docs/mcp.md has a reference entry for every tool the server has,

@@ -1,13 +1,10 @@
 package resourcetest
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/proctorhq/proctor/school"
@@ -90,25 +87,4 @@ func Send(t testing.TB, method, url, token string, body io.Reader, header ...str
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, raw
-}
-
-// Golden compares got, what the test produced of what, with the reviewed copy at path; with
-// update it first rewrites the copy, so that accepting a change is a reviewed change to the file.
-func Golden(t testing.TB, what, path string, got []byte, update bool) {
-	t.Helper()
-	if update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from %s; review the change and run with -update.\ngot:\n%s", what, path, got)
-	}
 }

@@ -27,3 +27,14 @@ func RequestBody(t testing.TB, body any) io.Reader {
 		return bytes.NewReader(raw)
 	}
 }
+
+// DecodeJSON reads the JSON document raw (an API's answer, say) into a T, and fails the test
+// now, showing raw, if it is not one.
+func DecodeJSON[T any](t testing.TB, raw []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, raw)
+	}
+	return v
+}

@@ -7,9 +7,10 @@
 // key prefix of the test's own in the test Redis (Redis), a certificate authority with a server
 // certificate for TLS test servers (NewCA) and a resolver that sends their names to loopback
 // (StaticResolver), a mailbox with the SMTP settings that send to it (Mailbox), the body of an
-// API request (RequestBody), and the message catalogue with the one check that a page is in a
-// language (Catalogue, InLanguage, PageIn), so that every package's translated pages are held
-// to the same test.
+// API request and its JSON answer (RequestBody, DecodeJSON), and the message catalogue with the
+// one check that a page is in a language (Catalogue, InLanguage, PageIn), so that every
+// package's translated pages are held to the same test, and the reviewed copies of what a test
+// produces (Golden, GoldenJSON), which the one -update flag rewrites.
 //
 // It imports no handler package, so that the tests of any package (internal tests of login,
 // mfa or operator included) can use it; package servertest builds the whole server on it. A

@@ -274,11 +274,19 @@ func Middleware(reg *school.Registry, secure bool, next http.Handler) http.Handl
 	})
 }
 
-// EachBackend runs f, as a subtest named after the backend, on what build makes on every
-// backend storetest offers (SQLite, and PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set).
-func EachBackend[E any](t *testing.T, build func(t *testing.T, backend string) E, f func(t *testing.T, e E)) {
+// Backends runs f, as a subtest named after the backend, on every backend storetest offers
+// (SQLite, and PostgreSQL when PROCTOR_TEST_POSTGRES_DSN is set). A test whose subtests may run
+// at once calls t.Parallel in f.
+func Backends(t *testing.T, f func(t *testing.T, backend string)) {
 	t.Helper()
 	for _, backend := range storetest.Backends() {
-		t.Run(backend, func(t *testing.T) { f(t, build(t, backend)) })
+		t.Run(backend, func(t *testing.T) { f(t, backend) })
 	}
+}
+
+// EachBackend runs f, as a subtest named after the backend, on what build makes on every
+// backend (Backends).
+func EachBackend[E any](t *testing.T, build func(t *testing.T, backend string) E, f func(t *testing.T, e E)) {
+	t.Helper()
+	Backends(t, func(t *testing.T, backend string) { f(t, build(t, backend)) })
 }
