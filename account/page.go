@@ -1,7 +1,6 @@
 package account
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
@@ -236,24 +234,6 @@ func otherDevicesCount(detail string) (int, bool) {
 	}
 	n, err := strconv.Atoi(num)
 	return n, err == nil && n > 0
-}
-
-// accountTx runs fn in one transaction of the store: fn's context carries it.
-func (h *Handler) accountTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	tx, err := h.svc.store.BeginTx(ctx)
-	if err != nil {
-		return fmt.Errorf("account: begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		if rbErr := h.svc.store.Rollback(tx); rbErr != nil {
-			h.svc.log.WarnContext(ctx, "account: rollback", "request_id", edge.FromContext(ctx).ID, "err", rbErr)
-		}
-		return err
-	}
-	if err := h.svc.store.Commit(tx); err != nil {
-		return fmt.Errorf("account: commit: %w", err)
-	}
-	return nil
 }
 
 // requestEvent is the member's own event of the request (its address, User-Agent and id

@@ -98,7 +98,7 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil || !ok {
 		return err
 	}
-	err = h.accountTx(ctx, func(ctx context.Context) error {
+	err = storage.InTx(ctx, h.svc.store, func(ctx context.Context) error {
 		used, err := h.svc.store.ConsumeLink(ctx, l.ID, PurposeEmailChange, h.svc.now())
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && used.MemberID != v.Session.Member.ID) {
 			return errEmailLinkGone

@@ -41,7 +41,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 	if msg != "" {
 		return h.showAccount(w, r, v, http.StatusOK, templates.AccountPage{Name: name, Picture: picture, ProfileMessage: msg})
 	}
-	err := h.accountTx(ctx, func(ctx context.Context) error {
+	err := storage.InTx(ctx, h.svc.store, func(ctx context.Context) error {
 		if _, err := h.svc.store.UpdateMember(ctx, v.Session.Member.ID, func(m storage.Member) (storage.Member, error) {
 			m.Name, m.AvatarURL = name, picture
 			return m, nil
@@ -141,7 +141,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 		return fmt.Errorf("account: hash password: %w", err)
 	}
 	var ended, revoked int
-	err = h.accountTx(ctx, func(ctx context.Context) error {
+	err = storage.InTx(ctx, h.svc.store, func(ctx context.Context) error {
 		if _, err := h.svc.store.UpdateMember(ctx, m.ID, func(cur storage.Member) (storage.Member, error) {
 			// Only over the hash that was verified: a reset or another tab that changed the
 			// password meanwhile wins, and this form is asked again.
@@ -263,7 +263,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil {
 		return err
 	}
-	err = h.accountTx(ctx, func(ctx context.Context) error {
+	err = storage.InTx(ctx, h.svc.store, func(ctx context.Context) error {
 		if err := h.svc.store.CreateLink(ctx, Link{
 			ID: linkID(h.svc.linkKey, token), MemberID: m.ID, Purpose: PurposeEmailChange, Email: addr,
 			PasswordStamp: PasswordStamp(h.svc.stampKey, verified), CreatedAt: now, ExpiresAt: expires,

@@ -210,54 +210,53 @@ func (s *Service) Invite(ctx context.Context, inv Invitation) (InviteResult, err
 		}
 	}
 
-	ctx, err = s.store.BeginTx(ctx)
-	if err != nil {
-		return InviteResult{}, fmt.Errorf("account: invite: %w", err)
-	}
-	defer func() { _ = s.store.Rollback(ctx) }()
-
 	res := InviteResult{}
-	m, err := s.store.GetMemberByEmail(ctx, email)
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		m, err = s.store.CreateMember(ctx, storage.Member{Email: email, Name: strings.TrimSpace(inv.Name)})
+	var m storage.Member
+	err = storage.InTx(ctx, s.store, func(ctx context.Context) error {
+		var err error
+		m, err = s.store.GetMemberByEmail(ctx, email)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			m, err = s.store.CreateMember(ctx, storage.Member{Email: email, Name: strings.TrimSpace(inv.Name)})
+			if err != nil {
+				return fmt.Errorf("account: invite: create member: %w", err)
+			}
+			res.Created = true
+		case err != nil:
+			return fmt.Errorf("account: invite: look up member: %w", err)
+		}
+		have, err := s.store.GetRoles(ctx, m.ID)
 		if err != nil {
-			return InviteResult{}, fmt.Errorf("account: invite: create member: %w", err)
+			return fmt.Errorf("account: invite: read roles: %w", err)
 		}
-		res.Created = true
-	case err != nil:
-		return InviteResult{}, fmt.Errorf("account: invite: look up member: %w", err)
-	}
-	have, err := s.store.GetRoles(ctx, m.ID)
-	if err != nil {
-		return InviteResult{}, fmt.Errorf("account: invite: read roles: %w", err)
-	}
-	if merged := mergeRoles(have, roles); len(merged) != len(have) {
-		if err := s.store.SetRoles(ctx, m.ID, merged); err != nil {
-			return InviteResult{}, fmt.Errorf("account: invite: set roles: %w", err)
+		if merged := mergeRoles(have, roles); len(merged) != len(have) {
+			if err := s.store.SetRoles(ctx, m.ID, merged); err != nil {
+				return fmt.Errorf("account: invite: set roles: %w", err)
+			}
 		}
-	}
 
-	res.HasPassword = m.PasswordHash != ""
-	token, expires, err := s.createLink(ctx, m, PurposeInvitation, s.invTTL)
-	if err != nil {
-		return InviteResult{}, err
-	}
-	content, err := s.tpl.Invitation(ctx, templates.InvitationMail{
-		School: t.Name, MemberName: m.Name, Link: t.URL("/invitation?token=" + token),
-		Expires: expiresText(i18n.FromContext(ctx), s.invTTL, expires), HasPassword: res.HasPassword,
+		res.HasPassword = m.PasswordHash != ""
+		token, expires, err := s.createLink(ctx, m, PurposeInvitation, s.invTTL)
+		if err != nil {
+			return err
+		}
+		content, err := s.tpl.Invitation(ctx, templates.InvitationMail{
+			School: t.Name, MemberName: m.Name, Link: t.URL("/invitation?token=" + token),
+			Expires: expiresText(i18n.FromContext(ctx), s.invTTL, expires), HasPassword: res.HasPassword,
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.send(ctx, t, kindInvitation, m, content); err != nil {
+			return err
+		}
+		if err := s.audit.Record(ctx, byEvent(inv.By, audit.KindInvitationSent, s.now(), m.ID, roleList(roles))); err != nil {
+			return fmt.Errorf("account: invite: record event: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
 		return InviteResult{}, err
-	}
-	if err := s.send(ctx, t, kindInvitation, m, content); err != nil {
-		return InviteResult{}, err
-	}
-	if err := s.audit.Record(ctx, byEvent(inv.By, audit.KindInvitationSent, s.now(), m.ID, roleList(roles))); err != nil {
-		return InviteResult{}, fmt.Errorf("account: invite: record event: %w", err)
-	}
-	if err := s.store.Commit(ctx); err != nil {
-		return InviteResult{}, fmt.Errorf("account: invite: commit: %w", err)
 	}
 	s.log.InfoContext(ctx, "member invited", "school_id", t.SchoolID, "member_id", m.ID, "created", res.Created, "has_password", res.HasPassword)
 	m.PasswordHash = ""
@@ -465,7 +464,7 @@ func (s *Service) SendResetLink(ctx context.Context, email string, by audit.Even
 		return fmt.Errorf("account: reset link: not an e-mail address: %w", storage.ErrInvalidArgument)
 	}
 	var m storage.Member
-	err = s.inTx(ctx, func(ctx context.Context) error {
+	err = storage.InTx(ctx, s.store, func(ctx context.Context) error {
 		var member bool
 		m, member, err = s.resetMember(ctx, email, "reset link")
 		if err != nil {
@@ -709,7 +708,7 @@ func (s *Service) checkAndHash(ctx context.Context, pw string, m storage.Member)
 // time it was used: fn's work commits with the link's use or not at all. ErrLinkDead if
 // another request used the link first.
 func (s *Service) useLink(ctx context.Context, token string, purpose Purpose, fn func(ctx context.Context, l Link, now time.Time) error) error {
-	return s.inTx(ctx, func(ctx context.Context) error {
+	return storage.InTx(ctx, s.store, func(ctx context.Context) error {
 		now := s.now()
 		l, err := s.store.ConsumeLink(ctx, linkID(s.linkKey, token), purpose, now)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -739,20 +738,4 @@ func (s *Service) setPassword(ctx context.Context, l Link, hash string) (storage
 		return storage.Member{}, fmt.Errorf("account: set password: %w", err)
 	}
 	return m, nil
-}
-
-// inTx runs fn in a transaction that ctx's store calls join, committing if fn returns nil.
-func (s *Service) inTx(ctx context.Context, fn func(context.Context) error) error {
-	ctx, err := s.store.BeginTx(ctx)
-	if err != nil {
-		return fmt.Errorf("account: begin: %w", err)
-	}
-	defer func() { _ = s.store.Rollback(ctx) }()
-	if err := fn(ctx); err != nil {
-		return err
-	}
-	if err := s.store.Commit(ctx); err != nil {
-		return fmt.Errorf("account: commit: %w", err)
-	}
-	return nil
 }

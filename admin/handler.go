@@ -39,10 +39,9 @@ type Store interface {
 	GetMemberByEmail(ctx context.Context, email string) (storage.Member, error)
 	GetRoles(ctx context.Context, memberID int64) ([]storage.Role, error)
 	SetSchoolRoles(ctx context.Context, memberID int64, roles []storage.Role) ([]storage.Role, error)
-	// BeginTx, Commit and Rollback group a role change with the checks it depends on.
-	BeginTx(ctx context.Context) (context.Context, error)
-	Commit(ctx context.Context) error
-	Rollback(ctx context.Context) error
+	// Transactions group a change with the checks it depends on and its security event
+	// (storage.InTx): they commit together or not at all.
+	storage.Transactions
 }
 
 // Deps are what the handler is built from. Store, Clients, Consent and Templates are required.

@@ -602,7 +602,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 		}
 		h.audit.Note(ctx, event(r, v, t, audit.KindFactorsReset, plural(n, "factor", "factors")+" removed"))
 	case ActionSignOut:
-		err := h.inTx(ctx, func(ctx context.Context) error {
+		err := storage.InTx(ctx, h.store, func(ctx context.Context) error {
 			if err := h.stillNotOwner(ctx, v, t); err != nil {
 				return err
 			}
@@ -619,7 +619,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 			return "", "", fmt.Errorf("admin: sign out member %d: %w", t.id(), err)
 		}
 	case ActionRemove:
-		err := h.inTx(ctx, func(ctx context.Context) error {
+		err := storage.InTx(ctx, h.store, func(ctx context.Context) error {
 			if err := h.stillNotOwner(ctx, v, t); err != nil {
 				return err
 			}
@@ -675,7 +675,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 		return "", refuseGrantOwner, nil
 	}
 	var before, after string
-	err = h.inTx(r.Context(), func(ctx context.Context) error {
+	err = storage.InTx(r.Context(), h.store, func(ctx context.Context) error {
 		if err := h.stillNotOwner(ctx, v, t); err != nil {
 			return err
 		}
@@ -722,18 +722,4 @@ func ended(sessions, grants int) string {
 func rolesText(roles []storage.Role) string {
 	text, _ := audit.RoleChange(storage.RoleNames(roles), nil)
 	return text
-}
-
-// inTx runs fn in a transaction of the store, so that a change and its security event commit
-// together or not at all.
-func (h *Handler) inTx(ctx context.Context, fn func(context.Context) error) error {
-	ctx, err := h.store.BeginTx(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = h.store.Rollback(ctx) }()
-	if err := fn(ctx); err != nil {
-		return err
-	}
-	return h.store.Commit(ctx)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
 )
 
@@ -42,17 +41,12 @@ func ParseResource(t *school.School, raw string) error {
 		return errors.New("resource must not have a query")
 	case u.User != nil:
 		return errors.New("resource must not carry user info")
-	case strings.ToLower(u.Scheme)+"://"+config.HostKey(strings.ToLower(u.Scheme), u.Host) != originKey(t):
+	case !t.SameOrigin(u):
 		return errors.New("resource is not this school's origin")
 	case strings.Contains(u.Path, "/../") || strings.HasSuffix(u.Path, "/..") || strings.Contains(u.Path, "/./"):
 		return errors.New("resource must not have dot segments")
 	}
 	return nil
-}
-
-func originKey(t *school.School) string {
-	scheme := t.Origin[:strings.Index(t.Origin, "://")]
-	return scheme + "://" + t.Host
 }
 
 // sameResource compares the token request's resource with the authorization's: equal, or the

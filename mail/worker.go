@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/storage"
 )
 
 // Sender delivers one message, the content of outbox entry id. SMTPSender is the real one.
@@ -19,12 +20,10 @@ type Sender interface {
 }
 
 // Store is what the worker needs of the database: the outbox, and transactions to run an
-// Expander in together with the mark of its request (storage.Transactions' methods).
+// Expander in together with the mark of its request (storage.InTx).
 type Store interface {
 	Outbox
-	BeginTx(ctx context.Context) (context.Context, error)
-	Commit(ctx context.Context) error
-	Rollback(ctx context.Context) error
+	storage.Transactions
 }
 
 // Options tune a Worker; zero values take the defaults below.
@@ -201,23 +200,14 @@ func (w *Worker) handle(ctx context.Context, e Entry) {
 }
 
 // expand runs a request's Expander in a transaction that also marks the request done.
-func (w *Worker) expand(ctx context.Context, expand Expander, e Entry, payload []byte) (err error) {
-	tx, err := w.store.BeginTx(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = w.store.Rollback(tx)
+func (w *Worker) expand(ctx context.Context, expand Expander, e Entry, payload []byte) error {
+	err := storage.InTx(ctx, w.store, func(ctx context.Context) error {
+		if err := expand(ctx, e.SchoolID, payload); err != nil {
+			return fmt.Errorf("mail: expand %s: %w", e.Kind, err)
 		}
-	}()
-	if err := expand(tx, e.SchoolID, payload); err != nil {
-		return fmt.Errorf("mail: expand %s: %w", e.Kind, err)
-	}
-	if err := w.store.MarkMailSent(tx, e.ID, w.opts.Now()); err != nil {
-		return err
-	}
-	if err := w.store.Commit(tx); err != nil {
+		return w.store.MarkMailSent(ctx, e.ID, w.opts.Now())
+	})
+	if err != nil {
 		return err
 	}
 	// Whatever the expander sent is due now.

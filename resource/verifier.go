@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/school"
 )
 
@@ -55,12 +53,11 @@ type Verifier interface {
 }
 
 // BoundTo reports whether a token whose grant named resource may be used at the school's
-// origin: the resource's scheme and host must be the school's (spec, Authentication 5).
+// origin: the resource's scheme and host must be the school's (spec, Authentication 5), as
+// School.SameOrigin compares them. A resource with user info, a query or a fragment is bound
+// nowhere: authz.ParseResource never issues one, so such a grant (or introspection answer) did
+// not come from these rules.
 func BoundTo(t *school.School, resource string) bool {
 	u, err := url.Parse(resource)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	scheme := strings.ToLower(u.Scheme)
-	return scheme+"://"+config.HostKey(scheme, u.Host) == t.Origin[:strings.Index(t.Origin, "://")]+"://"+t.Host
+	return err == nil && t.SameOrigin(u)
 }

@@ -6,4 +6,9 @@
 // 404 by the middleware. The school travels in the context under a private key type, and
 // FromContext fails closed: code that needs a school and finds none gets ErrNoSchool instead of
 // silently reading every school's rows.
+//
+// School.SameOrigin is the one rule for "this URL is on the school's origin", compared as the
+// Registry matches hosts: the RFC 8707 resource a token is issued for (package authz), the
+// token's binding checked at every protected resource (resource.BoundTo) and the Origin header
+// of the MCP endpoint all go through it.
 package school

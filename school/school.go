@@ -3,6 +3,7 @@ package school
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -79,6 +80,29 @@ func (t *School) HTTPS() bool { return strings.HasPrefix(t.Origin, "https://") }
 
 // URL returns the absolute URL of path on the school's origin.
 func (t *School) URL(path string) string { return t.Origin + path }
+
+// SameOrigin reports whether u is on the school's origin: an absolute URL whose scheme and
+// host[:port] are the school's, compared as requests are matched to schools (config.HostKey:
+// any case, the scheme's default port written or not, a trailing dot on a host without port).
+// It is the one check behind an RFC 8707 resource (package authz), the token's audience
+// binding (resource.BoundTo) and the Origin header of the MCP endpoint (resource/mcp).
+//
+// The path is left to the caller (a resource may name a path under the origin; an Origin
+// header may not). User info, a query and a fragment are refused: none of the three accepts
+// them (RFC 8707 section 2 forbids them in a resource, and an origin has none), and user info
+// is how "https://school.example@evil.example" tries to look like the school. An input that is
+// no URL at all, or a School built without a scheme in Origin, is simply false.
+func (t *School) SameOrigin(u *url.URL) bool {
+	if t == nil || u == nil || u.Host == "" || u.Opaque != "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return false
+	}
+	scheme, _, ok := strings.Cut(t.Origin, "://")
+	if !ok {
+		return false
+	}
+	return strings.EqualFold(u.Scheme, scheme) && config.HostKey(scheme, u.Host) == t.Host
+}
 
 type contextKey struct{}
 

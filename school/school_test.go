@@ -3,12 +3,14 @@ package school
 import (
 	"context"
 	"errors"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
 )
 
-func mustSchool(t *testing.T, id int64, sub, baseURL string) *School {
+func mustSchool(t testing.TB, id int64, sub, baseURL string) *School {
 	t.Helper()
 	c := config.DefaultSchool()
 	c.SchoolID, c.Subdomain, c.Name, c.BaseURL = id, sub, sub, baseURL
@@ -107,6 +109,108 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) returned a school that is not registered", host)
 		}
 	})
+}
+
+func TestSameOrigin(t *testing.T) {
+	a := mustSchool(t, 1, "a", "https://a.example/")
+	loop := mustSchool(t, 2, "loop", "http://127.0.0.1:8080")
+	v6 := mustSchool(t, 3, "v6", "https://[2001:db8::1]")
+	for _, tc := range []struct {
+		school *School
+		in     string
+		want   bool
+	}{
+		{a, "https://a.example", true},
+		{a, "https://a.example/", true},
+		{a, "https://a.example/mcp", true},
+		{a, "HTTPS://A.Example", true},
+		{a, "https://a.example:443/", true}, // the default port written out
+		{a, "https://a.example.", true},     // the same name, as Resolve takes it
+		{a, "https://a.example:8443", false},
+		{a, "https://a.example:80", false},
+		{a, "https://a.example:", false},
+		{a, "http://a.example", false},
+		{a, "wss://a.example", false},
+		{a, "https://a.example@evil.example", false},
+		{a, "https://evil.example@a.example", false},
+		{a, "https://a.example.evil.example", false},
+		{a, "https://evil.example/https://a.example", false},
+		{a, "https://a.example/?x=1", false},
+		{a, "https://a.example/?", false},
+		{a, "https://a.example/#f", false},
+		{a, "https:a.example", false},
+		{a, "//a.example", false},
+		{a, "/mcp", false},
+		{a, "", false},
+		{loop, "http://127.0.0.1:8080", true},
+		{loop, "http://127.0.0.1:8080/", true},
+		{loop, "http://127.0.0.1", false},
+		{loop, "http://127.0.0.1:80", false},
+		{loop, "http://localhost:8080", false},
+		{loop, "https://127.0.0.1:8080", false},
+		{v6, "https://[2001:db8::1]", true},
+		{v6, "https://[2001:DB8::1]:443/", true},
+		{v6, "https://[2001:db8::2]", false},
+	} {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if got := tc.school.SameOrigin(u); got != tc.want {
+			t.Errorf("%s.SameOrigin(%q) = %v, want %v", tc.school.Origin, tc.in, got, tc.want)
+		}
+	}
+	if a.SameOrigin(nil) {
+		t.Error("SameOrigin(nil) is true")
+	}
+	// A School built by hand without a scheme in Origin matches nothing, and does not panic.
+	bare := &School{Origin: "a.example", Host: "a.example"}
+	if bare.SameOrigin(&url.URL{Scheme: "https", Host: "a.example"}) {
+		t.Error("a school without a scheme matched")
+	}
+}
+
+// FuzzSameOrigin: whatever is accepted has the school's scheme, host and port, read back by
+// net/url rather than by config.HostKey.
+func FuzzSameOrigin(f *testing.F) {
+	for _, s := range []string{"https://a.example", "https://A.EXAMPLE:443/x", "https://a.example@evil.example",
+		"https://a.example.:443", "http://127.0.0.1:8080/", "https://[2001:db8::1]:443", "https://a.example?#", "%", "https:"} {
+		f.Add(s)
+	}
+	schools := []*School{
+		mustSchool(f, 1, "a", "https://a.example"),
+		mustSchool(f, 2, "loop", "http://127.0.0.1:8080"),
+		mustSchool(f, 3, "v6", "https://[2001:db8::1]"),
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := url.Parse(s)
+		if err != nil {
+			return
+		}
+		for _, sc := range schools {
+			if !sc.SameOrigin(u) {
+				continue
+			}
+			o, _ := url.Parse(sc.Origin)
+			if !strings.EqualFold(u.Scheme, o.Scheme) || u.User != nil {
+				t.Fatalf("%s accepted %q: scheme or user info", sc.Origin, s)
+			}
+			if !strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), o.Hostname()) || portOf(u) != portOf(o) {
+				t.Fatalf("%s accepted %q: another host or port", sc.Origin, s)
+			}
+		}
+	})
+}
+
+// portOf is u's port, the scheme's default when none is written.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "http") {
+		return "80"
+	}
+	return "443"
 }
 
 func TestPasskeyRPID(t *testing.T) {

@@ -30,8 +30,7 @@ var variableTimeFuncs = map[string]bool{
 // constantTimeAllowed are comparisons the scan flags that are not comparisons of secrets, each
 // with the reason. Keys are "path: expression" as the scan prints them.
 var constantTimeAllowed = map[string]string{
-	`authz/resource.go: strings.ToLower(u.Scheme)+"://"+config.HostKey(strings.ToLower(u.Scheme), u.Host) != originKey(t)`: "compares a resource URL's origin with the school's origin (public values; originKey names a map key form)",
-	`resource/mcp/auth.go: scheme+"://"+config.HostKey(scheme, u.Host) == originKey(t)`:                                    "compares the Origin header with the school's origin (public values)",
+	`school/school.go: config.HostKey(scheme, u.Host) == t.Host`:        "compares a URL's host with the school's in School.SameOrigin (public values: a resource indicator, an Origin header, a grant's resource; HostKey names a map key form)",
 	"bench/flow/form.go: a.Key == name":                                 "an HTML attribute's name in the load client's page parser",
 	"server/servertest/http.go: a.Key == name":                          "an HTML attribute's name in the test environment's form parser",
 	"bench/child.go: int64(k) == key":                                   "an auxiliary-vector entry type (AT_*) in the benchmark's process reader",

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -241,6 +242,43 @@ type Transactions interface {
 	BeginTx(ctx context.Context) (context.Context, error)
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
+}
+
+// InTx runs fn in one transaction of tx: fn's context carries it, so every store call fn makes
+// with that context joins it. The transaction commits when fn returns nil and is rolled back
+// when fn fails, when the commit fails, and when fn panics (the panic then goes on: an
+// abandoned transaction would hold its connection, and on SQLite the write lock, until the
+// connection dies).
+//
+// fn's error is returned as fn gave it, so callers still match it with errors.Is and keep the
+// words fn wrapped it in. A failed rollback after fn's error is written into the message but
+// not wrapped: what the caller decides on (a refused change, a dead link) is fn's error, and a
+// rollback's failure (the connection is likely gone, and the database drops the transaction
+// with it) must not turn a refusal into storage.ErrUnavailable or hide it from errors.Is.
+// Failures to begin or commit are wrapped so that the message names the step.
+func InTx(ctx context.Context, tx Transactions, fn func(ctx context.Context) error) error {
+	txCtx, err := tx.BeginTx(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	ended := false // committed, or rolled back after fn's error
+	defer func() {
+		if !ended {
+			_ = tx.Rollback(txCtx) // fn panicked or the commit failed: that error is the one to tell
+		}
+	}()
+	if err := fn(txCtx); err != nil {
+		ended = true
+		if rbErr := tx.Rollback(txCtx); rbErr != nil {
+			return fmt.Errorf("%w (and the rollback failed: %v)", err, rbErr)
+		}
+		return err
+	}
+	if err := tx.Commit(txCtx); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	ended = true
+	return nil
 }
 
 // Purger deletes expired data in bounded batches so tables do not grow without end.

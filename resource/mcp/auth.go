@@ -5,12 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
@@ -127,18 +125,8 @@ func sameOrigin(r *http.Request, t *school.School) bool {
 		return false
 	}
 	u, err := url.Parse(origins[0])
-	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return false
-	}
-	scheme := strings.ToLower(u.Scheme)
-	return scheme+"://"+config.HostKey(scheme, u.Host) == originKey(t)
-}
-
-// originKey is the school's origin in the form sameOrigin compares (default port dropped,
-// lower case).
-func originKey(t *school.School) string {
-	scheme, _, _ := strings.Cut(t.Origin, "://")
-	return scheme + "://" + t.Host
+	// An Origin header is an origin serialisation: no path beyond "/" (RFC 6454 section 6.1).
+	return err == nil && (u.Path == "" || u.Path == "/") && t.SameOrigin(u)
 }
 
 // refuseOrigin answers a request from another origin.

@@ -159,6 +159,9 @@ func TestTransport(t *testing.T) {
 		{"http://evil.example", 403},
 		{"null", 403},
 		{e.A.Origin + "/path", 403},
+		{e.A.Origin + "/", 200},
+		{strings.Replace(e.A.Origin, "://", "://user@", 1), 403},
+		{e.A.Origin + "?", 403},
 	} {
 		var headers []string
 		if tc.origin != "" {
