@@ -26,9 +26,12 @@
 // Helpers: Env.Browser is a member's browser (cookie jar, redirects not followed) that signs in
 // through the login form and answers the consent page; Env.Tokens runs a whole authorization
 // (sign-in, consent, code exchange with PKCE) for given scopes; the OAuth helpers Env has (Code,
-// Exchange, Refresh, TokenRequest, TokensFor, Revoke, Userinfo) run a client's part step by step;
-// Env.Client sends single requests. Every response any of them receives is recorded
-// (Env.Responses), so a test can check headers and cookies across everything a flow touched.
+// Exchange, Refresh, TokenRequest, TokensFor, Revoke, Userinfo, and Send for any other request
+// without cookies) run a client's part step by step; ExchangeForm is Exchange's form for a test
+// that changes it. Approving checks what every client may: the redirect carries the code, the
+// issuer (RFC 9207) and the state. Env.Client sends single requests. Every response any of them
+// receives is recorded (Env.Responses), so a test can check headers and cookies across
+// everything a flow touched.
 // PostOffice sends a store's outbox over SMTP to a mailbox of the test and hands over what arrived.
 //
 // Options change the server file and the school files before anything is built, so a test can
