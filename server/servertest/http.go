@@ -236,6 +236,41 @@ func signIn(t testing.TB, b pageBrowser, origin, email string) {
 	}
 }
 
+// SignedIn reports whether the browser has a live session at school s (see signedIn).
+func (b *Browser) SignedIn(s Site) bool {
+	b.env.t.Helper()
+	return signedIn(b.env.t, b, s)
+}
+
+// SessionCSRF returns the CSRF token of the browser's session at school s (see sessionCSRF).
+func (b *Browser) SessionCSRF(s Site) string {
+	b.env.t.Helper()
+	return sessionCSRF(b.env.t, b, s)
+}
+
+// signedIn reports whether b has a live session at school s: the signed-in page answers 200,
+// where a browser without a session (or only waiting for its second factor) is sent to the
+// sign-in form (303). Any other answer fails the test.
+func signedIn(t testing.TB, b pageBrowser, s Site) bool {
+	t.Helper()
+	r := b.Get(s.URL(login.DonePath))
+	switch r.Status {
+	case http.StatusOK:
+		return true
+	case http.StatusSeeOther:
+		return false
+	}
+	t.Fatalf("servertest: GET %s: %d\n%s", login.DonePath, r.Status, r.Body)
+	return false
+}
+
+// sessionCSRF returns the CSRF token of b's session at school s, from the sign-out form of the
+// signed-in page; a browser without a session fails the test.
+func sessionCSRF(t testing.TB, b pageBrowser, s Site) string {
+	t.Helper()
+	return b.Get(s.URL(login.DonePath)).CSRF(t)
+}
+
 // Consent opens an authorization URL (the browser is signed in) and answers its consent page
 // with decision ("approve" or "deny"); it returns the consent page and the answer to the POST.
 func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
