@@ -1,8 +1,6 @@
 package servertest
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/cookiejar"
@@ -14,6 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
@@ -316,29 +315,18 @@ func approve(t testing.TB, b pageBrowser, authURL string) string {
 	return q.Get("code")
 }
 
-// PKCE is a code verifier and its S256 challenge.
-type PKCE struct{ Verifier, Challenge string }
+// PKCE is a code verifier and its S256 challenge: package flow's, which the load command and the
+// system tests send, so that every client of the tests makes them one way.
+type PKCE = flow.PKCE
 
 // NewPKCE returns a fresh verifier and challenge.
-func NewPKCE() PKCE {
-	v := base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	sum := sha256.Sum256([]byte(v))
-	return PKCE{Verifier: v, Challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
+func NewPKCE() PKCE { return flow.NewPKCE() }
 
-// AuthorizeParams are the query of a valid authorization request at school s for client c.
+// AuthorizeParams are the query of a valid authorization request at school s for client c, with
+// a fresh state and nonce (flow.AuthorizeQuery).
 func AuthorizeParams(s Site, c Client, p PKCE, scopes ...string) url.Values {
-	return url.Values{
-		"response_type":         {"code"},
-		"client_id":             {c.ID},
-		"redirect_uri":          {c.RedirectURI},
-		"scope":                 {strings.Join(scopes, " ")},
-		"state":                 {"state-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
-		"nonce":                 {"nonce-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
-		"code_challenge":        {p.Challenge},
-		"code_challenge_method": {"S256"},
-		"resource":              {s.URL("")},
-	}
+	return flow.AuthorizeQuery(s.URL(""), c.ID, c.RedirectURI, strings.Join(scopes, " "),
+		"state-"+flow.RandomString(9), "nonce-"+flow.RandomString(9), p)
 }
 
 // AuthorizeURL is the URL of a valid authorization request at school s for client c.
