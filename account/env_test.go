@@ -301,20 +301,6 @@ func (e *env) devices() devices {
 // response is an answer with its body read.
 type response = servertest.Response
 
-// signedIn reports whether the browser's session at s opens the account page.
-func (b *browser) signedIn(s *school.School) bool {
-	b.e.t.Helper()
-	res := b.Get(b.e.url(s, account.AccountPath))
-	switch res.Status {
-	case http.StatusOK:
-		return true
-	case http.StatusSeeOther:
-		return false
-	}
-	b.e.t.Fatalf("GET /account: %d\n%s", res.Status, res.Body)
-	return false
-}
-
 // page loads /account at school s and fails unless it is shown.
 func (b *browser) page(s *school.School) string {
 	b.e.t.Helper()

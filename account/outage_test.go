@@ -50,7 +50,7 @@ func TestInvitationSurvivesAnSMTPOutage(t *testing.T) {
 		// The link it carries works.
 		link := e.linkIn(msgs[0])
 		b := e.browser()
-		if done := b.setPassword(link, newPassword, nil); done.Status != 303 || !b.signedIn(e.a) {
+		if done := b.setPassword(link, newPassword, nil); done.Status != 303 || !b.SignedIn(e.a) {
 			t.Fatalf("POST /invitation after the outage: %d\n%s", done.Status, done.Body)
 		}
 		if m := e.member("olu@example.com"); m.ID != res.Member.ID {

@@ -30,7 +30,7 @@ func TestAccountPageNeedsSession(t *testing.T) {
 		}
 		// A session of school A is nothing at school B.
 		b.SignIn(e.a, annEmail)
-		if !b.signedIn(e.a) || b.signedIn(e.b) {
+		if !b.SignedIn(e.a) || b.SignedIn(e.b) {
 			t.Error("the session should open the page at A only")
 		}
 	})
@@ -108,7 +108,7 @@ func TestAccountFormsRefuseAWrongCSRFToken(t *testing.T) {
 		if len(e.deliver()) != 0 {
 			t.Error("a mail was queued")
 		}
-		if !other.signedIn(e.a) {
+		if !other.SignedIn(e.a) {
 			t.Error("a refused form ended a session")
 		}
 	})
@@ -196,13 +196,13 @@ func TestPasswordChange(t *testing.T) {
 		}
 		// This device stays signed in; every other session of Ann ends, at every school; Bob's
 		// does not.
-		if !here.signedIn(e.a) {
+		if !here.SignedIn(e.a) {
 			t.Error("the current session ended")
 		}
-		if other.signedIn(e.a) || elsewhere.signedIn(e.b) {
+		if other.SignedIn(e.a) || elsewhere.SignedIn(e.b) {
 			t.Error("another session of the member survived a new password")
 		}
-		if !bob.signedIn(e.a) {
+		if !bob.SignedIn(e.a) {
 			t.Error("another member's session ended")
 		}
 		page := here.page(e.a)
@@ -456,7 +456,7 @@ func TestSessions(t *testing.T) {
 		if res := here.Post(e.url(e.a, account.SessionEndPath), url.Values{"csrf_token": forms[0]["csrf_token"], "session_id": {bobSessions[0].ID}}); res.Status != http.StatusSeeOther {
 			t.Errorf("another member's session: %d", res.Status)
 		}
-		if !bob.signedIn(e.a) {
+		if !bob.SignedIn(e.a) {
 			t.Error("Bob was signed out")
 		}
 
@@ -464,7 +464,7 @@ func TestSessions(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=session" {
 			t.Fatalf("end: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if laptop.signedIn(e.a) || !here.signedIn(e.a) || !atB.signedIn(e.b) {
+		if laptop.SignedIn(e.a) || !here.SignedIn(e.a) || !atB.SignedIn(e.b) {
 			t.Error("ending one session should end that one only")
 		}
 		if page := here.page(e.a); !strings.Contains(page, "Signed out a device") {
@@ -479,7 +479,7 @@ func TestSessions(t *testing.T) {
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/account?done=sessions" {
 			t.Fatalf("end others: %d %q", res.Status, res.Header.Get("Location"))
 		}
-		if phone.signedIn(e.a) || tablet.signedIn(e.a) || !here.signedIn(e.a) || !atB.signedIn(e.b) || !bob.signedIn(e.a) {
+		if phone.SignedIn(e.a) || tablet.SignedIn(e.a) || !here.SignedIn(e.a) || !atB.SignedIn(e.b) || !bob.SignedIn(e.a) {
 			t.Error("end-others ended the wrong sessions")
 		}
 		if page := here.page(e.a); strings.Count(page, `class="session"`) != 1 || !strings.Contains(page, "2 other devices") {

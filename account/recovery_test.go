@@ -51,7 +51,7 @@ func TestInvitationOfANewAddress(t *testing.T) {
 		if done.Status != http.StatusSeeOther || done.Header.Get("Location") != account.AccountPath {
 			t.Fatalf("POST /invitation: %d %s\n%s", done.Status, done.Header.Get("Location"), done.Body)
 		}
-		if !b.signedIn(e.a) {
+		if !b.SignedIn(e.a) {
 			t.Fatal("the session cookie does not work at /login/done")
 		}
 		if password.Verify(newPassword, e.member("nia@example.com").PasswordHash) != nil {
@@ -93,7 +93,7 @@ func TestInvitationOfAnIdentityWithAPassword(t *testing.T) {
 	if done.Status != http.StatusSeeOther || done.Header.Get("Location") != login.LoginPath {
 		t.Fatalf("POST /invitation: %d %s", done.Status, done.Header.Get("Location"))
 	}
-	if b.signedIn(e.b) {
+	if b.SignedIn(e.b) {
 		t.Error("joining with an existing password signed the browser in")
 	}
 	if e.member(annEmail).PasswordHash != before {
@@ -249,7 +249,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			other := e.browser()
 			other.SignIn(e.a, annEmail)
 			other.SignIn(e.b, annEmail)
-			if !other.signedIn(e.a) || !other.signedIn(e.b) {
+			if !other.SignedIn(e.a) || !other.SignedIn(e.b) {
 				t.Fatal("the second browser did not sign in")
 			}
 			e.pairFor(e.a, "app-a", "1")
@@ -264,10 +264,10 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 			if res := b.setPassword(link, newPassword, extra); res.Status != http.StatusSeeOther || res.Header.Get("Location") != account.AccountPath {
 				t.Fatalf("reset: %d %s\n%s", res.Status, res.Header.Get("Location"), res.Body)
 			}
-			if !b.signedIn(e.a) {
+			if !b.SignedIn(e.a) {
 				t.Error("the reset did not sign this browser in")
 			}
-			if other.signedIn(e.a) || other.signedIn(e.b) {
+			if other.SignedIn(e.a) || other.SignedIn(e.b) {
 				t.Error("the other browser's sessions survived the reset")
 			}
 			for _, p := range []struct {

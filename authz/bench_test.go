@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage/gormstore/storetest"
 )
 
@@ -28,8 +29,8 @@ func BenchmarkCodeExchange(b *testing.B) {
 		client := &http.Client{}
 		for b.Loop() {
 			b.StopTimer()
-			p := newPKCE()
-			loc := br.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "openid", "account:read").Encode(), "approve")
+			p := servertest.NewPKCE()
+			loc := br.consent(authURL(e.a, publicClient, p, "openid", "account:read"), "approve")
 			form := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "redirect_uri": {redirectURI},
 				"client_id": {publicClient}, "code_verifier": {p.Verifier}, "resource": {e.a.Origin}}
 			b.StartTimer()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/proctorhq/proctor/authz/cimd"
 	"github.com/proctorhq/proctor/config"
-	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // TestMetadataDocumentFlow: a client identified by a Client ID Metadata Document on a local
@@ -65,8 +65,8 @@ func TestMetadataDocumentFlow(t *testing.T) {
 
 	t.Run("authorize, exchange, refresh", func(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
-		p := newPKCE()
-		authURL := e.url(e.a, endpoint.Authorize) + "?" + e.authorizeParams(e.a, clientID, p, "openid", "courses:read").Encode()
+		p := servertest.NewPKCE()
+		authURL := authURL(e.a, clientID, p, "openid", "courses:read")
 		page := b.Get(authURL)
 		if page.Status != http.StatusOK {
 			t.Fatalf("consent page: %d\n%s", page.Status, page.Body)
@@ -79,18 +79,18 @@ func TestMetadataDocumentFlow(t *testing.T) {
 		if code == "" || loc.Query().Get("iss") != e.a.Origin {
 			t.Fatalf("redirect %s", loc)
 		}
-		status, tr := e.exchange(e.a, clientID, code, p, nil)
-		if status != http.StatusOK || tr.AccessToken == "" || !strings.Contains(tr.Scope, "courses:read") {
-			t.Fatalf("exchange: %d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(clientID), code, p)
+		if res.Status != http.StatusOK || tr.AccessToken == "" || !strings.Contains(tr.Scope, "courses:read") {
+			t.Fatalf("exchange: %d %+v", res.Status, tr)
 		}
-		if status, r := e.refresh(e.a, clientID, tr.RefreshToken); status != http.StatusOK || r.AccessToken == "" {
-			t.Fatalf("refresh: %d %+v", status, r)
+		if res, r := e.Refresh(e.a, oauthClient(clientID), tr.RefreshToken); res.Status != http.StatusOK || r.AccessToken == "" {
+			t.Fatalf("refresh: %d %+v", res.Status, r)
 		}
 	})
 
 	t.Run("an unreviewed client cannot ask for a write scope", func(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
-		q := e.authorizeParams(e.a, clientID, newPKCE(), "courses:write")
+		q := servertest.AuthorizeParams(e.a, oauthClient(clientID), servertest.NewPKCE(), "courses:write")
 		resp := b.authorize(e.a, q)
 		loc, _ := url.Parse(resp.Header.Get("Location"))
 		if loc == nil || !strings.HasPrefix(loc.String(), redirectURI) || loc.Query().Get("error") != "invalid_scope" {
@@ -106,14 +106,14 @@ func TestMetadataDocumentFlow(t *testing.T) {
 
 	t.Run("a broken document is explained on a page", func(t *testing.T) {
 		b := e.signedIn(e.a, operatorEmail)
-		q := e.authorizeParams(e.a, docs.URL+"/broken.json", newPKCE(), "courses:read")
+		q := servertest.AuthorizeParams(e.a, oauthClient(docs.URL+"/broken.json"), servertest.NewPKCE(), "courses:read")
 		resp := b.authorize(e.a, q)
 		if resp.Status < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Body, "does not list this client_id") {
 			t.Fatalf("%d Location=%q: want a page saying why\n%s", resp.Status, resp.Header.Get("Location"), resp.Body)
 		}
-		status, tr := e.exchange(e.a, docs.URL+"/broken.json", "whatever", newPKCE(), nil)
-		if status != http.StatusUnauthorized || tr.Error != "invalid_client" {
-			t.Errorf("token endpoint with a broken document: %d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(docs.URL+"/broken.json"), "whatever", servertest.NewPKCE())
+		if res.Status != http.StatusUnauthorized || tr.Error != "invalid_client" {
+			t.Errorf("token endpoint with a broken document: %d %+v", res.Status, tr)
 		}
 	})
 
@@ -132,7 +132,7 @@ func TestMetadataDocumentFlow(t *testing.T) {
 			}
 			// The client is looked up before the member is asked to sign in.
 			b := e.browser()
-			q := e.authorizeParams(sch, tc.id, newPKCE(), "openid")
+			q := servertest.AuthorizeParams(sch, oauthClient(tc.id), servertest.NewPKCE(), "openid")
 			resp := b.authorize(sch, q)
 			if resp.Status < 400 || resp.Header.Get("Location") != "" || !strings.Contains(resp.Body, "does not exist") || strings.Contains(resp.Body, "metadata document") {
 				t.Errorf("%s: %d Location=%q: want the unknown-client page\n%s", tc.school, resp.Status, resp.Header.Get("Location"), resp.Body)

@@ -66,9 +66,10 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		var idClaims map[string]any
 		idt.Claims(&idClaims)
 
-		status, info, _ := e.userinfo(e.a, tok.AccessToken)
-		if status != 200 {
-			t.Fatalf("userinfo: %d %v", status, info)
+		res := e.Send(http.MethodGet, e.url(e.a, endpoint.Userinfo), nil, "Authorization", "Bearer "+tok.AccessToken)
+		var info map[string]any
+		if res.Status != 200 || !res.JSON(&info) {
+			t.Fatalf("userinfo: %d %s", res.Status, res.Body)
 		}
 		for _, c := range []string{"sub", "email", "name", "picture", "org_id"} {
 			if info[c] == nil || info[c] != idClaims[c] {
@@ -85,9 +86,9 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 			t.Errorf("amr: id_token %v, userinfo %v; want [pwd]", idClaims["amr"], info["amr"])
 		}
 
-		status, tr := e.refresh(e.a, publicClient, tok.RefreshToken)
-		if status != 200 || tr.AccessToken == "" || tr.RefreshToken == "" || tr.IDToken != "" || tr.SchoolID != 1 {
-			t.Fatalf("refresh: %d %+v (an id_token must never come from a refresh)", status, tr)
+		res, tr := e.Refresh(e.a, oauthClient(publicClient), tok.RefreshToken)
+		if res.Status != 200 || tr.AccessToken == "" || tr.RefreshToken == "" || tr.IDToken != "" || tr.SchoolID != 1 {
+			t.Fatalf("refresh: %d %+v (an id_token must never come from a refresh)", res.Status, tr)
 		}
 	})
 }
@@ -104,7 +105,7 @@ func toStrings(v any) []string {
 func TestTokenPairTable(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		live := func(token string) bool {
-			status, _, _ := e.userinfo(e.a, token)
+			status := e.Userinfo(e.a, token)
 			return status == 200
 		}
 		t.Run("code exchange adds a pair; earlier pairs stay live", func(t *testing.T) {
@@ -115,45 +116,45 @@ func TestTokenPairTable(t *testing.T) {
 		})
 		for _, c := range []struct {
 			name string
-			form func(tokenResponse) url.Values
+			form func(servertest.Tokens) url.Values
 		}{
-			{"revoke with the refresh token revokes the pair", func(tr tokenResponse) url.Values {
+			{"revoke with the refresh token revokes the pair", func(tr servertest.Tokens) url.Values {
 				return url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}
 			}},
-			{"revoke with a live access token revokes the pair", func(tr tokenResponse) url.Values {
+			{"revoke with a live access token revokes the pair", func(tr servertest.Tokens) url.Values {
 				return url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}, "token_type_hint": {"access_token"}}
 			}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				tr := e.tokens("account:read")
-				if status, _ := e.revoke(e.a, c.form(tr)); status != 200 {
-					t.Fatalf("revoke: %d", status)
+				if res := e.Send(http.MethodPost, e.url(e.a, endpoint.Revoke), c.form(tr)); res.Status != 200 {
+					t.Fatalf("revoke: %d", res.Status)
 				}
 				if live(tr.AccessToken) {
 					t.Error("access token still works")
 				}
-				if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-					t.Errorf("refresh after revoke: %d %+v", status, r)
+				if res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status != 400 || r.Error != "invalid_grant" {
+					t.Errorf("refresh after revoke: %d %+v", res.Status, r)
 				}
 			})
 		}
 		t.Run("refresh keeps the old pair live; a lost response can be retried", func(t *testing.T) {
 			tr := e.tokens("account:read")
-			status, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
-			if status != 200 {
-				t.Fatalf("refresh: %d %+v", status, fresh)
+			res, fresh := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+			if res.Status != 200 {
+				t.Fatalf("refresh: %d %+v", res.Status, fresh)
 			}
 			if !live(tr.AccessToken) {
 				t.Error("the refresh revoked the old access token at issue time")
 			}
-			status, again := e.refresh(e.a, publicClient, tr.RefreshToken)
-			if status != 200 || again.AccessToken == fresh.AccessToken {
-				t.Fatalf("retrying the old refresh token: %d %+v", status, again)
+			res, again := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+			if res.Status != 200 || again.AccessToken == fresh.AccessToken {
+				t.Fatalf("retrying the old refresh token: %d %+v", res.Status, again)
 			}
 		})
 		t.Run("first use of the new access token revokes the old pair", func(t *testing.T) {
 			tr := e.tokens("account:read")
-			_, fresh := e.refresh(e.a, publicClient, tr.RefreshToken)
+			_, fresh := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
 			if !live(fresh.AccessToken) {
 				t.Fatal("new access token refused")
 			}
@@ -162,8 +163,8 @@ func TestTokenPairTable(t *testing.T) {
 			}
 			// Replaying the old refresh token now is reuse (docs/decisions.md): refused, and the
 			// whole grant is revoked.
-			if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 400 || r.Error != "invalid_grant" {
-				t.Errorf("old refresh token after rotation: %d %+v", status, r)
+			if res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status != 400 || r.Error != "invalid_grant" {
+				t.Errorf("old refresh token after rotation: %d %+v", res.Status, r)
 			}
 			if live(fresh.AccessToken) {
 				t.Error("reuse of a rotated refresh token did not revoke the grant")
@@ -179,14 +180,14 @@ func TestRevokeExpiredAccessToken(t *testing.T) {
 	e.a.AccessTokenLifetime = time.Second
 	tr := e.tokens("account:read")
 	time.Sleep(2 * time.Second) // fosite rounds expiry to the second
-	if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 401 {
+	if s := e.Userinfo(e.a, tr.AccessToken); s != 401 {
 		t.Fatalf("the access token has not expired: %d", s)
 	}
-	if status, _ := e.revoke(e.a, url.Values{"token": {tr.AccessToken}, "client_id": {publicClient}}); status != 200 {
-		t.Fatalf("revoke: %d", status)
+	if res := e.Revoke(e.a, oauthClient(publicClient), tr.AccessToken); res.Status != 200 {
+		t.Fatalf("revoke: %d", res.Status)
 	}
-	if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status != 200 {
-		t.Fatalf("refresh after revoking an expired access token: %d %+v (nothing may be revoked)", status, r)
+	if res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status != 200 {
+		t.Fatalf("refresh after revoking an expired access token: %d %+v (nothing may be revoked)", res.Status, r)
 	}
 }
 
@@ -195,9 +196,9 @@ func TestRevokeExpiredAccessToken(t *testing.T) {
 func TestAuthorizeErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	b := e.signedIn(e.a, studentEmail)
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	authorize := func(mutate func(url.Values)) *servertest.Response {
-		q := e.authorizeParams(e.a, publicClient, p, "account:read")
+		q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 		mutate(q)
 		return b.authorize(e.a, q)
 	}
@@ -238,13 +239,13 @@ func TestAuthorizeErrors(t *testing.T) {
 		}
 	}
 	// An operator client asking for account:read is refused (spec, Authentication 11).
-	q := e.authorizeParams(e.a, opClient, p, "account:read")
+	q := servertest.AuthorizeParams(e.a, oauthClient(opClient), p, "account:read")
 	resp := b.authorize(e.a, q)
 	if loc, _ := url.Parse(resp.Header.Get("Location")); loc == nil || loc.Query().Get("error") != "invalid_scope" {
 		t.Errorf("operator client with account:read: %d %q", resp.Status, resp.Header.Get("Location"))
 	}
 	// Deny.
-	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+e.authorizeParams(e.a, publicClient, p, "account:read").Encode(), "deny")
+	loc := b.consent(authURL(e.a, publicClient, p, "account:read"), "deny")
 	if loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != e.a.Origin {
 		t.Errorf("deny: %s", loc)
 	}
@@ -254,7 +255,7 @@ func TestAuthorizeErrors(t *testing.T) {
 // gives a page that says why.
 func TestWhoMayAuthorize(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	for _, tc := range []struct {
 		email, client, scope string
 		want                 int
@@ -265,7 +266,7 @@ func TestWhoMayAuthorize(t *testing.T) {
 		{operatorEmail, publicClient, "account:read", http.StatusOK},
 	} {
 		b := e.signedIn(e.a, tc.email)
-		resp := b.authorize(e.a, e.authorizeParams(e.a, tc.client, p, tc.scope))
+		resp := b.authorize(e.a, servertest.AuthorizeParams(e.a, oauthClient(tc.client), p, tc.scope))
 		if resp.Status != tc.want {
 			t.Errorf("%s with %s asking %s: %d, want %d\n%s", tc.email, tc.client, tc.scope, resp.Status, tc.want, resp.Body)
 		}
@@ -277,96 +278,106 @@ func TestWhoMayAuthorize(t *testing.T) {
 func TestTokenEndpointErrors(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	secret := e.confidential()
-	fresh := func(client string) (string, pkce) {
-		p := newPKCE()
-		return e.code(e.a, studentEmail, e.authorizeParams(e.a, client, p, "account:read")), p
+	fresh := func(client string) (string, servertest.PKCE) {
+		return e.Code(e.a, studentEmail, oauthClient(client), "account:read")
 	}
 	t.Run("malformed request", func(t *testing.T) {
 		code, _ := fresh(publicClient)
-		status, tr := e.exchange(e.a, publicClient, code, pkce{}, url.Values{"code_verifier": {""}})
-		if status != 400 || tr.Error != "invalid_request" && tr.Error != "invalid_grant" {
-			t.Errorf("missing verifier: %d %+v", status, tr)
+		form := servertest.ExchangeForm(e.a, oauthClient(publicClient), code, servertest.PKCE{})
+		form.Set("code_verifier", "")
+		res, tr := e.TokenRequest(e.a, form)
+		if res.Status != 400 || tr.Error != "invalid_request" && tr.Error != "invalid_grant" {
+			t.Errorf("missing verifier: %d %+v", res.Status, tr)
 		}
 	})
 	t.Run("unknown grant type", func(t *testing.T) {
-		status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{"grant_type": {"password"}, "client_id": {publicClient}})
-		if status != 400 || tr.Error != "unsupported_grant_type" {
-			t.Errorf("%d %+v", status, tr)
+		res, tr := e.TokenRequest(e.a, url.Values{"grant_type": {"password"}, "client_id": {publicClient}})
+		if res.Status != 400 || tr.Error != "unsupported_grant_type" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("bad code", func(t *testing.T) {
-		status, tr := e.exchange(e.a, publicClient, "not-a-code.at-all", newPKCE(), nil)
-		if status != 400 || tr.Error != "invalid_grant" {
-			t.Errorf("%d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(publicClient), "not-a-code.at-all", servertest.NewPKCE())
+		if res.Status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("wrong verifier", func(t *testing.T) {
 		code, _ := fresh(publicClient)
-		status, tr := e.exchange(e.a, publicClient, code, newPKCE(), nil)
-		if status != 400 || tr.Error != "invalid_grant" {
-			t.Errorf("%d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(publicClient), code, servertest.NewPKCE())
+		if res.Status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("a code's verifier is tried once", func(t *testing.T) {
 		code, p := fresh(publicClient)
-		if status, tr := e.exchange(e.a, publicClient, code, newPKCE(), nil); status != 400 || tr.Error != "invalid_grant" {
-			t.Fatalf("wrong verifier: %d %+v", status, tr)
+		if res, tr := e.Exchange(e.a, oauthClient(publicClient), code, servertest.NewPKCE()); res.Status != 400 || tr.Error != "invalid_grant" {
+			t.Fatalf("wrong verifier: %d %+v", res.Status, tr)
 		}
-		if status, tr := e.exchange(e.a, publicClient, code, p, nil); status != 400 || tr.Error != "invalid_grant" {
-			t.Errorf("the right verifier after a wrong one: %d %+v", status, tr)
+		if res, tr := e.Exchange(e.a, oauthClient(publicClient), code, p); res.Status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("the right verifier after a wrong one: %d %+v", res.Status, tr)
 		}
 	})
 	t.Run("second use of a code revokes what the first issued", func(t *testing.T) {
 		code, p := fresh(publicClient)
-		_, first := e.exchange(e.a, publicClient, code, p, nil)
-		status, tr := e.exchange(e.a, publicClient, code, p, nil)
-		if status != 400 || tr.Error != "invalid_grant" {
-			t.Errorf("second use: %d %+v", status, tr)
+		_, first := e.Exchange(e.a, oauthClient(publicClient), code, p)
+		res, tr := e.Exchange(e.a, oauthClient(publicClient), code, p)
+		if res.Status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("second use: %d %+v", res.Status, tr)
 		}
-		if s, _, _ := e.userinfo(e.a, first.AccessToken); s != 401 {
+		if s := e.Userinfo(e.a, first.AccessToken); s != 401 {
 			t.Errorf("tokens of the first use still work: %d", s)
 		}
 	})
 	t.Run("resource differs from the authorization", func(t *testing.T) {
 		code, p := fresh(publicClient)
-		status, tr := e.exchange(e.a, publicClient, code, p, url.Values{"resource": {e.a.Origin + "/mcp"}})
-		if status != 400 || tr.Error != "invalid_target" {
-			t.Errorf("%d %+v", status, tr)
+		form := servertest.ExchangeForm(e.a, oauthClient(publicClient), code, p)
+		form.Set("resource", e.a.Origin+"/mcp")
+		res, tr := e.TokenRequest(e.a, form)
+		if res.Status != 400 || tr.Error != "invalid_target" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("resource with a trailing slash is the origin", func(t *testing.T) {
 		code, p := fresh(publicClient)
-		status, tr := e.exchange(e.a, publicClient, code, p, url.Values{"resource": {e.a.Origin + "/"}})
-		if status != 200 {
-			t.Errorf("%d %+v", status, tr)
+		form := servertest.ExchangeForm(e.a, oauthClient(publicClient), code, p)
+		form.Set("resource", e.a.Origin+"/")
+		res, tr := e.TokenRequest(e.a, form)
+		if res.Status != 200 {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("confidential client without its secret", func(t *testing.T) {
 		code, p := fresh(confClient)
-		status, tr := e.exchange(e.a, confClient, code, p, nil)
-		if status != 401 || tr.Error != "invalid_client" {
-			t.Errorf("%d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(confClient), code, p)
+		if res.Status != 401 || tr.Error != "invalid_client" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("confidential client with a wrong secret", func(t *testing.T) {
 		code, p := fresh(confClient)
-		status, tr := e.exchange(e.a, confClient, code, p, url.Values{"client_secret": {"wrong"}})
-		if status != 401 || tr.Error != "invalid_client" {
-			t.Errorf("%d %+v", status, tr)
+		wrong := oauthClient(confClient)
+		wrong.Secret = "wrong"
+		res, tr := e.Exchange(e.a, wrong, code, p)
+		if res.Status != 401 || tr.Error != "invalid_client" {
+			t.Errorf("%d %+v", res.Status, tr)
 		}
 	})
 	t.Run("confidential client with its secret", func(t *testing.T) {
 		code, p := fresh(confClient)
-		status, tr := e.exchange(e.a, confClient, code, p, url.Values{"client_secret": {secret}})
-		if status != 200 {
-			t.Fatalf("%d %+v", status, tr)
+		conf := oauthClient(confClient)
+		conf.Secret = secret
+		res, tr := e.Exchange(e.a, conf, code, p)
+		if res.Status != 200 {
+			t.Fatalf("%d %+v", res.Status, tr)
 		}
 		// Revocation without the secret: 403 unauthorized_client; with it: 200.
-		if s, r := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {confClient}}); s != 403 || r.Error != "unauthorized_client" {
-			t.Errorf("revoke without secret: %d %+v", s, r)
+		var r servertest.Tokens
+		if res := e.Revoke(e.a, oauthClient(confClient), tr.RefreshToken); res.Status != 403 || !res.JSON(&r) || r.Error != "unauthorized_client" {
+			t.Errorf("revoke without secret: %d %s", res.Status, res.Body)
 		}
-		if s, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {confClient}, "client_secret": {secret}}); s != 200 {
-			t.Errorf("revoke with secret: %d", s)
+		if res := e.Revoke(e.a, conf, tr.RefreshToken); res.Status != 200 {
+			t.Errorf("revoke with secret: %d", res.Status)
 		}
 	})
 	t.Run("public client using Basic authentication", func(t *testing.T) {
@@ -387,14 +398,14 @@ func TestTokenEndpointErrors(t *testing.T) {
 		}
 	})
 	t.Run("revoking an unknown token", func(t *testing.T) {
-		if s, _ := e.revoke(e.a, url.Values{"token": {"garbage"}, "client_id": {publicClient}}); s != 200 {
-			t.Errorf("%d", s)
+		if res := e.Revoke(e.a, oauthClient(publicClient), "garbage"); res.Status != 200 {
+			t.Errorf("%d", res.Status)
 		}
 	})
 	t.Run("no debug detail", func(t *testing.T) {
-		_, tr := e.exchange(e.a, publicClient, "x.y", newPKCE(), nil)
-		if strings.Contains(strings.ToLower(tr.Description), "debug") || strings.Contains(tr.Description, "sql") {
-			t.Errorf("description leaks detail: %q", tr.Description)
+		_, tr := e.Exchange(e.a, oauthClient(publicClient), "x.y", servertest.NewPKCE())
+		if strings.Contains(strings.ToLower(tr.ErrorDescription), "debug") || strings.Contains(tr.ErrorDescription, "sql") {
+			t.Errorf("description leaks detail: %q", tr.ErrorDescription)
 		}
 	})
 }
@@ -402,25 +413,23 @@ func TestTokenEndpointErrors(t *testing.T) {
 // TestSchoolIsolation: school A's code and tokens mean nothing at school B.
 func TestSchoolIsolation(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	p := newPKCE()
-	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {publicClient}, "code_verifier": {p.Verifier}, "resource": {e.b.Origin}}
-	if status, tr, _ := e.postForm(e.b, endpoint.Token, form); status == 200 {
+	code, p := e.Code(e.a, studentEmail, oauthClient(publicClient), "account:read")
+	if res, tr := e.Exchange(e.b, oauthClient(publicClient), code, p); res.Status == 200 {
 		t.Fatalf("school A's code exchanged at school B: %+v", tr)
 	}
 	// The code is still good at A (the attempt at B touched nothing).
-	status, tr := e.exchange(e.a, publicClient, code, p, nil)
-	if status != 200 {
-		t.Fatalf("exchange at A: %d %+v", status, tr)
+	res, tr := e.Exchange(e.a, oauthClient(publicClient), code, p)
+	if res.Status != 200 {
+		t.Fatalf("exchange at A: %d %+v", res.Status, tr)
 	}
-	if s, _, h := e.userinfo(e.b, tr.AccessToken); s != 401 || !strings.Contains(h.Get("WWW-Authenticate"), e.b.Origin) {
-		t.Errorf("school A's token at school B's userinfo: %d %q", s, h.Get("WWW-Authenticate"))
+	if res := e.Send(http.MethodGet, e.url(e.b, endpoint.Userinfo), nil, "Authorization", "Bearer "+tr.AccessToken); res.Status != 401 ||
+		!strings.Contains(res.Header.Get("WWW-Authenticate"), e.b.Origin) {
+		t.Errorf("school A's token at school B's userinfo: %d %q", res.Status, res.Header.Get("WWW-Authenticate"))
 	}
-	if s, r := e.refresh(e.b, publicClient, tr.RefreshToken); s == 200 {
+	if res, r := e.Refresh(e.b, oauthClient(publicClient), tr.RefreshToken); res.Status == 200 {
 		t.Errorf("school A's refresh token at school B: %+v", r)
 	}
-	if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 200 {
+	if s := e.Userinfo(e.a, tr.AccessToken); s != 200 {
 		t.Errorf("token no longer works at A: %d", s)
 	}
 }
@@ -429,14 +438,14 @@ func TestSchoolIsolation(t *testing.T) {
 func TestIDTokensOff(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	e.mustClient(e.b, storageClient(publicClient+"-b"))
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	b := e.browser()
 	b.SignIn(e.b, studentEmail) // no role at B yet: give one
 	e.giveRole(e.b, studentEmail)
-	loc := b.consent(e.url(e.b, endpoint.Authorize)+"?"+e.authorizeParams(e.b, publicClient+"-b", p, "openid", "account:read").Encode(), "approve")
-	status, tr := e.exchange(e.b, publicClient+"-b", loc.Query().Get("code"), p, nil)
-	if status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {
-		t.Fatalf("exchange at B: %d id_token=%q school_id=%d", status, tr.IDToken, tr.SchoolID)
+	loc := b.consent(authURL(e.b, publicClient+"-b", p, "openid", "account:read"), "approve")
+	res, tr := e.Exchange(e.b, oauthClient(publicClient+"-b"), loc.Query().Get("code"), p)
+	if res.Status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {
+		t.Fatalf("exchange at B: %d id_token=%q school_id=%d", res.Status, tr.IDToken, tr.SchoolID)
 	}
 	resp := b.Get(e.url(e.b, "/.well-known/openid-configuration"))
 	if resp.Status != 200 || strings.Contains(resp.Body, "jwks_uri") || strings.Contains(resp.Body, "id_token_signing_alg_values_supported") {
@@ -450,8 +459,8 @@ func TestIDTokensOff(t *testing.T) {
 // TestLoopbackRedirectAnyPort: a registered loopback redirect URI matches any port (RFC 8252).
 func TestLoopbackRedirectAnyPort(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	p := newPKCE()
-	q := e.authorizeParams(e.a, publicClient, p, "account:read")
+	p := servertest.NewPKCE()
+	q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 	q.Set("redirect_uri", "http://127.0.0.1:54321/callback")
 	b := e.signedIn(e.a, studentEmail)
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")
@@ -472,28 +481,28 @@ func TestConcurrentRefreshAndRevoke(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status == 200 {
+					if res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status == 200 {
 						issued <- r.AccessToken
-					} else if status != 400 {
-						t.Errorf("refresh: %d %+v", status, r)
+					} else if res.Status != 400 {
+						t.Errorf("refresh: %d %+v", res.Status, r)
 					}
 				}()
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if status, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); status != 200 {
-					t.Errorf("revoke: %d", status)
+				if res := e.Revoke(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status != 200 {
+					t.Errorf("revoke: %d", res.Status)
 				}
 			}()
 			wg.Wait()
 			close(issued)
 			for token := range issued {
-				if s, _, _ := e.userinfo(e.a, token); s != 401 {
+				if s := e.Userinfo(e.a, token); s != 401 {
 					t.Fatalf("round %d: a pair refreshed concurrently with the revocation survived it (%d)", round, s)
 				}
 			}
-			if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != 401 {
+			if s := e.Userinfo(e.a, tr.AccessToken); s != 401 {
 				t.Fatalf("round %d: the original access token survived", round)
 			}
 		}
@@ -503,8 +512,7 @@ func TestConcurrentRefreshAndRevoke(t *testing.T) {
 // TestConcurrentCodeExchange: of several exchanges of one code, exactly one gets tokens.
 func TestConcurrentCodeExchange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		p := newPKCE()
-		code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
+		code, p := e.Code(e.a, studentEmail, oauthClient(publicClient), "account:read")
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		ok := 0
@@ -512,7 +520,7 @@ func TestConcurrentCodeExchange(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if status, _ := e.exchange(e.a, publicClient, code, p, nil); status == 200 {
+				if res, _ := e.Exchange(e.a, oauthClient(publicClient), code, p); res.Status == 200 {
 					mu.Lock()
 					ok++
 					mu.Unlock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // TestForkedRefresh is the token-pair table's row for two refreshes of one refresh token before
@@ -20,7 +21,7 @@ import (
 func TestForkedRefresh(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
 		local := func(token string) bool {
-			status, _, _ := e.userinfo(e.a, token)
+			status := e.Userinfo(e.a, token)
 			return status == http.StatusOK
 		}
 		remoteVerifier := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))
@@ -43,11 +44,11 @@ func TestForkedRefresh(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tr := e.tokens("account:read")
-				var forks [2]tokenResponse
+				var forks [2]servertest.Tokens
 				for i := range forks {
-					status, r := e.refresh(e.a, publicClient, tr.RefreshToken)
-					if status != http.StatusOK {
-						t.Fatalf("refresh %d: %d %+v", i, status, r)
+					res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+					if res.Status != http.StatusOK {
+						t.Fatalf("refresh %d: %d %+v", i, res.Status, r)
 					}
 					forks[i] = r
 				}
@@ -64,24 +65,24 @@ func TestForkedRefresh(t *testing.T) {
 				if !tc.live(used.AccessToken) {
 					t.Fatal("presenting the sibling revoked the line in use")
 				}
-				if status, r := e.refresh(e.a, publicClient, sibling.RefreshToken); status != http.StatusBadRequest || r.Error != "invalid_grant" {
-					t.Fatalf("sibling's refresh token: %d %+v, want invalid_grant", status, r)
+				if res, r := e.Refresh(e.a, oauthClient(publicClient), sibling.RefreshToken); res.Status != http.StatusBadRequest || r.Error != "invalid_grant" {
+					t.Fatalf("sibling's refresh token: %d %+v, want invalid_grant", res.Status, r)
 				}
 				if tc.live(used.AccessToken) {
 					t.Error("reuse of the sibling's refresh token did not revoke the grant")
 				}
-				if status, r := e.refresh(e.a, publicClient, used.RefreshToken); status != http.StatusBadRequest || r.Error != "invalid_grant" {
-					t.Errorf("the used line's refresh token after the reuse: %d %+v", status, r)
+				if res, r := e.Refresh(e.a, oauthClient(publicClient), used.RefreshToken); res.Status != http.StatusBadRequest || r.Error != "invalid_grant" {
+					t.Errorf("the used line's refresh token after the reuse: %d %+v", res.Status, r)
 				}
 			})
 		}
 		t.Run("a line refreshed again before the other is used is retired with it", func(t *testing.T) {
 			tr := e.tokens("account:read")
-			_, a := e.refresh(e.a, publicClient, tr.RefreshToken)
-			_, b := e.refresh(e.a, publicClient, tr.RefreshToken)
-			status, b2 := e.refresh(e.a, publicClient, b.RefreshToken)
-			if status != http.StatusOK {
-				t.Fatalf("refresh of the sibling: %d %+v", status, b2)
+			_, a := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+			_, b := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+			res, b2 := e.Refresh(e.a, oauthClient(publicClient), b.RefreshToken)
+			if res.Status != http.StatusOK {
+				t.Fatalf("refresh of the sibling: %d %+v", res.Status, b2)
 			}
 			if !local(a.AccessToken) {
 				t.Fatal("new access token refused")
@@ -101,12 +102,12 @@ func TestConcurrentForkedRefresh(t *testing.T) {
 		const perSibling = 4
 		for round := range 3 {
 			tr := e.tokens("account:read")
-			var forks [2]tokenResponse
+			var forks [2]servertest.Tokens
 			for i := range forks {
-				if status, r := e.refresh(e.a, publicClient, tr.RefreshToken); status == http.StatusOK {
+				if res, r := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status == http.StatusOK {
 					forks[i] = r
 				} else {
-					t.Fatalf("refresh: %d %+v", status, r)
+					t.Fatalf("refresh: %d %+v", res.Status, r)
 				}
 			}
 			var (
@@ -120,7 +121,7 @@ func TestConcurrentForkedRefresh(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
-					status, _, _ := e.userinfo(e.a, forks[i%2].AccessToken)
+					status := e.Userinfo(e.a, forks[i%2].AccessToken)
 					if status != http.StatusOK && status != http.StatusUnauthorized {
 						t.Errorf("userinfo: %d", status)
 						return
@@ -141,8 +142,8 @@ func TestConcurrentForkedRefresh(t *testing.T) {
 			if ok[won] != perSibling || ok[1-won] != 0 {
 				t.Fatalf("round %d: accepted presentations per sibling %v, want all of one and none of the other", round, ok)
 			}
-			if status, r := e.refresh(e.a, publicClient, forks[1-won].RefreshToken); status != http.StatusBadRequest || r.Error != "invalid_grant" {
-				t.Errorf("round %d: losing sibling's refresh token: %d %+v", round, status, r)
+			if res, r := e.Refresh(e.a, oauthClient(publicClient), forks[1-won].RefreshToken); res.Status != http.StatusBadRequest || r.Error != "invalid_grant" {
+				t.Errorf("round %d: losing sibling's refresh token: %d %+v", round, res.Status, r)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/server/servertest"
 )
 
 // FuzzAuthorizeQuery sends arbitrary query strings to GET /oauth/authorize of a real server, as
@@ -18,8 +19,8 @@ import (
 // registered for the client the query names: never anywhere the query alone chose.
 func FuzzAuthorizeQuery(f *testing.F) {
 	e := newEnv(f, "sqlite")
-	p := newPKCE()
-	valid := e.authorizeParams(e.a, publicClient, p, "openid", "profile", "account:read")
+	p := servertest.NewPKCE()
+	valid := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "openid", "profile", "account:read")
 	with := func(changes ...string) string {
 		q := url.Values{}
 		for k, v := range valid {
@@ -34,7 +35,7 @@ func FuzzAuthorizeQuery(f *testing.F) {
 		}
 		return q.Encode()
 	}
-	integration := e.authorizeParams(e.a, "course-copilot", p, "openid", "courses:read")
+	integration := servertest.AuthorizeParams(e.a, oauthClient("course-copilot"), p, "openid", "courses:read")
 	integration.Set("redirect_uri", "http://127.0.0.1:53682/callback")
 	for _, seed := range []string{
 		valid.Encode(),

@@ -2,13 +2,11 @@ package authz_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +37,8 @@ type env struct {
 	secret   config.Secret
 	a, b     *school.School
 	hasher   *client.SecretHasher
+	// OAuth runs the client's part: authorizations, token requests, revocation, UserInfo.
+	*servertest.OAuth
 }
 
 const (
@@ -100,7 +100,8 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 		}
 		return files
 	}})
-	e := &env{backend: backend, t: t, secret: schools.Secret, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B}
+	e := &env{backend: backend, t: t, secret: schools.Secret, srv: sch.Server, store: sch.Store, a: sch.A, b: sch.B,
+		OAuth: servertest.NewOAuth(t)}
 	s := servertest.Public(t, sch, deps, func(sc *config.Server) {
 		sc.Integrations = testIntegrations
 		sc.Internal.APIKey = config.Secret(testInternalKey)
@@ -185,26 +186,6 @@ func (e *env) signedIn(t *school.School, email string) *browser {
 	return b
 }
 
-// pkce is a verifier and its S256 challenge; newPKCE makes a fresh one.
-type pkce = servertest.PKCE
-
-var newPKCE = servertest.NewPKCE
-
-// authorizeParams are the query of a standard authorization request at school t.
-func (e *env) authorizeParams(t *school.School, clientID string, p pkce, scopes ...string) url.Values {
-	return url.Values{
-		"response_type":         {"code"},
-		"client_id":             {clientID},
-		"redirect_uri":          {redirectURI},
-		"scope":                 {strings.Join(scopes, " ")},
-		"state":                 {"state-" + p.Challenge[:12]},
-		"nonce":                 {"nonce-" + p.Challenge[12:24]},
-		"code_challenge":        {p.Challenge},
-		"code_challenge_method": {"S256"},
-		"resource":              {t.Origin},
-	}
-}
-
 // consent opens the authorization URL (already signed in) and answers the consent page; it
 // returns the redirect the server answered with.
 func (b *browser) consent(authURL, decision string) *url.URL {
@@ -220,94 +201,20 @@ func (b *browser) consent(authURL, decision string) *url.URL {
 	return loc
 }
 
-// code runs the whole browser part for params at school t as email and returns the code.
-func (e *env) code(t *school.School, email string, params url.Values) string {
+// oauthClient is a client of the tests by its id, with the test redirect URI (and no secret).
+func oauthClient(id string) servertest.Client {
+	return servertest.Client{ID: id, RedirectURI: redirectURI}
+}
+
+// authURL is the URL of a valid authorization request at school t for the client id.
+func authURL(t *school.School, id string, p servertest.PKCE, scopes ...string) string {
+	return servertest.AuthorizeURL(t, oauthClient(id), p, scopes...)
+}
+
+// tokens runs a whole authorization at school A as the student for the public member client.
+func (e *env) tokens(scopes ...string) servertest.Tokens {
 	e.t.Helper()
-	b := e.signedIn(t, email)
-	loc := b.consent(e.url(t, endpoint.Authorize)+"?"+params.Encode(), "approve")
-	q := loc.Query()
-	if q.Get("code") == "" {
-		e.t.Fatalf("no code in %s", loc)
-	}
-	if q.Get("iss") != t.Origin || q.Get("state") != params.Get("state") {
-		e.t.Fatalf("redirect %s lacks iss %s or state", loc, t.Origin)
-	}
-	return q.Get("code")
-}
-
-// tokenResponse is the token endpoint's JSON.
-type tokenResponse struct {
-	AccessToken     string `json:"access_token"`
-	TokenType       string `json:"token_type"`
-	ExpiresIn       int64  `json:"expires_in"`
-	RefreshToken    string `json:"refresh_token"`
-	Scope           string `json:"scope"`
-	IDToken         string `json:"id_token"`
-	SchoolID        int64  `json:"school_id"`
-	SchoolSubdomain string `json:"school_subdomain"`
-	CreatedAt       int64  `json:"created_at"`
-	Error           string `json:"error"`
-	Description     string `json:"error_description"`
-}
-
-// postForm posts a form to an endpoint of school t and decodes the JSON answer.
-func (e *env) postForm(t *school.School, path string, form url.Values) (int, tokenResponse, http.Header) {
-	e.t.Helper()
-	status, header, body := resourcetest.Send(e.t, http.MethodPost, e.url(t, path), "", strings.NewReader(form.Encode()),
-		"Content-Type", "application/x-www-form-urlencoded")
-	var tr tokenResponse
-	if len(body) > 0 {
-		if err := json.Unmarshal(body, &tr); err != nil {
-			e.t.Fatalf("%s: not JSON (%d): %s", path, status, body)
-		}
-	}
-	return status, tr, header
-}
-
-// exchange trades a code for tokens.
-func (e *env) exchange(t *school.School, clientID, code string, p pkce, extra url.Values) (int, tokenResponse) {
-	form := url.Values{
-		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {clientID}, "code_verifier": {p.Verifier}, "resource": {t.Origin},
-	}
-	for k, v := range extra {
-		form[k] = v
-	}
-	status, tr, _ := e.postForm(t, endpoint.Token, form)
-	return status, tr
-}
-
-func (e *env) refresh(t *school.School, clientID, refreshToken string) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, endpoint.Token, url.Values{
-		"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {clientID}, "resource": {t.Origin},
-	})
-	return status, tr
-}
-
-func (e *env) revoke(t *school.School, form url.Values) (int, tokenResponse) {
-	status, tr, _ := e.postForm(t, endpoint.Revoke, form)
-	return status, tr
-}
-
-// userinfo calls UserInfo with a bearer token and returns the status and decoded body.
-func (e *env) userinfo(t *school.School, token string) (int, map[string]any, http.Header) {
-	e.t.Helper()
-	status, header, raw := resourcetest.Send(e.t, http.MethodGet, e.url(t, endpoint.Userinfo), token, nil)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	return status, m, header
-}
-
-// tokens runs a whole authorization at school A for the public member client.
-func (e *env) tokens(scopes ...string) tokenResponse {
-	e.t.Helper()
-	p := newPKCE()
-	code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, scopes...))
-	status, tr := e.exchange(e.a, publicClient, code, p, nil)
-	if status != http.StatusOK {
-		e.t.Fatalf("exchange: %d %+v", status, tr)
-	}
-	return tr
+	return e.TokensFor(e.a, studentEmail, oauthClient(publicClient), scopes...)
 }
 
 // eachBackend runs f on SQLite, and on PostgreSQL when it is configured.

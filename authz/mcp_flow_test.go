@@ -94,23 +94,22 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	}
 	mcpCall(t, member, "my_notifications")
 
-	status, refreshed := e.refresh(e.a, publicClient, tr.RefreshToken)
-	if status != http.StatusOK {
-		t.Fatalf("refresh: %d %+v", status, refreshed)
+	res, refreshed := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+	if res.Status != http.StatusOK {
+		t.Fatalf("refresh: %d %+v", res.Status, refreshed)
 	}
 	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses")
-	if status, _, _ := e.userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
+	if status := e.Userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
 		t.Errorf("the replaced access token after the new one's first use at /mcp: %d", status)
 	}
 
 	// An operator application of the school, authorized by its owner.
 	e.mustClient(e.a, storage.Client{ID: "ops-reports", Kind: storage.ClientOperator, Name: "Reports", TokenEndpointAuthMethod: storage.AuthMethodNone,
 		RedirectURIs: []string{redirectURI}, Scopes: []string{"students:read", "orders:read", "analytics:read"}})
-	p := newPKCE()
-	code := e.code(e.a, operatorEmail, e.authorizeParams(e.a, "ops-reports", p, "students:read", "analytics:read"))
-	status, op := e.exchange(e.a, "ops-reports", code, p, nil)
-	if status != http.StatusOK {
-		t.Fatalf("operator exchange: %d %+v", status, op)
+	code, p := e.Code(e.a, operatorEmail, oauthClient("ops-reports"), "students:read", "analytics:read")
+	res, op := e.Exchange(e.a, oauthClient("ops-reports"), code, p)
+	if res.Status != http.StatusOK {
+		t.Fatalf("operator exchange: %d %+v", res.Status, op)
 	}
 	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(op.AccessToken)})
 	got := resourcetest.ToolNames(t, operator)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -71,8 +70,8 @@ func TestSeparateMemberAPIProcess(t *testing.T) {
 		}
 	}
 	// A revocation at the authorization server is honoured at once (introspection is live).
-	if s, _ := e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient}}); s != 200 {
-		t.Fatalf("revoke: %d", s)
+	if res := e.Revoke(e.a, oauthClient(publicClient), tr.RefreshToken); res.Status != 200 {
+		t.Fatalf("revoke: %d", res.Status)
 	}
 	if status, _, h := query(tr.AccessToken); status != 401 || !strings.Contains(h.Get("WWW-Authenticate"), "invalid_token") {
 		t.Errorf("revoked token at the separate process: %d %q", status, h.Get("WWW-Authenticate"))

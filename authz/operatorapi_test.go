@@ -30,11 +30,10 @@ func (e *env) operatorToken(email string, scopes ...string) string {
 		e.mustClient(e.a, storage.Client{ID: opsAll, Kind: storage.ClientOperator, Name: "Ops Console", TokenEndpointAuthMethod: storage.AuthMethodNone,
 			RedirectURIs: []string{redirectURI}, Scopes: append([]string{"openid"}, scope.NamesFor(scope.Operator)...)})
 	}
-	p := newPKCE()
-	code := e.code(e.a, email, e.authorizeParams(e.a, opsAll, p, scopes...))
-	status, tr := e.exchange(e.a, opsAll, code, p, nil)
-	if status != http.StatusOK || tr.AccessToken == "" {
-		e.t.Fatalf("exchange for %v: %d %+v", scopes, status, tr)
+	code, p := e.Code(e.a, email, oauthClient(opsAll), scopes...)
+	res, tr := e.Exchange(e.a, oauthClient(opsAll), code, p)
+	if res.Status != http.StatusOK || tr.AccessToken == "" {
+		e.t.Fatalf("exchange for %v: %d %+v", scopes, res.Status, tr)
 	}
 	return tr.AccessToken
 }

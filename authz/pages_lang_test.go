@@ -6,6 +6,7 @@ import (
 
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
@@ -26,9 +27,9 @@ func TestAuthorizePagesInLanguage(t *testing.T) {
 	for _, lang := range []string{"ja", "zh-TW"} {
 		t.Run(lang, func(t *testing.T) {
 			loc := cat.Localizer(lang, nil)
-			p := newPKCE()
+			p := servertest.NewPKCE()
 			student := e.speaking(e.a, studentEmail, lang)
-			consent := student.authorize(e.a, e.authorizeParams(e.a, publicClient, p, "openid", "account:read"))
+			consent := student.authorize(e.a, servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "openid", "account:read"))
 			if consent.Status != http.StatusOK {
 				t.Fatalf("consent page: %d", consent.Status)
 			}
@@ -37,14 +38,14 @@ func TestAuthorizePagesInLanguage(t *testing.T) {
 				"Allow ", read.Description, "Approve")
 			schools.InLanguage(t, "consent page", consent.Body, lang, scope.Describe(loc, scope.AccountRead))
 
-			operatorScopes := student.authorize(e.a, e.authorizeParams(e.a, opClient, p, "courses:read"))
+			operatorScopes := student.authorize(e.a, servertest.AuthorizeParams(e.a, oauthClient(opClient), p, "courses:read"))
 			schools.InLanguage(t, "operator scopes asked of a student", operatorScopes.Body, lang,
 				loc.Text("errors.authorize.operator_only", "School", e.a.Name), "You cannot authorize", "Only the school's owners")
 			outsider := e.speaking(e.a, outsiderEmail, lang)
-			noRole := outsider.authorize(e.a, e.authorizeParams(e.a, publicClient, p, "account:read"))
+			noRole := outsider.authorize(e.a, servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read"))
 			schools.InLanguage(t, "a member without a role", noRole.Body, lang,
 				loc.Text("errors.authorize.no_role", "School", e.a.Name), "You cannot authorize", "has no role")
-			unknown := student.authorize(e.a, e.authorizeParams(e.a, "no-such-client", p, "account:read"))
+			unknown := student.authorize(e.a, servertest.AuthorizeParams(e.a, oauthClient("no-such-client"), p, "account:read"))
 			schools.InLanguage(t, "an unknown client", unknown.Body, lang, loc.Text("errors.authorize.failed_title"), "cannot be completed")
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proctorhq/proctor/endpoint"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -86,8 +87,8 @@ func TestRegisteredIntegrationAuthorizes(t *testing.T) {
 		t.Fatalf("register: %d %v", status, body)
 	}
 	id := body["client_id"].(string)
-	p := newPKCE()
-	q := e.authorizeParams(e.a, id, p, "openid", "courses:read")
+	p := servertest.NewPKCE()
+	q := servertest.AuthorizeParams(e.a, oauthClient(id), p, "openid", "courses:read")
 	q.Set("redirect_uri", "http://127.0.0.1:40000/callback")
 	b := e.signedIn(e.a, operatorEmail)
 	loc := b.consent(e.url(e.a, endpoint.Authorize)+"?"+q.Encode(), "approve")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/resource/resourcetest"
+	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
@@ -33,21 +34,20 @@ func TestTokenEndpointStatements(t *testing.T) {
 		// A first authorization fills the signing-key cache, which later ones do not read.
 		e.tokens("openid", "account:read")
 
-		p := newPKCE()
-		code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "openid", "account:read"))
+		code, p := e.Code(e.a, studentEmail, oauthClient(publicClient), "openid", "account:read")
 		counter := e.store.CountStatements()
-		status, tr := e.exchange(e.a, publicClient, code, p, nil)
-		if status != http.StatusOK || tr.IDToken == "" || tr.RefreshToken == "" {
-			t.Fatalf("exchange: %d %+v", status, tr)
+		res, tr := e.Exchange(e.a, oauthClient(publicClient), code, p)
+		if res.Status != http.StatusOK || tr.IDToken == "" || tr.RefreshToken == "" {
+			t.Fatalf("exchange: %d %+v", res.Status, tr)
 		}
 		if n := counter.Count(); n != w.exchange {
 			t.Errorf("code exchange sent %d statements, want %d", n, w.exchange)
 		}
 
 		counter.Reset()
-		status, tr = e.refresh(e.a, publicClient, tr.RefreshToken)
-		if status != http.StatusOK || tr.AccessToken == "" {
-			t.Fatalf("refresh: %d %+v", status, tr)
+		res, tr = e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+		if res.Status != http.StatusOK || tr.AccessToken == "" {
+			t.Fatalf("refresh: %d %+v", res.Status, tr)
 		}
 		if n := counter.Count(); n != w.refresh {
 			t.Errorf("refresh sent %d statements, want %d", n, w.refresh)
@@ -71,7 +71,7 @@ func TestAuthorizationStatements(t *testing.T) {
 	newEnv := func(t testing.TB, backend string) *env { return newEnv(t, backend, withAppearanceCache(time.Hour)) }
 	resourcetest.EachBackend(t, newEnv, func(t *testing.T, e *env) {
 		e.tokens("openid", "account:read")
-		params := e.authorizeParams(e.a, publicClient, newPKCE(), "openid", "account:read")
+		params := servertest.AuthorizeParams(e.a, oauthClient(publicClient), servertest.NewPKCE(), "openid", "account:read")
 		b := e.browser()
 		b.SignIn(e.a, studentEmail)
 		counter := e.store.CountStatements()

@@ -30,9 +30,9 @@ func TestExpiresInIsTheLifetime(t *testing.T) {
 				t.Errorf("%s: exchange %d: expires_in %d, want %d", lifetime, i, tr.ExpiresIn, want)
 			}
 			for j := range 10 {
-				status, next := e.refresh(e.a, publicClient, tr.RefreshToken)
-				if status != http.StatusOK {
-					t.Fatalf("refresh: %d %+v", status, next)
+				res, next := e.Refresh(e.a, oauthClient(publicClient), tr.RefreshToken)
+				if res.Status != http.StatusOK {
+					t.Fatalf("refresh: %d %+v", res.Status, next)
 				}
 				if next.ExpiresIn != want {
 					t.Errorf("%s: refresh %d.%d: expires_in %d, want %d", lifetime, i, j, next.ExpiresIn, want)
@@ -47,11 +47,11 @@ func TestExpiresInIsTheLifetime(t *testing.T) {
 // what it asked for, and so do its successors); a scope the grant never held is invalid_scope.
 func TestRefreshScope(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		refresh := func(token, scope string) (int, tokenResponse) {
-			status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{
+		refresh := func(token, scope string) (int, servertest.Tokens) {
+			res, tr := e.TokenRequest(e.a, url.Values{
 				"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {publicClient}, "scope": {scope},
 			})
-			return status, tr
+			return res.Status, tr
 		}
 		verifier := resource.NewRemoteVerifier(e.internal.URL+resource.IntrospectPath, []byte(testInternalKey))
 		scopesOf := func(token string) []string {
@@ -95,8 +95,7 @@ func TestRefreshScope(t *testing.T) {
 func TestRepeatedParameters(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	t.Run("token endpoint", func(t *testing.T) {
-		p := newPKCE()
-		code := e.code(e.a, studentEmail, e.authorizeParams(e.a, publicClient, p, "account:read"))
+		code, p := e.Code(e.a, studentEmail, oauthClient(publicClient), "account:read")
 		for name, extra := range map[string]url.Values{
 			"grant_type":    {"grant_type": {"authorization_code", "refresh_token"}},
 			"redirect_uri":  {"redirect_uri": {redirectURI, "http://127.0.0.1:9/callback"}},
@@ -104,40 +103,53 @@ func TestRepeatedParameters(t *testing.T) {
 			"client_id":     {"client_id": {publicClient, publicClient}},
 			"code_verifier": {"code_verifier": {p.Verifier, p.Verifier}},
 		} {
-			if status, tr := e.exchange(e.a, publicClient, code, p, extra); status != http.StatusBadRequest || tr.Error != "invalid_request" {
-				t.Errorf("repeated %s: %d %+v, want invalid_request", name, status, tr)
+			form := servertest.ExchangeForm(e.a, oauthClient(publicClient), code, p)
+			for k, v := range extra {
+				form[k] = v
+			}
+			if res, tr := e.TokenRequest(e.a, form); res.Status != http.StatusBadRequest || tr.Error != "invalid_request" {
+				t.Errorf("repeated %s: %d %+v, want invalid_request", name, res.Status, tr)
 			}
 		}
 		// None of them spent the code.
-		if status, tr := e.exchange(e.a, publicClient, code, p, nil); status != http.StatusOK {
-			t.Fatalf("exchange after the refused ones: %d %+v", status, tr)
+		if res, tr := e.Exchange(e.a, oauthClient(publicClient), code, p); res.Status != http.StatusOK {
+			t.Fatalf("exchange after the refused ones: %d %+v", res.Status, tr)
 		}
 		live := e.tokens("account:read")
-		status, tr, _ := e.postForm(e.a, endpoint.Token, url.Values{"grant_type": {"refresh_token"}, "client_id": {publicClient},
+		res, tr := e.TokenRequest(e.a, url.Values{"grant_type": {"refresh_token"}, "client_id": {publicClient},
 			"refresh_token": {live.RefreshToken}, "resource": {e.a.Origin, e.b.Origin}})
-		if status != http.StatusBadRequest || tr.Error != "invalid_target" {
-			t.Errorf("two resources: %d %+v, want invalid_target", status, tr)
+		if res.Status != http.StatusBadRequest || tr.Error != "invalid_target" {
+			t.Errorf("two resources: %d %+v, want invalid_target", res.Status, tr)
 		}
 	})
 	t.Run("revocation endpoint", func(t *testing.T) {
 		tr := e.tokens("account:read")
-		status, r := e.revoke(e.a, url.Values{"token": {"x.y", tr.RefreshToken}, "client_id": {publicClient}})
+		// revoke posts a form to the revocation endpoint and decodes its JSON answer.
+		revoke := func(form url.Values) (int, servertest.Tokens) {
+			res := e.Send(http.MethodPost, e.url(e.a, endpoint.Revoke), form)
+			var r servertest.Tokens
+			if !res.JSON(&r) {
+				t.Fatalf("revocation: not JSON (%d): %s", res.Status, res.Body)
+			}
+			return res.Status, r
+		}
+		status, r := revoke(url.Values{"token": {"x.y", tr.RefreshToken}, "client_id": {publicClient}})
 		if status != http.StatusBadRequest || r.Error != "invalid_request" {
 			t.Errorf("repeated token: %d %+v, want invalid_request", status, r)
 		}
-		if s, _, _ := e.userinfo(e.a, tr.AccessToken); s != http.StatusOK {
+		if s := e.Userinfo(e.a, tr.AccessToken); s != http.StatusOK {
 			t.Errorf("a refused revocation revoked the grant (%d)", s)
 		}
-		status, r = e.revoke(e.a, url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient, publicClient}})
+		status, r = revoke(url.Values{"token": {tr.RefreshToken}, "client_id": {publicClient, publicClient}})
 		if status != http.StatusBadRequest || r.Error != "invalid_request" {
 			t.Errorf("repeated client_id: %d %+v, want invalid_request", status, r)
 		}
 	})
 	t.Run("authorization endpoint", func(t *testing.T) {
 		b := e.signedIn(e.a, studentEmail)
-		p := newPKCE()
+		p := servertest.NewPKCE()
 		authorize := func(extra string) *servertest.Response {
-			q := e.authorizeParams(e.a, publicClient, p, "account:read")
+			q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 			return b.Get(e.url(e.a, endpoint.Authorize) + "?" + q.Encode() + "&" + extra)
 		}
 		for name, extra := range map[string]string{
@@ -152,7 +164,7 @@ func TestRepeatedParameters(t *testing.T) {
 			}
 		}
 		for _, name := range []string{"state", "scope", "code_challenge", "response_type", "nonce"} {
-			q := e.authorizeParams(e.a, publicClient, p, "account:read")
+			q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 			q.Add(name, q.Get(name)+"x")
 			if name == "nonce" {
 				q.Set(name, "nonce-one-1")
@@ -177,7 +189,7 @@ func TestRepeatedParameters(t *testing.T) {
 func TestRedirectURIExact(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	b := e.signedIn(e.a, studentEmail)
-	p := newPKCE()
+	p := servertest.NewPKCE()
 	for _, uri := range []string{
 		"http://127.0.0.1:0/callback",
 		"http://127.0.0.1:65536/callback",
@@ -194,7 +206,7 @@ func TestRedirectURIExact(t *testing.T) {
 		"http://[::1]/callback",
 		"HTTP://127.0.0.1/callback",
 	} {
-		q := e.authorizeParams(e.a, publicClient, p, "account:read")
+		q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 		q.Set("redirect_uri", uri)
 		resp := b.authorize(e.a, q)
 		if resp.Status < 400 || resp.Header.Get("Location") != "" {
@@ -202,7 +214,7 @@ func TestRedirectURIExact(t *testing.T) {
 		}
 	}
 	for _, uri := range []string{redirectURI, "http://127.0.0.1:1/callback", "http://127.0.0.1:65535/callback"} {
-		q := e.authorizeParams(e.a, publicClient, p, "account:read")
+		q := servertest.AuthorizeParams(e.a, oauthClient(publicClient), p, "account:read")
 		q.Set("redirect_uri", uri)
 		if resp := b.authorize(e.a, q); resp.Status != http.StatusOK {
 			t.Errorf("%s: %d, want the consent page\n%s", uri, resp.Status, resp.Body)
@@ -220,13 +232,13 @@ func TestTokenErrorLog(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	status, body, header := e.postForm(e.a, endpoint.Token, url.Values{
+	res, body := e.TokenRequest(e.a, url.Values{
 		"grant_type": {"refresh_token"}, "refresh_token": {tr.RefreshToken}, "client_id": {publicClient},
 	})
-	if status != http.StatusServiceUnavailable || body.Error != "temporarily_unavailable" {
-		t.Fatalf("refresh with the database down: %d %+v", status, body)
+	if res.Status != http.StatusServiceUnavailable || body.Error != "temporarily_unavailable" {
+		t.Fatalf("refresh with the database down: %d %+v", res.Status, body)
 	}
-	id := header.Get("X-Request-ID")
+	id := res.Header.Get("X-Request-ID")
 	if id == "" {
 		t.Fatal("no X-Request-ID in the answer")
 	}

@@ -136,12 +136,6 @@ func enterCode(t *testing.T, b *servertest.Browser, page *servertest.Response, c
 	return b.Submit(f, "")
 }
 
-func signedIn(t *testing.T, b *servertest.Browser, s *servertest.School) bool {
-	t.Helper()
-	r := b.Get(s.URL(mfa.SecurityPath))
-	return r.Status == http.StatusOK
-}
-
 func TestSignInWithSecondFactor(t *testing.T) {
 	e := servertest.New(t, servertest.Options{})
 	a := e.A
@@ -152,14 +146,14 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	if r := enterCode(t, b2, page, wrongCode(en.nextCode(t))); r.Status != http.StatusOK || !strings.Contains(r.Body, login.MsgFactorFailed) {
 		t.Fatalf("wrong code: %d\n%s", r.Status, r.Body)
 	}
-	if signedIn(t, b2, a) {
+	if b2.SignedIn(a) {
 		t.Fatal("signed in after a wrong code")
 	}
 	r := enterCode(t, b2, page, en.nextCode(t))
 	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != login.DefaultReturnTo {
 		t.Fatalf("right code: %d, Location %q\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
-	if !signedIn(t, b2, a) {
+	if !b2.SignedIn(a) {
 		t.Fatal("not signed in after the right code")
 	}
 	if b2.Cookie(a, login.PendingCookie) != "" {
@@ -229,7 +223,7 @@ func TestFactorStepThrottled(t *testing.T) {
 	}
 	// The member's budget is spent: even the right code is refused, unevaluated.
 	r := enterCode(t, b, page, en.nextCode(t))
-	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || signedIn(t, b, a) {
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || b.SignedIn(a) {
 		t.Fatalf("after five failures: %d\n%s", r.Status, r.Body)
 	}
 	// ... from another browser too (the count is the member's).
@@ -279,12 +273,12 @@ func TestPendingCookieRefused(t *testing.T) {
 		f, _ := page.FormWith("code")
 		f.Values.Set("code", en.nextCode(t))
 		f.Action = c.school.URL(login.FactorPath)
-		if r := b.Submit(f, ""); r.Status != http.StatusSeeOther || signedIn(t, b, c.school) {
-			t.Errorf("POST with a pending cookie %s: %d, signed in %v", c.what, r.Status, signedIn(t, b, c.school))
+		if r := b.Submit(f, ""); r.Status != http.StatusSeeOther || b.SignedIn(c.school) {
+			t.Errorf("POST with a pending cookie %s: %d, signed in %v", c.what, r.Status, b.SignedIn(c.school))
 		}
 	}
 	// The genuine one still works where it was made.
-	if r := enterCode(t, b2, page, en.nextCode(t)); r.Status != http.StatusSeeOther || !signedIn(t, b2, a) {
+	if r := enterCode(t, b2, page, en.nextCode(t)); r.Status != http.StatusSeeOther || !b2.SignedIn(a) {
 		t.Fatalf("genuine pending cookie: %d", r.Status)
 	}
 }

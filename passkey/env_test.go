@@ -173,12 +173,6 @@ func (b *browser) signedInAs(s *school.School) string {
 	return "?"
 }
 
-// sessionCSRF returns the session's CSRF token at s (from the sign-out form of /login/done).
-func (b *browser) sessionCSRF(s *school.School) string {
-	b.e.t.Helper()
-	return b.Get(s.URL(login.DonePath)).CSRF(b.e.t)
-}
-
 // attr returns the first value of the HTML attribute written as prefix="..." in page.
 func attr(t testing.TB, page, prefix string) string {
 	t.Helper()

@@ -118,7 +118,7 @@ func TestPasskeyStepUp(t *testing.T) {
 		t.Error("removing still asks for the password after a fresh factor")
 	}
 	keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
-	res = br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
+	res = br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.SessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
 	if res.Status != http.StatusSeeOther {
 		t.Errorf("remove with a fresh factor: %d %s", res.Status, res.Body)
 	}

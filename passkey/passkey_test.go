@@ -246,7 +246,7 @@ func TestEndpointsNeedTokenAndSession(t *testing.T) {
 	}
 	// A registration begun by Ann cannot be finished by Bob in the same browser.
 	c := br.beginRegistration(e.a)
-	br.Post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.sessionCSRF(e.a)}})
+	br.Post(e.a.URL(login.LogoutPath), url.Values{"csrf_token": {br.SessionCSRF(e.a)}})
 	br.SignIn(e.a, e.bob.Email)
 	page = br.Get(e.a.URL(passkey.AccountPath)).Body
 	auth := &authenticator{t: t, origin: e.a.Origin}
@@ -283,7 +283,7 @@ func TestNoPasskeysAtAnAddress(t *testing.T) {
 	if !strings.Contains(page, "passkeys-unavailable") || strings.Contains(page, "data-passkey") {
 		t.Errorf("the list page at an address offers to add a passkey:\n%s", page)
 	}
-	res := br.Post(e.c.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {br.sessionCSRF(e.c)}})
+	res := br.Post(e.c.URL(passkey.RegisterBeginPath), url.Values{"csrf_token": {br.SessionCSRF(e.c)}})
 	if res.Status != http.StatusConflict {
 		t.Errorf("register begin at an address: %d %s", res.Status, res.Body)
 	}
@@ -299,7 +299,7 @@ func TestRenameAndRemove(t *testing.T) {
 		br.register(e.a, auth, "Old")
 		keys, _ := e.gs.ListPasskeys(e.ctx(e.a), e.ann.ID)
 		id := keys[0].ID
-		csrf := br.sessionCSRF(e.a)
+		csrf := br.SessionCSRF(e.a)
 		idStr := strconv.FormatInt(id, 10)
 
 		if res := br.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {csrf}, "id": {idStr}, "name": {"New"}}); res.Status != http.StatusSeeOther {
@@ -311,7 +311,7 @@ func TestRenameAndRemove(t *testing.T) {
 		// Bob cannot rename or remove Ann's.
 		bob := e.browser()
 		bob.SignIn(e.a, e.bob.Email)
-		bobCSRF := bob.sessionCSRF(e.a)
+		bobCSRF := bob.SessionCSRF(e.a)
 		if res := bob.Post(e.a.URL(passkey.RenamePath), url.Values{"csrf_token": {bobCSRF}, "id": {idStr}, "name": {"Bob's"}}); res.Status != http.StatusNotFound {
 			t.Errorf("Bob renaming Ann's passkey: %d", res.Status)
 		}

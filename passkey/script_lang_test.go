@@ -22,7 +22,7 @@ func TestJSONErrorsInLanguage(t *testing.T) {
 	ann.SignIn(e.a, e.ann.Email)
 	atNumeric := e.browser()
 	atNumeric.SignIn(e.c, e.ann.Email)
-	numericCSRF := atNumeric.sessionCSRF(e.c)
+	numericCSRF := atNumeric.SessionCSRF(e.c)
 	stranger := e.browser()
 	formToken := attr(t, stranger.Get(e.a.URL(passkey.SignInPath)).Body, "data-csrf")
 

@@ -181,9 +181,9 @@ func TestCSRFEveryForm(t *testing.T) {
 
 		// Tokens of other sessions and of the other school.
 		sessionTokens := map[string]string{
-			"another session of the same member": other.Get(a.URL(login.DonePath)).CSRF(t),
-			"another member's session":           otherMember.Get(a.URL(login.DonePath)).CSRF(t),
-			"the same member's session at B":     op.Get(e.B.URL(login.DonePath)).CSRF(t),
+			"another session of the same member": other.SessionCSRF(a),
+			"another member's session":           otherMember.SessionCSRF(a),
+			"the same member's session at B":     op.SessionCSRF(e.B),
 		}
 		loginTokens := map[string]string{
 			"another browser's sign-in form": e.Browser().Get(a.URL(login.LoginPath)).CSRF(t),
@@ -203,9 +203,6 @@ func TestCSRFEveryForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			return strings.Repeat("x", len(cs))
-		}
-		signedIn := func(b *servertest.Browser) string {
-			return http.StatusText(b.Get(a.URL(login.DonePath)).Status)
 		}
 		owner := func() storage.Member {
 			m, err := e.Store.GetMember(e.Ctx(a), a.Owner.ID)
@@ -253,8 +250,10 @@ func TestCSRFEveryForm(t *testing.T) {
 		}
 		cases := map[string]csrfCase{
 			login.LoginPath: {order: 0,
-				state: func() string { return signedIn(anon) + "|" + anon.Cookie(a, servertest.SessionCookie(a)) },
-				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && signedIn(anon) == "OK" }},
+				state: func() string {
+					return strconv.FormatBool(anon.SignedIn(a)) + "|" + anon.Cookie(a, servertest.SessionCookie(a))
+				},
+				ok: func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && anon.SignedIn(a) }},
 			endpoint.Authorize: {order: 1,
 				state: func() string { return "" },
 				ok: func(r *servertest.Response) bool {
@@ -349,8 +348,8 @@ func TestCSRFEveryForm(t *testing.T) {
 				state: func() string { return fmt.Sprint(studentRoles()) },
 				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusSeeOther && len(studentRoles()) == 0 }},
 			login.LogoutPath: {order: 20,
-				state: func() string { return signedIn(op) },
-				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && signedIn(op) != "OK" }},
+				state: func() string { return strconv.FormatBool(op.SignedIn(a)) },
+				ok:    func(r *servertest.Response) bool { return r.Status == http.StatusOK && !op.SignedIn(a) }},
 		}
 
 		var keys []string

@@ -252,8 +252,8 @@ func emailAtB(t *testing.T, s *sweep, _ route, path string) {
 // signedInAt fails unless b's session at school sc still works.
 func signedInAt(t *testing.T, b *servertest.Browser, sc *servertest.School, what string) {
 	t.Helper()
-	if r := b.Get(sc.URL(account.AccountPath)); r.Status != http.StatusOK {
-		t.Errorf("%s: the member's session at %s no longer works (%d)", what, sc.Subdomain, r.Status)
+	if !b.SignedIn(sc) {
+		t.Errorf("%s: the member's session at %s no longer works", what, sc.Subdomain)
 	}
 }
 
@@ -266,7 +266,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	addr := "confirm-" + strings.ToLower(rt.methods[0]) + "@example.com"
 	r := atA.Post(s.a.URL(account.EmailPath), url.Values{
-		login.CSRFField: {atA.Get(s.a.URL(login.DonePath)).CSRF(t)}, "email": {addr}, "current_password": {servertest.Password},
+		login.CSRFField: {atA.SessionCSRF(s.a)}, "email": {addr}, "current_password": {servertest.Password},
 	})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("e-mail change at A: %d\n%.300s", r.Status, r.Body)
@@ -282,7 +282,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 		t.Errorf("GET %s at B (A's link) by the member signed in at B: %d, want the 404 page", path, r.Status)
 	}
 	r = atBrowser.Post(s.b.URL(path), url.Values{
-		login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}, "token": {link.Query().Get("token")},
+		login.CSRFField: {atBrowser.SessionCSRF(s.b)}, "token": {link.Query().Get("token")},
 	})
 	if r.Status != http.StatusNotFound {
 		t.Errorf("POST %s at B (A's link) by the member signed in at B: %d, want 404", path, r.Status)
@@ -311,7 +311,7 @@ func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	id := sessionIDAt(t, s, s.a)
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}, "session_id": {id}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}, "session_id": {id}})
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.SessionCSRF(s.b)}, "session_id": {id}})
 	if r.Status >= 500 {
 		t.Errorf("POST %s at B: %d", path, r.Status)
 	}
@@ -326,7 +326,7 @@ func endSessionAtB(t *testing.T, s *sweep, _ route, path string) {
 func endOtherSessionsAtB(t *testing.T, s *sweep, _ route, path string) {
 	atA, atBrowser := s.sharedA, s.sharedB
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), url.Values{login.CSRFField: {s.csrfA}}))
-	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t)}})
+	r := atBrowser.Post(s.b.URL(path), url.Values{login.CSRFField: {atBrowser.SessionCSRF(s.b)}})
 	if r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}
@@ -344,7 +344,7 @@ func removeAppAtB(t *testing.T, s *sweep, _ route, path string) {
 	form := url.Values{"client_id": {s.a.MemberClient.ID}}
 	form.Set(login.CSRFField, s.csrfA)
 	checkLoginRedirect(t, s, "POST "+path, withSessionOfA(s, http.MethodPost, s.b.URL(path), form))
-	form.Set(login.CSRFField, atBrowser.Get(s.b.URL(login.DonePath)).CSRF(t))
+	form.Set(login.CSRFField, atBrowser.SessionCSRF(s.b))
 	if r := atBrowser.Post(s.b.URL(path), form); r.Status != http.StatusSeeOther {
 		t.Errorf("POST %s at B by the member: %d, want 303", path, r.Status)
 	}

@@ -81,7 +81,7 @@ func TestSecretsNeverLoggedOrStored(t *testing.T) {
 		sec.add("login CSRF token", b.Get(a.URL(login.LoginPath)).CSRF(t))
 		b.SignIn(a, a.Student.Email)
 		sec.add("session cookie", b.Cookie(a, servertest.SessionCookie(a)))
-		sec.add("session CSRF token", b.Get(a.URL(login.DonePath)).CSRF(t))
+		sec.add("session CSRF token", b.SessionCSRF(a))
 
 		// A public client: consent, exchange, ID token, use, refresh, revoke.
 		p := servertest.NewPKCE()

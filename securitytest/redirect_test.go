@@ -55,7 +55,7 @@ func TestAuthorizeNeverRedirectsToAnUnregisteredURI(t *testing.T) {
 		a, c := e.A, e.A.MemberClient
 		signedIn := e.Browser()
 		signedIn.SignIn(a, a.Student.Email)
-		csrf := signedIn.Get(a.URL(login.DonePath)).CSRF(t)
+		csrf := signedIn.SessionCSRF(a)
 		for _, uri := range badRedirectURIs(e) {
 			t.Run(uri, func(t *testing.T) {
 				params := servertest.AuthorizeParams(a, c, servertest.NewPKCE(), scope.OpenID)
@@ -181,7 +181,7 @@ func TestReturnToNeverLeavesTheOrigin(t *testing.T) {
 			check("POST /login", v, r)
 
 			// Signing out answers a page, wherever the form says to go.
-			out := b.Post(a.URL(login.LogoutPath), url.Values{login.CSRFField: {b.Get(a.URL(login.DonePath)).CSRF(t)}, "return_to": {v}, "next": {v}})
+			out := b.Post(a.URL(login.LogoutPath), url.Values{login.CSRFField: {b.SessionCSRF(a)}, "return_to": {v}, "next": {v}})
 			check("POST /logout", v, out)
 
 			// An operator page sends a signed-out browser to sign in and back to a local path.

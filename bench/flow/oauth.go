@@ -18,10 +18,31 @@ import (
 // PKCE is a code verifier and its S256 challenge (RFC 7636).
 type PKCE struct{ Verifier, Challenge string }
 
+// NewPKCE returns a fresh verifier (32 random bytes) and its challenge.
 func NewPKCE() PKCE {
 	v := RandomString(32)
 	sum := sha256.Sum256([]byte(v))
 	return PKCE{Verifier: v, Challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
+}
+
+// AuthorizeQuery is the query of an authorization request (code flow, PKCE S256) for client
+// clientID with redirectURI at the school at origin, which is also the resource asked for;
+// nonce is left out when "".
+func AuthorizeQuery(origin, clientID, redirectURI, scope, state, nonce string, p PKCE) url.Values {
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {clientID},
+		"redirect_uri":          {redirectURI},
+		"scope":                 {scope},
+		"state":                 {state},
+		"code_challenge":        {p.Challenge},
+		"code_challenge_method": {"S256"},
+		"resource":              {origin},
+	}
+	if nonce != "" {
+		q.Set("nonce", nonce)
+	}
+	return q
 }
 
 // RandomString is n random bytes, base64url-encoded.
@@ -34,17 +55,7 @@ func RandomString(n int) string {
 // ConsentPage asks for authorization for clientID (the member is signed in) and returns the
 // authorization URL and its answer, the consent page.
 func (c *Client) ConsentPage(ctx context.Context, clientID, scope string, p PKCE, state string) (authURL string, page Response, err error) {
-	q := url.Values{
-		"response_type":         {"code"},
-		"client_id":             {clientID},
-		"redirect_uri":          {c.RedirectURI},
-		"scope":                 {scope},
-		"state":                 {state},
-		"nonce":                 {RandomString(12)},
-		"code_challenge":        {p.Challenge},
-		"code_challenge_method": {"S256"},
-		"resource":              {c.Origin},
-	}
+	q := AuthorizeQuery(c.Origin, clientID, c.RedirectURI, scope, state, RandomString(12), p)
 	authURL = c.URL(endpoint.Authorize) + "?" + q.Encode()
 	page, err = c.Get(ctx, authURL, nil)
 	return authURL, page, err

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/discovery"
 	"github.com/proctorhq/proctor/endpoint"
@@ -229,31 +228,18 @@ func (c demoClient) id(t *school.School) string { return "demo-" + t.Subdomain +
 // authorizeURL is an authorization request for the client at school t, with this run's PKCE
 // challenge.
 func (c demoClient) authorizeURL(t *school.School, p demoPKCE) string {
-	q := url.Values{
-		"response_type":         {"code"},
-		"client_id":             {c.id(t)},
-		"redirect_uri":          {demoRedirectURI},
-		"scope":                 {strings.Join(c.ask, " ")},
-		"state":                 {p.state},
-		"code_challenge":        {p.challenge},
-		"code_challenge_method": {"S256"},
-		"resource":              {t.Origin},
-	}
+	q := flow.AuthorizeQuery(t.Origin, c.id(t), demoRedirectURI, strings.Join(c.ask, " "), p.state, "", p.PKCE)
 	return t.URL(endpoint.Authorize) + "?" + q.Encode()
 }
 
-// demoPKCE is the PKCE pair (and state) of the banner's authorization URLs, new every run.
-type demoPKCE struct{ verifier, challenge, state string }
-
-func newDemoPKCE() demoPKCE {
-	verifier, state := make([]byte, 32), make([]byte, 12)
-	rand.Read(verifier)
-	rand.Read(state)
-	p := demoPKCE{verifier: base64.RawURLEncoding.EncodeToString(verifier), state: base64.RawURLEncoding.EncodeToString(state)}
-	sum := sha256.Sum256([]byte(p.verifier))
-	p.challenge = base64.RawURLEncoding.EncodeToString(sum[:])
-	return p
+// demoPKCE is the PKCE pair (and state) of the banner's authorization URLs, new every run; the
+// pair is made as every client of Proctor's own (the load command, the tests) makes it.
+type demoPKCE struct {
+	flow.PKCE
+	state string
 }
+
+func newDemoPKCE() demoPKCE { return demoPKCE{PKCE: flow.NewPKCE(), state: flow.RandomString(12)} }
 
 // ensureDemoClients creates school t's demo clients the first time.
 func ensureDemoClients(ctx context.Context, a *app, t *school.School) error {
@@ -319,14 +305,14 @@ func printDemoBanner(w io.Writer, reg *school.Registry, internalAddr, dbPath str
 			fmt.Fprintf(w, "      sign in:  %s\n", c.authorizeURL(t, p))
 		}
 		fmt.Fprintf(w, "      token:    curl -s %s -d grant_type=authorization_code -d client_id=CLIENT_ID -d code=CODE -d code_verifier=%s -d redirect_uri=%s -d resource=%s\n",
-			t.URL(endpoint.Token), p.verifier, demoRedirectURI, t.Origin)
+			t.URL(endpoint.Token), p.Verifier, demoRedirectURI, t.Origin)
 		fmt.Fprintf(w, "    account:    %s (a member's own page; \"Forgot password?\" is on %s)\n", t.URL("/account"), t.URL("/login"))
 		fmt.Fprintf(w, "    security:   %s (second factors) and %s (passkeys, at a host name only)\n", t.URL("/account/security"), t.URL("/account/passkeys"))
 		fmt.Fprintf(w, "    admin:      %s, %s and %s (owners and admins)\n",
 			t.URL("/admin/members"), t.URL("/admin/security-events"), t.URL("/admin/developers/oauth-applications"))
 	}
 	fmt.Fprintln(w, "")
-	fmt.Fprintf(w, "  The sign-in URLs carry this run's PKCE challenge; its code_verifier is %s.\n", p.verifier)
+	fmt.Fprintf(w, "  The sign-in URLs carry this run's PKCE challenge; its code_verifier is %s.\n", p.Verifier)
 	fmt.Fprintf(w, "  After \"Approve\" the browser goes to %s?code=CODE&... (nothing listens there):\n", demoRedirectURI)
 	fmt.Fprintln(w, "  copy CODE from the address bar into the school's token line within a minute, with the client's id.")
 	fmt.Fprintln(w, "")

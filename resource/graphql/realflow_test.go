@@ -33,11 +33,7 @@ func TestWithIssuedTokens(t *testing.T) {
 		}
 
 		c := srv.A.MemberClient
-		code, pkce := srv.Code(srv.A, sam, c, "account:read", "account:write")
-		answer, tok := srv.Exchange(srv.A, c, code, pkce)
-		if answer.Status != http.StatusOK || tok.AccessToken == "" {
-			t.Fatalf("exchange: %d %s", answer.Status, answer.Body)
-		}
+		tok := srv.TokensFor(srv.A, sam, c, "account:read", "account:write")
 		r := e.post(e.A, tok.AccessToken, `{ viewer { email payments(first: 1) { nodes { tradeNo } } } }`, nil)
 		if string(r.Data) != `{"viewer":{"email":"sam@example.test","payments":{"nodes":[{"tradeNo":"A-ATM-OPEN"}]}}}` {
 			t.Errorf("with the issued token: %d %s", r.status, r.raw)

@@ -24,11 +24,15 @@
 //   - the server's log as JSON lines in a buffer (Env.Log), every level, so tests can scan it.
 //
 // Helpers: Env.Browser is a member's browser (cookie jar, redirects not followed) that signs in
-// through the login form and answers the consent page; Env.Tokens runs a whole authorization
-// (sign-in, consent, code exchange with PKCE) for given scopes; the OAuth helpers Env has (Code,
-// Exchange, Refresh, TokenRequest, TokensFor, Revoke, Userinfo) run a client's part step by step;
-// Env.Client sends single requests. Every response any of them receives is recorded
-// (Env.Responses), so a test can check headers and cookies across everything a flow touched.
+// through the login form, answers the consent page and tells whether its session at a school is
+// live and that session's CSRF token (SignedIn, SessionCSRF: the signed-in page, /login/done);
+// Env.Tokens runs a whole authorization (sign-in, consent, code exchange with PKCE) for given
+// scopes; the OAuth helpers Env has (Code, Exchange, Refresh, TokenRequest, TokensFor, Revoke,
+// Userinfo, and Send for any other request without cookies) run a client's part step by step;
+// ExchangeForm is Exchange's form for a test that changes it. Approving checks what every client
+// may: the redirect carries the code, the issuer (RFC 9207) and the state. Env.Client sends single
+// requests. Every response any of them receives is recorded (Env.Responses), so a test can check
+// headers and cookies across everything a flow touched.
 // PostOffice sends a store's outbox over SMTP to a mailbox of the test and hands over what arrived.
 //
 // Options change the server file and the school files before anything is built, so a test can
@@ -40,7 +44,8 @@
 // also has Public, the whole server on schools.New's schools behind one httptest server (NewPublic
 // builds both when the server needs nothing else), MintToken, an access token stored as the
 // authorization server stores one, Pages, a page browser for a server the test composes itself
-// (signing in, Consent and Approve as Browser does them, ChooseLanguage with the pages' switcher),
-// and NewOAuth, the same OAuth helpers Env has, for such a server: its tests keep no copies of
-// them. The helpers take a Site, New's *School or schools.New's *school.School alike.
+// (signing in, Consent, Approve, SignedIn and SessionCSRF as Browser does them, ChooseLanguage with
+// the pages' switcher), and NewOAuth, the same OAuth helpers Env has, for such a server: its tests
+// keep no copies of them. The helpers take a Site, New's *School or schools.New's *school.School
+// alike.
 package servertest

@@ -1,8 +1,6 @@
 package servertest
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/cookiejar"
@@ -14,6 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/resource"
@@ -110,12 +109,6 @@ func request(t testing.TB, method, rawURL string, form url.Values, header ...str
 		req.Header.Set(header[i], header[i+1])
 	}
 	return req
-}
-
-// Send sends a request without cookies (see Request) and reads the answer.
-func (e *Env) Send(method, rawURL string, form url.Values, header ...string) *Response {
-	e.t.Helper()
-	return e.Do(e.Client(), e.Request(method, rawURL, form, header...))
 }
 
 // Bearer sends a request with an access token and an optional body of the given content type.
@@ -242,6 +235,41 @@ func signIn(t testing.TB, b pageBrowser, origin, email string) {
 	}
 }
 
+// SignedIn reports whether the browser has a live session at school s (see signedIn).
+func (b *Browser) SignedIn(s Site) bool {
+	b.env.t.Helper()
+	return signedIn(b.env.t, b, s)
+}
+
+// SessionCSRF returns the CSRF token of the browser's session at school s (see sessionCSRF).
+func (b *Browser) SessionCSRF(s Site) string {
+	b.env.t.Helper()
+	return sessionCSRF(b.env.t, b, s)
+}
+
+// signedIn reports whether b has a live session at school s: the signed-in page answers 200,
+// where a browser without a session (or only waiting for its second factor) is sent to the
+// sign-in form (303). Any other answer fails the test.
+func signedIn(t testing.TB, b pageBrowser, s Site) bool {
+	t.Helper()
+	r := b.Get(s.URL(login.DonePath))
+	switch r.Status {
+	case http.StatusOK:
+		return true
+	case http.StatusSeeOther:
+		return false
+	}
+	t.Fatalf("servertest: GET %s: %d\n%s", login.DonePath, r.Status, r.Body)
+	return false
+}
+
+// sessionCSRF returns the CSRF token of b's session at school s, from the sign-out form of the
+// signed-in page; a browser without a session fails the test.
+func sessionCSRF(t testing.TB, b pageBrowser, s Site) string {
+	t.Helper()
+	return b.Get(s.URL(login.DonePath)).CSRF(t)
+}
+
 // Consent opens an authorization URL (the browser is signed in) and answers its consent page
 // with decision ("approve" or "deny"); it returns the consent page and the answer to the POST.
 func (b *Browser) Consent(authURL, decision string) (page, answer *Response) {
@@ -267,7 +295,8 @@ func (b *Browser) Approve(authURL string) string {
 	return approve(b.env.t, b, authURL)
 }
 
-// approve is Approve for any page browser.
+// approve is Approve for any page browser. The redirect must also name the issuer (RFC 9207:
+// the authorization URL's origin) and give back the request's state, as every client may check.
 func approve(t testing.TB, b pageBrowser, authURL string) string {
 	t.Helper()
 	_, r := consent(t, b, authURL, "approve")
@@ -275,32 +304,29 @@ func approve(t testing.TB, b pageBrowser, authURL string) string {
 	if r.Status != http.StatusSeeOther || err != nil || loc.Query().Get("code") == "" {
 		t.Fatalf("servertest: approve: status %d, Location %q: %v\n%s", r.Status, r.Header.Get("Location"), errNoCode, r.Body)
 	}
-	return loc.Query().Get("code")
+	asked, err := url.Parse(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := loc.Query()
+	if q.Get("iss") != asked.Scheme+"://"+asked.Host || q.Get("state") != asked.Query().Get("state") {
+		t.Fatalf("servertest: approve: redirect %s lacks the issuer %s://%s or the state", loc, asked.Scheme, asked.Host)
+	}
+	return q.Get("code")
 }
 
-// PKCE is a code verifier and its S256 challenge.
-type PKCE struct{ Verifier, Challenge string }
+// PKCE is a code verifier and its S256 challenge: package flow's, which the load command and the
+// system tests send, so that every client of the tests makes them one way.
+type PKCE = flow.PKCE
 
 // NewPKCE returns a fresh verifier and challenge.
-func NewPKCE() PKCE {
-	v := base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	sum := sha256.Sum256([]byte(v))
-	return PKCE{Verifier: v, Challenge: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
+func NewPKCE() PKCE { return flow.NewPKCE() }
 
-// AuthorizeParams are the query of a valid authorization request at school s for client c.
+// AuthorizeParams are the query of a valid authorization request at school s for client c, with
+// a fresh state and nonce (flow.AuthorizeQuery).
 func AuthorizeParams(s Site, c Client, p PKCE, scopes ...string) url.Values {
-	return url.Values{
-		"response_type":         {"code"},
-		"client_id":             {c.ID},
-		"redirect_uri":          {c.RedirectURI},
-		"scope":                 {strings.Join(scopes, " ")},
-		"state":                 {"state-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
-		"nonce":                 {"nonce-" + base64.RawURLEncoding.EncodeToString(randomBytes(9))},
-		"code_challenge":        {p.Challenge},
-		"code_challenge_method": {"S256"},
-		"resource":              {s.URL("")},
-	}
+	return flow.AuthorizeQuery(s.URL(""), c.ID, c.RedirectURI, strings.Join(scopes, " "),
+		"state-"+flow.RandomString(9), "nonce-"+flow.RandomString(9), p)
 }
 
 // AuthorizeURL is the URL of a valid authorization request at school s for client c.
@@ -321,12 +347,17 @@ func (s *School) ClientFor(scopes ...string) Client {
 
 // Tokens is the token endpoint's answer.
 type Tokens struct {
-	AccessToken      string `json:"access_token"`
-	TokenType        string `json:"token_type"`
-	ExpiresIn        int64  `json:"expires_in"`
-	RefreshToken     string `json:"refresh_token"`
-	IDToken          string `json:"id_token"`
-	Scope            string `json:"scope"`
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token"`
+	IDToken      string `json:"id_token"`
+	Scope        string `json:"scope"`
+	// SchoolID, SchoolSubdomain and CreatedAt are what Proctor adds to every token answer: the
+	// school the tokens are for and when they were issued (Unix seconds).
+	SchoolID         int64  `json:"school_id"`
+	SchoolSubdomain  string `json:"school_subdomain"`
+	CreatedAt        int64  `json:"created_at"`
 	Error            string `json:"error"`
 	ErrorDescription string `json:"error_description"`
 }
@@ -358,9 +389,9 @@ func NewOAuth(t testing.TB) *OAuth {
 		client: &http.Client{Transport: tr, CheckRedirect: noRedirects, Timeout: time.Minute}}
 }
 
-// send sends a request without cookies (a non-nil form form-encoded, header as name, value
+// Send sends a request without cookies (a non-nil form form-encoded, header as name, value
 // pairs) and reads the answer.
-func (o *OAuth) send(method, rawURL string, form url.Values, header ...string) *Response {
+func (o *OAuth) Send(method, rawURL string, form url.Values, header ...string) *Response {
 	o.t.Helper()
 	return do(o.t, o.client, request(o.t, method, rawURL, form, header...))
 }
@@ -378,6 +409,12 @@ func (o *OAuth) Code(s Site, email string, c Client, scopes ...string) (string, 
 // Exchange trades a code for tokens at school s (the client's secret is sent if it has one).
 func (o *OAuth) Exchange(s Site, c Client, code string, p PKCE) (*Response, Tokens) {
 	o.t.Helper()
+	return o.TokenRequest(s, ExchangeForm(s, c, code, p))
+}
+
+// ExchangeForm is the token request Exchange sends, for a test that changes it before
+// TokenRequest.
+func ExchangeForm(s Site, c Client, code string, p PKCE) url.Values {
 	form := url.Values{
 		"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {c.RedirectURI},
 		"client_id": {c.ID}, "code_verifier": {p.Verifier}, "resource": {s.URL("")},
@@ -385,7 +422,7 @@ func (o *OAuth) Exchange(s Site, c Client, code string, p PKCE) (*Response, Toke
 	if c.Secret != "" {
 		form.Set("client_secret", c.Secret)
 	}
-	return o.TokenRequest(s, form)
+	return form
 }
 
 // Refresh uses a refresh token at school s (the client's secret is sent if it has one).
@@ -402,7 +439,7 @@ func (o *OAuth) Refresh(s Site, c Client, refreshToken string) (*Response, Token
 // test.
 func (o *OAuth) TokenRequest(s Site, form url.Values) (*Response, Tokens) {
 	o.t.Helper()
-	r := o.send(http.MethodPost, s.URL(endpoint.Token), form)
+	r := o.Send(http.MethodPost, s.URL(endpoint.Token), form)
 	var tr Tokens
 	if !r.JSON(&tr) {
 		o.t.Fatalf("servertest: token endpoint at %s: not JSON (%d): %s", s.URL(""), r.Status, r.Body)
@@ -429,7 +466,7 @@ func (o *OAuth) Revoke(s Site, c Client, token string) *Response {
 	if c.Secret != "" {
 		form.Set("client_secret", c.Secret)
 	}
-	return o.send(http.MethodPost, s.URL(endpoint.Revoke), form)
+	return o.Send(http.MethodPost, s.URL(endpoint.Revoke), form)
 }
 
 // Userinfo calls school s's UserInfo with token ("": none) and returns the status: whether the
@@ -440,7 +477,7 @@ func (o *OAuth) Userinfo(s Site, token string) int {
 	if token != "" {
 		header = []string{"Authorization", "Bearer " + token}
 	}
-	return o.send(http.MethodGet, s.URL(endpoint.Userinfo), nil, header...).Status
+	return o.Send(http.MethodGet, s.URL(endpoint.Userinfo), nil, header...).Status
 }
 
 // Tokens runs a whole authorization at school s as email for scopes, with the school's member

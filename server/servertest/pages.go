@@ -93,6 +93,20 @@ func (b *Pages) SignIn(s *school.School, email string) {
 	signIn(b.t, b, s.Origin, email)
 }
 
+// SignedIn reports whether the browser has a live session at school s, as Browser.SignedIn
+// does.
+func (b *Pages) SignedIn(s Site) bool {
+	b.t.Helper()
+	return signedIn(b.t, b, s)
+}
+
+// SessionCSRF returns the CSRF token of the browser's session at school s, as
+// Browser.SessionCSRF does.
+func (b *Pages) SessionCSRF(s Site) string {
+	b.t.Helper()
+	return sessionCSRF(b.t, b, s)
+}
+
 // Consent opens an authorization URL (the browser is signed in) and answers its consent page
 // with decision ("approve" or "deny"), as Browser.Consent does.
 func (b *Pages) Consent(authURL, decision string) (page, answer *Response) {
