@@ -67,24 +67,10 @@ func (e *Env) Send(method, url, token string, body io.Reader, header ...string) 
 	return Send(e.T, method, url, token, body, header...)
 }
 
-// Send is Env.Send for a test with a server of its own.
+// Send is Env.Send for a test with a server of its own: servertest.SendBearer with Go's default
+// client, which follows redirects.
 func Send(t testing.TB, method, url, token string, body io.Reader, header ...string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, raw
+	r := servertest.SendBearer(t, http.DefaultClient, method, url, token, body, header...)
+	return r.Status, r.Header, []byte(r.Body)
 }

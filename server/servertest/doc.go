@@ -31,7 +31,8 @@
 // Userinfo, and Send for any other request without cookies) run a client's part step by step;
 // ExchangeForm is Exchange's form for a test that changes it. Approving checks what every client
 // may: the redirect carries the code, the issuer (RFC 9207) and the state. Env.Client sends single
-// requests. Every response any of them receives is recorded (Env.Responses), so a test can check
+// requests; Env.Bearer sends one with an access token (SendBearer, which resourcetest's Send
+// also uses, with any client). Every response any of them receives is recorded (Env.Responses), so a test can check
 // headers and cookies across everything a flow touched.
 // PostOffice sends a store's outbox over SMTP to a mailbox of the test and hands over what arrived.
 //

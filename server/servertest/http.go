@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -105,29 +106,43 @@ func request(t testing.TB, method, rawURL string, form url.Values, header ...str
 	if err != nil {
 		t.Fatalf("servertest: %v", err)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
+	setHeader(req, header...)
 	return req
 }
 
-// Bearer sends a request with an access token and an optional body of the given content type.
+// setHeader sets the header given as name, value pairs.
+func setHeader(req *http.Request, header ...string) {
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+}
+
+// Bearer sends a request with an access token ("" for none) and an optional body of the given
+// content type (header pairs come after it and may replace it), through Env's client, so that
+// the answer is recorded.
 func (e *Env) Bearer(method, rawURL, token, contentType, body string, header ...string) *Response {
 	e.t.Helper()
-	req, err := http.NewRequestWithContext(e.t.Context(), method, rawURL, strings.NewReader(body))
+	if body != "" {
+		header = append([]string{"Content-Type", contentType}, header...)
+	}
+	return SendBearer(e.t, e.Client(), method, rawURL, token, strings.NewReader(body), header...)
+}
+
+// SendBearer sends a request with client: the access token ("" for none) as its bearer, body
+// (may be nil) and the header as name, value pairs; it reads the answer. The request must not
+// fail at the transport level (the test stops if it does). It is the one way the tests send a
+// resource server a token: Env.Bearer, and resourcetest's Send for a server a test composes.
+func SendBearer(t testing.TB, client *http.Client, method, rawURL, token string, body io.Reader, header ...string) *Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, rawURL, body)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatalf("servertest: %v", err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	return e.Do(e.Client(), req)
+	setHeader(req, header...)
+	return do(t, client, req)
 }
 
 // Browser is a member's browser: a cookie jar, redirects not followed, answers recorded.
