@@ -21,13 +21,7 @@ import (
 func (e *env) mcpSession(tr *mcp.StreamableClientTransport) *mcp.ClientSession {
 	e.t.Helper()
 	tr.Endpoint = e.url(e.a, endpoint.MCP)
-	tr.DisableStandaloneSSE = true
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "proctor-flow-test", Version: "1"}, nil).Connect(e.t.Context(), tr, nil)
-	if err != nil {
-		e.t.Fatalf("connect to /mcp: %v", err)
-	}
-	e.t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return resourcetest.Connect(e.t, tr, "")
 }
 
 // mcpCall calls a tool, which must succeed.
@@ -88,7 +82,7 @@ func TestMCPClientAuthorization(t *testing.T) {
 func TestMCPWithIssuedTokens(t *testing.T) {
 	e := newEnv(t, "sqlite")
 	tr := e.tokens("openid", "account:read")
-	member := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(tr.AccessToken)})
+	member := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: resourcetest.BearerClient(tr.AccessToken)})
 	if got := resourcetest.ToolNames(t, member); !slices.Contains(got, "my_courses") || slices.Contains(got, "admin_list_students") {
 		t.Errorf("member tools: %v", got)
 	}
@@ -98,7 +92,7 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	if res.Status != http.StatusOK {
 		t.Fatalf("refresh: %d %+v", res.Status, refreshed)
 	}
-	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(refreshed.AccessToken)}), "my_courses")
+	mcpCall(t, e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: resourcetest.BearerClient(refreshed.AccessToken)}), "my_courses")
 	if status := e.Userinfo(e.a, tr.AccessToken); status != http.StatusUnauthorized {
 		t.Errorf("the replaced access token after the new one's first use at /mcp: %d", status)
 	}
@@ -111,7 +105,7 @@ func TestMCPWithIssuedTokens(t *testing.T) {
 	if res.Status != http.StatusOK {
 		t.Fatalf("operator exchange: %d %+v", res.Status, op)
 	}
-	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: bearerClient(op.AccessToken)})
+	operator := e.mcpSession(&mcp.StreamableClientTransport{HTTPClient: resourcetest.BearerClient(op.AccessToken)})
 	got := resourcetest.ToolNames(t, operator)
 	if !slices.Contains(got, "admin_list_students") || !slices.Contains(got, "admin_analytics_summary") ||
 		slices.Contains(got, "admin_list_payments") || slices.Contains(got, "my_courses") {
@@ -130,17 +124,4 @@ func splitScopes(authURL string) []string {
 	out := strings.Fields(u.Query().Get("scope"))
 	slices.Sort(out)
 	return out
-}
-
-// bearerClient sends the token with every request.
-func bearerClient(token string) *http.Client {
-	return &http.Client{Transport: bearerTransport{token}}
-}
-
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }

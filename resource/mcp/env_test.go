@@ -119,40 +119,12 @@ var (
 	operatorScope = servertest.TokenOptions{Scopes: []string{"openid", "courses:read", "students:read", "orders:read", "analytics:read"}}
 )
 
-// bearer adds a token to every request of an MCP client.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // connect opens an MCP client session at school tn's /mcp with the token ("" for none), in the
-// protocol revision given ("" for the SDK's latest).
+// protocol revision given ("" for the SDK's latest). The client does not retry: a failed
+// request is the test's answer.
 func (e *env) connect(tn *school.School, token, version string) *sdk.ClientSession {
 	e.T.Helper()
-	cs, err := e.tryConnect(tn, token, version)
-	if err != nil {
-		e.T.Fatalf("connect (%q): %v", version, err)
-	}
-	e.T.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-func (e *env) tryConnect(tn *school.School, token, version string) (*sdk.ClientSession, error) {
-	// The timeout only keeps a broken server from hanging the test: a minute, as servertest's
-	// clients have, since a busy machine running the race detector may answer in seconds.
-	hc := &http.Client{Timeout: time.Minute}
-	if token != "" {
-		hc.Transport = bearer{token: token, next: http.DefaultTransport}
-	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "proctor-test", Version: "1"}, nil)
-	transport := &sdk.StreamableClientTransport{Endpoint: tn.URL(endpoint.MCP), HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
-	return client.Connect(e.T.Context(), transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	return resourcetest.Connect(e.T, &sdk.StreamableClientTransport{Endpoint: tn.URL(endpoint.MCP), HTTPClient: resourcetest.BearerClient(token), MaxRetries: -1}, version)
 }
 
 // call calls a tool (see resourcetest.CallTool).
