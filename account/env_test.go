@@ -213,8 +213,8 @@ func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 
 	e.post = e.postOffice(mail.Options{MaxAttempts: 1})
 
-	e.ann = e.newMember(annEmail, "Ann Example", e.a)
-	e.bob = e.newMember(bobEmail, "Bob Example", e.a)
+	e.ann = schools.Member(t, gs, annEmail, "Ann Example", schools.At(e.a, storage.RoleStudent))
+	e.bob = schools.Member(t, gs, bobEmail, "Bob Example", schools.At(e.a, storage.RoleStudent))
 	scopes := []string{"openid", "profile", "email", "account:read", "account:write"}
 	for _, c := range []storage.Client{
 		{ID: "study-buddy", Name: "Study Buddy"},
@@ -241,24 +241,6 @@ func (e *env) ctx(s *school.School) context.Context { return school.NewContext(e
 
 // url is path at school s.
 func (e *env) url(s *school.School, path string) string { return s.Origin + path }
-
-// newMember creates a member with memberPass who is a student at the given schools.
-func (e *env) newMember(email, name string, at ...*school.School) storage.Member {
-	e.t.Helper()
-	m := schools.Member(e.t, e.gs, email, name)
-	for _, s := range at {
-		e.enrol(s, m.ID)
-	}
-	return m
-}
-
-// enrol makes member id a student at school s.
-func (e *env) enrol(s *school.School, id int64) {
-	e.t.Helper()
-	if err := e.gs.SetRoles(e.ctx(s), id, []storage.Role{storage.RoleStudent}); err != nil {
-		e.t.Fatal(err)
-	}
-}
 
 // member reads the member with the address email.
 func (e *env) member(email string) storage.Member {
@@ -289,7 +271,7 @@ type devices struct{ here, laptop, atB, bob *browser }
 
 func (e *env) devices() devices {
 	e.t.Helper()
-	e.enrol(e.b, e.ann.ID)
+	schools.SetRoles(e.t, e.gs, e.b, e.ann.ID, storage.RoleStudent)
 	d := devices{here: e.browserAs(chromeMac), laptop: e.browserAs(firefoxWin), atB: e.browserAs(firefoxWin), bob: e.browserAs(chromeMac)}
 	d.here.SignIn(e.a, annEmail)
 	d.laptop.SignIn(e.a, annEmail)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proctorhq/proctor/account"
 	"github.com/proctorhq/proctor/server/servertest/schools"
+	"github.com/proctorhq/proctor/storage"
 )
 
 // The account page, the confirmation of a new address, a refused form and a dead link are in
@@ -112,7 +113,7 @@ func TestAccountPageDatesInSchoolTimeZone(t *testing.T) {
 		t.Errorf("the ja page does not write the date in Japanese in Tokyo:\n%s", ja)
 	}
 	// School B has no time zone: UTC.
-	e.enrol(e.b, e.ann.ID)
+	schools.SetRoles(t, e.gs, e.b, e.ann.ID, storage.RoleStudent)
 	annB := e.browserAs(chromeMac)
 	annB.SignIn(e.b, annEmail)
 	if page := annB.page(e.b); !strings.Contains(page, "26 Nov 2026, 13:05 UTC") {

@@ -16,7 +16,7 @@ import (
 
 func TestAccountPageNeedsSession(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		schools.SetRoles(t, e.gs, e.b, e.ann.ID, storage.RoleStudent) // Ann is a student at both schools
 		b := e.browserAs(chromeMac)
 		res := b.Get(e.url(e.a, account.AccountPath))
 		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/login?return_to=%2Faccount" {
@@ -266,7 +266,7 @@ var linkToken = regexp.MustCompile(`/account/email/confirm\?token=([A-Za-z0-9_-]
 
 func TestEmailChange(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *env) {
-		e.enrol(e.b, e.ann.ID) // Ann is a student at both schools
+		schools.SetRoles(t, e.gs, e.b, e.ann.ID, storage.RoleStudent) // Ann is a student at both schools
 		ann := e.browserAs(chromeMac)
 		ann.SignIn(e.a, annEmail)
 		const newAddr = "ann.new@example.com"
@@ -388,7 +388,7 @@ func TestEmailChangeToAnAddressTakenMeanwhile(t *testing.T) {
 			t.Fatalf("%d mails", len(mails))
 		}
 		link := linkToken.FindString(mails[0].Text)
-		e.newMember(addr, "Carol", e.a)
+		schools.Member(t, e.gs, addr, "Carol", schools.At(e.a, storage.RoleStudent))
 		page := ann.Get(e.url(e.a, link)).Body
 		res := ann.Post(e.url(e.a, account.EmailConfirmPath), formWith(t, page, account.EmailConfirmPath))
 		if res.Status != http.StatusConflict || !strings.Contains(res.Body, "Another account uses this e-mail address") {

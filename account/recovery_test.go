@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/password"
 	"github.com/proctorhq/proctor/school"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
 )
@@ -182,7 +183,7 @@ func TestLinksAreSingleUseAndExpire(t *testing.T) {
 
 func TestResetLinkOfOneSchoolIsRefusedAtAnother(t *testing.T) {
 	e := newEnv(t)
-	e.enrol(e.b, e.ann.ID)
+	schools.SetRoles(t, e.gs, e.b, e.ann.ID, storage.RoleStudent)
 	link := e.resetLink(e.a, annEmail)
 	u, _ := url.Parse(link)
 	token := u.Query().Get("token")
@@ -245,7 +246,7 @@ func TestResetEndsSessionsAndOptionallyApplications(t *testing.T) {
 	for _, signOutApps := range []bool{false, true} {
 		t.Run(map[bool]string{false: "grants kept", true: "grants revoked"}[signOutApps], func(t *testing.T) {
 			e := newEnv(t)
-			e.enrol(e.b, e.ann.ID)
+			schools.SetRoles(t, e.gs, e.b, e.ann.ID, storage.RoleStudent)
 			other := e.browser()
 			other.SignIn(e.a, annEmail)
 			other.SignIn(e.b, annEmail)

@@ -17,6 +17,7 @@ import (
 	"github.com/proctorhq/proctor/roster"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -186,13 +187,7 @@ func TestMembersList(t *testing.T) {
 
 	// Paging: 55 more members, 50 a page; the search is kept on the next page.
 	for i := range 55 {
-		m, err := e.store.CreateMember(t.Context(), storage.Member{Email: "many" + strconv.Itoa(i) + "@example.org", Name: "Many"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.store.SetRoles(e.ctx(e.a), m.ID, []storage.Role{storage.RoleStudent}); err != nil {
-			t.Fatal(err)
-		}
+		schools.Member(t, e.store, "many"+strconv.Itoa(i)+"@example.org", "Many", schools.NoPassword(), schools.At(e.a, storage.RoleStudent))
 	}
 	first := b.Get(e.membersURL(e.a, 0, "?q=example.org"))
 	if n := strings.Count(first.Body, `class="member-name"`); n != 50 {
@@ -213,13 +208,7 @@ func TestMemberStatus(t *testing.T) {
 	e := newEnv(t)
 	box := e.mailbox()
 	b := e.signedIn(e.a, ownerEmail)
-	newbie, err := e.store.CreateMember(t.Context(), storage.Member{Email: "newbie@example.com", Name: "Newbie"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.store.SetRoles(e.ctx(e.a), newbie.ID, []storage.Role{storage.RoleLecturer}); err != nil {
-		t.Fatal(err)
-	}
+	newbie := schools.Member(t, e.store, "newbie@example.com", "Newbie", schools.NoPassword(), schools.At(e.a, storage.RoleLecturer))
 	p := b.Get(e.membersURL(e.a, newbie.ID, ""))
 	if got := textOf(t, p.Body, "member-status"); got != "No password" {
 		t.Errorf("status %q", got)

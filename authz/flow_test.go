@@ -14,6 +14,8 @@ import (
 
 	"github.com/proctorhq/proctor/endpoint"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/server/servertest/schools"
+	"github.com/proctorhq/proctor/storage"
 )
 
 // TestAuthorizationCodeFlow runs discover, authorize (login and consent in a browser), exchange,
@@ -441,7 +443,7 @@ func TestIDTokensOff(t *testing.T) {
 	p := servertest.NewPKCE()
 	b := e.browser()
 	b.SignIn(e.b, studentEmail) // no role at B yet: give one
-	e.giveRole(e.b, studentEmail)
+	schools.SetRoles(t, e.store, e.b, schools.MemberByEmail(t, e.store, studentEmail).ID, storage.RoleStudent)
 	loc := b.consent(authURL(e.b, publicClient+"-b", p, "openid", "account:read"), "approve")
 	res, tr := e.Exchange(e.b, oauthClient(publicClient+"-b"), loc.Query().Get("code"), p)
 	if res.Status != 200 || tr.IDToken != "" || tr.SchoolID != 2 {

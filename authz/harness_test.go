@@ -2,7 +2,6 @@ package authz_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -110,21 +109,12 @@ func newEnv(t testing.TB, backend string, opts ...envOption) *env {
 	t.Cleanup(e.internal.Close)
 	e.hasher = client.NewSecretHasher(e.secret)
 
-	ctxA := e.ctx(e.a)
 	for email, roles := range map[string][]storage.Role{
 		studentEmail:  {storage.RoleStudent},
 		operatorEmail: {storage.RoleOwner},
 		outsiderEmail: nil,
 	} {
-		m, err := e.store.CreateMember(ctxA, storage.Member{Email: email, Name: "Name of " + email, AvatarURL: "https://img.example/" + email, PasswordHash: schools.CheapHash()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if roles != nil {
-			if err := e.store.SetRoles(ctxA, m.ID, roles); err != nil {
-				t.Fatal(err)
-			}
-		}
+		schools.Member(t, e.store, email, "Name of "+email, schools.Avatar("https://img.example/"+email), schools.At(e.a, roles...))
 	}
 	memberScopes := []string{"openid", "profile", "email", "account:read", "account:write"}
 	e.mustClient(e.a, storage.Client{ID: publicClient, Kind: storage.ClientMember, Name: "Study Buddy", TokenEndpointAuthMethod: storage.AuthMethodNone, RedirectURIs: []string{redirectURI}, Scopes: memberScopes})
@@ -226,16 +216,4 @@ func eachBackend(t *testing.T, f func(t *testing.T, e *env)) {
 func storageClient(id string) storage.Client {
 	return storage.Client{ID: id, Kind: storage.ClientMember, Name: "Client " + id, TokenEndpointAuthMethod: storage.AuthMethodNone,
 		RedirectURIs: []string{redirectURI}, Scopes: []string{"openid", "profile", "email", "account:read", "account:write"}}
-}
-
-// giveRole makes a member a student at school t.
-func (e *env) giveRole(t *school.School, email string) {
-	e.t.Helper()
-	m, err := e.store.GetMemberByEmail(e.ctx(t), email)
-	if err == nil {
-		err = e.store.SetRoles(e.ctx(t), m.ID, []storage.Role{storage.RoleStudent})
-	}
-	if err != nil {
-		e.t.Fatal(fmt.Errorf("give role: %w", err))
-	}
 }

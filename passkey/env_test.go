@@ -42,7 +42,7 @@ var (
 // by Host, so each is its own relying party; school C is served at https://127.0.0.1:<port>, an
 // address, which can have no passkeys. Browsers dial the one listener whatever the host and
 // trust the test server's certificate (it names *.example.com and 127.0.0.1). Ann is a member
-// of A and B, Bob of A.
+// of A, B and C, Bob of A.
 type env struct {
 	t       *testing.T
 	gs      *gormstore.Store
@@ -108,21 +108,14 @@ func newEnvOn(t *testing.T, backend string) *env {
 	pk.Mount(r)
 	sch.Handle(schools.Middleware(reg, true, r))
 
-	e.ann = e.newMember("ann@example.com", "Ann Example", e.a, e.b, e.c)
-	e.bob = e.newMember("bob@example.com", "Bob Example", e.a)
+	student := storage.RoleStudent
+	e.ann = schools.Member(t, e.gs, "ann@example.com", "Ann Example",
+		schools.At(e.a, student), schools.At(e.b, student), schools.At(e.c, student))
+	e.bob = schools.Member(t, e.gs, "bob@example.com", "Bob Example", schools.At(e.a, student))
 	return e
 }
 
 func (e *env) ctx(s *school.School) context.Context { return school.NewContext(e.t.Context(), s) }
-
-func (e *env) newMember(email, name string, at ...*school.School) storage.Member {
-	e.t.Helper()
-	m := schools.Member(e.t, e.gs, email, name)
-	for _, s := range at {
-		schools.SetRoles(e.t, e.gs, s, m.ID, storage.RoleStudent)
-	}
-	return m
-}
 
 // events returns the security events of member m at s, oldest first, as "kind/result/detail".
 func (e *env) events(s *school.School, m storage.Member) []string {

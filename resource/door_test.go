@@ -60,21 +60,6 @@ func newDoorEnv(t *testing.T) *doorEnv {
 	}
 }
 
-// member stores a member holding roles at the school.
-func (e *doorEnv) member(email string, roles ...storage.Role) int64 {
-	e.t.Helper()
-	m, err := e.store.CreateMember(e.ctx, storage.Member{Email: email})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if len(roles) > 0 {
-		if err := e.store.SetRoles(e.ctx, m.ID, roles); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	return m.ID
-}
-
 // pair is what token mints a pair from.
 type pair struct {
 	member   int64
@@ -147,9 +132,10 @@ func (f failingRoles) GetRoles(context.Context, int64) ([]storage.Role, error) {
 // TestDoor: every way through the door and every refusal, against a real verifier.Verifier.
 func TestDoor(t *testing.T) {
 	e := newDoorEnv(t)
-	student := e.member("student@example.com", storage.RoleStudent)
-	owner := e.member("owner@example.com", storage.RoleOwner)
-	demoted := e.member("demoted@example.com", storage.RoleStudent)
+	// Members without a password: the door reads only their roles.
+	student := schools.Member(t, e.store, "student@example.com", "", schools.NoPassword(), schools.At(e.school, storage.RoleStudent)).ID
+	owner := schools.Member(t, e.store, "owner@example.com", "", schools.NoPassword(), schools.At(e.school, storage.RoleOwner)).ID
+	demoted := schools.Member(t, e.store, "demoted@example.com", "", schools.NoPassword(), schools.At(e.school, storage.RoleStudent)).ID
 	var failedReads int
 	failing := failingRoles{&failedReads}
 
@@ -244,7 +230,8 @@ func TestDoor(t *testing.T) {
 // surface's name, never an invalid token.
 func TestDoorNoVerdict(t *testing.T) {
 	e := newDoorEnv(t)
-	token := e.token(pair{member: e.member("student@example.com"), scopes: []string{"account:read"}})
+	student := schools.Member(t, e.store, "student@example.com", "", schools.NoPassword()).ID
+	token := e.token(pair{member: student, scopes: []string{"account:read"}})
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -130,12 +130,47 @@ type Members interface {
 	SetRoles(ctx context.Context, memberID int64, roles []storage.Role) error
 }
 
-// Member creates a member who signs in with Password.
-func Member(t testing.TB, st Members, email, name string) storage.Member {
+// A MemberOption changes the member Member creates, or gives them roles.
+type MemberOption func(*newMember)
+
+// newMember is what Member stores: the member, then their roles school by school.
+type newMember struct {
+	m     storage.Member
+	roles []schoolRoles
+}
+
+type schoolRoles struct {
+	at    *school.School
+	roles []storage.Role
+}
+
+// NoPassword makes a member without a password, as an import or an invitation leaves one until
+// they choose theirs.
+func NoPassword() MemberOption { return func(n *newMember) { n.m.PasswordHash = "" } }
+
+// Avatar gives the member a picture at url, for the profile claims.
+func Avatar(url string) MemberOption { return func(n *newMember) { n.m.AvatarURL = url } }
+
+// At gives the member exactly roles at school tn (SetRoles); a later At for the same school
+// replaces an earlier one.
+func At(tn *school.School, roles ...storage.Role) MemberOption {
+	return func(n *newMember) { n.roles = append(n.roles, schoolRoles{tn, roles}) }
+}
+
+// Member creates a member who signs in with Password, changed by opts (NoPassword, Avatar) and
+// given the roles opts name (At).
+func Member(t testing.TB, st Members, email, name string, opts ...MemberOption) storage.Member {
 	t.Helper()
-	m, err := st.CreateMember(t.Context(), storage.Member{Email: email, Name: name, PasswordHash: CheapHash()})
+	n := newMember{m: storage.Member{Email: email, Name: name, PasswordHash: CheapHash()}}
+	for _, o := range opts {
+		o(&n)
+	}
+	m, err := st.CreateMember(t.Context(), n.m)
 	if err != nil {
 		t.Fatalf("schools: create member %s: %v", email, err)
+	}
+	for _, r := range n.roles {
+		SetRoles(t, st, r.at, m.ID, r.roles...)
 	}
 	return m
 }

@@ -3,12 +3,14 @@ package schools_test
 import (
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/server/servertest/schools"
+	"github.com/proctorhq/proctor/storage"
 )
 
 // TestEnv: both schools are served on the one listener, told apart by Host, with the request
@@ -47,6 +49,41 @@ func TestEnv(t *testing.T) {
 	}
 	if m := schools.Member(t, e.Store, "ann@example.com", "Ann"); m.PasswordHash != schools.CheapHash() {
 		t.Error("the member does not sign in with Password")
+	}
+}
+
+// Member signs in with Password unless NoPassword, carries its Avatar, and holds at each school
+// exactly the roles the last At for that school names; a member without At holds none.
+func TestMember(t *testing.T) {
+	e := schools.New(t, schools.Options{})
+	ann := schools.Member(t, e.Store, "ann@example.com", "Ann")
+	bob := schools.Member(t, e.Store, "bob@example.com", "Bob", schools.NoPassword(), schools.Avatar("https://img.example/bob"),
+		schools.At(e.A, storage.RoleStudent), schools.At(e.B, storage.RoleOwner), schools.At(e.B, storage.RoleLecturer, storage.RoleAdmin))
+	if ann.PasswordHash != schools.CheapHash() || ann.AvatarURL != "" || ann.Name != "Ann" {
+		t.Errorf("ann: %+v", ann)
+	}
+	stored := schools.MemberByEmail(t, e.Store, "bob@example.com")
+	if bob.PasswordHash != "" || stored.PasswordHash != "" || stored.AvatarURL != "https://img.example/bob" || stored.Name != "Bob" {
+		t.Errorf("bob: %+v", stored)
+	}
+	for _, tc := range []struct {
+		m    storage.Member
+		at   *school.School
+		want []storage.Role
+	}{
+		{ann, e.A, nil},
+		{ann, e.B, nil},
+		{bob, e.A, []storage.Role{storage.RoleStudent}},
+		{bob, e.B, []storage.Role{storage.RoleAdmin, storage.RoleLecturer}},
+	} {
+		got, err := e.Store.GetRoles(schools.Ctx(t, tc.at), tc.m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s at %s: %v, want %v", tc.m.Email, tc.at.Subdomain, got, tc.want)
+		}
 	}
 }
 
