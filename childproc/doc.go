@@ -1,7 +1,10 @@
 // Package childproc runs a program as a child process tied to this one: its environment
 // without PROCTOR_* variables, killed with its parent on Linux, its output in a log file whose
 // tail can be read, its readiness found by polling /readyz, and the loopback ports it will
-// listen on held until it is about to bind them.
+// listen on held until it is about to bind them. Poll is the loop under WaitReady: it waits
+// until a condition holds, stopping when the process exits or a deadline that only stops a hang
+// passes; the tests that wait on a process, or on anything else, use it too (it needs nothing
+// of the module, so any package's tests can import it).
 //
 // `proctor bench` runs `proctor serve` this way, and so do the tests that need a whole server
 // process (systemtest, cmd/proctor's reload and tracing tests). The package gives the parts;

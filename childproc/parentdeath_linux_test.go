@@ -2,6 +2,7 @@ package childproc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -33,13 +34,11 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	}
 	// Dead is gone or a zombie: the child was reparented, and whether its new parent reaps it
 	// is not this package's business. The bound only stops a test that would hang.
-	deadline := time.Now().Add(2 * time.Minute)
-	for !dead(pid) {
-		if time.Now().After(deadline) {
-			_ = killPid(pid)
-			t.Fatalf("the child %d outlived its parent", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := Poll(ctx, 10*time.Millisecond, nil, func() bool { return dead(pid) }); err != nil {
+		_ = killPid(pid)
+		t.Fatalf("the child %d outlived its parent", pid)
 	}
 }
 

@@ -1,6 +1,7 @@
 package childproc
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -48,18 +49,16 @@ func exited(t *testing.T, p *Process) {
 // that would hang.
 func waiting(t *testing.T, p *Process) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if b, _ := os.ReadFile(p.LogFile()); strings.Contains(string(b), "waiting") {
-			return
-		}
-		if !p.Running() {
-			t.Fatalf("the child exited: %v", p.Err())
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child never said it was waiting")
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	switch err := Poll(ctx, 10*time.Millisecond, p.Done(), func() bool {
+		b, _ := os.ReadFile(p.LogFile())
+		return strings.Contains(string(b), "waiting")
+	}); {
+	case errors.Is(err, ErrExited):
+		t.Fatalf("the child exited: %v", p.Err())
+	case err != nil:
+		t.Fatal("the child never said it was waiting")
 	}
 }
 

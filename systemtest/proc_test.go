@@ -411,17 +411,15 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// poll calls f every pollEvery until it reports done or within passes; it returns whether f
-// succeeded and how long it took.
-func poll(within time.Duration, every time.Duration, f func() bool) (bool, time.Duration) {
+// poll calls f every pause of every until it holds or within has passed; it returns whether f
+// held and how long the polling took. within is part of what the callers check, not only a stop
+// for a hang, so it is looked at after each try that failed: a try begun within it counts, even
+// one that ends after it.
+func poll(within time.Duration, every time.Duration, f func() bool) (held bool, took time.Duration) {
 	start := time.Now()
-	for {
-		if f() {
-			return true, time.Since(start)
-		}
-		if time.Since(start) > within {
-			return false, time.Since(start)
-		}
-		time.Sleep(every)
-	}
+	_ = childproc.Poll(context.Background(), every, nil, func() bool {
+		held = f()
+		return held || time.Since(start) > within
+	})
+	return held, time.Since(start)
 }

@@ -1,7 +1,9 @@
 package systemtest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/bench/flow"
+	"github.com/proctorhq/proctor/childproc"
 )
 
 // startupBound bounds every wait of the start-up tests: generous, because a busy machine may
@@ -116,11 +119,12 @@ func TestStartupGivesUp(t *testing.T) {
 // exits first or the bound passes.
 func (p *process) await(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	ok, _ := poll(startupBound, pollEvery, func() bool { return !p.Running() || f() })
-	if !p.Running() {
+	ctx, cancel := context.WithTimeout(context.Background(), startupBound)
+	defer cancel()
+	switch err := childproc.Poll(ctx, pollEvery, p.Done(), f); {
+	case errors.Is(err, childproc.ErrExited):
 		t.Fatalf("%s exited while waiting for %s\n%s", p.name, what, p.tail(30))
-	}
-	if !ok {
+	case err != nil:
 		t.Fatalf("%s: not within %s\n%s", what, startupBound, p.tail(30))
 	}
 }

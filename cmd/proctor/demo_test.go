@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,8 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/seed/demo"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -72,25 +73,18 @@ func startDemo(t *testing.T) runningDemo {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs schools.LogBuffer
-	done := make(chan error, 1)
-	go func() { done <- runDemo(ctx, "127.0.0.1:0", "127.0.0.1:0", t.TempDir(), &out, &logs) }()
+	s := startServe(func() error { return runDemo(ctx, "127.0.0.1:0", "127.0.0.1:0", t.TempDir(), &out, &logs) })
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := s.wait(); err != nil {
 			t.Errorf("demo: %v\n%s", err, logs.String())
 		}
 	})
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(out.String(), "  database:") {
-		select {
-		case err := <-done:
-			done <- err
-			t.Fatalf("the demo stopped before its banner: %v\n%s", err, logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no banner from the demo:\n%s", logs.String())
-		}
+	switch err := poll(s.exited, func() bool { return strings.Contains(out.String(), "  database:") }); {
+	case errors.Is(err, childproc.ErrExited):
+		t.Fatalf("the demo stopped before its banner: %v\n%s", s.err, logs.String())
+	case err != nil:
+		t.Fatalf("no banner from the demo:\n%s", logs.String())
 	}
 	banner := out.String()
 	origin := bannerField(t, banner, "issuer:     http://", "\n")

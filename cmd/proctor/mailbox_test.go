@@ -18,7 +18,7 @@ func TestMailboxCommand(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var out bytes.Buffer
-	ports, done := startServing(t, 2, func(p []string) error {
+	ports, mailbox := startServing(t, 2, func(p []string) error {
 		out.Reset()
 		return runMailbox(ctx, p[0], p[1], &out)
 	}, func(p []string) (string, string) { return "http://" + p[1] + "/mail", p[1] })
@@ -27,11 +27,11 @@ func TestMailboxCommand(t *testing.T) {
 	if err := smtp.SendMail(smtpAddr, nil, "a@localhost", []string{"b@localhost"}, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
-	if body := mustAnswer(t, "http://"+httpAddr+"/mail/messages.json", httpAddr, done); !strings.Contains(body, "Hello mailbox") {
+	if body := mustAnswer(t, "http://"+httpAddr+"/mail/messages.json", httpAddr, mailbox); !strings.Contains(body, "Hello mailbox") {
 		t.Errorf("messages: %s", body)
 	}
 	cancel()
-	if err := <-done; err != nil {
+	if err := mailbox.wait(); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "http://"+httpAddr+"/mail") {

@@ -250,25 +250,57 @@ func reservePorts(t *testing.T, n int) []string {
 }
 
 // startServing runs serve on fresh loopback ports until its ready URL answers, and returns the
-// ports and the channel serve's result arrives on. A port another process took between being
-// chosen and being listened on fails serve at once; that is retried with new ports, a few
-// times. Any other early exit fails the test with serve's error, not a wait for an answer that
-// cannot come.
-func startServing(t *testing.T, n int, serve func(ports []string) error, ready func(ports []string) (url, host string)) ([]string, <-chan error) {
+// ports and the server running. A port another process took between being chosen and being
+// listened on fails serve at once; that is retried with new ports, a few times. Any other early
+// exit fails the test with serve's error, not a wait for an answer that cannot come.
+func startServing(t *testing.T, n int, serve func(ports []string) error, ready func(ports []string) (url, host string)) ([]string, *serving) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		// Released at once: serve binds them as it starts.
 		ports := reservePorts(t, n)
 		loopbackPorts.Release(ports...)
-		done := make(chan error, 1)
-		go func() { done <- serve(ports) }()
+		s := startServe(func() error { return serve(ports) })
 		url, host := ready(ports)
-		if _, err := waitFor(t, url, host, done); err == nil {
-			return ports, done
+		if _, err := waitFor(t, url, host, s); err == nil {
+			return ports, s
 		} else if !errors.Is(err, syscall.EADDRINUSE) || attempt == 3 {
 			t.Fatalf("the server stopped before it answered: %v", err)
 		}
 	}
+}
+
+// serving is a server a test runs in this process: exited is closed once serve has returned,
+// with err.
+type serving struct {
+	exited chan struct{}
+	err    error
+}
+
+func startServe(serve func() error) *serving {
+	s := &serving{exited: make(chan struct{})}
+	go func() {
+		s.err = serve()
+		close(s.exited)
+	}()
+	return s
+}
+
+// wait waits until serve has returned, and returns its error.
+func (s *serving) wait() error {
+	<-s.exited
+	return s.err
+}
+
+// hangAfter is the deadline of every wait of these tests: it only stops a test that would
+// otherwise hang, and a busy machine never reaches it.
+const hangAfter = 3 * time.Minute
+
+// poll calls cond every 50ms until it holds (nil) or exited is closed (childproc.ErrExited);
+// after hangAfter it gives up (another error).
+func poll(exited <-chan struct{}, cond func() bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), hangAfter)
+	defer cancel()
+	return childproc.Poll(ctx, 50*time.Millisecond, exited, cond)
 }
 
 // TestDemoServesAndKeepsItsData starts the demo, reads both schools' discovery, stops it,
@@ -283,7 +315,7 @@ func TestDemoServesAndKeepsItsData(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, logs bytes.Buffer
-		ports, done := startServing(t, 2, func(p []string) error {
+		ports, demoRun := startServing(t, 2, func(p []string) error {
 			out.Reset()
 			logs.Reset()
 			return runDemo(ctx, p[0], p[1], dataDir, &out, &logs)
@@ -291,16 +323,16 @@ func TestDemoServesAndKeepsItsData(t *testing.T) {
 		addr, internal := ports[0], ports[1]
 		port := addr[strings.LastIndex(addr, ":")+1:]
 		for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port} {
-			body := mustAnswer(t, "http://"+addr+"/.well-known/openid-configuration", host, done)
+			body := mustAnswer(t, "http://"+addr+"/.well-known/openid-configuration", host, demoRun)
 			if !strings.Contains(body, `"issuer":"http://`+host+`"`) {
 				t.Errorf("round %d: %s issuer: %s", round, host, body)
 			}
 		}
-		if body := mustAnswer(t, "http://"+internal+"/mail/messages.json", internal, done); !strings.Contains(body, `"messages"`) {
+		if body := mustAnswer(t, "http://"+internal+"/mail/messages.json", internal, demoRun); !strings.Contains(body, `"messages"`) {
 			t.Errorf("round %d: the demo mailbox: %s", round, body)
 		}
 		cancel()
-		if err := <-done; err != nil {
+		if err := demoRun.wait(); err != nil {
 			t.Fatalf("round %d: demo: %v\n%s", round, err, logs.String())
 		}
 		if !strings.Contains(out.String(), "http://"+internal+"/mail") {
@@ -360,22 +392,21 @@ func renameDemoStudent(t *testing.T, dataDir, name string) string {
 }
 
 // waitFor polls url with the given Host until it answers 200, and returns the body; or returns
-// the server's error if done says it stopped first.
-func waitFor(t *testing.T, url, host string, done <-chan error) (string, error) {
+// an error, serve's, if the server stops first.
+func waitFor(t *testing.T, url, host string, s *serving) (string, error) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if code, body, err := fetch(http.MethodGet, url, host, nil, ""); err == nil && code == http.StatusOK {
-			return body, nil
-		}
-		select {
-		case err := <-done:
-			return "", fmt.Errorf("stopped with %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
+	var body string
+	switch err := poll(s.exited, func() bool {
+		code, b, err := fetch(http.MethodGet, url, host, nil, "")
+		body = b
+		return err == nil && code == http.StatusOK
+	}); {
+	case errors.Is(err, childproc.ErrExited):
+		return "", fmt.Errorf("stopped with %w", s.err)
+	case err != nil:
+		t.Fatalf("%s (Host %s) never answered", url, host)
 	}
-	t.Fatalf("%s (Host %s) never answered", url, host)
-	return "", nil
+	return body, nil
 }
 
 // fetch sends a request for url, with the Host header host (the URL's own when empty), the
@@ -402,9 +433,9 @@ func fetch(method, url, host string, header http.Header, body string) (int, stri
 }
 
 // mustAnswer is waitFor for a server that has answered before: its stopping fails the test.
-func mustAnswer(t *testing.T, url, host string, done <-chan error) string {
+func mustAnswer(t *testing.T, url, host string, s *serving) string {
 	t.Helper()
-	body, err := waitFor(t, url, host, done)
+	body, err := waitFor(t, url, host, s)
 	if err != nil {
 		t.Fatalf("%s: the server %v", url, err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -97,16 +98,11 @@ func (p *servedProcess) get(host, path string, header http.Header) (int, string)
 // deadline only stops a test that would otherwise hang.
 func (p *servedProcess) eventually(what string, cond func() bool) {
 	p.t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for !cond() {
-		select {
-		case <-p.proc.Done():
-			p.t.Fatalf("the process exited before %s:\n%s", what, p.output())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("never %s; the process said:\n%s", what, p.output())
-		}
+	switch err := poll(p.proc.Done(), cond); {
+	case errors.Is(err, childproc.ErrExited):
+		p.t.Fatalf("the process exited before %s:\n%s", what, p.output())
+	case err != nil:
+		p.t.Fatalf("never %s; the process said:\n%s", what, p.output())
 	}
 }
 
