@@ -16,7 +16,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/proctorhq/proctor/childproc"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 )
 
@@ -211,13 +210,15 @@ func TestRedisLimiterExpires(t *testing.T) {
 		t.Fatal("a second attempt within the window was charged")
 	}
 	// A generous bound: the window is 300ms, the rest is how busy the machine is.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if err := childproc.Poll(ctx, 50*time.Millisecond, nil, func() bool {
-		ok, _ := l.Take(ctx, "k", lim)
-		return ok
-	}); err != nil {
-		t.Fatal("still refused long after the window ended")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if ok, _ := l.Take(t.Context(), "k", lim); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("still refused long after the window ended")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -359,19 +360,14 @@ func TestRedisLimiterRecovers(t *testing.T) {
 	}
 
 	p.setDown(false)
-	// Each try that finds the limiter still down lets the retry interval pass and takes once,
-	// which is when it looks at Redis again.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if err := childproc.Poll(ctx, 20*time.Millisecond, nil, func() bool {
-		if !l.isDown() {
-			return true
+	deadline := time.Now().Add(time.Minute)
+	for l.isDown() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the limiter did not go back to Redis:\n%s", logs.String())
 		}
 		clk.Advance(DefaultRedisRetryInterval)
-		_, _ = l.Take(ctx, "probe", lim)
-		return false
-	}); err != nil {
-		t.Fatalf("the limiter did not go back to Redis:\n%s", logs.String())
+		_, _ = l.Take(t.Context(), "probe", lim)
+		time.Sleep(20 * time.Millisecond)
 	}
 	mustTake(t, l, key, lim, true)
 	if n := count(); n != 2 {
