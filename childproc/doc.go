@@ -3,8 +3,7 @@
 // tail can be read, its readiness found by polling /readyz, and the loopback ports it will
 // listen on held until it is about to bind them. Poll is the loop under WaitReady: it waits
 // until a condition holds, stopping when the process exits or a deadline that only stops a hang
-// passes; the tests that wait on a process, or on anything else, use it too (it needs nothing
-// of the module, so any package's tests can import it).
+// passes; the tests that wait on a process use it too.
 //
 // `proctor bench` runs `proctor serve` this way, and so do the tests that need a whole server
 // process (systemtest, cmd/proctor's reload and tracing tests). The package gives the parts;
