@@ -62,12 +62,13 @@ func newEnv(t *testing.T) *env {
 		{studentEmail, storage.RoleStudent, ""},
 		{outsiderEmail, "", storage.RoleStudent},
 	} {
-		member := schools.Member(t, e.store, m.email, "Name of "+m.email)
+		var at []schools.MemberOption
 		for tn, role := range map[*school.School]storage.Role{e.a: m.a, e.b: m.b} {
 			if role != "" {
-				schools.SetRoles(t, e.store, tn, member.ID, role)
+				at = append(at, schools.At(tn, role))
 			}
 		}
+		schools.Member(t, e.store, m.email, "Name of "+m.email, at...)
 	}
 	return e
 }

@@ -89,8 +89,7 @@ func newEnv(t *testing.T, tweak func(*Deps)) *env {
 			t.Fatal(err)
 		}
 	}
-	e.ann = schools.Member(t, gs, annEmail, "Ann Example")
-	schools.SetRoles(t, gs, e.schools[hostA], e.ann.ID, storage.RoleStudent)
+	e.ann = schools.Member(t, gs, annEmail, "Ann Example", schools.At(e.schools[hostA], storage.RoleStudent))
 	tpl, err := templates.New()
 	if err != nil {
 		t.Fatal(err)

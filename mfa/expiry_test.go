@@ -27,8 +27,7 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	gs, tn := sch.Store, sch.A
 	secret := schools.Secret
 	ctx := schools.Ctx(t, tn)
-	m := schools.Member(t, gs, "ann@example.com", "Ann")
-	schools.SetRoles(t, gs, tn, m.ID, storage.RoleStudent)
+	m := schools.Member(t, gs, "ann@example.com", "Ann", schools.At(tn, storage.RoleStudent))
 	svc, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: secret, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -146,8 +146,7 @@ func TestPaging(t *testing.T) {
 // tokens (scopes, revoked roles) are in package authz.
 func TestAuthorize(t *testing.T) {
 	e := newEnv(t, "sqlite")
-	student := schools.Member(t, e.store, "student@example.test", "Student")
-	schools.SetRoles(t, e.store, e.tn, student.ID, storage.RoleStudent)
+	student := schools.Member(t, e.store, "student@example.test", "Student", schools.At(e.tn, storage.RoleStudent))
 	e.tokens["student"] = resource.Grant{MemberID: student.ID, Scopes: []string{"courses:read"}}
 	e.tokens["no-user"] = resource.Grant{Scopes: []string{"courses:read"}}
 	e.tokens["read-only"] = resource.Grant{MemberID: e.owner, Scopes: []string{"courses:read"}}

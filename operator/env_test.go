@@ -61,8 +61,7 @@ func newEnv(t testing.TB, backend string, opts ...func(e *env, d *Deps)) *env {
 	e := &env{t: t, store: storetest.Open(t, backend), dir: t.TempDir()}
 	synced, _ := schools.Sync(t, e.store, schools.File(1, "north", "Northwind", "https://north.example"))
 	e.tn, e.ctx = synced[0], schools.Ctx(t, synced[0])
-	owner := schools.Member(t, e.store, "owner@example.test", "Owner")
-	schools.SetRoles(t, e.store, e.tn, owner.ID, storage.RoleOwner)
+	owner := schools.Member(t, e.store, "owner@example.test", "Owner", schools.At(e.tn, storage.RoleOwner))
 	e.owner = owner.ID
 	e.tokens = tokens{allScopes: {MemberID: owner.ID, Scopes: scope.NamesFor(scope.Operator)}}
 	r := mux.NewRouter()

@@ -39,8 +39,7 @@ func TestSecurityEvents(t *testing.T) {
 			if s := roles("ops", "admin", "student"); s != http.StatusOK { // the same again: no event
 				t.Fatalf("set the same roles: %d", s)
 			}
-			admin := schools.Member(t, e.store, "admin@example.test", "Admin")
-			schools.SetRoles(t, e.store, e.tn, admin.ID, storage.RoleAdmin)
+			admin := schools.Member(t, e.store, "admin@example.test", "Admin", schools.At(e.tn, storage.RoleAdmin))
 			e.tokens["admin"] = resource.Grant{MemberID: admin.ID, ClientID: "ops-app", Scopes: scope.NamesFor(scope.Operator)}
 			if s := roles("admin", "owner"); s != http.StatusForbidden { // refused: no event
 				t.Fatalf("admin makes an owner: %d", s)

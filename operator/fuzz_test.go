@@ -18,8 +18,7 @@ func FuzzWriteOperations(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	student := schools.Member(f, e.store, "student@example.test", "Student")
-	schools.SetRoles(f, e.store, e.tn, student.ID, storage.RoleStudent)
+	student := schools.Member(f, e.store, "student@example.test", "Student", schools.At(e.tn, storage.RoleStudent))
 	ops := []struct{ method, path string }{
 		{http.MethodPatch, "/api/v1/school"},
 		{http.MethodPatch, "/api/v1/school/appearance"},

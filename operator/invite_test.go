@@ -141,8 +141,7 @@ func TestInviteMember(t *testing.T) {
 			t.Run("an identity of another school keeps its password", func(t *testing.T) {
 				synced, _ := schools.Sync(t, e.store, schools.File(2, "lumen", "Lumen", "https://lumen.example:8443"))
 				other := synced[0]
-				have := schools.Member(t, e.store, "lumen@example.test", "Lumen Learner")
-				schools.SetRoles(t, e.store, other, have.ID, storage.RoleLecturer)
+				have := schools.Member(t, e.store, "lumen@example.test", "Lumen Learner", schools.At(other, storage.RoleLecturer))
 				status, _, raw := invite(allScopes, map[string]any{"email": "lumen@example.test", "name": "Another Name"})
 				if status != http.StatusCreated {
 					t.Fatalf("invite: %d\n%s", status, raw)
@@ -164,8 +163,7 @@ func TestInviteMember(t *testing.T) {
 			})
 
 			t.Run("an admin cannot invite an owner", func(t *testing.T) {
-				admin := schools.Member(t, e.store, "admin@example.test", "Admin")
-				schools.SetRoles(t, e.store, e.tn, admin.ID, storage.RoleAdmin)
+				admin := schools.Member(t, e.store, "admin@example.test", "Admin", schools.At(e.tn, storage.RoleAdmin))
 				e.tokens["admin"] = resource.Grant{MemberID: admin.ID, Scopes: scope.NamesFor(scope.Operator)}
 				status, h, raw := invite("admin", map[string]any{"email": "would-be-owner@example.test", "roles": []string{"owner"}})
 				wantProblem(t, "admin invites an owner", status, h, raw, http.StatusForbidden, "")
