@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/mux"
 	"golang.org/x/oauth2"
 
 	"github.com/proctorhq/proctor/account"
@@ -167,30 +166,15 @@ func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 		b:      sch.B,
 		oauth:  servertest.NewOAuth(t),
 	}
-	reg := sch.Registry
-	tpl, err := templates.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.log, e.logger = schools.NewLog()
-	limiter := login.NewMemoryLimiter(0, e.clock.Now)
+	pages := servertest.NewLogin(t, sch, e.clock.Now, opt)
+	e.login, e.log, e.logger, e.audit = pages.Handler, pages.Log, pages.Logger, pages.Audit
 	queue, err := mail.NewQueue(e.outbox, testSecret, e.clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.audit = audit.NewRecorder(gs, e.logger, audit.WithClock(e.clock.Now))
-	ld := login.Deps{
-		Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: e.logger, Limiter: limiter, Audit: e.audit,
-	}
-	if opt != nil {
-		opt(&ld)
-	}
-	if e.login, err = login.New(ld); err != nil {
-		t.Fatal(err)
-	}
 	if e.svc, err = account.NewService(account.ServiceDeps{
-		Store: e.store, Mail: queue, Templates: tpl, Secret: testSecret, Limiter: limiter,
-		Schools: reg.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
+		Store: e.store, Mail: queue, Templates: pages.Templates, Secret: testSecret, Limiter: pages.Limiter,
+		Schools: sch.Registry.BySchoolID, Logger: e.logger, Now: e.clock.Now, PasswordParams: cheap, Audit: e.audit,
 		Look: workerLook, HashNew: e.login.HashNewPassword,
 	}); err != nil {
 		t.Fatal(err)
@@ -199,17 +183,11 @@ func newEnvWith(t *testing.T, backend string, opt func(*login.Deps)) *env {
 		t.Fatal(err)
 	}
 	tokens := verifier.New(gs, authz.TokenHMACKey(testSecret), nil)
-	r := mux.NewRouter()
-	// The request's language and the school's time zone, as the server puts them in every
-	// request's context.
-	r.Use(e.login.Localize)
-	e.login.Mount(r)
-	e.h.Mount(r)
+	e.h.Mount(pages.Router)
 	authz.New(authz.Deps{
 		Store: gs, Secret: testSecret, Login: e.login, Logger: e.logger, Now: e.clock.Now, Verifier: tokens,
 		Keys: keys.NewManager(gs, testSecret, keys.Options{Now: e.clock.Now}),
-	}).Mount(r)
-	sch.Handle(schools.Middleware(reg, false, r))
+	}).Mount(pages.Router)
 
 	e.post = e.postOffice(mail.Options{MaxAttempts: 1})
 

@@ -8,14 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/mfa"
 	"github.com/proctorhq/proctor/server/servertest"
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
-	"github.com/proctorhq/proctor/templates"
 )
 
 // TestPendingAndStepUpWindows: a real server on a settable clock; the second step refuses a pending
@@ -32,19 +29,11 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := templates.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	door, err := login.New(login.Deps{Store: gs, Secret: secret, Templates: tpl, Now: clk.Now, Factors: svc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := mux.NewRouter()
-	door.Mount(r)
+	pages := servertest.NewLogin(t, sch, clk.Now, func(d *login.Deps) { d.Factors = svc })
+	door := pages.Handler
 	// /gate answers as the consent page does for operator scopes: 200 when the member may go
 	// on, the gate's redirect otherwise.
-	r.HandleFunc("/gate", func(w http.ResponseWriter, req *http.Request) {
+	pages.Router.HandleFunc("/gate", func(w http.ResponseWriter, req *http.Request) {
 		s, err := door.Load(req)
 		if err != nil {
 			http.Error(w, "no session", http.StatusUnauthorized)
@@ -58,7 +47,6 @@ func TestPendingAndStepUpWindows(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "go on")
 	})
-	sch.Handle(schools.Middleware(sch.Registry, false, r))
 	e, err := svc.BeginTOTP(ctx, m.ID, "A", m.Email)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/config"
@@ -26,7 +23,6 @@ import (
 	"github.com/proctorhq/proctor/server/servertest/schools"
 	"github.com/proctorhq/proctor/storage"
 	"github.com/proctorhq/proctor/storage/gormstore"
-	"github.com/proctorhq/proctor/templates"
 )
 
 const memberPass = schools.Password
@@ -74,39 +70,21 @@ func newEnvOn(t *testing.T, backend string) *env {
 	gs := sch.Store
 	e := &env{t: t, gs: gs, clock: schools.NewClock(time.Now().UTC().Truncate(time.Second)), srv: sch.Server}
 	e.a, e.b, e.c = sch.Schools[0], sch.Schools[1], sch.Schools[2]
-	reg := sch.Registry
-	tpl, err := templates.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logger *slog.Logger
-	e.log, logger = schools.NewLog()
-	limiter := login.NewMemoryLimiter(0, e.clock.Now)
-	rec := audit.NewRecorder(gs, logger)
 	factors, err := mfa.NewService(mfa.ServiceDeps{Store: gs, Secret: testSecret, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	door, err := login.New(login.Deps{Store: gs, Secret: testSecret, Templates: tpl, Now: e.clock.Now, Logger: logger,
-		Limiter: limiter, Audit: rec, Factors: factors})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pages := servertest.NewLogin(t, sch, e.clock.Now, func(d *login.Deps) { d.Factors = factors })
+	e.log = pages.Log
 	pk, err := passkey.New(passkey.Deps{
-		Store: gs, Login: door, Templates: tpl, Secret: testSecret, Limiter: limiter, Logger: logger, Now: e.clock.Now,
-		Audit:        rec,
+		Store: gs, Login: pages.Handler, Templates: pages.Templates, Secret: testSecret, Limiter: pages.Limiter,
+		Logger: pages.Logger, Now: e.clock.Now, Audit: pages.Audit,
 		AddressLimit: login.Limit{Max: 6, Window: 15 * time.Minute},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := mux.NewRouter()
-	// The request's language and the school's time zone, as the server puts them in every
-	// request's context.
-	r.Use(door.Localize)
-	door.Mount(r)
-	pk.Mount(r)
-	sch.Handle(schools.Middleware(reg, true, r))
+	pk.Mount(pages.Router)
 
 	student := storage.RoleStudent
 	e.ann = schools.Member(t, e.gs, "ann@example.com", "Ann Example",

@@ -46,7 +46,9 @@
 // builds both when the server needs nothing else), MintToken, an access token stored as the
 // authorization server stores one, Pages, a page browser for a server the test composes itself
 // (signing in, Consent, Approve, SignedIn and SessionCSRF as Browser does them, ChooseLanguage with
-// the pages' switcher), and NewOAuth, the same OAuth helpers Env has, for such a server: its tests
-// keep no copies of them. The helpers take a Site, New's *School or schools.New's *school.School
-// alike.
+// the pages' switcher), NewLogin, the sign-in pages such a server is built on, composed as the
+// server composes them (the request's language on every request, the limiter, the security event
+// recorder and the log its own handlers share), and NewOAuth, the same OAuth helpers Env has, for
+// such a server: its tests keep no copies of them. The helpers take a Site, New's *School or
+// schools.New's *school.School alike.
 package servertest
