@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/server/servertest"
@@ -58,8 +58,6 @@ func BenchmarkLoginBurst(b *testing.B) {
 
 const burstSize = 200
 
-var csrfToken = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-
 func benchLoginBurst(b *testing.B, slots int) {
 	e := servertest.New(b, servertest.Options{Configure: func(c *config.Server) {
 		c.TrustedProxies = []string{"127.0.0.1/32"}
@@ -94,11 +92,11 @@ func benchLoginBurst(b *testing.B, slots int) {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		m := csrfToken.FindSubmatch(body)
-		if m == nil || len(res.Cookies()) == 0 {
-			b.Fatalf("login form %d: %d", i, res.StatusCode)
+		f, err := flow.FormWith(school.Origin+login.LoginPath, body, login.CSRFField)
+		if err != nil || len(res.Cookies()) == 0 {
+			b.Fatalf("login form %d: %d: %v", i, res.StatusCode, err)
 		}
-		forms[i] = form{cookie: res.Cookies()[0].Name + "=" + res.Cookies()[0].Value, token: string(m[1])}
+		forms[i] = form{cookie: res.Cookies()[0].Name + "=" + res.Cookies()[0].Value, token: f.Values.Get(login.CSRFField)}
 	}
 	signIn := func(i int) int {
 		body := url.Values{"email": {fmt.Sprintf("burst%d@example.com", i)}, "password": {"wrong password"},

@@ -6,10 +6,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/server/servertest/schools"
@@ -105,8 +105,6 @@ func newRateLimitReplica(t *testing.T, st *gormstore.Store, redisURL, prefix str
 
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-var rateLimitCSRF = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-
 // rateLimitLoginForm loads the sign-in form from r and returns its CSRF cookie and token.
 // Every replica derives the token's key from the same system secret, so both accept them.
 func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string) {
@@ -119,13 +117,13 @@ func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	m := rateLimitCSRF.FindSubmatch(body)
-	if resp.StatusCode != http.StatusOK || m == nil {
-		t.Fatalf("GET /login: %d\n%s", resp.StatusCode, body)
+	f, err := flow.FormWith(r.public.URL+login.LoginPath, body, login.CSRFField)
+	if resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("GET /login: %d: %v\n%s", resp.StatusCode, err, body)
 	}
 	for _, c := range resp.Cookies() {
 		if c.Name == login.LoginCSRFCookie {
-			return &http.Cookie{Name: c.Name, Value: c.Value}, string(m[1])
+			return &http.Cookie{Name: c.Name, Value: c.Value}, f.Values.Get(login.CSRFField)
 		}
 	}
 	t.Fatalf("GET /login set no %s cookie", login.LoginCSRFCookie)

@@ -5,5 +5,6 @@
 //
 // It imports nothing of the server but its public paths (package endpoint), so that the load
 // generator (bench) and the process tests (systemtest) reach the server only as any client does,
-// through one implementation of the flows they both drive.
+// through one implementation of the flows they both drive. Its reader of a page's forms
+// (ParseForms: what a browser submits, buttons apart) is also the one servertest's tests use.
 package flow

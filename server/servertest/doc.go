@@ -32,8 +32,10 @@
 // ExchangeForm is Exchange's form for a test that changes it. Approving checks what every client
 // may: the redirect carries the code, the issuer (RFC 9207) and the state. Env.Client sends single
 // requests; Env.Bearer sends one with an access token (SendBearer, which resourcetest's Send
-// also uses, with any client). Every response any of them receives is recorded (Env.Responses), so a test can check
-// headers and cookies across everything a flow touched.
+// also uses, with any client). Every response any of them receives is recorded
+// (Env.Responses), so a test can check headers and cookies across everything a flow touched.
+// A page's forms (Response.Forms, FormWith, Browser.Submit) are read by bench/flow's parser,
+// the one the load command posts with: Form, Button and ParseForms here are its.
 // PostOffice sends a store's outbox over SMTP to a mailbox of the test and hands over what arrived.
 //
 // Options change the server file and the school files before anything is built, so a test can

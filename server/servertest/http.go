@@ -515,97 +515,15 @@ func (e *Env) Introspect(s *School, token string) (*Response, resource.Introspec
 // SchoolIDString is the school id in decimal.
 func (s *School) SchoolIDString() string { return strconv.FormatInt(s.SchoolID, 10) }
 
-// Form is one HTML form: its method, absolute action URL, the values a browser would submit
-// (hidden, text and other inputs, checked boxes, text areas) and its submit buttons.
-type Form struct {
-	Method  string
-	Action  string
-	Values  url.Values
-	Buttons []Button
-}
+// Form is one HTML form as flow.ParseForms reads it: its method, absolute action, the values a
+// browser would submit and its submit buttons (Form.Submission adds the one pressed).
+type Form = flow.Form
 
 // Button is a named submit button.
-type Button struct{ Name, Value string }
+type Button = flow.Button
 
-// Submission returns the values a browser submits when button (a button's name, or "") is
-// pressed.
-func (f Form) Submission(button string) url.Values {
-	v := url.Values{}
-	for k, vs := range f.Values {
-		v[k] = append([]string(nil), vs...)
-	}
-	for _, b := range f.Buttons {
-		if b.Name == button && button != "" {
-			v.Set(b.Name, b.Value)
-			break
-		}
-	}
-	return v
-}
-
-// ParseForms returns the forms of an HTML page fetched from base.
-func ParseForms(base *url.URL, body string) []Form {
-	var out []Form
-	z := html.NewTokenizer(strings.NewReader(body))
-	textarea := ""
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return out
-		}
-		tok := z.Token()
-		attr := func(name string) (string, bool) {
-			for _, a := range tok.Attr {
-				if a.Key == name {
-					return a.Val, true
-				}
-			}
-			return "", false
-		}
-		start := tt == html.StartTagToken || tt == html.SelfClosingTagToken
-		switch {
-		case start && tok.Data == "form":
-			action, _ := attr("action")
-			method, _ := attr("method")
-			abs := action
-			if base != nil {
-				if u, err := base.Parse(action); err == nil {
-					abs = u.String()
-				}
-			}
-			out = append(out, Form{Method: strings.ToUpper(method), Action: abs, Values: url.Values{}})
-		case tt == html.EndTagToken && tok.Data == "form", len(out) == 0:
-		case start && tok.Data == "input":
-			name, _ := attr("name")
-			typ, _ := attr("type")
-			val, _ := attr("value")
-			_, checked := attr("checked")
-			switch {
-			case name == "":
-			case typ == "submit" || typ == "image":
-				out[len(out)-1].Buttons = append(out[len(out)-1].Buttons, Button{name, val})
-			case (typ == "checkbox" || typ == "radio") && !checked:
-			default:
-				out[len(out)-1].Values.Add(name, val)
-			}
-		case start && tok.Data == "button":
-			name, _ := attr("name")
-			val, _ := attr("value")
-			if typ, _ := attr("type"); name != "" && (typ == "" || typ == "submit") {
-				out[len(out)-1].Buttons = append(out[len(out)-1].Buttons, Button{name, val})
-			}
-		case start && tok.Data == "textarea":
-			textarea, _ = attr("name")
-			if textarea != "" {
-				out[len(out)-1].Values.Set(textarea, "")
-			}
-		case tt == html.TextToken && textarea != "":
-			out[len(out)-1].Values.Set(textarea, tok.Data)
-		case tt == html.EndTagToken && tok.Data == "textarea":
-			textarea = ""
-		}
-	}
-}
+// ParseForms returns the forms of an HTML page fetched from base (flow.ParseForms).
+func ParseForms(base *url.URL, body string) []Form { return flow.ParseForms(base, []byte(body)) }
 
 // Links returns the absolute URLs of a page's <a href> links.
 func (r *Response) Links() []string {
