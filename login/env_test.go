@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/proctorhq/proctor/bench/flow"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/school"
 	"github.com/proctorhq/proctor/scope"
@@ -238,16 +238,15 @@ func (b *browser) send(method, target string, body io.Reader, isForm bool) respo
 	return response{Response: res, body: string(raw)}
 }
 
-var csrfPattern = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-
-// csrfFrom returns the csrf_token of the first form in a page.
+// csrfFrom returns the csrf_token of the first form in a page that has one, read as the load
+// command reads it (flow.FormWith; the form's action is not looked at).
 func csrfFrom(t *testing.T, page string) string {
 	t.Helper()
-	m := csrfPattern.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no csrf_token in page:\n%s", page)
+	f, err := flow.FormWith("http://127.0.0.1/", []byte(page), CSRFField)
+	if err != nil || f.Values.Get(CSRFField) == "" {
+		t.Fatalf("no csrf_token in page (%v):\n%s", err, page)
 	}
-	return m[1]
+	return f.Values.Get(CSRFField)
 }
 
 // loginForm loads the sign-in form and returns its CSRF token. A signed-in browser is sent on
