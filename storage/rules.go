@@ -1,10 +1,14 @@
 package storage
 
-import "time"
+import (
+	"errors"
+	"slices"
+	"time"
+)
 
 // The rules below are the domain's own, stated once: the Member API, the MCP tools and the
-// operator REST API all show what they compute, so a surface that worked one out by itself could
-// drift from the others.
+// operator REST API all show what they compute, and the member pages and the operator REST API
+// both change roles, so a surface that worked one out by itself could drift from the others.
 
 // LockedAt reports whether the lecture is locked at now: a locked lecture with an unlock time is
 // open from that time on, without anything rewriting the row.
@@ -57,4 +61,44 @@ func percent(part, whole int) int {
 		return 0
 	}
 	return part * 100 / whole
+}
+
+// The refusals of RoleChangeRefusal. Neither is an ErrInvalidArgument: the change is well formed,
+// the caller's roles do not allow it (the operator API answers 403, the member pages their
+// refusal sentence).
+var (
+	// ErrOwnerGrant: only an owner may give the owner role.
+	ErrOwnerGrant = errors.New("storage: only an owner may grant the owner role")
+	// ErrOwnersRoles: only an owner may change an owner's roles, the owner role or any other,
+	// or remove an owner from the school.
+	ErrOwnersRoles = errors.New("storage: only an owner may change an owner's roles")
+)
+
+// RoleChangeRefusal says why a caller holding callerRoles at a school may not replace a
+// member's roles there, current as read in the change's transaction, by wanted (nil or empty
+// removes the member), or returns nil if they may. It is the one rule of who may change whose
+// roles, for the member pages and the operator REST API alike (docs/decisions.md, "Admins manage
+// everyone but owners"):
+//
+//   - an owner may make any change, to anyone, themself included;
+//   - anyone else may not change an owner's roles at all, keeping the owner role or not, nor
+//     remove an owner (ErrOwnersRoles), and may not give anyone else the owner role
+//     (ErrOwnerGrant).
+//
+// Who is an operator at all (an owner or admin) is each surface's gate, checked on every request
+// before this. The last owner's keeping the role is not decided here: it depends on the other
+// members' roles, which only the store sees with their rows locked (SetSchoolRoles,
+// ErrLastOwner). A surface calls this inside the storage.InTx of the write, on the target's roles
+// read there, so that a member made an owner after the request began is not changed by an admin.
+func RoleChangeRefusal(callerRoles, current, wanted []Role) error {
+	if slices.Contains(callerRoles, RoleOwner) {
+		return nil
+	}
+	if slices.Contains(current, RoleOwner) {
+		return ErrOwnersRoles
+	}
+	if slices.Contains(wanted, RoleOwner) {
+		return ErrOwnerGrant
+	}
+	return nil
 }

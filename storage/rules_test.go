@@ -103,3 +103,57 @@ func TestStateShown(t *testing.T) {
 		}
 	}
 }
+
+// Every pairing of caller and target that the rule tells apart, with the changes that matter:
+// keeping the roles, another role, granting owner, taking owner, removal.
+func TestRoleChangeRefusal(t *testing.T) {
+	var (
+		owner    = []Role{RoleOwner}
+		admin    = []Role{RoleAdmin}
+		ownerAdm = []Role{RoleOwner, RoleAdmin}
+		lecturer = []Role{RoleLecturer}
+		student  = []Role{RoleStudent}
+	)
+	for _, tc := range []struct {
+		name                    string
+		caller, current, wanted []Role
+		want                    error
+	}{
+		// An owner may make any change.
+		{"owner grants owner", owner, student, []Role{RoleOwner, RoleStudent}, nil},
+		{"owner takes owner", owner, ownerAdm, admin, nil},
+		{"owner changes an owner's other roles", owner, ownerAdm, []Role{RoleOwner, RoleLecturer}, nil},
+		{"owner removes an owner", owner, owner, nil, nil},
+		{"owner changes an admin", owner, admin, student, nil},
+		{"owner who is also admin grants owner", ownerAdm, admin, owner, nil},
+		{"owner demotes themself", owner, owner, admin, nil}, // the last-owner check is the store's
+
+		// An admin manages everyone but owners, and makes no one an owner.
+		{"admin makes a student a lecturer", admin, student, lecturer, nil},
+		{"admin makes a student an admin", admin, student, []Role{RoleAdmin, RoleStudent}, nil},
+		{"admin demotes an admin", admin, admin, student, nil},
+		{"admin removes a student", admin, student, nil, nil},
+		{"admin removes an admin", admin, admin, []Role{}, nil},
+		{"admin changes their own roles", admin, admin, []Role{RoleAdmin, RoleLecturer}, nil},
+		{"admin keeps a student's roles", admin, student, student, nil},
+		{"admin grants owner to a student", admin, student, owner, ErrOwnerGrant},
+		{"admin grants owner to themself", admin, admin, ownerAdm, ErrOwnerGrant},
+		{"admin keeps an owner's roles", admin, owner, owner, ErrOwnersRoles},
+		{"admin takes owner", admin, ownerAdm, admin, ErrOwnersRoles},
+		{"admin changes an owner's other roles", admin, owner, []Role{RoleOwner, RoleStudent}, ErrOwnersRoles},
+		{"admin changes an owner's other roles, owner role dropped", admin, ownerAdm, lecturer, ErrOwnersRoles},
+		{"admin removes an owner", admin, owner, nil, ErrOwnersRoles},
+		{"admin removes an owner (empty list)", admin, ownerAdm, []Role{}, ErrOwnersRoles},
+
+		// Anyone who is not an owner is held to the admin's limits (the surfaces let only
+		// owners and admins this far).
+		{"lecturer grants owner", lecturer, student, owner, ErrOwnerGrant},
+		{"no roles changes an owner", nil, owner, admin, ErrOwnersRoles},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RoleChangeRefusal(tc.caller, tc.current, tc.wanted); got != tc.want {
+				t.Errorf("RoleChangeRefusal(%v, %v, %v) = %v, want %v", tc.caller, tc.current, tc.wanted, got, tc.want)
+			}
+		})
+	}
+}
