@@ -298,13 +298,13 @@ func parseMemberID(raw string) (int64, bool) {
 
 func (t target) id() int64 { return t.entry.Member.ID }
 
-// errOwnerNow is a change refused inside its transaction: the member became an owner after the
-// page read them, and the operator is an admin.
+// errOwnerNow is a sign-out refused inside its transaction: the member became an owner after
+// the page read them, and the operator is an admin.
 var errOwnerNow = errors.New("admin: the member is an owner")
 
-// stillNotOwner repeats, inside the change's transaction, the check an admin passed on the
+// stillNotOwner repeats, inside the sign-out's transaction, the check an admin passed on the
 // member's roles as the page read them, so that a member made an owner meanwhile is not
-// changed by an admin.
+// signed out by an admin. Changes of roles (and removal) ask storage.RoleChangeRefusal instead.
 func (h *Handler) stillNotOwner(ctx context.Context, v visit, t target) error {
 	if v.isOwner() {
 		return nil
@@ -332,9 +332,10 @@ func (v visit) isOwner() bool { return slices.Contains(v.roles, storage.RoleOwne
 
 // refusal says why the operator may not take action on t, or "" if they may. The rules
 // (docs/security.md, "Member administration"): owners may do everything; admins may not touch
-// an owner's roles, factors, sessions or membership, nor make anyone an owner (checked on the
-// form's input), nor reset anyone's factors; nobody resets their own factors or signs
-// themself out everywhere here (their account page does both). An operator may change their
+// an owner's roles, factors, sessions or membership, nor make anyone an owner (the roles rule,
+// storage.RoleChangeRefusal, checked again on the form's input in the change's transaction),
+// nor reset anyone's factors; nobody resets their own factors or signs themself out
+// everywhere here (their account page does both). An operator may change their
 // own roles or leave the school: the school's last owner cannot (storage.ErrLastOwner), and an
 // admin cannot make themself an owner. Whether an action applies at all (a reset link for a
 // member without a password ...) is available's business.
@@ -351,7 +352,13 @@ func (h *Handler) refusal(v visit, t target, action string) refusal {
 		if !v.isOwner() {
 			return refuseAdminFactors
 		}
-	case ActionRoles, ActionSignOut, ActionRemove:
+	case ActionRoles, ActionRemove:
+		// storage.RoleChangeRefusal refuses removal (no roles wanted) only when it refuses every
+		// change of the member's roles: then neither form is offered.
+		if storage.RoleChangeRefusal(v.roles, t.entry.Roles, nil) != nil {
+			return refuseAdminOwner
+		}
+	case ActionSignOut:
 		if t.isOwner() && !v.isOwner() {
 			return refuseAdminOwner
 		}
@@ -620,7 +627,12 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 		}
 	case ActionRemove:
 		err := storage.InTx(ctx, h.store, func(ctx context.Context) error {
-			if err := h.stillNotOwner(ctx, v, t); err != nil {
+			// Removal takes every role: the roles rule decides it, on the roles read here.
+			current, err := h.store.GetRoles(ctx, t.id())
+			if err != nil {
+				return err
+			}
+			if err := storage.RoleChangeRefusal(v.roles, current, nil); err != nil {
 				return err
 			}
 			if _, err := h.store.SetSchoolRoles(ctx, t.id(), nil); err != nil {
@@ -641,12 +653,15 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 }
 
 // changeRefused turns the error a change of the member's roles ended with into the page's
-// answer: a refusal shown on the member's page (they became an owner meanwhile, or were the last
-// owner), a 404 page (they are gone), or the error itself, saying what was being done.
+// answer: a refusal shown on the member's page (storage.RoleChangeRefusal's: they became an
+// owner meanwhile, or the operator would make an owner; or they were the last owner), a 404
+// page (they are gone), or the error itself, saying what was being done.
 func changeRefused(err error, v visit, t target, doing string) (refusal, error) {
 	switch {
-	case errors.Is(err, errOwnerNow):
+	case errors.Is(err, storage.ErrOwnersRoles):
 		return refuseAdminOwner, nil
+	case errors.Is(err, storage.ErrOwnerGrant):
+		return refuseGrantOwner, nil
 	case errors.Is(err, storage.ErrLastOwner):
 		return refuseLastOwner, nil
 	case errors.Is(err, storage.ErrNotFound):
@@ -671,16 +686,16 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 	if len(roles) == 0 {
 		return "", refuseNoRole, nil
 	}
-	if slices.Contains(roles, storage.RoleOwner) && !v.isOwner() {
-		return "", refuseGrantOwner, nil
-	}
 	var before, after string
 	err = storage.InTx(r.Context(), h.store, func(ctx context.Context) error {
-		if err := h.stillNotOwner(ctx, v, t); err != nil {
-			return err
-		}
 		current, err := h.store.GetRoles(ctx, t.id())
 		if err != nil {
+			return err
+		}
+		// The one rule of who may change whose roles, on the roles as read in this
+		// transaction: a member made an owner after the page read them is not changed by an
+		// admin, and only an owner makes an owner.
+		if err := storage.RoleChangeRefusal(v.roles, current, roles); err != nil {
 			return err
 		}
 		got, err := h.store.SetSchoolRoles(ctx, t.id(), roles)

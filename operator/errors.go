@@ -18,6 +18,10 @@ func (h *Handler) problem(ctx context.Context, what string, err error) error {
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return huma.Error404NotFound("No such " + what + " at this school.")
+	case errors.Is(err, storage.ErrOwnerGrant):
+		return huma.Error403Forbidden("Only an owner may grant or take the owner role.")
+	case errors.Is(err, storage.ErrOwnersRoles):
+		return huma.Error403Forbidden("Only an owner may change an owner's roles.")
 	case errors.Is(err, storage.ErrLastOwner):
 		return huma.Error409Conflict("The school would be left without an owner; make someone else owner first.")
 	case errors.Is(err, storage.ErrAlreadyExists):

@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -72,8 +71,11 @@ func (h *Handler) registerMembers(api huma.API) {
 		if len(in.Body.Roles) > 0 {
 			roles = rolesOf(in.Body.Roles)
 		}
-		if slices.Contains(roles, storage.RoleOwner) && !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) {
-			return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
+		// The invitation adds roles and keeps the member's own, so the rule is asked about a
+		// member who holds none of them; an existing owner's roles are the invitation's
+		// business (account.Service), which never takes one away.
+		if err := storage.RoleChangeRefusal(callerFrom(ctx).roles, nil, roles); err != nil {
+			return nil, h.problem(ctx, "member", err)
 		}
 		if h.inviter == nil {
 			return nil, huma.Error503ServiceUnavailable("Invitations are not available on this server.")
@@ -94,17 +96,21 @@ func (h *Handler) registerMembers(api huma.API) {
 		Body MemberRoles
 	}) (*struct{ Body Member }, error) {
 		roles := rolesOf(in.Body.Roles)
-		current, err := h.store.GetRoles(ctx, in.MemberID)
-		if err != nil {
-			return nil, h.problem(ctx, "member", err)
-		}
-		// Owners are the only ones who may change who owns the school; an admin could
-		// otherwise make themselves owner, or demote the owner who appointed them.
-		if !slices.Contains(callerFrom(ctx).roles, storage.RoleOwner) &&
-			slices.Contains(current, storage.RoleOwner) != slices.Contains(roles, storage.RoleOwner) {
-			return nil, huma.Error403Forbidden("Only an owner may grant or take the owner role.")
-		}
-		got, err := h.store.SetSchoolRoles(ctx, in.MemberID, roles)
+		// The rule (storage.RoleChangeRefusal) is checked on the roles read in the write's
+		// transaction, so a member made an owner after the request began is not changed by an
+		// admin; the last-owner check is SetSchoolRoles's, in the same transaction.
+		var current, got []storage.Role
+		err := storage.InTx(ctx, h.store.Directory, func(ctx context.Context) error {
+			var err error
+			if current, err = h.store.GetRoles(ctx, in.MemberID); err != nil {
+				return err
+			}
+			if err := storage.RoleChangeRefusal(callerFrom(ctx).roles, current, roles); err != nil {
+				return err
+			}
+			got, err = h.store.SetSchoolRoles(ctx, in.MemberID, roles)
+			return err
+		})
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
 		}

@@ -24,9 +24,12 @@ type FileRows interface {
 }
 
 // Directory is the school and who belongs to it: its row, its members and their roles, read
-// fresh on every request (resource.RoleReader).
+// fresh on every request (resource.RoleReader). Its transactions hold a member's roles as read
+// with the change the roles rule allowed on them (storage.InTx over the one store that is both
+// Directory and Store), so that a concurrent change cannot come between.
 type Directory interface {
 	resource.RoleReader
+	storage.Transactions
 	GetSchool(ctx context.Context) (storage.School, error)
 	GetMember(ctx context.Context, id int64) (storage.Member, error)
 	ListSchoolMembers(ctx context.Context, page storage.Page) (members []storage.MemberRoles, next string, err error)
