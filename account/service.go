@@ -568,7 +568,7 @@ type Origin struct {
 func (o Origin) event(memberID int64, kind audit.Kind, at time.Time) Event {
 	return Event{
 		Kind: kind, At: at, Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID,
-		ClientAddr: o.ClientAddr, UserAgent: clipUserAgent(o.UserAgent),
+		ClientAddr: o.ClientAddr, UserAgent: audit.ClipUserAgent(o.UserAgent),
 	}
 }
 

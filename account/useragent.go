@@ -3,20 +3,9 @@ package account
 import (
 	"strings"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/i18n"
 )
-
-// maxUserAgent bounds what is kept of a User-Agent header (events and sessions store it) and
-// what deviceSummary reads: real ones are a few hundred bytes.
-const maxUserAgent = 512
-
-// clipUserAgent bounds ua to maxUserAgent bytes without splitting a UTF-8 sequence.
-func clipUserAgent(ua string) string {
-	if len(ua) <= maxUserAgent {
-		return ua
-	}
-	return strings.ToValidUTF8(ua[:maxUserAgent], "")
-}
 
 // uaRule maps a token of a User-Agent header to a name. Tables are read in order: the first
 // rule whose token the header contains wins, so tokens that other browsers copy come last
@@ -82,7 +71,7 @@ const deviceJoin = " on "
 // the names in the tables above, never from the header's own text, so a crafted header cannot
 // put words on the page; and it is a hint, not a fact: any client may claim anything.
 func deviceSummary(ua string) string {
-	ua = clipUserAgent(ua)
+	ua = audit.ClipUserAgent(ua)
 	browser, system := firstMatch(ua, uaBrowsers), firstMatch(ua, uaSystems)
 	switch {
 	case browser != "" && system != "":

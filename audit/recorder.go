@@ -10,9 +10,6 @@ import (
 	"github.com/proctorhq/proctor/school"
 )
 
-// maxUserAgent bounds the User-Agent an event keeps, in bytes.
-const maxUserAgent = 512
-
 // Recorder appends events to a Store, filling in what the request context knows, and counts
 // them. A nil *Recorder records nothing, so a package may take one as optional.
 type Recorder struct {
@@ -97,14 +94,10 @@ func (rec *Recorder) Note(ctx context.Context, e Event) {
 	}
 }
 
-// FromRequest returns e with the request's User-Agent (clipped), for events of a browser's or
-// client's request.
+// FromRequest returns e with the request's User-Agent (ClipUserAgent), for events of a
+// browser's or client's request.
 func FromRequest(r *http.Request, e Event) Event {
-	ua := r.UserAgent()
-	if len(ua) > maxUserAgent {
-		ua = ua[:maxUserAgent]
-	}
-	e.UserAgent = ua
+	e.UserAgent = ClipUserAgent(r.UserAgent())
 	return e
 }
 

@@ -123,24 +123,13 @@ func loadCatalog(ctx context.Context, c storage.Catalog, now time.Time, d *docDa
 	return nil
 }
 
-// pageSize is the store's largest page, to keep the number of statements per document low.
-const pageSize = 100
-
-// all follows a paged list to its last page.
+// all collects every item of a paged list (storage.EachPage).
 func all[T any](list func(storage.Page) ([]T, string, error)) ([]T, error) {
 	var out []T
-	p := storage.Page{First: pageSize}
-	for {
-		items, next, err := list(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, items...)
-		if next == "" {
-			return out, nil
-		}
-		p.After = next
+	if err := storage.EachPage(list, func(it T) { out = append(out, it) }); err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // Render writes the document served at path (AuthDocPath, LLMSTxtPath or PricingDocPath) for

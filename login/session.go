@@ -11,11 +11,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/school"
@@ -147,7 +145,7 @@ func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *ht
 		CreatedAt:  now,
 		LastSeenAt: now,
 		ExpiresAt:  now.Add(h.absolute),
-		UserAgent:  sessionUserAgent(r.UserAgent()),
+		UserAgent:  audit.ClipUserAgent(r.UserAgent()),
 		AMR:        amr,
 		FactorAt:   factorAt,
 	}
@@ -167,27 +165,6 @@ func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *ht
 		SameSite: http.SameSiteLaxMode, // sent on the top-level GET a client's link to /oauth/authorize makes
 	})
 	return nil
-}
-
-// maxUserAgent bounds the User-Agent a session keeps, in bytes: enough for any real browser's,
-// while a client sending kilobytes cannot make every session row that large.
-const maxUserAgent = 512
-
-// sessionUserAgent is the User-Agent as a session keeps it for the member's list of sessions:
-// control characters (and invalid UTF-8) dropped, so the text is safe to show and to log, and
-// cut to maxUserAgent bytes without splitting a character.
-func sessionUserAgent(ua string) string {
-	var b strings.Builder
-	for _, c := range ua {
-		if c == utf8.RuneError || unicode.IsControl(c) {
-			continue
-		}
-		if b.Len()+utf8.RuneLen(c) > maxUserAgent {
-			break
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // clearSessionCookie tells the browser to drop the session cookie.

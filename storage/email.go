@@ -12,6 +12,8 @@ const MaxEmailLen = 254
 
 // NormaliseEmail is the form in which member addresses are stored and looked up: trimmed and
 // lower-cased, so that "Ada@Example.com " signs in, is invited and is reset as ada@example.com.
+// Only case is folded: anything cleverer (dots, plus tags) would merge addresses that belong to
+// different people.
 func NormaliseEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // ValidEmail reports whether s, exactly as given, is an address Proctor accepts for a member

@@ -247,29 +247,11 @@ func schoolListCommand[T any](g *globalFlags, short, header string,
 		Args:  cobra.NoArgs,
 	}, func(ctx context.Context, cmd *cobra.Command, a *app, schoolID int64, args []string) error {
 		return printTable(cmd.OutOrStdout(), header, func(w io.Writer) error {
-			return eachPage(func(p storage.Page) ([]T, string, error) {
+			return storage.EachPage(func(p storage.Page) ([]T, string, error) {
 				return list(ctx, a, p)
 			}, func(item T) { row(w, item) })
 		})
 	})
-}
-
-// eachPage walks every page of a store listing, calling fn for each item.
-func eachPage[T any](list func(storage.Page) ([]T, string, error), fn func(T)) error {
-	page := storage.Page{First: 100}
-	for {
-		items, next, err := list(page)
-		if err != nil {
-			return err
-		}
-		for _, it := range items {
-			fn(it)
-		}
-		if next == "" {
-			return nil
-		}
-		page.After = next
-	}
 }
 
 func newMembersUnlockCommand(g *globalFlags) *cobra.Command {

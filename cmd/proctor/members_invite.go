@@ -99,7 +99,7 @@ func (a *app) accountService(ctx context.Context) (*account.Service, context.Con
 // password, each in its own transaction, keeping their roles.
 func inviteWithoutPassword(ctx context.Context, a *app, svc *account.Service, out io.Writer) error {
 	var pending []storage.MemberRoles
-	err := eachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
+	err := storage.EachPage(func(p storage.Page) ([]storage.MemberRoles, string, error) {
 		return a.store.ListSchoolMembers(ctx, p)
 	}, func(m storage.MemberRoles) {
 		if m.Member.PasswordHash == "" {

@@ -537,7 +537,7 @@ func chunks[V any](vs []V, n int) [][]V {
 // memberID resolves a member's e-mail. Members are deployment-wide: the member may come from
 // this import or from any earlier one, for any school.
 func (im *importer) memberID(email string) (int64, error) {
-	e := normalEmail(email)
+	e := storage.NormaliseEmail(email)
 	if e == "" {
 		return 0, fmt.Errorf("member e-mail is empty: %w", storage.ErrInvalidArgument)
 	}
@@ -589,7 +589,7 @@ func (im *importer) knownMemberIDs(emails []string) ([]int64, error) {
 		switch {
 		case err == nil:
 			ids = append(ids, id)
-		case errors.Is(err, storage.ErrNotFound) || normalEmail(e) == "":
+		case errors.Is(err, storage.ErrNotFound) || storage.NormaliseEmail(e) == "":
 		default:
 			return nil, err
 		}

@@ -48,7 +48,7 @@ func (im *importer) members(seeds []storage.MemberSeed) error {
 	const kind = "members"
 	emails := make([]string, len(seeds))
 	for i, s := range seeds {
-		emails[i] = normalEmail(s.Email)
+		emails[i] = storage.NormaliseEmail(s.Email)
 		if emails[i] == "" {
 			return importErr(kind, i, fmt.Errorf("e-mail is empty: %w", storage.ErrInvalidArgument))
 		}
@@ -74,7 +74,7 @@ func (im *importer) members(seeds []storage.MemberSeed) error {
 		kind: kind,
 		key:  func(r *memberRow) string { return r.Email },
 		build: func(s *storage.MemberSeed, r *memberRow) error {
-			r.Email = normalEmail(s.Email)
+			r.Email = storage.NormaliseEmail(s.Email)
 			r.Name = s.Name
 			r.AvatarURL = s.AvatarURL
 			// An empty hash leaves the member's password alone: the member may be shared with

@@ -12,10 +12,6 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// normalEmail is the form e-mails are stored and compared in. Only case is folded: anything
-// cleverer (dots, plus tags) would merge addresses that belong to different people.
-func normalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
 func (r memberRow) member() storage.Member {
 	return storage.Member{
 		ID:           r.ID,
@@ -31,7 +27,7 @@ func (r memberRow) member() storage.Member {
 // CreateMember stores a new member.
 func (s *Store) CreateMember(ctx context.Context, m storage.Member) (storage.Member, error) {
 	row := memberRow{
-		Email:        normalEmail(m.Email),
+		Email:        storage.NormaliseEmail(m.Email),
 		Name:         m.Name,
 		AvatarURL:    m.AvatarURL,
 		PasswordHash: m.PasswordHash,
@@ -62,7 +58,7 @@ func (s *Store) GetMember(ctx context.Context, id int64) (storage.Member, error)
 // GetMemberByEmail returns a member by e-mail, compared case-insensitively.
 func (s *Store) GetMemberByEmail(ctx context.Context, email string) (storage.Member, error) {
 	var row memberRow
-	if err := s.conn(ctx).Where("email = ?", normalEmail(email)).Take(&row).Error; err != nil {
+	if err := s.conn(ctx).Where("email = ?", storage.NormaliseEmail(email)).Take(&row).Error; err != nil {
 		return storage.Member{}, wrap("get member by e-mail", err)
 	}
 	return row.member(), nil
@@ -84,7 +80,7 @@ func (s *Store) UpdateMember(ctx context.Context, id int64, fn func(storage.Memb
 		}
 		next := memberRow{
 			ID:           row.ID,
-			Email:        normalEmail(m.Email),
+			Email:        storage.NormaliseEmail(m.Email),
 			Name:         m.Name,
 			AvatarURL:    m.AvatarURL,
 			PasswordHash: m.PasswordHash,

@@ -10,12 +10,9 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// Page sizes: storage.Page.First is clamped to [1, maxPageSize], and 0 (or less) asks for the
-// default.
-const (
-	defaultPageSize = 20
-	maxPageSize     = 100
-)
+// Page sizes: storage.Page.First is clamped to [1, storage.MaxPageSize], and 0 (or less) asks
+// for the default.
+const defaultPageSize = 20
 
 // Cursor prefixes version the cursor format, so that each keyset tells its own cursors from the
 // others': "id:" continues after a numeric id, "at:" after a (creation time, text id) pair.
@@ -29,8 +26,8 @@ func pageSize(p storage.Page) int {
 	switch {
 	case p.First <= 0:
 		return defaultPageSize
-	case p.First > maxPageSize:
-		return maxPageSize
+	case p.First > storage.MaxPageSize:
+		return storage.MaxPageSize
 	}
 	return p.First
 }
