@@ -13,6 +13,13 @@ import (
 	"github.com/proctorhq/proctor/config"
 )
 
+// The stored format's version byte and nonce length (internal/seal), which the tests below
+// alter.
+const (
+	sealVersion = 1
+	nonceSize   = 12
+)
+
 func testSecret(fill byte) config.Secret {
 	return config.Secret(bytes.Repeat([]byte{fill}, 32))
 }

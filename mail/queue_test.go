@@ -3,6 +3,7 @@ package mail
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"testing"
 
 	"github.com/proctorhq/proctor/config"
@@ -18,18 +19,21 @@ func TestOpenStoredV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aead, err := newAEAD(config.Secret(bytes.Repeat([]byte{0x5a}, 32)))
+	q, err := NewQueue(noOutbox{}, config.Secret(bytes.Repeat([]byte{0x5a}, 32)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := open(aead, 7, "invitation", blob)
+	plain, err := q.open(Entry{SchoolID: 7, Kind: "invitation", Payload: blob})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"to":"member@example.com"}`; string(plain) != want {
 		t.Fatalf("opened %q, want %q", plain, want)
 	}
-	if _, err := open(aead, 7, "password_reset", blob); err == nil {
-		t.Fatal("the payload opened under another kind")
+	if _, err := q.open(Entry{SchoolID: 7, Kind: "password_reset", Payload: blob}); !errors.Is(err, ErrOpen) {
+		t.Fatalf("opened under another kind: err = %v, want ErrOpen", err)
 	}
 }
+
+// noOutbox is an Outbox for tests that enqueue nothing.
+type noOutbox struct{ Outbox }
