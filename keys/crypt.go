@@ -1,21 +1,14 @@
 package keys
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-
-	"golang.org/x/crypto/hkdf"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/internal/seal"
 )
 
 // ErrDecrypt means a stored private key could not be opened: the system secret is not the one
@@ -24,21 +17,16 @@ import (
 // would only mislead.
 var ErrDecrypt = errors.New("keys: cannot decrypt the signing key (wrong system secret, or the stored row was altered or moved)")
 
-// sealVersion is the first byte of every ciphertext. It names the whole scheme (key
-// derivation, AEAD, additional data, plaintext encoding) so that a later scheme can be told
-// apart from this one and old rows still read.
-const sealVersion byte = 1
+// encryptionPurpose names the key derived from the system secret (config.Secret.Derive, HKDF
+// info "proctor signing-key encryption v1"). It is fixed here rather than shared on purpose: a
+// change to it would make every stored key unreadable.
+const encryptionPurpose = "signing-key encryption v1"
 
-// encryptionInfo is the HKDF info string. It is fixed here rather than built from a shared
-// helper on purpose: a change to it would make every stored key unreadable, so it must only
-// ever change together with sealVersion.
-const encryptionInfo = "proctor signing-key encryption v1"
-
-const nonceSize = 12 // the standard GCM nonce; random nonces are safe far beyond our row count
-
-// sealer encrypts and decrypts private keys at rest with AES-256-GCM.
+// sealer encrypts and decrypts private keys at rest: PKCS#8 DER sealed by internal/seal, bound
+// to the key's school and kid, so that a row copied to another school, or given another kid,
+// fails instead of letting one school's key sign for another.
 type sealer struct {
-	aead cipher.AEAD
+	s *seal.Sealer
 }
 
 // newSealer derives the encryption key from the system secret. A key of its own (rather than
@@ -48,58 +36,30 @@ func newSealer(secret config.Secret) (*sealer, error) {
 	if len(secret) < config.MinSecretBytes {
 		return nil, fmt.Errorf("keys: the system secret must be at least %d bytes", config.MinSecretBytes)
 	}
-	key := make([]byte, 32)
-	if _, err := io.ReadFull(hkdf.New(sha256.New, secret, nil, []byte(encryptionInfo)), key); err != nil {
-		return nil, fmt.Errorf("keys: derive the encryption key: %w", err)
-	}
-	block, err := aes.NewCipher(key)
+	s, err := seal.New(secret.Derive(encryptionPurpose))
 	if err != nil {
 		return nil, fmt.Errorf("keys: %w", err)
 	}
-	aead, err := cipher.NewGCMWithNonceSize(block, nonceSize)
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	return &sealer{aead: aead}, nil
+	return &sealer{s: s}, nil
 }
 
-// additionalData binds a ciphertext to its school and kid: a row copied to another school, or
-// given another kid, fails authentication instead of letting one school's key sign for
-// another. The school id has a fixed width, so the kid that follows cannot be confused with it.
-func additionalData(schoolID int64, kid string) []byte {
-	ad := make([]byte, 0, 1+8+len(kid))
-	ad = append(ad, sealVersion)
-	ad = binary.BigEndian.AppendUint64(ad, uint64(schoolID))
-	return append(ad, kid...)
-}
-
-// seal returns version || nonce || AES-GCM(PKCS#8 DER of priv).
+// seal returns priv's PKCS#8 DER, sealed.
 func (s *sealer) seal(schoolID int64, kid string, priv *ecdsa.PrivateKey) ([]byte, error) {
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
 		return nil, fmt.Errorf("keys: encode private key: %w", err)
 	}
 	defer clear(der)
-	out := make([]byte, 1+nonceSize, 1+nonceSize+len(der)+s.aead.Overhead())
-	out[0] = sealVersion
-	if _, err := rand.Read(out[1:]); err != nil {
-		return nil, fmt.Errorf("keys: nonce: %w", err)
-	}
-	return s.aead.Seal(out, out[1:], der, additionalData(schoolID, kid)), nil
+	return s.s.Seal(schoolID, kid, der), nil
 }
 
 // open reverses seal. Every failure is an error wrapping ErrDecrypt or naming what is wrong;
 // malformed input never panics.
 func (s *sealer) open(schoolID int64, kid string, blob []byte) (*ecdsa.PrivateKey, error) {
-	if len(blob) < 1+nonceSize+s.aead.Overhead() {
-		return nil, fmt.Errorf("%w: ciphertext too short", ErrDecrypt)
-	}
-	if blob[0] != sealVersion {
-		return nil, fmt.Errorf("%w: unknown encryption version %d", ErrDecrypt, blob[0])
-	}
-	der, err := s.aead.Open(nil, blob[1:1+nonceSize], blob[1+nonceSize:], additionalData(schoolID, kid))
+	der, err := s.s.Open(schoolID, kid, blob)
 	if err != nil {
-		return nil, ErrDecrypt
+		// seal's error says which check failed (too short, unknown version, authentication).
+		return nil, fmt.Errorf("%w: %w", ErrDecrypt, err)
 	}
 	defer clear(der)
 	k, err := x509.ParsePKCS8PrivateKey(der)

@@ -4,9 +4,9 @@
 // kid at jwks_uri).
 //
 // Storage. A key is a storage.SigningKey row of the school's: a random kid, the public JWK, and
-// the private key as PKCS#8 DER sealed with AES-256-GCM under a key derived from the system
-// secret (HKDF-SHA256). The additional data binds the ciphertext to its school and kid, so a row
-// copied elsewhere does not decrypt (crypt.go). The private key never leaves the process in
+// the private key as PKCS#8 DER sealed with AES-256-GCM (internal/seal) under a key derived
+// from the system secret (HKDF-SHA256). The additional data binds the ciphertext to its school
+// and kid, so a row copied elsewhere does not decrypt (crypt.go). The private key never leaves the process in
 // the clear.
 //
 // Which key signs. The current key is the school's newest key that is not retired; every key

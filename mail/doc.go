@@ -8,7 +8,7 @@
 // the delivery states and the at-least-once edge.
 //
 // Files: outbox.go (the Outbox interface storage/gormstore implements, states), queue.go
-// (sealing and enqueueing, Expander), worker.go (claiming, sending, retrying), smtp.go (the
-// SMTP sender on go-mail: TLS modes, Message-ID, permanent vs temporary failures). Package
-// mail/mailbox is the in-memory SMTP server of the demo and the tests.
+// (sealing, by internal/seal, and enqueueing, Expander), worker.go (claiming, sending,
+// retrying), smtp.go (the SMTP sender on go-mail: TLS modes, Message-ID, permanent vs temporary
+// failures). Package mail/mailbox is the in-memory SMTP server of the demo and the tests.
 package mail

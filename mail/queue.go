@@ -2,10 +2,6 @@ package mail
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,12 +9,13 @@ import (
 	"time"
 
 	"github.com/proctorhq/proctor/config"
+	"github.com/proctorhq/proctor/internal/seal"
 )
 
 // Queue puts messages into the outbox, sealed. It is safe for concurrent use.
 type Queue struct {
 	outbox Outbox
-	aead   cipher.AEAD
+	sealer *seal.Sealer
 	now    func() time.Time
 	notify atomic.Pointer[func()]
 }
@@ -40,14 +37,14 @@ func NewQueue(outbox Outbox, secret config.Secret, now func() time.Time) (*Queue
 	if len(secret) < config.MinSecretBytes {
 		return nil, fmt.Errorf("mail: the secret must hold at least %d bytes", config.MinSecretBytes)
 	}
-	aead, err := newAEAD(secret)
+	sealer, err := seal.New(secret.Derive(encryptionPurpose))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mail: %w", err)
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Queue{outbox: outbox, aead: aead, now: now}, nil
+	return &Queue{outbox: outbox, sealer: sealer, now: now}, nil
 }
 
 // Send puts m into the outbox, due now, in the transaction ctx carries: the message commits
@@ -75,13 +72,10 @@ func (q *Queue) Request(ctx context.Context, schoolID int64, kind string, payloa
 }
 
 func (q *Queue) enqueue(ctx context.Context, schoolID int64, kind string, plain []byte) error {
-	sealed, err := seal(q.aead, schoolID, kind, plain)
+	sealed := q.sealer.Seal(schoolID, kind, plain)
 	clear(plain)
-	if err != nil {
-		return err
-	}
 	now := q.now()
-	_, err = q.outbox.EnqueueMail(ctx, Entry{SchoolID: schoolID, Kind: kind, Payload: sealed, State: StatePending, NextAttemptAt: now, CreatedAt: now})
+	_, err := q.outbox.EnqueueMail(ctx, Entry{SchoolID: schoolID, Kind: kind, Payload: sealed, State: StatePending, NextAttemptAt: now, CreatedAt: now})
 	if err != nil {
 		return fmt.Errorf("mail: enqueue %s: %w", kind, err)
 	}
@@ -96,49 +90,21 @@ func (q *Queue) enqueue(ctx context.Context, schoolID int64, kind string, plain 
 // commits with that mark, or the request stays due.
 type Expander func(ctx context.Context, schoolID int64, payload []byte) error
 
-// sealVersion is the first byte of every sealed payload: it names the scheme (key derivation,
-// AEAD, additional data) so that a later one can be told apart.
-const sealVersion byte = 1
-
-const nonceSize = 12
+// encryptionPurpose names the key derived from the system secret for the outbox (HKDF info
+// "proctor mail outbox encryption v1"): a key of its own, used for nothing else. Changing it
+// would make every queued payload unreadable.
+const encryptionPurpose = "mail outbox encryption v1"
 
 // ErrOpen means a payload could not be opened: another system secret, or an altered row.
 var ErrOpen = errors.New("mail: cannot open the outbox payload (wrong system secret, or the row was altered)")
 
-func newAEAD(secret config.Secret) (cipher.AEAD, error) {
-	block, err := aes.NewCipher(secret.Derive("mail outbox encryption v1"))
+// open returns e's payload in the clear. The payload is bound to e's school and kind: a row
+// moved to another school or kind does not open.
+func (q *Queue) open(e Entry) ([]byte, error) {
+	plain, err := q.sealer.Open(e.SchoolID, e.Kind, e.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("mail: %w", err)
-	}
-	return cipher.NewGCMWithNonceSize(block, nonceSize)
-}
-
-// additionalData binds a payload to its school and kind: a row moved to another school or kind
-// does not open.
-func additionalData(schoolID int64, kind string) []byte {
-	ad := make([]byte, 0, 1+8+len(kind))
-	ad = append(ad, sealVersion)
-	ad = binary.BigEndian.AppendUint64(ad, uint64(schoolID))
-	return append(ad, kind...)
-}
-
-// seal returns version || nonce || AES-256-GCM(plain).
-func seal(aead cipher.AEAD, schoolID int64, kind string, plain []byte) ([]byte, error) {
-	out := make([]byte, 1+nonceSize, 1+nonceSize+len(plain)+aead.Overhead())
-	out[0] = sealVersion
-	// crypto/rand.Read never fails (it aborts the program if the system has no randomness).
-	_, _ = rand.Read(out[1:])
-	return aead.Seal(out, out[1:], plain, additionalData(schoolID, kind)), nil
-}
-
-// open reverses seal; malformed input is ErrOpen, never a panic.
-func open(aead cipher.AEAD, schoolID int64, kind string, blob []byte) ([]byte, error) {
-	if len(blob) < 1+nonceSize+aead.Overhead() || blob[0] != sealVersion {
-		return nil, ErrOpen
-	}
-	plain, err := aead.Open(nil, blob[1:1+nonceSize], blob[1+nonceSize:], additionalData(schoolID, kind))
-	if err != nil {
-		return nil, ErrOpen
+		// seal's error says which check failed (too short, unknown version, authentication).
+		return nil, fmt.Errorf("%w: %w", ErrOpen, err)
 	}
 	return plain, nil
 }

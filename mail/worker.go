@@ -157,7 +157,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 func (w *Worker) handle(ctx context.Context, e Entry) {
 	log := w.opts.Logger.With("kind", e.Kind, "entry", e.ID, "school_id", e.SchoolID, "attempts", e.Attempts)
-	plain, err := open(w.queue.aead, e.SchoolID, e.Kind, e.Payload)
+	plain, err := w.queue.open(e)
 	if err != nil {
 		w.fail(ctx, log, e, err)
 		return
