@@ -46,10 +46,7 @@ func (h *Handler) loginCSRF(w http.ResponseWriter, r *http.Request) string {
 		return h.loginCSRFToken(c.Value)
 	}
 	v := NewToken()
-	http.SetCookie(w, &http.Cookie{
-		Name: name, Value: v, Path: "/", MaxAge: int(loginCSRFLifetime / time.Second),
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
-	})
+	SetCookie(w, secure, LoginCSRFCookie, v, loginCSRFLifetime, http.SameSiteStrictMode)
 	return h.loginCSRFToken(v)
 }
 
@@ -67,10 +64,7 @@ func (h *Handler) checkLoginCSRF(r *http.Request) bool {
 
 // clearLoginCSRF drops the sign-in form's cookie once it has served.
 func clearLoginCSRF(w http.ResponseWriter, secure bool) {
-	http.SetCookie(w, &http.Cookie{
-		Name: loginCSRFCookieName(secure), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
-	})
+	ClearCookie(w, secure, LoginCSRFCookie, http.SameSiteStrictMode)
 }
 
 func (h *Handler) loginCSRFToken(cookie string) string {

@@ -86,15 +86,7 @@ func (h *Handler) setKnownDevice(w http.ResponseWriter, secure bool, digest []by
 	_, _ = rand.Read(payload[1+digestLen : 1+digestLen+nonceLen])
 	binary.BigEndian.PutUint64(payload[1+digestLen+nonceLen:], uint64(h.now().Add(h.deviceLifetime).Unix()))
 	value := append(payload, h.deviceMAC(payload)...)
-	http.SetCookie(w, &http.Cookie{
-		Name:     deviceCookieName(secure),
-		Value:    base64.RawURLEncoding.EncodeToString(value),
-		Path:     "/", // "__Host-" requires it
-		MaxAge:   int(h.deviceLifetime / time.Second),
-		HttpOnly: true,
-		Secure:   secure,
-		SameSite: http.SameSiteStrictMode,
-	})
+	SetCookie(w, secure, DeviceCookie, base64.RawURLEncoding.EncodeToString(value), h.deviceLifetime, http.SameSiteStrictMode)
 }
 
 func (h *Handler) deviceMAC(payload []byte) []byte { return MAC(h.deviceKey, payload) }

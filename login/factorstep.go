@@ -143,13 +143,6 @@ func parsePending(key []byte, v string, schoolID int64, now time.Time) (pendingS
 
 func pendingCookieName(secure bool) string { return CookieName(secure, PendingCookie) }
 
-func setPendingCookie(w http.ResponseWriter, secure bool, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{
-		Name: pendingCookieName(secure), Value: value, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
-	})
-}
-
 // askSecondFactor is the end of a correct password for a member with a second factor at this
 // school: instead of a session, a pending cookie and a redirect to the second step. It reports
 // whether it asked; without SecondFactors, or for a member without a factor, it does nothing.
@@ -169,7 +162,7 @@ func (h *Handler) askSecondFactor(ctx context.Context, w http.ResponseWriter, r 
 		return false, nil
 	}
 	p := pendingSignIn{SchoolID: t.SchoolID, MemberID: m.ID, AMR: []string{factor.AMRPassword}, Expires: h.now().Add(PendingLifetime)}
-	setPendingCookie(w, secureCookies(r), h.encodePending(p), int(PendingLifetime/time.Second))
+	SetCookie(w, secureCookies(r), PendingCookie, h.encodePending(p), PendingLifetime, http.SameSiteLaxMode)
 	h.log.InfoContext(ctx, "password accepted, second factor asked", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
 	SeeOther(w, FactorPath+"?return_to="+url.QueryEscape(SafeReturnTo(returnTo)))
 	return true, nil
@@ -296,7 +289,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 		return "", err
 	}
 	secure := secureCookies(r)
-	setPendingCookie(w, secure, "", -1)
+	ClearCookie(w, secure, PendingCookie, http.SameSiteLaxMode)
 	clearLoginCSRF(w, secure)
 	h.log.InfoContext(ctx, "signed in with a second factor", "request_id", edge.FromContext(ctx).ID, "member_id", m.ID, "factor", string(kind))
 	h.noteSignIn(r, audit.ResultSuccess, m.ID)

@@ -84,11 +84,7 @@ func languageLinks(r *http.Request, lang string) []templates.LanguageLink {
 // path only (SafeReturnTo). An unknown language changes nothing.
 func (h *Handler) switchLanguage(w http.ResponseWriter, r *http.Request) error {
 	if lang := r.URL.Query().Get("lang"); i18n.Supports(lang) {
-		secure := secureCookies(r)
-		http.SetCookie(w, &http.Cookie{
-			Name: CookieName(secure, LanguageCookie), Value: lang, Path: "/",
-			MaxAge: int(languageCookieLifetime / time.Second), HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
-		})
+		SetCookie(w, secureCookies(r), LanguageCookie, lang, languageCookieLifetime, http.SameSiteLaxMode)
 	}
 	SeeOther(w, SafeReturnTo(r.URL.Query().Get("return_to")))
 	return nil

@@ -155,24 +155,14 @@ func (h *Handler) startSession(ctx context.Context, w http.ResponseWriter, r *ht
 	if err := h.store.CreateLoginSession(ctx, ls); err != nil {
 		return fmt.Errorf("login: create session: %w", err)
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     sessionCookieName(secure),
-		Value:    token,
-		Path:     "/",
-		MaxAge:   int(h.absolute / time.Second),
-		HttpOnly: true,
-		Secure:   secure,
-		SameSite: http.SameSiteLaxMode, // sent on the top-level GET a client's link to /oauth/authorize makes
-	})
+	// Lax: sent on the top-level GET a client's link to /oauth/authorize makes.
+	SetCookie(w, secure, SessionCookie, token, h.absolute, http.SameSiteLaxMode)
 	return nil
 }
 
 // clearSessionCookie tells the browser to drop the session cookie.
 func clearSessionCookie(w http.ResponseWriter, secure bool) {
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookieName(secure), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
-	})
+	ClearCookie(w, secure, SessionCookie, http.SameSiteLaxMode)
 }
 
 // deleteSession removes a session row, logging rather than failing: callers are already on

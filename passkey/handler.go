@@ -250,11 +250,7 @@ func (h *Handler) startCeremony(w http.ResponseWriter, r *http.Request, purpose 
 	if err := h.store.CreatePasskeyChallenge(r.Context(), c); err != nil {
 		return fmt.Errorf("passkey: store challenge: %w", err)
 	}
-	secure := login.SecureCookies(r)
-	http.SetCookie(w, &http.Cookie{
-		Name: challengeCookieName(secure), Value: token, Path: "/", MaxAge: int(ceremonyLifetime / time.Second),
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
-	})
+	login.SetCookie(w, login.SecureCookies(r), ChallengeCookie, token, ceremonyLifetime, http.SameSiteStrictMode)
 	return nil
 }
 
@@ -271,7 +267,7 @@ func (h *Handler) finishCeremony(w http.ResponseWriter, r *http.Request, purpose
 	if err != nil || !login.WellFormedToken(ck.Value) {
 		return factor.Challenge{}, webauthn.SessionData{}, errNoCeremony
 	}
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+	login.ClearCookie(w, secure, ChallengeCookie, http.SameSiteStrictMode)
 	c, err := h.store.ConsumePasskeyChallenge(r.Context(), h.challengeID(ck.Value), purpose, h.now())
 	if errors.Is(err, storage.ErrNotFound) {
 		return factor.Challenge{}, webauthn.SessionData{}, errNoCeremony
