@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -102,7 +101,7 @@ func (h *Handler) forgot(w http.ResponseWriter, r *http.Request, t *school.Schoo
 	}
 	if !ok {
 		h.svc.log.WarnContext(ctx, "forgotten-password form refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
-		w.Header().Set("Retry-After", strconv.Itoa(int(h.addressLimit.Window.Seconds())))
+		login.SetRetryAfter(w, h.addressLimit.Window)
 		h.login.RenderError(w, r, http.StatusTooManyRequests, viewResetLimited)
 		return nil
 	}

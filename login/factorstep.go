@@ -308,7 +308,7 @@ func (h *Handler) FactorFailed(r *http.Request, ch FactorChallenge, detail strin
 
 // FactorThrottled: see FactorFailed.
 func (h *Handler) FactorThrottled(w http.ResponseWriter, r *http.Request, ch FactorChallenge, detail string) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(max(h.factorLimit.Window, h.addressLimit.Window).Seconds())))
+	SetRetryAfter(w, h.factorLimit.Window, h.addressLimit.Window)
 	h.noteFactor(r, ch, audit.ResultThrottled, detail)
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -110,7 +109,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 		// password and costs us nothing.
 		h.log.WarnContext(ctx, "sign-in refused: rate limited", "request_id", info.ID, "school_id", t.SchoolID, "client", info.ClientAddr.String())
 		h.noteSignIn(r, audit.ResultThrottled, 0)
-		w.Header().Set("Retry-After", strconv.Itoa(int(max(h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window).Seconds())))
+		SetRetryAfter(w, h.accountLimit.Window, h.addressLimit.Window, h.deviceLimit.Window)
 		page.Message = loc.Text("signin.limited")
 		h.renderLogin(w, r, http.StatusTooManyRequests, page)
 		return nil

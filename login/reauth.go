@@ -110,7 +110,7 @@ func (h *Handler) HashNewPassword(ctx context.Context, pw string, p password.Par
 // CurrentPasswordBudget is spent (PasswordLimited): the budget's window, within which it is
 // whole again. Every page with a form that asks for the current password answers so.
 func RetryCurrentPassword(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(CurrentPasswordBudget.Window.Seconds())))
+	SetRetryAfter(w, CurrentPasswordBudget.Window)
 }
 
 // errHashBusy: every hash slot stayed taken for the wait the handler allows.
