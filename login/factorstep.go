@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,7 +163,7 @@ func (h *Handler) askSecondFactor(ctx context.Context, w http.ResponseWriter, r 
 	p := pendingSignIn{SchoolID: t.SchoolID, MemberID: m.ID, AMR: []string{factor.AMRPassword}, Expires: h.now().Add(PendingLifetime)}
 	SetCookie(w, secureCookies(r), PendingCookie, h.encodePending(p), PendingLifetime, http.SameSiteLaxMode)
 	h.log.InfoContext(ctx, "password accepted, second factor asked", "request_id", edge.FromContext(ctx).ID, "school_id", t.SchoolID, "member_id", m.ID)
-	SeeOther(w, FactorPath+"?return_to="+url.QueryEscape(SafeReturnTo(returnTo)))
+	SeeOther(w, WithReturnTo(FactorPath, returnTo))
 	return true, nil
 }
 
@@ -340,21 +339,14 @@ func (h *Handler) OperatorFactorGate(w http.ResponseWriter, r *http.Request, s S
 	if err != nil {
 		return false, fmt.Errorf("login: second factors of member %d: %w", s.Member.ID, err)
 	}
-	back := ""
-	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
-		back = "?return_to=" + url.QueryEscape(rt)
-	}
+	back := r.URL.RequestURI()
 	switch {
 	case !sum.Any() && t.Security.RequiresOperatorFactor():
 		h.log.InfoContext(r.Context(), "operator sent to enrol a second factor", "request_id", edge.FromContext(r.Context()).ID, "member_id", s.Member.ID)
-		SeeOther(w, FactorEnrolPath+back)
+		SeeOther(w, WithReturnTo(FactorEnrolPath, back))
 		return false, nil
 	case grant && sum.Any() && t.Security.OperatorStepUp() && !h.FactorFresh(s):
-		loc := FactorPath + "?step_up=1"
-		if back != "" {
-			loc += "&" + back[1:]
-		}
-		SeeOther(w, loc)
+		SeeOther(w, WithReturnTo(FactorPath+"?step_up=1", back))
 		return false, nil
 	}
 	return true, nil
@@ -376,7 +368,7 @@ func (h *Handler) factorForm(w http.ResponseWriter, r *http.Request) error {
 
 // toLogin sends a browser with no (valid) pending sign-in back to the password.
 func (h *Handler) toLogin(w http.ResponseWriter, returnTo string) {
-	SeeOther(w, LoginPath+"?return_to="+url.QueryEscape(returnTo))
+	SeeOther(w, WithReturnTo(LoginPath, returnTo))
 }
 
 func (h *Handler) showFactor(w http.ResponseWriter, r *http.Request, ch FactorChallenge, status int, msg string) error {

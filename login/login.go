@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -290,7 +289,7 @@ func (h *Handler) renderLogin(w http.ResponseWriter, r *http.Request, status int
 	// The way to a passkey sign-in (package passkey), where the school's host can have passkeys.
 	if t, err := school.FromContext(r.Context()); err == nil {
 		if _, ok := t.PasskeyRPID(); ok {
-			page.PasskeyURL = PasskeyLoginPath + "?return_to=" + url.QueryEscape(page.ReturnTo)
+			page.PasskeyURL = WithReturnTo(PasskeyLoginPath, page.ReturnTo)
 		}
 	}
 	h.WritePage(w, r, status, PagePolicy, func(out io.Writer) error { return h.tpl.Login(r.Context(), out, page) })

@@ -3,7 +3,6 @@ package login
 import (
 	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/school"
@@ -51,7 +50,7 @@ func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home strin
 	s, err := h.Load(r)
 	if errors.Is(err, ErrNoSession) {
 		if post {
-			SeeOther(w, LoginPath+"?return_to="+url.QueryEscape(home))
+			SeeOther(w, WithReturnTo(LoginPath, home))
 		} else {
 			h.RedirectToLogin(w, r)
 		}

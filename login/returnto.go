@@ -22,6 +22,18 @@ func SafeReturnTo(s string) string {
 	return DefaultReturnTo
 }
 
+// WithReturnTo is the link to path that comes back to returnTo afterwards. returnTo is always
+// held to SafeReturnTo, so a link built here never carries a value that leaves the origin: a
+// refused one becomes DefaultReturnTo, where the page it names would have gone anyway. path may
+// already have a query ("/login/factor?step_up=1"); return_to is then appended with "&".
+func WithReturnTo(path, returnTo string) string {
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + "return_to=" + url.QueryEscape(SafeReturnTo(returnTo))
+}
+
 // localPath reports whether s is a relative reference that every browser resolves to a path on
 // the current origin: it starts with exactly one "/", and nothing in it can be read as a
 // scheme or an authority. Browsers are lenient in ways url.Parse is not, so the check is

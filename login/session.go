@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -108,11 +107,7 @@ func (h *Handler) Load(r *http.Request) (Session, error) {
 // RedirectToLogin sends the browser to the sign-in page, which returns it to this request's
 // URI afterwards.
 func (h *Handler) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
-	loc := LoginPath
-	if rt := r.URL.RequestURI(); localPath(rt, maxReturnTo) {
-		loc += "?return_to=" + url.QueryEscape(rt)
-	}
-	SeeOther(w, loc)
+	SeeOther(w, WithReturnTo(LoginPath, r.URL.RequestURI()))
 }
 
 // StartSession signs m in with a password alone: a fresh token (never one the browser brought, so

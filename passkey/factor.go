@@ -61,18 +61,21 @@ func (h *Handler) factorPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !ok {
-		login.SeeOther(w, login.LoginPath+"?return_to="+url.QueryEscape(ch.ReturnTo))
+		login.SeeOther(w, login.WithReturnTo(login.LoginPath, ch.ReturnTo))
 		return nil
 	}
 	_, available := relyingParty(t)
+	password := login.FactorPath
+	if ch.StepUp {
+		password += "?step_up=1"
+	}
 	page := templates.PasskeySignInPage{
 		School: t.Name, ReturnTo: ch.ReturnTo, Available: available, StepUp: ch.StepUp,
 		BeginURL: FactorBeginPath, FinishURL: FactorFinishPath,
-		PasswordURL: login.FactorPath + "?return_to=" + url.QueryEscape(ch.ReturnTo),
+		PasswordURL: login.WithReturnTo(password, ch.ReturnTo),
 	}
 	if ch.StepUp {
 		page.CSRFToken = h.login.CSRFToken(ch.Session)
-		page.PasswordURL += "&step_up=1"
 	} else {
 		page.CSRFToken = h.login.FormToken(w, r)
 	}

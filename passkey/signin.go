@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -26,7 +25,7 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, t *school.S
 	_, available := relyingParty(t)
 	page := templates.PasskeySignInPage{
 		School: t.Name, CSRFToken: h.login.FormToken(w, r), ReturnTo: returnTo, Available: available,
-		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: login.LoginPath + "?return_to=" + url.QueryEscape(returnTo),
+		BeginURL: SignInBeginPath, FinishURL: SignInFinishPath, PasswordURL: login.WithReturnTo(login.LoginPath, returnTo),
 	}
 	h.login.WritePage(w, r, http.StatusOK, Policy, func(out io.Writer) error { return h.tpl.PasskeySignIn(r.Context(), out, page) })
 	return nil
