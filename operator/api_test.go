@@ -71,6 +71,8 @@ func TestProblemDocuments(t *testing.T) {
 			location string
 		}{
 			{"a slug with capitals", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "Go", "title": "Go", "price_amount": 1, "currency": "USD"}, 422, "body.slug"},
+			{"a slug with an underscore", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go_basics", "title": "Go", "price_amount": 1, "currency": "USD"}, 422, "body.slug"},
+			{"a slug with a trailing hyphen", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go-", "title": "Go", "price_amount": 1, "currency": "USD"}, 422, "body.slug"},
 			{"a lower-case currency", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go2", "title": "Go", "price_amount": 1, "currency": "usd"}, 422, "body.currency"},
 			{"a negative price", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go2", "title": "Go", "price_amount": -1, "currency": "USD"}, 422, "body.price_amount"},
 			{"a missing title", http.MethodPost, "/api/v1/courses", map[string]any{"slug": "go2", "price_amount": 1, "currency": "USD"}, 422, "body"},

@@ -1,5 +1,7 @@
 package operator
 
+import "github.com/proctorhq/proctor/storage"
+
 // Offer is what every kind the school sells shows: courses, membership plans, digital products
 // and events embed it, so that its fields read as their own and are described once in the
 // document. Its fields are storage.Offer's, in the same order, so that one converts to the other
@@ -13,12 +15,23 @@ type Offer struct {
 }
 
 // NewOffer is the part of an Offer a creation sets, with the same rules for every kind. Slugs
-// are lower-case words joined by hyphens: they appear in the school's URLs. Its fields are
-// storage.Offer's too (storage.Offer(b.NewOffer)).
+// are lower-case words joined by hyphens: they appear in the school's URLs (storage.ValidSlug).
+// Its fields are storage.Offer's too, in the same order (NewOffer.offer).
 type NewOffer struct {
-	Slug        string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       string `json:"title" minLength:"1" maxLength:"200"`
-	Description string `json:"description,omitempty" maxLength:"20000"`
-	PriceAmount int64  `json:"price_amount" minimum:"0" maximum:"100000000000" doc:"Price in the currency's minor unit."`
-	Currency    string `json:"currency" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code."`
+	Slug        Slug     `json:"slug"`
+	Title       string   `json:"title" minLength:"1" maxLength:"200"`
+	Description string   `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount int64    `json:"price_amount" minimum:"0" maximum:"100000000000" doc:"Price in the currency's minor unit."`
+	Currency    Currency `json:"currency" doc:"ISO 4217 code."`
+}
+
+// offer is the storage.Offer a creation makes. Slug and Currency are not strings, so the
+// conversion goes through a struct of storage.Offer's field types, filled in order: a field added
+// to storage.Offer fails the build here until NewOffer has it too.
+func (o NewOffer) offer() storage.Offer {
+	return storage.Offer(struct {
+		Slug, Title, Description string
+		PriceAmount              int64
+		Currency                 string
+	}{string(o.Slug), o.Title, o.Description, o.PriceAmount, string(o.Currency)})
 }

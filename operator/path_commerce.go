@@ -29,7 +29,7 @@ type NewMembershipPlan struct {
 }
 
 func (b NewMembershipPlan) row() (storage.MembershipPlan, error) {
-	return storage.MembershipPlan{Offer: storage.Offer(b.NewOffer), Interval: b.Interval, Published: b.Published}, nil
+	return storage.MembershipPlan{Offer: b.offer(), Interval: b.Interval, Published: b.Published}, nil
 }
 
 // Subscription is a member's subscription to a plan.
@@ -79,7 +79,7 @@ type NewCoupon struct {
 	Title          string     `json:"title" minLength:"1" maxLength:"200"`
 	PercentOff     int        `json:"percent_off,omitempty" minimum:"1" maximum:"100"`
 	AmountOff      int64      `json:"amount_off,omitempty" minimum:"1" maximum:"100000000000"`
-	Currency       string     `json:"currency,omitempty" pattern:"^[A-Z]{3}$" doc:"Required with amount_off."`
+	Currency       Currency   `json:"currency,omitempty" doc:"Required with amount_off."`
 	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
 	MaxRedemptions int        `json:"max_redemptions,omitempty" minimum:"0" maximum:"10000000"`
 }
@@ -96,7 +96,7 @@ func (b NewCoupon) row() (storage.Coupon, error) {
 		return storage.Coupon{}, invalid("body.currency", "a percentage has no currency", b.Currency)
 	}
 	return storage.Coupon{
-		Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: b.Currency,
+		Code: b.Code, Title: b.Title, PercentOff: b.PercentOff, AmountOff: b.AmountOff, Currency: string(b.Currency),
 		ExpiresAt: b.ExpiresAt, MaxRedemptions: b.MaxRedemptions,
 	}, nil
 }
@@ -119,7 +119,7 @@ type NewDigitalProduct struct {
 }
 
 func (b NewDigitalProduct) row() (storage.DigitalProduct, error) {
-	return storage.DigitalProduct{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
+	return storage.DigitalProduct{Offer: b.offer(), Published: b.Published}, nil
 }
 
 func (h *Handler) registerMembershipPlans(api huma.API) {

@@ -29,25 +29,25 @@ type NewCourse struct {
 }
 
 func (b NewCourse) row() (storage.Course, error) {
-	return storage.Course{Offer: storage.Offer(b.NewOffer), Published: b.Published}, nil
+	return storage.Course{Offer: b.offer(), Published: b.Published}, nil
 }
 
 // CoursePatch changes the fields it carries and leaves the others.
 type CoursePatch struct {
-	Slug        *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
-	Title       *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
-	Description *string `json:"description,omitempty" maxLength:"20000"`
-	PriceAmount *int64  `json:"price_amount,omitempty" minimum:"0" maximum:"100000000000"`
-	Currency    *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
-	Published   *bool   `json:"published,omitempty"`
+	Slug        *Slug     `json:"slug,omitempty"`
+	Title       *string   `json:"title,omitempty" minLength:"1" maxLength:"200"`
+	Description *string   `json:"description,omitempty" maxLength:"20000"`
+	PriceAmount *int64    `json:"price_amount,omitempty" minimum:"0" maximum:"100000000000"`
+	Currency    *Currency `json:"currency,omitempty"`
+	Published   *bool     `json:"published,omitempty"`
 }
 
 func (p CoursePatch) apply(c *storage.Course) {
-	set(&c.Slug, p.Slug)
+	set(&c.Slug, (*string)(p.Slug))
 	set(&c.Title, p.Title)
 	set(&c.Description, p.Description)
 	set(&c.PriceAmount, p.PriceAmount)
-	set(&c.Currency, p.Currency)
+	set(&c.Currency, (*string)(p.Currency))
 	set(&c.Published, p.Published)
 }
 

@@ -42,7 +42,7 @@ func (b NewEvent) row() (storage.Event, error) {
 		return storage.Event{}, invalid("body.ends_at", "an event ends after it starts", b.EndsAt)
 	}
 	return storage.Event{
-		Offer: storage.Offer(b.NewOffer), StartsAt: b.StartsAt, EndsAt: b.EndsAt,
+		Offer: b.offer(), StartsAt: b.StartsAt, EndsAt: b.EndsAt,
 		Location: b.Location, Capacity: b.Capacity, Published: b.Published,
 	}, nil
 }

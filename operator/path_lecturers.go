@@ -23,7 +23,7 @@ func lecturerOut(l storage.Lecturer) Lecturer {
 
 // NewLecturer creates a lecturer profile.
 type NewLecturer struct {
-	Slug      string  `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Slug      Slug    `json:"slug"`
 	Name      string  `json:"name" minLength:"1" maxLength:"200"`
 	Bio       string  `json:"bio,omitempty" maxLength:"20000"`
 	AvatarURL string  `json:"avatar_url,omitempty" maxLength:"2000" pattern:"^https://[^\\s]+$"`
@@ -32,7 +32,7 @@ type NewLecturer struct {
 }
 
 func (b NewLecturer) row() (storage.Lecturer, error) {
-	return storage.Lecturer{Slug: b.Slug, Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs}, nil
+	return storage.Lecturer{Slug: string(b.Slug), Name: b.Name, Bio: b.Bio, AvatarURL: b.AvatarURL, MemberID: b.MemberID, CourseIDs: b.CourseIDs}, nil
 }
 
 func (h *Handler) registerLecturers(api huma.API) {

@@ -23,26 +23,26 @@ func pageOut(p storage.ContentPage) Page {
 
 // NewPage creates a content page.
 type NewPage struct {
-	Slug      string `json:"slug" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Slug      Slug   `json:"slug"`
 	Title     string `json:"title" minLength:"1" maxLength:"200"`
 	Body      string `json:"body" maxLength:"50000"`
 	Published bool   `json:"published,omitempty"`
 }
 
 func (b NewPage) row() (storage.ContentPage, error) {
-	return storage.ContentPage{Slug: b.Slug, Title: b.Title, Body: b.Body, Published: b.Published}, nil
+	return storage.ContentPage{Slug: string(b.Slug), Title: b.Title, Body: b.Body, Published: b.Published}, nil
 }
 
 // PagePatch changes the page fields it carries.
 type PagePatch struct {
-	Slug      *string `json:"slug,omitempty" minLength:"1" maxLength:"100" pattern:"^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Slug      *Slug   `json:"slug,omitempty"`
 	Title     *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
 	Body      *string `json:"body,omitempty" maxLength:"50000"`
 	Published *bool   `json:"published,omitempty"`
 }
 
 func (b PagePatch) apply(p *storage.ContentPage) {
-	set(&p.Slug, b.Slug)
+	set(&p.Slug, (*string)(b.Slug))
 	set(&p.Title, b.Title)
 	set(&p.Body, b.Body)
 	set(&p.Published, b.Published)

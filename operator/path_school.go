@@ -31,11 +31,11 @@ type SchoolSettings struct {
 
 // SettingsPatch changes the settings it carries. An empty contact_email clears it.
 type SettingsPatch struct {
-	Description  *string `json:"description,omitempty" maxLength:"5000"`
-	ContactEmail *string `json:"contact_email,omitempty" maxLength:"254" pattern:"^$|^[^@\\s]+@[^@\\s]+$"`
-	Timezone     *string `json:"timezone,omitempty" minLength:"1" maxLength:"64" doc:"IANA time zone name, e.g. Asia/Tokyo."`
-	Currency     *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
-	Locale       *string `json:"locale,omitempty" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" maxLength:"35"`
+	Description  *string   `json:"description,omitempty" maxLength:"5000"`
+	ContactEmail *string   `json:"contact_email,omitempty" maxLength:"254" pattern:"^$|^[^@\\s]+@[^@\\s]+$"`
+	Timezone     *string   `json:"timezone,omitempty" minLength:"1" maxLength:"64" doc:"IANA time zone name, e.g. Asia/Tokyo."`
+	Currency     *Currency `json:"currency,omitempty"`
+	Locale       *string   `json:"locale,omitempty" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" maxLength:"35"`
 }
 
 // Appearance is the look of the school's pages. The logo is at most one of logo_url and
@@ -86,7 +86,7 @@ func (h *Handler) registerSchool(api huma.API) {
 		set(&s.Settings.Description, p.Description)
 		set(&s.Settings.ContactEmail, p.ContactEmail)
 		set(&s.Settings.Timezone, p.Timezone)
-		set(&s.Settings.Currency, p.Currency)
+		set(&s.Settings.Currency, (*string)(p.Currency))
 		set(&s.Settings.Locale, p.Locale)
 		return nil
 	}, schoolOut)

@@ -150,11 +150,10 @@ func (v *validator) requiredTime(field string, t time.Time) bool {
 	return v.check(field, !t.IsZero(), "required")
 }
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
-
+// slug holds s to storage.ValidSlug, the operator API's rule too.
 func (v *validator) slug(field, s string) bool {
 	return v.required(field, s) &&
-		v.check(field, slugPattern.MatchString(s), "%s is not a slug: lower-case letters, digits, - and _, at most 100", quote(s))
+		v.check(field, storage.ValidSlug(s), "%s is not a slug: lower-case letters and digits in words joined by single hyphens (go-basics), at most %d", quote(s), storage.MaxSlugLen)
 }
 
 // key checks a free-form natural key (post, notification, comment and submission keys).
@@ -167,20 +166,8 @@ func (v *validator) email(field, s string) bool {
 	return v.required(field, s) && v.check(field, storage.ValidEmail(s), "%s is not an e-mail address", quote(s))
 }
 
-func validCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for _, c := range s {
-		if c < 'A' || c > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
 func (v *validator) currency(field, s string) {
-	if v.required(field, s) && !validCurrency(s) {
+	if v.required(field, s) && !storage.ValidCurrency(s) {
 		v.add(field, "%s is not a currency: want an ISO 4217 code such as USD or JPY", quote(s))
 	}
 }

@@ -319,6 +319,10 @@ func TestValidateRules(t *testing.T) {
 		// Pages.
 		{"page body", func(d *storage.SchoolData) { d.Pages[0].Body = "" }, "pages[0].body", "required"},
 		{"page slug", func(d *storage.SchoolData) { d.Pages[0].Slug = "About Us" }, "pages[0].slug", "not a slug"},
+		// The operator API's rule (storage.ValidSlug): no underscores, no doubled or trailing hyphens.
+		{"page slug with an underscore", func(d *storage.SchoolData) { d.Pages[0].Slug = "about_us" }, "pages[0].slug", "not a slug"},
+		{"page slug with a doubled hyphen", func(d *storage.SchoolData) { d.Pages[0].Slug = "about--us" }, "pages[0].slug", "not a slug"},
+		{"page slug with a trailing hyphen", func(d *storage.SchoolData) { d.Pages[0].Slug = "about-" }, "pages[0].slug", "not a slug"},
 
 		// References to kinds the file does not define are left to the store.
 		{"no members in the file", func(d *storage.SchoolData) { d.Members = nil }, "", ""},
