@@ -12,6 +12,12 @@ import (
 // the backslash as the escape character, which both SQLite and PostgreSQL accept.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
+// containsPattern is the LIKE pattern, for a lowered column, of the values that contain term in
+// any case.
+func containsPattern(term string) string {
+	return "%" + likeEscaper.Replace(strings.ToLower(term)) + "%"
+}
+
 // SearchCourses pages through the school's published courses by id, in one statement. Each term
 // adds a condition: a course must contain all of them, in its title or its description.
 func (s *Store) SearchCourses(ctx context.Context, query string, page storage.Page) ([]storage.Course, string, error) {
@@ -21,7 +27,7 @@ func (s *Store) SearchCourses(ctx context.Context, query string, page storage.Pa
 	}
 	q := p.sc.in(s.conn(ctx)).Where("published = ? AND id > ?", true, p.after)
 	for _, term := range strings.Fields(query) {
-		like := "%" + likeEscaper.Replace(strings.ToLower(term)) + "%"
+		like := containsPattern(term)
 		q = q.Where(`(LOWER(title) LIKE ? ESCAPE '\' OR LOWER(description) LIKE ? ESCAPE '\')`, like, like)
 	}
 	rows, next, err := findIDPage(q, p, "search courses", func(r courseRow) int64 { return r.ID })

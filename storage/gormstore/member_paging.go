@@ -2,7 +2,6 @@ package gormstore
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 const timeIDCursorPrefix = "ti:"
 
 // timeIDCursor is a position in a list ordered by (time, numeric id).
-type timeIDCursor struct {
-	at time.Time
-	id int64
-}
+type timeIDCursor = timeKey[int64]
 
 // encodeTimeIDCursor returns the opaque cursor of the page that follows c.
 func encodeTimeIDCursor(c timeIDCursor) string {
@@ -42,24 +38,15 @@ func decodeTimeIDCursor(after string) (c timeIDCursor, ok bool, err error) {
 	return timeIDCursor{at: at, id: id}, true, nil
 }
 
-// timeIDPage applies one page of a (time, id) keyset to q: the rows after the cursor in the
-// given direction, in that order, one more than the page holds so that nextTimeIDCursor can tell
-// whether another page follows. column and idColumn are qualified by the caller when q joins.
+// timeIDPage applies one page of a (time, id) keyset to q (see timeKeyPage) and returns it with
+// the page's size.
 func timeIDPage(q *gorm.DB, column, idColumn string, desc bool, page storage.Page) (*gorm.DB, int, error) {
 	after, ok, err := decodeTimeIDCursor(page.After)
 	if err != nil {
 		return nil, 0, err
 	}
-	cmp, dir := ">", "ASC"
-	if desc {
-		cmp, dir = "<", "DESC"
-	}
-	if ok {
-		at := dbTime(after.at)
-		q = q.Where(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", column, idColumn, cmp), at, at, after.id)
-	}
 	limit := pageSize(page)
-	return q.Order(fmt.Sprintf("%s %s, %s %s", column, dir, idColumn, dir)).Limit(limit + 1), limit, nil
+	return timeKeyPage(q, column, idColumn, desc, after, ok, limit), limit, nil
 }
 
 // readTimeIDPage reads one page of a (time, id) keyset from q (see timeIDPage) and returns it with
@@ -80,19 +67,11 @@ func readTimeIDPage[R any](q *gorm.DB, column, idColumn string, desc bool, page 
 	if err != nil {
 		return nil, "", wrap(op, err)
 	}
-	rows, next := nextTimeIDCursor(rows, limit, key)
+	rows, next := nextPage(rows, limit, func(r R) string {
+		at, id := key(r)
+		return encodeTimeIDCursor(timeIDCursor{at: at, id: id})
+	})
 	return rows, next, nil
-}
-
-// nextTimeIDCursor trims rows fetched by timeIDPage to the page and returns the cursor of the
-// next page, or "" when this page is the last.
-func nextTimeIDCursor[R any](rows []R, limit int, key func(R) (time.Time, int64)) ([]R, string) {
-	if len(rows) <= limit {
-		return rows, ""
-	}
-	rows = rows[:limit]
-	at, id := key(rows[limit-1])
-	return rows, encodeTimeIDCursor(timeIDCursor{at: at, id: id})
 }
 
 // memberJoin describes one of the Member API's lists that reads a member's rows of a table

@@ -153,20 +153,13 @@ func (s *Store) ListClients(ctx context.Context, kind storage.ClientKind, page s
 	if kind != "" {
 		q = q.Where("kind = ?", string(kind))
 	}
-	if ok {
-		at := dbTime(after.at)
-		q = q.Where("(created_at > ? OR (created_at = ? AND id > ?))", at, at, after.id)
-	}
 	var rows []oauthClientRow
-	if err := q.Order("created_at, id").Limit(limit + 1).Find(&rows).Error; err != nil {
+	if err := timeKeyPage(q, "created_at", "id", false, after, ok, limit).Find(&rows).Error; err != nil {
 		return nil, "", wrap("list clients", err)
 	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
-		next = encodeTimeCursor(timeCursor{at: last.CreatedAt, id: last.ID})
-	}
+	rows, next := nextPage(rows, limit, func(r oauthClientRow) string {
+		return encodeTimeCursor(timeCursor{at: r.CreatedAt, id: r.ID})
+	})
 	out := make([]storage.Client, len(rows))
 	for i, r := range rows {
 		if out[i], err = r.client(); err != nil {

@@ -38,7 +38,7 @@ func findIDPage[R any](q *gorm.DB, p idPage, op string, id func(R) int64) ([]R, 
 	if err := q.Order("id").Limit(p.limit + 1).Find(&rows).Error; err != nil {
 		return nil, "", wrap(op, err)
 	}
-	rows, next := nextCursor(rows, p.limit, id)
+	rows, next := nextPage(rows, p.limit, func(r R) string { return encodeCursor(id(r)) })
 	return rows, next, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -57,12 +59,16 @@ func decodeCursor(after string) (int64, error) {
 	return id, nil
 }
 
+// timeKey is a position in a list ordered by a time and then a key: a text id (timeCursor) or a
+// numeric one (timeIDCursor).
+type timeKey[K int64 | string] struct {
+	at time.Time
+	id K
+}
+
 // timeCursor is a position in a list ordered by (creation time, text id), for rows whose id says
 // nothing about their age (a client id).
-type timeCursor struct {
-	at time.Time
-	id string
-}
+type timeCursor = timeKey[string]
 
 // encodeTimeCursor returns the opaque cursor of the page that follows c.
 func encodeTimeCursor(c timeCursor) string {
@@ -101,12 +107,28 @@ func decodeTimeKey(prefix, after string) (at time.Time, key string, ok bool, err
 	return time.UnixMicro(n).UTC(), key, true, nil
 }
 
-// nextCursor trims rows fetched with one extra row (limit+1) to the page and returns the cursor
-// of the next page, or "" when this page is the last.
-func nextCursor[R any](rows []R, limit int, id func(R) int64) ([]R, string) {
+// timeKeyPage orders q by (column, keyColumn) in the direction desc gives and, when ok, keeps the
+// rows past after in that order; it asks for one row more than the page holds (limit) so that
+// nextPage can tell whether another page follows. The columns are qualified by the caller when q
+// joins.
+func timeKeyPage[K int64 | string](q *gorm.DB, column, keyColumn string, desc bool, after timeKey[K], ok bool, limit int) *gorm.DB {
+	cmp, dir := ">", "ASC"
+	if desc {
+		cmp, dir = "<", "DESC"
+	}
+	if ok {
+		at := dbTime(after.at)
+		q = q.Where(fmt.Sprintf("(%[1]s %[3]s ? OR (%[1]s = ? AND %[2]s %[3]s ?))", column, keyColumn, cmp), at, at, after.id)
+	}
+	return q.Order(fmt.Sprintf("%s %s, %s %s", column, dir, keyColumn, dir)).Limit(limit + 1)
+}
+
+// nextPage trims rows fetched with one extra row (limit+1) to the page and returns the cursor of
+// the next page, which cursor makes from the page's last row, or "" when this page is the last.
+func nextPage[R any](rows []R, limit int, cursor func(R) string) ([]R, string) {
 	if len(rows) <= limit {
 		return rows, ""
 	}
 	rows = rows[:limit]
-	return rows, encodeCursor(id(rows[limit-1]))
+	return rows, cursor(rows[limit-1])
 }

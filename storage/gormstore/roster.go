@@ -19,7 +19,7 @@ var _ roster.Store = (*Store)(nil)
 // ListRoster pages through the school's members by id, narrowed by the search (its wildcards escaped as SearchCourses escapes them), then reads the
 // page's roles, invitations and sign-ins in one statement each.
 func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([]roster.Entry, string, error) {
-	sc, err := s.scoped(ctx)
+	p, err := s.startIDPage(ctx, q.Page)
 	if err != nil {
 		return nil, "", err
 	}
@@ -27,23 +27,18 @@ func (s *Store) ListRoster(ctx context.Context, q roster.Query, at time.Time) ([
 	if err := roster.CheckSearch(q.Search); err != nil {
 		return nil, "", invalidArg(op, "%v", err)
 	}
-	after, err := decodeCursor(q.Page.After)
-	if err != nil {
-		return nil, "", err
-	}
-	p := idPage{sc: sc, after: after, limit: pageSize(q.Page)}
 	db := s.conn(ctx)
-	holders := sc.in(db.Model(&memberRoleRow{})).Select("member_id")
-	query := db.Where("id IN (?) AND id > ?", holders, after)
+	holders := p.sc.in(db.Model(&memberRoleRow{})).Select("member_id")
+	query := db.Where("id IN (?) AND id > ?", holders, p.after)
 	if search := strings.TrimSpace(q.Search); search != "" {
-		pattern := "%" + likeEscaper.Replace(strings.ToLower(search)) + "%"
+		pattern := containsPattern(search)
 		query = query.Where(`(LOWER(email) LIKE ? ESCAPE '\' OR LOWER(name) LIKE ? ESCAPE '\')`, pattern, pattern)
 	}
 	rows, next, err := findIDPage(query, p, op, func(r memberRow) int64 { return r.ID })
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := s.rosterEntries(ctx, sc, rows, at)
+	out, err := s.rosterEntries(ctx, p.sc, rows, at)
 	if err != nil {
 		return nil, "", wrap(op, err)
 	}
