@@ -92,6 +92,7 @@ func TestProblemDocuments(t *testing.T) {
 			{"an event ending before it starts", http.MethodPost, "/api/v1/events",
 				map[string]any{"slug": "e", "title": "E", "starts_at": "2030-01-02T00:00:00Z", "ends_at": "2030-01-01T00:00:00Z", "price_amount": 0, "currency": "USD"}, 422, "body.ends_at"},
 			{"an unknown time zone", http.MethodPatch, "/api/v1/school", map[string]any{"timezone": "Mars/Olympus"}, 422, "body.timezone"},
+			{"a locale with an underscore", http.MethodPatch, "/api/v1/school", map[string]any{"locale": "en_US"}, 422, "body.locale"},
 			{"an http logo", http.MethodPatch, "/api/v1/school/appearance", map[string]any{"logo_url": "http://x.example/logo.png"}, 422, "body.logo_url"},
 			{"an unknown role", http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", e.owner), map[string]any{"roles": []string{"wizard"}}, 422, ""},
 			{"demoting the last owner", http.MethodPut, fmt.Sprintf("/api/v1/members/%d/roles", e.owner), map[string]any{"roles": []string{"admin"}}, 409, ""},

@@ -35,7 +35,7 @@ type SettingsPatch struct {
 	ContactEmail *string   `json:"contact_email,omitempty" maxLength:"254" pattern:"^$|^[^@\\s]+@[^@\\s]+$"`
 	Timezone     *string   `json:"timezone,omitempty" minLength:"1" maxLength:"64" doc:"IANA time zone name, e.g. Asia/Tokyo."`
 	Currency     *Currency `json:"currency,omitempty"`
-	Locale       *string   `json:"locale,omitempty" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" maxLength:"35"`
+	Locale       *Locale   `json:"locale,omitempty"`
 }
 
 // Appearance is the look of the school's pages. The logo is at most one of logo_url and
@@ -87,7 +87,7 @@ func (h *Handler) registerSchool(api huma.API) {
 		set(&s.Settings.ContactEmail, p.ContactEmail)
 		set(&s.Settings.Timezone, p.Timezone)
 		set(&s.Settings.Currency, (*string)(p.Currency))
-		set(&s.Settings.Locale, p.Locale)
+		set(&s.Settings.Locale, (*string)(p.Locale))
 		return nil
 	}, schoolOut)
 

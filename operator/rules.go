@@ -25,3 +25,13 @@ type Currency string
 func (Currency) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: huma.TypeString, Pattern: storage.CurrencyPattern}
 }
+
+// Locale is a BCP 47 language tag in a request body, held to storage.LocalePattern and
+// storage.MaxLocaleLen as Slug is to storage's slug rule.
+type Locale string
+
+// Schema is the locale's schema: storage.LocalePattern, at most storage.MaxLocaleLen.
+func (Locale) Schema(huma.Registry) *huma.Schema {
+	maxLen := storage.MaxLocaleLen
+	return &huma.Schema{Type: huma.TypeString, MaxLength: &maxLen, Pattern: storage.LocalePattern}
+}

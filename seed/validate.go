@@ -351,10 +351,6 @@ func at(kind string, i int) string { return fmt.Sprintf("%s[%d]", kind, i) }
 
 // The records, one function per top-level key.
 
-var (
-	localePattern = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-)
-
 func (v *validator) school(s *storage.SchoolSeed) {
 	if s == nil {
 		return
@@ -369,7 +365,8 @@ func (v *validator) school(s *storage.SchoolSeed) {
 		if st.Currency != "" {
 			v.currency("school.settings.currency", st.Currency)
 		}
-		if st.Locale != "" && !localePattern.MatchString(st.Locale) {
+		// The operator API's rule (storage.ValidLocale), so a seeded locale can be set again there.
+		if st.Locale != "" && !storage.ValidLocale(st.Locale) {
 			v.add("school.settings.locale", "%s is not a locale: want a BCP 47 tag such as en-US or ja-JP", quote(st.Locale))
 		}
 	}

@@ -126,6 +126,12 @@ func TestValidateRules(t *testing.T) {
 		{"contact e-mail", func(d *storage.SchoolData) { d.School.Settings.ContactEmail = "office" }, "school.settings.contact_email", "not an e-mail"},
 		{"colour", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "blue" }, "school.appearance.primary_color", "not a colour"},
 		{"locale", func(d *storage.SchoolData) { d.School.Settings.Locale = "German" }, "school.settings.locale", "not a locale"},
+		// The operator API's rule (storage.ValidLocale): BCP 47 tags are case-insensitive, and at
+		// most 35 characters.
+		{"locale with an underscore", func(d *storage.SchoolData) { d.School.Settings.Locale = "en_US" }, "school.settings.locale", "not a locale"},
+		{"locale too long", func(d *storage.SchoolData) { d.School.Settings.Locale = "en" + strings.Repeat("-abcdefgh", 4) }, "school.settings.locale", "not a locale"},
+		{"locale in capitals", func(d *storage.SchoolData) { d.School.Settings.Locale = "EN-US" }, "", ""},
+		{"locale with a script", func(d *storage.SchoolData) { d.School.Settings.Locale = "zh-Hant-TW" }, "", ""},
 		{"logo URL", func(d *storage.SchoolData) { d.School.Appearance.LogoURL = "ftp://x/logo" }, "school.appearance.logo_url", "not a URL"},
 		{"three-digit colour", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "#fff" }, "school.appearance.primary_color", "not a colour"},
 		{"colour unreadable on light pages", func(d *storage.SchoolData) { d.School.Appearance.PrimaryColor = "#ffcc00" }, "school.appearance.primary_color",

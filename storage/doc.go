@@ -16,8 +16,9 @@
 //
 // Member addresses are stored as NormaliseEmail makes them, and ValidEmail is the one rule
 // every entry point (CLI, operator API, invitations, seed files) holds an address to.
-// ValidSlug and ValidCurrency are likewise the one rule for slugs and currency codes, for seed
-// files and the operator API (whose schema publishes SlugPattern and CurrencyPattern).
+// ValidSlug, ValidCurrency and ValidLocale are likewise the one rule for slugs, currency codes
+// and a school's locale, for seed files and the operator API (whose schema publishes
+// SlugPattern, CurrencyPattern and LocalePattern).
 //
 // Times are stored and returned in UTC. Money amounts are integers in the currency's minor unit
 // (1999 USD is $19.99; 1990 JPY is ¥1990).
