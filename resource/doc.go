@@ -19,4 +19,7 @@
 // the Member API point at their own path-specific metadata and name the member scopes on every
 // 401, so that a client whose token died authorizes again for what it can get; the origin's
 // (userinfo, the operator REST API) point at the origin's metadata.
+//
+// SubscriptionGrid is the one shape of a member's notification choices that the Member API and
+// /mcp both answer with.
 package resource

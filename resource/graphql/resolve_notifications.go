@@ -3,9 +3,9 @@ package graphql
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 
+	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -22,27 +22,16 @@ func (v *viewer) UnreadNotificationCount(ctx context.Context) (int32, error) {
 	return int32(n), err
 }
 
-// NotificationSubscriptions answers the whole grid a settings page shows: every known topic on
-// every channel, off unless the viewer turned it on, then any other topic stored for the viewer.
+// NotificationSubscriptions answers the whole grid a settings page shows (resource.SubscriptionGrid).
 func (v *viewer) NotificationSubscriptions(ctx context.Context) ([]*subscription, error) {
 	stored, err := v.req.store.ListNotificationSubscriptions(ctx, v.req.grant.MemberID)
 	if err != nil {
 		return nil, err
 	}
-	var out []*subscription
-	for _, topic := range storage.NotificationTopics {
-		for _, channel := range storage.NotificationChannels {
-			s := storage.NotificationSubscription{Topic: topic, Channel: channel}
-			if i := slices.IndexFunc(stored, func(x storage.NotificationSubscription) bool { return x.Topic == topic && x.Channel == channel }); i >= 0 {
-				s.Enabled = stored[i].Enabled
-			}
-			out = append(out, &subscription{s: s})
-		}
-	}
-	for _, s := range stored {
-		if !slices.Contains(storage.NotificationTopics, s.Topic) || !slices.Contains(storage.NotificationChannels, s.Channel) {
-			out = append(out, &subscription{s: s})
-		}
+	grid := resource.SubscriptionGrid(stored)
+	out := make([]*subscription, len(grid))
+	for i, s := range grid {
+		out[i] = &subscription{s: s}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/proctorhq/proctor/resource"
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -396,30 +397,16 @@ func myNotifications(ctx context.Context, c *caller, in myNotificationsIn) (myNo
 	return out, nil
 }
 
-// mySubscriptions answers the whole grid, as the Member API does: every known topic on every
-// channel, off unless the member turned it on, then any other topic stored for the member.
+// mySubscriptions answers the whole grid, as the Member API does (resource.SubscriptionGrid).
 func mySubscriptions(ctx context.Context, c *caller, _ noInput) (subscriptionsOut, error) {
 	stored, err := c.store.ListNotificationSubscriptions(ctx, c.memberID())
 	if err != nil {
 		return subscriptionsOut{}, err
 	}
-	out := subscriptionsOut{Subscriptions: []subscription{}}
-	known := func(s storage.NotificationSubscription) bool {
-		return slices.Contains(storage.NotificationTopics, s.Topic) && slices.Contains(storage.NotificationChannels, s.Channel)
-	}
-	for _, topic := range storage.NotificationTopics {
-		for _, channel := range storage.NotificationChannels {
-			s := subscription{Topic: topic, Channel: channel}
-			if i := slices.IndexFunc(stored, func(x storage.NotificationSubscription) bool { return x.Topic == topic && x.Channel == channel }); i >= 0 {
-				s.Enabled = stored[i].Enabled
-			}
-			out.Subscriptions = append(out.Subscriptions, s)
-		}
-	}
-	for _, s := range stored {
-		if !known(s) {
-			out.Subscriptions = append(out.Subscriptions, subscription{Topic: s.Topic, Channel: s.Channel, Enabled: s.Enabled})
-		}
+	grid := resource.SubscriptionGrid(stored)
+	out := subscriptionsOut{Subscriptions: make([]subscription, len(grid))}
+	for i, s := range grid {
+		out.Subscriptions[i] = subscription{Topic: s.Topic, Channel: s.Channel, Enabled: s.Enabled}
 	}
 	return out, nil
 }
