@@ -319,24 +319,19 @@ func myCurriculum(ctx context.Context, c *caller, in curriculumIn) (curriculumOu
 	}
 
 	out := curriculumOut{myCourse: newMyCourse(storage.EnrolledCourse{Enrollment: enrollments[i], Course: co}, progress[co.ID], c.now)}
-	out.Sections = []memberSection{}
-	index := map[int64]int{}
-	for _, s := range sections {
-		index[s.ID] = len(out.Sections)
-		out.Sections = append(out.Sections, memberSection{Position: s.Position, Title: s.Title, Lectures: []memberLecture{}})
-	}
-	for _, l := range lectures {
-		j, ok := index[l.SectionID]
-		if !ok {
-			continue
+	out.Sections = make([]memberSection, len(sections))
+	for i, lectures := range lecturesBySection(sections, lectures) {
+		s := memberSection{Position: sections[i].Position, Title: sections[i].Title, Lectures: make([]memberLecture, len(lectures))}
+		for j, l := range lectures {
+			row := byLecture[l.ID]
+			s.Lectures[j] = memberLecture{
+				ID: l.ID, Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
+				State: string(row.StateShown()), PositionSeconds: row.PositionSeconds,
+				IsLocked: l.LockedAt(c.now),
+				UnlockAt: l.UnlockAt,
+			}
 		}
-		row := byLecture[l.ID]
-		out.Sections[j].Lectures = append(out.Sections[j].Lectures, memberLecture{
-			ID: l.ID, Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
-			State: string(row.StateShown()), PositionSeconds: row.PositionSeconds,
-			IsLocked: l.LockedAt(c.now),
-			UnlockAt: l.UnlockAt,
-		})
+		out.Sections[i] = s
 	}
 	return out, nil
 }

@@ -174,23 +174,33 @@ func getCourse(ctx context.Context, c *caller, in getCourseIn) (courseOutline, e
 		Slug: co.Slug, Title: co.Title, Description: co.Description, Price: money{co.PriceAmount, co.Currency},
 		Sections: make([]outlineSection, len(sections)),
 	}
+	for i, lectures := range lecturesBySection(sections, lectures) {
+		s := outlineSection{Position: sections[i].Position, Title: sections[i].Title, Lectures: make([]outlineLecture, len(lectures))}
+		for j, l := range lectures {
+			s.Lectures[j] = outlineLecture{Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds}
+			out.TotalLectures++
+			out.TotalDurationSeconds += l.DurationSeconds
+		}
+		out.Sections[i] = s
+	}
+	return out, nil
+}
+
+// lecturesBySection groups a curriculum's lectures under its sections: the i-th list holds the
+// lectures of sections[i], in the order the store returned them. A lecture of no listed
+// section is left out.
+func lecturesBySection(sections []storage.Section, lectures []storage.Lecture) [][]storage.Lecture {
 	index := make(map[int64]int, len(sections))
 	for i, s := range sections {
 		index[s.ID] = i
-		out.Sections[i] = outlineSection{Position: s.Position, Title: s.Title, Lectures: []outlineLecture{}}
 	}
+	out := make([][]storage.Lecture, len(sections))
 	for _, l := range lectures {
-		i, ok := index[l.SectionID]
-		if !ok {
-			continue
+		if i, ok := index[l.SectionID]; ok {
+			out[i] = append(out[i], l)
 		}
-		out.Sections[i].Lectures = append(out.Sections[i].Lectures, outlineLecture{
-			Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
-		})
-		out.TotalLectures++
-		out.TotalDurationSeconds += l.DurationSeconds
 	}
-	return out, nil
+	return out
 }
 
 func getPricing(ctx context.Context, c *caller, _ noInput) (pricingOut, error) {
