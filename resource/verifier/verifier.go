@@ -57,11 +57,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (resource.Grant, er
 	// Only access signatures are looked up: a refresh token presented as a bearer token finds
 	// nothing.
 	p, err := v.store.GetTokenPair(ctx, storage.AccessToken, v.hmac.Signature(token))
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return resource.Grant{}, resource.ErrInvalidToken
-	case err != nil:
-		return resource.Grant{}, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err)
+	if err != nil {
+		return resource.Grant{}, verdict(err)
 	}
 	now := v.now()
 	if p.RevokedAt != nil || !p.AccessExpiresAt.After(now) || !resource.BoundTo(t, p.Resource) {
@@ -75,12 +72,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (resource.Grant, er
 		// every other line minted from it (a forked refresh), unless another line was used
 		// first, in which case this pair is revoked by now and RetireReplaced finds no live
 		// pair (authz/refresh.go; docs/decisions.md, "Refresh rotation").
-		_, err := v.store.RetireReplaced(ctx, p.ID, now)
-		switch {
-		case errors.Is(err, storage.ErrNotFound):
-			return resource.Grant{}, resource.ErrInvalidToken
-		case err != nil:
-			return resource.Grant{}, fmt.Errorf("%w: %w", resource.ErrNoVerdict, err)
+		if _, err := v.store.RetireReplaced(ctx, p.ID, now); err != nil {
+			return resource.Grant{}, verdict(err)
 		}
 	}
 	return resource.Grant{
@@ -88,4 +81,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (resource.Grant, er
 		Resource: p.Resource, ExpiresAt: p.AccessExpiresAt, IssuedAt: p.RequestedAt,
 		AMR: p.AMR,
 	}, nil
+}
+
+// verdict is what a failed store call says of the token: a pair the store does not find (or no
+// longer finds live) makes it invalid; any other failure leaves no verdict.
+func verdict(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return resource.ErrInvalidToken
+	}
+	return fmt.Errorf("%w: %w", resource.ErrNoVerdict, err)
 }
