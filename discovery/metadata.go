@@ -86,7 +86,7 @@ func ResourceMetadataFor(t *school.School, p resource.Protected) ResourceMetadat
 		scopes = scope.Names()
 	}
 	return ResourceMetadata{
-		Resource:               t.Origin + p.Path,
+		Resource:               t.URL(p.Path),
 		ResourceName:           t.Name,
 		AuthorizationServers:   []string{t.Origin},
 		ScopesSupported:        scopes,
