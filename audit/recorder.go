@@ -55,17 +55,12 @@ func NewRecorder(store Store, log *slog.Logger, opts ...Option) *Recorder {
 // and must roll back without it. Result defaults to ResultSuccess; At, RequestID and
 // ClientAddr default to the clock and the request context's edge.Info.
 func (rec *Recorder) Record(ctx context.Context, e Event) error {
-	if rec == nil {
-		return nil
-	}
-	e = rec.fill(ctx, e)
-	if err := rec.store.AppendSecurityEvent(ctx, e); err != nil {
-		return err
-	}
-	if rec.count != nil {
-		rec.count(e.SchoolID, e.Kind, e.Result)
-	}
-	return nil
+	return rec.RecordWith(ctx, e, func(e *Event) error {
+		if e == nil { // a nil Recorder
+			return nil
+		}
+		return rec.store.AppendSecurityEvent(ctx, *e)
+	})
 }
 
 // RecordWith records e through write instead of the store: for an event that goes to the
