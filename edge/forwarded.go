@@ -70,20 +70,9 @@ func FromProxies(h http.Header, peer netip.Addr, trusted func(netip.Addr) bool) 
 
 // fromXForwarded applies the proxy rule to X-Forwarded-For, -Proto and -Host.
 func fromXForwarded(xff, xfp, xfh []string, peer netip.Addr, trusted func(netip.Addr) bool) (Forwarding, error) {
-	f := Forwarding{ClientAddr: peer}
-	addrs := listValues(xff)
-	hop := 0 // the chosen hop's place, counted from the right
-	for i := len(addrs) - 1; i >= 0; i-- {
-		hop = len(addrs) - 1 - i
-		a, ok := parseNode(addrs[i])
-		if !ok {
-			break
-		}
-		f.ClientAddr = a
-		if !trusted(a) {
-			break
-		}
-	}
+	var f Forwarding
+	var hop int // the chosen hop's place, counted from the right
+	f.ClientAddr, hop = clientHop(listValues(xff), peer, trusted)
 	var err error
 	if protos := listValues(xfp); len(protos) > 0 {
 		if f.Proto, err = checkProto(protos[max(0, len(protos)-1-hop)]); err != nil {
@@ -106,20 +95,14 @@ func fromForwarded(lines []string, peer netip.Addr, trusted func(netip.Addr) boo
 	if err != nil {
 		return Forwarding{}, err
 	}
-	f := Forwarding{ClientAddr: peer}
-	hop := 0
-	for i := len(elems) - 1; i >= 0; i-- {
-		hop = i
-		a, ok := parseNode(elems[i].For)
-		if !ok {
-			break
-		}
-		f.ClientAddr = a
-		if !trusted(a) {
-			break
-		}
+	fors := make([]string, len(elems))
+	for i, e := range elems {
+		fors[i] = e.For
 	}
-	for i := hop; i < len(elems); i++ {
+	var f Forwarding
+	var fromRight int
+	f.ClientAddr, fromRight = clientHop(fors, peer, trusted)
+	for i := max(0, len(elems)-1-fromRight); i < len(elems); i++ {
 		if f.Proto == "" && elems[i].Proto != "" {
 			if f.Proto, err = checkProto(elems[i].Proto); err != nil {
 				return Forwarding{}, err
@@ -132,6 +115,27 @@ func fromForwarded(lines []string, peer netip.Addr, trusted func(netip.Addr) boo
 		}
 	}
 	return f, nil
+}
+
+// clientHop walks the client addresses of one header (X-Forwarded-For's, or Forwarded's for=
+// values, in order) by the proxy rule: from the right, past the trusted proxies, to the first hop
+// that is not one. It returns the client's address (peer when there are no addresses, the last
+// trusted proxy's when the chosen hop is unknown or obfuscated) and the chosen hop's place
+// counted from the right. When every address is trusted, the leftmost hop is the chosen one.
+func clientHop(addrs []string, peer netip.Addr, trusted func(netip.Addr) bool) (netip.Addr, int) {
+	client, hop := peer, 0
+	for i := len(addrs) - 1; i >= 0; i-- {
+		hop = len(addrs) - 1 - i
+		a, ok := parseNode(addrs[i])
+		if !ok {
+			break
+		}
+		client = a
+		if !trusted(a) {
+			break
+		}
+	}
+	return client, hop
 }
 
 // listValues splits header lines into their comma-separated values, in order, trimmed. Empty
