@@ -78,6 +78,12 @@ func (s *Service) fetchLogo(ctx context.Context, rawURL string) ([]byte, string,
 	if err != nil {
 		return nil, "", err
 	}
+	return sniffLogo(body)
+}
+
+// sniffLogo returns body with its media type as its bytes show it, if a logo may be of that
+// type (logoTypes); what it was declared as is never asked.
+func sniffLogo(body []byte) ([]byte, string, error) {
 	ct := http.DetectContentType(body)
 	if !logoTypes[ct] {
 		return nil, "", fmt.Errorf("%w: %s", errLogoType, ct)
@@ -138,11 +144,7 @@ func (s *Service) readLogoFile(ctx context.Context, id int64) ([]byte, string, e
 	if int64(len(body)) > s.maxSize {
 		return nil, "", fmt.Errorf("%w: %d bytes", errLogoSize, len(body))
 	}
-	ct := http.DetectContentType(body)
-	if !logoTypes[ct] {
-		return nil, "", fmt.Errorf("%w: %s", errLogoType, ct)
-	}
-	return body, ct, nil
+	return sniffLogo(body)
 }
 
 // logoEntry is what is known of one logo source. A flight is under way while done is open; after
