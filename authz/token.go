@@ -15,20 +15,7 @@ import (
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	w.Header().Set("Cache-Control", "no-store")
-	if err := r.ParseForm(); err != nil {
-		if edge.TooLarge(err) {
-			edge.WriteTooLarge(w)
-			return
-		}
-		h.tokenError(w, r, fosite.ErrInvalidRequest.WithHint("The request body could not be read."))
-		return
-	}
-	if err := onlyPostOrNone(r); err != nil {
-		h.tokenError(w, r, err)
-		return
-	}
-	if name := repeatedParam(r.PostForm); name != "" {
-		h.tokenError(w, r, errRepeated(name))
+	if !clientForm(w, r, func(err error) { h.tokenError(w, r, err) }) {
 		return
 	}
 	gt := r.PostForm.Get("grant_type")
@@ -94,20 +81,7 @@ func writeOAuthError(w http.ResponseWriter, e *fosite.RFC6749Error) {
 // with 403 unauthorized_client (spec, Errors); everything the server cannot act on is 200.
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if err := r.ParseForm(); err != nil {
-		if edge.TooLarge(err) {
-			edge.WriteTooLarge(w)
-			return
-		}
-		writeOAuthError(w, normalize(fosite.ErrInvalidRequest.WithHint("The request body could not be read."), revokeCodes))
-		return
-	}
-	if err := onlyPostOrNone(r); err != nil {
-		writeOAuthError(w, normalize(err, revokeCodes))
-		return
-	}
-	if name := repeatedParam(r.PostForm); name != "" {
-		writeOAuthError(w, normalize(errRepeated(name), revokeCodes))
+	if !clientForm(w, r, func(err error) { writeOAuthError(w, normalize(err, revokeCodes)) }) {
 		return
 	}
 	if id := r.PostForm.Get("client_id"); id != "" && r.PostForm.Get("client_secret") == "" {
@@ -131,6 +105,30 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+}
+
+// clientForm reads the form of a token or revocation request and makes the checks both
+// endpoints make before fosite sees it: the body can be read, the client authenticates only as
+// the spec allows (onlyPostOrNone) and no parameter comes twice. It reports whether the request
+// passed; if not, the answer is written: 413 for a body over the limit, otherwise fail's.
+func clientForm(w http.ResponseWriter, r *http.Request, fail func(error)) bool {
+	if err := r.ParseForm(); err != nil {
+		if edge.TooLarge(err) {
+			edge.WriteTooLarge(w)
+		} else {
+			fail(fosite.ErrInvalidRequest.WithHint("The request body could not be read."))
+		}
+		return false
+	}
+	err := onlyPostOrNone(r)
+	if name := repeatedParam(r.PostForm); err == nil && name != "" {
+		err = errRepeated(name)
+	}
+	if err != nil {
+		fail(err)
+		return false
+	}
+	return true
 }
 
 // onlyPostOrNone refuses every client authentication but the two the spec allows (Authentication
