@@ -58,10 +58,17 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) tokenError(w http.ResponseWriter, r *http.Request, err error) {
-	e := normalize(err, tokenCodes)
+	h.endpointError(w, r, err, tokenCodes, "token request failed")
+}
+
+// endpointError answers a failed token or revocation request with err as one of the codes the
+// endpoint may answer (allowed, see normalize), marks it on the request's span and logs it, as
+// what failed, when the failure is the server's (5xx).
+func (h *Handler) endpointError(w http.ResponseWriter, r *http.Request, err error, allowed map[string]bool, what string) {
+	e := normalize(err, allowed)
 	h.spanError(r.Context(), e)
 	if e.CodeField >= 500 {
-		h.logError(r.Context(), "token request failed", err)
+		h.logError(r.Context(), what, err)
 	}
 	writeOAuthError(w, e)
 }
@@ -95,12 +102,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := h.p.NewRevocationRequest(ctx, r); err != nil {
-		e := normalize(err, revokeCodes)
-		h.spanError(ctx, e)
-		if e.CodeField >= 500 {
-			h.logError(ctx, "revocation failed", err)
-		}
-		writeOAuthError(w, e)
+		h.endpointError(w, r, err, revokeCodes, "revocation failed")
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
