@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"io"
@@ -246,20 +245,16 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 	width := left + plotW + 110
 	height := top + float64(len(panels))*(panelH+gap) + 10
 
-	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
-	esc := html.EscapeString
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
-	p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
 	verdict := "PASS"
 	if !r.Verdict.Pass {
 		verdict = "FAIL"
 	}
-	title := fmt.Sprintf("proctor bench --soak %s: %s, concurrency %d, %s at %.1f req/s (%.0f%% of peak): %s",
-		r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, verdict)
-	p(`<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
-	p(`<text x="10" y="38" fill="#555555">%s</text>`+"\n", esc(fmt.Sprintf("%d CPUs, %s, %s; seconds into the soak on the x axis",
-		r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST"))))
+	svg := newSVG(w, width, height,
+		fmt.Sprintf("proctor bench --soak %s: %s, concurrency %d, %s at %.1f req/s (%.0f%% of peak): %s",
+			r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, verdict),
+		fmt.Sprintf("%d CPUs, %s, %s; seconds into the soak on the x axis",
+			r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST")))
+	p, esc := svg.p, html.EscapeString
 	xAt := func(t float64) float64 {
 		if maxT <= 0 {
 			return left
@@ -305,6 +300,5 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 			}
 		}
 	}
-	p("</svg>\n")
-	return bw.Flush()
+	return svg.end()
 }
