@@ -170,11 +170,7 @@ func (r *SoakReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "steps run: %s\n", strings.Join(mix, ", "))
 	}
 
-	verdict := "PASS"
-	if !r.Verdict.Pass {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.word())
 	for _, c := range r.Verdict.Checks {
 		fmt.Fprintf(w, "  %-10s  %s: %s\n", c.Result, c.Name, c.Detail)
 	}
@@ -245,13 +241,9 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 	width := left + plotW + 110
 	height := top + float64(len(panels))*(panelH+gap) + 10
 
-	verdict := "PASS"
-	if !r.Verdict.Pass {
-		verdict = "FAIL"
-	}
 	svg := newSVG(w, width, height,
 		fmt.Sprintf("proctor bench --soak %s: %s, concurrency %d, %s at %.1f req/s (%.0f%% of peak): %s",
-			r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, verdict),
+			r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, r.Verdict.word()),
 		fmt.Sprintf("%d CPUs, %s, %s; seconds into the soak on the x axis",
 			r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST")))
 	p, esc := svg.p, html.EscapeString

@@ -59,6 +59,14 @@ type Verdict struct {
 	Checks []Check `json:"checks"`
 }
 
+// word is the verdict as the table and the chart show it: PASS or FAIL.
+func (v Verdict) word() string {
+	if v.Pass {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
 // Check is one criterion's outcome.
 type Check struct {
 	Name   string `json:"name"`
