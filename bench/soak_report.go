@@ -229,12 +229,10 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 		line   float64 // a horizontal reference (the target rate); 0 for none
 	}{
 		{"requests per second (dashed: target)", []series{{"req/s", "#3b6ea5", values(func(win SoakWindow) (float64, bool) { return win.RPS, true })}}, r.TargetRPS},
-		{"p99 latency (ms)", []series{{"p99", "#c0504d", values(func(win SoakWindow) (float64, bool) { return win.P99MS, win.Requests > 0 })}}, 0},
+		{"p99 latency (ms)", []series{{"p99", "#c0504d", values(SoakWindow.p99)}}, 0},
 		{"server resident memory (MiB)", []series{{"RSS", "#9bbb59", values(func(win SoakWindow) (float64, bool) {
-			if win.ServerRSSBytes == nil {
-				return 0, false
-			}
-			return float64(*win.ServerRSSBytes) / (1 << 20), true
+			b, ok := win.rssBytes()
+			return b / (1 << 20), ok
 		})}}, 0},
 		{"rows", rows, 0},
 	}
