@@ -35,35 +35,8 @@ func CheckLoopback(ctx context.Context, r Resolver, target string) error {
 	if h, _, err := net.SplitHostPort(target); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if host == "" {
-		return fmt.Errorf("%w: empty host", ErrNotLoopback)
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if !isLoopback(a) {
-			return fmt.Errorf("%w: %s is not one", ErrNotLoopback, host)
-		}
-		return nil
-	}
-	if r == nil {
-		r = net.DefaultResolver
-	}
-	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-	defer cancel()
-	addrs, err := r.LookupIPAddr(ctx, host)
-	if err != nil {
-		return fmt.Errorf("%w: cannot resolve %s: %v", ErrNotLoopback, host, err)
-	}
-	if len(addrs) == 0 {
-		return fmt.Errorf("%w: %s resolves to nothing", ErrNotLoopback, host)
-	}
-	for _, ia := range addrs {
-		a, ok := netip.AddrFromSlice(ia.IP)
-		if !ok || !isLoopback(a) {
-			return fmt.Errorf("%w: %s resolves to %s", ErrNotLoopback, host, ia.IP)
-		}
-	}
-	return nil
+	_, err := loopbackAddrs(ctx, r, host)
+	return err
 }
 
 // listenHost checks host (no port) and returns it as an IP address, resolving a name once: the
@@ -73,35 +46,57 @@ func listenHost(ctx context.Context, r Resolver, host string) (string, error) {
 	if _, _, err := net.SplitHostPort(host); err == nil {
 		return "", fmt.Errorf("give an address without a port, got %q", host)
 	}
-	if err := CheckLoopback(ctx, r, host); err != nil {
+	addrs, err := loopbackAddrs(ctx, r, host)
+	if err != nil {
 		return "", err
 	}
-	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if a, err := netip.ParseAddr(h); err == nil {
-		return a.String(), nil
+	// Prefer IPv4: 127.0.0.1 is the address every loopback setup has.
+	chosen := addrs[0]
+	for _, a := range addrs {
+		if a.Is4() {
+			chosen = a
+			break
+		}
+	}
+	return chosen.String(), nil
+}
+
+// loopbackAddrs returns the addresses host (no port; an IPv6 address may be bracketed) stands
+// for, refusing it unless every one is loopback: an IP address is itself, a name is resolved
+// (by r, the system's resolver when nil, within resolveTimeout) and must resolve to something.
+// A resolved IPv4 address comes back as IPv4, as net.IP reads it.
+func loopbackAddrs(ctx context.Context, r Resolver, host string) ([]netip.Addr, error) {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "" {
+		return nil, fmt.Errorf("%w: empty host", ErrNotLoopback)
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !isLoopback(a) {
+			return nil, fmt.Errorf("%w: %s is not one", ErrNotLoopback, host)
+		}
+		return []netip.Addr{a}, nil
 	}
 	if r == nil {
 		r = net.DefaultResolver
 	}
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	addrs, err := r.LookupIPAddr(ctx, h)
-	if err != nil || len(addrs) == 0 {
-		return "", fmt.Errorf("%w: cannot resolve %s", ErrNotLoopback, h)
+	found, err := r.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot resolve %s: %v", ErrNotLoopback, host, err)
 	}
-	// Prefer IPv4: 127.0.0.1 is the address every loopback setup has. The answer is checked
-	// again, as it may differ from the one CheckLoopback saw.
-	chosen := addrs[0].IP
-	for _, ia := range addrs {
-		if ia.IP.To4() != nil {
-			chosen = ia.IP
-			break
+	if len(found) == 0 {
+		return nil, fmt.Errorf("%w: %s resolves to nothing", ErrNotLoopback, host)
+	}
+	addrs := make([]netip.Addr, len(found))
+	for i, ia := range found {
+		a, ok := netip.AddrFromSlice(ia.IP)
+		if !ok || !isLoopback(a) {
+			return nil, fmt.Errorf("%w: %s resolves to %s", ErrNotLoopback, host, ia.IP)
 		}
+		addrs[i] = a.Unmap()
 	}
-	if a, ok := netip.AddrFromSlice(chosen); !ok || !isLoopback(a) {
-		return "", fmt.Errorf("%w: %s resolves to %s", ErrNotLoopback, h, chosen)
-	}
-	return chosen.String(), nil
+	return addrs, nil
 }
 
 // isLoopback is 127.0.0.0/8 or ::1 (an IPv4-mapped IPv6 address counts as its IPv4 address).

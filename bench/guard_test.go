@@ -104,7 +104,7 @@ func TestListenHost(t *testing.T) {
 			t.Errorf("listenHost(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	for _, in := range []string{"10.0.0.1", "192.168.1.1", "example.com", "127.0.0.1:8080"} {
+	for _, in := range []string{"10.0.0.1", "192.168.1.1", "example.com", "split.test", "127.0.0.1:8080"} {
 		if got, err := listenHost(t.Context(), testResolver, in); err == nil {
 			t.Errorf("listenHost(%q) = %q, want a refusal", in, got)
 		}

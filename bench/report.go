@@ -302,21 +302,16 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		maxRPS = math.Max(maxRPS, m.RPS)
 		maxP99 = math.Max(maxP99, m.LatencyMS.P99)
 	}
-	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
-	esc := html.EscapeString
-
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
-	p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
-	title := fmt.Sprintf("proctor bench %s: %s, %s server, concurrency %d, %s per scenario", r.Version, r.Database, r.Server, r.Concurrency, seconds(r.DurationSeconds))
-	p(`<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
 	var base []string
 	for _, b := range r.Baselines {
 		if b.Available {
 			base = append(base, fmt.Sprintf("%s %.0f req/s (p99 %.2f ms)", b.Name, b.RPS, b.LatencyMS.P99))
 		}
 	}
-	p(`<text x="10" y="38" fill="#555555">%s</text>`+"\n", esc("baselines: "+strings.Join(base, ", ")))
+	svg := newSVG(w, width, height,
+		fmt.Sprintf("proctor bench %s: %s, %s server, concurrency %d, %s per scenario", r.Version, r.Database, r.Server, r.Concurrency, seconds(r.DurationSeconds)),
+		"baselines: "+strings.Join(base, ", "))
+	p, esc := svg.p, html.EscapeString
 
 	x1 := labelW
 	x2 := labelW + panelW + gap
@@ -341,8 +336,30 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	p(`<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999999"/>`+"\n", x2, top-4, x2, axisBottom)
 	p(`<text x="10" y="%.0f" fill="#555555">%s</text>`+"\n", axisBottom+24,
 		esc(fmt.Sprintf("%d CPUs, %s, %s; %s", r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST"), r.Machine.CPUModel)))
-	p("</svg>\n")
-	return bw.Flush()
+	return svg.end()
+}
+
+// svgDoc is one chart of the reports being written: plain SVG 1.1 with no script or external
+// reference, on a white page, under a bold title and a grey line below it.
+type svgDoc struct{ bw *bufio.Writer }
+
+// newSVG starts a chart of width by height on w with its title and subtitle (escaped here).
+func newSVG(w io.Writer, width, height float64, title, subtitle string) *svgDoc {
+	d := &svgDoc{bw: bufio.NewWriter(w)}
+	d.p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
+	d.p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	d.p(`<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
+	d.p(`<text x="10" y="38" fill="#555555">%s</text>`+"\n", html.EscapeString(subtitle))
+	return d
+}
+
+// p writes one piece of the chart, a format and its arguments as fmt.Fprintf takes them.
+func (d *svgDoc) p(format string, args ...any) { fmt.Fprintf(d.bw, format, args...) }
+
+// end closes the chart and writes out what is buffered.
+func (d *svgDoc) end() error {
+	d.p("</svg>\n")
+	return d.bw.Flush()
 }
 
 // describeMachine reads what the report says about the machine.

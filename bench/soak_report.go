@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"html"
 	"io"
@@ -171,11 +170,7 @@ func (r *SoakReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "steps run: %s\n", strings.Join(mix, ", "))
 	}
 
-	verdict := "PASS"
-	if !r.Verdict.Pass {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(w, "\nverdict: %s\n", verdict)
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.word())
 	for _, c := range r.Verdict.Checks {
 		fmt.Fprintf(w, "  %-10s  %s: %s\n", c.Result, c.Name, c.Detail)
 	}
@@ -234,32 +229,22 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 		line   float64 // a horizontal reference (the target rate); 0 for none
 	}{
 		{"requests per second (dashed: target)", []series{{"req/s", "#3b6ea5", values(func(win SoakWindow) (float64, bool) { return win.RPS, true })}}, r.TargetRPS},
-		{"p99 latency (ms)", []series{{"p99", "#c0504d", values(func(win SoakWindow) (float64, bool) { return win.P99MS, win.Requests > 0 })}}, 0},
+		{"p99 latency (ms)", []series{{"p99", "#c0504d", values(SoakWindow.p99)}}, 0},
 		{"server resident memory (MiB)", []series{{"RSS", "#9bbb59", values(func(win SoakWindow) (float64, bool) {
-			if win.ServerRSSBytes == nil {
-				return 0, false
-			}
-			return float64(*win.ServerRSSBytes) / (1 << 20), true
+			b, ok := win.rssBytes()
+			return b / (1 << 20), ok
 		})}}, 0},
 		{"rows", rows, 0},
 	}
 	width := left + plotW + 110
 	height := top + float64(len(panels))*(panelH+gap) + 10
 
-	bw := bufio.NewWriter(w)
-	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
-	esc := html.EscapeString
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
-	p(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
-	verdict := "PASS"
-	if !r.Verdict.Pass {
-		verdict = "FAIL"
-	}
-	title := fmt.Sprintf("proctor bench --soak %s: %s, concurrency %d, %s at %.1f req/s (%.0f%% of peak): %s",
-		r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, verdict)
-	p(`<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", esc(title))
-	p(`<text x="10" y="38" fill="#555555">%s</text>`+"\n", esc(fmt.Sprintf("%d CPUs, %s, %s; seconds into the soak on the x axis",
-		r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST"))))
+	svg := newSVG(w, width, height,
+		fmt.Sprintf("proctor bench --soak %s: %s, concurrency %d, %s at %.1f req/s (%.0f%% of peak): %s",
+			r.Version, r.Database, r.Concurrency, seconds(r.DurationSeconds), r.TargetRPS, r.Load*100, r.Verdict.word()),
+		fmt.Sprintf("%d CPUs, %s, %s; seconds into the soak on the x axis",
+			r.Machine.CPUs, r.Machine.GoVersion, r.StartedAt.UTC().Format("2006-01-02 15:04 MST")))
+	p, esc := svg.p, html.EscapeString
 	xAt := func(t float64) float64 {
 		if maxT <= 0 {
 			return left
@@ -305,6 +290,5 @@ func (r *SoakReport) WriteSVG(w io.Writer) error {
 			}
 		}
 	}
-	p("</svg>\n")
-	return bw.Flush()
+	return svg.end()
 }

@@ -59,6 +59,14 @@ type Verdict struct {
 	Checks []Check `json:"checks"`
 }
 
+// word is the verdict as the table and the chart show it: PASS or FAIL.
+func (v Verdict) word() string {
+	if v.Pass {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
 // Check is one criterion's outcome.
 type Check struct {
 	Name   string `json:"name"`
@@ -130,16 +138,7 @@ func judgeSoak(windows []SoakWindow, window time.Duration, target float64, errs 
 	}
 
 	// Memory.
-	rssOf := func(ws []SoakWindow) []float64 {
-		var out []float64
-		for _, w := range ws {
-			if w.ServerRSSBytes != nil {
-				out = append(out, float64(*w.ServerRSSBytes))
-			}
-		}
-		return out
-	}
-	if rm, rl := rssOf(mid), rssOf(last); len(rm) == 0 || len(rl) == 0 {
+	if rm, rl := figures(mid, SoakWindow.rssBytes), figures(last, SoakWindow.rssBytes); len(rm) == 0 || len(rl) == 0 {
 		skip("rss", "no server memory figures (the server shares this process)")
 	} else {
 		m, l := median(rm), median(rl)
@@ -149,16 +148,7 @@ func judgeSoak(windows []SoakWindow, window time.Duration, target float64, errs 
 	}
 
 	// Latency.
-	p99Of := func(ws []SoakWindow) []float64 {
-		var out []float64
-		for _, w := range ws {
-			if w.Requests > 0 {
-				out = append(out, w.P99MS)
-			}
-		}
-		return out
-	}
-	if pm, pl := p99Of(mid), p99Of(last); len(pm) == 0 || len(pl) == 0 {
+	if pm, pl := figures(mid, SoakWindow.p99), figures(last, SoakWindow.p99); len(pm) == 0 || len(pl) == 0 {
 		skip("p99", "no requests finished in a third")
 	} else {
 		m, l := median(pm), median(pl)
@@ -192,6 +182,29 @@ func judgeSoak(windows []SoakWindow, window time.Duration, target float64, errs 
 func (v Verdict) settle() Verdict {
 	v.Pass = !slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Result == checkFail })
 	return v
+}
+
+// rssBytes is the server's resident memory at the end of the window; ok is false when it was
+// not measured (an in-process server).
+func (w SoakWindow) rssBytes() (bytes float64, ok bool) {
+	if w.ServerRSSBytes == nil {
+		return 0, false
+	}
+	return float64(*w.ServerRSSBytes), true
+}
+
+// p99 is the window's p99 latency in milliseconds; ok is false when no request finished in it.
+func (w SoakWindow) p99() (ms float64, ok bool) { return w.P99MS, w.Requests > 0 }
+
+// figures is what figure gives for every window that has one, in order.
+func figures(ws []SoakWindow, figure func(SoakWindow) (float64, bool)) []float64 {
+	var out []float64
+	for _, w := range ws {
+		if v, ok := figure(w); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // meanRate is requests over seconds across windows.

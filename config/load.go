@@ -142,12 +142,8 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 		}
 		return s
 	case file != "":
-		if !filepath.IsAbs(file) && serverFile != "" {
-			file = filepath.Join(filepath.Dir(serverFile), file)
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			c.add("secret_file", "cannot read: %v", err)
+		b, ok := readBesideServerFile(c, "secret_file", serverFile, file)
+		if !ok {
 			return nil
 		}
 		s, err := DecodeSecret(string(b))
@@ -159,6 +155,21 @@ func loadSecret(c collector, serverFile string, inline Secret, file string) Secr
 		c.add("secret", "is required: set PROCTOR_SECRET or secret_file (base64 of at least 32 random bytes)")
 		return nil
 	}
+}
+
+// readBesideServerFile reads file, named by the server file's setting key (or its variable): a
+// relative path is taken from the server file's directory (the working directory without one).
+// A file that cannot be read is a problem of key, and ok is false.
+func readBesideServerFile(c collector, key, serverFile, file string) (b []byte, ok bool) {
+	if !filepath.IsAbs(file) && serverFile != "" {
+		file = filepath.Join(filepath.Dir(serverFile), file)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		c.add(key, "cannot read: %v", err)
+		return nil, false
+	}
+	return b, true
 }
 
 // loadSchools reads every *.yaml and *.yml file of dir, in name order, and validates each file

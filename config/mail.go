@@ -3,8 +3,6 @@ package config
 import (
 	"fmt"
 	"net/mail"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -126,13 +124,8 @@ func loadMailPassword(c collector, serverFile string, m *Mail) {
 		c.add("mail.password", "set either mail.password or mail.password_file, not both (from the environment, PROCTOR_MAIL_PASSWORD or PROCTOR_MAIL_PASSWORD_FILE replaces both of the file's)")
 		return
 	}
-	file := m.PasswordFile
-	if !filepath.IsAbs(file) && serverFile != "" {
-		file = filepath.Join(filepath.Dir(serverFile), file)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		c.add("mail.password_file", "cannot read: %v", err)
+	b, ok := readBesideServerFile(c, "mail.password_file", serverFile, m.PasswordFile)
+	if !ok {
 		return
 	}
 	p := strings.TrimRight(string(b), "\r\n")

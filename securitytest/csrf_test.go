@@ -1,7 +1,6 @@
 package securitytest
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -457,14 +456,7 @@ func TestCSRFEveryForm(t *testing.T) {
 // (the outbox is the server's; nothing else in this suite sends mail).
 func outboxEntries(t *testing.T, cfg gormstore.Config) int {
 	t.Helper()
-	driver := "sqlite"
-	if cfg.Driver == gormstore.DriverPostgres {
-		driver = "pgx"
-	}
-	db, err := sql.Open(driver, cfg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSQL(t, cfg)
 	defer db.Close()
 	var n int
 	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM mail_outbox`).Scan(&n); err != nil {

@@ -1,6 +1,7 @@
 package securitytest
 
 import (
+	"database/sql"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/proctorhq/proctor/config"
 	"github.com/proctorhq/proctor/server/servertest"
+	"github.com/proctorhq/proctor/storage/gormstore"
 )
 
 // integrations are the deployment's vendor platforms in this suite. School B accepts only the
@@ -99,4 +101,19 @@ func publicAnswers(e *servertest.Env) []servertest.Exchange {
 		}
 	}
 	return out
+}
+
+// openSQL opens the database of cfg (the server's) over a connection pool of the test's own, for
+// the caller to close: what the tests read there is what is stored, not what the store shows.
+func openSQL(t *testing.T, cfg gormstore.Config) *sql.DB {
+	t.Helper()
+	driver := "sqlite"
+	if cfg.Driver == gormstore.DriverPostgres {
+		driver = "pgx"
+	}
+	db, err := sql.Open(driver, cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -71,6 +71,17 @@ func linkTo(t *testing.T, msgs []mailbox.Message, addr string) *url.URL {
 	return u
 }
 
+// linkAt delivers the outbox and returns the link of its one message to addr (linkTo), failing
+// unless the link leads to path: the route under test.
+func (po *postOffice) linkAt(t *testing.T, addr, path string) *url.URL {
+	t.Helper()
+	link := linkTo(t, po.Deliver(), addr)
+	if link.Path != path {
+		t.Fatalf("link mailed to %s: %s, want path %s", addr, link, path)
+	}
+	return link
+}
+
 // atB is link u moved to school B's origin.
 func atB(s *sweep, u *url.URL) string { return s.b.URL(u.Path) + "?" + u.RawQuery }
 
@@ -141,10 +152,7 @@ func resetLinkOfA(t *testing.T, s *sweep, _ route, path string) {
 	if err := po.svc.RequestReset(s.e.Ctx(s.a), student); err != nil {
 		t.Fatal(err)
 	}
-	link := linkTo(t, po.Deliver(), student)
-	if link.Path != path {
-		t.Fatalf("reset link %s, want path %s", link, path)
-	}
+	link := po.linkAt(t, student, path)
 	deadAtB(t, s, link, student)
 	if r := s.e.Send(http.MethodGet, link.String(), nil); r.Status != http.StatusOK {
 		t.Errorf("A's reset link at A after B refused it: %d", r.Status)
@@ -160,10 +168,7 @@ func invitationLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := linkTo(t, po.Deliver(), addr)
-	if link.Path != path {
-		t.Fatalf("invitation link %s, want path %s", link, path)
-	}
+	link := po.linkAt(t, addr, path)
 	deadAtB(t, s, link, addr)
 	roles, err := s.e.Store.GetRoles(s.e.Ctx(s.b), res.Member.ID)
 	if err != nil || len(roles) != 0 {
@@ -271,10 +276,7 @@ func emailConfirmLinkOfA(t *testing.T, s *sweep, rt route, path string) {
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("e-mail change at A: %d\n%.300s", r.Status, r.Body)
 	}
-	link := linkTo(t, po.Deliver(), addr)
-	if link.Path != path {
-		t.Fatalf("confirmation link %s, want path %s", link, path)
-	}
+	link := po.linkAt(t, addr, path)
 	// A's session at B: sign in first.
 	checkLoginRedirect(t, s, "GET "+path, withSessionOfA(s, http.MethodGet, atB(s, link), nil))
 	// The same member signed in at B: the link is unknown there.

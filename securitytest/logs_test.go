@@ -1,7 +1,6 @@
 package securitytest
 
 import (
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -205,15 +204,12 @@ func (s secrets) findIn(t *testing.T, where string, texts []string) {
 // as "table.column: value".
 func storedValues(t *testing.T, cfg gormstore.Config) []string {
 	t.Helper()
-	driver, list := "sqlite", `SELECT name FROM sqlite_master WHERE type = 'table'`
+	list := `SELECT name FROM sqlite_master WHERE type = 'table'`
 	if cfg.Driver == gormstore.DriverPostgres {
-		driver, list = "pgx", `SELECT table_name FROM information_schema.tables
+		list = `SELECT table_name FROM information_schema.tables
 WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
 	}
-	db, err := sql.Open(driver, cfg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSQL(t, cfg)
 	defer db.Close()
 	var tables []string
 	rows, err := db.QueryContext(t.Context(), list)

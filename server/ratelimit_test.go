@@ -48,17 +48,8 @@ func TestLoginRateLimitSharedAcrossReplicas(t *testing.T) {
 	post := func(r *rateLimitReplica, pw string) (int, string) {
 		t.Helper()
 		form := url.Values{"email": {rateLimitEmail}, "password": {pw}, "return_to": {"/x"}, login.CSRFField: {token}}
-		req, _ := http.NewRequest(http.MethodPost, r.public.URL+login.LoginPath, strings.NewReader(form.Encode()))
-		req.Host = rateLimitHost
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.AddCookie(csrfCookie)
-		resp, err := noRedirects.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		resp, body := r.signIn(t, form, csrfCookie)
+		return resp.StatusCode, body
 	}
 
 	replicas := []*rateLimitReplica{a, b}
@@ -103,21 +94,37 @@ func newRateLimitReplica(t *testing.T, st *gormstore.Store, redisURL, prefix str
 	return r
 }
 
-var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-// rateLimitLoginForm loads the sign-in form from r and returns its CSRF cookie and token.
-// Every replica derives the token's key from the same system secret, so both accept them.
-func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string) {
+// signIn asks the replica for the sign-in page as the school's host, or with form posts it
+// (with cookie), following no redirect; it returns the answer and its body.
+func (r *rateLimitReplica) signIn(t *testing.T, form url.Values, cookie *http.Cookie) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, r.public.URL+login.LoginPath, nil)
+	method, body := http.MethodGet, io.Reader(nil)
+	if form != nil {
+		method, body = http.MethodPost, strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, r.public.URL+login.LoginPath, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(cookie)
+	}
 	req.Host = rateLimitHost
 	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	f, err := flow.FormWith(r.public.URL+login.LoginPath, body, login.CSRFField)
+	answer, _ := io.ReadAll(resp.Body)
+	return resp, string(answer)
+}
+
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// rateLimitLoginForm loads the sign-in form from r and returns its CSRF cookie and token.
+// Every replica derives the token's key from the same system secret, so both accept them.
+func rateLimitLoginForm(t *testing.T, r *rateLimitReplica) (*http.Cookie, string) {
+	t.Helper()
+	resp, body := r.signIn(t, nil, nil)
+	f, err := flow.FormWith(r.public.URL+login.LoginPath, []byte(body), login.CSRFField)
 	if resp.StatusCode != http.StatusOK || err != nil {
 		t.Fatalf("GET /login: %d: %v\n%s", resp.StatusCode, err, body)
 	}

@@ -55,6 +55,18 @@ func mustRun(t *testing.T, args ...string) string {
 	return out
 }
 
+// mustRunClient runs a clients command line with --json that must succeed and returns the client
+// it printed.
+func mustRunClient(t *testing.T, args ...string) clientOutput {
+	t.Helper()
+	out := mustRun(t, args...)
+	var c clientOutput
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.ClientID == "" {
+		t.Fatalf("%v: no client in the output (%v)\n%s", args, err, out)
+	}
+	return c
+}
+
 // deploymentSecret is the system secret of the deployments the tests write, and
 // deploymentSecretText is how their server files spell it.
 var (
@@ -444,12 +456,8 @@ func mustAnswer(t *testing.T, url, host string, s *serving) string {
 
 func TestClientsAndKeysCommands(t *testing.T) {
 	migratedDeployment(t, map[string]string{"one.yaml": schoolOne + "features: {id_tokens: true}\n"})
-	out := mustRun(t, "clients", "create", "--school", "1", "--name", "Study App",
+	created := mustRunClient(t, "clients", "create", "--school", "1", "--name", "Study App",
 		"--redirect-uri", "http://127.0.0.1/cb", "--confidential", "--json")
-	var created clientOutput
-	if err := json.Unmarshal([]byte(out), &created); err != nil {
-		t.Fatalf("create --json: %v\n%s", err, out)
-	}
 	if !strings.HasPrefix(created.ClientID, "pc_") || len(created.ClientSecret) < 40 ||
 		created.TokenEndpointAuthMethod != "client_secret_post" || created.Scope != "openid profile email account:read account:write" {
 		t.Fatalf("created %+v", created)
@@ -461,9 +469,8 @@ func TestClientsAndKeysCommands(t *testing.T) {
 	} {
 		refused(t, "", append([]string{"clients", "create", "--school", "1", "--name", "X"}, bad...)...)
 	}
-	code, out, _ := runCmd(t, "", "clients", "rotate-secret", "--school", "1", created.ClientID, "--json")
-	if code != 0 || strings.Contains(out, created.ClientSecret) || !strings.Contains(out, "client_secret") {
-		t.Fatalf("rotate-secret: %d %s", code, out)
+	if rotated := mustRunClient(t, "clients", "rotate-secret", "--school", "1", created.ClientID, "--json"); rotated.ClientSecret == "" || rotated.ClientSecret == created.ClientSecret {
+		t.Fatalf("rotate-secret: %+v", rotated)
 	}
 	if code, out, _ := runCmd(t, "", "clients", "list", "--school", "1"); code != 0 || !strings.Contains(out, created.ClientID) {
 		t.Fatalf("list: %d %s", code, out)
