@@ -26,6 +26,10 @@ func (s *Store) SetSchoolRoles(ctx context.Context, memberID int64, roles []stor
 	}
 	var out []storage.Role
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		// The member's lock before the owners', in the order GetRoles in a transaction takes them.
+		if err := lockRoles(tx, memberID); err != nil {
+			return wrap(op, err)
+		}
 		var owners []memberRoleRow
 		if err := forUpdate(sc.in(tx)).Where("role = ?", storage.RoleOwner).Find(&owners).Error; err != nil {
 			return wrap(op, err)
