@@ -107,10 +107,8 @@ func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Ro
 		return err
 	}
 	op := fmt.Sprintf("set roles of member %d", memberID)
-	for _, r := range roles {
-		if !r.Valid() {
-			return fmt.Errorf("gormstore: %s: unknown role %q: %w", op, r, storage.ErrInvalidArgument)
-		}
+	if err := knownRoles(roles); err != nil {
+		return fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
 		if err := lockRoles(tx, memberID); err != nil {
@@ -135,6 +133,17 @@ func lockRoles(tx *gorm.DB, memberID int64) error {
 	var ids []int64
 	return tx.Model(&memberRow{}).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).
 		Where("id = ?", memberID).Pluck("id", &ids).Error
+}
+
+// knownRoles refuses a role the store does not know (ErrInvalidArgument), for every write of
+// roles: SetRoles, SetSchoolRoles and the import.
+func knownRoles(roles []storage.Role) error {
+	for _, r := range roles {
+		if !r.Valid() {
+			return fmt.Errorf("unknown role %q: %w", r, storage.ErrInvalidArgument)
+		}
+	}
+	return nil
 }
 
 // replaceRoles makes the member's roles at the school exactly roles, touching only the rows that

@@ -19,10 +19,8 @@ func (s *Store) SetSchoolRoles(ctx context.Context, memberID int64, roles []stor
 		return nil, err
 	}
 	op := fmt.Sprintf("set roles of member %d", memberID)
-	for _, r := range roles {
-		if !r.Valid() {
-			return nil, fmt.Errorf("gormstore: %s: unknown role %q: %w", op, r, storage.ErrInvalidArgument)
-		}
+	if err := knownRoles(roles); err != nil {
+		return nil, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	var out []storage.Role
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
