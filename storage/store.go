@@ -93,7 +93,8 @@ type Members interface {
 	// member from the school. School-scoped.
 	SetRoles(ctx context.Context, memberID int64, roles []Role) error
 	// GetRoles returns the member's roles at the context's school, most powerful first; an empty
-	// list if none. School-scoped.
+	// list if none. Inside a transaction (InTx) it also holds them until the transaction ends: a
+	// change of them elsewhere waits, so a decision made on what it read stands. School-scoped.
 	GetRoles(ctx context.Context, memberID int64) ([]Role, error)
 	// ListSchoolMembers lists the members holding a role at the context's school, ordered by
 	// id, one page at a time; next is the cursor of the following page or "" at the end.

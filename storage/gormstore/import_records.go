@@ -56,10 +56,8 @@ func (im *importer) members(seeds []storage.MemberSeed) error {
 			// Hashing is the caller's: storage keeps only argon2id PHC strings.
 			return importErr(kind, i, fmt.Errorf("member %q has a plain password: hash it into password_hash before the import: %w", emails[i], storage.ErrInvalidArgument))
 		}
-		for _, r := range s.Roles {
-			if !r.Valid() {
-				return importErr(kind, i, fmt.Errorf("unknown role %q: %w", r, storage.ErrInvalidArgument))
-			}
+		if err := knownRoles(s.Roles); err != nil {
+			return importErr(kind, i, err)
 		}
 	}
 	var current []memberRow

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/proctorhq/proctor/storage"
 )
@@ -106,18 +107,43 @@ func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Ro
 		return err
 	}
 	op := fmt.Sprintf("set roles of member %d", memberID)
-	for _, r := range roles {
-		if !r.Valid() {
-			return fmt.Errorf("gormstore: %s: unknown role %q: %w", op, r, storage.ErrInvalidArgument)
-		}
+	if err := knownRoles(roles); err != nil {
+		return fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	return s.inTx(ctx, op, func(tx *gorm.DB) error {
+		if err := lockRoles(tx, memberID); err != nil {
+			return wrap(op, err)
+		}
 		// Checked explicitly so that an empty list for an unknown member is ErrNotFound too.
 		if err := requireRow(tx.Model(&memberRow{}).Where("id = ?", memberID), op); err != nil {
 			return err
 		}
 		return wrap(op, replaceRoles(tx, sc, memberID, roles, dbTime(s.now())))
 	})
+}
+
+// lockRoles takes the lock that orders the changes of a member's roles: every write of them
+// (SetRoles, SetSchoolRoles) takes it first, and so does a read of them inside a caller's
+// transaction (GetRoles), so that a decision made on the roles read there cannot be overtaken by
+// another change before the transaction ends. The lock is on the member's row, which exists for
+// as long as they hold roles, whereas their role rows come and go with the change itself. On
+// PostgreSQL it is FOR NO KEY UPDATE, which still lets rows that refer to the member be written;
+// SQLite transactions already hold the database's write lock from BEGIN IMMEDIATE.
+func lockRoles(tx *gorm.DB, memberID int64) error {
+	var ids []int64
+	return tx.Model(&memberRow{}).Clauses(clause.Locking{Strength: "NO KEY UPDATE"}).
+		Where("id = ?", memberID).Pluck("id", &ids).Error
+}
+
+// knownRoles refuses a role the store does not know (ErrInvalidArgument), for every write of
+// roles: SetRoles, SetSchoolRoles and the import.
+func knownRoles(roles []storage.Role) error {
+	for _, r := range roles {
+		if !r.Valid() {
+			return fmt.Errorf("unknown role %q: %w", r, storage.ErrInvalidArgument)
+		}
+	}
+	return nil
 }
 
 // replaceRoles makes the member's roles at the school exactly roles, touching only the rows that
@@ -165,6 +191,11 @@ func (s *Store) GetRoles(ctx context.Context, memberID int64) ([]storage.Role, e
 	// A fixed statement, as GetMember's: the operator API reads the caller's roles on every
 	// request.
 	op := fmt.Sprintf("get roles of member %d", memberID)
+	if tx := s.txFrom(ctx); tx != nil {
+		if err := lockRoles(tx.db.WithContext(ctx), memberID); err != nil {
+			return nil, wrap(op, err)
+		}
+	}
 	rows, err := s.conn(ctx).Raw("SELECT role FROM member_roles WHERE school_id = ? AND member_id = ?", sc.schoolID, memberID).Rows()
 	if err != nil {
 		return nil, wrap(op, err)

@@ -33,16 +33,12 @@ func (s *Store) CreateEvent(ctx context.Context, e storage.Event) (storage.Event
 
 // eventRegistrantRow is one row of the registrations-members join.
 type eventRegistrantRow struct {
-	ID              int64
-	EventID         int64
-	MemberID        int64
-	Status          string
-	RegisteredAt    time.Time
-	Email           string
-	Name            string
-	AvatarURL       string
-	MemberCreatedAt time.Time
-	MemberUpdatedAt time.Time
+	ID           int64
+	EventID      int64
+	MemberID     int64
+	Status       string
+	RegisteredAt time.Time
+	Member       joinedMember `gorm:"embedded"`
 }
 
 // ListEventRegistrants pages through an event's registrations, oldest first, in one statement
@@ -54,8 +50,7 @@ func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page st
 		return nil, "", err
 	}
 	q := db.Table("event_registrations AS r").
-		Select("r.id, r.event_id, r.member_id, r.status, r.registered_at, "+
-			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
+		Select("r.id, r.event_id, r.member_id, r.status, r.registered_at, "+joinedMemberColumns).
 		Joins("JOIN members AS m ON m.id = r.member_id").
 		Where("r.school_id = ? AND r.event_id = ?", sc.schoolID, eventID)
 	rows, next, err := readTimeIDPage(q, "r.registered_at", "r.id", false, page, op, func(r eventRegistrantRow) (time.Time, int64) { return r.RegisteredAt, r.ID })
@@ -65,10 +60,7 @@ func (s *Store) ListEventRegistrants(ctx context.Context, eventID int64, page st
 	return convertRows(rows, func(r eventRegistrantRow) storage.EventRegistrant {
 		return storage.EventRegistrant{
 			ID: r.ID, EventID: r.EventID, Status: r.Status, RegisteredAt: utc(r.RegisteredAt),
-			Member: storage.Member{
-				ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
-				CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
-			},
+			Member: r.Member.member(r.MemberID),
 		}
 	}), next, nil
 }

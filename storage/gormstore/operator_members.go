@@ -19,13 +19,15 @@ func (s *Store) SetSchoolRoles(ctx context.Context, memberID int64, roles []stor
 		return nil, err
 	}
 	op := fmt.Sprintf("set roles of member %d", memberID)
-	for _, r := range roles {
-		if !r.Valid() {
-			return nil, fmt.Errorf("gormstore: %s: unknown role %q: %w", op, r, storage.ErrInvalidArgument)
-		}
+	if err := knownRoles(roles); err != nil {
+		return nil, fmt.Errorf("gormstore: %s: %w", op, err)
 	}
 	var out []storage.Role
 	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
+		// The member's lock before the owners', in the order GetRoles in a transaction takes them.
+		if err := lockRoles(tx, memberID); err != nil {
+			return wrap(op, err)
+		}
 		var owners []memberRoleRow
 		if err := forUpdate(sc.in(tx)).Where("role = ?", storage.RoleOwner).Find(&owners).Error; err != nil {
 			return wrap(op, err)

@@ -10,10 +10,10 @@ import (
 	"github.com/proctorhq/proctor/storage"
 )
 
-// courseEnrollmentRow is one row of the enrollments-members join. The member's password hash is
-// never selected: it has no business outside the login path.
-type courseEnrollmentRow struct {
-	storage.Enrollment
+// joinedMember is the member's part of a row that joins members AS m, selected by
+// joinedMemberColumns. The password hash is never selected: it has no business outside the
+// login path.
+type joinedMember struct {
 	Email           string
 	Name            string
 	AvatarURL       string
@@ -21,21 +21,31 @@ type courseEnrollmentRow struct {
 	MemberUpdatedAt time.Time
 }
 
-func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
-	return storage.CourseEnrollment{
-		Enrollment: utcEnrollment(r.Enrollment),
-		Member: storage.Member{
-			ID: r.MemberID, Email: r.Email, Name: r.Name, AvatarURL: r.AvatarURL,
-			CreatedAt: utc(r.MemberCreatedAt), UpdatedAt: utc(r.MemberUpdatedAt),
-		},
+// joinedMemberColumns selects a joinedMember.
+const joinedMemberColumns = "m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at"
+
+// member is the member with the id the joined row refers to them by.
+func (m joinedMember) member(id int64) storage.Member {
+	return storage.Member{
+		ID: id, Email: m.Email, Name: m.Name, AvatarURL: m.AvatarURL,
+		CreatedAt: utc(m.MemberCreatedAt), UpdatedAt: utc(m.MemberUpdatedAt),
 	}
+}
+
+// courseEnrollmentRow is one row of the enrollments-members join.
+type courseEnrollmentRow struct {
+	storage.Enrollment
+	Member joinedMember `gorm:"embedded"`
+}
+
+func (r courseEnrollmentRow) enrollment() storage.CourseEnrollment {
+	return storage.CourseEnrollment{Enrollment: utcEnrollment(r.Enrollment), Member: r.Member.member(r.MemberID)}
 }
 
 // enrollmentsWithMembers is the join every enrollment read goes through, filtered by the school.
 func enrollmentsWithMembers(db *gorm.DB, sc scope) *gorm.DB {
 	return db.Table("enrollments AS e").
-		Select("e.id, e.member_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, "+
-			"m.email, m.name, m.avatar_url, m.created_at AS member_created_at, m.updated_at AS member_updated_at").
+		Select("e.id, e.member_id, e.course_id, e.expire_date, e.lifetime_access, e.enrolled_at, "+joinedMemberColumns).
 		Joins("JOIN members AS m ON m.id = e.member_id").
 		Where("e.school_id = ?", sc.schoolID)
 }
