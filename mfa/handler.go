@@ -74,10 +74,9 @@ func (h *Handler) Mount(r *mux.Router) {
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
 // token is refused with the page and a message.
 func (h *Handler) page(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showSecurity(w, r, v, http.StatusForbidden, "", i18n.FromContext(r.Context()).Text("account.expired"))
-	}
-	return h.login.MemberPage(SecurityPath, expired, fn)
+	return h.login.MemberPage(SecurityPath, func(w http.ResponseWriter, r *http.Request, v login.Visit, status int, msg string) error {
+		return h.showSecurity(w, r, v, status, "", msg)
+	}, fn)
 }
 
 // required reports whether the school requires a second factor of this member (an operator).

@@ -30,10 +30,9 @@ var notices = map[string]string{
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("account.expired")})
-	}
-	return h.login.MemberPage(AccountPath, expired, fn)
+	return h.login.MemberPage(AccountPath, func(w http.ResponseWriter, r *http.Request, v login.Visit, status int, msg string) error {
+		return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+	}, fn)
 }
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
