@@ -237,20 +237,17 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v login.
 	return h.showCodes(w, r, v, codes, SecurityPath)
 }
 
-// reauthenticated checks the form's current_password (login's CheckCurrentPassword, charged to
+// reauthenticated checks the form's current_password (login's ConfirmCurrentPassword, charged to
 // the member's one budget of such checks), unless a second factor was entered in the session
 // within login.StepUpWindow. When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v login.Visit) (bool, error) {
 	if h.login.FactorFresh(v.Session) {
 		return true, nil
 	}
-	ctx := r.Context()
-	check, _, err := h.login.CheckCurrentPassword(ctx, v.Session.Member.ID, r.PostForm.Get("current_password"))
-	if err != nil || check == login.PasswordRight {
-		return err == nil, err
-	}
-	status, msg := check.Refusal(ctx)
-	return false, h.showSecurity(w, r, v, status, "", msg)
+	_, ok, err := h.login.ConfirmCurrentPassword(r.Context(), v, r.PostForm.Get("current_password"), "second factor change", func(status int, msg string) error {
+		return h.showSecurity(w, r, v, status, "", msg)
+	})
+	return ok, err
 }
 
 func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {

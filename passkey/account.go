@@ -180,14 +180,11 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	}
 	// A second factor entered in the last minutes stands in for the password.
 	if !h.login.FactorFresh(v.Session) {
-		check, _, err := h.login.CheckCurrentPassword(ctx, m.ID, r.PostForm.Get("current_password"))
-		if err != nil {
-			return err
-		}
-		if check != login.PasswordRight {
-			status, msg := check.Refusal(ctx)
-			h.log.InfoContext(ctx, "passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
+		_, ok, err := h.login.ConfirmCurrentPassword(ctx, v, r.PostForm.Get("current_password"), "passkey removal", func(status int, msg string) error {
 			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+		})
+		if !ok {
+			return err
 		}
 	}
 	err = h.store.DeletePasskey(ctx, m.ID, id)
