@@ -1,7 +1,6 @@
 package mfa
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -80,16 +79,8 @@ func (h *Handler) page(fn login.VisitPage) http.Handler {
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
-func (h *Handler) required(ctx context.Context, v login.Visit) (bool, error) {
-	if !v.School.Security.RequiresOperatorFactor() {
-		return false, nil
-	}
-	for _, r := range v.Session.Roles {
-		if r.IsOperator() {
-			return true, nil
-		}
-	}
-	return false, nil
+func required(v login.Visit) bool {
+	return v.School.Security.RequiresOperatorFactor() && v.Session.Operator()
 }
 
 func (h *Handler) security(w http.ResponseWriter, r *http.Request, v login.Visit) error {
@@ -102,10 +93,6 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 	if err != nil {
 		return err
 	}
-	req, err := h.required(ctx, v)
-	if err != nil {
-		return err
-	}
 	// The query names a notice; only a known name gives a sentence.
 	if notice == "removed" {
 		notice = i18n.FromContext(ctx).Text("mfa.notice_removed")
@@ -115,7 +102,7 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 	page := templates.SecurityPage{
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
-		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
+		Required: required(v), PasswordOptional: h.login.FactorFresh(v.Session),
 	}
 	if status == http.StatusTooManyRequests {
 		login.RetryCurrentPassword(w)
@@ -139,13 +126,9 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visi
 	if err != nil {
 		return err
 	}
-	req, err := h.required(ctx, v)
-	if err != nil {
-		return err
-	}
 	page := templates.TOTPEnrolPage{
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
-		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
+		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: required(v),
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
 	}
