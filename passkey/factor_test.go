@@ -123,3 +123,35 @@ func TestPasskeyStepUp(t *testing.T) {
 		t.Errorf("remove with a fresh factor: %d %s", res.Status, res.Body)
 	}
 }
+
+// A second step refused for a spent budget says when the budget is whole again (its window,
+// the default 15 minutes), as the code form of the step does.
+func TestPasskeySecondFactorLimited(t *testing.T) {
+	e := newEnv(t)
+	_, auth, cred := e.annWithKey()
+	bobs := e.browser()
+	bobs.SignIn(e.a, e.bob.Email)
+	bobCred := bobs.register(e.a, auth, "Bob's key")
+
+	br := e.browser()
+	res := br.Get(e.a.URL(login.LoginPath))
+	res = br.Post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {res.CSRF(t)},
+		"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
+	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
+		t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
+	}
+	// Bob's passkey fails Ann's step until the budget of five is spent.
+	for range 10 {
+		c := br.beginFactor(e.a, false)
+		if res = br.finishFactor(e.a, c, false, auth.assert(c.opts, bobCred)); res.Status != http.StatusBadRequest {
+			break
+		}
+	}
+	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "900" {
+		t.Errorf("after the budget: %d, Retry-After %q, %s", res.Status, res.Header.Get("Retry-After"), res.Body)
+	}
+	c := br.beginFactor(e.a, false)
+	if res := br.finishFactor(e.a, c, false, auth.assert(c.opts, cred)); res.Status != http.StatusTooManyRequests {
+		t.Errorf("Ann's own passkey after the budget: %d %s", res.Status, res.Body)
+	}
+}

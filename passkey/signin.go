@@ -65,6 +65,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 	}
 	if !taken {
 		h.note(r, audit.Event{Kind: audit.KindSignIn, Result: audit.ResultThrottled, Actor: audit.ActorMember, Detail: string(factor.KindPasskey)})
+		login.SetRetryAfter(w, h.addressLimit.Window)
 		return errLimited
 	}
 	p, m, err := h.assert(w, r, t, wa, factor.ChallengeSignIn, 0)
