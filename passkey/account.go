@@ -1,7 +1,6 @@
 package passkey
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -198,10 +197,4 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
-}
-
-func (h *Handler) refund(ctx context.Context, key string) {
-	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
-	}
 }

@@ -77,7 +77,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 		}
 		return err
 	}
-	h.refund(ctx, key)
+	login.Refund(ctx, h.limiter, h.log, key)
 	// A user-verified passkey is a second factor in itself: the session counts as one that
 	// entered its factor now (step-up for operator scopes is satisfied).
 	if err := h.login.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
