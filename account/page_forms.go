@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	mailqueue "github.com/proctorhq/proctor/mail"
@@ -53,7 +52,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "profile changed", v.LogArgs(ctx)...)
 	accountDone(w, "profile")
 	return nil
 }
@@ -156,8 +155,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
-		"sessions_ended", ended, "token_pairs_revoked", revoked)
+	h.svc.log.InfoContext(ctx, "password changed", v.LogArgs(ctx, "sessions_ended", ended, "token_pairs_revoked", revoked)...)
 	if signOutApps {
 		accountDone(w, "password-all")
 	} else {
@@ -229,7 +227,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.svc.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+		h.svc.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", v.LogArgs(ctx)...)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
@@ -261,7 +259,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.svc.log.InfoContext(ctx, "e-mail change requested", v.LogArgs(ctx)...)
 	accountDone(w, "email-sent")
 	return nil
 }

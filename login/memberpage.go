@@ -1,6 +1,7 @@
 package login
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -13,6 +14,12 @@ import (
 type Visit struct {
 	School  *school.School
 	Session Session
+}
+
+// LogArgs are the attributes a log line of a member's page starts with, the request's id, the
+// school and the member, followed by more.
+func (v Visit) LogArgs(ctx context.Context, more ...any) []any {
+	return append([]any{"request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID}, more...)
 }
 
 // Redraw draws a member's page again with status and msg, a sentence in the request's

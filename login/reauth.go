@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/password"
 )
@@ -106,8 +105,7 @@ func (h *Handler) ConfirmCurrentPassword(ctx context.Context, v Visit, pw, actio
 	}
 	if check != PasswordRight {
 		status, msg := check.Refusal(ctx)
-		h.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
-			"member_id", v.Session.Member.ID, "status", status)
+		h.log.InfoContext(ctx, action+" refused", v.LogArgs(ctx, "status", status)...)
 		return "", false, refuse(status, msg)
 	}
 	return hash, true, nil

@@ -12,7 +12,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
@@ -165,7 +164,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 		return fmt.Errorf("mfa: mark session: %w", err)
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
-	h.log.InfoContext(ctx, "TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned on", v.LogArgs(ctx)...)
 	if returnTo == login.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
@@ -193,7 +192,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 		return err
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
-	h.log.InfoContext(ctx, "TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned off", v.LogArgs(ctx)...)
 	login.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
@@ -139,8 +138,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return fmt.Errorf("passkey: store: %w", err)
 	}
-	h.log.InfoContext(ctx, "passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
-		"backup_eligible", cred.Flags.BackupEligible)
+	h.log.InfoContext(ctx, "passkey added", v.LogArgs(ctx, "backup_eligible", cred.Flags.BackupEligible)...)
 	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
 	return nil
@@ -193,7 +191,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	if err != nil {
 		return fmt.Errorf("passkey: remove: %w", err)
 	}
-	h.log.InfoContext(ctx, "passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "passkey removed", v.LogArgs(ctx)...)
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
