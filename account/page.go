@@ -80,10 +80,9 @@ func (h *Handler) mountAccount(r *mux.Router) {
 // memberPage runs fn for a signed-in member of the request's school (login.MemberPage). A
 // POST without the session's CSRF token is refused with the page and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showAccount(w, r, v, http.StatusForbidden, templates.AccountPage{Message: i18n.FromContext(r.Context()).Text("account.expired")})
-	}
-	return h.login.MemberPage(AccountPath, expired, fn)
+	return h.login.MemberPage(AccountPath, func(w http.ResponseWriter, r *http.Request, v login.Visit, status int, msg string) error {
+		return h.showAccount(w, r, v, status, templates.AccountPage{Message: msg})
+	}, fn)
 }
 
 // accountPage shows the page, with the sentence of a form that just finished.

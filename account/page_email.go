@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
@@ -55,8 +54,7 @@ func (h *Handler) emailLink(w http.ResponseWriter, r *http.Request, v login.Visi
 		return Link{}, false, fmt.Errorf("account: get e-mail link: %w", err)
 	}
 	if l.MemberID != v.Session.Member.ID {
-		h.svc.log.InfoContext(ctx, "e-mail link refused: another member is signed in", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+		h.svc.log.InfoContext(ctx, "e-mail link refused: another member is signed in", v.LogArgs(ctx)...)
 		h.login.RenderError(w, r, http.StatusForbidden, viewEmailLinkOtherMember(r))
 		return Link{}, false, nil
 	}
@@ -138,14 +136,13 @@ func (h *Handler) confirmEmailChange(w http.ResponseWriter, r *http.Request, v l
 		h.login.RenderError(w, r, http.StatusNotFound, viewEmailLinkInvalid(r))
 		return nil
 	case errors.Is(err, storage.ErrAlreadyExists):
-		h.svc.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", "request_id", edge.FromContext(ctx).ID,
-			"school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+		h.svc.log.InfoContext(ctx, "e-mail change refused: the address was taken meanwhile", v.LogArgs(ctx)...)
 		h.login.RenderError(w, r, http.StatusConflict, viewEmailTaken(r))
 		return nil
 	case err != nil:
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "e-mail address changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "e-mail address changed", v.LogArgs(ctx)...)
 	accountDone(w, "email")
 	return nil
 }

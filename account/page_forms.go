@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	mailqueue "github.com/proctorhq/proctor/mail"
@@ -53,7 +52,7 @@ func (h *Handler) updateProfile(w http.ResponseWriter, r *http.Request, v login.
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "profile changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "profile changed", v.LogArgs(ctx)...)
 	accountDone(w, "profile")
 	return nil
 }
@@ -97,23 +96,6 @@ func pictureAcceptable(p string) bool {
 	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil && u.Opaque == ""
 }
 
-// confirmCurrent checks the current password a form changing action carries (login's
-// CheckCurrentPassword, charged to the member's one budget of such checks) and returns the
-// stored hash it matched. A refusal is logged and answered through refuse with login's words
-// for it, and ok is false; only a store or limiter failure is an error.
-func (h *Handler) confirmCurrent(ctx context.Context, v login.Visit, memberID int64, current, action string, refuse func(status int, msg string) error) (hash string, ok bool, err error) {
-	check, hash, err := h.login.CheckCurrentPassword(ctx, memberID, current)
-	if err != nil {
-		return "", false, err
-	}
-	if check != login.PasswordRight {
-		status, msg := check.Refusal(ctx)
-		h.svc.log.InfoContext(ctx, action+" refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", memberID, "status", status)
-		return "", false, refuse(status, msg)
-	}
-	return hash, true, nil
-}
-
 // changePassword sets a new password after checking the current one. The new password ends
 // every other session of the member at every school and every outstanding reset link; with
 // sign_out_apps it also revokes every application's tokens.
@@ -132,7 +114,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if next != repeat {
 		return refuse(http.StatusOK, loc.Text("account.repeat_mismatch"))
 	}
-	verified, ok, err := h.confirmCurrent(ctx, v, m.ID, current, "password change", refuse)
+	verified, ok, err := h.login.ConfirmCurrentPassword(ctx, v, current, "password change", refuse)
 	if !ok {
 		return err
 	}
@@ -173,8 +155,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "password changed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
-		"sessions_ended", ended, "token_pairs_revoked", revoked)
+	h.svc.log.InfoContext(ctx, "password changed", v.LogArgs(ctx, "sessions_ended", ended, "token_pairs_revoked", revoked)...)
 	if signOutApps {
 		accountDone(w, "password-all")
 	} else {
@@ -238,7 +219,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if addr == storage.NormaliseEmail(m.Email) {
 		return refuse(http.StatusOK, loc.Text("account.email_unchanged"))
 	}
-	verified, ok, err := h.confirmCurrent(ctx, v, m.ID, r.PostForm.Get("current_password"), "e-mail change", refuse)
+	verified, ok, err := h.login.ConfirmCurrentPassword(ctx, v, r.PostForm.Get("current_password"), "e-mail change", refuse)
 	if !ok {
 		return err
 	}
@@ -246,7 +227,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	switch {
 	case err == nil:
 		// Taken: nothing is sent, and the page says what it says to everyone.
-		h.svc.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+		h.svc.log.InfoContext(ctx, "e-mail change not sent: the address is a member's", v.LogArgs(ctx)...)
 		accountDone(w, "email-sent")
 		return nil
 	case !errors.Is(err, storage.ErrNotFound):
@@ -278,7 +259,7 @@ func (h *Handler) requestEmailChange(w http.ResponseWriter, r *http.Request, v l
 	if err != nil {
 		return err
 	}
-	h.svc.log.InfoContext(ctx, "e-mail change requested", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.svc.log.InfoContext(ctx, "e-mail change requested", v.LogArgs(ctx)...)
 	accountDone(w, "email-sent")
 	return nil
 }

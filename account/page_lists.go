@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/storage"
@@ -57,7 +56,7 @@ func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, v login.Vis
 	if err := h.svc.audit.Record(ctx, h.requestEvent(r, v.Session.Member.ID, audit.KindSessionEnded, device)); err != nil {
 		return fmt.Errorf("account: record event: %w", err)
 	}
-	h.svc.log.InfoContext(ctx, "session ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.svc.log.InfoContext(ctx, "session ended from the account page", v.LogArgs(ctx)...)
 	accountDone(w, "session")
 	return nil
 }
@@ -74,8 +73,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, v log
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.svc.log.InfoContext(ctx, "other sessions ended from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
-		"member_id", v.Session.Member.ID, "sessions_ended", n)
+	h.svc.log.InfoContext(ctx, "other sessions ended from the account page", v.LogArgs(ctx, "sessions_ended", n)...)
 	accountDone(w, "sessions")
 	return nil
 }
@@ -115,8 +113,7 @@ func (h *Handler) removeApp(w http.ResponseWriter, r *http.Request, v login.Visi
 			return fmt.Errorf("account: record event: %w", err)
 		}
 	}
-	h.svc.log.InfoContext(ctx, "application removed from the account page", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID,
-		"member_id", v.Session.Member.ID, "client_id", clientID, "token_pairs_revoked", n)
+	h.svc.log.InfoContext(ctx, "application removed from the account page", v.LogArgs(ctx, "client_id", clientID, "token_pairs_revoked", n)...)
 	accountDone(w, "app")
 	return nil
 }

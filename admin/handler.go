@@ -167,7 +167,7 @@ func (h *Handler) operator(fn pageFunc) http.Handler {
 			h.login.Fail(w, r, err)
 			return
 		}
-		if !isOperator(s.Roles) {
+		if !s.Operator() {
 			h.log.InfoContext(ctx, "operator page refused: not an operator", "request_id", edge.FromContext(ctx).ID,
 				"school_id", t.SchoolID, "member_id", s.Member.ID)
 			loc := i18n.FromContext(ctx)
@@ -206,15 +206,6 @@ func requireFeature(fn pageFunc) pageFunc {
 		}
 		return fn(w, r, v)
 	}
-}
-
-func isOperator(roles []storage.Role) bool {
-	for _, r := range roles {
-		if r.IsOperator() {
-			return true
-		}
-	}
-	return false
 }
 
 // checkCSRF checks the form's csrf_token against the session's (login.CheckCSRF), logging a

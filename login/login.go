@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"time"
@@ -201,14 +202,19 @@ func (h *Handler) charge(ctx context.Context, dev device, known bool, accountKey
 	return []string{first, addressKey}, nil
 }
 
-// refund gives back charges of an attempt that was not a failure, logging what fails: a lost
-// refund costs the member one attempt of the budget, no more.
-func (h *Handler) refund(ctx context.Context, keys ...string) {
+// Refund gives back to l the charges under keys of an attempt that was not a failure, logging
+// on log what fails: a lost refund costs the member one attempt of the budget, no more.
+func Refund(ctx context.Context, l Limiter, log *slog.Logger, keys ...string) {
 	for _, k := range keys {
-		if err := h.limiter.Refund(ctx, k); err != nil {
-			h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
+		if err := l.Refund(ctx, k); err != nil {
+			log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
 		}
 	}
+}
+
+// refund is Refund on the handler's limiter.
+func (h *Handler) refund(ctx context.Context, keys ...string) {
+	Refund(ctx, h.limiter, h.log, keys...)
 }
 
 // checkPassword finds the member and verifies the password. An unknown e-mail or a stored hash

@@ -1,10 +1,12 @@
 package login
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
 	"github.com/proctorhq/proctor/edge"
+	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/school"
 )
 
@@ -14,29 +16,31 @@ type Visit struct {
 	Session Session
 }
 
+// LogArgs are the attributes a log line of a member's page starts with, the request's id, the
+// school and the member, followed by more.
+func (v Visit) LogArgs(ctx context.Context, more ...any) []any {
+	return append([]any{"request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID}, more...)
+}
+
+// Redraw draws a member's page again with status and msg, a sentence in the request's
+// language above the page: how a page answers a form it refuses.
+type Redraw = func(w http.ResponseWriter, r *http.Request, v Visit, status int, msg string) error
+
 // MemberPage serves fn to a signed-in member of the request's school, the one way every page of
 // a member's own account (account, second factors, passkeys) is guarded. Without a session a
 // GET goes to sign in and comes back; a POST goes to sign in and then to home, since its form
-// is gone. A POST's form is parsed and must carry the session's CSRF token: without it,
-// expired answers (the page again, 403, with a message) and fn does not run. What fn or
-// expired return is written by Fail.
-func (h *Handler) MemberPage(home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) http.Handler {
+// is gone. A POST's form is parsed and must carry the session's CSRF token: without it, the
+// page is drawn again by redraw with 403 and the sentence that the form expired, and fn does not
+// run. What fn or redraw return is written by Fail.
+func (h *Handler) MemberPage(home string, redraw Redraw, fn VisitPage) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.serveMember(w, r, home, expired, fn); err != nil {
+		if err := h.serveMember(w, r, home, redraw, fn); err != nil {
 			h.Fail(w, r, err)
 		}
 	})
 }
 
-// ShowAgain is MemberPage's expired answer for a page that show draws from a page value P:
-// page, which carries the message, drawn again with 403.
-func ShowAgain[P any](show func(w http.ResponseWriter, r *http.Request, v Visit, status int, page P) error, page P) VisitPage {
-	return func(w http.ResponseWriter, r *http.Request, v Visit) error {
-		return show(w, r, v, http.StatusForbidden, page)
-	}
-}
-
-func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home string, expired, fn func(http.ResponseWriter, *http.Request, Visit) error) error {
+func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home string, redraw Redraw, fn VisitPage) error {
 	t, err := school.FromContext(r.Context())
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func (h *Handler) serveMember(w http.ResponseWriter, r *http.Request, home strin
 	if post && !h.CheckCSRF(r, s) {
 		h.log.InfoContext(r.Context(), "member form refused: CSRF check failed", "request_id", edge.FromContext(r.Context()).ID,
 			"school_id", t.SchoolID, "path", r.URL.Path)
-		return expired(w, r, v)
+		return redraw(w, r, v, http.StatusForbidden, i18n.FromContext(r.Context()).Text("account.expired"))
 	}
 	return fn(w, r, v)
 }

@@ -93,6 +93,24 @@ func (h *Handler) CheckCurrentPassword(ctx context.Context, memberID int64, pw s
 	return PasswordRight, m.PasswordHash, nil
 }
 
+// ConfirmCurrentPassword is CheckCurrentPassword for a form of member v's own page that
+// changes what action names ("password change", say): pw is the current password the form
+// carries. A refusal is logged and answered through refuse with its status and Refusal's words,
+// and ok is false; on PasswordRight it returns the hash pw matched. Only what
+// CheckCurrentPassword fails with is an error.
+func (h *Handler) ConfirmCurrentPassword(ctx context.Context, v Visit, pw, action string, refuse func(status int, msg string) error) (hash string, ok bool, err error) {
+	check, hash, err := h.CheckCurrentPassword(ctx, v.Session.Member.ID, pw)
+	if err != nil {
+		return "", false, err
+	}
+	if check != PasswordRight {
+		status, msg := check.Refusal(ctx)
+		h.log.InfoContext(ctx, action+" refused", v.LogArgs(ctx, "status", status)...)
+		return "", false, refuse(status, msg)
+	}
+	return hash, true, nil
+}
+
 // HashNewPassword hashes pw, a new password chosen on a web form (the account page's password
 // change, a password reset, an accepted invitation), at p in one of the sign-in form's hash
 // slots: a burst of these forms is bounded in memory as sign-ins are (hashgate.go). With every

@@ -48,6 +48,29 @@ func TestCheckCurrentPassword(t *testing.T) {
 	}
 }
 
+// A form's confirmation answers a refusal through the page's refuse, with the status and words
+// of Refusal, and a right password with the hash it matched, refuse not called.
+func TestConfirmCurrentPassword(t *testing.T) {
+	e := newEnv(t, nil)
+	v := Visit{School: e.schools[hostA], Session: Session{Member: e.ann}}
+	var status int
+	var msg string
+	refuse := func(s int, m string) error { status, msg = s, m; return nil }
+	for pw, want := range map[string]PasswordCheck{"": PasswordMissing, "not the password": PasswordWrong} {
+		status, msg = 0, ""
+		hash, ok, err := e.h.ConfirmCurrentPassword(e.ctx(hostA), v, pw, "test change", refuse)
+		wantStatus, wantMsg := want.Refusal(e.ctx(hostA))
+		if err != nil || ok || hash != "" || status != wantStatus || msg != wantMsg {
+			t.Errorf("password %q: hash %q, ok %v, err %v, refused with %d %q; want %d %q", pw, hash, ok, err, status, msg, wantStatus, wantMsg)
+		}
+	}
+	status, msg = 0, ""
+	hash, ok, err := e.h.ConfirmCurrentPassword(e.ctx(hostA), v, annPassword, "test change", refuse)
+	if err != nil || !ok || !password.IsHash(hash) || status != 0 || msg != "" {
+		t.Errorf("right password: hash %q, ok %v, err %v, refused with %d %q", hash, ok, err, status, msg)
+	}
+}
+
 // The check hashes in one of the sign-in form's hash slots: with every slot taken and no wait
 // allowed it is a 503 and costs the member nothing. The slot is held by a check whose hash is
 // kept in flight (a wrapped verify and channels, not timing); the wrapper holds only the

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/proctorhq/proctor/audit"
@@ -51,6 +52,12 @@ type Session struct {
 	FactorAt time.Time
 	// Roles are the member's roles at the school, most powerful first, read with the session.
 	Roles []storage.Role
+}
+
+// Operator reports whether the member is an owner or admin of the session's school
+// (storage.Role IsOperator).
+func (s Session) Operator() bool {
+	return slices.ContainsFunc(s.Roles, storage.Role.IsOperator)
 }
 
 // Current returns the request's session if it has a valid one. A store failure reads as "not

@@ -288,3 +288,20 @@ func TestFlowThroughServer(t *testing.T) {
 		t.Errorf("forged decision: %d", status)
 	}
 }
+
+// An owner or an admin at the school is its operator, whatever other roles they hold.
+func TestSessionOperator(t *testing.T) {
+	for _, c := range []struct {
+		roles []storage.Role
+		want  bool
+	}{
+		{nil, false},
+		{[]storage.Role{storage.RoleStudent}, false},
+		{[]storage.Role{storage.RoleOwner}, true},
+		{[]storage.Role{storage.RoleAdmin, storage.RoleStudent}, true},
+	} {
+		if got := (Session{Roles: c.roles}).Operator(); got != c.want {
+			t.Errorf("roles %v: Operator() = %v, want %v", c.roles, got, c.want)
+		}
+	}
+}

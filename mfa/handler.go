@@ -1,7 +1,6 @@
 package mfa
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -13,7 +12,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
@@ -74,23 +72,14 @@ func (h *Handler) Mount(r *mux.Router) {
 // session a POST goes to sign in and then to SecurityPath. A POST without the session's CSRF
 // token is refused with the page and a message.
 func (h *Handler) page(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showSecurity(w, r, v, http.StatusForbidden, "", i18n.FromContext(r.Context()).Text("account.expired"))
-	}
-	return h.login.MemberPage(SecurityPath, expired, fn)
+	return h.login.MemberPage(SecurityPath, func(w http.ResponseWriter, r *http.Request, v login.Visit, status int, msg string) error {
+		return h.showSecurity(w, r, v, status, "", msg)
+	}, fn)
 }
 
 // required reports whether the school requires a second factor of this member (an operator).
-func (h *Handler) required(ctx context.Context, v login.Visit) (bool, error) {
-	if !v.School.Security.RequiresOperatorFactor() {
-		return false, nil
-	}
-	for _, r := range v.Session.Roles {
-		if r.IsOperator() {
-			return true, nil
-		}
-	}
-	return false, nil
+func required(v login.Visit) bool {
+	return v.School.Security.RequiresOperatorFactor() && v.Session.Operator()
 }
 
 func (h *Handler) security(w http.ResponseWriter, r *http.Request, v login.Visit) error {
@@ -103,10 +92,6 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 	if err != nil {
 		return err
 	}
-	req, err := h.required(ctx, v)
-	if err != nil {
-		return err
-	}
 	// The query names a notice; only a known name gives a sentence.
 	if notice == "removed" {
 		notice = i18n.FromContext(ctx).Text("mfa.notice_removed")
@@ -116,7 +101,7 @@ func (h *Handler) showSecurity(w http.ResponseWriter, r *http.Request, v login.V
 	page := templates.SecurityPage{
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
 		Notice: notice, Message: msg, TOTP: sum.TOTP, RecoveryCodesLeft: sum.RecoveryCodesLeft, Passkeys: sum.Passkeys,
-		Required: req, PasswordOptional: h.login.FactorFresh(v.Session),
+		Required: required(v), PasswordOptional: h.login.FactorFresh(v.Session),
 	}
 	if status == http.StatusTooManyRequests {
 		login.RetryCurrentPassword(w)
@@ -140,13 +125,9 @@ func (h *Handler) showEnrol(w http.ResponseWriter, r *http.Request, v login.Visi
 	if err != nil {
 		return err
 	}
-	req, err := h.required(ctx, v)
-	if err != nil {
-		return err
-	}
 	page := templates.TOTPEnrolPage{
 		School: v.School.Name, MemberName: v.Session.Member.Name, MemberEmail: v.Session.Member.Email, CSRFToken: h.login.CSRFToken(v.Session),
-		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: req,
+		ReturnTo: returnTo, Message: msg, Secret: group(e.Secret), Required: required(v),
 		// BeginTOTP made it: a PNG, base64-encoded, nothing of the member's input.
 		QRCode: template.URL(e.QRCode),
 	}
@@ -183,7 +164,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, v login.Visit)
 		return fmt.Errorf("mfa: mark session: %w", err)
 	}
 	h.note(r, v, audit.KindFactorEnrolled, factor.KindTOTP)
-	h.log.InfoContext(ctx, "TOTP turned on", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned on", v.LogArgs(ctx)...)
 	if returnTo == login.DefaultReturnTo {
 		returnTo = SecurityPath
 	}
@@ -211,7 +192,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 		return err
 	}
 	h.note(r, v, audit.KindFactorRemoved, factor.KindTOTP)
-	h.log.InfoContext(ctx, "TOTP turned off", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", v.Session.Member.ID)
+	h.log.InfoContext(ctx, "TOTP turned off", v.LogArgs(ctx)...)
 	login.SeeOther(w, SecurityPath+"?notice=removed")
 	return nil
 }
@@ -238,20 +219,17 @@ func (h *Handler) recoveryCodes(w http.ResponseWriter, r *http.Request, v login.
 	return h.showCodes(w, r, v, codes, SecurityPath)
 }
 
-// reauthenticated checks the form's current_password (login's CheckCurrentPassword, charged to
+// reauthenticated checks the form's current_password (login's ConfirmCurrentPassword, charged to
 // the member's one budget of such checks), unless a second factor was entered in the session
 // within login.StepUpWindow. When it refuses, it has shown the page.
 func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v login.Visit) (bool, error) {
 	if h.login.FactorFresh(v.Session) {
 		return true, nil
 	}
-	ctx := r.Context()
-	check, _, err := h.login.CheckCurrentPassword(ctx, v.Session.Member.ID, r.PostForm.Get("current_password"))
-	if err != nil || check == login.PasswordRight {
-		return err == nil, err
-	}
-	status, msg := check.Refusal(ctx)
-	return false, h.showSecurity(w, r, v, status, "", msg)
+	_, ok, err := h.login.ConfirmCurrentPassword(r.Context(), v, r.PostForm.Get("current_password"), "second factor change", func(status int, msg string) error {
+		return h.showSecurity(w, r, v, status, "", msg)
+	})
+	return ok, err
 }
 
 func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {

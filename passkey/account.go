@@ -1,7 +1,6 @@
 package passkey
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/proctorhq/proctor/audit"
-	"github.com/proctorhq/proctor/edge"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/i18n"
 	"github.com/proctorhq/proctor/login"
@@ -30,10 +28,9 @@ var notices = map[string]string{
 // without a session a POST goes to sign in and then to the list. A POST without the session's
 // CSRF token is refused with the list and a message.
 func (h *Handler) memberPage(fn login.VisitPage) http.Handler {
-	expired := func(w http.ResponseWriter, r *http.Request, v login.Visit) error {
-		return h.showList(w, r, v, http.StatusForbidden, templates.PasskeysPage{Message: i18n.FromContext(r.Context()).Text("account.expired")})
-	}
-	return h.login.MemberPage(AccountPath, expired, fn)
+	return h.login.MemberPage(AccountPath, func(w http.ResponseWriter, r *http.Request, v login.Visit, status int, msg string) error {
+		return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+	}, fn)
 }
 
 // listPage shows the member's passkeys, with the sentence of a form that just finished.
@@ -141,8 +138,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 	if err != nil {
 		return fmt.Errorf("passkey: store: %w", err)
 	}
-	h.log.InfoContext(ctx, "passkey added", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID,
-		"backup_eligible", cred.Flags.BackupEligible)
+	h.log.InfoContext(ctx, "passkey added", v.LogArgs(ctx, "backup_eligible", cred.Flags.BackupEligible)...)
 	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
 	return nil
@@ -181,14 +177,11 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	}
 	// A second factor entered in the last minutes stands in for the password.
 	if !h.login.FactorFresh(v.Session) {
-		check, _, err := h.login.CheckCurrentPassword(ctx, m.ID, r.PostForm.Get("current_password"))
-		if err != nil {
-			return err
-		}
-		if check != login.PasswordRight {
-			status, msg := check.Refusal(ctx)
-			h.log.InfoContext(ctx, "passkey removal refused", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID, "status", status)
+		_, ok, err := h.login.ConfirmCurrentPassword(ctx, v, r.PostForm.Get("current_password"), "passkey removal", func(status int, msg string) error {
 			return h.showList(w, r, v, status, templates.PasskeysPage{Message: msg})
+		})
+		if !ok {
+			return err
 		}
 	}
 	err = h.store.DeletePasskey(ctx, m.ID, id)
@@ -198,14 +191,8 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 	if err != nil {
 		return fmt.Errorf("passkey: remove: %w", err)
 	}
-	h.log.InfoContext(ctx, "passkey removed", "request_id", edge.FromContext(ctx).ID, "school_id", v.School.SchoolID, "member_id", m.ID)
+	h.log.InfoContext(ctx, "passkey removed", v.LogArgs(ctx)...)
 	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
-}
-
-func (h *Handler) refund(ctx context.Context, key string) {
-	if err := h.limiter.Refund(ctx, key); err != nil {
-		h.log.ErrorContext(ctx, "rate limiter: refund", "request_id", edge.FromContext(ctx).ID, "err", err)
-	}
 }

@@ -42,6 +42,19 @@ func (b *browser) finishFactor(s *school.School, c ceremony, stepUp bool, assert
 	return b.Post(s.URL(passkey.FactorFinishPath), f)
 }
 
+// passwordToStep signs in with the password of email, a member with a passkey, at s, and returns
+// the second step the form sends to.
+func (b *browser) passwordToStep(s *school.School, email string) string {
+	b.e.t.Helper()
+	res := b.Get(s.URL(login.LoginPath))
+	res = b.Post(s.URL(login.LoginPath), url.Values{"csrf_token": {res.CSRF(b.e.t)},
+		"email": {email}, "password": {memberPass}, "return_to": {"/account"}})
+	if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
+		b.e.t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
+	}
+	return res.Header.Get("Location")
+}
+
 // A member with a passkey who signs in with their password is asked for it as the second step;
 // the page of the step links to the passkey, whose assertion (of the member's passkey, listed in
 // the options) starts the session. Another member's passkey does not do.
@@ -53,16 +66,11 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 		bobCred := bobs.register(e.a, auth, "Bob's key")
 
 		br := e.browser()
-		res := br.Get(e.a.URL(login.LoginPath))
-		res = br.Post(e.a.URL(login.LoginPath), url.Values{"csrf_token": {res.CSRF(t)},
-			"email": {e.ann.Email}, "password": {memberPass}, "return_to": {"/account"}})
-		if res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), login.FactorPath) {
-			t.Fatalf("password of a member with a passkey: %d %s", res.Status, res.Header.Get("Location"))
-		}
+		stepPath := br.passwordToStep(e.a, e.ann.Email)
 		if got := br.signedInAs(e.a); got != "" {
 			t.Fatalf("signed in as %q by the password alone", got)
 		}
-		step := br.Get(e.a.URL(res.Header.Get("Location")))
+		step := br.Get(e.a.URL(stepPath))
 		if link := attr(t, step.Body, `id="factor-passkey-link" href`); !strings.HasPrefix(link, passkey.FactorPagePath+"?return_to=%2faccount") {
 			t.Errorf("the second step links to %q", link)
 		}
@@ -75,7 +83,7 @@ func TestPasskeyAsSecondFactor(t *testing.T) {
 			t.Errorf("Bob's passkey for Ann's second step: %d %s", res.Status, res.Body)
 		}
 		c = br.beginFactor(e.a, false)
-		res = br.finishFactor(e.a, c, false, auth.assert(c.opts, cred))
+		res := br.finishFactor(e.a, c, false, auth.assert(c.opts, cred))
 		if res.Status != http.StatusOK || jsonBody[finished](t, res).Redirect != "/account" {
 			t.Fatalf("second step: %d %s", res.Status, res.Body)
 		}
@@ -121,5 +129,33 @@ func TestPasskeyStepUp(t *testing.T) {
 	res = br.Post(e.a.URL(passkey.RemovePath), url.Values{"csrf_token": {br.SessionCSRF(e.a)}, "id": {strconv.FormatInt(keys[1].ID, 10)}})
 	if res.Status != http.StatusSeeOther {
 		t.Errorf("remove with a fresh factor: %d %s", res.Status, res.Body)
+	}
+}
+
+// A second step refused for a spent budget says when the budget is whole again (its window,
+// the default 15 minutes), as the code form of the step does.
+func TestPasskeySecondFactorLimited(t *testing.T) {
+	e := newEnv(t)
+	_, auth, cred := e.annWithKey()
+	bobs := e.browser()
+	bobs.SignIn(e.a, e.bob.Email)
+	bobCred := bobs.register(e.a, auth, "Bob's key")
+
+	br := e.browser()
+	br.passwordToStep(e.a, e.ann.Email)
+	// Bob's passkey fails Ann's step until the budget of five is spent.
+	var res *response
+	for range 10 {
+		c := br.beginFactor(e.a, false)
+		if res = br.finishFactor(e.a, c, false, auth.assert(c.opts, bobCred)); res.Status != http.StatusBadRequest {
+			break
+		}
+	}
+	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "900" {
+		t.Errorf("after the budget: %d, Retry-After %q, %s", res.Status, res.Header.Get("Retry-After"), res.Body)
+	}
+	c := br.beginFactor(e.a, false)
+	if res := br.finishFactor(e.a, c, false, auth.assert(c.opts, cred)); res.Status != http.StatusTooManyRequests {
+		t.Errorf("Ann's own passkey after the budget: %d %s", res.Status, res.Body)
 	}
 }

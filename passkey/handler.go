@@ -348,7 +348,9 @@ func (h *Handler) writeJSONError(w http.ResponseWriter, r *http.Request, err err
 	}
 	h.log.Log(r.Context(), level, "passkey request refused", "request_id", edge.FromContext(r.Context()).ID, "path", r.URL.Path,
 		"status", je.status, "code", je.code, "err", err)
-	if je.status == http.StatusTooManyRequests || je.status == http.StatusServiceUnavailable {
+	// A spent budget has set the window it is whole again in (login.SetRetryAfter); anything
+	// else that asks for a retry is asked to wait a minute.
+	if (je.status == http.StatusTooManyRequests || je.status == http.StatusServiceUnavailable) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "60")
 	}
 	edge.WriteError(w, je.status, je.code, je.message(i18n.FromContext(r.Context())))

@@ -65,6 +65,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 	}
 	if !taken {
 		h.note(r, audit.Event{Kind: audit.KindSignIn, Result: audit.ResultThrottled, Actor: audit.ActorMember, Detail: string(factor.KindPasskey)})
+		login.SetRetryAfter(w, h.addressLimit.Window)
 		return errLimited
 	}
 	p, m, err := h.assert(w, r, t, wa, factor.ChallengeSignIn, 0)
@@ -76,7 +77,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 		}
 		return err
 	}
-	h.refund(ctx, key)
+	login.Refund(ctx, h.limiter, h.log, key)
 	// A user-verified passkey is a second factor in itself: the session counts as one that
 	// entered its factor now (step-up for operator scopes is satisfied).
 	if err := h.login.StartSessionWith(ctx, w, r, m, SignInAMR(p), h.now()); err != nil {
