@@ -628,14 +628,7 @@ func (h *Handler) act(r *http.Request, v visit, t target, action string) (done s
 	case ActionRemove:
 		err := storage.InTx(ctx, h.store, func(ctx context.Context) error {
 			// Removal takes every role: the roles rule decides it, on the roles read here.
-			current, err := h.store.GetRoles(ctx, t.id())
-			if err != nil {
-				return err
-			}
-			if err := storage.RoleChangeRefusal(v.roles, current, nil); err != nil {
-				return err
-			}
-			if _, err := h.store.SetSchoolRoles(ctx, t.id(), nil); err != nil {
+			if _, _, err := storage.ChangeRoles(ctx, h.store, v.roles, t.id(), nil); err != nil {
 				return err
 			}
 			sessions, grants, err := h.endAtSchool(ctx, t)
@@ -688,17 +681,10 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 	}
 	var before, after string
 	err = storage.InTx(r.Context(), h.store, func(ctx context.Context) error {
-		current, err := h.store.GetRoles(ctx, t.id())
-		if err != nil {
-			return err
-		}
 		// The one rule of who may change whose roles, on the roles as read in this
 		// transaction: a member made an owner after the page read them is not changed by an
 		// admin, and only an owner makes an owner.
-		if err := storage.RoleChangeRefusal(v.roles, current, roles); err != nil {
-			return err
-		}
-		got, err := h.store.SetSchoolRoles(ctx, t.id(), roles)
+		current, got, err := storage.ChangeRoles(ctx, h.store, v.roles, t.id(), roles)
 		if err != nil {
 			return err
 		}

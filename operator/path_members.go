@@ -96,19 +96,12 @@ func (h *Handler) registerMembers(api huma.API) {
 		Body MemberRoles
 	}) (*struct{ Body Member }, error) {
 		roles := rolesOf(in.Body.Roles)
-		// The rule (storage.RoleChangeRefusal) is checked on the roles read in the write's
+		// The rule (storage.ChangeRoles) is checked on the roles read in the write's
 		// transaction, so a member made an owner after the request began is not changed by an
 		// admin; the last-owner check is SetSchoolRoles's, in the same transaction.
 		var current, got []storage.Role
-		err := storage.InTx(ctx, h.store.Directory, func(ctx context.Context) error {
-			var err error
-			if current, err = h.store.GetRoles(ctx, in.MemberID); err != nil {
-				return err
-			}
-			if err := storage.RoleChangeRefusal(callerFrom(ctx).roles, current, roles); err != nil {
-				return err
-			}
-			got, err = h.store.SetSchoolRoles(ctx, in.MemberID, roles)
+		err := storage.InTx(ctx, h.store.Directory, func(ctx context.Context) (err error) {
+			current, got, err = storage.ChangeRoles(ctx, h.store, callerFrom(ctx).roles, in.MemberID, roles)
 			return err
 		})
 		if err != nil {

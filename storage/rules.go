@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -88,8 +89,8 @@ var (
 // Who is an operator at all (an owner or admin) is each surface's gate, checked on every request
 // before this. The last owner's keeping the role is not decided here: it depends on the other
 // members' roles, which only the store sees with their rows locked (SetSchoolRoles,
-// ErrLastOwner). A surface calls this inside the storage.InTx of the write, on the target's roles
-// read there, so that a member made an owner after the request began is not changed by an admin.
+// ErrLastOwner). A change of roles asks it through ChangeRoles, inside the write's transaction
+// and on the roles read there.
 func RoleChangeRefusal(callerRoles, current, wanted []Role) error {
 	if slices.Contains(callerRoles, RoleOwner) {
 		return nil
@@ -101,4 +102,29 @@ func RoleChangeRefusal(callerRoles, current, wanted []Role) error {
 		return ErrOwnerGrant
 	}
 	return nil
+}
+
+// RoleChanger is what ChangeRoles needs of a store.
+type RoleChanger interface {
+	GetRoles(ctx context.Context, memberID int64) ([]Role, error)
+	SetSchoolRoles(ctx context.Context, memberID int64, roles []Role) ([]Role, error)
+}
+
+// ChangeRoles replaces the roles of a member at the context's school by wanted (nil or empty
+// removes them from it) for a caller holding callerRoles, if RoleChangeRefusal lets them, and
+// returns the member's roles before and after. ctx must be inside the write's transaction
+// (InTx): the rule is asked on the roles read there, which the store holds until the
+// transaction ends, so a member made an owner after the request began is not changed by an
+// admin. Besides RoleChangeRefusal's errors, SetSchoolRoles's (ErrLastOwner, ErrNotFound ...).
+func ChangeRoles(ctx context.Context, s RoleChanger, callerRoles []Role, memberID int64, wanted []Role) (before, after []Role, err error) {
+	if before, err = s.GetRoles(ctx, memberID); err != nil {
+		return nil, nil, err
+	}
+	if err := RoleChangeRefusal(callerRoles, before, wanted); err != nil {
+		return nil, nil, err
+	}
+	if after, err = s.SetSchoolRoles(ctx, memberID, wanted); err != nil {
+		return nil, nil, err
+	}
+	return before, after, nil
 }
