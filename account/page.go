@@ -235,12 +235,12 @@ func otherDevicesCount(detail string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// requestEvent is the member's own event of the request (its address, User-Agent and id
-// come from r through audit.FromRequest and the Recorder).
+// requestEvent is the member's own event of the request (audit.MemberEvent) at the service's
+// clock.
 func (h *Handler) requestEvent(r *http.Request, memberID int64, kind audit.Kind, detail string) Event {
-	return audit.FromRequest(r, Event{
-		Kind: kind, At: h.svc.now(), Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID, Detail: detail,
-	})
+	e := audit.MemberEvent(r, memberID, kind, detail)
+	e.At = h.svc.now()
+	return e
 }
 
 // clipText bounds s to n runes, for details kept with events.

@@ -96,6 +96,14 @@ func FromRequest(r *http.Request, e Event) Event {
 	return e
 }
 
+// MemberEvent is the event of kind of a member acting on their own account through r: the
+// member (0 when unknown, as for a failed sign-in) is both actor and subject, and the request's
+// User-Agent comes with it (FromRequest). Its address and id come from the context when it is
+// recorded; a caller sets Result and At when they are not the Recorder's defaults.
+func MemberEvent(r *http.Request, memberID int64, kind Kind, detail string) Event {
+	return FromRequest(r, Event{Kind: kind, Actor: ActorMember, ActorID: memberID, SubjectID: memberID, Detail: detail})
+}
+
 func (rec *Recorder) fill(ctx context.Context, e Event) Event {
 	if e.Result == "" {
 		e.Result = ResultSuccess

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,20 @@ func TestKinds(t *testing.T) {
 	}
 	if audit.KnownKind("nonsense") {
 		t.Error("an unknown kind is known")
+	}
+}
+
+// A member's own event names the member as actor and subject and carries the request's
+// User-Agent, and nothing else: the rest is the caller's or the Recorder's.
+func TestMemberEvent(t *testing.T) {
+	r := httptest.NewRequest("POST", "/account", nil)
+	r.Header.Set("User-Agent", "TestBrowser/1.0")
+	got := audit.MemberEvent(r, 42, audit.KindFactorEnrolled, "totp")
+	want := audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: 42, SubjectID: 42, UserAgent: "TestBrowser/1.0", Detail: "totp"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MemberEvent = %+v, want %+v", got, want)
+	}
+	if got := audit.MemberEvent(r, 0, audit.KindSignIn, ""); got.ActorID != 0 || got.SubjectID != 0 || got.Actor != audit.ActorMember {
+		t.Errorf("MemberEvent of nobody = %+v", got)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // typed e-mail belongs to, 0 when none does or nothing was looked up (a throttled attempt): the
 // typed e-mail itself is never recorded, so the log cannot be read for who tried which address.
 func (h *Handler) noteSignIn(r *http.Request, res audit.Result, memberID int64) {
-	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{
-		Kind: audit.KindSignIn, Result: res, At: h.now(), Actor: audit.ActorMember, ActorID: memberID, SubjectID: memberID,
-	}))
+	e := audit.MemberEvent(r, memberID, audit.KindSignIn, "")
+	e.Result, e.At = res, h.now()
+	h.audit.Note(r.Context(), e)
 }

@@ -270,8 +270,7 @@ func (h *Handler) CompleteFactor(w http.ResponseWriter, r *http.Request, ch Fact
 	if detail == "" {
 		detail = string(kind)
 	}
-	h.audit.Note(ctx, audit.FromRequest(r, audit.Event{Kind: audit.KindFactorUsed, Actor: audit.ActorMember,
-		ActorID: ch.MemberID, SubjectID: ch.MemberID, Detail: detail}))
+	h.audit.Note(ctx, audit.MemberEvent(r, ch.MemberID, audit.KindFactorUsed, detail))
 	now := h.now()
 	if ch.StepUp {
 		if err := h.factors.MarkSessionFactor(ctx, ch.Session.ID, methods, now); err != nil {
@@ -313,8 +312,9 @@ func (h *Handler) FactorThrottled(w http.ResponseWriter, r *http.Request, ch Fac
 
 func (h *Handler) noteFactor(r *http.Request, ch FactorChallenge, res audit.Result, detail string) {
 	h.log.InfoContext(r.Context(), "second factor refused", "request_id", edge.FromContext(r.Context()).ID, "member_id", ch.MemberID, "result", string(res))
-	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: audit.KindFactorUsed, Result: res, Actor: audit.ActorMember,
-		ActorID: ch.MemberID, SubjectID: ch.MemberID, Detail: detail}))
+	e := audit.MemberEvent(r, ch.MemberID, audit.KindFactorUsed, detail)
+	e.Result = res
+	h.audit.Note(r.Context(), e)
 }
 
 // FactorFresh reports whether a second factor was entered in s within StepUpWindow.

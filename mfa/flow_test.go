@@ -209,6 +209,18 @@ func TestSignInWithSecondFactor(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Each, and each sign-in, is the member's own, from the browser's request.
+	evs, err = e.Store.ListSecurityEvents(e.Ctx(a), audit.Filter{MemberID: a.Student.ID,
+		Kinds: []audit.Kind{audit.KindSignIn, audit.KindFactorEnrolled, audit.KindFactorUsed}, Limit: 100})
+	if err != nil || len(evs) != len(want)+3 {
+		t.Fatalf("events %+v, %v", evs, err)
+	}
+	for _, ev := range evs {
+		if ev.Actor != audit.ActorMember || ev.ActorID != a.Student.ID || ev.SubjectID != a.Student.ID ||
+			!strings.HasPrefix(ev.UserAgent, "Go-http-client/") || ev.ClientAddr == "" || ev.At.IsZero() {
+			t.Errorf("event %+v", ev)
+		}
+	}
 }
 
 func TestFactorStepThrottled(t *testing.T) {

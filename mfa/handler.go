@@ -233,6 +233,5 @@ func (h *Handler) reauthenticated(w http.ResponseWriter, r *http.Request, v logi
 }
 
 func (h *Handler) note(r *http.Request, v login.Visit, k audit.Kind, kind factor.Kind) {
-	h.audit.Note(r.Context(), audit.FromRequest(r, audit.Event{Kind: k, Actor: audit.ActorMember,
-		ActorID: v.Session.Member.ID, SubjectID: v.Session.Member.ID, Detail: string(kind)}))
+	h.audit.Note(r.Context(), audit.MemberEvent(r, v.Session.Member.ID, k, string(kind)))
 }

@@ -139,7 +139,7 @@ func (h *Handler) registerFinish(w http.ResponseWriter, r *http.Request, v login
 		return fmt.Errorf("passkey: store: %w", err)
 	}
 	h.log.InfoContext(ctx, "passkey added", v.LogArgs(ctx, "backup_eligible", cred.Flags.BackupEligible)...)
-	h.note(r, audit.Event{Kind: audit.KindFactorEnrolled, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
+	h.note(r, m.ID, audit.KindFactorEnrolled, audit.ResultSuccess)
 	writeJSON(w, redirect{Redirect: AccountPath + "?done=added"})
 	return nil
 }
@@ -192,7 +192,7 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, v login.Visit) 
 		return fmt.Errorf("passkey: remove: %w", err)
 	}
 	h.log.InfoContext(ctx, "passkey removed", v.LogArgs(ctx)...)
-	h.note(r, audit.Event{Kind: audit.KindFactorRemoved, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
+	h.note(r, m.ID, audit.KindFactorRemoved, audit.ResultSuccess)
 	login.SeeOther(w, AccountPath+"?done=removed")
 	return nil
 }

@@ -405,8 +405,10 @@ func (h *Handler) memberJSON(fn login.VisitPage) http.Handler {
 	})
 }
 
-// note records a security event of the request at the handler's clock (nil-safe).
-func (h *Handler) note(r *http.Request, e audit.Event) {
-	e.At = h.now()
-	h.audit.Note(r.Context(), audit.FromRequest(r, e))
+// note records the passkey event of kind that ended in res, the member's own (0 when unknown),
+// of the request at the handler's clock (nil-safe).
+func (h *Handler) note(r *http.Request, memberID int64, kind audit.Kind, res audit.Result) {
+	e := audit.MemberEvent(r, memberID, kind, string(factor.KindPasskey))
+	e.Result, e.At = res, h.now()
+	h.audit.Note(r.Context(), e)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctorhq/proctor/audit"
 	"github.com/proctorhq/proctor/factor"
 	"github.com/proctorhq/proctor/login"
 	"github.com/proctorhq/proctor/passkey"
@@ -66,6 +67,16 @@ func TestRegisterAndSignIn(t *testing.T) {
 		want := "sign_in/success/ factor_enrolled/success/passkey sign_in/success/passkey factor_used/success/passkey"
 		if got := strings.Join(e.events(e.a, e.ann), " "); got != want {
 			t.Errorf("events %q, want %q", got, want)
+		}
+		evs, err := e.gs.ListSecurityEvents(e.ctx(e.a), audit.Filter{MemberID: e.ann.ID, Limit: audit.MaxPage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs { // each the member's own, from the browser's request, at the clock
+			if ev.Actor != audit.ActorMember || ev.ActorID != e.ann.ID || ev.SubjectID != e.ann.ID ||
+				!strings.HasPrefix(ev.UserAgent, "Go-http-client/") || ev.ClientAddr == "" || !ev.At.Equal(e.clock.Now()) {
+				t.Errorf("event %+v", ev)
+			}
 		}
 		if strings.Contains(e.log.String(), cred.rpID+"\",\"challenge") {
 			t.Error("the log holds a ceremony")

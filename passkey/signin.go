@@ -64,7 +64,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 		return fmt.Errorf("passkey: rate limiter: %w", err)
 	}
 	if !taken {
-		h.note(r, audit.Event{Kind: audit.KindSignIn, Result: audit.ResultThrottled, Actor: audit.ActorMember, Detail: string(factor.KindPasskey)})
+		h.note(r, 0, audit.KindSignIn, audit.ResultThrottled)
 		login.SetRetryAfter(w, h.addressLimit.Window)
 		return errLimited
 	}
@@ -72,8 +72,7 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 	if err != nil {
 		var je *jsonError
 		if errors.As(err, &je) && p.MemberID != 0 {
-			h.note(r, audit.Event{Kind: audit.KindFactorUsed, Result: audit.ResultFailure, Actor: audit.ActorMember,
-				ActorID: p.MemberID, SubjectID: p.MemberID, Detail: string(factor.KindPasskey)})
+			h.note(r, p.MemberID, audit.KindFactorUsed, audit.ResultFailure)
 		}
 		return err
 	}
@@ -84,8 +83,8 @@ func (h *Handler) signInFinish(w http.ResponseWriter, r *http.Request, t *school
 		return err
 	}
 	h.log.InfoContext(ctx, "signed in with a passkey", "request_id", info.ID, "school_id", t.SchoolID, "member_id", m.ID, "amr", SignInAMR(p))
-	h.note(r, audit.Event{Kind: audit.KindSignIn, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
-	h.note(r, audit.Event{Kind: audit.KindFactorUsed, Actor: audit.ActorMember, ActorID: m.ID, SubjectID: m.ID, Detail: string(factor.KindPasskey)})
+	h.note(r, m.ID, audit.KindSignIn, audit.ResultSuccess)
+	h.note(r, m.ID, audit.KindFactorUsed, audit.ResultSuccess)
 	writeJSON(w, redirect{Redirect: login.SafeReturnTo(r.PostForm.Get("return_to"))})
 	return nil
 }
