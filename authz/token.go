@@ -115,11 +115,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 // passed; if not, the answer is written: 413 for a body over the limit, otherwise fail's.
 func clientForm(w http.ResponseWriter, r *http.Request, fail func(error)) bool {
 	if err := r.ParseForm(); err != nil {
-		if edge.TooLarge(err) {
-			edge.WriteTooLarge(w)
-		} else {
-			fail(fosite.ErrInvalidRequest.WithHint("The request body could not be read."))
-		}
+		edge.WriteBodyError(w, err, func() { fail(fosite.ErrInvalidRequest.WithHint("The request body could not be read.")) })
 		return false
 	}
 	err := onlyPostOrNone(r)

@@ -46,3 +46,14 @@ func TooLarge(err error) bool {
 func WriteTooLarge(w http.ResponseWriter) {
 	WriteError(w, http.StatusRequestEntityTooLarge, "invalid_request", "The request body is too large.")
 }
+
+// WriteBodyError answers a request whose body could not be read (err from ParseForm, or from a
+// read through http.MaxBytesReader): 413 with WriteTooLarge when it passed the limit, otherwise
+// whatever bad writes, the 400 in the shape of the caller's own endpoint.
+func WriteBodyError(w http.ResponseWriter, err error, bad func()) {
+	if TooLarge(err) {
+		WriteTooLarge(w)
+		return
+	}
+	bad()
+}

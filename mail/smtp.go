@@ -62,9 +62,7 @@ func NewSMTPSender(s SMTPSettings, from FromFunc) (*SMTPSender, error) {
 	default:
 		return nil, fmt.Errorf("mail: unknown TLS mode %q", s.TLS)
 	}
-	if s.Timeout <= 0 {
-		s.Timeout = config.DefaultMailTimeout
-	}
+	orDefault(&s.Timeout, config.DefaultMailTimeout)
 	return &SMTPSender{settings: s, from: from, now: time.Now}, nil
 }
 

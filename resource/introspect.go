@@ -39,11 +39,9 @@ func IntrospectionHandler(v Verifier, schools *school.Registry, apiKey []byte) h
 	return edge.RequireAPIKey(apiKey, InternalRealm, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		if err := r.ParseForm(); err != nil {
-			if edge.TooLarge(err) {
-				edge.WriteTooLarge(w)
-				return
-			}
-			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The form could not be read.")
+			edge.WriteBodyError(w, err, func() {
+				edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The form could not be read.")
+			})
 			return
 		}
 		id, err := strconv.ParseInt(r.PostForm.Get("school_id"), 10, 64)

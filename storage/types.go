@@ -177,6 +177,17 @@ type CourseProgress struct {
 	LastWatchedTitle string
 }
 
+// LectureProgressByLecture indexes what GetLectureProgress returned by lecture id, pointing into
+// rows. A lecture without an entry (nil) has never been opened: unread at position 0, as
+// StateShown answers for nil.
+func LectureProgressByLecture(rows []LectureProgress) map[int64]*LectureProgress {
+	out := make(map[int64]*LectureProgress, len(rows))
+	for i := range rows {
+		out[rows[i].LectureID] = &rows[i]
+	}
+	return out
+}
+
 // CourseProgressByCourse indexes what GetCourseProgress returned by course id, as the Member
 // API and the MCP tools look a course's figures up while listing a member's courses.
 func CourseProgressByCourse(list []CourseProgress) map[int64]CourseProgress {

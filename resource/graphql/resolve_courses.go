@@ -63,11 +63,7 @@ func newCourseBatch(ctx context.Context, req *request, courseIDs []int64) *cours
 			if err != nil {
 				return nil, err
 			}
-			byLecture := make(map[int64]*storage.LectureProgress, len(rows))
-			for i := range rows {
-				byLecture[rows[i].LectureID] = &rows[i]
-			}
-			return byLecture, nil
+			return storage.LectureProgressByLecture(rows), nil
 		}),
 		summary: sync.OnceValues(func() (map[int64]storage.CourseProgress, error) {
 			list, err := req.store.GetCourseProgress(ctx, req.grant.MemberID, courseIDs)

@@ -120,11 +120,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 		if err != nil {
-			if edge.TooLarge(err) {
-				edge.WriteTooLarge(w)
-				return
-			}
-			edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
+			edge.WriteBodyError(w, err, func() {
+				edge.WriteError(w, http.StatusBadRequest, "invalid_request", "The request body could not be read.")
+			})
 			return
 		}
 		// A tools/call the caller may not make is answered here, with a status and challenge

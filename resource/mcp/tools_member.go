@@ -313,22 +313,22 @@ func myCurriculum(ctx context.Context, c *caller, in curriculumIn) (curriculumOu
 	if err != nil {
 		return curriculumOut{}, err
 	}
-	byLecture := make(map[int64]storage.LectureProgress, len(rows))
-	for _, r := range rows {
-		byLecture[r.LectureID] = r
-	}
+	byLecture := storage.LectureProgressByLecture(rows)
 
 	out := curriculumOut{myCourse: newMyCourse(storage.EnrolledCourse{Enrollment: enrollments[i], Course: co}, progress[co.ID], c.now)}
 	out.Sections = make([]memberSection, len(sections))
 	for i, lectures := range lecturesBySection(sections, lectures) {
 		s := memberSection{Position: sections[i].Position, Title: sections[i].Title, Lectures: make([]memberLecture, len(lectures))}
 		for j, l := range lectures {
-			row := byLecture[l.ID]
+			row := byLecture[l.ID] // nil: never opened, unread at 0
 			s.Lectures[j] = memberLecture{
 				ID: l.ID, Position: l.Position, Title: l.Title, DurationSeconds: l.DurationSeconds,
-				State: string(row.StateShown()), PositionSeconds: row.PositionSeconds,
+				State:    string(row.StateShown()),
 				IsLocked: l.LockedAt(c.now),
 				UnlockAt: l.UnlockAt,
+			}
+			if row != nil {
+				s.Lectures[j].PositionSeconds = row.PositionSeconds
 			}
 		}
 		out.Sections[i] = s
