@@ -72,16 +72,13 @@ type LectureProgress struct {
 
 // progressOut walks the curriculum so that every lecture is listed, with or without a row.
 func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []storage.LectureProgress) Progress {
-	byLecture := make(map[int64]storage.LectureProgress, len(rows))
-	for _, r := range rows {
-		byLecture[r.LectureID] = r
-	}
+	byLecture := storage.LectureProgressByLecture(rows)
 	out := Progress{CourseID: courseID, MemberID: memberID, TotalLectures: len(lectures), Lectures: make([]LectureProgress, len(lectures))}
 	var last *storage.LectureProgress
 	for i, l := range lectures {
-		r, ok := byLecture[l.ID]
+		r := byLecture[l.ID] // nil: never opened
 		lp := LectureProgress{LectureID: l.ID, SectionID: l.SectionID, Title: l.Title, State: string(r.StateShown())}
-		if ok {
+		if r != nil {
 			at := r.UpdatedAt
 			lp.PositionSeconds, lp.UpdatedAt = r.PositionSeconds, &at
 			if r.State == storage.LectureCompleted {
@@ -90,7 +87,7 @@ func progressOut(courseID, memberID int64, lectures []storage.Lecture, rows []st
 			// As the Member API and the MCP tools choose (storage.CourseProgress), whatever the
 			// curriculum's order.
 			if last == nil || r.WatchedAfter(*last) {
-				last = &r
+				last = r
 			}
 		}
 		out.Lectures[i] = lp
