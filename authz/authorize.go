@@ -298,10 +298,9 @@ func (h *Handler) issueCode(w http.ResponseWriter, r *http.Request, t *school.Sc
 // consentEvent is the security event of the member's decision on the client's request for its
 // scopes.
 func (h *Handler) consentEvent(r *http.Request, ar fosite.AuthorizeRequester, s login.Session, kind audit.Kind) audit.Event {
-	return audit.FromRequest(r, audit.Event{
-		Kind: kind, At: h.now(), Actor: audit.ActorMember, ActorID: s.Member.ID, SubjectID: s.Member.ID,
-		ClientID: ar.GetClient().GetID(), Scopes: []string(ar.GetRequestedScopes()),
-	})
+	e := audit.MemberEvent(r, s.Member.ID, kind, "")
+	e.At, e.ClientID, e.Scopes = h.now(), ar.GetClient().GetID(), []string(ar.GetRequestedScopes())
+	return e
 }
 
 // authorizeError shows an HTML page while the client or its redirect URI is unknown (never
