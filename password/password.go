@@ -53,8 +53,19 @@ func Hash(pw string, p Params) (string, error) {
 		return "", fmt.Errorf("password: salt: %w", err)
 	}
 	key := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, keyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return p.phcPrefix() + b64.EncodeToString(salt) + "$" + b64.EncodeToString(key), nil
+}
+
+// phcPrefix is how Hash starts a hash made with p: the algorithm, its version and p, up to
+// the salt.
+func (p Params) phcPrefix() string {
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$", argon2.Version, p.MemoryKiB, p.Time, p.Threads)
+}
+
+// HashedWith reports whether hash is written the way Hash writes a hash made with p: a check
+// of the parameters only, not of the hash itself (Verify does that).
+func HashedWith(hash string, p Params) bool {
+	return strings.HasPrefix(hash, p.phcPrefix())
 }
 
 // Verify reports nil if pw matches hash, ErrMismatch if not, ErrMalformedHash if hash is in
