@@ -109,13 +109,7 @@ func Scopes(kind storage.ClientKind) []scope.Scope {
 	default:
 		return nil
 	}
-	var out []scope.Scope
-	for _, s := range scope.All() {
-		if s.Audience == scope.Identity || s.Audience == audience {
-			out = append(out, s)
-		}
-	}
-	return out
+	return scope.For(scope.Identity, audience)
 }
 
 // CheckScopes checks that names holds at least one scope and only scopes a client of the
