@@ -105,20 +105,20 @@ func (v *validator) index(d *storage.SchoolData) {
 	v.postKeys = collect(len(d.Posts), func(i int) string { return d.Posts[i].Key })
 	v.courseKeys = collect(len(d.Courses), func(i int) string { return d.Courses[i].Slug })
 	v.formKeys = collect(len(d.Forms), func(i int) string { return d.Forms[i].Slug })
-	// The first record of a duplicated key is the one references see; the duplicate itself
-	// is reported by the kind's check.
-	v.courseBySlug = make(map[string]*storage.CourseSeed, len(d.Courses))
-	for i := range d.Courses {
-		if _, dup := v.courseBySlug[d.Courses[i].Slug]; !dup {
-			v.courseBySlug[d.Courses[i].Slug] = &d.Courses[i]
+	v.courseBySlug = firstByKey(d.Courses, func(c *storage.CourseSeed) string { return c.Slug })
+	v.formBySlug = firstByKey(d.Forms, func(f *storage.FormSeed) string { return f.Slug })
+}
+
+// firstByKey maps each key of rows to its row. The first record of a duplicated key is the one
+// references see; the duplicate itself is reported by the kind's check.
+func firstByKey[T any](rows []T, key func(*T) string) map[string]*T {
+	m := make(map[string]*T, len(rows))
+	for i := range rows {
+		if k := key(&rows[i]); m[k] == nil {
+			m[k] = &rows[i]
 		}
 	}
-	v.formBySlug = make(map[string]*storage.FormSeed, len(d.Forms))
-	for i := range d.Forms {
-		if _, dup := v.formBySlug[d.Forms[i].Slug]; !dup {
-			v.formBySlug[d.Forms[i].Slug] = &d.Forms[i]
-		}
-	}
+	return m
 }
 
 // unique reports a natural key seen before in the same list. seen maps a key to the field of
