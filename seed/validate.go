@@ -217,11 +217,17 @@ func (v *validator) link(field, s string) {
 // References. Each is checked against the file when the file defines that kind (the set is
 // not nil) and otherwise left to the store.
 
+// given reports a missing reference that is required, and returns whether there is one to
+// check.
+func (v *validator) given(field, ref string, required bool) bool {
+	if ref == "" && required {
+		v.add(field, "required")
+	}
+	return ref != ""
+}
+
 func (v *validator) memberRef(field, email string, required bool) {
-	if email == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, email, required) {
 		return
 	}
 	if !storage.ValidEmail(email) {
@@ -234,10 +240,7 @@ func (v *validator) memberRef(field, email string, required bool) {
 }
 
 func (v *validator) ref(field, s string, required bool, set keys, what string) {
-	if s == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, s, required) {
 		return
 	}
 	if set != nil && !set[s] {
@@ -246,10 +249,7 @@ func (v *validator) ref(field, s string, required bool, set keys, what string) {
 }
 
 func (v *validator) courseRef(field, slug string, required bool) {
-	if slug == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, slug, required) {
 		return
 	}
 	if v.courseKeys != nil && !v.courseKeys[slug] {
