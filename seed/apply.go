@@ -95,7 +95,7 @@ func (f *Fixture) Apply(ctx context.Context, st Store, opts Options) (storage.Im
 			if ie.Err != nil {
 				msg = ie.Err.Error()
 			}
-			return nil, Errors{{File: f.File, Line: f.line(field), Field: field, Msg: msg, Err: err}}
+			return nil, Errors{f.errorAt(field, msg, err)}
 		}
 		return nil, fmt.Errorf("%s: %w", f.File, err)
 	}
@@ -137,7 +137,7 @@ feed:
 	for i, err := range errs {
 		if err != nil {
 			field := at("members", i) + ".password"
-			out = append(out, &Error{File: f.File, Line: f.line(field), Field: field, Msg: err.Error(), Err: err})
+			out = append(out, f.errorAt(field, err.Error(), err))
 		}
 	}
 	if len(out) > 0 {

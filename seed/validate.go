@@ -81,7 +81,7 @@ func eachRow[T any](kind string, rows []T, check func(f string, seen map[string]
 }
 
 func (v *validator) add(field, format string, args ...any) {
-	v.errs = append(v.errs, &Error{File: v.f.File, Line: v.f.line(field), Field: field, Msg: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, v.f.errorAt(field, fmt.Sprintf(format, args...), nil))
 }
 
 // index collects the natural keys the file defines, before any record is checked, so that a
