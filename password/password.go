@@ -74,15 +74,38 @@ func Verify(pw, hash string) error {
 	if len(pw) > MaxLength {
 		return ErrMismatch
 	}
-	switch {
-	case strings.HasPrefix(hash, "$argon2id$"):
-		return verifyArgon2id(pw, hash)
-	case strings.HasPrefix(hash, "$2"):
-		return verifyBcrypt(pw, hash)
-	case strings.HasPrefix(hash, djangoPrefix), strings.HasPrefix(hash, passlibPrefix):
-		return verifyPBKDF2(pw, hash)
+	f, ok := formatOf(hash)
+	if !ok {
+		return ErrMalformedHash
 	}
-	return ErrMalformedHash
+	return f.verify(pw, hash)
+}
+
+// format is one way of writing a hash that Verify reads: how such a hash starts, how it is
+// checked for being well formed, and how a password is verified against it.
+type format struct {
+	prefixes []string
+	parse    func(hash string) error
+	verify   func(pw, hash string) error
+}
+
+// formats are argon2id, which Hash writes, and the imported formats (imported.go).
+var formats = []format{
+	{[]string{"$argon2id$"}, func(h string) error { _, _, _, err := parse(h); return err }, verifyArgon2id},
+	{[]string{"$2"}, parseBcrypt, verifyBcrypt},
+	{[]string{djangoPrefix, passlibPrefix}, func(h string) error { _, err := parsePBKDF2(h); return err }, verifyPBKDF2},
+}
+
+// formatOf is the format hash is written in, told by how it starts.
+func formatOf(hash string) (format, bool) {
+	for _, f := range formats {
+		for _, p := range f.prefixes {
+			if strings.HasPrefix(hash, p) {
+				return f, true
+			}
+		}
+	}
+	return format{}, false
 }
 
 func verifyArgon2id(pw, hash string) error {
@@ -102,17 +125,8 @@ func verifyArgon2id(pw, hash string) error {
 // fixtures may carry password_hash instead of a plain password, and sign-in treats a member
 // whose hash is not one as having no password.
 func IsHash(s string) bool {
-	switch {
-	case strings.HasPrefix(s, "$argon2id$"):
-		_, _, _, err := parse(s)
-		return err == nil
-	case strings.HasPrefix(s, "$2"):
-		return parseBcrypt(s) == nil
-	case strings.HasPrefix(s, djangoPrefix), strings.HasPrefix(s, passlibPrefix):
-		_, err := parsePBKDF2(s)
-		return err == nil
-	}
-	return false
+	f, ok := formatOf(s)
+	return ok && f.parse(s) == nil
 }
 
 // NeedsRehash reports whether hash should be replaced, once its password is known (at a
