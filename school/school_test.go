@@ -224,11 +224,7 @@ func TestPasskeyRPID(t *testing.T) {
 		{"http://127.0.0.1:8080", "", false},
 		{"http://[::1]:8080", "", false},
 	} {
-		tn, err := New(config.School{SchoolID: 1, Subdomain: "s", Name: "S", BaseURL: c.base})
-		if err != nil {
-			t.Fatalf("%s: %v", c.base, err)
-		}
-		if id, ok := tn.PasskeyRPID(); id != c.id || ok != c.ok {
+		if id, ok := mustSchool(t, 1, "s", c.base).PasskeyRPID(); id != c.id || ok != c.ok {
 			t.Errorf("%s: PasskeyRPID = %q, %v; want %q, %v", c.base, id, ok, c.id, c.ok)
 		}
 	}
