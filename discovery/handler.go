@@ -78,10 +78,14 @@ func serveDocument(build func(*school.School) any) http.Handler {
 		if !ok {
 			return
 		}
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", documentCacheControl)
 		edge.WriteJSON(w, http.StatusOK, build(t))
 	})
 }
+
+// documentCacheControl is how long a cache may keep any discovery document, JSON or text: five
+// minutes.
+const documentCacheControl = "public, max-age=300"
 
 // publicSchool opens a public read (answering a CORS preflight) and finds the request's school
 // (answering 404 without one); it returns false when the response has been written.
