@@ -97,7 +97,7 @@ func (v *validator) index(d *storage.SchoolData) {
 		}
 		return s
 	}
-	v.memberKeys = collect(len(d.Members), func(i int) string { return strings.ToLower(d.Members[i].Email) })
+	v.memberKeys = collect(len(d.Members), func(i int) string { return memberKey(d.Members[i].Email) })
 	v.productKeys = collect(len(d.DigitalProducts), func(i int) string { return d.DigitalProducts[i].Slug })
 	v.serviceKeys = collect(len(d.ConsultingServices), func(i int) string { return d.ConsultingServices[i].Slug })
 	v.eventKeys = collect(len(d.Events), func(i int) string { return d.Events[i].Slug })
@@ -120,6 +120,9 @@ func firstByKey[T any](rows []T, key func(*T) string) map[string]*T {
 	}
 	return m
 }
+
+// memberKey is the natural key of a member: the e-mail address, whose case does not matter.
+func memberKey(email string) string { return strings.ToLower(email) }
 
 // unique reports a natural key seen before in the same list. seen maps a key to the field of
 // its first record.
@@ -234,7 +237,7 @@ func (v *validator) memberRef(field, email string, required bool) {
 		v.add(field, "%s is not an e-mail address", quote(email))
 		return
 	}
-	if v.memberKeys != nil && !v.memberKeys[strings.ToLower(email)] {
+	if v.memberKeys != nil && !v.memberKeys[memberKey(email)] {
 		v.add(field, "no member %s in this file's members", quote(email))
 	}
 }
@@ -307,7 +310,7 @@ func (v *validator) uniqueKey(seen map[string]string, field, key, what string) {
 // reported by the reference's own check.
 func (v *validator) uniquePair(seen map[string]string, f, member, ref, what string) {
 	if member != "" && ref != "" {
-		v.unique(seen, strings.ToLower(member)+"\x00"+ref, f, what)
+		v.unique(seen, memberKey(member)+"\x00"+ref, f, what)
 	}
 }
 
@@ -392,7 +395,7 @@ func (v *validator) timeZone(field, name string) {
 
 func (v *validator) member(f string, seen map[string]string, m *storage.MemberSeed) {
 	if v.email(f+".email", m.Email) {
-		v.unique(seen, strings.ToLower(m.Email), f+".email", "member e-mail")
+		v.unique(seen, memberKey(m.Email), f+".email", "member e-mail")
 	}
 	v.required(f+".name", m.Name)
 	v.link(f+".avatar_url", m.AvatarURL)
@@ -450,7 +453,7 @@ func (v *validator) progressRow(f string, seen map[string]string, p *storage.Pro
 	l := v.lectureRef(f+".lecture", p.Lecture)
 	if p.Member != "" {
 		r := p.Lecture
-		v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", strings.ToLower(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
+		v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", memberKey(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
 	}
 	if v.oneOf(f+".state", string(p.State), string(storage.LectureUnread), string(storage.LectureRead), string(storage.LectureCompleted)) {
 		if p.State == storage.LectureUnread && p.PositionSeconds != 0 {
@@ -746,7 +749,7 @@ func (v *validator) notificationSubscription(f string, seen map[string]string, s
 	v.required(f+".topic", s.Topic)
 	v.oneOf(f+".channel", s.Channel, "email", "in_app")
 	if s.Member != "" {
-		v.unique(seen, strings.ToLower(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
+		v.unique(seen, memberKey(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
 	}
 }
 
