@@ -159,7 +159,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, field string) {
 		}
 		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))
+			d.value(item, s.Index(i), at(field, i))
 		}
 		v.Set(s)
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String:

@@ -327,7 +327,7 @@ func (v *validator) offer(seen map[string]string, f string, o storage.OfferSeed,
 func (v *validator) courseList(f string, slugs []string) {
 	courses := map[string]string{}
 	for j, c := range slugs {
-		cf := fmt.Sprintf("%s.courses[%d]", f, j)
+		cf := at(f+".courses", j)
 		v.courseRef(cf, c, true)
 		v.unique(courses, c, cf, "course")
 	}
@@ -350,7 +350,9 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func at(kind string, i int) string { return fmt.Sprintf("%s[%d]", kind, i) }
+// at is the field path of item i of the list at path list: "members[3]",
+// "payments[0].line_items[1]".
+func at(list string, i int) string { return fmt.Sprintf("%s[%d]", list, i) }
 
 // The records, one function per top-level key.
 
@@ -409,7 +411,7 @@ func (v *validator) member(f string, seen map[string]string, m *storage.MemberSe
 	}
 	roles := map[storage.Role]bool{}
 	for j, r := range m.Roles {
-		rf := fmt.Sprintf("%s.roles[%d]", f, j)
+		rf := at(f+".roles", j)
 		switch {
 		case !r.Valid():
 			v.add(rf, "%s is not a role: want owner, admin, lecturer or student", quote(string(r)))
@@ -423,10 +425,10 @@ func (v *validator) member(f string, seen map[string]string, m *storage.MemberSe
 func (v *validator) course(f string, seen map[string]string, c *storage.CourseSeed) {
 	v.offer(seen, f, c.OfferSeed, "course")
 	for j, s := range c.Sections {
-		sf := fmt.Sprintf("%s.sections[%d]", f, j)
+		sf := at(f+".sections", j)
 		v.required(sf+".title", s.Title)
 		for k, l := range s.Lectures {
-			lf := fmt.Sprintf("%s.lectures[%d]", sf, k)
+			lf := at(sf+".lectures", k)
 			v.required(lf+".title", l.Title)
 			if l.DurationSeconds < 0 {
 				v.add(lf+".duration_seconds", "must not be negative")
@@ -490,7 +492,7 @@ func (v *validator) consultingService(f string, seen map[string]string, s *stora
 	v.courseList(f, s.Courses)
 	slots := map[string]string{}
 	for j, sl := range s.Slots {
-		sf := fmt.Sprintf("%s.slots[%d]", f, j)
+		sf := at(f+".slots", j)
 		if sl.Weekday < 0 || sl.Weekday > 6 {
 			v.add(sf+".weekday", "want 0 (Sunday) to 6 (Saturday)")
 		}
@@ -505,7 +507,7 @@ func (v *validator) consultingService(f string, seen map[string]string, s *stora
 	}
 	meetings := map[string]string{}
 	for j, m := range s.Meetings {
-		mf := fmt.Sprintf("%s.meetings[%d]", f, j)
+		mf := at(f+".meetings", j)
 		v.memberRef(mf+".member", m.Member, true)
 		if v.requiredTime(mf+".starts_at", m.StartsAt) {
 			v.unique(meetings, m.StartsAt.Format(time.RFC3339Nano), mf, "meeting (same starts_at)")
@@ -700,7 +702,7 @@ func (v *validator) lineItems(f string, p *storage.PaymentSeed) {
 	}
 	total, ok := int64(0), true
 	for j, it := range p.LineItems {
-		lf := fmt.Sprintf("%s.line_items[%d]", f, j)
+		lf := at(f+".line_items", j)
 		if v.oneOf(lf+".kind", it.Kind, storage.ItemKinds...) {
 			set, what := v.itemKeys(it.Kind)
 			v.ref(lf+".ref", it.Ref, true, set, what)
@@ -719,7 +721,7 @@ func (v *validator) lineItems(f string, p *storage.PaymentSeed) {
 		total += int64(it.Quantity) * it.UnitAmount
 	}
 	for j, a := range p.Adjustments {
-		af := fmt.Sprintf("%s.adjustments[%d]", f, j)
+		af := at(f+".adjustments", j)
 		if v.oneOf(af+".kind", a.Kind, "coupon", "promotion") && a.Kind == "coupon" {
 			v.required(af+".code", a.Code)
 		}
@@ -842,7 +844,7 @@ func (v *validator) form(f string, seen map[string]string, fm *storage.FormSeed)
 	}
 	names := map[string]string{}
 	for j, fd := range fm.Fields {
-		ff := fmt.Sprintf("%s.fields[%d]", f, j)
+		ff := at(f+".fields", j)
 		if v.required(ff+".name", fd.Name) {
 			v.unique(names, fd.Name, ff+".name", "field name")
 		}
