@@ -68,10 +68,7 @@ func (p *Ports) Hold(n int) ([]string, error) {
 	for range n {
 		l, err := p.listen()
 		if err != nil {
-			for _, a := range addrs {
-				p.held[a].Close()
-				delete(p.held, a)
-			}
+			p.release(addrs)
 			return nil, err
 		}
 		addr := l.Addr().String()
@@ -87,6 +84,11 @@ func (p *Ports) Hold(n int) ([]string, error) {
 func (p *Ports) Release(addrs ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.release(addrs)
+}
+
+// release closes and forgets the listeners held on addrs; the caller holds p.mu.
+func (p *Ports) release(addrs []string) {
 	for _, addr := range addrs {
 		if l, ok := p.held[addr]; ok {
 			l.Close()

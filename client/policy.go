@@ -109,13 +109,7 @@ func Scopes(kind storage.ClientKind) []scope.Scope {
 	default:
 		return nil
 	}
-	var out []scope.Scope
-	for _, s := range scope.All() {
-		if s.Audience == scope.Identity || s.Audience == audience {
-			out = append(out, s)
-		}
-	}
-	return out
+	return scope.For(scope.Identity, audience)
 }
 
 // CheckScopes checks that names holds at least one scope and only scopes a client of the
@@ -162,7 +156,7 @@ func CheckRedirectURI(raw string) error {
 	if len(raw) > MaxRedirectURI {
 		return broken("uri_too_long", map[string]any{"Max": MaxRedirectURI}, "a redirect URI may be at most %d characters long", MaxRedirectURI)
 	}
-	quoted := map[string]any{"URI": fmt.Sprintf("%q", raw)}
+	quoted := uriValues(raw)
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || !u.IsAbs():
@@ -200,7 +194,7 @@ func CheckRedirectURIs(uris []string) error {
 	}
 	for i, u := range uris {
 		if slices.Contains(uris[:i], u) {
-			errs = append(errs, broken("uri_duplicate", map[string]any{"URI": fmt.Sprintf("%q", u)}, "redirect URI %q is listed twice", u))
+			errs = append(errs, broken("uri_duplicate", uriValues(u), "redirect URI %q is listed twice", u))
 			continue
 		}
 		if err := CheckRedirectURI(u); err != nil {
@@ -208,6 +202,12 @@ func CheckRedirectURIs(uris []string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// uriValues are the values of a rule about one redirect URI: the URI, quoted as the English
+// message quotes it.
+func uriValues(uri string) map[string]any {
+	return map[string]any{"URI": fmt.Sprintf("%q", uri)}
 }
 
 // CheckName accepts 1 to MaxName characters of visible text. The name is what

@@ -57,20 +57,28 @@ func (h *SecretHasher) Compare(_ context.Context, hash, secret []byte) error {
 // NewSecret returns a fresh 256-bit client secret and its stored hash. The secret is shown to
 // the operator once and never stored.
 func (h *SecretHasher) NewSecret() (secret, hash string, err error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+	secret, err = random(32)
+	if err != nil {
 		return "", "", err
 	}
-	secret = base64.RawURLEncoding.EncodeToString(b)
 	return secret, h.hash([]byte(secret)), nil
 }
 
 // NewID returns a fresh client id: "pc_" and 128 random bits. It never looks like a URL, so it
 // cannot be mistaken for a Client ID Metadata Document address.
 func NewID() (string, error) {
-	b := make([]byte, 16)
+	r, err := random(16)
+	if err != nil {
+		return "", err
+	}
+	return "pc_" + r, nil
+}
+
+// random returns n random bytes, base64url-encoded without padding.
+func random(n int) (string, error) {
+	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	return "pc_" + base64.RawURLEncoding.EncodeToString(b), nil
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }

@@ -175,7 +175,7 @@ func (h *Handler) serveText(doc textDoc) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", doc.contentType)
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", documentCacheControl)
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
 		if r.Method != http.MethodHead {

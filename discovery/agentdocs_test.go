@@ -113,30 +113,30 @@ func TestTextDocumentsHTTP(t *testing.T) {
 	}
 }
 
+// authDoc is auth.md as school tn serves it.
+func authDoc(t *testing.T, tn *school.School) string {
+	t.Helper()
+	doc, err := Render(t.Context(), nil, tn, AuthDocPath, demo.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(doc)
+}
+
 // Spec, Authentication 9: without ID tokens discovery lists neither jwks_uri nor the signing
 // algorithm, so the walkthrough must not promise an id_token either.
 func TestAuthDocFollowsIDTokens(t *testing.T) {
 	on, off := testSchool(t, true, config.CIMD{}), testSchool(t, false, config.CIMD{})
-	withDoc, err := Render(t.Context(), nil, on, AuthDocPath, demo.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
-	without, err := Render(t.Context(), nil, off, AuthDocPath, demo.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(withDoc), "## ID tokens") || !strings.Contains(string(withDoc), on.URL("/.well-known/jwks.json")) {
+	withDoc, without := authDoc(t, on), authDoc(t, off)
+	if !strings.Contains(withDoc, "## ID tokens") || !strings.Contains(withDoc, on.URL("/.well-known/jwks.json")) {
 		t.Error("the school with ID tokens has no ID-token section")
 	}
-	cimd, err := Render(t.Context(), nil, testSchool(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}}), AuthDocPath, demo.Reference)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(cimd), "may instead publish a Client ID Metadata Document") || strings.Contains(string(without), "may instead publish") {
+	cimd := authDoc(t, testSchool(t, true, config.CIMD{AllowedHosts: []string{"apps.example"}}))
+	if !strings.Contains(cimd, "may instead publish a Client ID Metadata Document") || strings.Contains(without, "may instead publish") {
 		t.Error("the Client ID Metadata Document paragraph does not follow the school's policy")
 	}
 	for _, s := range []string{"## ID tokens", "/.well-known/jwks.json", "nonce"} {
-		if strings.Contains(string(without), s) {
+		if strings.Contains(without, s) {
 			t.Errorf("the school without ID tokens mentions %q", s)
 		}
 	}
@@ -201,11 +201,7 @@ func TestFormatMoney(t *testing.T) {
 // does: sub, org_id and roles always, name and picture with profile, email with email.
 func TestAuthDocSaysWhichScopeReleasesWhichClaim(t *testing.T) {
 	for _, idTokens := range []bool{true, false} {
-		doc, err := Render(t.Context(), nil, testSchool(t, idTokens, config.CIMD{}), AuthDocPath, demo.Reference)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(strings.Fields(string(doc)), " ")
+		text := strings.Join(strings.Fields(authDoc(t, testSchool(t, idTokens, config.CIMD{}))), " ")
 		for _, want := range []string{
 			"Always: `sub` (the person's id), `org_id` (this school's id) and `roles`.",
 			"The `profile` scope adds `name` and `picture`; the `email` scope adds `email`.",

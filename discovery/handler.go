@@ -48,24 +48,27 @@ func (h *Handler) now() time.Time { return h.deps.Now() }
 // Mount registers the routes listed in the package documentation.
 func (h *Handler) Mount(r *mux.Router) {
 	for _, path := range []string{endpoint.ServerMetadata, endpoint.OpenIDConfiguration} {
-		r.Handle(path, serveDocument(func(t *school.School) any { return ServerMetadataFor(t) })).
-			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+		handleRead(r, path, serveDocument(func(t *school.School) any { return ServerMetadataFor(t) }))
 	}
 	h.MountResourceMetadata(r)
 	for _, doc := range textDocs {
-		r.Handle(doc.path, h.serveText(doc)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+		handleRead(r, doc.path, h.serveText(doc))
 	}
 }
 
 // MountResourceMetadata registers only the protected-resource metadata (a Member API process
 // serves these, not the authorization server's documents).
 func (h *Handler) MountResourceMetadata(r *mux.Router) {
-	r.Handle(endpoint.ProtectedResourceMetadata, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, resource.Origin) })).
-		Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	handleRead(r, endpoint.ProtectedResourceMetadata, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, resource.Origin) }))
 	for _, p := range pathResources {
-		r.Handle(endpoint.ProtectedResourceMetadata+p.Path, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, p) })).
-			Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+		handleRead(r, endpoint.ProtectedResourceMetadata+p.Path, serveDocument(func(t *school.School) any { return ResourceMetadataFor(t, p) }))
 	}
+}
+
+// handleRead routes path to h for the methods every document answers: GET, HEAD and the CORS
+// preflight (OPTIONS).
+func handleRead(r *mux.Router, path string, h http.Handler) {
+	r.Handle(path, h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 }
 
 // serveDocument answers GET with the school's document and a CORS preflight with 204.
@@ -75,10 +78,14 @@ func serveDocument(build func(*school.School) any) http.Handler {
 		if !ok {
 			return
 		}
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", documentCacheControl)
 		edge.WriteJSON(w, http.StatusOK, build(t))
 	})
 }
+
+// documentCacheControl is how long a cache may keep any discovery document, JSON or text: five
+// minutes.
+const documentCacheControl = "public, max-age=300"
 
 // publicSchool opens a public read (answering a CORS preflight) and finds the request's school
 // (answering 404 without one); it returns false when the response has been written.

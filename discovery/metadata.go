@@ -54,7 +54,7 @@ func ServerMetadataFor(t *school.School) ServerMetadata {
 		ClaimsSupported:                            []string{"sub", "email", "name", "picture", "org_id", "roles"},
 		AuthorizationResponseIssParameterSupported: true,
 		ClientIDMetadataDocumentSupported:          t.CIMD.Enabled(),
-		ServiceDocumentation:                       t.URL("/auth.md"),
+		ServiceDocumentation:                       t.URL(AuthDocPath),
 	}
 	if t.Features.IDTokens {
 		md.JWKSURI = t.URL(endpoint.JWKS)
@@ -91,6 +91,6 @@ func ResourceMetadataFor(t *school.School, p resource.Protected) ResourceMetadat
 		AuthorizationServers:   []string{t.Origin},
 		ScopesSupported:        scopes,
 		BearerMethodsSupported: []string{"header"},
-		ResourceDocumentation:  t.URL("/auth.md"),
+		ResourceDocumentation:  t.URL(AuthDocPath),
 	}
 }

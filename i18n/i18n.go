@@ -110,8 +110,11 @@ func fileLanguage(name string) string {
 func (c *Catalog) Has(id string) bool { return c.keys[Default][id] }
 
 // Supports reports whether tag is exactly the tag of a supported language.
-func Supports(tag string) bool {
-	return slices.ContainsFunc(Supported, func(l Language) bool { return l.Tag == tag })
+func Supports(tag string) bool { return supported(tag) >= 0 }
+
+// supported is the index in Supported of the language whose tag is exactly tag, or -1.
+func supported(tag string) int {
+	return slices.IndexFunc(Supported, func(l Language) bool { return l.Tag == tag })
 }
 
 // Choose picks the language of a request: chosen (the member's cookie) when it names a
@@ -154,8 +157,9 @@ type Localizer struct {
 // Localizer returns the writer of messages in tag (English when tag is not supported) with
 // dates in loc (UTC when nil).
 func (c *Catalog) Localizer(tag string, loc *time.Location) *Localizer {
-	if !Supports(tag) {
-		tag = Default
+	i := supported(tag)
+	if i < 0 {
+		i, tag = 0, Default // Supported[0] is the source language
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -164,7 +168,6 @@ func (c *Catalog) Localizer(tag string, loc *time.Location) *Localizer {
 	if l, ok := c.localizers.Load(key); ok {
 		return l.(*Localizer)
 	}
-	i := slices.IndexFunc(Supported, func(l Language) bool { return l.Tag == tag })
 	l, _ := c.localizers.LoadOrStore(key, &Localizer{lang: Supported[i], location: loc, l: goi18n.NewLocalizer(c.bundle, tag, Default)})
 	return l.(*Localizer)
 }

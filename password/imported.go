@@ -101,38 +101,35 @@ type pbkdf2Hash struct {
 	salt, key  []byte
 }
 
-// parsePBKDF2 reads either form.
+// parsePBKDF2 reads either form: the same three fields after the prefix, the salt and the key
+// written differently.
 func parsePBKDF2(hash string) (pbkdf2Hash, error) {
-	var (
-		h                         pbkdf2Hash
-		iterations, salt, keyText string
-		err                       error
-	)
-	switch {
-	case strings.HasPrefix(hash, djangoPrefix):
-		parts := strings.Split(hash[len(djangoPrefix):], "$")
-		if len(parts) != 3 {
+	var h pbkdf2Hash
+	rest, django := strings.CutPrefix(hash, djangoPrefix)
+	if !django {
+		var passlib bool
+		if rest, passlib = strings.CutPrefix(hash, passlibPrefix); !passlib {
 			return h, ErrMalformedHash
 		}
-		iterations, salt, keyText = parts[0], parts[1], parts[2]
+	}
+	parts := strings.Split(rest, "$")
+	if len(parts) != 3 {
+		return h, ErrMalformedHash
+	}
+	iterations, salt, keyText := parts[0], parts[1], parts[2]
+	var err error
+	if django {
 		h.salt = []byte(salt)
 		if h.key, err = base64.StdEncoding.DecodeString(keyText); err != nil {
 			return h, ErrMalformedHash
 		}
-	case strings.HasPrefix(hash, passlibPrefix):
-		parts := strings.Split(hash[len(passlibPrefix):], "$")
-		if len(parts) != 3 {
-			return h, ErrMalformedHash
-		}
-		iterations, salt, keyText = parts[0], parts[1], parts[2]
+	} else {
 		if h.salt, err = decodeAB64(salt); err != nil {
 			return h, ErrMalformedHash
 		}
 		if h.key, err = decodeAB64(keyText); err != nil {
 			return h, ErrMalformedHash
 		}
-	default:
-		return h, ErrMalformedHash
 	}
 	if h.iterations, err = parseIterations(iterations); err != nil {
 		return h, err

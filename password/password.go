@@ -53,8 +53,19 @@ func Hash(pw string, p Params) (string, error) {
 		return "", fmt.Errorf("password: salt: %w", err)
 	}
 	key := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, keyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, p.MemoryKiB, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return p.phcPrefix() + b64.EncodeToString(salt) + "$" + b64.EncodeToString(key), nil
+}
+
+// phcPrefix is how Hash starts a hash made with p: the algorithm, its version and p, up to
+// the salt.
+func (p Params) phcPrefix() string {
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$", argon2.Version, p.MemoryKiB, p.Time, p.Threads)
+}
+
+// HashedWith reports whether hash is written the way Hash writes a hash made with p: a check
+// of the parameters only, not of the hash itself (Verify does that).
+func HashedWith(hash string, p Params) bool {
+	return strings.HasPrefix(hash, p.phcPrefix())
 }
 
 // Verify reports nil if pw matches hash, ErrMismatch if not, ErrMalformedHash if hash is in
@@ -63,15 +74,38 @@ func Verify(pw, hash string) error {
 	if len(pw) > MaxLength {
 		return ErrMismatch
 	}
-	switch {
-	case strings.HasPrefix(hash, "$argon2id$"):
-		return verifyArgon2id(pw, hash)
-	case strings.HasPrefix(hash, "$2"):
-		return verifyBcrypt(pw, hash)
-	case strings.HasPrefix(hash, djangoPrefix), strings.HasPrefix(hash, passlibPrefix):
-		return verifyPBKDF2(pw, hash)
+	f, ok := formatOf(hash)
+	if !ok {
+		return ErrMalformedHash
 	}
-	return ErrMalformedHash
+	return f.verify(pw, hash)
+}
+
+// format is one way of writing a hash that Verify reads: how such a hash starts, how it is
+// checked for being well formed, and how a password is verified against it.
+type format struct {
+	prefixes []string
+	parse    func(hash string) error
+	verify   func(pw, hash string) error
+}
+
+// formats are argon2id, which Hash writes, and the imported formats (imported.go).
+var formats = []format{
+	{[]string{"$argon2id$"}, func(h string) error { _, _, _, err := parse(h); return err }, verifyArgon2id},
+	{[]string{"$2"}, parseBcrypt, verifyBcrypt},
+	{[]string{djangoPrefix, passlibPrefix}, func(h string) error { _, err := parsePBKDF2(h); return err }, verifyPBKDF2},
+}
+
+// formatOf is the format hash is written in, told by how it starts.
+func formatOf(hash string) (format, bool) {
+	for _, f := range formats {
+		for _, p := range f.prefixes {
+			if strings.HasPrefix(hash, p) {
+				return f, true
+			}
+		}
+	}
+	return format{}, false
 }
 
 func verifyArgon2id(pw, hash string) error {
@@ -91,17 +125,8 @@ func verifyArgon2id(pw, hash string) error {
 // fixtures may carry password_hash instead of a plain password, and sign-in treats a member
 // whose hash is not one as having no password.
 func IsHash(s string) bool {
-	switch {
-	case strings.HasPrefix(s, "$argon2id$"):
-		_, _, _, err := parse(s)
-		return err == nil
-	case strings.HasPrefix(s, "$2"):
-		return parseBcrypt(s) == nil
-	case strings.HasPrefix(s, djangoPrefix), strings.HasPrefix(s, passlibPrefix):
-		_, err := parsePBKDF2(s)
-		return err == nil
-	}
-	return false
+	f, ok := formatOf(s)
+	return ok && f.parse(s) == nil
 }
 
 // NeedsRehash reports whether hash should be replaced, once its password is known (at a

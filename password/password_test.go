@@ -30,6 +30,12 @@ func TestHashVerify(t *testing.T) {
 	if !IsHash(h) {
 		t.Fatal("IsHash(own hash) = false")
 	}
+	if !HashedWith(h, cheap) {
+		t.Fatal("HashedWith(own hash, its params) = false")
+	}
+	if HashedWith(h, Params{MemoryKiB: 64, Time: 2, Threads: 1}) {
+		t.Fatal("HashedWith(own hash, other params) = true")
+	}
 }
 
 func TestMalformedHashes(t *testing.T) {

@@ -111,10 +111,17 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
+// originSchools are the schools the origin tests compare URLs with: a name on https, a
+// loopback address with a port, and an IPv6 literal.
+func originSchools(t testing.TB) (a, loop, v6 *School) {
+	t.Helper()
+	return mustSchool(t, 1, "a", "https://a.example/"),
+		mustSchool(t, 2, "loop", "http://127.0.0.1:8080"),
+		mustSchool(t, 3, "v6", "https://[2001:db8::1]")
+}
+
 func TestSameOrigin(t *testing.T) {
-	a := mustSchool(t, 1, "a", "https://a.example/")
-	loop := mustSchool(t, 2, "loop", "http://127.0.0.1:8080")
-	v6 := mustSchool(t, 3, "v6", "https://[2001:db8::1]")
+	a, loop, v6 := originSchools(t)
 	for _, tc := range []struct {
 		school *School
 		in     string
@@ -177,11 +184,8 @@ func FuzzSameOrigin(f *testing.F) {
 		"https://a.example.:443", "http://127.0.0.1:8080/", "https://[2001:db8::1]:443", "https://a.example?#", "%", "https:"} {
 		f.Add(s)
 	}
-	schools := []*School{
-		mustSchool(f, 1, "a", "https://a.example"),
-		mustSchool(f, 2, "loop", "http://127.0.0.1:8080"),
-		mustSchool(f, 3, "v6", "https://[2001:db8::1]"),
-	}
+	a, loop, v6 := originSchools(f)
+	schools := []*School{a, loop, v6}
 	f.Fuzz(func(t *testing.T, s string) {
 		u, err := url.Parse(s)
 		if err != nil {
@@ -224,11 +228,7 @@ func TestPasskeyRPID(t *testing.T) {
 		{"http://127.0.0.1:8080", "", false},
 		{"http://[::1]:8080", "", false},
 	} {
-		tn, err := New(config.School{SchoolID: 1, Subdomain: "s", Name: "S", BaseURL: c.base})
-		if err != nil {
-			t.Fatalf("%s: %v", c.base, err)
-		}
-		if id, ok := tn.PasskeyRPID(); id != c.id || ok != c.ok {
+		if id, ok := mustSchool(t, 1, "s", c.base).PasskeyRPID(); id != c.id || ok != c.ok {
 			t.Errorf("%s: PasskeyRPID = %q, %v; want %q, %v", c.base, id, ok, c.id, c.ok)
 		}
 	}

@@ -1,6 +1,9 @@
 package scope
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Audience says which kind of client may hold a scope.
 type Audience int
@@ -95,16 +98,22 @@ func Lookup(name string) (Scope, bool) {
 	return s, ok
 }
 
+// For returns the scopes of the given audiences, in catalogue order.
+func For(audiences ...Audience) []Scope {
+	var out []Scope
+	for _, s := range catalogue {
+		if slices.Contains(audiences, s.Audience) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // NamesFor returns the names of the scopes of the given audiences, in catalogue order.
 func NamesFor(audiences ...Audience) []string {
 	var out []string
-	for _, s := range catalogue {
-		for _, a := range audiences {
-			if s.Audience == a {
-				out = append(out, s.Name)
-				break
-			}
-		}
+	for _, s := range For(audiences...) {
+		out = append(out, s.Name)
 	}
 	return out
 }

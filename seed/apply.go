@@ -95,7 +95,7 @@ func (f *Fixture) Apply(ctx context.Context, st Store, opts Options) (storage.Im
 			if ie.Err != nil {
 				msg = ie.Err.Error()
 			}
-			return nil, Errors{{File: f.File, Line: f.line(field), Field: field, Msg: msg, Err: err}}
+			return nil, Errors{f.errorAt(field, msg, err)}
 		}
 		return nil, fmt.Errorf("%s: %w", f.File, err)
 	}
@@ -137,7 +137,7 @@ feed:
 	for i, err := range errs {
 		if err != nil {
 			field := at("members", i) + ".password"
-			out = append(out, &Error{File: f.File, Line: f.line(field), Field: field, Msg: err.Error(), Err: err})
+			out = append(out, f.errorAt(field, err.Error(), err))
 		}
 	}
 	if len(out) > 0 {
@@ -152,7 +152,7 @@ feed:
 func hashMember(ctx context.Context, st Store, m *storage.MemberSeed, p password.Params) error {
 	existing, err := st.GetMemberByEmail(ctx, m.Email)
 	switch {
-	case err == nil && strings.HasPrefix(existing.PasswordHash, phcPrefix(p)) && password.Verify(m.Password, existing.PasswordHash) == nil:
+	case err == nil && password.HashedWith(existing.PasswordHash, p) && password.Verify(m.Password, existing.PasswordHash) == nil:
 		m.PasswordHash = existing.PasswordHash
 	case err == nil || errors.Is(err, storage.ErrNotFound):
 		h, err := password.Hash(m.Password, p)
@@ -165,11 +165,6 @@ func hashMember(ctx context.Context, st Store, m *storage.MemberSeed, p password
 	}
 	m.Password = ""
 	return nil
-}
-
-// phcPrefix is how password.Hash starts a hash made with p.
-func phcPrefix(p password.Params) string {
-	return fmt.Sprintf("$argon2id$v=19$m=%d,t=%d,p=%d$", p.MemoryKiB, p.Time, p.Threads)
 }
 
 // ApplyFile loads, validates and applies the fixture at path: what `proctor seed` does, for

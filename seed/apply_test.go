@@ -109,7 +109,7 @@ func TestApplyTwice(t *testing.T) {
 // and the transaction leaves nothing behind.
 func TestApplyUnknownReference(t *testing.T) {
 	ctx, st := newStore(t)
-	f, err := seed.Load("f.yaml", strings.NewReader(`courses:
+	f := loadString(t, `courses:
   - slug: go
     title: Go
     price_amount: 100
@@ -119,14 +119,11 @@ enrollments:
   - member: ghost@x.example
     course: go
     enrolled_at: 2026-01-01
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if errs := f.Validate(); len(errs) > 0 {
 		t.Fatalf("Validate: %v", errs)
 	}
-	_, err = f.Apply(ctx, st, cheap)
+	_, err := f.Apply(ctx, st, cheap)
 	var errs seed.Errors
 	if !errors.As(err, &errs) || len(errs) != 1 {
 		t.Fatalf("Apply = %v, want one located problem", err)
@@ -194,14 +191,11 @@ func TestApplyImportedAndPasswordlessMembers(t *testing.T) {
 	php := "$2y$" + string(b[4:])
 	// python3: hashlib.pbkdf2_hmac('sha256', b'correct horse battery staple', b'Gq5nKVp3WxHbT8sYc2LmRe', 260000)
 	django := "pbkdf2_sha256$260000$Gq5nKVp3WxHbT8sYc2LmRe$duMneQcytWKSs3gxGJ0bbZwmOguUb4RjVowfSg39ljw="
-	f, err := seed.Load("f.yaml", strings.NewReader(`members:
+	f := loadString(t, `members:
   - {email: php@x.example, name: From Laravel, password_hash: "`+php+`", roles: [student]}
   - {email: django@x.example, name: From Django, password_hash: "`+django+`", roles: [student]}
   - {email: invited@x.example, name: Invited Later, roles: [student]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	opts := cheap
 	opts.Progress = func(done, total int) {
 		if total != 3 {

@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/proctorhq/proctor/seed"
 )
 
 // The example in docs/seed-format.md loads and validates, so the documentation cannot drift
@@ -24,10 +22,7 @@ func TestDocumentedExample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("the Example section has no yaml block")
 	}
-	f, err := seed.Load("example.yaml", strings.NewReader(example))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustLoad(t, "example.yaml", strings.NewReader(example))
 	if errs := f.Validate(); len(errs) > 0 {
 		t.Fatalf("the documented example does not validate:\n%v", errs)
 	}

@@ -36,6 +36,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// errorAt is the problem msg with field of the fixture, placed at the field's line; err is the
+// store's error behind it, or nil.
+func (f *Fixture) errorAt(field, msg string, err error) *Error {
+	return &Error{File: f.File, Line: f.line(field), Field: field, Msg: msg, Err: err}
+}
+
 // Errors is every problem found in a fixture, in line order. It is an error itself so that
 // Load can return all of them at once; its message has one problem per line.
 type Errors []*Error

@@ -282,15 +282,12 @@ func TestLoadRefusesAliasBomb(t *testing.T) {
 }
 
 func TestLoadTimes(t *testing.T) {
-	f, err := seed.Load("f.yaml", strings.NewReader(`events:
+	f := loadString(t, `events:
   - starts_at: 2025-12-31
     ends_at: 2026-01-01T09:30:00+09:00
   - starts_at: 2026-01-01T00:00:00.250Z
     ends_at: "2026-01-02"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	got := []time.Time{f.Data.Events[0].StartsAt, f.Data.Events[0].EndsAt, f.Data.Events[1].StartsAt, f.Data.Events[1].EndsAt}
 	want := []time.Time{
 		time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC),
@@ -307,15 +304,12 @@ func TestLoadTimes(t *testing.T) {
 
 // Text is taken as written: YAML would read some of these as numbers or booleans.
 func TestLoadKeepsTextAsWritten(t *testing.T) {
-	f, err := seed.Load("f.yaml", strings.NewReader(`payments:
+	f := loadString(t, `payments:
   - bank_code: 012
     code_no: 1e3
     bank_name: true
     trade_no: 0x1F
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	p := f.Data.Payments[0]
 	if p.BankCode != "012" || p.CodeNo != "1e3" || p.BankName != "true" || p.TradeNo != "0x1F" {
 		t.Errorf("got %q %q %q %q", p.BankCode, p.CodeNo, p.BankName, p.TradeNo)
@@ -323,10 +317,7 @@ func TestLoadKeepsTextAsWritten(t *testing.T) {
 }
 
 func TestLoadNullMeansAbsent(t *testing.T) {
-	f, err := seed.Load("f.yaml", strings.NewReader("enrollments:\n  - member: a@x.example\n    expire_date: null\n    course: ~\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := loadString(t, "enrollments:\n  - member: a@x.example\n    expire_date: null\n    course: ~\n")
 	if e := f.Data.Enrollments[0]; e.ExpireDate != nil || e.Course != "" || e.Member != "a@x.example" {
 		t.Errorf("got %+v", e)
 	}
@@ -354,10 +345,7 @@ func TestLoadJSON(t *testing.T) {
 	match(t, errs, []want{{14, "payments[0].amount", "want a whole number"}})
 
 	src = strings.Replace(src, `"amount": "1990"`, `"amount": 1990`, 1)
-	f, err := seed.Load("f.json", strings.NewReader(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustLoad(t, "f.json", strings.NewReader(src))
 	c := f.Data.Courses[0]
 	l := c.Sections[0].Lectures[0]
 	if c.PriceAmount != 1990 || !c.Published || l.DurationSeconds != 60 || !l.IsLocked || l.UnlockAt == nil || l.UnlockAt.Month() != time.March {
@@ -378,7 +366,18 @@ func loadFile(t *testing.T, path string) *seed.Fixture {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	f, err := seed.Load(path, r)
+	return mustLoad(t, path, r)
+}
+
+// loadString loads the fixture src, named f.yaml, and fails the test if it does not load.
+func loadString(t *testing.T, src string) *seed.Fixture {
+	t.Helper()
+	return mustLoad(t, "f.yaml", strings.NewReader(src))
+}
+
+func mustLoad(t *testing.T, name string, r io.Reader) *seed.Fixture {
+	t.Helper()
+	f, err := seed.Load(name, r)
 	if err != nil {
 		t.Fatal(err)
 	}

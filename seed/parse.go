@@ -159,7 +159,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, field string) {
 		}
 		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))
+			d.value(item, s.Index(i), at(field, i))
 		}
 		v.Set(s)
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String:
@@ -193,57 +193,59 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, field string) {
 
 // mapping decodes a mapping node into the struct v, by the fields' yaml tags.
 func (d *decoder) mapping(n *yaml.Node, v reflect.Value, field string) {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, field, "want a mapping, got %s", kindName(n))
-		return
-	}
 	fields := d.structFields(v.Type())
 	seen := make(map[string]int, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			d.fail(k, field, "want a key, got %s", kindName(k))
-			continue
-		}
+	d.pairs(n, field, func(k, val *yaml.Node) {
 		path := k.Value
 		if field != "" {
 			path = field + "." + k.Value
 		}
 		if first, ok := seen[k.Value]; ok {
 			d.fail(k, path, "key repeated (first at line %d)", first)
-			continue
+			return
 		}
 		seen[k.Value] = k.Line
 		idx, ok := fields[k.Value]
 		if !ok {
 			d.fail(k, path, "unknown key; expected one of: %s", strings.Join(knownKeys(fields), ", "))
-			continue
+			return
 		}
 		d.value(val, v.FieldByIndex(idx), path)
-	}
+	})
 }
 
 func (d *decoder) stringMap(n *yaml.Node, v reflect.Value, field string) {
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	ok := d.pairs(n, field, func(k, val *yaml.Node) {
+		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
+			d.fail(k, field, "key %q repeated", k.Value)
+			return
+		}
+		s := reflect.New(v.Type().Elem()).Elem()
+		d.value(val, s, field+"."+k.Value)
+		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), s)
+	})
+	if ok {
+		v.Set(m)
+	}
+}
+
+// pairs calls each with every key and value of the mapping n, in order; a key that is not a
+// scalar is reported and skipped. It reports false, and calls nothing, when n is not a mapping.
+func (d *decoder) pairs(n *yaml.Node, field string, each func(k, val *yaml.Node)) bool {
 	if n.Kind != yaml.MappingNode {
 		d.fail(n, field, "want a mapping, got %s", kindName(n))
-		return
+		return false
 	}
-	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
 			d.fail(k, field, "want a key, got %s", kindName(k))
 			continue
 		}
-		if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
-			d.fail(k, field, "key %q repeated", k.Value)
-			continue
-		}
-		s := reflect.New(v.Type().Elem()).Elem()
-		d.value(val, s, field+"."+k.Value)
-		m.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), s)
+		each(k, val)
 	}
-	v.Set(m)
+	return true
 }
 
 // Layouts accepted for times: RFC 3339, and a plain date meaning midnight UTC.

@@ -81,7 +81,7 @@ func eachRow[T any](kind string, rows []T, check func(f string, seen map[string]
 }
 
 func (v *validator) add(field, format string, args ...any) {
-	v.errs = append(v.errs, &Error{File: v.f.File, Line: v.f.line(field), Field: field, Msg: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, v.f.errorAt(field, fmt.Sprintf(format, args...), nil))
 }
 
 // index collects the natural keys the file defines, before any record is checked, so that a
@@ -97,7 +97,7 @@ func (v *validator) index(d *storage.SchoolData) {
 		}
 		return s
 	}
-	v.memberKeys = collect(len(d.Members), func(i int) string { return strings.ToLower(d.Members[i].Email) })
+	v.memberKeys = collect(len(d.Members), func(i int) string { return memberKey(d.Members[i].Email) })
 	v.productKeys = collect(len(d.DigitalProducts), func(i int) string { return d.DigitalProducts[i].Slug })
 	v.serviceKeys = collect(len(d.ConsultingServices), func(i int) string { return d.ConsultingServices[i].Slug })
 	v.eventKeys = collect(len(d.Events), func(i int) string { return d.Events[i].Slug })
@@ -105,21 +105,24 @@ func (v *validator) index(d *storage.SchoolData) {
 	v.postKeys = collect(len(d.Posts), func(i int) string { return d.Posts[i].Key })
 	v.courseKeys = collect(len(d.Courses), func(i int) string { return d.Courses[i].Slug })
 	v.formKeys = collect(len(d.Forms), func(i int) string { return d.Forms[i].Slug })
-	// The first record of a duplicated key is the one references see; the duplicate itself
-	// is reported by the kind's check.
-	v.courseBySlug = make(map[string]*storage.CourseSeed, len(d.Courses))
-	for i := range d.Courses {
-		if _, dup := v.courseBySlug[d.Courses[i].Slug]; !dup {
-			v.courseBySlug[d.Courses[i].Slug] = &d.Courses[i]
-		}
-	}
-	v.formBySlug = make(map[string]*storage.FormSeed, len(d.Forms))
-	for i := range d.Forms {
-		if _, dup := v.formBySlug[d.Forms[i].Slug]; !dup {
-			v.formBySlug[d.Forms[i].Slug] = &d.Forms[i]
-		}
-	}
+	v.courseBySlug = firstByKey(d.Courses, func(c *storage.CourseSeed) string { return c.Slug })
+	v.formBySlug = firstByKey(d.Forms, func(f *storage.FormSeed) string { return f.Slug })
 }
+
+// firstByKey maps each key of rows to its row. The first record of a duplicated key is the one
+// references see; the duplicate itself is reported by the kind's check.
+func firstByKey[T any](rows []T, key func(*T) string) map[string]*T {
+	m := make(map[string]*T, len(rows))
+	for i := range rows {
+		if k := key(&rows[i]); m[k] == nil {
+			m[k] = &rows[i]
+		}
+	}
+	return m
+}
+
+// memberKey is the natural key of a member: the e-mail address, whose case does not matter.
+func memberKey(email string) string { return strings.ToLower(email) }
 
 // unique reports a natural key seen before in the same list. seen maps a key to the field of
 // its first record.
@@ -217,27 +220,30 @@ func (v *validator) link(field, s string) {
 // References. Each is checked against the file when the file defines that kind (the set is
 // not nil) and otherwise left to the store.
 
+// given reports a missing reference that is required, and returns whether there is one to
+// check.
+func (v *validator) given(field, ref string, required bool) bool {
+	if ref == "" && required {
+		v.add(field, "required")
+	}
+	return ref != ""
+}
+
 func (v *validator) memberRef(field, email string, required bool) {
-	if email == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, email, required) {
 		return
 	}
 	if !storage.ValidEmail(email) {
 		v.add(field, "%s is not an e-mail address", quote(email))
 		return
 	}
-	if v.memberKeys != nil && !v.memberKeys[strings.ToLower(email)] {
+	if v.memberKeys != nil && !v.memberKeys[memberKey(email)] {
 		v.add(field, "no member %s in this file's members", quote(email))
 	}
 }
 
 func (v *validator) ref(field, s string, required bool, set keys, what string) {
-	if s == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, s, required) {
 		return
 	}
 	if set != nil && !set[s] {
@@ -246,10 +252,7 @@ func (v *validator) ref(field, s string, required bool, set keys, what string) {
 }
 
 func (v *validator) courseRef(field, slug string, required bool) {
-	if slug == "" {
-		if required {
-			v.add(field, "required")
-		}
+	if !v.given(field, slug, required) {
 		return
 	}
 	if v.courseKeys != nil && !v.courseKeys[slug] {
@@ -307,7 +310,7 @@ func (v *validator) uniqueKey(seen map[string]string, field, key, what string) {
 // reported by the reference's own check.
 func (v *validator) uniquePair(seen map[string]string, f, member, ref, what string) {
 	if member != "" && ref != "" {
-		v.unique(seen, strings.ToLower(member)+"\x00"+ref, f, what)
+		v.unique(seen, memberKey(member)+"\x00"+ref, f, what)
 	}
 }
 
@@ -324,7 +327,7 @@ func (v *validator) offer(seen map[string]string, f string, o storage.OfferSeed,
 func (v *validator) courseList(f string, slugs []string) {
 	courses := map[string]string{}
 	for j, c := range slugs {
-		cf := fmt.Sprintf("%s.courses[%d]", f, j)
+		cf := at(f+".courses", j)
 		v.courseRef(cf, c, true)
 		v.unique(courses, c, cf, "course")
 	}
@@ -347,7 +350,9 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-func at(kind string, i int) string { return fmt.Sprintf("%s[%d]", kind, i) }
+// at is the field path of item i of the list at path list: "members[3]",
+// "payments[0].line_items[1]".
+func at(list string, i int) string { return fmt.Sprintf("%s[%d]", list, i) }
 
 // The records, one function per top-level key.
 
@@ -392,7 +397,7 @@ func (v *validator) timeZone(field, name string) {
 
 func (v *validator) member(f string, seen map[string]string, m *storage.MemberSeed) {
 	if v.email(f+".email", m.Email) {
-		v.unique(seen, strings.ToLower(m.Email), f+".email", "member e-mail")
+		v.unique(seen, memberKey(m.Email), f+".email", "member e-mail")
 	}
 	v.required(f+".name", m.Name)
 	v.link(f+".avatar_url", m.AvatarURL)
@@ -406,7 +411,7 @@ func (v *validator) member(f string, seen map[string]string, m *storage.MemberSe
 	}
 	roles := map[storage.Role]bool{}
 	for j, r := range m.Roles {
-		rf := fmt.Sprintf("%s.roles[%d]", f, j)
+		rf := at(f+".roles", j)
 		switch {
 		case !r.Valid():
 			v.add(rf, "%s is not a role: want owner, admin, lecturer or student", quote(string(r)))
@@ -420,10 +425,10 @@ func (v *validator) member(f string, seen map[string]string, m *storage.MemberSe
 func (v *validator) course(f string, seen map[string]string, c *storage.CourseSeed) {
 	v.offer(seen, f, c.OfferSeed, "course")
 	for j, s := range c.Sections {
-		sf := fmt.Sprintf("%s.sections[%d]", f, j)
+		sf := at(f+".sections", j)
 		v.required(sf+".title", s.Title)
 		for k, l := range s.Lectures {
-			lf := fmt.Sprintf("%s.lectures[%d]", sf, k)
+			lf := at(sf+".lectures", k)
 			v.required(lf+".title", l.Title)
 			if l.DurationSeconds < 0 {
 				v.add(lf+".duration_seconds", "must not be negative")
@@ -450,7 +455,7 @@ func (v *validator) progressRow(f string, seen map[string]string, p *storage.Pro
 	l := v.lectureRef(f+".lecture", p.Lecture)
 	if p.Member != "" {
 		r := p.Lecture
-		v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", strings.ToLower(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
+		v.unique(seen, fmt.Sprintf("%s\x00%s\x00%d\x00%d", memberKey(p.Member), r.Course, r.Section, r.Lecture), f, "progress of this member on this lecture")
 	}
 	if v.oneOf(f+".state", string(p.State), string(storage.LectureUnread), string(storage.LectureRead), string(storage.LectureCompleted)) {
 		if p.State == storage.LectureUnread && p.PositionSeconds != 0 {
@@ -487,7 +492,7 @@ func (v *validator) consultingService(f string, seen map[string]string, s *stora
 	v.courseList(f, s.Courses)
 	slots := map[string]string{}
 	for j, sl := range s.Slots {
-		sf := fmt.Sprintf("%s.slots[%d]", f, j)
+		sf := at(f+".slots", j)
 		if sl.Weekday < 0 || sl.Weekday > 6 {
 			v.add(sf+".weekday", "want 0 (Sunday) to 6 (Saturday)")
 		}
@@ -502,7 +507,7 @@ func (v *validator) consultingService(f string, seen map[string]string, s *stora
 	}
 	meetings := map[string]string{}
 	for j, m := range s.Meetings {
-		mf := fmt.Sprintf("%s.meetings[%d]", f, j)
+		mf := at(f+".meetings", j)
 		v.memberRef(mf+".member", m.Member, true)
 		if v.requiredTime(mf+".starts_at", m.StartsAt) {
 			v.unique(meetings, m.StartsAt.Format(time.RFC3339Nano), mf, "meeting (same starts_at)")
@@ -697,7 +702,7 @@ func (v *validator) lineItems(f string, p *storage.PaymentSeed) {
 	}
 	total, ok := int64(0), true
 	for j, it := range p.LineItems {
-		lf := fmt.Sprintf("%s.line_items[%d]", f, j)
+		lf := at(f+".line_items", j)
 		if v.oneOf(lf+".kind", it.Kind, storage.ItemKinds...) {
 			set, what := v.itemKeys(it.Kind)
 			v.ref(lf+".ref", it.Ref, true, set, what)
@@ -716,7 +721,7 @@ func (v *validator) lineItems(f string, p *storage.PaymentSeed) {
 		total += int64(it.Quantity) * it.UnitAmount
 	}
 	for j, a := range p.Adjustments {
-		af := fmt.Sprintf("%s.adjustments[%d]", f, j)
+		af := at(f+".adjustments", j)
 		if v.oneOf(af+".kind", a.Kind, "coupon", "promotion") && a.Kind == "coupon" {
 			v.required(af+".code", a.Code)
 		}
@@ -746,7 +751,7 @@ func (v *validator) notificationSubscription(f string, seen map[string]string, s
 	v.required(f+".topic", s.Topic)
 	v.oneOf(f+".channel", s.Channel, "email", "in_app")
 	if s.Member != "" {
-		v.unique(seen, strings.ToLower(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
+		v.unique(seen, memberKey(s.Member)+"\x00"+s.Topic+"\x00"+s.Channel, f, "subscription of this member to this topic and channel")
 	}
 }
 
@@ -839,7 +844,7 @@ func (v *validator) form(f string, seen map[string]string, fm *storage.FormSeed)
 	}
 	names := map[string]string{}
 	for j, fd := range fm.Fields {
-		ff := fmt.Sprintf("%s.fields[%d]", f, j)
+		ff := at(f+".fields", j)
 		if v.required(ff+".name", fd.Name) {
 			v.unique(names, fd.Name, ff+".name", "field name")
 		}

@@ -52,10 +52,7 @@ payments:
     line_items:
       - {kind: course, ref: Go Basics, title: Go, quantity: 1, unit_amount: 100}
 `
-	f, err := seed.Load("f.yaml", strings.NewReader(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := loadString(t, src)
 	match(t, f.Validate(), []want{
 		{6, "members[1].email", `"not-an-email" is not an e-mail address`},
 		{9, "members[2].email", "duplicate member e-mail: already defined by members[0].email (line 2)"},

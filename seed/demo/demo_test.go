@@ -263,11 +263,7 @@ func TestLoadMovesDatesByWeeks(t *testing.T) {
 func TestAppearances(t *testing.T) {
 	var got []storage.Appearance
 	for _, s := range demo.Schools("") {
-		f, err := s.Load(demo.Reference)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := f.Data.School.Appearance
+		a := load(t, s, demo.Reference).Data.School.Appearance
 		if a == nil {
 			t.Fatalf("%s has no appearance", s.FileName)
 		}
