@@ -7,8 +7,8 @@
 // Verify also reads the formats members bring from other platforms (imported.go): bcrypt
 // ($2a$, $2b$, $2y$) and PBKDF2-SHA256 as Django and passlib write it. Every cost read from a
 // hash is bounded. NeedsRehash tells a caller that has just verified a password to replace
-// any hash that is not argon2id at Default, which is how imported hashes and old parameters
-// go away.
+// an imported hash by argon2id, which is how imported hashes go away; an argon2id hash is kept
+// whatever its parameters (see NeedsRehash).
 //
 // CheckPolicy is the rule for a new password (NIST SP 800-63B 3.1.1.2): at least 8
 // characters, at most MaxLength bytes, not in a list of commonly used passwords, not the
