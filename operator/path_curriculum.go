@@ -43,13 +43,18 @@ func lectureOut(l storage.Lecture) Lecture {
 	}
 }
 
+// sectionOut is a section without its lectures, which curriculumOut adds.
+func sectionOut(s storage.Section) Section {
+	return Section{ID: s.ID, Position: s.Position, Title: s.Title, Lectures: []Lecture{}}
+}
+
 // curriculumOut nests the store's flat lists: sections come in position order and lectures in
 // section then position order.
 func curriculumOut(courseID int64, sections []storage.Section, lectures []storage.Lecture) Curriculum {
 	out := Curriculum{CourseID: courseID, Sections: make([]Section, len(sections))}
 	index := make(map[int64]int, len(sections))
 	for i, s := range sections {
-		out.Sections[i] = Section{ID: s.ID, Position: s.Position, Title: s.Title, Lectures: []Lecture{}}
+		out.Sections[i] = sectionOut(s)
 		index[s.ID] = i
 	}
 	for _, l := range lectures {
@@ -93,10 +98,7 @@ func (h *Handler) registerCurriculum(api huma.API) {
 		Body NewSection
 	}) (*struct{ Body Section }, error) {
 		s, err := h.store.AppendSection(ctx, in.CourseID, in.Body.Title)
-		if err != nil {
-			return nil, h.problem(ctx, "course", err)
-		}
-		return &struct{ Body Section }{Section{ID: s.ID, Position: s.Position, Title: s.Title, Lectures: []Lecture{}}}, nil
+		return bodyOf(ctx, h, "course", s, err, sectionOut)
 	})
 
 	register(h, api, "create-lecture", func(ctx context.Context, in *struct {
