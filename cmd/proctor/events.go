@@ -65,10 +65,7 @@ and documented in docs/security.md ("Security event log"). Without it, a table f
 			}
 			return withSchool(cmd, g, schoolID, func(ctx context.Context, a *app) error {
 				if email != "" {
-					m, err := a.store.GetMemberByEmail(ctx, email)
-					if errors.Is(err, storage.ErrNotFound) {
-						return fmt.Errorf("no member with e-mail %s", email)
-					}
+					m, err := memberByEmail(ctx, a, email, fmt.Errorf("no member with e-mail %s", email))
 					if err != nil {
 						return err
 					}

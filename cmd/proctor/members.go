@@ -266,10 +266,7 @@ limited by their own budgets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withApp(cmd, g, func(ctx context.Context, a *app) error {
-				m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
-				if errors.Is(err, storage.ErrNotFound) {
-					return fmt.Errorf("no member with e-mail %s at any school", email)
-				}
+				m, err := memberByEmail(ctx, a, email, fmt.Errorf("no member with e-mail %s at any school", email))
 				if err != nil {
 					return err
 				}
@@ -300,15 +297,22 @@ limited by their own budgets.`,
 // memberWithRoles finds the member with the e-mail address (normalised here) and their roles at
 // the context's school; an address no member has is noMember.
 func memberWithRoles(ctx context.Context, a *app, email string, schoolID int64) (storage.Member, []storage.Role, error) {
-	m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
-	if errors.Is(err, storage.ErrNotFound) {
-		return m, nil, noMember(email, schoolID)
-	}
+	m, err := memberByEmail(ctx, a, email, noMember(email, schoolID))
 	if err != nil {
 		return m, nil, err
 	}
 	roles, err := a.store.GetRoles(ctx, m.ID)
 	return m, roles, err
+}
+
+// memberByEmail finds the member with the e-mail address (normalised here), at any school; an
+// address no member has is the command's own answer, missing.
+func memberByEmail(ctx context.Context, a *app, email string, missing error) (storage.Member, error) {
+	m, err := a.store.GetMemberByEmail(ctx, storage.NormaliseEmail(email))
+	if errors.Is(err, storage.ErrNotFound) {
+		return m, missing
+	}
+	return m, err
 }
 
 // noMember is what a command says when no member of the school has the address it was given.
