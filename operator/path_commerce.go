@@ -149,11 +149,8 @@ func (h *Handler) registerSubscriptions(api huma.API) {
 			}
 			return s, nil
 		})
-		if err != nil {
-			// The period check inside the update answers as it is.
-			return nil, h.refusal(ctx, "subscription", err)
-		}
-		return &struct{ Body Subscription }{subscriptionOut(s)}, nil
+		// The period check inside the update answers as it is.
+		return bodyOf(ctx, h, "subscription", s, err, subscriptionOut)
 	})
 }
 

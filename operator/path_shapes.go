@@ -12,11 +12,12 @@ import (
 // The shapes most operations of the API share: a page of a list, and the creation of one item
 // from a request body. what names the item in the problem a store error becomes (see problem).
 
-// bodyOf answers one item the store returned, converted by out, or the problem its error
-// becomes.
+// bodyOf answers one item the store returned, converted by out, or the refusal its error
+// becomes: the problem of a store error, or a huma error (a check of the handler's, made before
+// or inside the store's call) as it is.
 func bodyOf[T, O any](ctx context.Context, h *Handler, what string, item T, err error, out func(T) O) (*struct{ Body O }, error) {
 	if err != nil {
-		return nil, h.problem(ctx, what, err)
+		return nil, h.refusal(ctx, what, err)
 	}
 	return &struct{ Body O }{out(item)}, nil
 }
@@ -50,10 +51,7 @@ func registerCreate[B, T, O any](h *Handler, api huma.API, id, what string, row 
 		if err == nil {
 			item, err = create(h.store, ctx, item)
 		}
-		if err != nil {
-			return nil, h.refusal(ctx, what, err)
-		}
-		return &struct{ Body O }{out(item)}, nil
+		return bodyOf(ctx, h, what, item, err, out)
 	})
 }
 
