@@ -679,7 +679,7 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 	if len(roles) == 0 {
 		return "", refuseNoRole, nil
 	}
-	var before, after string
+	var changed bool
 	err = storage.InTx(r.Context(), h.store, func(ctx context.Context) error {
 		// The one rule of who may change whose roles, on the roles as read in this
 		// transaction: a member made an owner after the page read them is not changed by an
@@ -688,16 +688,17 @@ func (h *Handler) setRoles(r *http.Request, v visit, t target) (done string, why
 		if err != nil {
 			return err
 		}
-		if before, after = audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); before == after {
+		var detail string
+		if detail, changed = audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); !changed {
 			return nil
 		}
-		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, before+" -> "+after))
+		return h.audit.Record(ctx, event(r, v, t, audit.KindRoleChanged, detail))
 	})
 	if err != nil {
 		why, err := changeRefused(err, v, t, "set roles of member")
 		return "", why, err
 	}
-	if after == before {
+	if !changed {
 		return "roles-unchanged", "", nil
 	}
 	return ActionRoles, "", nil
@@ -719,8 +720,7 @@ func ended(sessions, grants int) string {
 	return plural(sessions, "session", "sessions") + " ended, " + plural(grants, "token pair", "token pairs") + " revoked"
 }
 
-// rolesText is a role list as events write it (audit.RoleChange).
+// rolesText is a role list as events write it (audit.RoleList).
 func rolesText(roles []storage.Role) string {
-	text, _ := audit.RoleChange(storage.RoleNames(roles), nil)
-	return text
+	return audit.RoleList(storage.RoleNames(roles))
 }

@@ -144,14 +144,16 @@ type Purger interface {
 	PurgeSecurityEvents(ctx context.Context, before time.Time, batch int) (int, error)
 }
 
-// RoleChange writes the two sides of a KindRoleChanged event's Detail ("student -> admin"):
-// each list of role names joined by ", ", "none" for no role. from == to when nothing changed,
-// and then no event is recorded.
-func RoleChange(before, after []string) (from, to string) {
-	return roleText(before), roleText(after)
+// RoleChange is the Detail of a KindRoleChanged event, the role names before and after as
+// RoleList writes them: "student -> admin". changed is false when both read the same, and then
+// no event is recorded.
+func RoleChange(before, after []string) (detail string, changed bool) {
+	from, to := RoleList(before), RoleList(after)
+	return from + " -> " + to, from != to
 }
 
-func roleText(roles []string) string {
+// RoleList is a list of role names as events write it: joined by ", ", "none" for no role.
+func RoleList(roles []string) string {
 	if len(roles) == 0 {
 		return "none"
 	}

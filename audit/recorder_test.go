@@ -70,13 +70,12 @@ func TestRoleChange(t *testing.T) {
 		{nil, []string{"admin", "student"}, "none -> admin, student"},
 		{[]string{"owner"}, nil, "owner -> none"},
 	} {
-		from, to := audit.RoleChange(c.before, c.after)
-		if from+" -> "+to != c.want {
-			t.Errorf("RoleChange(%v, %v) = %q -> %q", c.before, c.after, from, to)
+		if detail, changed := audit.RoleChange(c.before, c.after); detail != c.want || !changed {
+			t.Errorf("RoleChange(%v, %v) = %q, %v", c.before, c.after, detail, changed)
 		}
 	}
-	if from, to := audit.RoleChange([]string{"admin"}, []string{"admin"}); from != to {
-		t.Error("no change reads as a change")
+	if detail, changed := audit.RoleChange([]string{"admin"}, []string{"admin"}); changed || detail != "admin -> admin" {
+		t.Errorf("no change: %q, changed %v", detail, changed)
 	}
 }
 

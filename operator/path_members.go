@@ -107,9 +107,9 @@ func (h *Handler) registerMembers(api huma.API) {
 		if err != nil {
 			return nil, h.problem(ctx, "member", err)
 		}
-		if from, to := audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); from != to {
+		if detail, changed := audit.RoleChange(storage.RoleNames(current), storage.RoleNames(got)); changed {
 			e := callerFrom(ctx).by()
-			e.Kind, e.SubjectID, e.Detail = audit.KindRoleChanged, in.MemberID, from+" -> "+to
+			e.Kind, e.SubjectID, e.Detail = audit.KindRoleChanged, in.MemberID, detail
 			h.audit.Note(ctx, e)
 		}
 		m, err := h.store.GetMember(ctx, in.MemberID)

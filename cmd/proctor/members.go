@@ -222,8 +222,8 @@ func newMembersSetRoleCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if from, to := audit.RoleChange(storage.RoleNames(before), storage.RoleNames(after)); from != to {
-					a.note(ctx, audit.Event{Kind: audit.KindRoleChanged, SubjectID: m.ID, Detail: from + " -> " + to})
+				if detail, changed := audit.RoleChange(storage.RoleNames(before), storage.RoleNames(after)); changed {
+					a.note(ctx, audit.Event{Kind: audit.KindRoleChanged, SubjectID: m.ID, Detail: detail})
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "member %d <%s> now has roles: %s\n", m.ID, m.Email, roles)
 				return nil
