@@ -307,3 +307,13 @@ func (h *Handler) withRequest(ctx context.Context, t *school.School, g resource.
 func requestFrom(ctx context.Context) *request {
 	return ctx.Value(requestKey{}).(*request)
 }
+
+// requestWithScope returns the request a resolver runs for when its token holds scope, and
+// otherwise the error naming the scope (scopeError).
+func requestWithScope(ctx context.Context, scope string) (*request, error) {
+	req := requestFrom(ctx)
+	if !req.grant.HasScope(scope) {
+		return nil, scopeError(scope)
+	}
+	return req, nil
+}

@@ -56,17 +56,8 @@ func (s *subscription) Enabled() bool   { return s.s.Enabled }
 
 // ---- mutations: everything account:write grants (spec, Member API mutations) ----
 
-// writer returns the request when its token holds account:write.
-func writer(ctx context.Context) (*request, error) {
-	req := requestFrom(ctx)
-	if !req.grant.HasScope(scopeWrite) {
-		return nil, scopeError(scopeWrite)
-	}
-	return req, nil
-}
-
 func (mutation) MarkNotificationRead(ctx context.Context, notificationID string) (*notification, error) {
-	req, err := writer(ctx)
+	req, err := requestWithScope(ctx, scopeWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +77,7 @@ func (mutation) MarkNotificationRead(ctx context.Context, notificationID string)
 }
 
 func (mutation) MarkAllNotificationsRead(ctx context.Context) (*markAllPayload, error) {
-	req, err := writer(ctx)
+	req, err := requestWithScope(ctx, scopeWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +104,7 @@ type subscriptionInput struct {
 }
 
 func (mutation) UpdateNotificationSubscription(ctx context.Context, input subscriptionInput) (*subscription, error) {
-	req, err := writer(ctx)
+	req, err := requestWithScope(ctx, scopeWrite)
 	if err != nil {
 		return nil, err
 	}

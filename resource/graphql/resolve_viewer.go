@@ -21,9 +21,9 @@ type (
 // Viewer is the entry to everything account:read grants; without the scope the field is null
 // with an error naming it (spec, Errors: 200 with an entry in errors).
 func (query) Viewer(ctx context.Context) (*viewer, error) {
-	req := requestFrom(ctx)
-	if !req.grant.HasScope(scopeRead) {
-		return nil, scopeError(scopeRead)
+	req, err := requestWithScope(ctx, scopeRead)
+	if err != nil {
+		return nil, err
 	}
 	return &viewer{req: req}, nil
 }
