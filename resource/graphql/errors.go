@@ -44,6 +44,9 @@ func (e *apiError) Error() string { return e.message }
 // Extensions is read by the executor for the error's "extensions" member.
 func (e *apiError) Extensions() map[string]any { return map[string]any{"code": e.code} }
 
+// internalMessage is what the client is told of a failure on the server's side, whatever it was.
+const internalMessage = "Something went wrong on our side."
+
 func newError(code, format string, a ...any) *apiError {
 	return &apiError{code: code, message: fmt.Sprintf(format, a...)}
 }
@@ -67,7 +70,7 @@ func sanitize(ctx context.Context, log *slog.Logger, errs []*gqlerrors.QueryErro
 			qe.Message = known.message
 			qe.Extensions = known.Extensions()
 		case qe.ResolverError != nil:
-			code, msg := codeInternal, "Something went wrong on our side."
+			code, msg := codeInternal, internalMessage
 			if errors.Is(qe.ResolverError, storage.ErrUnavailable) {
 				code, msg = codeUnavailable, "The data could not be read right now; retry shortly."
 			}
@@ -94,7 +97,7 @@ type panicHandler struct{ log *slog.Logger }
 
 func (h panicHandler) recover(ctx context.Context, value any) error {
 	h.log.LogAttrs(ctx, slog.LevelError, "member api: resolver panicked", slog.Any("panic", value))
-	return newError(codeInternal, "Something went wrong on our side.")
+	return &apiError{code: codeInternal, message: internalMessage}
 }
 
 // resolverError marks an error a resolver returned (curriculumWriter.InterceptField wraps them),
