@@ -88,11 +88,16 @@ type (
 
 // newConnection makes a connection of one page the store returned, each item a node made by node.
 func newConnection[T, N any](list []T, next string, node func(T) *N) *connection[N] {
-	conn := &connection[N]{pageInfo: pageInfo{next: next}}
-	for _, it := range list {
-		conn.nodes = append(conn.nodes, node(it))
+	return &connection[N]{nodes: nodesOf(list, node), pageInfo: pageInfo{next: next}}
+}
+
+// nodesOf answers a list field: each item of list a node made by node, in order.
+func nodesOf[T, N any](list []T, node func(T) *N) []*N {
+	out := make([]*N, len(list))
+	for i, it := range list {
+		out[i] = node(it)
 	}
-	return conn
+	return out
 }
 
 func (c *connection[N]) Nodes() []*N         { return c.nodes }

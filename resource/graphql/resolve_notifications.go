@@ -28,12 +28,9 @@ func (v *viewer) NotificationSubscriptions(ctx context.Context) ([]*subscription
 	if err != nil {
 		return nil, err
 	}
-	grid := resource.SubscriptionGrid(stored)
-	out := make([]*subscription, len(grid))
-	for i, s := range grid {
-		out[i] = &subscription{s: s}
-	}
-	return out, nil
+	return nodesOf(resource.SubscriptionGrid(stored), func(s storage.NotificationSubscription) *subscription {
+		return &subscription{s: s}
+	}), nil
 }
 
 type notification struct{ n storage.Notification }

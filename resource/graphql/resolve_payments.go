@@ -34,19 +34,11 @@ func (p *payment) CodeNo() *string                { return optionalString(p.p.Co
 func (p *payment) ExpiredAt() *dateTime           { return optionalDateTime(p.p.ExpiredAt) }
 
 func (p *payment) Adjustments() []*adjustment {
-	out := make([]*adjustment, len(p.p.Adjustments))
-	for i, a := range p.p.Adjustments {
-		out[i] = &adjustment{a: a}
-	}
-	return out
+	return nodesOf(p.p.Adjustments, func(a storage.PaymentAdjustment) *adjustment { return &adjustment{a: a} })
 }
 
 func (p *payment) Lineitems() []*lineItem {
-	out := make([]*lineItem, len(p.p.LineItems))
-	for i, l := range p.p.LineItems {
-		out[i] = &lineItem{l: l}
-	}
-	return out
+	return nodesOf(p.p.LineItems, func(l storage.PaymentLineItem) *lineItem { return &lineItem{l: l} })
 }
 
 func (p *payment) Invoice() *invoice {

@@ -64,11 +64,9 @@ func (v *viewer) Schools(ctx context.Context) ([]*schoolMembership, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*schoolMembership, len(list))
-	for i, s := range list {
-		out[i] = &schoolMembership{s: s, current: s.SchoolID == v.req.school.SchoolID}
-	}
-	return out, nil
+	return nodesOf(list, func(s storage.SchoolRoles) *schoolMembership {
+		return &schoolMembership{s: s, current: s.SchoolID == v.req.school.SchoolID}
+	}), nil
 }
 
 type schoolMembership struct {
