@@ -206,16 +206,15 @@ func whyNotAllowed(ctx context.Context, t *school.School, roles []storage.Role, 
 	if len(roles) == 0 {
 		return i18n.FromContext(ctx).Text("errors.authorize.no_role", "School", t.Name)
 	}
-	operator := false
-	for _, r := range roles {
-		operator = operator || r.IsOperator()
+	if !asksOperatorScope(scopes) {
+		return ""
 	}
-	for _, s := range scopes {
-		if sc, ok := scope.Lookup(s); ok && sc.Audience == scope.Operator && !operator {
-			return i18n.FromContext(ctx).Text("errors.authorize.operator_only", "School", t.Name)
+	for _, r := range roles {
+		if r.IsOperator() {
+			return ""
 		}
 	}
-	return ""
+	return i18n.FromContext(ctx).Text("errors.authorize.operator_only", "School", t.Name)
 }
 
 // asksOperatorScope reports whether any of scopes is an operator scope.
