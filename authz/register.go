@@ -102,7 +102,7 @@ func (h *Handler) registration(t *school.School, r *http.Request) (registrationR
 		return registrationResponse{}, err
 	}
 	in, ok := enabledIntegration(t, h.clients.integrations, func(in config.Integration) bool {
-		return strings.EqualFold(strings.TrimSpace(in.Name), strings.TrimSpace(*req.ClientName))
+		return integrationNamed(in, *req.ClientName)
 	})
 	if !ok {
 		return registrationResponse{}, metadataError("client_name is not a known integration of this school; other clients use a Client ID Metadata Document or an application created by the school.")
