@@ -59,6 +59,10 @@ func metadataError(description string) error {
 	return &registrationError{"invalid_client_metadata", description}
 }
 
+func redirectURIError(description string) error {
+	return &registrationError{"invalid_redirect_uri", description}
+}
+
 // register answers POST /api/oauth/register. It is not open registration (spec, Registration
 // rules 1-3): the client_name must name a vendor integration the school accepts, and the answer
 // is that platform's client_id. Nothing is stored per registration, so repeating it returns the
@@ -109,7 +113,7 @@ func (h *Handler) registration(t *school.School, r *http.Request) (registrationR
 	}
 	for _, u := range *req.RedirectURIs {
 		if !loopbackMatches(u, in.RedirectURIs) {
-			return registrationResponse{}, &registrationError{"invalid_redirect_uri", "The redirect URI " + u + " is not one of this integration's loopback callbacks."}
+			return registrationResponse{}, redirectURIError("The redirect URI " + u + " is not one of this integration's loopback callbacks.")
 		}
 	}
 	allowed := integrationClient(in).Scopes
@@ -151,9 +155,9 @@ func parseRegistration(body []byte) (registrationRequest, error) {
 	case req.ClientName == nil || strings.TrimSpace(*req.ClientName) == "":
 		return req, metadataError("client_name is required.")
 	case req.RedirectURIs == nil || len(*req.RedirectURIs) == 0:
-		return req, &registrationError{"invalid_redirect_uri", "redirect_uris is required."}
+		return req, redirectURIError("redirect_uris is required.")
 	case len(*req.RedirectURIs) > client.MaxRedirectURIs:
-		return req, &registrationError{"invalid_redirect_uri", fmt.Sprintf("At most %d redirect URIs may be registered.", client.MaxRedirectURIs)}
+		return req, redirectURIError(fmt.Sprintf("At most %d redirect URIs may be registered.", client.MaxRedirectURIs))
 	}
 	if m := req.TokenEndpointAuthMethod; m != nil && *m != "none" {
 		return req, metadataError("Registered clients are public: token_endpoint_auth_method must be none (PKCE protects the code).")
@@ -192,13 +196,13 @@ func parseRegistration(body []byte) (registrationRequest, error) {
 func checkRegistrationRedirect(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" || strings.Contains(raw, "#") || u.User != nil {
-		return &registrationError{"invalid_redirect_uri", "Redirect URIs must be absolute URLs without fragments or user info."}
+		return redirectURIError("Redirect URIs must be absolute URLs without fragments or user info.")
 	}
 	if u.Scheme == "https" {
-		return &registrationError{"invalid_redirect_uri", "A fixed https callback cannot be registered here; it must be configured as a registered integration."}
+		return redirectURIError("A fixed https callback cannot be registered here; it must be configured as a registered integration.")
 	}
 	if ip := net.ParseIP(u.Hostname()); u.Scheme != "http" || ip == nil || !ip.IsLoopback() {
-		return &registrationError{"invalid_redirect_uri", "Only loopback redirect URIs (http://127.0.0.1:<port>/<path> or http://[::1]:<port>/<path>) can be registered."}
+		return redirectURIError("Only loopback redirect URIs (http://127.0.0.1:<port>/<path> or http://[::1]:<port>/<path>) can be registered.")
 	}
 	return nil
 }
