@@ -95,3 +95,14 @@ func (h *schoolIDTokens) HandleAuthorizeEndpointRequest(ctx context.Context, ar 
 func (h *schoolIDTokens) CanHandleTokenEndpointRequest(ctx context.Context, r fosite.AccessRequester) bool {
 	return idTokensOn(ctx) && h.OpenIDConnectExplicitHandler.CanHandleTokenEndpointRequest(ctx, r)
 }
+
+// requestCheck is what a token-endpoint handler that only checks the request (refreshScope,
+// resourceCheck) answers fosite besides: it adds nothing to the response and lets no client skip
+// authentication.
+type requestCheck struct{}
+
+func (requestCheck) PopulateTokenEndpointResponse(context.Context, fosite.AccessRequester, fosite.AccessResponder) error {
+	return nil
+}
+
+func (requestCheck) CanSkipClientAuth(context.Context, fosite.AccessRequester) bool { return false }

@@ -108,7 +108,7 @@ func (s *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) 
 // hold is invalid_scope, and a narrower scope is honoured: the new pair carries only it, and so
 // does every pair refreshed from that one. It runs after fosite's refresh handler, which has
 // granted the original scopes by then.
-type refreshScope struct{}
+type refreshScope struct{ requestCheck }
 
 func (refreshScope) HandleTokenEndpointRequest(_ context.Context, r fosite.AccessRequester) error {
 	requested := strings.Fields(r.GetRequestForm().Get("scope"))
@@ -133,12 +133,6 @@ func (refreshScope) HandleTokenEndpointRequest(_ context.Context, r fosite.Acces
 	req.GrantedScope = narrowed
 	return nil
 }
-
-func (refreshScope) PopulateTokenEndpointResponse(context.Context, fosite.AccessRequester, fosite.AccessResponder) error {
-	return nil
-}
-
-func (refreshScope) CanSkipClientAuth(context.Context, fosite.AccessRequester) bool { return false }
 
 func (refreshScope) CanHandleTokenEndpointRequest(_ context.Context, r fosite.AccessRequester) bool {
 	return r.GetGrantTypes().ExactOne("refresh_token")

@@ -63,7 +63,7 @@ func originOnly(s string) bool {
 
 // resourceCheck is the token-endpoint half of RFC 8707: the code exchange must repeat the
 // resource sent at authorization; a refresh may omit it but must not change it.
-type resourceCheck struct{}
+type resourceCheck struct{ requestCheck }
 
 func (resourceCheck) HandleTokenEndpointRequest(ctx context.Context, r fosite.AccessRequester) error {
 	sess, err := sessionOf(r)
@@ -83,12 +83,6 @@ func (resourceCheck) HandleTokenEndpointRequest(ctx context.Context, r fosite.Ac
 	}
 	return nil
 }
-
-func (resourceCheck) PopulateTokenEndpointResponse(context.Context, fosite.AccessRequester, fosite.AccessResponder) error {
-	return nil
-}
-
-func (resourceCheck) CanSkipClientAuth(context.Context, fosite.AccessRequester) bool { return false }
 
 func (resourceCheck) CanHandleTokenEndpointRequest(_ context.Context, r fosite.AccessRequester) bool {
 	return r.GetGrantTypes().ExactOne("authorization_code") || r.GetGrantTypes().ExactOne("refresh_token")
