@@ -84,18 +84,12 @@ func enabledIntegration(t *school.School, all []config.Integration, match func(c
 			return in, true
 		}
 		for _, name := range t.Registration.Integrations {
-			if integrationNamed(in, name) {
+			if in.Named(name) {
 				return in, true
 			}
 		}
 	}
 	return config.Integration{}, false
-}
-
-// integrationNamed reports whether name names the integration: the school's list and a
-// registration's client_name compare with its name case-insensitively, spaces around ignored.
-func integrationNamed(in config.Integration, name string) bool {
-	return strings.EqualFold(strings.TrimSpace(in.Name), strings.TrimSpace(name))
 }
 
 // integrationClient is a vendor platform as a public operator client. Member scopes are never

@@ -106,7 +106,7 @@ func (h *Handler) registration(t *school.School, r *http.Request) (registrationR
 		return registrationResponse{}, err
 	}
 	in, ok := enabledIntegration(t, h.clients.integrations, func(in config.Integration) bool {
-		return integrationNamed(in, *req.ClientName)
+		return in.Named(*req.ClientName)
 	})
 	if !ok {
 		return registrationResponse{}, metadataError("client_name is not a known integration of this school; other clients use a Client ID Metadata Document or an application created by the school.")

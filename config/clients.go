@@ -23,6 +23,12 @@ type Integration struct {
 	ApplicationType string   `mapstructure:"application_type"`
 }
 
+// Named reports whether name names the integration: a school's list and a registration's
+// client_name match Name ignoring case and surrounding space.
+func (in Integration) Named(name string) bool {
+	return strings.EqualFold(strings.TrimSpace(in.Name), strings.TrimSpace(name))
+}
+
 // Registration is a school's registration policy.
 type Registration struct {
 	// Integrations, when not empty, lists the names of the deployment's integrations this
@@ -122,7 +128,7 @@ func (t *School) validateClients(c collector, integrations []Integration) {
 	for i, name := range t.Registration.Integrations {
 		found := false
 		for _, in := range integrations {
-			found = found || strings.EqualFold(strings.TrimSpace(in.Name), strings.TrimSpace(name))
+			found = found || in.Named(name)
 		}
 		if !found {
 			c.add(fieldIndex("registration.integrations", i), "%q is not an integration of the server file", name)

@@ -544,3 +544,17 @@ func TestErrorsCountProblems(t *testing.T) {
 		t.Errorf("two problems: %q", got)
 	}
 }
+
+// An integration is named by its name whatever the case and the surrounding space, by nothing
+// else.
+func TestIntegrationNamed(t *testing.T) {
+	in := Integration{Name: " Grade Sync "}
+	for name, want := range map[string]bool{
+		"Grade Sync": true, "grade sync": true, "  GRADE SYNC\t": true,
+		"GradeSync": false, "Grade Sync 2": false, "": false,
+	} {
+		if got := in.Named(name); got != want {
+			t.Errorf("Named(%q) = %v", name, got)
+		}
+	}
+}
