@@ -121,8 +121,9 @@ func firstByKey[T any](rows []T, key func(*T) string) map[string]*T {
 	return m
 }
 
-// memberKey is the natural key of a member: the e-mail address, whose case does not matter.
-func memberKey(email string) string { return strings.ToLower(email) }
+// memberKey is the natural key of a member: the e-mail address as the store keeps it
+// (storage.NormaliseEmail), whose case does not matter.
+func memberKey(email string) string { return storage.NormaliseEmail(email) }
 
 // unique reports a natural key seen before in the same list. seen maps a key to the field of
 // its first record.
