@@ -157,7 +157,7 @@ func (s *Store) RenamePasskey(ctx context.Context, memberID, id int64, name stri
 		return err
 	}
 	res := sc.in(s.conn(ctx)).Model(&passkeyRow{}).Where("id = ? AND member_id = ?", id, memberID).Update("name", name)
-	return affectedOne("rename passkey", res.Error, res.RowsAffected)
+	return rowsOrNotFound("rename passkey", res)
 }
 
 // DeletePasskey implements factor.Passkeys.
@@ -167,19 +167,7 @@ func (s *Store) DeletePasskey(ctx context.Context, memberID, id int64) error {
 		return err
 	}
 	res := sc.in(s.conn(ctx)).Where("id = ? AND member_id = ?", id, memberID).Delete(&passkeyRow{})
-	return affectedOne("delete passkey", res.Error, res.RowsAffected)
-}
-
-// affectedOne is the answer of a statement that changes one row of the caller's: ErrNotFound
-// when it changed none.
-func affectedOne(op string, err error, n int64) error {
-	if err != nil {
-		return wrap(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
-	}
-	return nil
+	return rowsOrNotFound("delete passkey", res)
 }
 
 // CreatePasskeyChallenge implements factor.Passkeys.
