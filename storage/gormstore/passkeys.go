@@ -140,12 +140,9 @@ WHERE id = ? AND school_id = ? AND `+forward,
 	if res.RowsAffected == 1 {
 		return nil
 	}
-	var count int64
-	if err := sc.in(s.conn(ctx)).Model(&passkeyRow{}).Where("id = ?", id).Count(&count).Error; err != nil {
-		return wrap(op, err)
-	}
-	if count == 0 {
-		return fmt.Errorf("gormstore: %s: %w", op, storage.ErrNotFound)
+	// Nothing changed: either the counter went back, or there is no such passkey.
+	if err := requireRow(sc.in(s.conn(ctx)).Model(&passkeyRow{}).Where("id = ?", id), op); err != nil {
+		return err
 	}
 	return fmt.Errorf("gormstore: %s %d: %w", op, id, factor.ErrCounterRegressed)
 }
