@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -17,12 +16,7 @@ func testCurriculumWrites(t *testing.T, s storage.Store) {
 	ctxA, ctxB := syncSchools(t, s)
 	mustImport(t, s, ctxA, FullSchoolData())
 	mustImport(t, s, ctxB, FullSchoolData())
-	course := func(ctx context.Context) storage.Course {
-		c, err := s.GetCourseBySlug(ctx, "go-basics")
-		must(t, "GetCourseBySlug", err)
-		return c
-	}
-	goA, goB := course(ctxA), course(ctxB)
+	goA, goB := courseBySlug(t, s, ctxA, "go-basics"), courseBySlug(t, s, ctxB, "go-basics")
 	titles := func(ctx context.Context, id int64) []string {
 		t.Helper()
 		sections, lectures, err := s.GetCurricula(ctx, []int64{id})
@@ -117,8 +111,8 @@ func testCourseProgress(t *testing.T, s storage.Store) {
 	mustImport(t, s, ctxA, data)
 	mustImport(t, s, ctxB, FullSchoolData())
 	ada, _, lectures := firstLecture(t, s, ctxA, "ada@example.test", "go-basics")
-	goBasics, draft := lectures[0].CourseID, courseID(t, s, ctxA, "draft")
-	other := courseID(t, s, ctxB, "go-basics")
+	goBasics, draft := lectures[0].CourseID, courseBySlug(t, s, ctxA, "draft").ID
+	other := courseBySlug(t, s, ctxB, "go-basics").ID
 	row := func(email string, lecture, position int, state storage.LectureState, updated time.Time) *storage.LectureProgress {
 		return &storage.LectureProgress{MemberID: memberID(t, s, ctxA, email), LectureID: lectures[lecture].ID, CourseID: goBasics,
 			State: state, PositionSeconds: position, UpdatedAt: updated}
@@ -170,11 +164,4 @@ func testCourseProgress(t *testing.T, s storage.Store) {
 			t.Errorf("GetCourseProgress of %s: %+v", name, got)
 		}
 	}
-}
-
-func courseID(t *testing.T, s storage.Store, ctx context.Context, slug string) int64 {
-	t.Helper()
-	c, err := s.GetCourseBySlug(ctx, slug)
-	must(t, fmt.Sprintf("GetCourseBySlug(%q)", slug), err)
-	return c.ID
 }

@@ -57,9 +57,7 @@ func (f operatorFixture) member(email string) int64 { return memberID(f.t, f.s, 
 
 func (f operatorFixture) course(ctx context.Context, slug string) storage.Course {
 	f.t.Helper()
-	c, err := f.s.GetCourseBySlug(ctx, slug)
-	must(f.t, "GetCourseBySlug "+slug, err)
-	return c
+	return courseBySlug(f.t, f.s, ctx, slug)
 }
 
 func testOperatorCourses(f operatorFixture) {

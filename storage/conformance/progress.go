@@ -14,8 +14,7 @@ func firstLecture(t *testing.T, s storage.Store, ctx context.Context, email, slu
 	t.Helper()
 	m, err := s.GetMemberByEmail(ctx, email)
 	must(t, "GetMemberByEmail", err)
-	c, err := s.GetCourseBySlug(ctx, slug)
-	must(t, "GetCourseBySlug", err)
+	c := courseBySlug(t, s, ctx, slug)
 	_, lectures, err := s.GetCurriculum(ctx, c.ID)
 	must(t, "GetCurriculum", err)
 	if len(lectures) == 0 {
