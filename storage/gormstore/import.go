@@ -321,11 +321,19 @@ func sameFields(va, vb reflect.Value) bool {
 
 // load returns the school's rows of R whose column is one of values.
 func load[R any, V comparable](im *importer, column string, values []V) ([]R, error) {
+	return loadChunked[R](values, "load current rows", func(chunk []V) *gorm.DB {
+		return im.sc.in(im.tx).Where(column+" IN ?", chunk)
+	})
+}
+
+// loadChunked reads the rows of R that the query where builds for a chunk of values matches,
+// inChunk distinct values at a time; op names the read in its errors.
+func loadChunked[R any, V comparable](values []V, op string, where func(chunk []V) *gorm.DB) ([]R, error) {
 	var all []R
 	for _, chunk := range chunks(dedupe(values), inChunk) {
 		var rows []R
-		if err := im.sc.in(im.tx).Where(column+" IN ?", chunk).Find(&rows).Error; err != nil {
-			return nil, wrap("load current rows", err)
+		if err := where(chunk).Find(&rows).Error; err != nil {
+			return nil, wrap(op, err)
 		}
 		all = append(all, rows...)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"gorm.io/gorm"
+
 	"github.com/proctorhq/proctor/storage"
 )
 
@@ -60,13 +62,12 @@ func (im *importer) members(seeds []storage.MemberSeed) error {
 			return importErr(kind, i, err)
 		}
 	}
-	var current []memberRow
-	for _, chunk := range chunks(dedupe(emails), inChunk) {
-		var rows []memberRow
-		if err := im.tx.Where("email IN ?", chunk).Find(&rows).Error; err != nil {
-			return wrap("import members", err)
-		}
-		current = append(current, rows...)
+	// Members are deployment-wide: they are found by e-mail, not within the school.
+	current, err := loadChunked[memberRow](emails, "import members", func(chunk []string) *gorm.DB {
+		return im.tx.Where("email IN ?", chunk)
+	})
+	if err != nil {
+		return err
 	}
 	byEmail, err := apply(im, rowSet[storage.MemberSeed, memberRow]{
 		kind: kind,
