@@ -102,6 +102,19 @@ func (s *Store) UpdateMember(ctx context.Context, id int64, fn func(storage.Memb
 
 // SetRoles replaces the member's roles at the context's school.
 func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Role) error {
+	return s.changeRoles(ctx, memberID, roles, func(tx *gorm.DB, sc scope, op string) error {
+		// Checked explicitly so that an empty list for an unknown member is ErrNotFound too.
+		if err := requireRow(tx.Model(&memberRow{}).Where("id = ?", memberID), op); err != nil {
+			return err
+		}
+		return wrap(op, replaceRoles(tx, sc, memberID, roles, dbTime(s.now())))
+	})
+}
+
+// changeRoles is the frame of both writes of a member's roles at the context's school (SetRoles,
+// SetSchoolRoles): it refuses unknown roles, and runs change in a transaction once it holds the
+// member's roles lock. op names the write in errors.
+func (s *Store) changeRoles(ctx context.Context, memberID int64, roles []storage.Role, change func(tx *gorm.DB, sc scope, op string) error) error {
 	sc, err := s.scoped(ctx)
 	if err != nil {
 		return err
@@ -114,16 +127,12 @@ func (s *Store) SetRoles(ctx context.Context, memberID int64, roles []storage.Ro
 		if err := lockRoles(tx, memberID); err != nil {
 			return wrap(op, err)
 		}
-		// Checked explicitly so that an empty list for an unknown member is ErrNotFound too.
-		if err := requireRow(tx.Model(&memberRow{}).Where("id = ?", memberID), op); err != nil {
-			return err
-		}
-		return wrap(op, replaceRoles(tx, sc, memberID, roles, dbTime(s.now())))
+		return change(tx, sc, op)
 	})
 }
 
 // lockRoles takes the lock that orders the changes of a member's roles: every write of them
-// (SetRoles, SetSchoolRoles) takes it first, and so does a read of them inside a caller's
+// (changeRoles) takes it first, and so does a read of them inside a caller's
 // transaction (GetRoles), so that a decision made on the roles read there cannot be overtaken by
 // another change before the transaction ends. The lock is on the member's row, which exists for
 // as long as they hold roles, whereas their role rows come and go with the change itself. On

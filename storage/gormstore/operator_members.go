@@ -14,20 +14,9 @@ import (
 // the last two owners at once cannot both succeed: on PostgreSQL the owners' role rows are
 // locked first, and SQLite transactions are serialised from BEGIN.
 func (s *Store) SetSchoolRoles(ctx context.Context, memberID int64, roles []storage.Role) ([]storage.Role, error) {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return nil, err
-	}
-	op := fmt.Sprintf("set roles of member %d", memberID)
-	if err := knownRoles(roles); err != nil {
-		return nil, fmt.Errorf("gormstore: %s: %w", op, err)
-	}
 	var out []storage.Role
-	err = s.inTx(ctx, op, func(tx *gorm.DB) error {
-		// The member's lock before the owners', in the order GetRoles in a transaction takes them.
-		if err := lockRoles(tx, memberID); err != nil {
-			return wrap(op, err)
-		}
+	err := s.changeRoles(ctx, memberID, roles, func(tx *gorm.DB, sc scope, op string) error {
+		// The owners' lock after the member's, in the order GetRoles in a transaction takes them.
 		var owners []memberRoleRow
 		if err := forUpdate(sc.in(tx)).Where("role = ?", storage.RoleOwner).Find(&owners).Error; err != nil {
 			return wrap(op, err)
