@@ -133,15 +133,14 @@ func testEnrollments(t *testing.T, s storage.Store) {
 	c := courseBySlug(t, s, ctxA, "go-basics")
 
 	for _, seed := range data.Enrollments {
-		m, err := s.GetMemberByEmail(t.Context(), seed.Member)
-		must(t, "GetMemberByEmail", err)
-		got, err := s.ListEnrollments(ctxA, m.ID)
+		member := memberID(t, s, t.Context(), seed.Member)
+		got, err := s.ListEnrollments(ctxA, member)
 		must(t, "ListEnrollments", err)
 		if len(got) != 1 {
 			t.Fatalf("%s: %d enrollments, want 1", seed.Member, len(got))
 		}
 		wantEqual(t, "enrollment of "+seed.Member, got[0], storage.Enrollment{
-			ID: got[0].ID, MemberID: m.ID, CourseID: c.ID, ExpireDate: seed.ExpireDate,
+			ID: got[0].ID, MemberID: member, CourseID: c.ID, ExpireDate: seed.ExpireDate,
 			LifetimeAccess: seed.LifetimeAccess, EnrolledAt: seed.EnrolledAt,
 		})
 	}

@@ -92,11 +92,10 @@ func readSchool(t *testing.T, s storage.Store, ctx context.Context, emails []str
 		after = next
 	}
 	for _, e := range emails {
-		m, err := s.GetMemberByEmail(ctx, e)
-		must(t, "GetMemberByEmail", err)
-		v.Enrollments[e], err = s.ListEnrollments(ctx, m.ID)
+		m := memberID(t, s, ctx, e)
+		v.Enrollments[e], err = s.ListEnrollments(ctx, m)
 		must(t, "ListEnrollments", err)
-		v.Progress[e], err = s.GetLectureProgress(ctx, m.ID, courseIDs)
+		v.Progress[e], err = s.GetLectureProgress(ctx, m, courseIDs)
 		must(t, "GetLectureProgress", err)
 	}
 	return v
@@ -151,11 +150,10 @@ func testSchoolIsolation(t *testing.T, s storage.Store) {
 	wantErr(t, "GetCourseBySlug of a B-only slug at A", err, storage.ErrNotFound)
 
 	// Members are shared; roles are not.
-	ada, err := s.GetMemberByEmail(t.Context(), "ada@example.test")
-	must(t, "GetMemberByEmail", err)
-	rolesA, err := s.GetRoles(ctxA, ada.ID)
+	ada := memberID(t, s, t.Context(), "ada@example.test")
+	rolesA, err := s.GetRoles(ctxA, ada)
 	must(t, "GetRoles", err)
-	rolesB, err := s.GetRoles(ctxB, ada.ID)
+	rolesB, err := s.GetRoles(ctxB, ada)
 	must(t, "GetRoles", err)
 	if !slices.Equal(rolesA, []storage.Role{storage.RoleOwner, storage.RoleStudent}) || !slices.Equal(rolesB, []storage.Role{storage.RoleStudent}) {
 		t.Errorf("Ada's roles: A %v, B %v", rolesA, rolesB)
@@ -173,7 +171,7 @@ func testSchoolIsolation(t *testing.T, s storage.Store) {
 	if got := listed(viewB); !slices.Equal(got, []string{"ada@example.test", "grace@example.test", "bea@example.test"}) {
 		t.Errorf("members of B: %v", got)
 	}
-	schools, err := s.ListMemberSchools(t.Context(), ada.ID)
+	schools, err := s.ListMemberSchools(t.Context(), ada)
 	must(t, "ListMemberSchools", err)
 	if len(schools) != 2 || schools[0].SchoolID != 1 || schools[1].SchoolID != 2 {
 		t.Errorf("Ada's schools: %+v", schools)
@@ -190,14 +188,14 @@ func testSchoolIsolation(t *testing.T, s storage.Store) {
 	for _, c := range append(viewA.Courses, viewB.Courses...) {
 		allCourseIDs = append(allCourseIDs, c.ID)
 	}
-	progA, err := s.GetLectureProgress(ctxA, ada.ID, allCourseIDs)
+	progA, err := s.GetLectureProgress(ctxA, ada, allCourseIDs)
 	must(t, "GetLectureProgress", err)
 	wantEqual(t, "Ada's progress at A asked with both schools' courses", progA, viewA.Progress["ada@example.test"])
 	if len(progA) != 2 || progA[0].PositionSeconds != 300 || viewB.Progress["ada@example.test"][0].PositionSeconds != 1 {
 		t.Errorf("progress: A %+v, B %+v", progA, viewB.Progress["ada@example.test"])
 	}
 	lectureB := viewB.Lectures["go-basics"][1]
-	_, err = s.UpdateLectureProgress(ctxA, ada.ID, lectureB.ID, func(p storage.LectureProgress) (storage.LectureProgress, error) {
+	_, err = s.UpdateLectureProgress(ctxA, ada, lectureB.ID, func(p storage.LectureProgress) (storage.LectureProgress, error) {
 		t.Error("fn called for another school's lecture")
 		return p, nil
 	})

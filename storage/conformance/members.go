@@ -253,20 +253,19 @@ func testListMemberSchools(t *testing.T, s storage.Store) {
 // testRolesNoSchool calls the school-scoped member methods without a school.
 func testRolesNoSchool(t *testing.T, s storage.Store) {
 	ctxA, _, _ := withFullSchool(t, s)
-	ada, err := s.GetMemberByEmail(ctxA, "ada@example.test")
-	must(t, "GetMemberByEmail", err)
+	ada := memberID(t, s, ctxA, "ada@example.test")
 	ctx := t.Context()
 
 	calls := map[string]func() error{
-		"SetRoles":          func() error { return s.SetRoles(ctx, ada.ID, []storage.Role{storage.RoleStudent}) },
-		"GetRoles":          func() error { _, err := s.GetRoles(ctx, ada.ID); return err },
+		"SetRoles":          func() error { return s.SetRoles(ctx, ada, []storage.Role{storage.RoleStudent}) },
+		"GetRoles":          func() error { _, err := s.GetRoles(ctx, ada); return err },
 		"ListSchoolMembers": func() error { _, _, err := s.ListSchoolMembers(ctx, storage.Page{}); return err },
 	}
 	for name, call := range calls {
 		wantErr(t, name, call(), school.ErrNoSchool)
 	}
 	// The refused SetRoles changed nothing.
-	roles, err := s.GetRoles(ctxA, ada.ID)
+	roles, err := s.GetRoles(ctxA, ada)
 	must(t, "GetRoles", err)
 	if !slices.Equal(roles, []storage.Role{storage.RoleOwner, storage.RoleStudent}) {
 		t.Errorf("roles after SetRoles without school: %v", roles)
