@@ -129,13 +129,7 @@ func (s *Store) ListMemberSessions(ctx context.Context, memberID int64, at time.
 // DeleteMemberSession deletes one session of the member at the context's school; ErrNotFound
 // if there is none of that id that is theirs there.
 func (s *Store) DeleteMemberSession(ctx context.Context, memberID int64, id string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	const op = "delete member session"
-	res := sc.in(s.conn(ctx)).Where("id = ? AND member_id = ?", id, memberID).Delete(&loginSessionRow{})
-	return rowsOrNotFound(op, res)
+	return deleteScoped[loginSessionRow](s, ctx, "delete member session", "id = ? AND member_id = ?", id, memberID)
 }
 
 // DeleteOtherSessions deletes the member's sessions but keep, at the context's school or, with

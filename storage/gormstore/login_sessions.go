@@ -123,11 +123,5 @@ func (s *Store) TouchLoginSession(ctx context.Context, id string, at time.Time) 
 
 // DeleteLoginSession deletes a session of the context's school; ErrNotFound if there was none.
 func (s *Store) DeleteLoginSession(ctx context.Context, id string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	const op = "delete login session"
-	res := sc.in(s.conn(ctx)).Where("id = ?", id).Delete(&loginSessionRow{})
-	return rowsOrNotFound(op, res)
+	return deleteScoped[loginSessionRow](s, ctx, "delete login session", "id = ?", id)
 }

@@ -114,13 +114,8 @@ func (s *Store) Enroll(ctx context.Context, e storage.Enrollment) (storage.Cours
 
 // Unenroll removes a member's enrollment, leaving their progress rows.
 func (s *Store) Unenroll(ctx context.Context, courseID, memberID int64) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
 	op := fmt.Sprintf("unenroll member %d from course %d", memberID, courseID)
-	res := sc.in(s.conn(ctx)).Where("course_id = ? AND member_id = ?", courseID, memberID).Delete(&enrollmentRow{})
-	return rowsOrNotFound(op, res)
+	return deleteScoped[enrollmentRow](s, ctx, op, "course_id = ? AND member_id = ?", courseID, memberID)
 }
 
 // readUnder starts a read of the rows under one parent row of the context's school (a course's

@@ -159,12 +159,7 @@ func (s *Store) RenamePasskey(ctx context.Context, memberID, id int64, name stri
 
 // DeletePasskey implements factor.Passkeys.
 func (s *Store) DeletePasskey(ctx context.Context, memberID, id int64) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx)).Where("id = ? AND member_id = ?", id, memberID).Delete(&passkeyRow{})
-	return rowsOrNotFound("delete passkey", res)
+	return deleteScoped[passkeyRow](s, ctx, "delete passkey", "id = ? AND member_id = ?", id, memberID)
 }
 
 // CreatePasskeyChallenge implements factor.Passkeys.

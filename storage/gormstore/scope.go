@@ -102,6 +102,16 @@ func takeScoped[R any](s *Store, ctx context.Context, op, cond string, args ...a
 	return row, nil
 }
 
+// deleteScoped deletes the rows of the context's school that match the condition; op names the
+// delete in its errors, and deleting none is storage.ErrNotFound.
+func deleteScoped[R any](s *Store, ctx context.Context, op, cond string, args ...any) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	return rowsOrNotFound(op, sc.in(s.conn(ctx)).Where(cond, args...).Delete(new(R)))
+}
+
 // listScoped reads every row of the context's school that matches the condition (every row for
 // an empty one), in the given order, and converts them; op names the read in its errors.
 func listScoped[R, T any](s *Store, ctx context.Context, op, order string, convert func(R) T, cond string, args ...any) ([]T, error) {
