@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -18,12 +19,19 @@ func passkeyOf(member int64, cred string) factor.Passkey {
 	}
 }
 
+// mustPasskey stores p at the context's school and fails the test now if it cannot.
+func mustPasskey(t *testing.T, ps factor.Passkeys, ctx context.Context, p factor.Passkey) factor.Passkey {
+	t.Helper()
+	got, err := ps.CreatePasskey(ctx, p)
+	must(t, "CreatePasskey "+string(p.CredentialID), err)
+	return got
+}
+
 func testPasskeys(t *testing.T, s storage.Store) {
 	ps := narrow[factor.Passkeys](t, s)
 	ctxA, _, member := oauthSetup(t, s)
 
-	p, err := ps.CreatePasskey(ctxA, passkeyOf(member, "cred-1"))
-	must(t, "CreatePasskey", err)
+	p := mustPasskey(t, ps, ctxA, passkeyOf(member, "cred-1"))
 	if p.ID == 0 {
 		t.Fatal("CreatePasskey returned no id")
 	}
@@ -47,11 +55,9 @@ func testPasskeys(t *testing.T, s storage.Store) {
 	hw := passkeyOf(member, "cred-2")
 	hw.BackupEligible, hw.BackupState, hw.Transports, hw.AAGUID, hw.CreatedAt = false, false, nil, []byte("0123456789abcdef"), at(2, 8)
 	hw.Name = "Key"
-	p2, err := ps.CreatePasskey(ctxA, hw)
-	must(t, "CreatePasskey", err)
+	p2 := mustPasskey(t, ps, ctxA, hw)
 	other := otherMember(t, s)
-	_, err = ps.CreatePasskey(ctxA, passkeyOf(other.ID, "cred-grace"))
-	must(t, "CreatePasskey", err)
+	mustPasskey(t, ps, ctxA, passkeyOf(other.ID, "cred-grace"))
 	list, err := ps.ListPasskeys(ctxA, member)
 	must(t, "ListPasskeys", err)
 	if len(list) != 2 || list[0].ID != p.ID || list[1].ID != p2.ID {
@@ -85,8 +91,7 @@ func testPasskeyCounter(t *testing.T, s storage.Store) {
 	ctxA, _, member := oauthSetup(t, s)
 
 	// A counter of 0 that stays 0 (a synced passkey) is fine, again and again.
-	zero, err := ps.CreatePasskey(ctxA, passkeyOf(member, "zero"))
-	must(t, "CreatePasskey", err)
+	zero := mustPasskey(t, ps, ctxA, passkeyOf(member, "zero"))
 	must(t, "UsePasskey 0 -> 0", ps.UsePasskey(ctxA, zero.ID, 0, false, at(2, 8)))
 	must(t, "UsePasskey 0 -> 0 again", ps.UsePasskey(ctxA, zero.ID, 0, true, at(2, 9)))
 	got, err := ps.PasskeyByCredentialID(ctxA, []byte("zero"))
@@ -97,8 +102,7 @@ func testPasskeyCounter(t *testing.T, s storage.Store) {
 
 	hw := passkeyOf(member, "counting")
 	hw.SignCount = 5
-	p, err := ps.CreatePasskey(ctxA, hw)
-	must(t, "CreatePasskey", err)
+	p := mustPasskey(t, ps, ctxA, hw)
 	must(t, "UsePasskey 5 -> 6", ps.UsePasskey(ctxA, p.ID, 6, false, at(2, 8)))
 	for _, n := range []uint32{6, 5, 0} {
 		err := ps.UsePasskey(ctxA, p.ID, n, false, at(2, 9))
@@ -122,8 +126,7 @@ func testPasskeyCounter(t *testing.T, s storage.Store) {
 	// Of concurrent uses of one counter value, one wins.
 	racer := passkeyOf(member, "racer")
 	racer.SignCount = 1
-	rp, err := ps.CreatePasskey(ctxA, racer)
-	must(t, "CreatePasskey", err)
+	rp := mustPasskey(t, ps, ctxA, racer)
 	exactlyOneWins(t, "concurrent UsePasskey of one counter value", 8, func() error {
 		err := ps.UsePasskey(ctxA, rp.ID, 2, false, at(2, 8))
 		if errors.Is(err, factor.ErrCounterRegressed) {
@@ -136,10 +139,9 @@ func testPasskeyCounter(t *testing.T, s storage.Store) {
 func testPasskeyIsolation(t *testing.T, s storage.Store) {
 	ps := narrow[factor.Passkeys](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
-	p, err := ps.CreatePasskey(ctxA, passkeyOf(member, "cred-a"))
-	must(t, "CreatePasskey at A", err)
+	p := mustPasskey(t, ps, ctxA, passkeyOf(member, "cred-a"))
 
-	_, err = ps.PasskeyByCredentialID(ctxB, []byte("cred-a"))
+	_, err := ps.PasskeyByCredentialID(ctxB, []byte("cred-a"))
 	wantErr(t, "PasskeyByCredentialID of A's passkey at B", err, storage.ErrNotFound)
 	list, err := ps.ListPasskeys(ctxB, member)
 	must(t, "ListPasskeys at B", err)
@@ -151,8 +153,7 @@ func testPasskeyIsolation(t *testing.T, s storage.Store) {
 	wantErr(t, "DeletePasskey of A's passkey at B", ps.DeletePasskey(ctxB, member, p.ID), storage.ErrNotFound)
 
 	// The same credential id at B is another passkey, and A's stays as it was.
-	pb, err := ps.CreatePasskey(ctxB, passkeyOf(member, "cred-a"))
-	must(t, "CreatePasskey of the same credential id at B", err)
+	pb := mustPasskey(t, ps, ctxB, passkeyOf(member, "cred-a"))
 	if pb.ID == p.ID || pb.SchoolID != schoolB.SchoolID {
 		t.Errorf("B's passkey = %+v", pb)
 	}
@@ -249,11 +250,9 @@ func testPasskeyFactors(t *testing.T, s storage.Store) {
 	admin := narrow[factor.Admin](t, s)
 	ctxA, ctxB, member := oauthSetup(t, s)
 	for _, cred := range []string{"a-1", "a-2"} {
-		_, err := ps.CreatePasskey(ctxA, passkeyOf(member, cred))
-		must(t, "CreatePasskey", err)
+		mustPasskey(t, ps, ctxA, passkeyOf(member, cred))
 	}
-	_, err := ps.CreatePasskey(ctxB, passkeyOf(member, "b-1"))
-	must(t, "CreatePasskey at B", err)
+	mustPasskey(t, ps, ctxB, passkeyOf(member, "b-1"))
 	must(t, "CreatePasskeyChallenge", ps.CreatePasskeyChallenge(ctxA, factor.Challenge{ID: "reset-ch", Purpose: factor.ChallengeRegister,
 		MemberID: member, Session: []byte(`{}`), ExpiresAt: at(30, 9)}))
 
