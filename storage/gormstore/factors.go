@@ -73,27 +73,16 @@ func (s *Store) GetTOTP(ctx context.Context, memberID int64) (factor.TOTP, error
 
 // ConfirmTOTP confirms the pending factor; the condition on confirmed_at makes it happen once.
 func (s *Store) ConfirmTOTP(ctx context.Context, memberID int64, step int64, at time.Time) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx).Model(&memberTOTPRow{})).Where("member_id = ? AND confirmed_at IS NULL", memberID).
-		Updates(map[string]any{"confirmed_at": dbTime(at), "last_step": step})
-	return rowsOrNotFound("confirm totp", res)
+	return updateScoped[memberTOTPRow](s, ctx, "confirm totp", map[string]any{"confirmed_at": dbTime(at), "last_step": step},
+		"member_id = ? AND confirmed_at IS NULL", memberID)
 }
 
 // AcceptTOTPStep moves last_step forward. The UPDATE's condition decides between concurrent
 // uses of one code: on PostgreSQL the second waits for the first's row lock and re-checks it, on
 // SQLite writers are serialised; either way it changes nothing and gets ErrNotFound.
 func (s *Store) AcceptTOTPStep(ctx context.Context, memberID int64, step int64) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx).Model(&memberTOTPRow{})).
-		Where("member_id = ? AND confirmed_at IS NOT NULL AND last_step < ?", memberID, step).
-		Update("last_step", step)
-	return rowsOrNotFound("accept totp step", res)
+	return updateScoped[memberTOTPRow](s, ctx, "accept totp step", map[string]any{"last_step": step},
+		"member_id = ? AND confirmed_at IS NOT NULL AND last_step < ?", memberID, step)
 }
 
 // DeleteTOTP deletes the member's TOTP factor and recovery codes in one transaction.
@@ -142,14 +131,8 @@ func (s *Store) ReplaceRecoveryCodes(ctx context.Context, memberID int64, hashes
 // ConsumeRecoveryCode marks an unused code used; the condition on used_at decides between
 // concurrent uses, as for AcceptTOTPStep.
 func (s *Store) ConsumeRecoveryCode(ctx context.Context, memberID int64, hash string, at time.Time) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx).Model(&recoveryCodeRow{})).
-		Where("member_id = ? AND code_hash = ? AND used_at IS NULL", memberID, hash).
-		Update("used_at", dbTime(at))
-	return rowsOrNotFound("consume recovery code", res)
+	return updateScoped[recoveryCodeRow](s, ctx, "consume recovery code", map[string]any{"used_at": dbTime(at)},
+		"member_id = ? AND code_hash = ? AND used_at IS NULL", memberID, hash)
 }
 
 // FactorSummaries counts, for each of the members at the context's school, a confirmed TOTP
@@ -228,13 +211,8 @@ func (s *Store) ResetMemberFactors(ctx context.Context, memberID int64) (int, er
 
 // MarkSessionFactor records how the session's member proved who they are, and when.
 func (s *Store) MarkSessionFactor(ctx context.Context, sessionID string, amr []string, at time.Time) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx).Model(&loginSessionRow{})).Where("id = ?", sessionID).
-		Updates(map[string]any{"amr": joinAMR(amr), "factor_at": dbTime(at)})
-	return rowsOrNotFound("mark session factor", res)
+	return updateScoped[loginSessionRow](s, ctx, "mark session factor", map[string]any{"amr": joinAMR(amr), "factor_at": dbTime(at)},
+		"id = ?", sessionID)
 }
 
 // joinAMR and splitAMR are the amr column's form: the values, space-separated.

@@ -149,12 +149,7 @@ WHERE id = ? AND school_id = ? AND `+forward,
 
 // RenamePasskey implements factor.Passkeys.
 func (s *Store) RenamePasskey(ctx context.Context, memberID, id int64, name string) error {
-	sc, err := s.scoped(ctx)
-	if err != nil {
-		return err
-	}
-	res := sc.in(s.conn(ctx)).Model(&passkeyRow{}).Where("id = ? AND member_id = ?", id, memberID).Update("name", name)
-	return rowsOrNotFound("rename passkey", res)
+	return updateScoped[passkeyRow](s, ctx, "rename passkey", map[string]any{"name": name}, "id = ? AND member_id = ?", id, memberID)
 }
 
 // DeletePasskey implements factor.Passkeys.

@@ -112,6 +112,16 @@ func deleteScoped[R any](s *Store, ctx context.Context, op, cond string, args ..
 	return rowsOrNotFound(op, sc.in(s.conn(ctx)).Where(cond, args...).Delete(new(R)))
 }
 
+// updateScoped sets columns of the rows of the context's school that match the condition; op
+// names the update in its errors, and changing none is storage.ErrNotFound.
+func updateScoped[R any](s *Store, ctx context.Context, op string, set map[string]any, cond string, args ...any) error {
+	sc, err := s.scoped(ctx)
+	if err != nil {
+		return err
+	}
+	return rowsOrNotFound(op, sc.in(s.conn(ctx).Model(new(R))).Where(cond, args...).Updates(set))
+}
+
 // listScoped reads every row of the context's school that matches the condition (every row for
 // an empty one), in the given order, and converts them; op names the read in its errors.
 func listScoped[R, T any](s *Store, ctx context.Context, op, order string, convert func(R) T, cond string, args ...any) ([]T, error) {
