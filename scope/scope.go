@@ -84,13 +84,7 @@ var byName = func() map[string]Scope {
 func All() []Scope { return catalogue }
 
 // Names returns every scope name in catalogue order (scopes_supported).
-func Names() []string {
-	out := make([]string, len(catalogue))
-	for i, s := range catalogue {
-		out[i] = s.Name
-	}
-	return out
-}
+func Names() []string { return names(catalogue) }
 
 // Lookup returns the catalogue entry for name.
 func Lookup(name string) (Scope, bool) {
@@ -110,10 +104,13 @@ func For(audiences ...Audience) []Scope {
 }
 
 // NamesFor returns the names of the scopes of the given audiences, in catalogue order.
-func NamesFor(audiences ...Audience) []string {
-	var out []string
-	for _, s := range For(audiences...) {
-		out = append(out, s.Name)
+func NamesFor(audiences ...Audience) []string { return names(For(audiences...)) }
+
+// names are the names of scopes, in their order.
+func names(scopes []Scope) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = s.Name
 	}
 	return out
 }
